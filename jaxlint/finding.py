@@ -1,0 +1,34 @@
+"""The one record every part of jaxlint passes around: a finding at a place in a file."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """A rule's verdict on one place. Lines and columns are 1-based, as editors show them."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    name: str
+    message: str
+    severity: str = "error"  # "error" | "warning"
+    fix: str | None = None  # the replacement source text, when the rule has a fix
+    fix_safety: str | None = None  # "safe" | "unsafe" | None
+    function: str | None = None  # qualname of the enclosing function (`Model.step`, `outer.<locals>.inner`)
+    cell: int | None = None  # notebook cell, counted from 1; `line` is then the line inside the cell
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        if data["cell"] is None:
+            del data["cell"]
+        return data
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
