@@ -1,0 +1,468 @@
+"""The flow walk: every statement of every function in order, with the abstract value of each local name.
+
+Rules ride on this walk. For each node the walker calls the rules' `visit_<NodeType>(node, ctx)` hooks, where
+`ctx` is the `Frame` of the function being walked: it answers "is this traced?" with the environment as it is
+at that point (assignments before it, branches merged, loop bodies run to a fixed point). Assignments and
+deletions also call `on_assign(target, value, statement, ctx)` and `on_delete(target, statement, ctx)`.
+
+Helpers called from traced code with traced arguments become traced themselves; their bodies are walked again
+until nothing changes (a few rounds at most).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from .index import ModuleIndex, Unit, bound_names
+from .transforms import HOST, NONE, positional_params
+from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
+from .walk import children
+
+Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+_MAX_ROUNDS = 5
+
+
+class Frame:
+    """One function (or comprehension, or the module) being walked: the rules' view of the analysis."""
+
+    def __init__(self, walker: FlowWalker, unit: Unit, parent: Frame | None, kind: int, context: str) -> None:
+        self.walker = walker
+        self.unit = unit
+        self.parent = parent
+        self.kind = kind  # transforms.NONE / GRAD / STRICT / HOST
+        self.context = context  # "jax.jit-compiled 'step'", for messages
+        self.env: dict[str, int] = {}
+        self.own_names: set[str] | None = None  # comprehension targets; None for a function's frame
+        self.declared_global: set[str] = set()
+
+    # -- queries for rules ------------------------------------------------------------------------------
+
+    @property
+    def index(self) -> ModuleIndex:
+        return self.walker.index
+
+    @property
+    def function(self) -> str | None:
+        return self.unit.qualname or None
+
+    def flags(self, node: cst.BaseExpression) -> int:
+        return evaluate(node, self)
+
+    def traced(self, node: cst.BaseExpression) -> bool:
+        return bool(evaluate(node, self) & TRACED)
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        return self.walker.index.qualname(node, self.unit)
+
+    def is_module_global(self, name: str) -> bool:
+        """Whether `name` here refers to a module-level binding (declared global, or not bound locally)."""
+        frame: Frame | None = self
+        while frame is not None and frame.own_names is not None:
+            if name in frame.own_names:
+                return False
+            frame = frame.parent
+        if frame is None or frame.unit is self.walker.index.root:
+            return True
+        if name in frame.declared_global:
+            return True
+        return name not in frame.unit.local_names
+
+    def report(self, rule: Any, node: cst.CSTNode, message: str, fix: Any = None) -> None:
+        self.walker.emit(rule, node, message, self, fix)
+
+    # -- the Scope protocol used by values.evaluate ------------------------------------------------------
+
+    def lookup(self, name: str) -> int:
+        if name in self.env:
+            return self.env[name]
+        if self.own_names is None and self.unit is not self.walker.index.root and name in self.unit.local_names:
+            if name not in self.declared_global:
+                return 0  # a local not bound yet on this path
+        if self.parent is None:
+            return 0
+        flags = self.parent.lookup(name)
+        return flags & ~TRACED if self.kind == HOST else flags
+
+    def comprehension(self, node: cst.BaseExpression) -> Frame:
+        frame = Frame(self.walker, self.unit, self, self.kind, self.context)
+        frame.own_names = set()
+        for_in = node.for_in  # type: ignore[attr-defined]
+        while for_in is not None:
+            names = bound_names(for_in.target)
+            frame.own_names.update(names)
+            frame.bind_iteration(for_in.target, for_in.iter, evaluate_in=frame if for_in is not node.for_in else self)  # type: ignore[attr-defined]
+            for_in = for_in.inner_for_in
+        return frame
+
+    # -- binding -----------------------------------------------------------------------------------------
+
+    def bind(self, target: cst.BaseExpression, flags: int, value: cst.BaseExpression | None = None) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = flags
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if (
+                isinstance(value, (cst.Tuple, cst.List))
+                and len(value.elements) == len(elements)
+                and not any(isinstance(e, cst.StarredElement) for e in (*elements, *value.elements))
+            ):
+                for element, item in zip(elements, value.elements, strict=True):
+                    self.bind(element.value, evaluate(item.value, self), item.value)
+            else:
+                for element in elements:
+                    self.bind(element.value, element_flags(flags))
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, HOLDS_TRACED if flags & (TRACED | HOLDS_TRACED) else 0)
+
+    def bind_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame) -> None:
+        """Bind a `for` target from what iterating `iterable` yields."""
+        name = evaluate_in.qualname(iterable.func) if isinstance(iterable, cst.Call) else None
+        if name == "builtins.range":
+            self.bind(target, 0)
+            return
+        if isinstance(iterable, cst.Call) and name in ("builtins.enumerate", "builtins.zip") and iterable.args:
+            items = [element_flags(evaluate(a.value, evaluate_in)) for a in iterable.args if a.keyword is None]
+            if name == "builtins.enumerate":
+                items = [0, items[0]]
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(items):
+                for element, flags in zip(target.elements, items, strict=True):
+                    self.bind(element.value, flags)
+                return
+            self.bind(target, HOLDS_TRACED if any(f & TRACED for f in items) else 0)
+            return
+        self.bind(target, element_flags(evaluate(iterable, evaluate_in)))
+
+
+class FlowWalker:
+    def __init__(self, index: ModuleIndex, hooks: dict[str, list[Callable]], report: Report) -> None:
+        self.index = index
+        self.hooks = hooks
+        self._report = report
+        self.silent = 0
+        self._seen: set[tuple[Any, int]] = set()
+        self._parent_frames: dict[int, Frame] = {}
+        self._dirty: dict[int, Unit] = {}
+
+    def run(self) -> None:
+        root = Frame(self, self.index.root, None, NONE, "")
+        self.dispatch(self.index.module, root)
+        self.block(self.index.module.body, root)
+        for _ in range(_MAX_ROUNDS):
+            if not self._dirty:
+                break
+            dirty, self._dirty = list(self._dirty.values()), {}
+            for unit in dirty:
+                self.walk_unit(unit, self._parent_frames[id(unit)])
+
+    def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
+        key = (rule, id(node))
+        if self.silent or key in self._seen:
+            return
+        self._seen.add(key)
+        self._report(rule, node, message, frame, fix)
+
+    def dispatch(self, node: cst.CSTNode, frame: Frame, name: str | None = None) -> None:
+        for hook in self.hooks.get(name or type(node).__name__, ()):
+            hook(node, frame)
+
+    # -- functions ---------------------------------------------------------------------------------------
+
+    def walk_unit(self, unit: Unit, parent: Frame) -> None:
+        self._parent_frames[id(unit)] = parent
+        kind, context = unit.kind, unit.context
+        if kind == NONE and parent.kind > NONE:
+            # Defined inside traced code: it runs (if at all) while the outer function is traced.
+            kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
+        frame = Frame(self, unit, parent, kind, context)
+        node = unit.node
+        params = node.params  # type: ignore[attr-defined]
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            frame.env[param.name.value] = TRACED | ARRAY if param.name.value in unit.traced_params else 0
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
+        self.dispatch(node, frame)
+        if isinstance(node, cst.FunctionDef):
+            self.block(node.body, frame)
+        else:
+            self.expr(node.body, frame)
+
+    def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
+        """Decorators, defaults and annotations run in the enclosing scope."""
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, frame)
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                self.expr(param.default, frame)
+
+    def _enter_function(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
+        self._function_header(node, frame)
+        unit = self.index.units.get(id(node))
+        if unit is not None:
+            self.walk_unit(unit, frame)
+
+    # -- statements --------------------------------------------------------------------------------------
+
+    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> None:
+        statements = body if isinstance(body, (list, tuple)) else body.body  # type: ignore[union-attr]
+        for statement in statements:
+            self.statement(statement, frame)
+
+    def statement(self, node: cst.CSTNode, frame: Frame) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small_statement(small, frame)
+            return
+        if not isinstance(node, cst.While):  # a while's hooks run with each round's environment
+            self.dispatch(node, frame)
+        if isinstance(node, cst.If):
+            self.expr(node.test, frame)
+            before = dict(frame.env)
+            self.block(node.body, frame)
+            after_body, frame.env = frame.env, before
+            if isinstance(node.orelse, cst.If):
+                self.statement(node.orelse, frame)
+            elif node.orelse is not None:
+                self.block(node.orelse.body, frame)
+            frame.env = _merge(after_body, frame.env)
+        elif isinstance(node, (cst.For, cst.While)):
+            self._loop(node, frame)
+        elif isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+            before = dict(frame.env)
+            self.block(node.body, frame)  # type: ignore[attr-defined]
+            after = _merge(before, frame.env)
+            ends = []
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                frame.env = dict(after)
+                self.dispatch(handler, frame)
+                if handler.type is not None:
+                    self.expr(handler.type, frame)
+                if handler.name is not None:
+                    frame.bind(handler.name.name, 0)
+                self.block(handler.body, frame)
+                ends.append(frame.env)
+            frame.env = dict(after)
+            if node.orelse is not None:  # type: ignore[attr-defined]
+                self.block(node.orelse.body, frame)  # type: ignore[attr-defined]
+            for end in ends:
+                frame.env = _merge(frame.env, end)
+            if node.finalbody is not None:  # type: ignore[attr-defined]
+                self.block(node.finalbody.body, frame)  # type: ignore[attr-defined]
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                self.expr(item.item, frame)
+                if item.asname is not None:
+                    frame.bind(item.asname.name, 0)
+            self.block(node.body, frame)
+        elif isinstance(node, cst.FunctionDef):
+            self._enter_function(node, frame)
+            frame.env[node.name.value] = 0
+        elif isinstance(node, cst.ClassDef):
+            for part in [*node.decorators, *node.bases, *node.keywords]:
+                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, frame)
+            class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
+            class_frame.own_names = set()
+            self.block(node.body, class_frame)
+            frame.env[node.name.value] = 0
+        elif isinstance(node, cst.Match):
+            self.expr(node.subject, frame)
+            before, ends = dict(frame.env), []
+            for case in node.cases:
+                frame.env = dict(before)
+                self.block(case.body, frame)
+                ends.append(frame.env)
+            frame.env = before
+            for end in ends:
+                frame.env = _merge(frame.env, end)
+        else:
+            for child in children(node):
+                if isinstance(child, cst.BaseExpression):
+                    self.expr(child, frame)
+                elif isinstance(child, (cst.BaseSuite, cst.CSTNode)):
+                    self.statement(child, frame)
+
+    def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
+        if isinstance(node, cst.For):
+            self.expr(node.iter, frame)
+        entry = dict(frame.env)
+        # First round silently, to learn what the body makes of the names it reassigns; then for real, so
+        # that `while err > tol: err = jnp.abs(...)` is seen with `err` traced.
+        self.silent += 1
+        self._loop_body(node, frame)
+        self.silent -= 1
+        frame.env = _merge(entry, frame.env)
+        self._loop_body(node, frame)
+        frame.env = _merge(entry, frame.env)
+        if node.orelse is not None:
+            self.block(node.orelse.body, frame)
+
+    def _loop_body(self, node: cst.For | cst.While, frame: Frame) -> None:
+        if isinstance(node, cst.For):
+            frame.bind_iteration(node.target, node.iter, frame)
+            self.expr(node.target, frame, store=True)
+        else:
+            self.dispatch(node, frame)
+            self.expr(node.test, frame)
+        self.block(node.body, frame)
+
+    def small_statement(self, node: cst.CSTNode, frame: Frame) -> None:
+        self.dispatch(node, frame)
+        if isinstance(node, cst.Assign):
+            self.expr(node.value, frame)
+            flags = evaluate(node.value, frame)
+            for target in node.targets:
+                self._store(target.target, node.value, node, frame)
+                frame.bind(target.target, flags, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.expr(node.value, frame)
+                self._store(node.target, node.value, node, frame)
+                frame.bind(node.target, evaluate(node.value, frame), node.value)
+        elif isinstance(node, cst.AugAssign):
+            self.expr(node.value, frame)
+            self._store(node.target, node.value, node, frame)
+            if isinstance(node.target, cst.Name):
+                flags = evaluate(node.target, frame) | evaluate(node.value, frame)
+                frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
+        elif isinstance(node, cst.Del):
+            for target in _delete_targets(node.target):
+                for hook in self.hooks.get("on_delete", ()):
+                    hook(target, node, frame)
+                self.expr(target, frame, store=True)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            frame.declared_global.update(n.name.value for n in node.names)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                    frame.env[local] = 0
+        else:
+            for child in children(node):
+                if isinstance(child, cst.BaseExpression):
+                    self.expr(child, frame)
+
+    def _store(self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode, frame: Frame) -> None:
+        for hook in self.hooks.get("on_assign", ()):
+            hook(target, value, statement, frame)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                inner = element.value.value if isinstance(element.value, cst.StarredElement) else element.value
+                if isinstance(inner, (cst.Subscript, cst.Attribute)):
+                    for hook in self.hooks.get("on_assign", ()):
+                        hook(inner, None, statement, frame)
+        self.expr(target, frame, store=True)
+
+    # -- expressions -------------------------------------------------------------------------------------
+
+    def expr(self, node: cst.CSTNode, frame: Frame, store: bool = False) -> None:
+        """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
+        stack: list[tuple[cst.CSTNode, Frame, bool]] = [(node, frame, store)]
+        while stack:
+            node, frame, store = stack.pop()
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                self._enter_function(node, frame)
+                continue
+            if store:
+                if isinstance(node, (cst.Name, cst.StarredElement, cst.Tuple, cst.List)):
+                    if isinstance(node, cst.Name):
+                        continue
+                    inner = [e.value for e in node.elements] if not isinstance(node, cst.StarredElement) else [node.value]
+                    stack.extend((n, frame, True) for n in reversed(inner))
+                    continue
+                if isinstance(node, cst.Subscript):
+                    stack.extend((e, frame, False) for e in reversed(list(children(node))))
+                    continue
+                if isinstance(node, cst.Attribute):
+                    stack.append((node.value, frame, False))
+                    continue
+            self.dispatch(node, frame)
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                inner = frame.comprehension(node)
+                for_in = node.for_in
+                stack_items: list[tuple[cst.CSTNode, Frame, bool]] = []
+                first = True
+                while for_in is not None:
+                    stack_items.append((for_in.iter, frame if first else inner, False))
+                    stack_items.extend((cond.test, inner, False) for cond in for_in.ifs)
+                    first = False
+                    for_in = for_in.inner_for_in
+                if isinstance(node, cst.DictComp):
+                    stack_items += [(node.key, inner, False), (node.value, inner, False)]
+                else:
+                    stack_items.append((node.elt, inner, False))
+                stack.extend(reversed(stack_items))
+                continue
+            if isinstance(node, cst.Attribute):
+                stack.append((node.value, frame, False))
+                continue
+            if isinstance(node, cst.NamedExpr):
+                stack.append((node.value, frame, False))
+                frame.bind(node.target, evaluate(node.value, frame))
+                continue
+            if isinstance(node, cst.Call) and frame.kind > NONE:
+                self._propagate(node, frame)
+            stack.extend((child, frame, False) for child in reversed(list(children(node))))
+
+    def _propagate(self, call: cst.Call, frame: Frame) -> None:
+        """A same-module function called with traced arguments is traced too."""
+        if frame.qualname(call.func) in _TREE_MAPS and call.args:
+            trees = [a for a in call.args[1:] if a.keyword is None]
+            traced = any(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED) for a in trees)
+            for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
+                params = positional_params(callee.node.params)  # type: ignore[attr-defined]
+                names = {p.name.value for p in params[: len(trees)]} if traced else set()
+                self._mark(callee, names, frame)
+            return
+        for callee, bound_self in self.index.resolve_function(call.func, frame.unit):
+            if callee.kind == HOST or isinstance(callee.node, cst.Module):
+                continue
+            if callee.is_target:
+                self._mark(callee, set(), frame)
+                continue
+            params = positional_params(callee.node.params)  # type: ignore[attr-defined]
+            if callee.is_method and bound_self:
+                params = params[1:]
+            names: set[str] = set()
+            positional = [a for a in call.args if a.keyword is None]
+            for i, arg in enumerate(positional):
+                if arg.star:
+                    break
+                if i < len(params) and evaluate(arg.value, frame) & (TRACED | HOLDS_TRACED):
+                    names.add(params[i].name.value)
+            all_names = {p.name.value for p in [*params, *callee.node.params.kwonly_params]}  # type: ignore[attr-defined]
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in all_names:
+                    if evaluate(arg.value, frame) & (TRACED | HOLDS_TRACED):
+                        names.add(arg.keyword.value)
+            if names:
+                self._mark(callee, names, frame)
+
+    def _mark(self, callee: Unit, names: set[str], frame: Frame) -> None:
+        changed = not names <= callee.traced_params
+        callee.traced_params |= names
+        if callee.kind < frame.kind:
+            callee.kind = frame.kind
+            if not callee.is_target:
+                callee.context = f"'{callee.name}' (called from {frame.context})"
+            changed = True
+        if changed and id(callee) in self._parent_frames:  # already walked: walk it again
+            self._dirty[id(callee)] = callee
+
+
+def _merge(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    merged = dict(a)
+    for name, flags in b.items():
+        merged[name] = merged.get(name, 0) | flags
+    return merged
+
+
+def _delete_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for e in target.elements for t in _delete_targets(e.value)]
+    return [target]

@@ -1,0 +1,132 @@
+"""What does this name mean? Imports and aliases resolved to qualified names, in one pass.
+
+`import jax.numpy as jnp` makes `jnp.zeros` mean `jax.numpy.zeros`; `from jax import random as jr` makes
+`jr.split` mean `jax.random.split`; builtins resolve to `builtins.print` unless the module rebinds the name.
+Module-level aliases (`jit = jax.jit`, `my_jit = partial(jax.jit, static_argnums=0)`) are recorded too: the
+second is kept as the call node so transform detection can unwrap it.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+
+_BUILTINS = frozenset(dir(builtins))
+
+# Modules that are the same thing under two spellings.
+_CANONICAL_PREFIXES = (
+    ("jax.experimental.pjit.pjit", "jax.jit"),
+    ("jax.pjit", "jax.jit"),
+    ("jax.tree_util.tree_map", "jax.tree.map"),
+    ("jax.tree_map", "jax.tree.map"),
+    ("jax.ad_checkpoint.checkpoint", "jax.checkpoint"),
+    ("jax.remat", "jax.checkpoint"),
+    ("jax.experimental.shard_map.shard_map", "jax.shard_map"),
+    ("jax._src.numpy", "jax.numpy"),
+    ("jax._src.lax.lax", "jax.lax"),
+    ("jax._src.lax.control_flow", "jax.lax"),
+    ("jax._src.random", "jax.random"),
+    ("jax.experimental.io_callback", "jax.io_callback"),
+    ("equinox.internal", "equinox"),
+)
+
+
+def canonical(qualname: str) -> str:
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if qualname == prefix or qualname.startswith(prefix + "."):
+            return replacement + qualname[len(prefix) :]
+    return qualname
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, None for anything else."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+class ImportTable:
+    """Local names bound by imports (anywhere in the module) and module-level aliases."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.rebound: set[str] = set()  # module-level names that shadow builtins
+        self.partial_aliases: dict[str, cst.Call] = {}  # `my_jit = partial(jax.jit, ...)`
+        self.mentions_jax = False
+
+    def add_import(self, node: cst.Import) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, full)
+            else:
+                # `import jax.numpy` binds `jax`, and `jax.numpy.x` then resolves through it.
+                top = full.split(".")[0]
+                self._bind(top, top)
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar) or node.relative:
+            return
+        module = dotted_name(node.module) if node.module is not None else None
+        if module is None:
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bind(local, f"{module}.{name}")
+
+    def _bind(self, local: str, qualname: str) -> None:
+        qualname = canonical(qualname)
+        self.names[local] = qualname
+        if qualname.split(".")[0] in ("jax", "equinox", "flax", "optax", "chex", "jaxtyping"):
+            self.mentions_jax = True
+
+    def add_module_assignment(self, target: str, value: cst.BaseExpression) -> None:
+        """`jit = jax.jit` or `my_jit = partial(jax.jit, ...)` at module level."""
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            resolved = self.qualname(value)
+            if resolved is not None and resolved.split(".")[0] in ("jax", "equinox", "flax"):
+                self.names[target] = resolved
+                return
+        if isinstance(value, cst.Call) and self.qualname(value.func) == "functools.partial":
+            self.partial_aliases[target] = value
+            return
+        if target in _BUILTINS:
+            self.rebound.add(target)
+
+    def qualname(self, node: cst.BaseExpression, local_names: frozenset[str] | set[str] = frozenset()) -> str | None:
+        """The qualified name `node` refers to, or None when it is not an imported or builtin name.
+
+        `local_names` are names bound in the enclosing function: they shadow imports and builtins.
+        """
+        parts = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        head = node.value
+        if head in local_names:
+            return None
+        base = self.names.get(head)
+        if base is None:
+            if head in _BUILTINS and head not in self.rebound and not parts:
+                return "builtins." + head
+            return None
+        if parts:
+            return canonical(base + "." + ".".join(reversed(parts)))
+        return base

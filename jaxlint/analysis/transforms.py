@@ -1,0 +1,232 @@
+"""Which functions run under a JAX transformation, and which of their parameters are traced.
+
+The index pass (`index.py`) finds every function and lambda (a `Unit`) and every place a transformation is
+applied to one: decorators (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`, `@my_jit` aliases, wrappers
+named in config), call sites (`jax.jit(f)`, `jax.vmap(jax.grad(f))`, `jax.jit(partial(f, n=3))`) and bodies
+handed to `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch`/`map`/`associative_scan`. This module knows
+what each transformation does to its function's parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+# How a transformation treats the values inside its function.
+HOST = -1  # explicitly untraced: the target of jax.debug.callback / pure_callback / io_callback
+NONE = 0  # plain Python
+GRAD = 1  # grad and friends alone: primals are concrete, Python control flow on values is legal
+STRICT = 2  # jit, vmap, pmap, checkpoint, lax bodies: values are abstract tracers
+
+# qualified name -> (kind, label used in messages)
+TRANSFORMS: dict[str, tuple[int, str]] = {
+    "jax.jit": (STRICT, "jax.jit-compiled"),
+    "jax.pmap": (STRICT, "jax.pmap-mapped"),
+    "jax.vmap": (STRICT, "jax.vmap-mapped"),
+    "jax.checkpoint": (STRICT, "jax.checkpoint-ed"),
+    "jax.shard_map": (STRICT, "shard_map-ped"),
+    "jax.make_jaxpr": (STRICT, "jax.make_jaxpr-traced"),
+    "jax.eval_shape": (STRICT, "jax.eval_shape-traced"),
+    "equinox.filter_jit": (STRICT, "equinox.filter_jit-compiled"),
+    "equinox.filter_vmap": (STRICT, "equinox.filter_vmap-mapped"),
+    "equinox.filter_pmap": (STRICT, "equinox.filter_pmap-mapped"),
+    "equinox.filter_checkpoint": (STRICT, "equinox.filter_checkpoint-ed"),
+    "flax.nnx.jit": (STRICT, "nnx.jit-compiled"),
+    "jax.grad": (GRAD, "jax.grad-differentiated"),
+    "jax.value_and_grad": (GRAD, "jax.value_and_grad-differentiated"),
+    "jax.jacfwd": (GRAD, "jax.jacfwd-differentiated"),
+    "jax.jacrev": (GRAD, "jax.jacrev-differentiated"),
+    "jax.hessian": (GRAD, "jax.hessian-differentiated"),
+    "jax.jvp": (GRAD, "jax.jvp-differentiated"),
+    "jax.vjp": (GRAD, "jax.vjp-differentiated"),
+    "jax.linearize": (GRAD, "jax.linearize-differentiated"),
+    "equinox.filter_grad": (GRAD, "equinox.filter_grad-differentiated"),
+    "equinox.filter_value_and_grad": (GRAD, "equinox.filter_value_and_grad-differentiated"),
+    "flax.nnx.grad": (GRAD, "nnx.grad-differentiated"),
+    "flax.nnx.value_and_grad": (GRAD, "nnx.value_and_grad-differentiated"),
+}
+
+# Transformations whose plain (non-array) arguments are static: only array-annotated parameters are traced.
+FILTERING = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.jit"})
+
+# lax control flow: qualified name -> (positional index, keyword) of each function argument.
+LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.switch": ((1, "branches"),),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+}
+
+# Host callbacks: their function runs outside the trace, on concrete NumPy values.
+HOST_CALLBACKS = frozenset(
+    {
+        "jax.debug.callback",
+        "jax.pure_callback",
+        "jax.io_callback",
+        "jax.experimental.host_callback.call",
+        "jax.experimental.host_callback.id_tap",
+    }
+)
+
+# Annotations that mark a parameter as an array (traced under any transformation) ...
+ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Complex", "Num", "Shaped", "Real")
+# ... and ones that cannot be a JAX type, so the parameter must be static (or the call fails anyway).
+STATIC_ANNOTATIONS = frozenset({"str", "Callable", "type", "Module", "Sequence", "Mapping", "dict", "list"})
+
+
+@dataclasses.dataclass
+class StaticSpec:
+    """What a transformation says about its function's parameters."""
+
+    argnums: frozenset[int] = frozenset()
+    argnames: frozenset[str] = frozenset()
+    unbatched: frozenset[int] = frozenset()  # vmap/pmap in_axes=None positions: not traced under vmap alone
+    unknown: bool = False  # static spec not a literal: trust no parameter to be traced
+    filtering: bool = False  # equinox-style: only array-annotated parameters are traced
+
+
+@dataclasses.dataclass
+class Application:
+    """One transformation applied to one function."""
+
+    kind: int
+    label: str
+    spec: StaticSpec
+    bound_self: bool = False  # `jax.jit(self.step)`: `self` is bound, argnums count from the next parameter
+    bound_positional: int = 0  # `jax.jit(partial(f, a, b))`
+    bound_names: frozenset[str] = frozenset()
+
+
+def _int_literals(node: cst.BaseExpression) -> frozenset[int] | None:
+    if isinstance(node, cst.Integer):
+        return frozenset({int(node.value, 0)})
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _int_literals(node.expression)
+        return None if inner is None else frozenset(-i for i in inner)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out: set[int] = set()
+        for element in node.elements:
+            inner = _int_literals(element.value)
+            if inner is None:
+                return None
+            out |= inner
+        return frozenset(out)
+    return None
+
+
+def _str_literals(node: cst.BaseExpression) -> frozenset[str] | None:
+    if isinstance(node, cst.SimpleString):
+        return frozenset({node.evaluated_value}) if isinstance(node.evaluated_value, str) else None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out: set[str] = set()
+        for element in node.elements:
+            inner = _str_literals(element.value)
+            if inner is None:
+                return None
+            out |= inner
+        return frozenset(out)
+    return None
+
+
+def _in_axes_none(node: cst.BaseExpression) -> tuple[frozenset[int], bool]:
+    """Positions given `None` in a literal `in_axes` tuple; (positions, understood)."""
+    if isinstance(node, cst.Integer):
+        return frozenset(), True
+    if isinstance(node, (cst.Tuple, cst.List)):
+        positions = set()
+        for i, element in enumerate(node.elements):
+            if isinstance(element.value, cst.Name) and element.value.value == "None":
+                positions.add(i)
+        return frozenset(positions), True
+    return frozenset(), False
+
+
+def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
+    """Read static_argnums / static_argnames / in_axes from a transformation's keyword arguments."""
+    argnums: set[int] = set()
+    argnames: set[str] = set()
+    unbatched: frozenset[int] = frozenset()
+    unknown = False
+    for arg in args:
+        if arg.keyword is None:
+            continue
+        key = arg.keyword.value
+        if key in ("static_argnums", "static_broadcasted_argnums"):
+            nums = _int_literals(arg.value)
+            if nums is None:
+                unknown = True
+            else:
+                argnums |= nums
+        elif key == "static_argnames":
+            names = _str_literals(arg.value)
+            if names is None:
+                unknown = True
+            else:
+                argnames |= names
+        elif key == "in_axes":
+            unbatched, understood = _in_axes_none(arg.value)
+            unknown = unknown or not understood
+    return StaticSpec(
+        frozenset(argnums), frozenset(argnames), unbatched, unknown, filtering=qualname in FILTERING
+    )
+
+
+def _annotation_name(param: cst.Param) -> str | None:
+    if param.annotation is None:
+        return None
+    node = param.annotation.annotation
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.SimpleString):
+        return node.value.strip("'\"").split("[")[0].split(".")[-1]
+    return None
+
+
+def positional_params(params: cst.Parameters) -> list[cst.Param]:
+    return [*params.posonly_params, *params.params]
+
+
+def traced_parameters(params: cst.Parameters, app: Application, is_method: bool) -> set[str]:
+    """The parameters that hold tracers when `app` calls the function."""
+    spec = app.spec
+    if spec.unknown:
+        return set()
+    positional = positional_params(params)
+    skip_self = is_method and not app.bound_self and positional
+    self_name = positional[0].name.value if skip_self else None
+    if app.bound_self and is_method:
+        positional = positional[1:]
+    positional = positional[app.bound_positional :]
+    count = len(positional)
+    static_indices = {i + count if i < 0 else i for i in spec.argnums}
+    traced: set[str] = set()
+    candidates = [(i, p) for i, p in enumerate(positional)] + [(None, p) for p in params.kwonly_params]
+    for index, param in candidates:
+        name = param.name.value
+        if name == self_name or name in app.bound_names or name in spec.argnames:
+            continue
+        if index is not None and (index in static_indices or index in spec.unbatched):
+            continue
+        if index is None and spec.argnums and not spec.argnames:
+            pass  # keyword-only parameters cannot be named by argnums
+        annotation = _annotation_name(param)
+        if annotation in STATIC_ANNOTATIONS:
+            continue
+        if spec.filtering and annotation not in ARRAY_ANNOTATIONS:
+            continue
+        if param.default is not None and annotation not in ARRAY_ANNOTATIONS:
+            # `def f(x, training=False)`: called without it, the default stays a Python value.
+            continue
+        traced.add(name)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param) and not spec.filtering and not spec.argnums and not spec.argnames:
+            traced.add(star.name.value)
+    return traced

@@ -1,0 +1,24 @@
+"""The rule registry: every rule, by code. Codes are stable and never reused."""
+
+from __future__ import annotations
+
+from .base import Rule
+from .dynamic_shape import DynamicShape
+from .inplace_array_update import InplaceArrayUpdate
+from .traced_concretization import TracedConcretization
+from .traced_control_flow import TracedControlFlow
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    TracedControlFlow,
+    TracedConcretization,
+    InplaceArrayUpdate,
+    DynamicShape,
+)
+
+RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+
+# JAX000 is not a rule: the engine reports files it cannot read or parse under this code.
+PARSE_ERROR_CODE = "JAX000"
+PARSE_ERROR_NAME = "parse-error"
+
+__all__ = ["ALL_RULES", "PARSE_ERROR_CODE", "PARSE_ERROR_NAME", "RULES_BY_CODE", "Rule"]

@@ -1,0 +1,87 @@
+"""JAX104 dynamic-shape."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import BOOL, STRICT, TRACED
+from .base import Rule, source_of
+from .traced_control_flow import culprit
+
+# Functions whose output size depends on the values of their input, unless `size=` is given.
+_VALUE_SIZED = frozenset(
+    "jax.numpy." + n
+    for n in "nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all".split()
+)
+
+
+class DynamicShape(Rule):
+    code = "JAX104"
+    name = "dynamic-shape"
+    summary = "Boolean-mask indexing or `nonzero`/`argwhere`/`unique`/one-argument `where` without `size=` on traced values"
+    confirmable = True
+    doc = """
+## What it does
+Inside `jit`, `vmap`, `pmap` and `lax` bodies, flags indexing with a traced boolean mask (`x[x > 0]`,
+`x.at[mask]`) and calls to `jnp.nonzero`, `argwhere`, `flatnonzero`, `unique*` and one-argument `jnp.where`
+on traced values without a static `size=`.
+
+## Why is this bad
+Every array shape must be known at trace time. The number of `True` entries of a traced mask is not, so
+boolean indexing raises `NonConcreteBooleanIndexError` and the size-returning functions raise
+`ConcretizationTypeError`. Masks built from NumPy (`np.arange(n) < k` with static `n`, `k`) are concrete and fine.
+
+## Example
+```python
+@jax.jit
+def positive_sum(x):
+    return x[x > 0].sum()
+```
+
+## Use instead
+```python
+@jax.jit
+def positive_sum(x):
+    return jnp.where(x > 0, x, 0).sum()
+# or: jnp.nonzero(x > 0, size=3, fill_value=0)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError
+- https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes
+"""
+
+    def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
+        if ctx.kind < STRICT:
+            return
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and ctx.flags(index.value) & (TRACED | BOOL) == TRACED | BOOL:
+                ctx.report(
+                    self,
+                    index.value,
+                    f"Boolean mask `{source_of(index.value)}` is traced inside {ctx.context}: the result's shape "
+                    "depends on its values (NonConcreteBooleanIndexError); use jnp.where(mask, x, fill)",
+                )
+                return
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if ctx.kind < STRICT:
+            return
+        name = ctx.qualname(node.func)
+        positional = [a.value for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        if "size" in keywords or not positional:
+            return
+        if name in _VALUE_SIZED or (name == "jax.numpy.where" and len(positional) == 1 and "x" not in keywords):
+            if ctx.traced(positional[0]):
+                short = "jnp." + name.rsplit(".", 1)[1]
+                ctx.report(
+                    self,
+                    node,
+                    f"{short}() without size= on traced value {culprit(positional[0], ctx)} inside {ctx.context}: "
+                    f"its output shape depends on values (ConcretizationTypeError); pass size= (and fill_value=)",
+                )
