@@ -48,10 +48,22 @@ def lint_text(source: str, path: str, settings: LintSettings) -> list[Finding]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return [parse_error(path, error.raw_line, error.raw_column + 1, f"cannot parse: {error.message}")]
+        return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
     return lint_module(module, source, path, settings)
+
+
+def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:
+    """CPython's own message and position are clearer than libcst's; fall back to libcst's."""
+    try:
+        compile(source, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except SyntaxError as py_error:
+        line, column = py_error.lineno or 1, py_error.offset or 1
+        return parse_error(path, line, column, f"cannot parse: {py_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return parse_error(path, error.editor_line, error.editor_column, f"cannot parse: {error.message}")
 
 
 def _mentions(source: str, names: Iterable[str]) -> bool:

@@ -1,0 +1,67 @@
+"""jaxlint: finds the mistakes that JAX's transformations punish, and proves them by tracing.
+
+Python API:
+    lint_source(text, path="<string>", ...) -> list[Finding]
+    lint_paths(paths, ...) -> list[Finding]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .finding import Finding
+
+__all__ = ["Finding", "__version__", "lint_paths", "lint_source"]
+
+
+def _config(config: Config | None, select: Sequence[str] | None, ignore: Sequence[str] | None) -> Config:
+    from .config import Config, with_overrides
+
+    return with_overrides(
+        config or Config(),
+        select=tuple(select) if select is not None else None,
+        ignore=tuple(ignore) if ignore is not None else None,
+    )
+
+
+def lint_source(
+    text: str,
+    path: str = "<string>",
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    config: Config | None = None,
+) -> list[Finding]:
+    """Lint one source text (a .py file's contents, or a notebook's JSON when `path` ends in .ipynb)."""
+    from .runner import lint_source_for
+
+    return lint_source_for(text, path, _config(config, select, ignore))
+
+
+def lint_paths(
+    paths: Iterable[str],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    config: Config | None = None,
+    jobs: int | None = 1,
+) -> list[Finding]:
+    """Lint files and folders (searched recursively, honouring excludes and .gitignore)."""
+    from .files import discover
+    from .runner import lint_files
+
+    resolved = _config(config, select, ignore)
+    return lint_files(discover(list(paths), resolved), resolved, jobs=jobs)
+
+
+def __getattr__(name: str):
+    if name == "Finding":
+        from .finding import Finding
+
+        return Finding
+    raise AttributeError(name)

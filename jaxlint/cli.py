@@ -1,0 +1,185 @@
+"""The `jaxlint` command: argument parsing and exit codes (0 clean, 1 findings, 2 usage/config/internal error)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split_codes(value: str) -> list[str]:
+    return [code.strip().upper() for code in value.split(",") if code.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jaxlint",
+        description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
+        epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error.",
+    )
+    parser.add_argument("paths", nargs="*", help="files or folders to lint (default: .); '-' reads stdin")
+    parser.add_argument("--select", type=_split_codes, help="comma-separated rule codes or prefixes to enable")
+    parser.add_argument("--ignore", type=_split_codes, help="comma-separated rule codes or prefixes to disable")
+    parser.add_argument("--extend-select", type=_split_codes, help="codes or prefixes to enable on top of select")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    parser.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
+    parser.add_argument("--explain", metavar="CODE", help="print one rule's documentation and exit")
+    parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("--stdin-filename", help="the path to report for source read from stdin")
+    parser.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of searching")
+    parser.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly")
+    parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
+    runtime = parser.add_argument_group("runtime mode (imports your code in a child process; needs jax)")
+    runtime.add_argument("--verify", action="store_true", help="confirm findings by tracing them with real JAX")
+    runtime.add_argument("--python", metavar="PATH", help="interpreter for the verify child (default: this one)")
+    runtime.add_argument("--verify-timeout", type=float, default=None, help="seconds per module (default: 60)")
+    runtime.add_argument(
+        "--run", nargs=argparse.REMAINDER, metavar="CMD", help="with --verify: run CMD and count recompiles"
+    )
+    runtime.add_argument("--max-compiles", type=int, default=None, help="with --run: compile budget per function")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"jaxlint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+def _main(args: argparse.Namespace) -> int:
+    from .config import ConfigError, find_pyproject, load, with_overrides
+    from .rules import RULES_BY_CODE
+
+    if args.list_rules:
+        from .docs import rule_table
+
+        print(rule_table(), end="")
+        return EXIT_CLEAN
+    if args.explain:
+        rule = RULES_BY_CODE.get(args.explain.upper())
+        if rule is None:
+            return _fail(f"unknown rule code '{args.explain}' (see `jaxlint --list-rules`)")
+        from .docs import explain
+
+        print(explain(rule), end="")
+        return EXIT_CLEAN
+    if args.jobs is not None and args.jobs < 1:
+        return _fail("--jobs must be at least 1")
+
+    paths = args.paths or ["."]
+    if args.run is not None:
+        if not args.verify:
+            return _fail("--run needs --verify")
+        paths = ["."]
+    try:
+        if args.config:
+            if not os.path.isfile(args.config):
+                return _fail(f"config file not found: {args.config}")
+            config = load(Path(args.config))
+        else:
+            anchor = args.stdin_filename if paths == ["-"] and args.stdin_filename else paths[0]
+            config = load(find_pyproject(Path(anchor) if anchor != "-" else Path.cwd()))
+        config = with_overrides(
+            config,
+            select=args.select,
+            ignore=args.ignore,
+            extend_select=args.extend_select,
+            verify_timeout=args.verify_timeout,
+            max_compiles=args.max_compiles,
+        )
+    except ConfigError as error:
+        return _fail(str(error))
+
+    if args.run is not None:
+        return _run_command(args, config)
+
+    from .finding import Finding
+    from .runner import lint_files, lint_source_for
+
+    if "-" in paths:
+        if len(paths) > 1:
+            return _fail("'-' (stdin) cannot be combined with other paths")
+        source = sys.stdin.buffer.read()
+        from .engine import decode
+
+        name = args.stdin_filename or "-"
+        try:
+            findings: list[Finding] = lint_source_for(decode(source), name, config)
+        except (UnicodeDecodeError, SyntaxError) as error:
+            from .engine import parse_error
+
+            findings = [parse_error(name, 1, 1, f"cannot decode: {error}")]
+    else:
+        missing = [p for p in paths if not os.path.exists(p)]
+        if missing:
+            return _fail(f"path does not exist: {missing[0]}")
+        from .files import discover
+
+        findings = lint_files(discover(paths, config, args.force_exclude), config, jobs=args.jobs)
+
+    if args.verify:
+        return _verify(args, config, findings)
+    return _emit(args, findings)
+
+
+def _emit(args: argparse.Namespace, findings: list) -> int:
+    from .report import render, statistics
+
+    out = sys.stdout
+    out.write(render(findings, args.format))
+    if args.statistics and args.format == "text":
+        out.write(statistics(findings))
+    if findings and args.format == "text":
+        print(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _verify(args: argparse.Namespace, config, findings: list) -> int:
+    try:
+        from .runtime.verify import cli_verify
+    except ImportError as error:
+        return _fail(f"--verify is not available: {error}")
+    code = cli_verify(args, config, findings)
+    return EXIT_CLEAN if args.exit_zero else code
+
+
+def _run_command(args: argparse.Namespace, config) -> int:
+    command = list(args.run)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        return _fail("--run needs a command")
+    if len(command) == 1:
+        import shlex
+
+        command = shlex.split(command[0])
+    try:
+        from .runtime.recompiles import run_command
+    except ImportError as error:
+        return _fail(f"--run is not available: {error}")
+    fmt = "json" if args.format == "json" else "text"
+    return run_command(
+        command,
+        max_compiles=config.max_compiles,
+        budgets=config.max_compiles_per_function,
+        fmt=fmt,
+        out=sys.stdout,
+        static_findings=None,
+    )

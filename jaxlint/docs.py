@@ -1,0 +1,25 @@
+"""Rule documentation: the table for --list-rules and the README, and one rule's doc for --explain."""
+
+from __future__ import annotations
+
+from .rules import ALL_RULES, Rule
+
+
+def rule_table() -> str:
+    """A markdown table of every rule; the README embeds the same table (a test keeps them in step)."""
+    lines = ["| code | name | summary | default | fix | verify |", "| --- | --- | --- | --- | --- | --- |"]
+    for rule in ALL_RULES:
+        lines.append(
+            f"| {rule.code} | {rule.name} | {rule.summary} | {'on' if rule.default_enabled else 'opt-in'} "
+            f"| {rule.fix_safety or '—'} | {'yes' if rule.confirmable else '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def explain(rule: type[Rule]) -> str:
+    header = f"# {rule.code} {rule.name}\n\n{rule.summary}\n"
+    facts = (
+        f"\nDefault: {'enabled' if rule.default_enabled else 'off (enable with --select ' + rule.code + ')'}. "
+        f"Fix: {rule.fix_safety or 'none'}. Confirmable by --verify: {'yes' if rule.confirmable else 'no'}.\n"
+    )
+    return header + facts + rule.doc.rstrip() + "\n"

@@ -1,0 +1,460 @@
+"""Hooks into JAX that report every trace and every compile of a jitted function.
+
+How each count is taken (facts checked on jax 0.10.2 and 0.12.0.1, CPU):
+
+- Traces: JAX calls `jax._src.pjit._trace_for_jit(fun, ji, ctx_mesh, dbg, avals, args, kwargs)` on each
+  miss of jit's parameter cache, top-level or nested, with the Python callable, its static arguments
+  and the abstract values of the others: everything a signature needs. That miss can still hit the
+  tracing cache below it (then the body does not run), so a trace is counted only when JAX's
+  `trace_to_jaxpr` test event fires inside the call. Both are private: they are checked at install and,
+  if absent, the hooks fall back to public `jax.monitoring` events (top-level traces only, no
+  signatures) plus JAX's cache-miss explanations for the function's file and line.
+- Compiles: the public `backend_compile_duration` monitoring event, named `jit(NAME)`, is attributed to
+  the function last traced under that name on the same thread (else in the process). This also counts
+  the extra executables that grad/vmap of a jitted function compile without re-tracing it. Eager
+  op-by-op dispatch compiles JAX-internal functions; they are counted apart.
+- Hints: `jax_explain_cache_misses` is switched on (it is not part of any cache key) and its records
+  are captured, kept off the user's stderr, and attached to the trace they explain, until
+  `HINT_LIMIT` of them (listing the keys costs time on every miss).
+
+`install()` runs once per process; the event bus lives on the `sys` module so that two copies of this
+package (the `--run` bootstrap loads one under a private name) never hook JAX twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import logging
+import os
+import re
+import sys
+import threading
+from typing import Any
+
+from .events import CompileEvent, FunctionInfo, TraceEvent
+from .retrace_reasons import RetraceExplainer
+from .signatures import build_signature
+
+BUS_ATTRIBUTE = "_jaxlint_recompile_bus"
+HINT_LIMIT = 100
+_TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+_CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+_TRACE_FOR_JIT_PARAMS = ["fun", "ji", "ctx_mesh", "dbg", "avals", "args", "kwargs"]
+_EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+_PERSISTENT_CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+_DEFINED_AT = re.compile(r"defined at (?P<path>.+?):(?P<line>\d+)\s*$", re.MULTILINE)
+_install_lock = threading.Lock()
+
+
+class Bus:
+    """Fans events out to the subscribed recorders; a failing recorder never breaks the user's program."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode  # "exact" or "fallback" (public monitoring events only)
+        self.errors: list[str] = []
+        self._subscribers: tuple[Any, ...] = ()
+        self._lock = threading.Lock()
+
+    def subscribe(self, recorder: Any) -> None:
+        with self._lock:
+            self._subscribers = (*self._subscribers, recorder)
+
+    def unsubscribe(self, recorder: Any) -> None:
+        with self._lock:
+            self._subscribers = tuple(r for r in self._subscribers if r is not recorder)
+
+    def publish_trace(self, event: TraceEvent) -> None:
+        for recorder in self._subscribers:
+            self._guard(recorder.on_trace, event)
+
+    def publish_compile(self, event: CompileEvent) -> None:
+        for recorder in self._subscribers:
+            self._guard(recorder.on_compile, event)
+
+    def report_error(self, where: str, exc: BaseException) -> None:
+        message = f"{where}: {type(exc).__name__}: {exc}"
+        if message not in self.errors and len(self.errors) < 20:
+            self.errors.append(message)
+            print(f"jaxlint: recompile instrumentation error ({message}); counts may be incomplete", file=sys.stderr)
+
+    def _guard(self, method: Any, event: Any) -> None:
+        try:
+            method(event)
+        except Exception as exc:
+            self.report_error("recorder", exc)
+
+
+def install() -> Bus:
+    """Hook JAX (importing it) once per process and return the event bus."""
+    bus = getattr(sys, BUS_ATTRIBUTE, None)
+    if bus is None:
+        with _install_lock:
+            bus = getattr(sys, BUS_ATTRIBUTE, None)
+            if bus is None:
+                bus = _Instrumentation().install()
+                setattr(sys, BUS_ATTRIBUTE, bus)
+    return bus
+
+
+class _Frame:
+    """One `_trace_for_jit` call in progress on this thread."""
+
+    __slots__ = ("body_ran", "hints")
+
+    def __init__(self) -> None:
+        self.body_ran = False
+        self.hints: list[tuple[str, int, str]] = []  # (path, first_line, text) from JAX's explanations
+
+
+class _ThreadState(threading.local):
+    def __init__(self) -> None:
+        self.frames: list[_Frame] = []
+        self.names: dict[str, FunctionInfo] = {}  # jit name → function last traced under it here
+        self.cache_hit = False  # a persistent-cache hit was announced for the next compile
+        self.fallback_hint: tuple[str, int, str] | None = None
+
+
+class _Instrumentation:
+    def __init__(self) -> None:
+        import jax
+
+        self.jax = jax
+        self.local = _ThreadState()
+        self.names: dict[str, FunctionInfo] = {}
+        self.infos: dict[tuple[Any, str], FunctionInfo] = {}
+        self.def_lines: dict[tuple[str, int, str], int] = {}
+        self.trace_events_live = False
+        self.test_listener: Any = None
+        self.hints_taken = 0
+        self.own_explain_flag = False
+        self.show_explain = False
+        self.context_fn: Any = None
+        jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
+        try:
+            import jaxlib
+
+            jaxlib_dir = os.path.dirname(os.path.abspath(jaxlib.__file__))
+        except Exception:
+            jaxlib_dir = jax_dir
+        self.internal_dirs = tuple(d + os.sep for d in {jax_dir, jaxlib_dir})
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.skip_dirs = (*self.internal_dirs, here + os.sep, os.path.dirname(functools.__file__) + os.sep)
+
+    # -- install -------------------------------------------------------------------------------
+    def install(self) -> Bus:
+        exact = os.environ.get("JAXLINT_RECOMPILES_PUBLIC_ONLY") != "1" and self._hook_trace_for_jit()
+        self.bus = Bus("exact" if exact else "fallback")
+        context_names: tuple[str, ...] = ()
+        try:
+            from jax._src import config as jax_config
+
+            self.context_fn = jax_config.trace_context
+            context_names = tuple(jax_config.trace_context_names())
+        except Exception:
+            self.context_fn = None
+        self.explainer = RetraceExplainer(context_names)
+        monitoring = self.jax.monitoring
+        monitoring.register_event_duration_secs_listener(self._on_duration)
+        monitoring.register_event_listener(self._on_event)
+        self._capture_explanations()
+        return self.bus
+
+    def _hook_trace_for_jit(self) -> bool:
+        try:
+            from jax._src import pjit, util
+        except Exception:
+            return False
+        original = getattr(pjit, "_trace_for_jit", None)
+        if original is None or getattr(original, "_jaxlint_original", None) is not None:
+            return False
+        try:
+            if list(inspect.signature(original).parameters) != _TRACE_FOR_JIT_PARAMS:
+                return False
+        except (TypeError, ValueError):
+            return False
+        if hasattr(util, "test_event_listener"):
+            self._chain_test_events(util)
+
+        def trace_for_jit(*args: Any, **kwargs: Any) -> Any:
+            frame = _Frame()
+            frames = self.local.frames
+            frames.append(frame)
+            try:
+                result = original(*args, **kwargs)
+            finally:
+                frames.pop()
+            try:
+                bound = args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
+                self._after_trace(frame, result, *bound)
+            except Exception as exc:
+                self.bus.report_error("trace hook", exc)
+            return result
+
+        trace_for_jit._jaxlint_original = original  # type: ignore[attr-defined]
+        pjit._trace_for_jit = trace_for_jit
+        return True
+
+    @staticmethod
+    def _bind(original: Any, args: tuple, kwargs: dict) -> tuple:
+        bound = inspect.signature(original).bind(*args, **kwargs)
+        return tuple(bound.arguments[name] for name in _TRACE_FOR_JIT_PARAMS)
+
+    def _chain_test_events(self, util: Any) -> None:
+        previous = util.test_event_listener
+        local = self.local
+
+        def listener(name: str, *args: Any) -> None:
+            if name == "trace_to_jaxpr":
+                self.trace_events_live = True
+                frames = local.frames
+                if frames:
+                    frames[-1].body_ran = True
+            if previous is not None:
+                previous(name, *args)
+
+        self.util = util
+        self.test_listener = listener
+        util.test_event_listener = listener
+
+    def _capture_explanations(self) -> None:
+        config = self.jax.config
+        try:
+            already = bool(config.jax_explain_cache_misses)
+        except Exception:
+            return
+        self.show_explain = already
+        if not already:
+            try:
+                config.update("jax_explain_cache_misses", True)
+                self.own_explain_flag = True
+            except Exception:
+                return
+        logging.getLogger(_EXPLAIN_LOGGER).addFilter(_ExplainFilter(self))
+        if self.own_explain_flag:
+            for name in _PERSISTENT_CACHE_LOGGERS:
+                logging.getLogger(name).addFilter(_PersistentCacheNoise())
+
+    # -- traces --------------------------------------------------------------------------------
+    def _after_trace(
+        self, frame: _Frame, result: Any, fun: Any, ji: Any, ctx_mesh: Any, dbg: Any, avals: Any, args: Any, kwargs: Any
+    ) -> None:
+        if self.test_listener is not None and self.util.test_event_listener is not self.test_listener:
+            self.trace_events_live = False  # someone replaced the listener: count every call instead
+        if self.trace_events_live and not frame.body_ran:
+            return  # the tracing cache hit: the Python body did not run
+        info = self._function_info(fun)
+        params = getattr(result, "params", None)
+        name = params.get("name") if isinstance(params, dict) else None
+        self._remember_name(name or info.qualname.rsplit(".", 1)[-1], info)
+        if info.internal:
+            self.bus.publish_trace(TraceEvent(info))
+            return
+        signature = build_signature(
+            leaf_names=_leaf_names(dbg, len(avals)),
+            avals=avals,
+            args=args,
+            kwargs=kwargs,
+            static_argnums=tuple(getattr(ji, "static_argnums", ()) or ()),
+            static_argnames=tuple(getattr(ji, "static_argnames", ()) or ()),
+            param_names=_positional_names(getattr(ji, "fun_signature", None)),
+        )
+        context = self._context()
+        reason = self.explainer.explain(info.key, fun, signature, context)
+        hint = next((text for path, line, text in reversed(frame.hints) if (path, line) == info.key[:2]), None)
+        self.bus.publish_trace(TraceEvent(info, signature, reason, self._callsite(), hint))
+        if self.own_explain_flag and self.hints_taken >= HINT_LIMIT:
+            self._stop_explaining()
+
+    def _context(self) -> tuple:
+        if self.context_fn is None:
+            return ()
+        try:
+            return tuple(self.context_fn())
+        except Exception:
+            return ()
+
+    def _remember_name(self, name: str, info: FunctionInfo) -> None:
+        self.local.names[name] = info
+        self.names[name] = info
+
+    def _function_info(self, fun: Any) -> FunctionInfo:
+        target = _unwrap(fun)
+        code = getattr(target, "__code__", None)
+        owner: Any = target
+        if code is None:  # a callable object: its class's __call__
+            owner = getattr(type(target), "__call__", None)
+            code = getattr(owner, "__code__", None)
+        qualname = getattr(owner, "__qualname__", None) or getattr(code, "co_name", None) or repr(target)
+        cache_key = (code, qualname)
+        info = self.infos.get(cache_key)
+        if info is None:
+            module = getattr(owner, "__module__", None) or "?"
+            if code is None:
+                info = FunctionInfo(module, qualname, "?", 0, 0, internal=module.split(".")[0] in ("jax", "jaxlib"))
+            else:
+                path = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
+                first = code.co_firstlineno
+                line = self._def_line(path, first, code.co_name)
+                info = FunctionInfo(module, qualname, path, first, line, internal=path.startswith(self.internal_dirs))
+            self.infos[cache_key] = info
+        return info
+
+    def _def_line(self, path: str, first_line: int, name: str) -> int:
+        """The `def` line: a decorated function's code starts at its first decorator."""
+        if name == "<lambda>":
+            return first_line
+        pattern = re.compile(rf"\s*(async\s+)?def\s+{re.escape(name)}\b")
+        lines = linecache.getlines(path)
+        for index in range(first_line - 1, min(len(lines), first_line + 60)):
+            if pattern.match(lines[index]):
+                return index + 1
+        return first_line
+
+    def _callsite(self) -> str | None:
+        frame = sys._getframe(2)
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if not filename.startswith(self.skip_dirs) and not filename.startswith("<frozen"):
+                path = os.path.abspath(filename) if not filename.startswith("<") else filename
+                return f"{path}:{frame.f_lineno}"
+            frame = frame.f_back
+        return None
+
+    # -- monitoring events ---------------------------------------------------------------------
+    def _on_duration(self, event: str, duration: float, **kwargs: Any) -> None:
+        try:
+            if event == _COMPILE_EVENT:
+                self._on_compile(str(kwargs.get("fun_name", "?")), duration)
+            elif event == _TRACE_EVENT and self.bus.mode == "fallback":
+                self._on_fallback_trace(str(kwargs.get("fun_name", "?")))
+        except Exception as exc:
+            self.bus.report_error("monitoring listener", exc)
+
+    def _on_event(self, event: str, **kwargs: Any) -> None:
+        if event == _CACHE_HIT_EVENT:
+            self.local.cache_hit = True
+
+    def _on_compile(self, fun_name: str, seconds: float) -> None:
+        name = fun_name[4:-1] if fun_name.startswith("jit(") and fun_name.endswith(")") else fun_name
+        info = self.local.names.get(name) or self.names.get(name)
+        hit, self.local.cache_hit = self.local.cache_hit, False
+        self.bus.publish_compile(CompileEvent(name, info, seconds, hit))
+
+    def _on_fallback_trace(self, name: str) -> None:
+        """Public events only: a top-level trace, placed by JAX's explanation when it gave one."""
+        hint, self.local.fallback_hint = self.local.fallback_hint, None
+        if hint is None:  # JAX explains misses of user functions only: this one is JAX's own
+            info = FunctionInfo("jax", name, "?", 0, 0, internal=True)
+        else:
+            path, first_line, text = hint
+            line = self._def_line(path, first_line, name)
+            info = FunctionInfo(_module_of(path), name, path, first_line, line)
+        self._remember_name(name, info)
+        history = self.explainer._histories.get(info.key)  # noqa: SLF001 - only to tell first from repeat
+        reason = None if history is None else "unknown (signatures need the private JAX hook)"
+        if history is None:
+            self.explainer.explain(info.key, None, ())
+        self.bus.publish_trace(
+            TraceEvent(info, (), reason, self._callsite(), None if history is None else hint and hint[2])
+        )
+
+    # -- JAX's explanations --------------------------------------------------------------------
+    def take_hint(self, message: str) -> None:
+        match = _DEFINED_AT.search(message.split("\n  all previously seen")[0])
+        if match is None:
+            return
+        path, line = os.path.abspath(match["path"]), int(match["line"])
+        text = _hint_text(message)
+        self.hints_taken += 1
+        frames = self.local.frames
+        if frames:
+            frames[-1].hints.append((path, line, text))
+        self.local.fallback_hint = (path, line, text)
+
+    def _stop_explaining(self) -> None:
+        try:
+            self.jax.config.update("jax_explain_cache_misses", False)
+        except Exception:
+            pass
+        self.own_explain_flag = False
+
+
+class _ExplainFilter(logging.Filter):
+    """Takes JAX's "TRACING CACHE MISS" records; keeps them off stderr unless the user asked for them."""
+
+    def __init__(self, instrumentation: _Instrumentation) -> None:
+        super().__init__()
+        self.instrumentation = instrumentation
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:
+            return True
+        if not message.startswith("TRACING CACHE MISS"):
+            return True
+        try:
+            self.instrumentation.take_hint(message)
+        except Exception as exc:
+            self.instrumentation.bus.report_error("explain capture", exc)
+        return self.instrumentation.show_explain
+
+
+class _PersistentCacheNoise(logging.Filter):
+    """With explanations on, JAX also warns about persistent-cache misses; the user did not ask for that."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        return not (message.startswith("PERSISTENT COMPILATION CACHE MISS") or "persistent cache entry" in message)
+
+
+def _hint_text(message: str) -> str:
+    if "never seen function" in message:
+        return "never seen function (a new function object)"
+    marker = "For the closest previous key:"
+    text = message.split(marker, 1)[1] if marker in message else message.split("\n", 1)[-1]
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def _unwrap(fun: Any) -> Any:
+    """The user's function behind partials, bound methods and functools.wraps wrappers (vmap, grad…)."""
+    for _ in range(32):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+            continue
+        inner = getattr(fun, "__func__", None)
+        if inner is None:
+            try:
+                inner = fun.__dict__.get("__wrapped__") if hasattr(fun, "__dict__") else None
+            except Exception:
+                inner = None
+        if inner is None or inner is fun or not callable(inner):
+            return fun
+        fun = inner
+    return fun
+
+
+def _leaf_names(dbg: Any, count: int) -> tuple[str, ...] | None:
+    try:
+        names = dbg.safe_arg_names(count)
+    except Exception:
+        names = getattr(dbg, "arg_names", None)
+    return tuple(names) if names is not None else None
+
+
+def _positional_names(signature: Any) -> list[str]:
+    if signature is None:
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    try:
+        return [p.name for p in signature.parameters.values() if p.kind in kinds]
+    except Exception:
+        return []
+
+
+def _module_of(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]

@@ -1,0 +1,63 @@
+"""What each runtime-confirmable rule looks like when it really happens. Pure data: no jax import here,
+because the linter's process reads ``CONFIRMABLE_CODES`` too."""
+
+from __future__ import annotations
+
+import dataclasses
+
+# How an attempt is traced: "plain" (jit trace with print capture), "leaks" (under jax.checking_leaks()),
+# "key-reuse" (jax_debug_key_reuse with custom PRNG so legacy PRNGKey keys are tracked too).
+PLAIN, LEAKS, KEY_REUSE = "plain", "leaks", "key-reuse"
+
+# What counts as the pitfall happening.
+EXCEPTION = "exception"  # a given exception class raised at the flagged line
+LEAK = "leak"  # "Leaked trace" raised at the end of the trace
+DISCARDED_UPDATE = "discarded-update"  # an array update at the flagged line whose result nothing uses
+PRINTED_TRACER = "printed-tracer"  # stdout/stderr written at the flagged line shows a tracer
+DEBUG_PRINT_TRACER = "debug-print-tracer"  # jax.debug.print called at the flagged line with a tracer in its format
+SELF_NOT_ARRAY = "self-not-array"  # a jitted method rejects its own instance as a traced argument
+
+
+@dataclasses.dataclass(frozen=True)
+class Expectation:
+    code: str
+    kind: str
+    mode: str = PLAIN
+    exception_names: tuple[str, ...] = ()  # any class in the exception's MRO with one of these names
+    message_patterns: tuple[str, ...] = ()  # and, when given, one of these substrings in its message
+    looks_for: str = ""  # said in NOT_REPRODUCED reasons
+
+
+def _exception(code: str, names: tuple[str, ...], *patterns: str, mode: str = PLAIN) -> Expectation:
+    return Expectation(code, EXCEPTION, mode, names, patterns, " or ".join(names))
+
+
+EXPECTATIONS: dict[str, Expectation] = {
+    e.code: e
+    for e in (
+        _exception("JAX101", ("TracerBoolConversionError", "ConcretizationTypeError")),
+        _exception(
+            "JAX102",
+            ("ConcretizationTypeError", "TracerIntegerConversionError", "TracerArrayConversionError"),
+        ),
+        # `x[i] = v` raises TypeError (immutable); `del x[i]` on a tracer raises AttributeError: __delitem__.
+        _exception(
+            "JAX103",
+            ("TypeError", "AttributeError"),
+            "immutable",
+            "__delitem__",
+            "support item deletion",
+            "support item assignment",
+        ),
+        _exception("JAX104", ("NonConcreteBooleanIndexError", "ConcretizationTypeError")),
+        Expectation("JAX105", LEAK, LEAKS, looks_for="a leaked tracer under jax.checking_leaks()"),
+        Expectation("JAX106", DISCARDED_UPDATE, looks_for="an array update whose result is never used"),
+        Expectation("JAX201", PRINTED_TRACER, looks_for="a tracer printed during tracing"),
+        Expectation("JAX203", DEBUG_PRINT_TRACER, looks_for="a tracer formatted into jax.debug.print's string"),
+        _exception("JAX301", ("KeyReuseError",), mode=KEY_REUSE),
+        Expectation("JAX405", SELF_NOT_ARRAY, looks_for="jax.jit rejecting the instance passed as `self`"),
+        _exception("JAX502", ("TypeError",), "requires ndarray or scalar arguments"),
+    )
+}
+
+CONFIRMABLE_CODES: frozenset[str] = frozenset(EXPECTATIONS)

@@ -1,0 +1,159 @@
+"""What the child reads from the module's source text: the `def` of a code object, its annotations as
+written, literal defaults, the `self.x` it reads, and how its parameters are used."""
+
+from __future__ import annotations
+
+import ast
+import re
+import types
+from collections.abc import Iterator
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+class ModuleSource:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.tree = ast.parse(text, filename=path)
+        self._nodes = [n for n in ast.walk(self.tree) if isinstance(n, FUNCTION_NODES)]
+
+    def compile(self) -> types.CodeType:
+        return compile(self.text, self.path, "exec", dont_inherit=True)
+
+    def node_for(self, code: types.CodeType) -> FunctionNode | None:
+        """The def (or lambda) that compiled to `code`: same name, same first line (the first decorator's)."""
+        for node in self._nodes:
+            name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
+            if name == code.co_name and first_line(node) == code.co_firstlineno:
+                return node
+        return None
+
+    def segment(self, node: ast.AST | None) -> str:
+        if node is None:
+            return ""
+        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+
+def first_line(node: FunctionNode) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([d.lineno for d in decorators] + [node.lineno])
+
+
+def parameters(node: FunctionNode) -> list[ast.arg]:
+    args = node.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+
+def annotation_text(source: ModuleSource, node: FunctionNode | None, name: str) -> str:
+    if node is None:
+        return ""
+    for arg in parameters(node):
+        if arg.arg == name and arg.annotation is not None:
+            text = source.segment(arg.annotation)
+            # `from __future__ import annotations` or a string annotation: look inside the string.
+            if isinstance(arg.annotation, ast.Constant) and isinstance(arg.annotation.value, str):
+                return arg.annotation.value
+            return text
+    return ""
+
+
+def default_nodes(node: FunctionNode) -> dict[str, ast.expr]:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    found = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return found
+
+
+def _names_in(node: ast.AST) -> Iterator[str]:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            yield sub.id
+
+
+def _body(node: FunctionNode) -> list[ast.AST]:
+    return [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+
+
+def _walk_body(node: FunctionNode) -> Iterator[ast.AST]:
+    for statement in _body(node):
+        yield from ast.walk(statement)
+
+
+def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]:
+    """Attributes read as `self.name` in the body (including nested functions), in order of first use."""
+    if node is None:
+        return []
+    seen: dict[str, None] = {}
+    for sub in _walk_body(node):
+        if (
+            isinstance(sub, ast.Attribute)
+            and isinstance(sub.ctx, ast.Load)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id == self_name
+        ):
+            seen.setdefault(sub.attr)
+    return list(seen)
+
+
+_INTEGER_NAME = re.compile(r"^(n|i|j|idx|index|count|step|steps|num|length|size|n_\w+|num_\w+|\w+_(idx|index|count))$")
+_INTEGER_CALLS = {"range", "arange", "fori_loop", "randint", "one_hot", "repeat", "tile"}
+
+
+def integer_looking(node: FunctionNode | None, name: str) -> bool:
+    """A parameter named like a count or index, or used as one: in range(), as a subscript, in arange()."""
+    if _INTEGER_NAME.match(name):
+        return True
+    if node is None:
+        return False
+    for sub in _walk_body(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in _INTEGER_CALLS and any(name in _names_in(a) for a in sub.args[:2]):
+                return True
+        if isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Name) and sub.slice.id == name:
+            return True
+    return False
+
+
+_JIT_NAMES = {"jit", "pjit", "filter_jit"}
+
+
+def jit_statics_from_decorators(node: FunctionNode | None) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """static_argnums/static_argnames of `@jax.jit(...)`/`@partial(jax.jit, ...)` as written; None if not jitted.
+
+    Used where only the code object is at hand (nested functions), so the runtime PjitFunction is not."""
+    if node is None or isinstance(node, ast.Lambda):
+        return None
+    for decorator in node.decorator_list:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        target = call.func if call else decorator
+        keywords = call.keywords if call else []
+        if call and _last_name(target) == "partial" and call.args:
+            target = call.args[0]
+        if _last_name(target) not in _JIT_NAMES:
+            continue
+        nums: tuple[int, ...] = ()
+        names: tuple[str, ...] = ()
+        for keyword in keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except ValueError:
+                continue
+            if keyword.arg == "static_argnums":
+                nums = (value,) if isinstance(value, int) else tuple(value)
+            elif keyword.arg == "static_argnames":
+                names = (value,) if isinstance(value, str) else tuple(value)
+        return nums, names
+    return None
+
+
+def _last_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
