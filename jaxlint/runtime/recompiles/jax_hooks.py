@@ -78,7 +78,10 @@ class Bus:
         message = f"{where}: {type(exc).__name__}: {exc}"
         if message not in self.errors and len(self.errors) < 20:
             self.errors.append(message)
-            print(f"jaxlint: recompile instrumentation error ({message}); counts may be incomplete", file=sys.stderr)
+            print(
+                f"jaxlint: recompile instrumentation error ({message}); counts may be incomplete",
+                file=sys.stderr,
+            )
 
     def _guard(self, method: Any, event: Any) -> None:
         try:
@@ -132,6 +135,7 @@ class _Instrumentation:
         self.own_explain_flag = False
         self.show_explain = False
         self.context_fn: Any = None
+        self.fallback_seen: set[tuple[str, int, str]] = set()
         jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
         try:
             import jaxlib
@@ -195,6 +199,12 @@ class _Instrumentation:
 
         trace_for_jit._jaxlint_original = original  # type: ignore[attr-defined]
         pjit._trace_for_jit = trace_for_jit
+        try:  # keep this wrapper out of the tracebacks JAX shows for errors in user code
+            from jax._src import traceback_util
+
+            traceback_util.register_exclusion(os.path.abspath(__file__))
+        except Exception:
+            pass
         return True
 
     @staticmethod
@@ -239,16 +249,25 @@ class _Instrumentation:
 
     # -- traces --------------------------------------------------------------------------------
     def _after_trace(
-        self, frame: _Frame, result: Any, fun: Any, ji: Any, ctx_mesh: Any, dbg: Any, avals: Any, args: Any, kwargs: Any
+        self,
+        frame: _Frame,
+        result: Any,
+        fun: Any,
+        ji: Any,
+        ctx_mesh: Any,
+        dbg: Any,
+        avals: Any,
+        args: Any,
+        kwargs: Any,
     ) -> None:
         if self.test_listener is not None and self.util.test_event_listener is not self.test_listener:
             self.trace_events_live = False  # someone replaced the listener: count every call instead
-        if self.trace_events_live and not frame.body_ran:
-            return  # the tracing cache hit: the Python body did not run
         info = self._function_info(fun)
         params = getattr(result, "params", None)
         name = params.get("name") if isinstance(params, dict) else None
         self._remember_name(name or info.qualname.rsplit(".", 1)[-1], info)
+        if self.trace_events_live and not frame.body_ran:
+            return  # the tracing cache hit: the Python body did not run
         if info.internal:
             self.bus.publish_trace(TraceEvent(info))
             return
@@ -263,7 +282,9 @@ class _Instrumentation:
         )
         context = self._context()
         reason = self.explainer.explain(info.key, fun, signature, context)
-        hint = next((text for path, line, text in reversed(frame.hints) if (path, line) == info.key[:2]), None)
+        hint = next(
+            (text for path, line, text in reversed(frame.hints) if (path, line) == info.key[:2]), None
+        )
         self.bus.publish_trace(TraceEvent(info, signature, reason, self._callsite(), hint))
         if self.own_explain_flag and self.hints_taken >= HINT_LIMIT:
             self._stop_explaining()
@@ -285,7 +306,7 @@ class _Instrumentation:
         code = getattr(target, "__code__", None)
         owner: Any = target
         if code is None:  # a callable object: its class's __call__
-            owner = getattr(type(target), "__call__", None)
+            owner = type(target).__call__ if callable(target) else None
             code = getattr(owner, "__code__", None)
         qualname = getattr(owner, "__qualname__", None) or getattr(code, "co_name", None) or repr(target)
         cache_key = (code, qualname)
@@ -293,12 +314,20 @@ class _Instrumentation:
         if info is None:
             module = getattr(owner, "__module__", None) or "?"
             if code is None:
-                info = FunctionInfo(module, qualname, "?", 0, 0, internal=module.split(".")[0] in ("jax", "jaxlib"))
+                info = FunctionInfo(
+                    module, qualname, "?", 0, 0, internal=module.split(".")[0] in ("jax", "jaxlib")
+                )
             else:
-                path = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
+                path = (
+                    os.path.abspath(code.co_filename)
+                    if not code.co_filename.startswith("<")
+                    else code.co_filename
+                )
                 first = code.co_firstlineno
                 line = self._def_line(path, first, code.co_name)
-                info = FunctionInfo(module, qualname, path, first, line, internal=path.startswith(self.internal_dirs))
+                info = FunctionInfo(
+                    module, qualname, path, first, line, internal=path.startswith(self.internal_dirs)
+                )
             self.infos[cache_key] = info
         return info
 
@@ -349,17 +378,18 @@ class _Instrumentation:
         if hint is None:  # JAX explains misses of user functions only: this one is JAX's own
             info = FunctionInfo("jax", name, "?", 0, 0, internal=True)
         else:
-            path, first_line, text = hint
-            line = self._def_line(path, first_line, name)
-            info = FunctionInfo(_module_of(path), name, path, first_line, line)
+            path, first_line, _ = hint
+            info = FunctionInfo(
+                _module_of(path), name, path, first_line, self._def_line(path, first_line, name)
+            )
         self._remember_name(name, info)
-        history = self.explainer._histories.get(info.key)  # noqa: SLF001 - only to tell first from repeat
-        reason = None if history is None else "unknown (signatures need the private JAX hook)"
-        if history is None:
-            self.explainer.explain(info.key, None, ())
-        self.bus.publish_trace(
-            TraceEvent(info, (), reason, self._callsite(), None if history is None else hint and hint[2])
-        )
+        if info.internal:
+            self.bus.publish_trace(TraceEvent(info))
+            return
+        repeat = info.key in self.fallback_seen
+        self.fallback_seen.add(info.key)
+        reason = "unknown: signatures need JAX's private jit hook" if repeat else None
+        self.bus.publish_trace(TraceEvent(info, (), reason, self._callsite(), hint[2] if repeat else None))
 
     # -- JAX's explanations --------------------------------------------------------------------
     def take_hint(self, message: str) -> None:
@@ -408,7 +438,9 @@ class _PersistentCacheNoise(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = str(record.msg)
-        return not (message.startswith("PERSISTENT COMPILATION CACHE MISS") or "persistent cache entry" in message)
+        return not (
+            message.startswith("PERSISTENT COMPILATION CACHE MISS") or "persistent cache entry" in message
+        )
 
 
 def _hint_text(message: str) -> str:
@@ -426,12 +458,10 @@ def _unwrap(fun: Any) -> Any:
         if isinstance(fun, functools.partial):
             fun = fun.func
             continue
-        inner = getattr(fun, "__func__", None)
-        if inner is None:
-            try:
-                inner = fun.__dict__.get("__wrapped__") if hasattr(fun, "__dict__") else None
-            except Exception:
-                inner = None
+        try:
+            inner = getattr(fun, "__func__", None) or getattr(fun, "__wrapped__", None)
+        except Exception:  # an object whose __getattr__ raises something else than AttributeError
+            inner = None
         if inner is None or inner is fun or not callable(inner):
             return fun
         fun = inner

@@ -82,7 +82,7 @@ class RetraceExplainer:
             return None
         old = olds[-1]
         changes = []
-        for i, (before, after) in enumerate(zip(old, context)):
+        for i, (before, after) in enumerate(zip(old, context, strict=False)):
             if before != after:
                 name = self._context_names[i] if len(self._context_names) == len(context) else f"#{i}"
                 changes.append(f"{name}: {_short(before)} → {_short(after)}")

@@ -72,7 +72,7 @@ def build_signature(
     names = list(leaf_names or ())
     if len(names) != len(avals):
         names = [f"arg{i}" for i in range(len(avals))]
-    entries: list[Entry] = [(name, describe_aval(aval)) for name, aval in zip(names, avals)]
+    entries: list[Entry] = [(name, describe_aval(aval)) for name, aval in zip(names, avals, strict=True)]
 
     dynamic_roots = {_root(name) for name in names}
     for index in sorted({i + len(args) if i < 0 else i for i in static_argnums}):

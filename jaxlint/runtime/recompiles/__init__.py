@@ -1,0 +1,41 @@
+"""Recompile counting: how often each jitted function is traced and compiled in a real run, and why.
+
+Three ways in, one counter (`jax_hooks.install()`, once per process):
+
+- `jaxlint --verify --run CMD` → `run_command()`: runs CMD with a `sitecustomize` on `PYTHONPATH`
+  (chaining to any existing one) that hooks JAX in each of the command's Python processes when it
+  imports jax, and writes one JSON report per process; the reports are merged, printed as a table
+  (or JSON) and checked against the compile budget.
+- the pytest plugin (`pytest --jaxlint-recompiles`): per-test and per-function counts.
+- `jaxlint.runtime.count_compiles()`: a context manager for assertions in users' tests.
+
+Budget: a function may compile at most `DEFAULT_MAX_COMPILES` (10) times in one process (one test
+under pytest) unless `--max-compiles N` or `[tool.jaxlint] max-compiles-per-function` (keys
+`"module:qualname"` or `"qualname"`; a script's module is `__main__`, its file stem also works) says
+otherwise. Ten leaves room for the few shapes a real program meets (train and eval batches, a
+last partial batch) and still catches a function that recompiles on every call of a loop. Budgets
+apply per process because each process compiles for itself: eight xdist workers compiling `step`
+once each is not a recompile.
+
+Importing this package does not import jax; only the hooks do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_MAX_COMPILES = 10
+
+__all__ = ["DEFAULT_MAX_COMPILES", "count_compiles", "run_command"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "run_command":
+        from .command import run_command
+
+        return run_command
+    if name == "count_compiles":
+        from .counting import count_compiles
+
+        return count_compiles
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
