@@ -13,10 +13,7 @@ from typing import Any
 
 from .signatures import Signature, closest, summarize
 
-NEW_FUNCTION_OBJECT = (
-    "new function object: jax.jit was given a function re-created on each call "
-    "(lambda, inner function, bound method or functools.partial), so JAX's cache never hits"
-)
+NEW_FUNCTION_OBJECT = "new function object: jax.jit got a lambda, inner function, bound method or partial made anew for each call"
 UNEXPLAINED = "same signature, function object and context: the cache was cleared, or jit options differ"
 _HISTORY_LIMIT = 64  # distinct (signature, context) pairs kept per function
 

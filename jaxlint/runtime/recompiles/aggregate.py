@@ -1,0 +1,134 @@
+"""Parent side of `--run`: merge the per-process reports and check each function's compile budget.
+
+A function compiled in several processes (a script and the subprocess it spawns, xdist workers) is
+one row; its counts add up, and the budget applies to the largest count in any single process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+
+@dataclasses.dataclass
+class FunctionTotals:
+    module: str
+    qualname: str
+    path: str
+    line: int
+    first_line: int
+    traces: int = 0
+    compiles: int = 0
+    persistent_cache_hits: int = 0
+    compile_seconds: float = 0.0
+    signatures: list[str] = dataclasses.field(default_factory=list)
+    signatures_dropped: int = 0
+    reasons: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    reasons_dropped: int = 0
+    processes: int = 0
+    max_compiles_in_process: int = 0
+    budget: int = 0
+
+    @property
+    def over_budget(self) -> bool:
+        return self.max_compiles_in_process > self.budget
+
+    @property
+    def retraced(self) -> bool:
+        return self.traces > 1 or self.compiles > 1
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}:{self.qualname}"
+
+
+@dataclasses.dataclass
+class RunTotals:
+    functions: list[FunctionTotals]
+    processes: list[dict[str, Any]]  # pid, ppid, argv, backend, … of each process that imported jax
+    internal_traces: int = 0
+    internal_compiles: int = 0
+    unattributed_compiles: dict[str, int] = dataclasses.field(default_factory=dict)
+    errors: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def backend(self) -> str | None:
+        backends = sorted({p["backend"] for p in self.processes if p.get("backend")})
+        return ",".join(backends) if backends else None
+
+    @property
+    def devices(self) -> list[str]:
+        return sorted({d for p in self.processes for d in p.get("devices", [])})
+
+    @property
+    def over_budget(self) -> list[FunctionTotals]:
+        return [f for f in self.functions if f.over_budget]
+
+
+def load_reports(directory: str) -> list[dict[str, Any]]:
+    """Every process report in `directory`, in start order; unreadable ones are skipped."""
+    reports = []
+    for path in glob.glob(os.path.join(directory, "*.json")):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                reports.append(json.load(handle))
+        except (OSError, ValueError):
+            continue
+    return sorted(reports, key=lambda r: r.get("pid", 0))
+
+
+def budget_for(module: str, qualname: str, path: str, budgets: Mapping[str, int], default: int) -> int:
+    """`module:qualname`, then `qualname`; a script's `__main__` also answers to its file stem."""
+    names = [f"{module}:{qualname}"]
+    if module == "__main__":
+        names.append(f"{os.path.splitext(os.path.basename(path))[0]}:{qualname}")
+    names.append(qualname)
+    for name in names:
+        if name in budgets:
+            return int(budgets[name])
+    return default
+
+
+def merge(reports: list[dict[str, Any]], *, budgets: Mapping[str, int], default_budget: int) -> RunTotals:
+    totals: dict[tuple[str, int, str], FunctionTotals] = {}
+    run = RunTotals(functions=[], processes=[])
+    for report in reports:
+        run.processes.append(
+            {k: report.get(k) for k in ("pid", "ppid", "argv", "backend", "devices", "jax_version", "mode")}
+        )
+        run.internal_traces += report.get("internal", {}).get("traces", 0)
+        run.internal_compiles += report.get("internal", {}).get("compiles", 0)
+        for name, count in report.get("unattributed_compiles", {}).items():
+            run.unattributed_compiles[name] = run.unattributed_compiles.get(name, 0) + count
+        run.errors.extend(e for e in report.get("errors", []) if e not in run.errors)
+        for fn in report.get("functions", []):
+            key = (fn["path"], fn["first_line"], fn["qualname"])
+            row = totals.get(key)
+            if row is None:
+                row = totals[key] = FunctionTotals(
+                    fn["module"], fn["qualname"], fn["path"], fn["line"], fn["first_line"]
+                )
+            _add(row, fn, report.get("pid"))
+    for row in totals.values():
+        row.budget = budget_for(row.module, row.qualname, row.path, budgets, default_budget)
+    run.functions = sorted(totals.values(), key=lambda f: (-f.compiles, -f.traces, f.path, f.line))
+    return run
+
+
+def _add(row: FunctionTotals, fn: dict[str, Any], pid: Any) -> None:
+    row.traces += fn["traces"]
+    row.compiles += fn["compiles"]
+    row.persistent_cache_hits += fn.get("persistent_cache_hits", 0)
+    row.compile_seconds += fn.get("compile_seconds", 0.0)
+    row.processes += 1
+    row.max_compiles_in_process = max(row.max_compiles_in_process, fn["compiles"])
+    for signature in fn.get("signatures", []):
+        if signature not in row.signatures:
+            row.signatures.append(signature)
+    row.signatures_dropped += fn.get("signatures_dropped", 0)
+    row.reasons.extend({**reason, "pid": pid} for reason in fn.get("reasons", []))
+    row.reasons_dropped += fn.get("reasons_dropped", 0)

@@ -1,0 +1,164 @@
+"""Child side of `--run`: counts this process's traces and compiles into its own JSON file.
+
+Loaded by the injected `sitecustomize` in every Python process of the command. It costs nothing until
+the process imports jax: a one-shot import watcher then hooks JAX right after `jax/__init__` ran, before
+the user's next line. The file is rewritten at most every half second while events arrive and at exit,
+so a process killed by a signal still leaves its counts; a forked child (multiprocessing's default on
+Linux) starts from zero under its own file and writes on every event, since it ends with `os._exit`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.abc
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from typing import Any
+
+from .recorder import Recorder
+
+ENV_DIR = "JAXLINT_RECOMPILES_DIR"
+FORMAT_VERSION = 1
+_WRITE_INTERVAL = 0.5
+
+
+class ProcessReport:
+    """A Recorder that keeps a JSON copy of its counts in the reports directory."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.recorder = Recorder()
+        self.path = self._new_path()
+        self.write_through = False
+        self._lock = threading.Lock()
+        self._written_version = -1
+        self._last_write = 0.0
+        self._bus: Any = None
+        self._backend: tuple[str, list[str]] | None = None
+
+    def start(self) -> None:
+        from .jax_hooks import install
+
+        self._bus = install()
+        self._bus.subscribe(self)
+        atexit.register(self.write)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+        self.write()  # an empty report still says "this process imported jax"
+
+    # the Recorder interface the bus calls
+    def on_trace(self, event: Any) -> None:
+        self.recorder.on_trace(event)
+        self._maybe_write()
+
+    def on_compile(self, event: Any) -> None:
+        self.recorder.on_compile(event)
+        self._maybe_write()
+
+    def _maybe_write(self) -> None:
+        if self.write_through or time.monotonic() - self._last_write >= _WRITE_INTERVAL:
+            self.write()
+
+    def _after_fork(self) -> None:
+        self.recorder = Recorder()
+        self.path = self._new_path()
+        self.write_through = True
+        self._lock = threading.Lock()
+        self._written_version = -1
+
+    def _new_path(self) -> str:
+        return os.path.join(self.directory, f"{os.getpid()}-{uuid.uuid4().hex[:8]}.json")
+
+    def write(self) -> None:
+        with self._lock:
+            if self.recorder.version == self._written_version and self._written_version >= 0:
+                return
+            self._written_version = self.recorder.version
+            self._last_write = time.monotonic()
+            data = self.recorder.snapshot()
+            data.update(
+                format=FORMAT_VERSION,
+                pid=os.getpid(),
+                ppid=os.getppid(),
+                argv=list(getattr(sys, "argv", [])),
+                executable=sys.executable,
+                mode=getattr(self._bus, "mode", "?"),
+                errors=list(getattr(self._bus, "errors", [])),
+                jax_version=_jax_version(),
+            )
+            if data["compiles_total"]:  # the backend is up: asking does not start one
+                data["backend"], data["devices"] = self._devices()
+            tmp = self.path + ".tmp"
+            try:
+                with open(tmp, "w", encoding="utf-8") as handle:
+                    json.dump(data, handle)
+                os.replace(tmp, self.path)
+            except OSError:
+                pass  # the reports directory is gone: the parent stopped listening
+
+    def _devices(self) -> tuple[str, list[str]]:
+        if self._backend is None:
+            try:
+                import jax
+
+                devices = jax.devices()
+                self._backend = (
+                    jax.default_backend(),
+                    [f"{d.platform}:{d.device_kind}:{d.id}" for d in devices[:8]],
+                )
+            except Exception as exc:
+                self._backend = (f"unknown ({type(exc).__name__})", [])
+        return self._backend
+
+
+def _jax_version() -> str | None:
+    module = sys.modules.get("jax")
+    return getattr(module, "__version__", None)
+
+
+class _JaxImportWatcher(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: it wraps jax's own loader so the hooks go in right after `import jax`."""
+
+    def __init__(self, on_import: Any) -> None:
+        self.on_import = on_import
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "jax":
+            return None
+        sys.meta_path.remove(self)  # one shot: later imports of jax are cache hits anyway
+        spec = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find else None
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+        on_import = self.on_import
+
+        def exec_then_hook(module: Any) -> None:
+            exec_module(module)
+            on_import()
+
+        spec.loader.exec_module = exec_then_hook  # this loader instance serves this one spec only
+        return spec
+
+
+def activate(directory: str) -> None:
+    """Record this process into `directory` once it imports jax (now, if it already has)."""
+
+    def start() -> None:
+        try:
+            ProcessReport(directory).start()
+        except Exception as exc:  # never break the user's program
+            print(f"jaxlint: recompile counting is off in this process: {exc!r}", file=sys.stderr)
+
+    if "jax" in sys.modules:
+        start()
+    else:
+        sys.meta_path.insert(0, _JaxImportWatcher(start))

@@ -1,0 +1,196 @@
+"""The `--run` report: a table sorted by compiles, or one JSON object for CI dashboards."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, TextIO
+
+from .aggregate import FunctionTotals, RunTotals
+from .crossref import Verdict
+
+_SIGNATURES_SHOWN = 4
+_REASONS_SHOWN = 5
+_WIDTH = 110
+
+
+def display_path(path: str) -> str:
+    """Relative to the working directory when the file is under it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if rel.startswith(os.pardir) else rel
+
+
+def to_json(
+    *, command: str, exit_code: int, run: RunTotals, verdicts: list[Verdict], default_budget: int
+) -> dict[str, Any]:
+    return {
+        "command": command,
+        "exit_code": exit_code,
+        "backend": run.backend,
+        "devices": run.devices,
+        "jax_version": next((p["jax_version"] for p in run.processes if p.get("jax_version")), None),
+        "processes": run.processes,
+        "max_compiles": default_budget,
+        "functions": [_function_json(f) for f in run.functions],
+        "over_budget": [f.name for f in run.over_budget],
+        "internal": {"traces": run.internal_traces, "compiles": run.internal_compiles},
+        "unattributed_compiles": run.unattributed_compiles,
+        "static_findings": [v.to_dict() for v in verdicts],
+        "errors": run.errors,
+    }
+
+
+def _function_json(f: FunctionTotals) -> dict[str, Any]:
+    return {
+        "qualname": f.qualname,
+        "module": f.module,
+        "path": display_path(f.path),
+        "line": f.line,
+        "traces": f.traces,
+        "compiles": f.compiles,
+        "signatures": f.signatures,
+        "reasons": [{**r, "callsite": _display_callsite(r.get("callsite"))} for r in f.reasons],
+        "processes": f.processes,
+        "max_compiles_in_process": f.max_compiles_in_process,
+        "budget": f.budget,
+        "over_budget": f.over_budget,
+        "persistent_cache_hits": f.persistent_cache_hits,
+        "compile_seconds": round(f.compile_seconds, 4),
+        "signatures_dropped": f.signatures_dropped,
+        "reasons_dropped": f.reasons_dropped,
+    }
+
+
+def _display_callsite(callsite: str | None) -> str | None:
+    if not callsite:
+        return callsite
+    path, _, line = callsite.rpartition(":")
+    return f"{display_path(path)}:{line}"
+
+
+def write_json(out: TextIO, data: dict[str, Any]) -> None:
+    json.dump(data, out, indent=2)
+    out.write("\n")
+
+
+def write_text(
+    out: TextIO, *, command: str, exit_code: int, run: RunTotals, verdicts: list[Verdict], default_budget: int
+) -> None:
+    w = out.write
+    count = len(run.processes)
+    backend = run.backend or "none (nothing compiled)"
+    devices = f" ({', '.join(run.devices)})" if run.devices else ""
+    w(f"jaxlint --run: {command}\n")
+    w(
+        f"  exit code {exit_code} · backend {backend}{devices} · {count} Python process{'es' if count != 1 else ''}"
+        f" with jax · budget {default_budget} compiles per function and process\n"
+    )
+    if not run.processes:
+        w(
+            "  no Python process of the command imported jax: not a Python command, or one run with"
+            " `python -I`, `-E` or `-S`, which skip the injected sitecustomize\n"
+        )
+    shown = [f for f in run.functions if f.retraced or f.over_budget]
+    quiet = [f for f in run.functions if f not in shown]
+    if shown:
+        w(f"\n  {'compiles':>8}  {'traces':>6}  {'sigs':>4}  function  (defined at)\n")
+        for f in shown:
+            _write_function(out, f)
+    if quiet:
+        total = sum(f.compiles for f in quiet)
+        w(
+            f"\n  {len(quiet)} other jitted function{'s' if len(quiet) != 1 else ''} traced once"
+            f" ({total} compile{'s' if total != 1 else ''}): "
+            + ", ".join(f.qualname for f in quiet[:8])
+            + (", …" if len(quiet) > 8 else "")
+            + "\n"
+        )
+    if run.internal_compiles or run.internal_traces:
+        w(
+            f"  JAX's own functions (eager op-by-op dispatch, jnp helpers): {run.internal_traces} traces,"
+            f" {run.internal_compiles} compiles\n"
+        )
+    if run.unattributed_compiles:
+        names = ", ".join(f"{n} ×{c}" for n, c in sorted(run.unattributed_compiles.items()))
+        w(f"  compiles not attributed to a traced function: {names}\n")
+    for error in run.errors:
+        w(f"  instrumentation error: {error}\n")
+    _write_verdicts(out, verdicts)
+    over = run.over_budget
+    if over:
+        w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
+        w(", ".join(f"{f.qualname} ({f.max_compiles_in_process} > {f.budget})" for f in over) + "\n")
+    if exit_code != 0:
+        w(f"\n  the command failed with exit code {exit_code}\n")
+
+
+def _write_function(out: TextIO, f: FunctionTotals) -> None:
+    w = out.write
+    where = f"{display_path(f.path)}:{f.line}"
+    flag = f"  OVER BUDGET ({f.max_compiles_in_process} > {f.budget})" if f.over_budget else ""
+    processes = (
+        f"  [{f.processes} processes, at most {f.max_compiles_in_process} in one]" if f.processes > 1 else ""
+    )
+    sigs = len(f.signatures) + f.signatures_dropped
+    w(f"  {f.compiles:>8}  {f.traces:>6}  {sigs:>4}  {f.module}:{f.qualname}  ({where}){flag}{processes}\n")
+    indent = " " * 26
+    for signature in f.signatures[:_SIGNATURES_SHOWN]:
+        w(_clip(f"{indent}seen {signature}") + "\n")
+    if sigs > _SIGNATURES_SHOWN:
+        w(f"{indent}… {sigs - _SIGNATURES_SHOWN} more signatures\n")
+    groups = _group_reasons(f.reasons)
+    for first, last, reason, callsite in groups[:_REASONS_SHOWN]:
+        which = f"retrace {first}" if first == last else f"retraces {first}–{last}"
+        at = f"  [{_display_callsite(callsite)}]" if callsite else ""
+        w(f"{indent}{which}: {reason}{at}\n")
+    hidden = len(groups) - _REASONS_SHOWN + f.reasons_dropped
+    if hidden > 0:
+        w(f"{indent}… {hidden} more retrace reasons (see --format json)\n")
+
+
+def _group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[int, int, str, str | None]]:
+    """Consecutive retraces with the same reason in the same process collapse into one line."""
+    groups: list[tuple[int, int, str, str | None]] = []
+    last_pid: Any = object()
+    for r in reasons:
+        reason = r["reason"]
+        if r["reason"] == "unknown" and r.get("jax_hint"):
+            reason = f"unknown; JAX says: {r['jax_hint']}"
+        if (
+            groups
+            and groups[-1][2] == reason
+            and r.get("pid") == last_pid
+            and r["trace"] == groups[-1][1] + 1
+        ):
+            first, _, _, callsite = groups[-1]
+            groups[-1] = (first, r["trace"], reason, callsite)
+        else:
+            groups.append((r["trace"], r["trace"], reason, r.get("callsite")))
+        last_pid = r.get("pid")
+    return groups
+
+
+def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
+    confirmed = [v for v in verdicts if v.confirmed]
+    if confirmed:
+        out.write("\n")
+    for v in confirmed:
+        f, fn = v.finding, v.function
+        assert fn is not None
+        out.write(
+            f"  CONFIRMED {f.code} {display_path(f.path)}:{f.line}:{f.column}: '{fn.qualname}' was traced"
+            f" {fn.traces} times and compiled {fn.compiles} times\n"
+        )
+    unconfirmed = len(verdicts) - len(confirmed)
+    if unconfirmed:
+        out.write(
+            f"  {unconfirmed} JAX401/JAX402 finding{'s' if unconfirmed != 1 else ''} not observed recompiling"
+            " in this run\n"
+        )
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= _WIDTH else line[: _WIDTH - 1] + "…"
