@@ -412,11 +412,12 @@ class FlowWalker:
     def _propagate(self, call: cst.Call, frame: Frame) -> None:
         """A same-module function called with traced arguments is traced too."""
         if frame.qualname(call.func) in _TREE_MAPS and call.args:
-            trees = [a for a in call.args[1:] if a.keyword is None]
-            traced = any(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED) for a in trees)
+            # Each parameter receives the leaves of the tree in its position.
+            trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
+            traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
                 params = positional_params(callee.node.params)  # type: ignore[attr-defined]
-                names = {p.name.value for p in params[: len(trees)]} if traced else set()
+                names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
                 self._mark(callee, names, frame)
             return
         for callee, bound_self in self.index.resolve_function(call.func, frame.unit):

@@ -145,16 +145,27 @@ def _in_axes_none(node: cst.BaseExpression) -> tuple[frozenset[int], bool]:
     return frozenset(), False
 
 
+# Options a transformation accepts positionally after the function, in order.
+_POSITIONAL_OPTIONS = {"jax.vmap": ("in_axes",), "equinox.filter_vmap": ("in_axes",)}
+
+
 def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     """Read static_argnums / static_argnames / in_axes from a transformation's keyword arguments."""
     argnums: set[int] = set()
     argnames: set[str] = set()
     unbatched: frozenset[int] = frozenset()
     unknown = False
+    positional_keys = _POSITIONAL_OPTIONS.get(qualname, ())
+    positional = [a for a in args if a.keyword is None]
     for arg in args:
         if arg.keyword is None:
-            continue
-        key = arg.keyword.value
+            # vmap(f, in_axes): the options after the function may be given positionally.
+            index = positional.index(arg)
+            if arg.star or index >= len(positional_keys):
+                continue
+            key = positional_keys[index]
+        else:
+            key = arg.keyword.value
         if key in ("static_argnums", "static_broadcasted_argnums"):
             nums = _int_literals(arg.value)
             if nums is None:

@@ -57,7 +57,7 @@ BOOL_FUNCTIONS = frozenset(
     ).split()
 ) | frozenset({"jax.lax.lt", "jax.lax.le", "jax.lax.gt", "jax.lax.ge", "jax.lax.eq", "jax.lax.ne"})
 # Other `jax.*` functions that return arrays built from their arguments.
-ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready", "jax.tree.map", "jax.tree_util.tree_map"})
+ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
 CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
 NON_BOOL_OPERATORS = (cst.Is, cst.IsNot)
 
@@ -180,8 +180,6 @@ def _call(node: cst.Call, scope: Scope) -> int:
             out = ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0)
             if scope.kind >= STRICT or (scope.kind == GRAD and args & (TRACED | HOLDS_TRACED)):
                 out |= TRACED
-            if name in ("jax.tree.map", "jax.tree_util.tree_map"):
-                return HOLDS_TRACED if out & TRACED else 0
             return out
         if name in ("builtins.list", "builtins.tuple"):
             held = HOLDS_TRACED if args & (TRACED | HOLDS_TRACED) else 0

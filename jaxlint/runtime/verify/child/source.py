@@ -132,9 +132,9 @@ def jit_statics_from_decorators(node: FunctionNode | None) -> tuple[tuple[int, .
         call = decorator if isinstance(decorator, ast.Call) else None
         target = call.func if call else decorator
         keywords = call.keywords if call else []
-        if call and _last_name(target) == "partial" and call.args:
+        if call and last_name(target) == "partial" and call.args:
             target = call.args[0]
-        if _last_name(target) not in _JIT_NAMES:
+        if last_name(target) not in _JIT_NAMES:
             continue
         nums: tuple[int, ...] = ()
         names: tuple[str, ...] = ()
@@ -151,7 +151,7 @@ def jit_statics_from_decorators(node: FunctionNode | None) -> tuple[tuple[int, .
     return None
 
 
-def _last_name(node: ast.AST) -> str:
+def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):

@@ -1,0 +1,184 @@
+"""One attempt: trace the target with one set of inputs under `jax.jit(...).trace`, in a checking mode,
+and keep everything a rule's expectation may look at: the exception, the jaxpr, and what was printed
+(with the line that printed it)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import io
+import os
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+from .expectations import KEY_REUSE, LEAKS
+from .inputs import Arg, CallInputs
+from .resolve import CLASSMETHOD, METHOD, Target
+
+
+@dataclasses.dataclass
+class Outcome:
+    error: BaseException | None = None
+    jaxpr: Any = None
+    writes: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (line, text) printed in tracing
+    debug_formats: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # jax.debug.print formats
+
+
+class ModuleLines:
+    """Finds the line of the user's module that is running, from inside a callee (print, debug.print)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path)
+        self._known: dict[str, bool] = {}
+
+    def is_module(self, filename: str) -> bool:
+        known = self._known.get(filename)
+        if known is None:
+            known = self._known[filename] = os.path.realpath(filename) == self.path
+        return known
+
+    def current_line(self, depth: int = 2) -> int:
+        frame: types.FrameType | None = sys._getframe(depth)
+        while frame is not None and not self.is_module(frame.f_code.co_filename):
+            frame = frame.f_back
+        return frame.f_lineno if frame is not None else 0
+
+
+class _RecordingStream(io.TextIOBase):
+    def __init__(self, lines: ModuleLines, sink: list[tuple[int, str]]) -> None:
+        self._lines = lines
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        self._sink.append((self._lines.current_line(), text))
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+
+class DebugPrintRecorder:
+    """Wraps jax.debug.print (before the user's module is imported, so `from jax.debug import print` gets
+    the wrapper too) to record the format string each call site passes while an attempt is recording."""
+
+    def __init__(self, jax: Any, lines: ModuleLines) -> None:
+        self.lines = lines
+        self.sink: list[tuple[int, str]] | None = None
+        original = jax.debug.print
+
+        @functools.wraps(original)
+        def recording_print(fmt: Any, *args: Any, **kwargs: Any) -> Any:
+            if self.sink is not None:
+                self.sink.append((self.lines.current_line(), str(fmt)))
+            return original(fmt, *args, **kwargs)
+
+        jax.debug.print = recording_print
+
+    @contextlib.contextmanager
+    def recording(self, sink: list[tuple[int, str]]) -> Iterator[None]:
+        self.sink = sink
+        try:
+            yield
+        finally:
+            self.sink = None
+
+
+@contextlib.contextmanager
+def checking_mode(jax: Any, mode: str) -> Iterator[None]:
+    if mode == LEAKS:
+        with jax.checking_leaks():
+            yield
+    elif mode == KEY_REUSE:
+        # Custom-PRNG mode makes legacy jax.random.PRNGKey keys typed, so the reuse checker sees them too.
+        before = (jax.config.jax_debug_key_reuse, jax.config.jax_enable_custom_prng)
+        jax.config.update("jax_debug_key_reuse", True)
+        jax.config.update("jax_enable_custom_prng", True)
+        try:
+            yield
+        finally:
+            jax.config.update("jax_debug_key_reuse", before[0])
+            jax.config.update("jax_enable_custom_prng", before[1])
+    else:
+        yield
+
+
+def make_instance(target: Target, attributes: dict[str, Any]) -> Any:
+    """`self` for a method: the class's instance without running __init__, with the attributes it reads."""
+    instance: Any = types.SimpleNamespace()
+    if target.owner is not None:
+        try:
+            instance = target.owner.__new__(target.owner)
+        except Exception:
+            instance = types.SimpleNamespace()
+    for name, value in attributes.items():
+        try:
+            object.__setattr__(instance, name, value)
+        except Exception:
+            continue
+    return instance
+
+
+def _bound_first(target: Target, call: CallInputs) -> list[Any]:
+    if target.binding == METHOD:
+        return [make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})]
+    if target.binding == CLASSMETHOD:
+        return [target.owner if target.owner is not None else types.SimpleNamespace()]
+    return []
+
+
+def _array_leaves(jax: Any, out: Any) -> list[Any]:
+    # Only arrays can leave a jit trace; keep them so a discarded update stays distinguishable from a used one.
+    return [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, jax.Array)]
+
+
+def run_attempt(
+    jax: Any, target: Target, call: CallInputs, mode: str, lines: ModuleLines, recorder: DebugPrintRecorder
+) -> Outcome:
+    outcome = Outcome()
+    jax.clear_caches()  # a tracing-cache hit would skip the Python body, and with it every check
+    try:
+        with checking_mode(jax, mode):
+            first = _bound_first(target, call)
+            positional = [(a, a.spec.build(a.traced)) for a in call.positional]
+            keyword = {name: (a, a.spec.build(a.traced)) for name, a in call.keyword.items()}
+            dynamic = [v for a, v in positional if a.traced] + [v for a, v in keyword.values() if a.traced]
+
+            def entry(*traced: Any) -> list[Any]:
+                values = iter(traced)
+                args = [*first, *[next(values) if a.traced else v for a, v in positional]]
+                kwargs = {name: next(values) if a.traced else v for name, (a, v) in keyword.items()}
+                return _array_leaves(jax, target.function(*args, **kwargs))
+
+            stream = _RecordingStream(lines, outcome.writes)
+            with (
+                contextlib.redirect_stdout(stream),
+                contextlib.redirect_stderr(stream),
+                recorder.recording(outcome.debug_formats),
+            ):
+                outcome.jaxpr = jax.jit(entry).trace(*dynamic).jaxpr
+    except BaseException as error:  # user code may raise anything, SystemExit included
+        outcome.error = error
+    return outcome
+
+
+def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs) -> Outcome:
+    """Call the user's own jitted method the way `instance.method(...)` does: with the instance as an
+    argument of the jit, which JAX rejects unless `self` is static."""
+    outcome = Outcome()
+    jax.clear_caches()
+    try:
+        instance = make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})
+        args = [instance, *[_value(a) for a in call.positional]]
+        kwargs = {name: _value(a) for name, a in call.keyword.items()}
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            outcome.jaxpr = target.jitted.trace(*args, **kwargs).jaxpr
+    except BaseException as error:
+        outcome.error = error
+    return outcome
+
+
+def _value(arg: Arg) -> Any:
+    return arg.spec.build(arg.traced)

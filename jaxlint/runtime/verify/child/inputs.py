@@ -1,0 +1,327 @@
+"""Arguments to trace a function with, cheapest first: the user's declared examples, else what the
+annotations say, else a small search (float32 scalar, then (3,), then (2, 3); int32 first for parameters
+that look like counts or indices; typed keys for parameters that look like PRNG keys)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from typing import Any
+
+from . import source as src
+from .resolve import CLASSMETHOD, METHOD, Target
+
+
+class NoInputs(Exception):
+    """No arguments could be built; the message is the NOT_RUN reason."""
+
+
+_SHORT_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32", "uint32": "u32"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ArraySpec:
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    weak: bool = False  # a Python scalar under jit
+
+    def describe(self) -> str:
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{_SHORT_DTYPES.get(self.dtype, self.dtype)}[{dims}]"
+
+    def build(self, traced: bool) -> Any:
+        import jax
+        import jax.numpy as jnp
+
+        if traced:
+            return jax.ShapeDtypeStruct(self.shape, jnp.dtype(self.dtype), weak_type=self.weak)
+        return jnp.ones(self.shape, self.dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeySpec:
+    legacy: bool = False  # a raw uint32[2] PRNGKey (typed under custom-PRNG mode)
+
+    def describe(self) -> str:
+        return "PRNGKey(0)" if self.legacy else "key(0)"
+
+    def build(self, traced: bool) -> Any:
+        import jax
+
+        return jax.random.PRNGKey(0) if self.legacy else jax.random.key(0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueSpec:
+    """A concrete Python value: a static argument, or a value from a declared example."""
+
+    value: Any
+    text: str = ""
+
+    def describe(self) -> str:
+        return self.text or _short_repr(self.value)
+
+    def build(self, traced: bool) -> Any:
+        return self.value
+
+
+Spec = ArraySpec | KeySpec | ValueSpec
+
+
+@dataclasses.dataclass(frozen=True)
+class Arg:
+    spec: Spec
+    traced: bool
+
+
+@dataclasses.dataclass
+class CallInputs:
+    """One way to call the target: arguments (traced or static) and the attributes its `self` needs."""
+
+    positional: list[Arg]
+    keyword: dict[str, Arg]
+    attributes: dict[str, Spec]
+    text: str
+    declared: bool = False  # from the user's examples
+
+
+FLOAT_SEARCH = (ArraySpec(()), ArraySpec((3,)), ArraySpec((2, 3)))
+INT_SEARCH = (ArraySpec((), "int32"), ArraySpec((3,), "int32"), ArraySpec(()))
+KEY_SEARCH = (KeySpec(), KeySpec(legacy=True))
+
+_KEY_NAME = re.compile(r"(^|_)(key|rng|prng|subkey|rng_key|prng_key)\d*($|_)")
+_ARRAY_TYPES = {"Array", "ndarray", "ArrayLike", "ArrayImpl", "Tracer", "DeviceArray", "NDArray"}
+_KEY_TYPES = {"PRNGKeyArray", "KeyArray", "PRNGKey"}
+_JAXTYPING = re.compile(
+    r"^(?:[\w]+\.)*(?P<kind>Float\d*|BFloat16|Int\d*|UInt\d*|Integer|Bool|Complex\d*|Inexact|Real|Num|Shaped|Key)"
+    r"\[\s*[\w.\[\]]+\s*,\s*(?P<q>['\"])(?P<dims>.*)(?P=q)\s*\]$"
+)
+_JAXTYPING_DTYPES = {
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Int8": "int8",
+    "Int16": "int16",
+    "UInt8": "uint8",
+    "UInt32": "uint32",
+    "UInt": "uint32",
+    "Bool": "bool",
+    "Complex": "complex64",
+    "Complex64": "complex64",
+}
+_SCALAR_TYPES = {
+    "float": ArraySpec((), "float32", weak=True),
+    "int": ArraySpec((), "int32", weak=True),
+    "bool": ArraySpec((), "bool"),
+    "complex": ArraySpec((), "complex64", weak=True),
+}
+_STATIC_GUESSES: dict[str, Any] = {"int": 2, "float": 1.0, "bool": True, "None": None}
+_UNBUILDABLE = re.compile(r"^(str|bytes|Callable|callable|type|Type|.*Callable\[.*)$")
+
+
+class DimSizes:
+    """Sizes for named jaxtyping dimensions, shared by the parameters of one call: b=2, n=3, d=4, ..."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, int] = {}
+
+    def shape(self, dims: str) -> tuple[int, ...]:
+        shape: list[int] = []
+        for token in dims.split():
+            token = token.lstrip("*#?")
+            if token in ("...", "") or token.startswith("*"):
+                continue
+            if token.isdigit():
+                shape.append(int(token))
+            elif "=" in token and token.split("=", 1)[1].isdigit():
+                shape.append(int(token.split("=", 1)[1]))
+            else:
+                shape.append(self.sizes.setdefault(token, 2 + len(self.sizes)))
+        return tuple(shape)
+
+
+def _strip_optional(text: str) -> str:
+    text = text.strip().strip("'\"").strip()
+    match = re.match(r"^(?:typing\.)?Optional\[(.*)\]$", text)
+    if match:
+        return match.group(1).strip()
+    parts = [p.strip() for p in text.split("|")]
+    if "None" in parts and len(parts) == 2:
+        return next(p for p in parts if p != "None")
+    return text
+
+
+def traced_candidates(name: str, annotation: str, integer_like: bool, dims: DimSizes) -> tuple[Spec, ...]:
+    """Candidate specs for a traced parameter, cheapest first; () when none can be built."""
+    text = _strip_optional(annotation)
+    base = text.rsplit(".", 1)[-1]
+    match = _JAXTYPING.match(text)
+    if match:
+        kind = match.group("kind")
+        if kind == "Key":
+            return KEY_SEARCH
+        dtype = _JAXTYPING_DTYPES.get(kind) or ("int32" if kind.startswith(("Int", "UInt")) else "float32")
+        if kind.startswith("UInt") and kind not in _JAXTYPING_DTYPES:
+            dtype = "uint32"
+        return (ArraySpec(dims.shape(match.group("dims")), dtype),)
+    if base in _KEY_TYPES or (_KEY_NAME.search(name) and (not text or base in _ARRAY_TYPES)):
+        return KEY_SEARCH
+    if text in _SCALAR_TYPES:
+        return (_SCALAR_TYPES[text],)
+    if text and _UNBUILDABLE.match(text):
+        return ()
+    return INT_SEARCH if integer_like else FLOAT_SEARCH
+
+
+def static_value(annotation: str) -> ValueSpec | None:
+    """A concrete value for a static parameter without a default; None when it cannot be guessed."""
+    text = _strip_optional(annotation)
+    if annotation and text != annotation.strip().strip("'\""):
+        return ValueSpec(None)  # Optional[...]: None is a valid value
+    if not text:
+        return ValueSpec(2)
+    if text in _STATIC_GUESSES:
+        return ValueSpec(_STATIC_GUESSES[text])
+    if re.match(r"^(tuple|Tuple|Sequence|typing\.Sequence|typing\.Tuple)\[int", text):
+        return ValueSpec((2, 3))
+    return None
+
+
+def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
+    """Calls built from annotations and the small search; raises NoInputs naming the parameter that blocks."""
+    params = target.parameters
+    bound = params[0].name if target.binding in (METHOD, CLASSMETHOD) and params else None
+    dims = DimSizes()
+    slots: list[tuple[inspect.Parameter, bool, tuple[Spec, ...]]] = []
+    for index, param in enumerate(params):
+        if param.name == bound or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is not param.empty:
+            continue  # called with its default, as most callers do
+        annotation = src.annotation_text(source, target.node, param.name) or _runtime_annotation(param)
+        if target.is_static(index, param.name):
+            value = static_value(annotation)
+            if value is None:
+                raise NoInputs(f"no value for static parameter '{param.name}: {annotation}'; declare an example")
+            slots.append((param, False, (value,)))
+            continue
+        candidates = traced_candidates(
+            param.name, annotation, src.integer_looking(target.node, param.name), dims
+        )
+        if not candidates:
+            raise NoInputs(f"cannot build a traced value for parameter '{param.name}: {annotation}'")
+        slots.append((param, True, candidates))
+    attributes = _attribute_candidates(target, bound)
+    rounds = max([len(c) for _, _, c in slots] + [len(c) for c in attributes.values()] + [1])
+    calls: list[CallInputs] = []
+    seen: set[str] = set()
+    for r in range(rounds):
+        positional: list[Arg] = []
+        keyword: dict[str, Arg] = {}
+        words: list[str] = []
+        for param, traced, candidates in slots:
+            spec = candidates[min(r, len(candidates) - 1)]
+            arg = Arg(spec, traced)
+            if param.kind == param.POSITIONAL_ONLY:
+                positional.append(arg)
+            else:
+                keyword[param.name] = arg
+            words.append(f"{param.name}: {spec.describe()}" if traced else f"{param.name}={spec.describe()}")
+        chosen = {name: c[min(r, len(c) - 1)] for name, c in attributes.items()}
+        words += [f"self.{name}={spec.describe()}" for name, spec in chosen.items()]
+        text = ", ".join(words) or "no arguments"
+        if text not in seen:
+            seen.add(text)
+            calls.append(CallInputs(positional, keyword, chosen, text))
+    return calls
+
+
+def _runtime_annotation(param: inspect.Parameter) -> str:
+    if param.annotation is param.empty:
+        return ""
+    annotation = param.annotation
+    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+
+
+def _attribute_candidates(target: Target, self_name: str | None) -> dict[str, tuple[Spec, ...]]:
+    """`self.x` reads in a method that the class does not define: concrete arrays set on a bare instance."""
+    if target.binding != METHOD or self_name is None:
+        return {}
+    names = src.self_attributes_read(target.node, self_name)
+    owner = target.owner
+    found: dict[str, tuple[Spec, ...]] = {}
+    for name in names:
+        if owner is not None and hasattr(owner, name):
+            continue
+        if _KEY_NAME.search(name):
+            found[name] = KEY_SEARCH
+        else:
+            found[name] = INT_SEARCH if src.integer_looking(None, name) else FLOAT_SEARCH
+    return found
+
+
+def example_calls(target: Target, expressions: list[str], namespace: dict[str, Any]) -> list[CallInputs]:
+    """The user's declared examples: each a string of call arguments, evaluated with jax/jnp/np at hand."""
+    calls = []
+    params = target.parameters
+    bound = params[0].name if target.binding in (METHOD, CLASSMETHOD) and params else None
+    signature = inspect.Signature([p for p in params if p.name != bound])
+    for expression in expressions:
+        try:
+            args, kwargs = eval(f"__jaxlint_args__({expression})", namespace)
+            binding = signature.bind_partial(*args, **kwargs)
+        except Exception as error:
+            raise NoInputs(f"example '{expression}' failed: {type(error).__name__}: {error}") from None
+        positional: list[Arg] = []
+        keyword: dict[str, Arg] = {}
+        for name, value in binding.arguments.items():
+            param = signature.parameters[name]
+            index = [p.name for p in params].index(name)
+            static = target.is_static(index, name)
+            if param.kind == param.VAR_POSITIONAL:
+                positional += [Arg(ValueSpec(v), not static and _traceable(v, target)) for v in value]
+            elif param.kind == param.VAR_KEYWORD:
+                keyword.update({k: Arg(ValueSpec(v), _traceable(v, target)) for k, v in value.items()})
+            elif param.kind == param.POSITIONAL_ONLY:
+                positional.append(Arg(ValueSpec(value), not static and _traceable(value, target)))
+            else:
+                keyword[name] = Arg(ValueSpec(value), not static and _traceable(value, target))
+        attributes = {name: c[0] for name, c in _attribute_candidates(target, bound).items()}
+        calls.append(CallInputs(positional, keyword, attributes, f"example: {expression}", declared=True))
+    return calls
+
+
+def _traceable(value: Any, target: Target) -> bool:
+    """Under the user's jax.jit every non-static argument is traced; for a plain function, only arguments
+    that hold arrays are (a Python number stays the concrete value the caller wrote)."""
+    if target.under_jit:
+        return True
+    import jax
+
+    leaves = jax.tree_util.tree_leaves(value)
+    return bool(leaves) and any(
+        isinstance(leaf, jax.ShapeDtypeStruct) or hasattr(leaf, "shape") and hasattr(leaf, "dtype")
+        for leaf in leaves
+    )
+
+
+def example_namespace(module_namespace: dict[str, Any]) -> dict[str, Any]:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    namespace = dict(module_namespace)
+    namespace.update(
+        jax=jax,
+        jnp=jnp,
+        np=np,
+        lax=jax.lax,
+        sds=jax.ShapeDtypeStruct,
+        __jaxlint_args__=lambda *args, **kwargs: (args, kwargs),
+    )
+    return namespace
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,160 @@
+"""Decide whether one attempt's outcome shows the rule's pitfall at the flagged line."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import traceback
+from typing import Any
+
+from .expectations import (
+    DEBUG_PRINT_TRACER,
+    DISCARDED_UPDATE,
+    EXCEPTION,
+    LEAK,
+    PRINTED_TRACER,
+    SELF_NOT_ARRAY,
+    Expectation,
+)
+
+CONFIRMED, CLEAN, ERROR = "confirmed", "clean", "error"
+
+TRACER_TEXT = re.compile(r"\w*Tracer\(|\w*Tracer<|Traced<|\w+Tracer object at")
+
+
+@dataclasses.dataclass(frozen=True)
+class Judgement:
+    status: str  # CONFIRMED, CLEAN (traced without the pitfall) or ERROR (another error stopped it)
+    detail: str
+
+
+def user_frames(error: BaseException, path: str) -> list[traceback.FrameSummary]:
+    """Frames in the module's file, innermost last, from the whole exception chain: JAX keeps the user's
+    frames of a trace-time error (key reuse, for one) in the `__cause__` it attaches."""
+    path = os.path.realpath(path)
+    frames: list[traceback.FrameSummary] = []
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames += [f for f in traceback.extract_tb(current.__traceback__) if os.path.realpath(f.filename) == path]
+        current = current.__cause__ or current.__context__
+    return frames
+
+
+def frame_covers(frame: traceback.FrameSummary, line: int) -> bool:
+    end = getattr(frame, "end_lineno", None) or frame.lineno
+    return frame.lineno is not None and frame.lineno <= line <= end
+
+
+def describe_error(error: BaseException, path: str) -> str:
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    if isinstance(error, SystemExit):
+        text = f"the code called sys.exit({error.code!r})"
+    else:
+        text = f"{type(error).__name__}: {first[:160]}" if first else type(error).__name__
+    frames = user_frames(error, path)
+    return f"{text} (line {frames[-1].lineno})" if frames else text
+
+
+def _class_matches(error: BaseException, expectation: Expectation) -> bool:
+    names = {cls.__name__ for cls in type(error).__mro__}
+    if not names & set(expectation.exception_names):
+        return False
+    message = str(error)
+    return not expectation.message_patterns or any(p in message for p in expectation.message_patterns)
+
+
+def judge(
+    expectation: Expectation, outcome: Any, line: int, path: str, self_type: tuple[str, str] = ("", "")
+) -> Judgement:
+    """`self_type` is (parameter name, class name) of a method, for SELF_NOT_ARRAY."""
+    error = outcome.error
+    kind = expectation.kind
+    if kind == PRINTED_TRACER:
+        return _printed(outcome.writes, line, "printed", error, path)
+    if kind == DEBUG_PRINT_TRACER:
+        return _printed(outcome.debug_formats, line, "passed to jax.debug.print the format", error, path)
+    if kind == EXCEPTION and error is not None and _class_matches(error, expectation):
+        if any(frame_covers(f, line) for f in user_frames(error, path)):
+            return Judgement(CONFIRMED, f"{describe_error(error, path).rsplit(' (line', 1)[0]} at line {line}")
+    if kind == LEAK and error is not None and "Leaked trace" in str(error):
+        return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer at the end of the trace")
+    if kind == SELF_NOT_ARRAY and error is not None and isinstance(error, TypeError):
+        message = str(error)
+        self_name, class_name = self_type
+        if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
+            return Judgement(CONFIRMED, "jax.jit rejected the instance passed as `self`: " + message.splitlines()[0][:160])
+    if error is not None:
+        return Judgement(ERROR, describe_error(error, path))
+    if kind == DISCARDED_UPDATE:
+        primitive = discarded_update(outcome.jaxpr, path, line)
+        if primitive:
+            return Judgement(CONFIRMED, f"the result of `{primitive}` at line {line} is never used")
+    return Judgement(CLEAN, "")
+
+
+def _printed(records: list[tuple[int, str]], line: int, verb: str, error: Any, path: str) -> Judgement:
+    text = "".join(t for at, t in records if at == line)
+    match = TRACER_TEXT.search(text)
+    if match:
+        shown = text.strip().splitlines()[0][:120] if text.strip() else match.group(0)
+        return Judgement(CONFIRMED, f"line {line} {verb} {shown!r} during tracing")
+    if error is not None:
+        return Judgement(ERROR, describe_error(error, path))
+    return Judgement(CLEAN, "")
+
+
+# --- discarded functional updates: an update equation at the line whose outputs nothing reads -------------
+
+
+def _sub_jaxprs(value: Any) -> list[Any]:
+    if hasattr(value, "eqns"):
+        return [value]
+    if hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
+        return [value.jaxpr]
+    if isinstance(value, (tuple, list)):
+        return [j for v in value for j in _sub_jaxprs(v)]
+    return []
+
+
+def _all_jaxprs(root: Any) -> list[Any]:
+    pending = _sub_jaxprs(root)
+    found = []
+    while pending:
+        jaxpr = pending.pop()
+        found.append(jaxpr)
+        for eqn in jaxpr.eqns:
+            for value in eqn.params.values():
+                pending += _sub_jaxprs(value)
+    return found
+
+
+def _eqn_line(eqn: Any, path: str) -> int | None:
+    from jax._src import source_info_util  # private but stable for years; failures only lose JAX106
+
+    try:
+        frames = list(source_info_util.user_frames(eqn.source_info.traceback))
+    except Exception:
+        return None
+    for frame in frames:  # innermost first
+        if os.path.realpath(frame.file_name) == path:
+            return frame.start_line
+    return None
+
+
+def discarded_update(root: Any, path: str, line: int) -> str | None:
+    if root is None:
+        return None
+    path = os.path.realpath(path)
+    for jaxpr in _all_jaxprs(root):
+        read = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
+        for eqn in jaxpr.eqns:
+            name = str(eqn.primitive)
+            if "scatter" not in name and "update_slice" not in name:
+                continue
+            unused = all(type(v).__name__ == "DropVar" or id(v) not in read for v in eqn.outvars)
+            if eqn.outvars and unused and _eqn_line(eqn, path) == line:
+                return name
+    return None

@@ -1,0 +1,134 @@
+"""Verify the findings of one imported module: reach each function, try inputs cheapest first, judge."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from .attempt import DebugPrintRecorder, ModuleLines, Outcome, run_attempt, run_self_jit_attempt
+from .expectations import EXPECTATIONS, SELF_NOT_ARRAY, Expectation
+from .inputs import CallInputs, NoInputs, example_calls, example_namespace, search_calls
+from .judge import CLEAN, CONFIRMED, judge
+from .resolve import METHOD, Target, Unreachable, resolve
+from .source import ModuleSource
+
+CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
+
+
+def verdict(kind: str, reason: str, inputs: list[str] | None = None) -> dict[str, Any]:
+    return {"verdict": kind, "reason": reason, "inputs": inputs or []}
+
+
+class ModuleContext:
+    """Per-module state shared by its findings: resolved targets and attempt outcomes are reused, so
+    findings in the same function trace it once per mode and input."""
+
+    def __init__(
+        self,
+        jax: Any,
+        module: types.ModuleType,
+        source: ModuleSource,
+        examples: dict[str, list[str]],
+        lines: ModuleLines,
+        recorder: DebugPrintRecorder,
+    ) -> None:
+        self.jax = jax
+        self.module = module
+        self.source = source
+        self.examples = examples
+        self.lines = lines
+        self.recorder = recorder
+        self._targets: dict[tuple[str | None, int], Target | Unreachable] = {}
+        self._outcomes: dict[tuple[str, str, str, bool], Outcome] = {}
+
+    def target(self, qualname: str | None, line: int) -> Target:
+        key = (qualname, line if qualname is None else 0)
+        if key not in self._targets:
+            try:
+                self._targets[key] = resolve(self.module, self.source, qualname, line)
+            except Unreachable as error:
+                self._targets[key] = error
+        found = self._targets[key]
+        if isinstance(found, Unreachable):
+            raise found
+        return found
+
+    def calls(self, target: Target) -> list[CallInputs]:
+        declared = self.examples.get(target.qualname)
+        if declared:
+            return example_calls(target, declared, example_namespace(self.module.__dict__))
+        return search_calls(target, self.source)
+
+    def outcome(self, target: Target, call: CallInputs, mode: str, self_jit: bool) -> Outcome:
+        key = (target.qualname, mode, call.text, self_jit)
+        if key not in self._outcomes:
+            if self_jit:
+                self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
+            else:
+                self._outcomes[key] = run_attempt(self.jax, target, call, mode, self.lines, self.recorder)
+        return self._outcomes[key]
+
+
+def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str, Any]:
+    expectation = EXPECTATIONS[finding["code"]]
+    line = finding["line"]
+    try:
+        target = context.target(finding.get("function"), line)
+        calls = context.calls(target)
+    except (Unreachable, NoInputs) as error:
+        return verdict(NOT_RUN, str(error))
+    self_jit = expectation.kind == SELF_NOT_ARRAY
+    if self_jit and (target.jitted is None or target.binding != METHOD):
+        return verdict(NOT_RUN, f"'{target.qualname}' is not a jax.jit-wrapped method at runtime")
+    return _try_inputs(context, expectation, target, calls, line, self_jit)
+
+
+def _try_inputs(
+    context: ModuleContext,
+    expectation: Expectation,
+    target: Target,
+    calls: list[CallInputs],
+    line: int,
+    self_jit: bool,
+) -> dict[str, Any]:
+    tried: list[str] = []
+    clean: list[str] = []
+    errors: list[tuple[CallInputs, str, BaseException | None]] = []
+    params = target.parameters
+    self_type = (params[0].name if params else "", target.owner.__name__ if target.owner else "")
+    for call in calls:
+        outcome = context.outcome(target, call, expectation.mode, self_jit)
+        judgement = judge(expectation, outcome, line, context.lines.path, self_type)
+        tried.append(call.text)
+        if judgement.status == CONFIRMED:
+            return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)
+        if judgement.status == CLEAN:
+            clean.append(call.text)
+        else:
+            errors.append((call, judgement.detail, outcome.error))
+    if clean:
+        reason = f"traced cleanly with {'; '.join(clean)}: no {expectation.looks_for} at line {line}"
+        if self_jit:
+            reason += " (`self` is static, so only stale state could show, and tracing cannot see that)"
+        if errors:
+            reason += "; " + "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors)
+        return verdict(NOT_REPRODUCED, reason, tried)
+    closure = _missing_closure(target, [e for _, _, e in errors])
+    if closure:
+        names = ", ".join(f"'{n}'" for n in closure)
+        return verdict(
+            NOT_RUN,
+            f"nested function '{target.qualname}' needs closure variable(s) {names} of its enclosing call, "
+            "which verify cannot rebuild",
+            tried,
+        )
+    shown = "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:3])
+    return verdict(NOT_RUN, f"no input traced far enough: {shown}", tried)
+
+
+def _missing_closure(target: Target, errors: list[BaseException | None]) -> list[str]:
+    names = []
+    for error in errors:
+        if isinstance(error, NameError):
+            names += [n for n in target.free_vars if f"'{n}'" in str(error) and n not in names]
+    return names

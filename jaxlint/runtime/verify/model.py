@@ -1,0 +1,124 @@
+"""The records `--verify` produces: a verdict per finding, the environment the child traced on, and the
+cost of each module."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jaxlint.finding import Finding
+
+CONFIRMED, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
+VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN)
+
+
+@dataclasses.dataclass(frozen=True)
+class FindingVerdict:
+    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN
+    reason: str
+    inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "verdict_reason": self.reason, "inputs": list(self.inputs)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    """Where the child traced: the user's interpreter and JAX, the default backend and its device."""
+
+    jax: str
+    backend: str
+    device_kind: str
+    jaxlib: str | None = None
+    platform: str | None = None
+    device_count: int = 1
+    python: str | None = None
+    executable: str | None = None
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> Environment:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in event.items() if k in fields})
+
+    def describe(self) -> str:
+        """`jax 0.10.2, cpu` or `jax 0.11.2, gpu: NVIDIA H100 80GB HBM3`."""
+        text = f"jax {self.jax}, {self.backend}"
+        if self.device_kind and self.device_kind.lower() != self.backend.lower():
+            text += f": {self.device_kind}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "description": self.describe()}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleRun:
+    """One child process: which module, how it ended, how long it took."""
+
+    path: str
+    module: str
+    findings: int
+    seconds: float  # wall time of the child, start to exit
+    status: str  # "done", "import_failed", "timeout", "crashed", "memory", "no_jax", "not_started"
+    detail: str = ""
+    import_seconds: float | None = None
+    pid: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class VerifyReport:
+    verdicts: dict[Finding, FindingVerdict]
+    environments: list[Environment] = dataclasses.field(default_factory=list)
+    modules: list[ModuleRun] = dataclasses.field(default_factory=list)
+
+    def verdict_for(self, finding: Finding) -> FindingVerdict | None:
+        return self.verdicts.get(finding)
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(VERDICTS, 0)
+        for result in self.verdicts.values():
+            counts[result.verdict] += 1
+        return counts
+
+    @property
+    def any_confirmed(self) -> bool:
+        return any(v.verdict == CONFIRMED for v in self.verdicts.values())
+
+    @property
+    def should_fail(self) -> bool:
+        """Exit 1: something was confirmed, or a finding could not be run (it still stands unverified)."""
+        return any(v.verdict in (CONFIRMED, NOT_RUN) for v in self.verdicts.values())
+
+    def header(self) -> str:
+        from .report import header
+
+        return header(self)
+
+    def to_text(self, findings: list[Finding]) -> str:
+        from .report import render_text
+
+        return render_text(self, findings)
+
+    def extend_json(self, finding: Finding, data: dict[str, Any]) -> dict[str, Any]:
+        from .report import extend_finding_json
+
+        return extend_finding_json(self, finding, data)
+
+    def json_summary(self) -> dict[str, Any]:
+        from .report import json_summary
+
+        return json_summary(self)
+
+    def sarif_result_properties(self, finding: Finding) -> dict[str, Any]:
+        from .report import sarif_result_properties
+
+        return sarif_result_properties(self, finding)
+
+    def sarif_run_properties(self) -> dict[str, Any]:
+        from .report import sarif_run_properties
+
+        return sarif_run_properties(self)

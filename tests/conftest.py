@@ -1,0 +1,21 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture
+def jaxlint_cmd():
+    """The real command, run by this interpreter."""
+    return [sys.executable, "-m", "jaxlint"]
+
+
+@pytest.fixture
+def clean_env():
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
