@@ -18,9 +18,15 @@ class FindingVerdict:
     verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN
     reason: str
     inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
+    device: str | None = None  # the environment the child traced on ("jax 0.10.2, cpu"); None if no child ran
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "verdict_reason": self.reason, "inputs": list(self.inputs)}
+        return {
+            "verdict": self.verdict,
+            "verdict_reason": self.reason,
+            "inputs": list(self.inputs),
+            "device": self.device,
+        }
 
 
 @dataclasses.dataclass(frozen=True)

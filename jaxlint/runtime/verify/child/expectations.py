@@ -14,7 +14,9 @@ EXCEPTION = "exception"  # a given exception class raised at the flagged line
 LEAK = "leak"  # "Leaked trace" raised at the end of the trace
 DISCARDED_UPDATE = "discarded-update"  # an array update at the flagged line whose result nothing uses
 PRINTED_TRACER = "printed-tracer"  # stdout/stderr written at the flagged line shows a tracer
-DEBUG_PRINT_TRACER = "debug-print-tracer"  # jax.debug.print called at the flagged line with a tracer in its format
+DEBUG_PRINT_TRACER = (
+    "debug-print-tracer"  # jax.debug.print called at the flagged line with a tracer in its format
+)
 SELF_NOT_ARRAY = "self-not-array"  # a jitted method rejects its own instance as a traced argument
 
 
@@ -53,7 +55,9 @@ EXPECTATIONS: dict[str, Expectation] = {
         Expectation("JAX105", LEAK, LEAKS, looks_for="a leaked tracer under jax.checking_leaks()"),
         Expectation("JAX106", DISCARDED_UPDATE, looks_for="an array update whose result is never used"),
         Expectation("JAX201", PRINTED_TRACER, looks_for="a tracer printed during tracing"),
-        Expectation("JAX203", DEBUG_PRINT_TRACER, looks_for="a tracer formatted into jax.debug.print's string"),
+        Expectation(
+            "JAX203", DEBUG_PRINT_TRACER, looks_for="a tracer formatted into jax.debug.print's string"
+        ),
         _exception("JAX301", ("KeyReuseError",), mode=KEY_REUSE),
         Expectation("JAX405", SELF_NOT_ARRAY, looks_for="jax.jit rejecting the instance passed as `self`"),
         _exception("JAX502", ("TypeError",), "requires ndarray or scalar arguments"),

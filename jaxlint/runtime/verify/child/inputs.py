@@ -202,7 +202,9 @@ def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
         if target.is_static(index, param.name):
             value = static_value(annotation)
             if value is None:
-                raise NoInputs(f"no value for static parameter '{param.name}: {annotation}'; declare an example")
+                raise NoInputs(
+                    f"no value for static parameter '{param.name}: {annotation}'; declare an example"
+                )
             slots.append((param, False, (value,)))
             continue
         candidates = traced_candidates(

@@ -152,7 +152,11 @@ def main(argv: list[str]) -> int:
         try:
             result = verify_finding(context, finding)
         except BaseException as error:
-            result = {"verdict": "NOT_RUN", "reason": f"internal error in the verify child: {error!r}", "inputs": []}
+            result = {
+                "verdict": "NOT_RUN",
+                "reason": f"internal error in the verify child: {error!r}",
+                "inputs": [],
+            }
         events.write(event="verdict", id=finding["id"], **result)
     events.write(event="done", seconds=round(time.perf_counter() - started, 3))
     return 0

@@ -235,7 +235,9 @@ def find_code(root: types.CodeType, qualname: str, line: int) -> types.CodeType 
     spanning `line` when several share it (lambdas)."""
     last = qualname.rsplit(".", 1)[-1]
     matches = [
-        c for c in _code_objects(root) if (_qualname(c) == qualname if hasattr(c, "co_qualname") else c.co_name == last)
+        c
+        for c in _code_objects(root)
+        if (_qualname(c) == qualname if hasattr(c, "co_qualname") else c.co_name == last)
     ]
     for code in matches:
         if _spans(code, line):

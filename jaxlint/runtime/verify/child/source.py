@@ -62,8 +62,10 @@ def annotation_text(source: ModuleSource, node: FunctionNode | None, name: str) 
 def default_nodes(node: FunctionNode) -> dict[str, ast.expr]:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
-    found = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
-    found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    found = dict(
+        zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults, strict=True)
+    )
+    found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
     return found
 
 
@@ -98,7 +100,9 @@ def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]
     return list(seen)
 
 
-_INTEGER_NAME = re.compile(r"^(n|i|j|idx|index|count|step|steps|num|length|size|n_\w+|num_\w+|\w+_(idx|index|count))$")
+_INTEGER_NAME = re.compile(
+    r"^(n|i|j|idx|index|count|step|steps|num|length|size|n_\w+|num_\w+|\w+_(idx|index|count))$"
+)
 _INTEGER_CALLS = {"range", "arange", "fori_loop", "randint", "one_hot", "repeat", "tile"}
 
 
