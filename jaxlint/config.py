@@ -180,8 +180,9 @@ def with_overrides(config: Config, **overrides: Any) -> Config:
     for key in ("select", "ignore", "extend_select"):
         if key in changes:
             changes[key] = _codes(key.replace("_", "-"), list(changes[key]))
-    if "ignore" in changes:
-        changes["ignore"] = (*config.ignore, *changes["ignore"])
+    # As in ruff: a --select on the command line replaces both select and ignore of the file.
+    base_ignore = () if "select" in changes else config.ignore
+    changes["ignore"] = (*base_ignore, *changes.get("ignore", ()))
     if "extend_select" in changes:
         changes["extend_select"] = (*config.extend_select, *changes["extend_select"])
     return dataclasses.replace(config, **changes)

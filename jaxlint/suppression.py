@@ -7,8 +7,8 @@ import re
 import tokenize
 
 # flake8's own pattern: `# noqa`, `# noqa: A1,B2`, `# NOQA:A1 B2`.
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
-_NOQA_CODE = re.compile(r"[A-Z][0-9]+", re.IGNORECASE)
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_NOQA_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*(?:jaxlint|flake8)\s*:\s*noqa\b(?!\s*:)", re.IGNORECASE)
 
 ALL = None  # a bare `# noqa`: every code
