@@ -40,7 +40,10 @@ def parse_error(path: str, line: int, column: int, message: str) -> Finding:
     return Finding(path, line, column, line, column, PARSE_ERROR_CODE, PARSE_ERROR_NAME, message)
 
 
-def lint_text(source: str, path: str, settings: LintSettings) -> list[Finding]:
+def lint_text(
+    source: str, path: str, settings: LintSettings, *, noqa: bool = True, magics: Any = None
+) -> list[Finding]:
+    """`noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`."""
     if not any(word in source for word in _PREFILTER) and not _mentions(source, settings.jit_decorators):
         return []
     if "\x00" in source:
@@ -51,7 +54,7 @@ def lint_text(source: str, path: str, settings: LintSettings) -> list[Finding]:
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
-    return lint_module(module, source, path, settings)
+    return lint_module(module, source, path, settings, noqa=noqa, magics=magics)
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:
@@ -70,8 +73,18 @@ def _mentions(source: str, names: Iterable[str]) -> bool:
     return any(name.rsplit(".", 1)[-1] in source for name in names)
 
 
-def lint_module(module: cst.Module, source: str, path: str, settings: LintSettings) -> list[Finding]:
+def lint_module(
+    module: cst.Module,
+    source: str,
+    path: str,
+    settings: LintSettings,
+    *,
+    noqa: bool = True,
+    magics: Any = None,
+) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators)
+    if magics is not None:
+        index.magics = magics
     if not index.imports.mentions_jax and not settings.jit_decorators:
         return []
     rules = [rule_class() for rule_class in settings.rules]
@@ -88,7 +101,7 @@ def lint_module(module: cst.Module, source: str, path: str, settings: LintSettin
     if not raw:
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    suppressions = Suppressions(source)
+    suppressions = Suppressions(source if noqa else "")
     findings = []
     for rule, node, message, function, fix in raw:
         where = positions[node]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 import libcst as cst
 
@@ -88,6 +90,9 @@ class ModuleIndex:
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit]] = []
         self._decorated: list[Unit] = []
+        # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
+        # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
+        self.magics: Mapping[int, Any] = {}
         self._index(module, self.root, None)
         self._resolve_decorators()
         self._resolve_sites()

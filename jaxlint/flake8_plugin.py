@@ -1,0 +1,131 @@
+"""jaxlint's rules as a flake8 plugin: entry point `JAX = "jaxlint.flake8_plugin:JaxlintChecker"`.
+
+The same engine, rules, codes and messages as the `jaxlint` command, one libcst parse per file. flake8 owns
+everything a flake8 user expects it to own: `--select`/`--ignore`/`--extend-select`/`--extend-ignore`,
+`--per-file-ignores`, `--exclude`, `# noqa` and `# flake8: noqa`. The plugin itself never filters `noqa`.
+
+Settings:
+- `--jaxlint-jit-decorators` (`jaxlint-jit-decorators = a.b, c.d` under `[flake8]`): the user jit wrappers of
+  `[tool.jaxlint] jit-decorators`. When flake8 is not given it, the plugin reads `jit-decorators` from the
+  nearest pyproject.toml with a `[tool.jaxlint]` table (the rest of that table, selection included, is the
+  `jaxlint` command's business and is not applied here).
+- Opt-in rules (`default_enabled = False`, e.g. JAX302) are in flake8's default ignore list, and they run only
+  when a selector more specific than the bare `JAX` prefix names them (`--extend-select JAX302`), as with
+  `jaxlint --select`: `--select JAX` means "the JAX rules" in both tools, not "every opt-in rule too".
+
+Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
+so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from . import rules as _registry
+from .engine import LintSettings, lint_text, parse_error
+from .finding import Finding
+
+_PREFIX = "JAX"
+
+
+def _opt_in_codes() -> list[str]:
+    return [rule.code for rule in _registry.ALL_RULES if not rule.default_enabled]
+
+
+def _selected_opt_ins(selectors: Sequence[str]) -> frozenset[str]:
+    """Opt-in codes named by a selector more specific than the bare prefix (`JAX302`, `JAX3`)."""
+    chosen = set()
+    for code in _opt_in_codes():
+        for selector in selectors:
+            selector = selector.strip().upper()
+            if len(selector) > len(_PREFIX) and code.startswith(selector):
+                chosen.add(code)
+    return frozenset(chosen)
+
+
+class JaxlintChecker:
+    name = "jaxlint"
+    version = __version__
+
+    # Set from flake8's options (class-level: flake8 builds one checker per file, and workers re-parse options).
+    jit_decorators: frozenset[str] | None = None  # None: not given to flake8, read [tool.jaxlint]
+    opt_ins: frozenset[str] = frozenset()
+
+    _pyproject_cache: dict[Path, frozenset[str] | str] = {}  # folder -> decorators or error
+
+    def __init__(self, tree: Any, lines: list[str], filename: str = "stdin") -> None:
+        # `tree` (the ast) must be asked for so flake8 runs this as a tree plugin once per file; it is unused:
+        # the engine parses the text with libcst.
+        self.lines = lines
+        self.filename = filename
+
+    # -- options ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def add_options(option_manager: Any) -> None:
+        option_manager.add_option(
+            "--jaxlint-jit-decorators",
+            default=None,
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="Qualified names of your own jit wrappers, e.g. 'mylib.compile,mylib.jit' "
+            "(default: jit-decorators of [tool.jaxlint] in pyproject.toml)",
+        )
+        opt_in = _opt_in_codes()
+        if opt_in:
+            option_manager.extend_default_ignore(opt_in)
+
+    @classmethod
+    def parse_options(cls, option_manager: Any, options: argparse.Namespace, args: Sequence[str]) -> None:
+        given = getattr(options, "jaxlint_jit_decorators", None)
+        cls.jit_decorators = frozenset(name.strip() for name in given if name.strip()) if given else None
+        selectors = [
+            *(getattr(options, "select", None) or []),
+            *(getattr(options, "extend_select", None) or []),
+        ]
+        cls.opt_ins = _selected_opt_ins(selectors)
+        cls._pyproject_cache = {}
+
+    # -- the check ----------------------------------------------------------------------------------
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        for finding in self.findings():
+            yield finding.line, max(finding.column - 1, 0), f"{finding.code} {finding.message}", type(self)
+
+    def findings(self) -> list[Finding]:
+        decorators = self.jit_decorators
+        if decorators is None:
+            found = self._decorators_from_pyproject()
+            if isinstance(found, str):
+                return [parse_error(self.filename, 1, 1, found)]
+            decorators = found
+        rules = tuple(r for r in _registry.ALL_RULES if r.default_enabled or r.code in self.opt_ins)
+        settings = LintSettings(rules=rules, jit_decorators=decorators)
+        source = "".join(self.lines)
+        try:
+            return lint_text(source, self.filename, settings, noqa=False)
+        except RecursionError:
+            return [parse_error(self.filename, 1, 1, "cannot analyse: nesting too deep")]
+        except Exception as error:  # a bug in jaxlint must not stop flake8
+            return [
+                parse_error(
+                    self.filename, 1, 1, f"internal error while linting ({type(error).__name__}: {error})"
+                )
+            ]
+
+    def _decorators_from_pyproject(self) -> frozenset[str] | str:
+        """jit-decorators of the nearest [tool.jaxlint], or the config error's text."""
+        from .config import ConfigError, find_pyproject, load
+
+        folder = Path(self.filename).parent if self.filename not in ("stdin", "-") else Path.cwd()
+        cache = type(self)._pyproject_cache
+        if folder not in cache:
+            try:
+                cache[folder] = frozenset(load(find_pyproject(folder)).jit_decorators)
+            except (ConfigError, OSError, UnicodeDecodeError) as error:
+                cache[folder] = f"cannot read configuration: {error}"
+        return cache[folder]
