@@ -11,6 +11,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analysis import FlowWalker, ModuleIndex
 from .finding import Finding
+from .fixes import FixCollector
+from .fixes import describe as describe_fix
 from .rules import ALL_RULES, PARSE_ERROR_CODE, PARSE_ERROR_NAME, Rule
 from .suppression import Suppressions
 
@@ -41,9 +43,18 @@ def parse_error(path: str, line: int, column: int, message: str) -> Finding:
 
 
 def lint_text(
-    source: str, path: str, settings: LintSettings, *, noqa: bool = True, magics: Any = None
+    source: str,
+    path: str,
+    settings: LintSettings,
+    *,
+    noqa: bool = True,
+    magics: Any = None,
+    fixes: FixCollector | None = None,
 ) -> list[Finding]:
-    """`noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`."""
+    """`noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`.
+
+    `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
+    """
     if not any(word in source for word in _PREFILTER) and not _mentions(source, settings.jit_decorators):
         return []
     if "\x00" in source:
@@ -54,7 +65,7 @@ def lint_text(
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
-    return lint_module(module, source, path, settings, noqa=noqa, magics=magics)
+    return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes)
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:
@@ -81,6 +92,7 @@ def lint_module(
     *,
     noqa: bool = True,
     magics: Any = None,
+    fixes: FixCollector | None = None,
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators)
     if magics is not None:
@@ -108,6 +120,7 @@ def lint_module(
         line = where.start.line
         if suppressions.suppressed(rule.code, line):
             continue
+        fix_text, fix_safety = describe_fix(module, fix, rule.fix_safety)
         findings.append(
             Finding(
                 path=path,
@@ -119,10 +132,12 @@ def lint_module(
                 name=rule.name,
                 message=message,
                 severity=rule.severity,
-                fix=fix,
-                fix_safety=rule.fix_safety if fix is not None else None,
+                fix=fix_text,
+                fix_safety=fix_safety,
                 function=function,
             )
         )
+        if fixes is not None and fix is not None:
+            fixes.add(module, findings[-1], fix)
     findings.sort(key=Finding.sort_key)
     return findings
