@@ -69,7 +69,8 @@ class ModuleRun:
     status: str  # "done", "import_failed", "timeout", "crashed", "memory", "no_jax", "not_started"
     detail: str = ""
     import_seconds: float | None = None
-    pid: int | None = None
+    pid: int | None = None  # of the last child
+    restarts: int = 0  # children started again after a crash, for the findings the crash cut off
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -150,14 +150,25 @@ def _stderr_hint(path: Path) -> str:
 def _exit_description(returncode: int) -> str:
     if returncode < 0:
         try:
-            return f"killed by {signal.Signals(-returncode).name}"
+            return f"was killed by {signal.Signals(-returncode).name}"
         except ValueError:
-            return f"killed by signal {-returncode}"
+            return f"was killed by signal {-returncode}"
     return f"exited with code {returncode}"
 
 
-def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None) -> ModuleOutcome:
-    location = job.location
+@dataclasses.dataclass
+class ChildRun:
+    """What one child left behind: its events, how it ended, and the last informative stderr line."""
+
+    events: list[dict[str, Any]]
+    ended: str  # "exited", "timeout", "memory" or "not_started"
+    returncode: int
+    hint: str
+    seconds: float
+    pid: int | None
+
+
+def run_child(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None) -> ChildRun:
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
         work = Path(folder)
         request, events_path = work / "request.json", work / "events.jsonl"
@@ -175,30 +186,83 @@ def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: 
                     start_new_session=True,
                 )
             except OSError as error:
-                reason = f"cannot start the interpreter {python}: {error}"
-                run = ModuleRun(
-                    str(location.path), location.name, len(job.findings), 0.0, "not_started", reason
+                return ChildRun(
+                    [], "not_started", 0, f"cannot start the interpreter {python}: {error}", 0.0, None
                 )
-                return ModuleOutcome({f: FindingVerdict(NOT_RUN, reason) for f in job.findings}, None, run)
             rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
             ended = _supervise(proc, timeout, rss_limit)
         seconds = round(time.monotonic() - started, 3)
-        events = _read_events(events_path)
-        hint = _stderr_hint(work / "stderr.txt")
-    return _interpret(job, events, ended, proc.returncode, hint, seconds, timeout, memory_limit_mb, proc.pid)
+        return ChildRun(
+            _read_events(events_path),
+            ended,
+            proc.returncode,
+            _stderr_hint(work / "stderr.txt"),
+            seconds,
+            proc.pid,
+        )
 
 
-def _interpret(
-    job: ModuleJob,
-    events: list[dict[str, Any]],
-    ended: str,
-    returncode: int,
-    hint: str,
-    seconds: float,
-    timeout: float,
-    memory_limit_mb: int | None,
-    pid: int,
-) -> ModuleOutcome:
+# A crash in one function (a segfault, os._exit) costs the module's later findings; restart the child for
+# them a few times, within the module's one timeout.
+MAX_RESTARTS = 3
+
+
+def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None) -> ModuleOutcome:
+    deadline = time.monotonic() + timeout
+    verdicts: dict[Finding, FindingVerdict] = {}
+    pending = list(job.findings)
+    runs: list[tuple[ChildRun, Reading]] = []
+    while pending:
+        left = max(deadline - time.monotonic(), 0.1)
+        child = run_child(
+            dataclasses.replace(job, findings=pending),
+            python=python,
+            timeout=left,
+            memory_limit_mb=memory_limit_mb,
+        )
+        reading = read_child(pending, child, timeout, memory_limit_mb)
+        runs.append((child, reading))
+        verdicts.update(reading.verdicts)
+        pending = reading.unreached
+        if pending and (reading.status != "crashed" or len(runs) > MAX_RESTARTS or not reading.progressed):
+            verdicts.update({f: FindingVerdict(NOT_RUN, reading.unreached_reason) for f in pending})
+            break
+    first, last = runs[0][1], runs[-1][1]
+    environment = next((r.environment for _, r in runs if r.environment), None)
+    device = environment.describe() if environment else None
+    location = job.location
+    run = ModuleRun(
+        str(location.path),
+        location.name,
+        len(job.findings),
+        round(sum(c.seconds for c, _ in runs), 3),
+        last.status,
+        last.detail,
+        first.import_seconds,
+        runs[-1][0].pid,
+        restarts=len(runs) - 1,
+    )
+    verdicts = {f: dataclasses.replace(verdicts[f], device=device) for f in job.findings}
+    return ModuleOutcome(verdicts, environment, run)
+
+
+@dataclasses.dataclass
+class Reading:
+    """One child's events read back: verdicts it gave or that its death implies, and what it never reached."""
+
+    verdicts: dict[Finding, FindingVerdict]
+    unreached: list[Finding]
+    unreached_reason: str
+    status: str  # ModuleRun.status
+    detail: str
+    environment: Environment | None
+    import_seconds: float | None
+    progressed: bool  # it got past the import: a restart can reach the unreached findings
+
+
+def read_child(
+    findings: list[Finding], child: ChildRun, timeout: float, memory_limit_mb: int | None
+) -> Reading:
     environment = None
     import_seconds = None
     import_failure = ""
@@ -206,7 +270,7 @@ def _interpret(
     in_progress: int | None = None
     results: dict[int, FindingVerdict] = {}
     done = False
-    for event in events:
+    for event in child.events:
         kind = event.get("event")
         if kind == "environment":
             environment = Environment.from_event(event)
@@ -226,39 +290,44 @@ def _interpret(
         elif kind == "done":
             done = True
 
-    if ended == "timeout":
+    if child.ended == "not_started":
+        status, what = "not_started", child.hint
+    elif child.ended == "timeout":
         status, what = "timeout", f"timed out after {timeout:g} s"
-    elif ended == "memory":
+    elif child.ended == "memory":
         status, what = "memory", f"used more than {2 * (memory_limit_mb or 0)} MiB of memory and was killed"
     elif no_jax:
         status, what = "no_jax", no_jax
     elif not done:
-        status, what = (
-            "crashed",
-            f"the child {_exit_description(returncode)}" + (f" ({hint})" if hint else ""),
-        )
+        hint = f" ({child.hint})" if child.hint else ""
+        status, what = "crashed", f"the child {_exit_description(child.returncode)}{hint}"
     else:
         status, what = ("import_failed", import_failure) if import_failure else ("done", "")
 
-    stage = "starting jax" if environment is None else "importing the module"
-    if import_seconds is not None or import_failure:
-        stage = ""
+    imported = import_seconds is not None or bool(import_failure)
+    stage = "" if imported else ("starting jax" if environment is None else "importing the module")
     verdicts: dict[Finding, FindingVerdict] = {}
-    for index, finding in enumerate(job.findings):
+    unreached: list[Finding] = []
+    for index, finding in enumerate(findings):
         if index in results:
-            result = results[index]
-        elif status == "no_jax":
-            result = FindingVerdict(NOT_RUN, no_jax)
+            verdicts[finding] = results[index]
+        elif status in ("no_jax", "not_started"):
+            verdicts[finding] = FindingVerdict(NOT_RUN, what)
         elif stage:
-            result = FindingVerdict(NOT_RUN, f"{what} while {stage}")
+            verdicts[finding] = FindingVerdict(NOT_RUN, f"{what} while {stage}")
         elif index == in_progress:
-            result = FindingVerdict(NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'")
+            verdicts[finding] = FindingVerdict(
+                NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'"
+            )
         else:
-            result = FindingVerdict(NOT_RUN, f"not reached: {what} on an earlier finding of this module")
-        device = environment.describe() if environment else None
-        verdicts[finding] = dataclasses.replace(result, device=device)
-    location = job.location
-    run = ModuleRun(
-        str(location.path), location.name, len(job.findings), seconds, status, what, import_seconds, pid
+            unreached.append(finding)
+    return Reading(
+        verdicts,
+        unreached,
+        f"not reached: {what} on an earlier finding of this module",
+        status,
+        what,
+        environment,
+        import_seconds,
+        progressed=imported and not import_failure,
     )
-    return ModuleOutcome(verdicts, environment, run)

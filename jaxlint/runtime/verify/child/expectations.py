@@ -52,14 +52,12 @@ EXPECTATIONS: dict[str, Expectation] = {
             "support item assignment",
         ),
         _exception("JAX104", ("NonConcreteBooleanIndexError", "ConcretizationTypeError")),
-        Expectation("JAX105", LEAK, LEAKS, looks_for="a leaked tracer under jax.checking_leaks()"),
-        Expectation("JAX106", DISCARDED_UPDATE, looks_for="an array update whose result is never used"),
-        Expectation("JAX201", PRINTED_TRACER, looks_for="a tracer printed during tracing"),
-        Expectation(
-            "JAX203", DEBUG_PRINT_TRACER, looks_for="a tracer formatted into jax.debug.print's string"
-        ),
+        Expectation("JAX105", LEAK, LEAKS, looks_for="leaked tracer under jax.checking_leaks()"),
+        Expectation("JAX106", DISCARDED_UPDATE, looks_for="array update whose result is never used"),
+        Expectation("JAX201", PRINTED_TRACER, looks_for="tracer printed during tracing"),
+        Expectation("JAX203", DEBUG_PRINT_TRACER, looks_for="tracer formatted into jax.debug.print's string"),
         _exception("JAX301", ("KeyReuseError",), mode=KEY_REUSE),
-        Expectation("JAX405", SELF_NOT_ARRAY, looks_for="jax.jit rejecting the instance passed as `self`"),
+        Expectation("JAX405", SELF_NOT_ARRAY, looks_for="rejection of `self` by jax.jit"),
         _exception("JAX502", ("TypeError",), "requires ndarray or scalar arguments"),
     )
 }

@@ -87,9 +87,7 @@ def judge(
         message = str(error)
         self_name, class_name = self_type
         if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
-            return Judgement(
-                CONFIRMED, "jax.jit rejected the instance passed as `self`: " + message.splitlines()[0][:160]
-            )
+            return Judgement(CONFIRMED, f"jax.jit rejected the {class_name or 'instance'} passed as `self`")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
     if kind == DISCARDED_UPDATE:

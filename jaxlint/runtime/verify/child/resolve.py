@@ -11,7 +11,14 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-from .source import FunctionNode, ModuleSource, default_nodes, jit_statics_from_decorators, last_name
+from .source import (
+    FunctionNode,
+    ModuleSource,
+    default_nodes,
+    first_line,
+    jit_statics_from_decorators,
+    last_name,
+)
 
 FUNCTION, METHOD, CLASSMETHOD = "function", "method", "classmethod"
 
@@ -62,12 +69,13 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
         # Defined under a condition, deleted or renamed at import: the compiled source still has it.
         return _rebuild_nested(module, source, module_code, qualname, line)
     function, jitted = _unwrap(found, qualname)
-    if not _spans(function.__code__, line):
+    node = source.node_for(function.__code__)
+    if not (_spans(function.__code__, line) or _node_spans(node, line)):
         code = innermost_function_code(module_code, line)
         if code is None or _qualname(code) == qualname:
             raise Unreachable(f"line {line} is not inside '{qualname}' as imported")
         return resolve(module, source, _qualname(code), line)
-    target = Target(qualname, function, source.node_for(function.__code__), binding, owner, jitted)
+    target = Target(qualname, function, node, binding, owner, jitted)
     _set_statics(target)
     return target
 
@@ -213,6 +221,11 @@ def _last_line(code: types.CodeType) -> int:
 
 def _spans(code: types.CodeType, line: int) -> bool:
     return code.co_firstlineno <= line <= _last_line(code)
+
+
+def _node_spans(node: FunctionNode | None, line: int) -> bool:
+    """The def's source range also holds lines the compiler dropped (code after an endless loop)."""
+    return node is not None and first_line(node) <= line <= (node.end_lineno or node.lineno)
 
 
 def _is_function(code: types.CodeType) -> bool:

@@ -80,7 +80,23 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
     self_jit = expectation.kind == SELF_NOT_ARRAY
     if self_jit and (target.jitted is None or target.binding != METHOD):
         return verdict(NOT_RUN, f"'{target.qualname}' is not a jax.jit-wrapped method at runtime")
-    return _try_inputs(context, expectation, target, calls, line, self_jit)
+    result = _try_inputs(context, expectation, target, calls, line, self_jit)
+    qualname = target.qualname
+    needs_closure = result.pop("closure", False)
+    while needs_closure and ".<locals>." in qualname:
+        # A nested function needs its closure: tracing its enclosing function may call it with the real one
+        # (a lax.cond branch, a scan body, a helper called in place).
+        qualname = qualname.rsplit(".<locals>.", 1)[0]
+        try:
+            outer = context.target(qualname, line)
+            through = _try_inputs(context, expectation, outer, context.calls(outer), line, self_jit)
+        except (Unreachable, NoInputs):
+            break
+        needs_closure = through.pop("closure", False)
+        if through["verdict"] == CONFIRMED_VERDICT:
+            through["reason"] += f", traced through the enclosing '{qualname}'"
+            return through
+    return result
 
 
 def _try_inputs(
@@ -106,22 +122,26 @@ def _try_inputs(
             clean.append(call.text)
         else:
             errors.append((call, judgement.detail, outcome.error))
+            if isinstance(outcome.error, (SystemExit, KeyboardInterrupt)):
+                break  # the code exits whatever the inputs
     if clean:
         reason = f"traced cleanly with {'; '.join(clean)}: no {expectation.looks_for} at line {line}"
         if self_jit:
             reason += " (`self` is static, so only stale state could show, and tracing cannot see that)"
         if errors:
-            reason += "; " + "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors)
+            reason += "; " + "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:2])
         return verdict(NOT_REPRODUCED, reason, tried)
     closure = _missing_closure(target, [e for _, _, e in errors])
     if closure:
         names = ", ".join(f"'{n}'" for n in closure)
-        return verdict(
-            NOT_RUN,
+        reason = (
             f"nested function '{target.qualname}' needs closure variable(s) {names} of its enclosing call, "
-            "which verify cannot rebuild",
-            tried,
+            "which verify cannot rebuild"
         )
+        return {**verdict(NOT_RUN, reason, tried), "closure": True}
+    call, detail, error = errors[-1]
+    if isinstance(error, (SystemExit, KeyboardInterrupt)):
+        return verdict(NOT_RUN, f"{detail} while being traced (with {call.text})", tried)
     shown = "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:3])
     return verdict(NOT_RUN, f"no input traced far enough: {shown}", tried)
 
