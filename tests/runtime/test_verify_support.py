@@ -76,5 +76,11 @@ def marked(name: str) -> list[Marked]:
 def test_markers_find_enclosing_functions():
     found = {m.finding.line: m for m in marked("verify_reach.py")}
     functions = {m.finding.function for m in found.values()}
-    assert {"Model.forward", "Model.Inner.run", "make_step.<locals>.step", "partial_jit", "<lambda>"} <= functions
+    assert {
+        "Model.forward",
+        "Model.Inner.run",
+        "make_step.<locals>.step",
+        "partial_jit",
+        "<lambda>",
+    } <= functions
     assert all(m.finding.code.startswith("JAX") for m in found.values())

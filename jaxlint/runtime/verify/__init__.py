@@ -83,7 +83,7 @@ def parse_examples(table: Mapping[str, str | Sequence[str]] | None) -> dict[str,
         module, sep, qualname = str(key).rpartition(":")
         if not sep or not module or not qualname:
             raise ValueError(f"[tool.jaxlint.verify.examples] key {key!r} is not 'module:function'")
-        values = [value] if isinstance(value, str) else list(value)
+        values = [value] if isinstance(value, str) else list(value) if isinstance(value, Sequence) else []
         if not values or not all(isinstance(v, str) for v in values):
             raise ValueError(f"[tool.jaxlint.verify.examples] {key!r} must be a string or a list of strings")
         parsed.setdefault(module, {}).setdefault(qualname, []).extend(values)

@@ -100,10 +100,11 @@ def _import_failure_verdict(error: BaseException, finding: dict[str, Any], path:
         and (not expectation.message_patterns or any(p in str(error) for p in expectation.message_patterns))
         and any(frame_covers(f, finding["line"]) for f in user_frames(error, path))
     )
-    described = describe_error(error, path)
     if matches:
-        return {"verdict": "CONFIRMED", "reason": f"importing the module raised {described}", "inputs": []}
-    return {"verdict": "NOT_RUN", "reason": f"importing the module failed: {described}", "inputs": []}
+        reason = f"{type(error).__name__} at line {finding['line']} while importing the module"
+        return {"verdict": "CONFIRMED", "reason": reason, "inputs": ["module import"]}
+    reason = f"importing the module failed: {describe_error(error, path)}"
+    return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
 
 
 def main(argv: list[str]) -> int:

@@ -88,16 +88,16 @@ def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]
     """Attributes read as `self.name` in the body (including nested functions), in order of first use."""
     if node is None:
         return []
-    seen: dict[str, None] = {}
-    for sub in _walk_body(node):
-        if (
-            isinstance(sub, ast.Attribute)
-            and isinstance(sub.ctx, ast.Load)
-            and isinstance(sub.value, ast.Name)
-            and sub.value.id == self_name
-        ):
-            seen.setdefault(sub.attr)
-    return list(seen)
+    reads = [
+        sub
+        for sub in _walk_body(node)
+        if isinstance(sub, ast.Attribute)
+        and isinstance(sub.ctx, ast.Load)
+        and isinstance(sub.value, ast.Name)
+        and sub.value.id == self_name
+    ]
+    reads.sort(key=lambda a: (a.lineno, a.col_offset))
+    return list(dict.fromkeys(a.attr for a in reads))
 
 
 _INTEGER_NAME = re.compile(

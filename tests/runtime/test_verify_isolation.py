@@ -1,0 +1,144 @@
+"""User code that hangs, exits, crashes or eats memory gives NOT RUN with its reason, never a crash of
+jaxlint, and leaves no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from test_verify_support import FIXTURES, marked
+
+from jaxlint.runtime.verify import verify_findings
+
+pytestmark = pytest.mark.slow
+
+
+def _alive(pid: int) -> bool:
+    """Running, as opposed to gone or a zombie waiting for a reaper that is not us."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture
+def marked_processes(monkeypatch):
+    """Every process started from here on inherits a mark; returns a function listing the live ones."""
+    mark = f"JAXLINT_TEST_MARK={uuid.uuid4().hex}".encode()
+    monkeypatch.setenv("JAXLINT_TEST_MARK", mark.split(b"=")[1].decode())
+
+    def alive() -> list[int]:
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                try:
+                    environ = (entry / "environ").read_bytes()
+                except OSError:
+                    continue
+                if mark in environ.split(b"\0") and _alive(int(entry.name)):
+                    pids.append(int(entry.name))
+        return pids
+
+    return alive
+
+
+def _only(name: str, **kwargs):
+    (case,) = marked(name)
+    report = verify_findings([case.finding], root=FIXTURES, **kwargs)
+    return report.verdicts[case.finding], report.modules[0]
+
+
+def test_module_that_hangs_at_import_times_out_and_takes_its_children_along(
+    tmp_path, monkeypatch, marked_processes
+):
+    pidfile = tmp_path / "grandchild.pid"
+    monkeypatch.setenv("JAXLINT_TEST_PIDFILE", str(pidfile))
+    result, run = _only("iso_hang_import.py", timeout=8)
+    assert result.verdict == "NOT_RUN" and result.reason.startswith("timed out after 8 s")
+    assert run.status == "timeout"
+    assert not _alive(run.pid)
+    assert pidfile.exists(), "the module started a grandchild before hanging"
+    assert not _alive(int(pidfile.read_text()))  # killed with the child's process group
+    assert marked_processes() == []
+
+
+def test_sys_exit_at_import_is_not_run():
+    result, run = _only("iso_sys_exit.py", timeout=120)
+    assert result.verdict == "NOT_RUN"
+    assert result.reason == "importing the module failed: the code called sys.exit(3) (line 4)"
+    assert run.status == "import_failed"
+
+
+def test_os_exit_at_import_is_not_run(marked_processes):
+    result, run = _only("iso_os_exit.py", timeout=120)
+    assert result.verdict == "NOT_RUN"
+    assert result.reason == "the child exited with code 7 while importing the module"
+    assert run.status == "crashed" and marked_processes() == []
+
+
+def test_unbounded_allocation_is_stopped():
+    result, run = _only("iso_memory.py", timeout=120, memory_limit_mb=2048)
+    assert result.verdict == "NOT_RUN"
+    assert "MemoryError" in result.reason or "memory" in result.reason
+
+
+def test_hang_while_tracing_is_not_run_and_leaves_no_process(marked_processes):
+    cases = marked("iso_hang_trace.py")
+    report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=8)
+    hangs, after = (report.verdicts[c.finding] for c in cases)
+    assert hangs.verdict == after.verdict == "NOT_RUN"
+    assert hangs.reason.startswith("timed out after 8 s")
+    assert marked_processes() == []
+
+
+def test_exit_and_crash_while_tracing_cost_only_their_own_findings():
+    cases = marked("iso_in_trace.py") + marked("iso_crash.py")
+    report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=120, jobs=2)
+    verdicts = {
+        (c.finding.path.rsplit("/", 1)[-1], c.finding.function): report.verdicts[c.finding] for c in cases
+    }
+    assert verdicts[("iso_in_trace.py", "exits")].reason.startswith("the code called sys.exit(3) (line 7)")
+    assert verdicts[("iso_in_trace.py", "fine")].verdict == "CONFIRMED"
+    assert verdicts[("iso_crash.py", "fine")].verdict == "CONFIRMED"
+    segfault = verdicts[("iso_crash.py", "segfaults")]
+    assert segfault.verdict == "NOT_RUN" and "SIGSEGV" in segfault.reason and "'segfaults'" in segfault.reason
+    hard_exit = verdicts[("iso_crash.py", "hard_exit")]  # reached by a restarted child
+    assert hard_exit.reason == "the child exited with code 7 while tracing 'hard_exit'"
+    crash_run = next(m for m in report.modules if m.module == "iso_crash")
+    assert crash_run.restarts == 1
+
+
+def test_user_output_never_reaches_the_report(capfd):
+    cases = marked("iso_noise.py") + marked("iso_in_trace.py")
+    report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=120)
+    text = report.to_text([c.finding for c in cases])
+    data = json.dumps([report.extend_json(c.finding, c.finding.to_dict()) for c in cases])
+    captured = capfd.readouterr()
+    for noise in ("IMPORT-TIME-STDOUT-NOISE", "IMPORT-TIME-STDERR-NOISE", "TRACE-TIME-NOISE"):
+        assert noise not in text and noise not in data
+        assert noise not in captured.out and noise not in captured.err
+    assert report.verdicts[cases[0].finding].verdict == "CONFIRMED"
+
+
+def test_missing_interpreter_is_not_run(tmp_path):
+    (case,) = marked("iso_noise.py")
+    report = verify_findings([case.finding], root=FIXTURES, python=str(tmp_path / "no-python"))
+    result = report.verdicts[case.finding]
+    assert result.verdict == "NOT_RUN" and "cannot start the interpreter" in result.reason
+
+
+def test_interpreter_without_jax_is_not_run(tmp_path):
+    # An interpreter that cannot import jax: the same Python, isolated from site-packages.
+    wrapper = tmp_path / "python-without-jax"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+    wrapper.chmod(0o755)
+    (case,) = marked("iso_noise.py")
+    report = verify_findings([case.finding], root=FIXTURES, python=str(wrapper), timeout=120)
+    result = report.verdicts[case.finding]
+    assert result.verdict == "NOT_RUN" and "cannot import jax" in result.reason
+    assert os.path.exists(wrapper)

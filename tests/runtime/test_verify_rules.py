@@ -1,0 +1,61 @@
+"""Every confirmable rule is CONFIRMED at the flagged line of its fixture by tracing with real JAX on CPU;
+the VALID look-alikes next to them never are."""
+
+from __future__ import annotations
+
+import pytest
+from test_verify_support import FIXTURES, Marked, marked
+
+from jaxlint.runtime.verify import CONFIRMABLE_CODES, verify_findings
+
+pytestmark = pytest.mark.slow
+
+RULE_FIXTURES = sorted(p.name for p in FIXTURES.glob("verify_jax*.py"))
+CASES = [m for name in RULE_FIXTURES for m in marked(name)]
+
+
+def _id(case: Marked) -> str:
+    return f"{case.finding.path.rsplit('/', 1)[-1]}:{case.finding.line}-{case.expect}"
+
+
+@pytest.fixture(scope="module")
+def report():
+    return verify_findings([c.finding for c in CASES], root=FIXTURES, timeout=120, jobs=2)
+
+
+def test_every_confirmable_rule_has_a_confirmed_fixture(report):
+    confirmed = {f.code for f, v in report.verdicts.items() if v.verdict == "CONFIRMED"}
+    assert confirmed == CONFIRMABLE_CODES
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expect == "confirmed"], ids=_id)
+def test_invalid_case_is_confirmed_at_its_line(report, case):
+    result = report.verdicts[case.finding]
+    assert result.verdict == "CONFIRMED", result.reason
+    assert result.inputs, "the inputs that reproduced it are listed"
+    assert result.device == "jax " + report.environments[0].jax + ", cpu"
+    if case.finding.code not in ("JAX105", "JAX405"):  # reported at the end of the trace / at the call
+        assert f"line {case.finding.line}" in result.reason
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expect == "ok"], ids=_id)
+def test_valid_look_alike_is_never_confirmed(report, case):
+    result = report.verdicts[case.finding]
+    assert result.verdict != "CONFIRMED", result.reason
+    assert result.verdict == "NOT_REPRODUCED", result.reason
+    assert result.inputs and all(text in result.reason for text in result.inputs if "f32[]" in text)
+
+
+def test_every_module_ran_to_the_end(report):
+    statuses = {m.module: m.status for m in report.modules}
+    assert statuses.pop("verify_jax502_module_level") == "import_failed"
+    assert set(statuses.values()) == {"done"}
+    assert report.environments and report.environments[0].backend == "cpu"
+
+
+def test_text_report_has_the_device_header_and_one_line_per_finding(report):
+    findings = [c.finding for c in CASES]
+    lines = report.to_text(findings).splitlines()
+    assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu")
+    assert len(lines) == len(findings) + 2
+    assert report.any_confirmed

@@ -1,0 +1,238 @@
+"""Fast tests of the verify pieces that need no child process."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_verify_support import FIXTURES
+
+from jaxlint.finding import Finding
+from jaxlint.runtime.verify import (
+    CONFIRMABLE_CODES,
+    Environment,
+    FindingVerdict,
+    ModuleRun,
+    VerifyReport,
+    parse_examples,
+    verify_findings,
+)
+from jaxlint.runtime.verify.child import inputs, source
+from jaxlint.runtime.verify.project import example_keys, locate_module
+from jaxlint.runtime.verify.runner import ChildRun, read_child
+
+
+def finding(code="JAX101", line=3, path="mod.py", function="f", cell=None) -> Finding:
+    return Finding(path, line, 5, line, 10, code, "rule-name", "message", function=function, cell=cell)
+
+
+def test_importing_verify_imports_no_jax_and_no_user_code():
+    code = "import sys, jaxlint.runtime.verify; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_confirmable_codes_match_the_issue():
+    expected = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX201", "JAX203", "JAX301"}
+    assert CONFIRMABLE_CODES == expected | {"JAX405", "JAX502"}
+
+
+def test_parse_examples_accepts_strings_lists_and_the_whole_table():
+    parsed = parse_examples({"pkg.mod:step": "jnp.ones(3)", "pkg.mod:Model.apply": ["1", "2"]})
+    assert parsed == {"pkg.mod": {"step": ["jnp.ones(3)"], "Model.apply": ["1", "2"]}}
+    assert parse_examples({"timeout": 5, "examples": {"a.py:f": "x"}}) == {"a.py": {"f": ["x"]}}
+    assert parse_examples(None) == {}
+
+
+@pytest.mark.parametrize("table", [{"no_colon": "x"}, {"mod:": "x"}, {"mod:f": 3}, {"mod:f": []}])
+def test_parse_examples_rejects_bad_entries(table):
+    with pytest.raises(ValueError, match="tool.jaxlint.verify"):
+        parse_examples(table)
+
+
+def test_locate_module_walks_up_packages():
+    location = locate_module(FIXTURES / "vpkg" / "model.py", FIXTURES)
+    assert location.name == "vpkg.model"
+    assert location.search_path[0] == str(FIXTURES.resolve())
+    plain = locate_module(FIXTURES / "verify_jax101.py", FIXTURES.parent)
+    assert plain.name == "verify_jax101"
+    assert plain.search_path == (str(FIXTURES.resolve()), str(FIXTURES.parent.resolve()))
+    assert example_keys(location, FIXTURES) == ("vpkg.model", "vpkg/model.py")
+
+
+def test_findings_that_cannot_be_verified_are_not_run_without_a_child(tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text("{}")
+    script = tmp_path / "script.py"
+    script.write_text("x = 1\n")
+    cases = [
+        finding("JAX402", path=str(script)),
+        finding(path=str(notebook), cell=2),
+        finding(path=str(tmp_path / "gone.py")),
+    ]
+    report = verify_findings(cases, root=tmp_path)
+    assert [report.verdicts[c].verdict for c in cases] == ["NOT_RUN"] * 3
+    assert "not confirmable" in report.verdicts[cases[0]].reason
+    assert "notebook" in report.verdicts[cases[1]].reason
+    assert "not found" in report.verdicts[cases[2]].reason
+    assert report.modules == [] and report.should_fail
+
+
+def test_environment_header_names_backend_and_device():
+    cpu = Environment(jax="0.10.2", backend="cpu", device_kind="cpu")
+    gpu = Environment(jax="0.11.2", backend="gpu", device_kind="NVIDIA H100 80GB HBM3")
+    assert cpu.describe() == "jax 0.10.2, cpu"
+    assert gpu.describe() == "jax 0.11.2, gpu: NVIDIA H100 80GB HBM3"
+
+
+def _report() -> tuple[VerifyReport, list[Finding]]:
+    found = [finding(line=3), finding(line=9, code="JAX201"), finding(line=12, code="JAX402")]
+    verdicts = {
+        found[0]: FindingVerdict(
+            "CONFIRMED", "TracerBoolConversionError at line 3", ("x: f32[]",), "jax 0.10.2, cpu"
+        ),
+        found[1]: FindingVerdict(
+            "NOT_REPRODUCED", "traced cleanly with x: f32[]", ("x: f32[]",), "jax 0.10.2, cpu"
+        ),
+        found[2]: FindingVerdict("NOT_RUN", "JAX402 is not confirmable by tracing"),
+    }
+    env = Environment(jax="0.10.2", backend="cpu", device_kind="cpu")
+    return VerifyReport(verdicts, [env], [ModuleRun("mod.py", "mod", 2, 1.5, "done")]), found
+
+
+def test_text_report_has_header_and_one_line_per_finding():
+    report, found = _report()
+    lines = report.to_text(found).splitlines()
+    assert lines[0] == "verify: jax 0.10.2, cpu"
+    assert lines[1] == "mod.py:3:5: JAX101 CONFIRMED: TracerBoolConversionError at line 3"
+    assert lines[2].startswith("mod.py:9:5: JAX201 NOT REPRODUCED: traced cleanly")
+    assert lines[3] == "mod.py:12:5: JAX402 NOT RUN: JAX402 is not confirmable by tracing"
+    assert lines[4] == "3 finding(s): 1 confirmed, 1 not reproduced, 1 not run"
+
+
+def test_json_and_sarif_carry_verdict_inputs_and_device():
+    report, found = _report()
+    data = report.extend_json(found[0], found[0].to_dict())
+    assert data["code"] == "JAX101" and data["verdict"] == "CONFIRMED"
+    assert data["verdict_reason"] == "TracerBoolConversionError at line 3"
+    assert data["inputs"] == ["x: f32[]"] and data["device"] == "jax 0.10.2, cpu"
+    summary = report.json_summary()["verify"]
+    assert summary["environments"][0]["description"] == "jax 0.10.2, cpu"
+    assert summary["counts"] == {"CONFIRMED": 1, "NOT_REPRODUCED": 1, "NOT_RUN": 1}
+    properties = report.sarif_result_properties(found[1])
+    assert properties["verdict"] == "NOT_REPRODUCED" and properties["inputs"] == ["x: f32[]"]
+    assert report.sarif_run_properties()["verify"]["environments"][0]["backend"] == "cpu"
+    assert report.any_confirmed and report.should_fail
+
+
+# --- how a child's events (or its death) become verdicts ----------------------------------------------
+
+
+def _child(events, ended="exited", returncode=0, hint="") -> ChildRun:
+    return ChildRun(events, ended, returncode, hint, 1.0, 123)
+
+
+ENV = {"event": "environment", "jax": "0.10.2", "backend": "cpu", "device_kind": "cpu"}
+
+
+def test_a_crash_mid_module_blames_the_finding_in_progress_and_leaves_the_rest_unreached():
+    found = [finding(line=3), finding(line=7, function="g"), finding(line=9, function="h")]
+    events = [ENV, {"event": "imported", "seconds": 0.1}]
+    events += [
+        {"event": "begin", "id": 0},
+        {"event": "verdict", "id": 0, "verdict": "CONFIRMED", "reason": "r"},
+    ]
+    events += [{"event": "begin", "id": 1}]
+    reading = read_child(
+        found, _child(events, returncode=-11, hint="Fatal Python error: Segmentation fault"), 10, None
+    )
+    assert reading.verdicts[found[0]].verdict == "CONFIRMED"
+    assert reading.verdicts[found[1]].verdict == "NOT_RUN"
+    assert "SIGSEGV" in reading.verdicts[found[1]].reason and "'g'" in reading.verdicts[found[1]].reason
+    assert reading.unreached == [found[2]] and reading.progressed and reading.status == "crashed"
+
+
+def test_a_timeout_before_the_import_finished_is_blamed_on_the_import():
+    found = [finding()]
+    reading = read_child(found, _child([ENV], ended="timeout", returncode=-9), 5, None)
+    assert reading.verdicts[found[0]].reason == "timed out after 5 s while importing the module"
+    assert reading.status == "timeout" and not reading.progressed
+
+
+def test_an_exit_code_without_events_is_reported():
+    found = [finding()]
+    reading = read_child(found, _child([ENV], returncode=7), 5, None)
+    assert reading.verdicts[found[0]].reason == "the child exited with code 7 while importing the module"
+
+
+# --- child-side input planning (imports jax, like the child does) --------------------------------------
+
+
+def test_jaxtyping_dims_are_shared_between_parameters():
+    dims = inputs.DimSizes()
+    (x,) = inputs.traced_candidates("x", 'Float[Array, "b n"]', False, dims)
+    (w,) = inputs.traced_candidates("w", "Float[Array, 'n d']", False, dims)
+    (i,) = inputs.traced_candidates("i", 'Int[Array, ""]', False, dims)
+    (s,) = inputs.traced_candidates("s", 'Shaped[Array, "... 4"]', False, dims)
+    assert (x.shape, w.shape, i.shape, s.shape) == ((2, 3), (3, 4), (), (4,))
+    assert (x.dtype, i.dtype) == ("float32", "int32")
+
+
+def test_search_candidates_follow_names_and_annotations():
+    dims = inputs.DimSizes()
+    assert inputs.traced_candidates("x", "", False, dims) == inputs.FLOAT_SEARCH
+    assert inputs.traced_candidates("n", "", True, dims) == inputs.INT_SEARCH
+    assert inputs.traced_candidates("key", "", False, dims) == inputs.KEY_SEARCH
+    assert inputs.traced_candidates("rng", "jax.Array", False, dims) == inputs.KEY_SEARCH
+    assert inputs.traced_candidates("k", "PRNGKeyArray", False, dims) == inputs.KEY_SEARCH
+    assert inputs.traced_candidates("x", "Optional[jax.Array]", False, dims) == inputs.FLOAT_SEARCH
+    assert inputs.traced_candidates("t", "float", False, dims) == (
+        inputs.ArraySpec((), "float32", weak=True),
+    )
+    assert inputs.traced_candidates("fn", "Callable[[int], int]", False, dims) == ()
+    assert inputs.traced_candidates("name", "str", False, dims) == ()
+
+
+def test_static_values_come_from_annotations():
+    assert inputs.static_value("int").value == 2
+    assert inputs.static_value("bool").value is True
+    assert inputs.static_value("tuple[int, ...]").value == (2, 3)
+    assert inputs.static_value("Optional[int]").value is None
+    assert inputs.static_value("").value == 2
+    assert inputs.static_value("str") is None
+
+
+def _function(text: str) -> ast.FunctionDef:
+    node = ast.parse(text).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return node
+
+
+def test_integer_looking_parameters():
+    node = _function(
+        "def f(x, steps, j, width):\n    for _ in range(width):\n        x = x[j]\n    return x\n"
+    )
+    assert source.integer_looking(node, "steps") and source.integer_looking(node, "j")
+    assert source.integer_looking(node, "width") and not source.integer_looking(node, "x")
+
+
+def test_jit_statics_are_read_from_decorators():
+    node = _function(
+        "@partial(jax.jit, static_argnums=(1,), static_argnames='mode')\ndef f(x, n, mode): pass\n"
+    )
+    assert source.jit_statics_from_decorators(node) == ((1,), ("mode",))
+    assert source.jit_statics_from_decorators(_function("@jax.jit\ndef f(x): pass\n")) == ((), ())
+    assert source.jit_statics_from_decorators(_function("@other\ndef f(x): pass\n")) is None
+
+
+def test_self_attributes_read_in_a_method():
+    node = _function("def step(self, x):\n    self.cache = x\n    return x * self.w + self.b\n")
+    assert source.self_attributes_read(node, "self") == ["w", "b"]
+
+
+def test_fixture_modules_are_valid_python():
+    for path in Path(FIXTURES).rglob("*.py"):
+        ast.parse(path.read_text(), filename=str(path))
