@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from .index import ModuleIndex, Unit, bound_names
-from .transforms import HOST, NONE, positional_params
+from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, _annotation_name, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
 from .walk import children
 
@@ -181,7 +181,12 @@ class FlowWalker:
         node = unit.node
         params = node.params  # type: ignore[attr-defined]
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            frame.env[param.name.value] = TRACED | ARRAY if param.name.value in unit.traced_params else 0
+            name = param.name.value
+            if name in unit.traced_params:
+                # A traced parameter may be a whole pytree; only an annotation says it is one array.
+                frame.env[name] = TRACED | ARRAY if _annotation_name(param) in ARRAY_ANNOTATIONS else TRACED
+            else:
+                frame.env[name] = HOLDS_TRACED if name in unit.container_params else 0
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
@@ -430,22 +435,30 @@ class FlowWalker:
             if callee.is_method and bound_self:
                 params = params[1:]
             names: set[str] = set()
+            containers: set[str] = set()
+            passed: list[tuple[str, cst.BaseExpression]] = []
             positional = [a for a in call.args if a.keyword is None]
             for i, arg in enumerate(positional):
                 if arg.star:
                     break
-                if i < len(params) and evaluate(arg.value, frame) & (TRACED | HOLDS_TRACED):
-                    names.add(params[i].name.value)
+                if i < len(params):
+                    passed.append((params[i].name.value, arg.value))
             all_names = {p.name.value for p in [*params, *callee.node.params.kwonly_params]}  # type: ignore[attr-defined]
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value in all_names:
-                    if evaluate(arg.value, frame) & (TRACED | HOLDS_TRACED):
-                        names.add(arg.keyword.value)
-            if names:
+            passed += [(a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names]
+            for name, value in passed:
+                flags = evaluate(value, frame)
+                if flags & TRACED:
+                    names.add(name)
+                elif flags & HOLDS_TRACED:
+                    containers.add(name)
+            if containers - callee.container_params:
+                callee.container_params |= containers
+                self._mark(callee, names, frame, force=True)
+            elif names:
                 self._mark(callee, names, frame)
 
-    def _mark(self, callee: Unit, names: set[str], frame: Frame) -> None:
-        changed = not names <= callee.traced_params
+    def _mark(self, callee: Unit, names: set[str], frame: Frame, force: bool = False) -> None:
+        changed = force or not names <= callee.traced_params
         callee.traced_params |= names
         if callee.kind < frame.kind:
             callee.kind = frame.kind

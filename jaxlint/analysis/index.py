@@ -40,6 +40,7 @@ class Unit:
     kind: int = NONE
     context: str = ""
     traced_params: set[str] = dataclasses.field(default_factory=set)
+    container_params: set[str] = dataclasses.field(default_factory=set)  # receive tuples/lists of tracers
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
 
@@ -238,6 +239,10 @@ class ModuleIndex:
             return [(m, True) for m in methods]
         return []
 
+    def applications(self, node: cst.BaseExpression, unit: Unit) -> list[tuple[Unit, Application]]:
+        """The same-module functions a transformation expression (`jax.jit(partial(f, a), ...)`) applies to."""
+        return self._applications(node, unit, [])
+
     def _applications(
         self, node: cst.BaseExpression, unit: Unit, outer: list[tuple[str, list[cst.Arg]]]
     ) -> list[tuple[Unit, Application]]:
@@ -246,7 +251,9 @@ class ModuleIndex:
             callee = self.qualname(node.func, unit)
             if callee == "functools.partial" and node.args and node.args[0].keyword is None:
                 results = []
-                positional = sum(1 for a in node.args[1:] if a.keyword is None and not a.star)
+                if any(a.star for a in node.args[1:]):
+                    return []  # `partial(f, *args, **kwargs)`: which parameters are bound is unknown
+                positional = sum(1 for a in node.args[1:] if a.keyword is None)
                 names = frozenset(a.keyword.value for a in node.args[1:] if a.keyword is not None)
                 for target, app in self._applications(node.args[0].value, unit, outer):
                     app.bound_positional += positional

@@ -24,6 +24,8 @@ HOLDS_TRACED = 16  # a Python container (tuple, list, dict) with tracers inside
 CONCRETE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval", "device", "devices"}
 )
+# Attributes of an array that are arrays again.
+ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 # Methods of a tracer that return Python values (and fail under jit: JAX102's business, not a tracer).
 CONCRETE_METHODS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__"})
 
@@ -47,7 +49,7 @@ CONCRETE_JAX_FUNCTIONS = frozenset(
         "shape ndim size result_type promote_types dtype issubdtype isdtype can_cast iscomplexobj isrealobj "
         "isscalar finfo iinfo broadcast_shapes"
     ).split()
-) | frozenset({"jax.lax.broadcast_shapes", "jax.random.key_impl"})
+) | frozenset({"jax.lax.broadcast_shapes", "jax.lax.axis_size", "jax.random.key_impl"})
 # Functions whose array result is boolean: a mask.
 BOOL_FUNCTIONS = frozenset(
     "jax.numpy." + name
@@ -82,19 +84,21 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
+        if base & TRACED and node.attr.value not in ARRAY_ATTRIBUTES:
+            return TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
     if isinstance(node, cst.Subscript):
         return _subscript(node, scope)
     if isinstance(node, cst.BinaryOperation):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         both = left | right
+        if both & LIST and isinstance(node.operator, (cst.Add, cst.Multiply)):
+            return LIST | (both & HOLDS_TRACED)  # `[a] * n`, `xs + ys`: still a list
         out = both & (TRACED | ARRAY)
         if out & TRACED:
             out |= ARRAY
         if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and both & BOOL:
             out |= BOOL
-        if not out and isinstance(node.operator, (cst.Add, cst.Multiply)) and both & LIST:
-            out = LIST | (both & HOLDS_TRACED)
         return out
     if isinstance(node, cst.UnaryOperation):
         if isinstance(node.operator, cst.Not):
@@ -102,6 +106,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         inner = evaluate(node.expression, scope)
         return inner if isinstance(node.operator, cst.BitInvert) else inner & ~BOOL
     if isinstance(node, cst.BooleanOperation):
+        if isinstance(node.operator, cst.And) and _is_tracer_guard(node.left):
+            return evaluate(node.left, scope)  # `not_tracer(i) and i in ...`: the right side never sees a tracer
         return evaluate(node.left, scope) | evaluate(node.right, scope)
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
@@ -151,9 +157,13 @@ def element_flags(flags: int) -> int:
 def _subscript(node: cst.Subscript, scope: Scope) -> int:
     base = evaluate(node.value, scope)
     if base & (TRACED | HOLDS_TRACED):
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
+            return base  # a slice of a container is a container
+        if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice):
+            return TRACED  # `params["w"]`: a pytree entry, not known to be an array
         if base & TRACED:
-            return base & (TRACED | ARRAY | HOLDS_TRACED) | TRACED
-        return TRACED | HOLDS_TRACED
+            return base & (TRACED | ARRAY) | TRACED
+        return TRACED
     if base & ARRAY:
         index_flags = 0
         for element in node.slice:
@@ -169,8 +179,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if name is not None:
         if name in CONCRETE_BUILTINS or name in CONCRETE_JAX_FUNCTIONS:
             return 0
-        if name.startswith(CONCRETE_JAX_PREFIXES):
-            return 0
+        if name.startswith(CONCRETE_JAX_PREFIXES) or name.rsplit(".", 1)[-1].startswith("_"):
+            return 0  # static questions, and private helpers whose results we cannot know
         args = 0
         for arg in node.args:
             args |= evaluate(arg.value, scope)
@@ -212,4 +222,23 @@ def _is_bool_dtype(node: cst.BaseExpression) -> bool:
         return node.value == "bool"
     if isinstance(node, cst.Attribute):
         return node.attr.value in ("bool_", "bool")
+    return False
+
+
+def _is_tracer_guard(node: cst.BaseExpression) -> bool:
+    """A condition that tests for tracers or concreteness (`not_jax_tracer(x)`, `is_concrete(x)`)."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and ("tracer" in current.value.lower() or "concrete" in current.value.lower()):
+            return True
+        if isinstance(current, cst.Attribute):
+            stack.extend([current.value, current.attr])
+        elif isinstance(current, cst.Call):
+            stack.append(current.func)
+            stack.extend(a.value for a in current.args)
+        elif isinstance(current, cst.UnaryOperation):
+            stack.append(current.expression)
+        elif isinstance(current, cst.BooleanOperation):
+            stack.extend([current.left, current.right])
     return False

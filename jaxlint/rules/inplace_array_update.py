@@ -5,18 +5,21 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
+from ..analysis.usage import usage_of
+from ..fixes import SAFE, UNSAFE, replace
 from .base import Rule, source_of
 
 # Methods that only containers have: a name used with them is a dict or list, not an array.
-_CONTAINER_METHODS = frozenset({"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"})
+_CONTAINER_METHODS = frozenset(
+    {"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"}
+)
 _AUGMENTED = {
     cst.AddAssign: "add",
     cst.SubtractAssign: "subtract",
     cst.MultiplyAssign: "multiply",
     cst.DivideAssign: "divide",
     cst.PowerAssign: "power",
-    cst.FloorDivideAssign: "floor_divide",
-}
+}  # `.at[]` has no floor_divide, mod, matmul or bitwise methods: those get `.set(x[i] op v)` advice, no fix
 
 
 class InplaceArrayUpdate(Rule):
@@ -24,6 +27,7 @@ class InplaceArrayUpdate(Rule):
     name = "inplace-array-update"
     summary = "In-place item assignment (`x[i] = v`, `x[i] += v`, `del x[i]`) on a JAX array"
     confirmable = True
+    fix_safety = "safe"  # unsafe for attributes, items and globals: see the doc
     doc = """
 ## What it does
 Flags item assignment, augmented item assignment and item deletion on a JAX array: a traced value inside a
@@ -47,16 +51,20 @@ x = x.at[0].set(1.0)      # x[i] += v  ->  x = x.at[i].add(v)
 ```
 
 ## Fix safety
-No automatic fix yet.
+`x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=` and `**=` become `.add`, `.subtract`,
+`.multiply`, `.divide` and `.power` (`.at[]` has no other in-place operators, so `//=`, `%=`, `@=` and the
+bitwise ones get no fix). The fix is **safe** when `x` is a plain name local to the function (or a module-level
+name at module level): the statement raised `TypeError` before and now does what it meant. It is **unsafe**
+when `x` is an attribute or item (`self.x[i] = v` rebinds `self.x`, which other references to the old array do
+not see), a name declared `global`/`nonlocal`, or a name in a class body. There is no fix when `x` is a name
+the function only reads from an enclosing scope (assigning it would make it local), for `del x[i]`, or for
+chained (`x[i] = y = v`) and unpacking assignments. Note that `.at[i].add(v)` adds once per occurrence of a
+repeated index, where NumPy's buffered `x[i] += v` adds once.
 
 ## References
 - https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
 """
-
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
-        self._containers: dict[int, set[str]] = {}
 
     def _is_array(self, target: cst.Subscript, ctx) -> bool:
         if any(
@@ -65,31 +73,14 @@ No automatic fix yet.
         ):
             return False  # `d["key"] = v`: a dict
         flags = ctx.flags(target.value)
-        if not flags & (ARRAY | TRACED):
-            return False
         base = target.value
-        return not (isinstance(base, cst.Name) and base.value in self._container_names(ctx))
-
-    def _container_names(self, ctx) -> set[str]:
-        """Names the function uses as dicts or lists (`d["k"]`, `xs.append(...)`)."""
-        unit = ctx.unit
-        found = self._containers.get(id(unit))
-        if found is None:
-            from ..analysis.walk import walk
-
-            found = set()
-            for node in walk(unit.node):
-                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-                    if node.attr.value in _CONTAINER_METHODS:
-                        found.add(node.value.value)
-                elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-                    if any(
-                        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
-                        for e in node.slice
-                    ):
-                        found.add(node.value.value)
-            self._containers[id(unit)] = found
-        return found
+        if isinstance(base, cst.Name):
+            usage = usage_of(ctx.unit.node)
+            if base.value in usage.containers:
+                return False
+            if flags & TRACED and not flags & ARRAY:
+                return usage.is_array(base.value)  # a traced parameter: array only if used as one
+        return bool(flags & ARRAY)
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
         if not isinstance(target, cst.Subscript) or not self._is_array(target, ctx):
@@ -99,6 +90,10 @@ No automatic fix yet.
         if isinstance(statement, cst.AugAssign) and type(statement.operator) in _AUGMENTED:
             method = _AUGMENTED[type(statement.operator)]
             advice = f"use {name} = {name}.at[{index}].{method}(...)"
+        elif isinstance(statement, cst.AugAssign):
+            op = statement.operator.__class__.__name__
+            symbol = _OPERATOR_SYMBOLS.get(op, "op")
+            advice = f"use {name} = {name}.at[{index}].set({name}[{index}] {symbol} ...)"
         else:
             advice = f"use {name} = {name}.at[{index}].set(...)"
         where = f" inside {ctx.context}" if ctx.context else ""
@@ -106,7 +101,47 @@ No automatic fix yet.
             self,
             target,
             f"In-place update of JAX array '{name}'{where}: JAX arrays are immutable (TypeError); {advice}",
+            fix=self._fix(target, statement, ctx),
         )
+
+    def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx):
+        """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
+        if isinstance(statement, cst.Assign):
+            if len(statement.targets) != 1 or statement.targets[0].target is not target:
+                return None
+            method, value = "set", statement.value
+            before, after = (
+                statement.targets[0].whitespace_before_equal,
+                statement.targets[0].whitespace_after_equal,
+            )
+        elif isinstance(statement, cst.AugAssign) and statement.target is target:
+            method, value = _AUGMENTED.get(type(statement.operator)), statement.value
+            if method is None:
+                return None
+            before, after = statement.operator.whitespace_before, statement.operator.whitespace_after
+        else:
+            return None
+        base = target.value
+        safety = _fix_safety(base, ctx)
+        if safety is None or isinstance(value, (cst.Yield, cst.Await)) and not value.lpar:
+            return None
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        at = cst.Subscript(
+            value=cst.Attribute(value=base, attr=cst.Name("at")),
+            slice=target.slice,
+            lbracket=target.lbracket,
+            rbracket=target.rbracket,
+        )
+        call = cst.Call(func=cst.Attribute(value=at, attr=cst.Name(method)), args=[cst.Arg(value=value)])
+        new = cst.Assign(
+            targets=[
+                cst.AssignTarget(target=base, whitespace_before_equal=before, whitespace_after_equal=after)
+            ],
+            value=call,
+            semicolon=statement.semicolon,
+        )
+        return replace(statement, new, safety)
 
     def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx) -> None:
         if isinstance(target, cst.Subscript) and self._is_array(target, ctx):
@@ -116,3 +151,31 @@ No automatic fix yet.
                 target,
                 f"Deleting items of JAX array '{name}': JAX arrays are immutable (TypeError); use jnp.delete",
             )
+
+
+_OPERATOR_SYMBOLS = {
+    "FloorDivideAssign": "//",
+    "ModuloAssign": "%",
+    "MatrixMultiplyAssign": "@",
+    "BitAndAssign": "&",
+    "BitOrAssign": "|",
+    "BitXorAssign": "^",
+    "LeftShiftAssign": "<<",
+    "RightShiftAssign": ">>",
+}
+
+
+def _fix_safety(base: cst.BaseExpression, ctx) -> str | None:
+    """SAFE for a plain local name, UNSAFE for attributes, items and globals, None when no fix is right."""
+    if isinstance(base, cst.Name):
+        if ctx.own_names is not None:
+            return UNSAFE  # a class body: rebinding makes a class attribute
+        if ctx.unit is ctx.index.root:
+            return SAFE
+        if base.value in ctx.declared_global:
+            return UNSAFE
+        return SAFE if base.value in ctx.unit.local_names else None
+    root = base
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    return UNSAFE if isinstance(root, cst.Name) else None

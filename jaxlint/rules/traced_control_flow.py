@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import STRICT, TRACED
+from ..analysis import ARRAY, STRICT, TRACED
 from .base import Rule, source_of
 
 
@@ -93,7 +93,8 @@ No automatic fix: the right replacement depends on whether both branches can be 
         self._elifs: set[int] = set()
 
     def _check(self, test: cst.BaseExpression, what: str, ctx) -> None:
-        if ctx.kind < STRICT or not ctx.traced(test):
+        # A bare traced parameter may be a pytree (`if params:` is legal); only arrays are flagged.
+        if ctx.kind < STRICT or ctx.flags(test) & (TRACED | ARRAY) != TRACED | ARRAY:
             return
         self._cover(test)
         ctx.report(
@@ -130,7 +131,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         if id(node) in self._covered or ctx.kind < STRICT:
             return
         # Only the left operand is converted to bool; the right one is returned as is.
-        if ctx.traced(node.left):
+        if ctx.flags(node.left) & (TRACED | ARRAY) == TRACED | ARRAY:
             what = "and" if isinstance(node.operator, cst.And) else "or"
             self._cover(node)
             ctx.report(

@@ -1,0 +1,1087 @@
+"""PRNG key dataflow: which key values each execution path consumes, flow-sensitively (JAX301).
+
+The model. Every value a name (or `self.attr`, `d["k"]`, `keys[0]`) holds is a `Version`: a key's identity.
+Sampling (`jax.random.normal(key, ...)`) and `jax.random.split(key)` *consume* the version they are given;
+`split` then returns fresh keys, `fold_in`/`clone`/`key`/`PRNGKey`/`wrap_key_data` only make fresh ones, and
+`key_data` or storing a key in a pytree does nothing. Consuming a version that is already consumed on some
+path reaching this point is a reuse. Re-binding a name (`key, sub = split(key)`) gives it a new version, so
+only the values matter, never the names.
+
+Per path the state is `State`: the version each name holds and the versions consumed so far (with where).
+At joins the consumed facts are united (may-reuse); a name bound to different versions on the two sides gets
+a merged version, consumed when the version it held on some side was consumed on that side. `return`,
+`raise`, `break` and `continue` end their path; a loop body is walked twice, the second time from the join
+of the entry with the end of the first round, which finds reuse carried from one iteration to the next.
+
+Across functions: a function's `Summary` says which of its parameters (and closed-over names) it may consume;
+a call of a same-module function consumes the caller's arguments accordingly, also through `jax.jit(f)(...)`,
+`lax.scan(f, init, ...)` and friends. The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
+iteration: a key they close over, or receive through `partial`, is the same on every iteration, and a carried
+key returned unchanged after being consumed is consumed again by the next iteration.
+
+Precision comes first: calls of unknown functions consume nothing; attributes and dict entries are forgotten
+as soon as unknown code could change them; anything not understood gets a fresh version, which can only hide
+a reuse, never invent one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Sequence
+
+import libcst as cst
+
+from .index import ModuleIndex, Unit
+from .transforms import positional_params
+from .walk import children, walk
+
+_RANDOM = "jax.random."
+# Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
+SAMPLERS = frozenset(
+    _RANDOM + name
+    for name in (
+        "ball bernoulli beta binomial bits categorical cauchy chisquare choice dirichlet double_sided_maxwell "
+        "exponential f gamma generalized_normal geometric gumbel laplace loggamma logistic lognormal maxwell "
+        "multinomial multivariate_normal normal orthogonal pareto permutation poisson rademacher randint "
+        "rayleigh shuffle t triangular truncated_normal uniform wald weibull_min random_bits"
+    ).split()
+)
+SPLIT = _RANDOM + "split"
+FOLD_IN = _RANDOM + "fold_in"
+# Functions that make a fresh key without consuming one.
+KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
+
+# What a lax loop passes its body: label used by the index -> position of the carry parameter (None: no carry).
+LOOP_BODIES = {"lax.scan body": 0, "lax.fori_loop body": 1, "lax.while_loop body": 0, "lax.map body": None}
+# lax calls: qualified name -> (position and keyword of the function(s), position of the carry/operands
+# argument, position of the carry among the function's parameters).
+_LAX_CALLS: dict[str, tuple[tuple[tuple[int, str], ...], int | None, int]] = {
+    "jax.lax.scan": (((0, "f"),), 1, 0),
+    "jax.lax.fori_loop": (((2, "body_fun"),), 3, 1),
+    "jax.lax.while_loop": (((0, "cond_fun"), (1, "body_fun")), 2, 0),
+    "jax.lax.map": (((0, "f"),), None, 0),
+}
+_LAX_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
+# Wrappers that call their function with the arguments they get: `jax.jit(f)(key)` calls f(key).
+_CALL_THROUGH = frozenset(
+    {"jax.jit", "jax.checkpoint", "jax.vmap", "jax.pmap", "equinox.filter_jit", "equinox.filter_vmap"}
+)
+
+# Calls that cannot change a Python object the function holds (attributes, list items).
+_PURE_PREFIXES = ("jax.", "numpy.", "math.", "builtins.", "functools.", "operator.", "typing.", "optax.", "chex.")
+_IMPURE_BUILTINS = frozenset({"builtins.setattr", "builtins.delattr", "builtins.exec", "builtins.eval"})
+_PURE_METHODS = frozenset(
+    (
+        "reshape astype sum mean max min std var squeeze transpose ravel flatten swapaxes take get items keys "
+        "values copy format join startswith endswith lower upper strip set add multiply divide power apply_gradients "
+        "replace tree_flatten block_until_ready dot argmax argmin cumsum prod any all clip round conj real imag"
+    ).split()
+)
+_MAX_LOOP_DEPTH = 3  # deeper loops are walked once (no loop-carried reuse below this depth)
+_PATH_DEPTH = 3
+
+
+class Version:
+    """One value that may be a key. Identity is what matters; the fields help summaries and messages."""
+
+    __slots__ = ("immutable", "param", "root")
+
+    def __init__(self, immutable: bool = False, param: tuple | None = None, root: str | None = None) -> None:
+        self.immutable = immutable  # known to be a JAX key (or key array): unknown calls cannot change it
+        self.param = param  # (parameter name, index path) when it is (part of) a parameter's initial value
+        self.root = root  # closed-over name it comes from, when the same on every call/iteration
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"<Version param={self.param} root={self.root} immutable={self.immutable} at {id(self):#x}>"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Site:
+    """Where a version was consumed."""
+
+    node: cst.CSTNode  # the key expression handed to the consumer (or the call, for closed-over keys)
+    consumer: str  # "jax.random.normal", "'sample'"
+    loops: tuple[tuple[int, int], ...] = ()  # (id(loop node), round) of the loops being walked
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class KeyReuse:
+    """A second consumption of one key on some path."""
+
+    node: cst.CSTNode  # the reused key expression at the second use
+    key: str  # its source text
+    consumer: str  # what consumes it the second time
+    first: Site
+    kind: str  # "reuse" | "loop" (carried around a Python loop) | "closure" | "carry" (lax loop bodies)
+    loop: cst.CSTNode | None = None  # kind "loop": the loop or comprehension
+    context: str = ""  # kinds "closure"/"carry": e.g. "lax.scan body 'step'"
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """What calling a function does to the keys it is given: (name, index path) pairs it may consume."""
+
+    params: frozenset[tuple[str, tuple]] = frozenset()
+    free: frozenset[tuple[str, tuple]] = frozenset()  # closed-over (or global) names
+
+    def __bool__(self) -> bool:
+        return bool(self.params or self.free)
+
+
+@dataclasses.dataclass
+class UnitResult:
+    reuses: list[KeyReuse]
+    summary: Summary
+
+
+class State:
+    """One path's facts: the version each name holds, the versions consumed so far."""
+
+    __slots__ = ("env", "consumed", "epoch")
+
+    def __init__(self, env: dict[str, Version], consumed: dict[Version, Site], epoch: int) -> None:
+        self.env = env
+        self.consumed = consumed
+        self.epoch = epoch  # attributes and dict entries read in different epochs are different values
+
+    def copy(self) -> State:
+        return State(dict(self.env), dict(self.consumed), self.epoch)
+
+
+_epochs = itertools.count(1)
+
+
+def _is_pseudo(name: str) -> bool:
+    return "." in name or "[" in name
+
+
+def _chain(node: cst.BaseExpression) -> str | None:
+    """`self.key` / `rngs["dropout"]` / `a.b["c"]` as a pseudo-name, None for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _chain(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    if isinstance(node, cst.Subscript):
+        literal = _string_index(node)
+        if literal is not None:
+            base = _chain(node.value)
+            return None if base is None else f"{base}[{literal!r}]"
+    return None
+
+
+def _single_index(node: cst.Subscript) -> cst.BaseExpression | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return node.slice[0].slice.value
+
+
+def _string_index(node: cst.Subscript) -> str | None:
+    value = _single_index(node)
+    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+        return value.evaluated_value
+    return None
+
+
+def _int_index(node: cst.BaseExpression | None) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value, 0)
+    return None
+
+
+def _literal(node: cst.BaseExpression) -> object:
+    """A hashable token for a literal (fold_in data), None when not a literal."""
+    value = _int_index(node)
+    if value is not None:
+        return ("int", value)
+    if isinstance(node, cst.SimpleString):
+        return ("str", node.value)
+    return None
+
+
+def source(node: cst.CSTNode, limit: int = 40) -> str:
+    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
+    for arg in call.args:
+        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is None:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: position + 1]):
+        return None
+    return positional[position] if position < len(positional) else None
+
+
+class _Loop:
+    def __init__(self, node: cst.CSTNode) -> None:
+        self.node = node
+        self.breaks: list[State] = []
+        self.continues: list[State] = []
+
+
+class KeyAnalysis:
+    """The key dataflow of one module, function by function, computed on demand and cached."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self._results: dict[int, UnitResult] = {}
+        self._running: set[int] = set()
+        self.relevant = self._mentions_random()
+
+    def _mentions_random(self) -> bool:
+        """Cheap pre-check: does the module name anything in jax.random at all?"""
+        imports = self.index.imports
+        if any(q == "jax" or q.startswith("jax.random") for q in imports.names.values()):
+            for node in walk(self.index.module):
+                if isinstance(node, cst.Call):
+                    name = imports.qualname(node.func)
+                    if name is not None and name.startswith(_RANDOM):
+                        return True
+        return False
+
+    def result(self, unit: Unit) -> UnitResult:
+        found = self._results.get(id(unit))
+        if found is not None:
+            return found
+        if not self.relevant or id(unit) in self._running:
+            return UnitResult([], Summary())
+        self._running.add(id(unit))
+        try:
+            result = _UnitWalk(self, unit).run()
+        except RecursionError:
+            result = UnitResult([], Summary())
+        finally:
+            self._running.discard(id(unit))
+        self._results[id(unit)] = result
+        return result
+
+    def reuses(self, unit: Unit) -> list[KeyReuse]:
+        return self.result(unit).reuses
+
+    def summary(self, unit: Unit) -> Summary:
+        return self.result(unit).summary
+
+
+def analyze_module(index: ModuleIndex) -> dict[str, list[KeyReuse]]:
+    """Every unit's reuses, by unit qualname ("" for the module body): for tests and --verify."""
+    analysis = KeyAnalysis(index)
+    out = {"": analysis.reuses(index.root)}
+    for unit in index.units.values():
+        out[unit.qualname] = analysis.reuses(unit)
+    return out
+
+
+class _UnitWalk:
+    """The walk over one function body (or the module body)."""
+
+    def __init__(self, analysis: KeyAnalysis, unit: Unit) -> None:
+        self.analysis = analysis
+        self.index = analysis.index
+        self.unit = unit
+        self.is_root = unit is self.index.root
+        self.initial: dict[str, Version] = {}
+        self.elements: dict[tuple, Version] = {}
+        self.derived: dict[tuple, Version] = {}
+        self.reuses: list[KeyReuse] = []
+        self.reported: set[int] = set()
+        self.loops: list[tuple[_Loop, int]] = []
+        self.exits: list[State] = []
+        self.params: list[str] = []
+        self.constant_params: set[str] = set()
+        self.loop_label: str | None = None  # set for lax loop bodies
+        self.carry: str | None = None  # the carry parameter of a lax loop body
+        self.carry_in_tuple = False  # scan bodies return (carry, y)
+        self._setup()
+
+    # -- setup ---------------------------------------------------------------------------------------
+
+    def _setup(self) -> None:
+        node = self.unit.node
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return
+        params = node.params
+        positional = [p.name.value for p in positional_params(params)]
+        self.params = [*positional, *(p.name.value for p in params.kwonly_params)]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.params.append(star.name.value)
+        for app in self.unit.applications:
+            if app.label not in LOOP_BODIES:
+                continue
+            self.loop_label = f"{app.label} '{self.unit.name}'"
+            own = positional
+            if app.bound_self and self.unit.is_method:
+                own = own[1:]
+            self.constant_params = set(own[: app.bound_positional]) | set(app.bound_names)
+            own = own[app.bound_positional :]
+            position = LOOP_BODIES[app.label]
+            if position is not None and position < len(own):
+                self.carry = own[position]
+                self.carry_in_tuple = app.label == "lax.scan body"
+            break
+
+    def run(self) -> UnitResult:
+        state = State({}, {}, 0)
+        node = self.unit.node
+        if isinstance(node, cst.Module):
+            end = self.block(node.body, state)
+        elif isinstance(node, cst.FunctionDef):
+            end = self.block(node.body.body, state)
+        else:
+            assert isinstance(node, cst.Lambda)
+            self.expr(node.body, state)
+            self._return(node.body, state)
+            end = state
+        if end is not None:
+            self.exits.append(end)
+        return UnitResult(self.reuses, self._summary())
+
+    def _summary(self) -> Summary:
+        if self.is_root:
+            return Summary()
+        params: set[tuple[str, tuple]] = set()
+        free: set[tuple[str, tuple]] = set()
+        for state in self.exits:
+            for version in state.consumed:
+                if version.param is not None:
+                    (params if version.param[0] in self.params else free).add(version.param)
+        return Summary(frozenset(params), frozenset(free))
+
+    # -- versions ------------------------------------------------------------------------------------
+
+    def initial_of(self, name: str) -> Version:
+        """The value a name holds on entry: a parameter, a closed-over or global name."""
+        version = self.initial.get(name)
+        if version is None:
+            free = not self.is_root and name not in self.unit.local_names
+            constant = free or name in self.constant_params
+            tracked = name in self.params or free
+            version = Version(param=(name, ()) if tracked else None, root=name if constant else None)
+            self.initial[name] = version
+        return version
+
+    def element(self, parent: Version, index: object, epoch: int | None) -> Version:
+        """`parent[index]` (or an attribute): the same version every time, until the parent may change."""
+        key = (parent, index, None if parent.immutable else epoch)
+        version = self.elements.get(key)
+        if version is None:
+            param = None
+            if parent.param is not None and len(parent.param[1]) < _PATH_DEPTH:
+                param = (parent.param[0], (*parent.param[1], index))
+            version = Version(immutable=parent.immutable, param=param, root=parent.root)
+            self.elements[key] = version
+        return version
+
+    def lookup(self, name: str, state: State) -> Version:
+        version = state.env.get(name)
+        return version if version is not None else self.initial_of(name)
+
+    def read(self, node: cst.BaseExpression, state: State) -> Version | None:
+        """The version of a name, attribute chain or literal subscript, without evaluating anything."""
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value, state)
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            pseudo = _chain(node)
+            if pseudo is not None and pseudo in state.env:
+                return state.env[pseudo]
+            base = self.read(node.value, state)
+            if base is None:
+                return None
+            if isinstance(node, cst.Attribute):
+                return self.element(base, "." + node.attr.value, state.epoch)
+            text = _string_index(node)
+            if text is not None:
+                return self.element(base, ("[", text), state.epoch)
+            index = _int_index(_single_index(node))
+            if index is not None:
+                return self.element(base, index, None)
+        return None
+
+    # -- joins ---------------------------------------------------------------------------------------
+
+    def join(self, states: Iterable[State | None]) -> State | None:
+        result: State | None = None
+        for state in states:
+            if state is None:
+                continue
+            result = state.copy() if result is None else self._join2(result, state)
+        return result
+
+    def _join2(self, a: State, b: State) -> State:
+        phis: dict[tuple[int, int], Version] = {}
+        env: dict[str, Version] = {}
+        for name in a.env.keys() | b.env.keys():
+            pseudo = _is_pseudo(name)
+            if pseudo and (name not in a.env or name not in b.env):
+                continue  # forget it: it is read structurally again
+            va = a.env.get(name) or self.initial_of(name)
+            vb = b.env.get(name) or self.initial_of(name)
+            if va is vb:
+                env[name] = va
+                continue
+            phi = phis.get((id(va), id(vb)))
+            if phi is None:
+                phi = Version(immutable=va.immutable and vb.immutable)
+                phis[(id(va), id(vb))] = phi
+            env[name] = phi
+        consumed = dict(a.consumed)
+        for version, site in b.consumed.items():
+            consumed.setdefault(version, site)
+        # A merged version is consumed when the version it held on some side was consumed on that side.
+        for name, version in env.items():
+            if version in consumed:
+                continue
+            va = a.env.get(name) or self.initial_of(name)
+            vb = b.env.get(name) or self.initial_of(name)
+            if va is vb:
+                continue
+            site = a.consumed.get(va) or b.consumed.get(vb)
+            if site is not None:
+                consumed[version] = site
+        epoch = a.epoch if a.epoch == b.epoch else next(_epochs)
+        return State(env, consumed, epoch)
+
+    # -- consumption ---------------------------------------------------------------------------------
+
+    def consume(self, version: Version | None, node: cst.CSTNode, consumer: str, state: State) -> None:
+        if version is None:
+            return
+        version.immutable = True
+        loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
+        site = Site(node, consumer, loops)
+        first = state.consumed.get(version)
+        if first is not None:
+            self._report(node, consumer, first, loops)
+            return
+        state.consumed[version] = site
+        if self.loop_label is not None and version.root is not None:
+            self._add(KeyReuse(node, source(node), consumer, site, "closure", context=self.loop_label))
+
+    def _report(self, node: cst.CSTNode, consumer: str, first: Site, loops: tuple) -> None:
+        carried_by = None
+        for loop_id, round_ in loops:
+            if round_ == 2 and (loop_id, 1) in first.loops:
+                carried_by = loop_id
+                break
+        if carried_by is not None:
+            loop = next(loop.node for loop, _ in self.loops if id(loop.node) == carried_by)
+            self._add(KeyReuse(node, source(node), consumer, first, "loop", loop=loop))
+        else:
+            self._add(KeyReuse(node, source(node), consumer, first, "reuse"))
+
+    def _add(self, reuse: KeyReuse) -> None:
+        if id(reuse.node) in self.reported:
+            return
+        self.reported.add(id(reuse.node))
+        self.reuses.append(reuse)
+
+    # -- mutation ------------------------------------------------------------------------------------
+
+    def forget_attributes(self, state: State) -> None:
+        """Unknown code ran: attributes and dict entries may have changed."""
+        state.epoch = next(_epochs)
+        for name in [n for n in state.env if _is_pseudo(n)]:
+            del state.env[name]
+
+    def mutated(self, name: str, state: State) -> None:
+        """The object `name` holds may have changed in place (list item set, unknown method called)."""
+        old = self.lookup(name, state)
+        if old.immutable:
+            return
+        new = Version(param=old.param, root=old.root)  # the same object, with contents that may differ
+        for other, version in list(state.env.items()):
+            if version is old:
+                state.env[other] = new
+        state.env[name] = new
+        self._drop_pseudo(name, state)
+
+    @staticmethod
+    def _drop_pseudo(base: str, state: State) -> None:
+        for name in [n for n in state.env if n.startswith(base + ".") or n.startswith(base + "[")]:
+            del state.env[name]
+
+    # -- statements ----------------------------------------------------------------------------------
+
+    def block(self, statements: Sequence[cst.CSTNode], state: State | None) -> State | None:
+        for statement in statements:
+            if state is None:
+                return None
+            state = self.statement(statement, state)
+        return state
+
+    def suite(self, suite: cst.BaseSuite, state: State | None) -> State | None:
+        return self.block(suite.body, state)  # type: ignore[attr-defined]
+
+    def statement(self, node: cst.CSTNode, state: State) -> State | None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if state is None:
+                    return None
+                state = self.small(small, state)
+            return state
+        if isinstance(node, cst.If):
+            self.expr(node.test, state)
+            other = state.copy()
+            then = self.suite(node.body, state)
+            if isinstance(node.orelse, cst.If):
+                other = self.statement(node.orelse, other)
+            elif node.orelse is not None:
+                other = self.suite(node.orelse.body, other)
+            return self.join([then, other])
+        if isinstance(node, (cst.For, cst.While)):
+            return self.loop(node, state)
+        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+            return self.try_(node, state)
+        if isinstance(node, cst.With):
+            for item in node.items:
+                self.expr(item.item, state)
+                if item.asname is not None:
+                    self.bind(item.asname.name, None, state)
+            return self.suite(node.body, state)
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, state)
+            self._defaults(node.params, state)
+            state.env[node.name.value] = Version()
+            return state
+        if isinstance(node, cst.ClassDef):
+            for part in [*node.decorators, *node.bases, *node.keywords]:
+                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, state)
+            state.env[node.name.value] = Version()
+            return state
+        if isinstance(node, cst.Match):
+            self.expr(node.subject, state)
+            ends = []
+            for case in node.cases:
+                branch = state.copy()
+                for sub in walk(case.pattern):
+                    if isinstance(sub, cst.MatchAs) and sub.name is not None:
+                        branch.env[sub.name.value] = Version()
+                if case.guard is not None:
+                    self.expr(case.guard, branch)
+                ends.append(self.suite(case.body, branch))
+            ends.append(state)  # no case matched
+            return self.join(ends)
+        return state
+
+    def _defaults(self, params: cst.Parameters, state: State) -> None:
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                self.expr(param.default, state)
+
+    def small(self, node: cst.CSTNode, state: State) -> State | None:
+        if isinstance(node, cst.Assign):
+            value = self.expr(node.value, state)
+            for target in node.targets:
+                self.assign(target.target, value, node.value, state)
+            return state
+        if isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                value = self.expr(node.value, state)
+                self.assign(node.target, value, node.value, state)
+            return state
+        if isinstance(node, cst.AugAssign):
+            self.expr(node.value, state)
+            self.assign(node.target, None, None, state)
+            return state
+        if isinstance(node, cst.Expr):
+            self.expr(node.value, state)
+            return state
+        if isinstance(node, cst.Return):
+            if node.value is not None:
+                self.expr(node.value, state)
+                self._return(node.value, state)
+            self.exits.append(state)
+            return None
+        if isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc, state)
+            return None
+        if isinstance(node, cst.Break):
+            if self.loops:
+                self.loops[-1][0].breaks.append(state)
+            return None
+        if isinstance(node, cst.Continue):
+            if self.loops:
+                self.loops[-1][0].continues.append(state)
+            return None
+        if isinstance(node, cst.Del):
+            targets = [node.target]
+            while targets:
+                target = targets.pop()
+                if isinstance(target, (cst.Tuple, cst.List)):
+                    targets.extend(e.value for e in target.elements)
+                elif isinstance(target, cst.Name):
+                    state.env[target.value] = Version()
+                    self._drop_pseudo(target.value, state)
+                else:
+                    self.assign(target, None, None, state)
+            return state
+        if isinstance(node, cst.Assert):
+            self.expr(node.test, state)
+            return state
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                    state.env[local] = Version()
+            return state
+        return state
+
+    def loop(self, node: cst.For | cst.While, state: State) -> State | None:
+        if isinstance(node, cst.For):
+            self.expr(node.iter, state)
+        entry = state
+        rounds = 2 if len(self.loops) < _MAX_LOOP_DEPTH else 1
+        head: State | None = entry
+        frame = _Loop(node)
+        for round_ in range(1, rounds + 1):
+            assert head is not None
+            body = head.copy()
+            self.loops.append((frame, round_))
+            try:
+                if isinstance(node, cst.For):
+                    self.assign(node.target, None, None, body)
+                else:
+                    self.expr(node.test, body)
+                end = self.suite(node.body, body)
+            finally:
+                self.loops.pop()
+            head = self.join([entry, end, *frame.continues])
+        infinite = isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
+        exit_state = None if infinite else head
+        if exit_state is not None and node.orelse is not None:
+            exit_state = self.suite(node.orelse.body, exit_state)
+        return self.join([exit_state, *frame.breaks])
+
+    def try_(self, node: cst.CSTNode, state: State) -> State | None:
+        # A handler starts from the state before any statement of the body (the one that raised).
+        snapshots = []
+        current: State | None = state
+        for statement in node.body.body:  # type: ignore[attr-defined]
+            if current is None:
+                break
+            snapshots.append(current.copy())
+            current = self.statement(statement, current)
+        failed = self.join(snapshots) or state.copy()
+        ends = []
+        if node.orelse is not None and current is not None:  # type: ignore[attr-defined]
+            current = self.suite(node.orelse.body, current)  # type: ignore[attr-defined]
+        ends.append(current)
+        for handler in node.handlers:  # type: ignore[attr-defined]
+            assert failed is not None
+            branch = failed.copy()
+            if handler.type is not None:
+                self.expr(handler.type, branch)
+            if handler.name is not None:
+                self.bind(handler.name.name, None, branch)
+            ends.append(self.suite(handler.body, branch))
+        after = self.join(ends)
+        if node.finalbody is not None:  # type: ignore[attr-defined]
+            if after is None:
+                assert failed is not None
+                self.suite(node.finalbody.body, failed.copy())  # type: ignore[attr-defined]
+                return None
+            after = self.suite(node.finalbody.body, after)  # type: ignore[attr-defined]
+        return after
+
+    # -- assignment ----------------------------------------------------------------------------------
+
+    def bind(self, target: cst.BaseExpression, version: Version | None, state: State) -> None:
+        self.assign(target, version, None, state)
+
+    def assign(
+        self, target: cst.BaseExpression, version: Version | None, value: cst.BaseExpression | None, state: State
+    ) -> None:
+        if isinstance(target, cst.Name):
+            state.env[target.value] = version if version is not None else Version()
+            self._drop_pseudo(target.value, state)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            if (
+                isinstance(value, (cst.Tuple, cst.List))
+                and len(value.elements) == len(elements)
+                and not starred
+                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+            ):
+                for element, item in zip(elements, value.elements, strict=True):
+                    self.assign(element.value, self.read(item.value, state), item.value, state)
+                return
+            seen_star = False
+            for i, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    seen_star = True
+                    self.assign(element.value, None, None, state)
+                    continue
+                item = self.element(version, i, None) if version is not None and not seen_star else None
+                self.assign(element.value, item, None, state)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.assign(target.value, None, None, state)
+            return
+        if isinstance(target, (cst.Attribute, cst.Subscript)):
+            pseudo = _chain(target)
+            if isinstance(target, cst.Subscript):
+                for element in target.slice:
+                    self.expr(element.slice, state)
+            if pseudo is not None:
+                state.env[pseudo] = version if version is not None else Version()
+                self._drop_pseudo(pseudo, state)
+                return
+            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                self.mutated(target.value.value, state)  # `keys[0] = new`
+            else:
+                self.expr(target.value, state)
+
+    # -- expressions ---------------------------------------------------------------------------------
+
+    def expr(self, node: cst.CSTNode, state: State) -> Version | None:
+        """Evaluate in order (consuming keys on the way); the version of the value when it is known."""
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value, state)
+        if isinstance(node, cst.Call):
+            return self.call(node, state)
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            pseudo = _chain(node)
+            if pseudo is None or pseudo not in state.env:
+                self.expr(node.value, state)
+            if isinstance(node, cst.Subscript):
+                for element in node.slice:
+                    self.expr(element.slice, state)
+            return self.read(node, state)
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            if isinstance(node, cst.Lambda):
+                self._defaults(node.params, state)
+            return None
+        if isinstance(node, cst.IfExp):
+            self.expr(node.test, state)
+            other = state.copy()
+            first = self.expr(node.body, state)
+            second = self.expr(node.orelse, other)
+            joined = self.join([state, other])
+            assert joined is not None
+            self._replace(state, joined)
+            return first if first is second else None
+        if isinstance(node, cst.BooleanOperation):
+            self.expr(node.left, state)
+            other = state.copy()
+            self.expr(node.right, other)
+            joined = self.join([state, other])
+            assert joined is not None
+            self._replace(state, joined)
+            return None
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            self.comprehension(node, state)
+            return None
+        if isinstance(node, cst.NamedExpr):
+            version = self.expr(node.value, state)
+            self.assign(node.target, version, node.value, state)
+            return version
+        for child in children(node):
+            self.expr(child, state)
+        return None
+
+    @staticmethod
+    def _replace(state: State, other: State) -> None:
+        state.env, state.consumed, state.epoch = other.env, other.consumed, other.epoch
+
+    def comprehension(self, node: cst.BaseExpression, state: State) -> None:
+        for_in = node.for_in  # type: ignore[attr-defined]
+        self.expr(for_in.iter, state)
+        targets: list[str] = []
+        current = for_in
+        while current is not None:
+            targets.extend(n.value for n in walk(current.target) if isinstance(n, cst.Name))
+            current = current.inner_for_in
+        saved = {name: state.env.get(name) for name in targets}
+        entry = state.copy()
+        rounds = 2 if len(self.loops) < _MAX_LOOP_DEPTH else 1
+        head: State | None = entry
+        frame = _Loop(node)
+        for round_ in range(1, rounds + 1):
+            assert head is not None
+            body = head.copy()
+            self.loops.append((frame, round_))
+            try:
+                current = for_in
+                first = True
+                while current is not None:
+                    if not first:
+                        self.expr(current.iter, body)
+                    first = False
+                    self.assign(current.target, None, None, body)
+                    for condition in current.ifs:
+                        self.expr(condition.test, body)
+                    current = current.inner_for_in
+                element = body.copy()
+                if isinstance(node, cst.DictComp):
+                    self.expr(node.key, element)
+                    self.expr(node.value, element)
+                else:
+                    self.expr(node.elt, element)  # type: ignore[attr-defined]
+                end = self.join([body, element])
+            finally:
+                self.loops.pop()
+            head = self.join([entry, end])
+        assert head is not None
+        for name, version in saved.items():
+            if version is None:
+                head.env.pop(name, None)
+            else:
+                head.env[name] = version
+        self._replace(state, head)
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def call(self, node: cst.Call, state: State) -> Version | None:
+        func = node.func
+        name = self.index.qualname(func, self.unit)
+        if isinstance(func, cst.Attribute) and name is None:
+            self.expr(func.value, state)
+        elif isinstance(func, cst.Call):
+            self.expr(func, state)
+        values = [self.expr(arg.value, state) for arg in node.args]
+        arg_versions = {id(arg): value for arg, value in zip(node.args, values, strict=True)}
+
+        if name is not None and name.startswith(_RANDOM):
+            return self._random_call(node, name, arg_versions, state)
+        if name in _LAX_CALLS:
+            self._lax_loop(node, name, arg_versions, state)
+            return None
+        if name in _LAX_BRANCHES:
+            self._lax_branches(node, name, arg_versions, state)
+            return None
+
+        callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
+        through = self._call_through(func)
+        if through is not None:
+            callees = through
+        elif isinstance(func, cst.Call):
+            sampler = self._wrapped_sampler(func)
+            if sampler is not None:
+                arg = _argument(node, 0, None)
+                if arg is not None:
+                    self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
+                return None
+        for callee, bound_self in callees:
+            summary = self.analysis.summary(callee)
+            if summary:
+                self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
+        if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+            return None
+        # Unknown code: it may change attributes, dict entries and the lists it is given.
+        self.forget_attributes(state)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and not callees:
+            self.mutated(func.value.value, state)
+        for arg in node.args:
+            if isinstance(arg.value, cst.Name):
+                self.mutated(arg.value.value, state)
+        return None
+
+    def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
+        key_arg = _argument(node, 0, "key")
+        key = versions.get(id(key_arg)) if key_arg is not None else None
+        if name in SAMPLERS or name == SPLIT:
+            if key_arg is not None:
+                self.consume(key, key_arg.value, name, state)
+            return Version(immutable=True) if name == SPLIT else None
+        if name == FOLD_IN:
+            if key is not None:
+                key.immutable = True
+                data = _argument(node, 1, "data")
+                token = _literal(data.value) if data is not None else None
+                if token is not None:
+                    derived = self.derived.get((key, token))
+                    if derived is None:
+                        derived = self.derived[(key, token)] = Version(immutable=True)
+                    return derived
+            return Version(immutable=True)
+        if name in KEY_MAKERS:
+            return Version(immutable=True)
+        return None
+
+    def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
+        """`jax.jit(f)(...)`: the function `f` that the outer call runs."""
+        if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
+            return None
+        found = self.index.transform_of(func.func, self.unit)
+        if found is None or found[0] not in _CALL_THROUGH:
+            return None
+        return self.index.resolve_function(func.args[0].value, self.unit)
+
+    def _wrapped_sampler(self, func: cst.Call) -> str | None:
+        """`jax.vmap(jax.random.normal)(keys)` / `jax.vmap(partial(jax.random.normal, shape=s))(keys)`."""
+        if not func.args or func.args[0].keyword is not None:
+            return None
+        found = self.index.transform_of(func.func, self.unit)
+        if found is None or found[0] not in _CALL_THROUGH:
+            return None
+        inner = func.args[0].value
+        if isinstance(inner, cst.Call) and self.index.qualname(inner.func, self.unit) == "functools.partial":
+            if len(inner.args) != 1 + sum(1 for a in inner.args if a.keyword is not None):
+                return None  # positional arguments bound: the key is not the first one any more
+            inner = inner.args[0].value
+        name = self.index.qualname(inner, self.unit)
+        return name if name in SAMPLERS or name == SPLIT else None
+
+    def _apply(
+        self,
+        summary: Summary,
+        callee: Unit,
+        bound_self: bool,
+        call: cst.Call,
+        args: Sequence[cst.Arg],
+        versions: dict[int, Version | None],
+        state: State,
+        mapping: dict[str, cst.Arg] | None = None,
+    ) -> None:
+        """Consume what the callee's summary says it consumes of the arguments it gets here."""
+        label = f"'{callee.name}'"
+        if mapping is None:
+            mapping = self._bind_arguments(callee, bound_self, args)
+        for param, path in sorted(summary.params, key=lambda p: (p[0], len(p[1]))):
+            arg = mapping.get(param)
+            if arg is None:
+                continue
+            node, version = self._follow(arg.value, versions.get(id(arg)), path, state)
+            self.consume(version, node, label, state)
+        for free_name, path in sorted(summary.free, key=lambda p: (p[0], len(p[1]))):
+            if self._scope_of(free_name, callee.parent) is not self._scope_of(free_name, self.unit):
+                continue
+            version = self.lookup(free_name, state)
+            for index in path:
+                version = self.element(version, index, state.epoch)
+            self.consume(version, call, label, state)
+
+    def _follow(
+        self, node: cst.BaseExpression, version: Version | None, path: tuple, state: State
+    ) -> tuple[cst.CSTNode, Version | None]:
+        """The argument's part at `path`: through tuple literals, else through element versions."""
+        for i, index in enumerate(path):
+            if isinstance(node, (cst.Tuple, cst.List)) and isinstance(index, int):
+                items = node.elements
+                if any(isinstance(e, cst.StarredElement) for e in items) or not -len(items) <= index < len(items):
+                    return node, None
+                node = items[index].value
+                version = self.read(node, state)
+                continue
+            if version is None:
+                return node, None
+            for rest in path[i:]:
+                version = self.element(version, rest, state.epoch)
+            return node, version
+        return node, version
+
+    def _bind_arguments(self, callee: Unit, bound_self: bool, args: Sequence[cst.Arg]) -> dict[str, cst.Arg]:
+        params = callee.node.params  # type: ignore[attr-defined]
+        positional = [p.name.value for p in positional_params(params)]
+        if bound_self and callee.is_method:
+            positional = positional[1:]
+        names = set(positional) | {p.name.value for p in params.kwonly_params}
+        mapping: dict[str, cst.Arg] = {}
+        index = 0
+        for arg in args:
+            if arg.keyword is not None:
+                if arg.keyword.value in names:
+                    mapping[arg.keyword.value] = arg
+                continue
+            if arg.star:
+                break
+            if index < len(positional):
+                mapping[positional[index]] = arg
+            index += 1
+        return mapping
+
+    def _scope_of(self, name: str, unit: Unit | None) -> Unit | None:
+        while unit is not None:
+            if unit is self.index.root or name in unit.local_names:
+                return unit
+            unit = unit.parent
+        return None
+
+    def _lax_loop(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
+        functions, carry_position, param_position = _LAX_CALLS[name]
+        init = _argument(node, carry_position, None) if carry_position is not None else None
+        if carry_position is not None and init is None:
+            init = _argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
+        for position, keyword in functions:
+            arg = _argument(node, position, keyword)
+            if arg is None:
+                continue
+            for callee, bound_self in self.index.resolve_function(arg.value, self.unit):
+                summary = self.analysis.summary(callee)
+                if not summary:
+                    continue
+                positional = [p.name.value for p in positional_params(callee.node.params)]  # type: ignore[attr-defined]
+                if bound_self and callee.is_method:
+                    positional = positional[1:]
+                mapping: dict[str, cst.Arg] = {}
+                if init is not None and param_position < len(positional):
+                    mapping[positional[param_position]] = init
+                self._apply(summary, callee, bound_self, node, (), versions, state, mapping)
+
+    def _lax_branches(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
+        positional = [a for a in node.args if a.keyword is None]
+        if any(a.star for a in positional):
+            return
+        if name == "jax.lax.cond":
+            functions = positional[1:3]
+        else:
+            branches = positional[1].value if len(positional) > 1 else None
+            if not isinstance(branches, (cst.List, cst.Tuple)):
+                return
+            functions = [cst.Arg(e.value) for e in branches.elements]
+        operands = positional[3:] if name == "jax.lax.cond" else positional[2:]
+        ends = []
+        for function in functions:
+            for callee, bound_self in self.index.resolve_function(function.value, self.unit):
+                summary = self.analysis.summary(callee)
+                if summary:
+                    branch = state.copy()
+                    self._apply(summary, callee, bound_self, node, operands, versions, branch)
+                    ends.append(branch)
+        if ends:
+            joined = self.join(ends)
+            assert joined is not None
+            self._replace(state, joined)
+
+    # -- lax loop bodies -----------------------------------------------------------------------------
+
+    def _return(self, value: cst.BaseExpression, state: State) -> None:
+        """In a lax loop body: a consumed carried key returned unchanged is consumed again next iteration."""
+        if self.carry is None:
+            return
+        carry = value
+        if self.carry_in_tuple:
+            if not isinstance(carry, cst.Tuple) or not carry.elements:
+                return
+            carry = carry.elements[0].value
+        stack: list[tuple[cst.BaseExpression, tuple]] = [(carry, ())]
+        while stack:
+            node, path = stack.pop()
+            if isinstance(node, (cst.Tuple, cst.List)):
+                if len(path) < _PATH_DEPTH and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+                    stack.extend((e.value, (*path, i)) for i, e in enumerate(node.elements))
+                continue
+            version = self.read(node, state)
+            if version is None or version.param != (self.carry, path):
+                continue
+            first = state.consumed.get(version)
+            if first is not None:
+                label = self.loop_label or ""
+                self._add(KeyReuse(node, source(node), first.consumer, first, "carry", context=label))
