@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .config import Config
 
-SOURCE_SUFFIXES = (".py", ".pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 class _GitIgnore:

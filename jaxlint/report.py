@@ -48,7 +48,11 @@ def github(findings: list[Finding]) -> str:
         level = "error" if f.severity == "error" else "warning"
         props = f"file={_escape_property(f.path)},line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
         title = _escape_property(f"{f.code} {f.name}")
-        lines.append(f"::{level} {props},title={title}::{_escape_data(f.message)}\n")
+        message = f.message
+        if f.cell is not None:  # a line inside a cell, not of the .ipynb's JSON: annotate the file, say where
+            props = f"file={_escape_property(f.path)}"
+            message = f"cell {f.cell}:{f.line}:{f.column}: {f.message}"
+        lines.append(f"::{level} {props},title={title}::{_escape_data(message)}\n")
     return "".join(lines)
 
 

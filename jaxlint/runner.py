@@ -43,12 +43,13 @@ def lint_file(path: str, config: Config) -> list[Finding]:
 
 
 def lint_source_for(source: str, path: str, config: Config) -> list[Finding]:
-    if path.endswith(".ipynb"):
-        from .notebook import lint_notebook
-
-        return lint_notebook(source, path, settings_for(config, path))
     try:
-        findings = lint_text(source, path, settings_for(config, path))
+        if path.endswith(".ipynb"):
+            from .notebook import lint_notebook
+
+            findings = lint_notebook(source, path, settings_for(config, path))
+        else:
+            findings = lint_text(source, path, settings_for(config, path))
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
     except Exception as error:  # a bug in jaxlint must not cost the other files

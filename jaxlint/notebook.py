@@ -1,0 +1,457 @@
+"""Jupyter notebooks: lint the code cells of an .ipynb as one module, report each finding at its cell and line.
+
+- One notebook is one module: the code cells are joined in order, so names imported or defined in earlier
+  cells are known in later ones (as in the kernel). Each finding is mapped back to its cell (counted from 1
+  over all cells, markdown included, as ruff and editors count them) and to the line inside that cell.
+- IPython syntax is replaced line for line, so no line moves and lines that stay Python keep their columns:
+  `%timeit -n 3 f(x)` becomes `0;           f(x)` (the statement it runs stays visible to the rules),
+  `!pip install x`, `%matplotlib inline`, `obj?` become `pass`, `files = !ls` becomes `files = None`, and a
+  cell under a non-Python cell magic (`%%bash`, `%%html`, …) becomes blank lines. Cells under `%%time`,
+  `%%timeit`, `%%capture`, `%%prun` … keep their Python body.
+- A notebook that is not valid JSON, or not a notebook, is a JAX000 finding, never a crash. Notebooks whose
+  kernel language is not Python are skipped.
+
+Rules see the magics through the module index: `index.magics` maps the line of the linted text to a `Magic`
+(it is empty for .py files), and `magic_for(ctx.index, node)` answers "which magic runs this node?" — e.g.
+the `f(x)` call of `%timeit f(x)`, or any statement in the body of a `%%timeit` cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import dataclasses
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import libcst as cst
+
+from .engine import LintSettings, lint_text, parse_error
+from .finding import Finding
+
+# Cell magics whose body is Python run in the notebook's namespace: the body is linted.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "snakeviz", "scalene"})
+# Line magics that run the Python statement written after them (and their options that take a value).
+_CODE_MAGICS: dict[str, tuple[str, str]] = {
+    "time": ("", ""),
+    "timeit": ("nrp", "tcqo"),
+    "prun": ("DlsT", "rq"),
+    "memit": ("rt", "ico"),
+    "snakeviz": ("", "t"),
+}
+
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_ASSIGN = re.compile(r"(?P<lhs>[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*(?P<rhs>[%!].*)$", re.DOTALL)
+_HELP = re.compile(r"\?{0,2}%{0,2}[\w*]+(?:\.[\w*]+)*\?{0,2}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Magic:
+    """One piece of IPython syntax in a code cell, and where it sits."""
+
+    line: int  # line of the linted text (all code cells joined) where it starts
+    end_line: int  # last line it covers: continuation lines; for a cell magic, the end of its cell
+    cell: int  # notebook cell, counted from 1
+    cell_line: int  # line inside the cell
+    kind: str  # "line" (%name), "cell" (%%name), "shell" (!cmd), "help" (obj?), "autocall" (/f x)
+    name: str  # the magic's name ("timeit", "time", "pip", …); "" for shell, help and autocall
+    text: str  # as written, continuation lines included
+    code: str | None = None  # the Python it runs, left in the linted text (line magics: at `line`; cell
+    # magics: lines line+1 … end_line); None when nothing of it is linted
+
+    @property
+    def code_lines(self) -> range:
+        """Lines of the linted text that hold the Python this magic runs (empty when none)."""
+        if self.code is None:
+            return range(0)
+        if self.kind == "cell":
+            return range(self.line + 1, self.end_line + 1)
+        return range(self.line, self.end_line + 1)
+
+
+class Magics(Mapping[int, Magic]):
+    """A notebook's magics by line of the linted text, plus lookups from nodes."""
+
+    def __init__(self, magics: list[Magic]) -> None:
+        self._by_line = {m.line: m for m in magics}
+        self._runs: dict[int, Magic] = {}  # line -> the magic whose code holds that line
+        for magic in magics:
+            for line in magic.code_lines:
+                self._runs[line] = magic
+        self._positions: Mapping[cst.CSTNode, Any] | None = None
+        self._module: cst.Module | None = None
+
+    def __getitem__(self, line: int) -> Magic:
+        return self._by_line[line]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_line)
+
+    def __len__(self) -> int:
+        return len(self._by_line)
+
+    def running(self, line: int) -> Magic | None:
+        """The magic whose Python code holds this line of the linted text (`%timeit` line, `%%time` body)."""
+        return self._runs.get(line)
+
+    def for_node(self, module: cst.Module, node: cst.CSTNode) -> Magic | None:
+        if not self._runs:
+            return None
+        if self._positions is None or self._module is not module:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._module = module
+        where = self._positions.get(node)
+        return self._runs.get(where.start.line) if where is not None else None
+
+
+def magics_for(index: Any) -> Mapping[int, Magic]:
+    """The magics of the module being linted, by line (empty for a .py file)."""
+    return getattr(index, "magics", None) or {}
+
+
+def magic_for(index: Any, node: cst.CSTNode) -> Magic | None:
+    """The magic that runs `node` (a node of `index.module`), e.g. `f(x)` in `%timeit f(x)`; else None.
+
+    For rules: `magic_for(ctx.index, node)`. Positions are resolved once per notebook, on the first call, and
+    only for notebooks whose magics run Python code.
+    """
+    magics = getattr(index, "magics", None)
+    if not isinstance(magics, Magics):
+        return None
+    return magics.for_node(index.module, node)
+
+
+# -- reading the notebook ----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    number: int  # counted from 1 over all cells
+    lines: list[str]  # code lines, without line ends
+
+
+class NotNotebook(ValueError):
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def code_cells(text: str) -> list[Cell] | None:
+    """The code cells of a notebook's JSON; None for a notebook in another language than Python."""
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotNotebook(f"cannot parse notebook: {error.msg}", error.lineno, error.colno) from error
+    except RecursionError as error:
+        raise NotNotebook("cannot parse notebook: nesting too deep") from error
+    if not isinstance(notebook, dict):
+        raise NotNotebook("not a Jupyter notebook: the JSON is not an object")
+    if "cells" in notebook:
+        raw_cells = notebook["cells"]
+        source_key = "source"
+    elif isinstance(notebook.get("worksheets"), list):  # nbformat 3
+        raw_cells = [c for w in notebook["worksheets"] if isinstance(w, dict) for c in w.get("cells") or []]
+        source_key = "input"
+    else:
+        raise NotNotebook("not a Jupyter notebook: no 'cells' list")
+    if not isinstance(raw_cells, list):
+        raise NotNotebook("not a Jupyter notebook: 'cells' is not a list")
+    if not _is_python(notebook.get("metadata")):
+        return None
+    cells = []
+    for number, raw in enumerate(raw_cells, 1):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        source = raw.get(source_key, "")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if not isinstance(source, str):
+            continue
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+        lines = source.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        cells.append(Cell(number, lines))
+    return cells
+
+
+def _is_python(metadata: Any) -> bool:
+    if not isinstance(metadata, dict):
+        return True
+    for table, key in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(table)
+        if isinstance(value, dict) and isinstance(value.get(key), str):
+            return value[key].strip().lower() in ("python", "python3", "ipython", "ipython3", "")
+    return True
+
+
+# -- IPython syntax to Python, line for line ---------------------------------------------------------------
+
+
+class _Scanner:
+    """Whether the next line starts a logical line: open brackets, open strings, backslash continuations."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None
+        self.backslash = False
+
+    @property
+    def at_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.backslash
+
+    def feed(self, line: str) -> None:
+        self.backslash = False
+        i, n = 0, len(line)
+        while i < n:
+            char = line[i]
+            if self.quote is not None:
+                if char == "\\":
+                    i += 2
+                elif line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                else:
+                    i += 1
+                continue
+            if char == "#":
+                break
+            if char in "\"'":
+                self.quote = char * 3 if line.startswith(char * 3, i) else char
+                i += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif char == "\\" and i == n - 1:
+                self.backslash = True
+            i += 1
+        if self.quote is not None and len(self.quote) == 1 and not line.endswith("\\"):
+            self.quote = None  # an unterminated one-quote string ends with its line
+
+
+def _comment_of(text: str) -> str:
+    index = text.find("#")
+    return text[index:] if index >= 0 else ""
+
+
+def _placeholder(indent: str, text: str) -> str:
+    comment = _comment_of(text)
+    return f"{indent}pass  {comment}".rstrip() if comment else f"{indent}pass"
+
+
+def _code_start(name: str, rest: str) -> int:
+    """Index in `rest` (what follows `%name`) where the statement starts, after the magic's options."""
+    with_value, without_value = _CODE_MAGICS[name]
+    i, n = 0, len(rest)
+    while True:
+        while i < n and rest[i] in " \t":
+            i += 1
+        if i + 1 < n and rest[i] == "-" and rest[i + 1].isalpha():
+            letter = rest[i + 1]
+            end = i + 2
+            while end < n and rest[end] not in " \t":
+                end += 1
+            if letter in with_value:
+                if end == i + 2:  # `-n 10`: the value is the next word
+                    while end < n and rest[end] in " \t":
+                        end += 1
+                    while end < n and rest[end] not in " \t":
+                        end += 1
+                i = end
+                continue
+            if letter in without_value and all(c in without_value for c in rest[i + 1 : end]):
+                i = end
+                continue
+        return i
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(
+            text,
+            "<magic>",
+            "exec",
+            flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+            dont_inherit=True,
+        )
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _classify(stripped: str) -> tuple[str, str] | None:
+    """(kind, name) of a logical line that is IPython syntax, else None."""
+    if not stripped or stripped[0] == "#":
+        return None
+    first = stripped[0]
+    if first == "%":
+        match = _NAME.match(stripped.lstrip("%"))
+        return ("line", match.group(0) if match else "")
+    if first == "!":
+        return ("shell", "")
+    if first == "?":
+        return ("help", "")
+    if first in "/,;":
+        return ("autocall", "")
+    assign = _ASSIGN.match(stripped)
+    if assign is not None:
+        rhs = assign.group("rhs")
+        if rhs.startswith("!"):
+            return ("shell", "")
+        match = _NAME.match(rhs.lstrip("%"))
+        return ("line", match.group(0) if match else "")
+    code = stripped.split("#", 1)[0].rstrip()
+    if code.endswith("?") and _HELP.match(code):
+        return ("help", "")
+    return None
+
+
+def _logical_end(lines: list[str], start: int) -> int:
+    """Index after the last line of the logical line starting at `start`."""
+    scanner = _Scanner()
+    end = start
+    while end < len(lines):
+        scanner.feed(lines[end])
+        end += 1
+        if scanner.at_start:
+            break
+    return end
+
+
+def transform_cell(lines: list[str]) -> tuple[list[str], list[tuple[int, int, str, str, str, str | None]]]:
+    """The cell as Python, line for line, and its magics as (first, last, kind, name, text, code) (0-based)."""
+    out = list(lines)
+    found: list[tuple[int, int, str, str, str, str | None]] = []
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start < len(lines) and lines[start].startswith("%%"):
+        match = _NAME.match(lines[start][2:])
+        name = match.group(0) if match else ""
+        last = len(lines) - 1
+        if name in PYTHON_CELL_MAGICS:
+            out[start] = _placeholder("", lines[start])
+            body = "\n".join(lines[start + 1 :])
+            found.append((start, last, "cell", name, "\n".join(lines[start:]), body))
+            start += 1
+        else:
+            out[start : last + 1] = [""] * (last + 1 - start)
+            found.append((start, last, "cell", name, "\n".join(lines[start:]), None))
+            return out, found
+    scanner = _Scanner()
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.lstrip()
+        kind_name = _classify(stripped) if scanner.at_start else None
+        if kind_name is None:
+            scanner.feed(line)
+            i += 1
+            continue
+        kind, name = kind_name
+        end = _logical_end(lines, i)
+        text = "\n".join([stripped, *lines[i + 1 : end]])
+        indent = line[: len(line) - len(stripped)]
+        replaced, code = _replace_magic(indent, stripped, kind, name, lines[i + 1 : end])
+        out[i] = replaced
+        for k in range(i + 1, end):
+            out[k] = lines[k] if code is not None else ""
+        found.append((i, end - 1, kind, name, text, code))
+        i = end
+    return out, found
+
+
+def _replace_magic(
+    indent: str, stripped: str, kind: str, name: str, continuation: list[str]
+) -> tuple[str, str | None]:
+    """The Python line that stands in for a magic's first line, and the code it keeps (None: placeholder)."""
+    assign = _ASSIGN.match(stripped) if stripped[0] not in "%!" else None
+    rhs = assign.group("rhs") if assign is not None else stripped
+    if kind == "line" and name in _CODE_MAGICS and not rhs.startswith("%%"):
+        if assign is not None:  # `y = %time f(x)`: blank out `%time` and the options
+            rhs_at = len(stripped) - len(rhs)
+            prefix_len = len(name) + 1
+            cut = rhs_at + prefix_len + _code_start(name, stripped[rhs_at + prefix_len :])
+            line = stripped[:rhs_at] + " " * (cut - rhs_at) + stripped[cut:]
+            code = stripped[cut:]
+        else:  # `%timeit -n 3 f(x)`: `0;` and blanks in place of `%timeit -n 3 `
+            prefix_len = len(name) + 1
+            cut = prefix_len + _code_start(name, stripped[prefix_len:])
+            line = "0;" + " " * (cut - 2) + stripped[cut:]
+            code = stripped[cut:]
+        if code.split("#", 1)[0].strip() and _compiles("\n".join([line, *continuation])):
+            return indent + line, "\n".join([code, *continuation])
+    if assign is not None:
+        return f"{indent}{assign.group('lhs')} = None", None
+    return _placeholder(indent, stripped), None
+
+
+# -- linting ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class JoinedNotebook:
+    """The code cells as one Python text, with the map from its lines back to cells."""
+
+    source: str
+    starts: list[int]  # first line of each code cell in `source` (1-based), ascending
+    cells: list[Cell]
+    magics: Magics
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(cell, line inside the cell) of a line of `source`."""
+        if not self.cells:
+            return 1, line
+        k = max(bisect.bisect_right(self.starts, line) - 1, 0)
+        cell = self.cells[k]
+        return cell.number, min(max(line - self.starts[k] + 1, 1), max(len(cell.lines), 1))
+
+
+def join_cells(cells: list[Cell]) -> JoinedNotebook:
+    parts: list[str] = []
+    starts: list[int] = []
+    kept: list[Cell] = []
+    magics: list[Magic] = []
+    line = 1
+    for cell in cells:
+        if not cell.lines:
+            continue
+        python, found = transform_cell(cell.lines)
+        for first, last, kind, name, text, code in found:
+            magics.append(Magic(line + first, line + last, cell.number, first + 1, kind, name, text, code))
+        starts.append(line)
+        kept.append(cell)
+        parts.extend(f"{text}\n" for text in python)
+        line += len(python)
+    return JoinedNotebook("".join(parts), starts, kept, Magics(magics))
+
+
+def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Finding]:
+    """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell."""
+    try:
+        cells = code_cells(source)
+    except NotNotebook as error:
+        return [parse_error(path, error.line, error.column, str(error))]
+    if not cells:
+        return []
+    joined = join_cells(cells)
+    findings = lint_text(joined.source, path, settings, magics=joined.magics)
+    return [_to_cell(finding, joined) for finding in findings]
+
+
+def _to_cell(finding: Finding, joined: JoinedNotebook) -> Finding:
+    cell, line = joined.locate(finding.line)
+    end_cell, end_line = joined.locate(finding.end_line)
+    end_column = finding.end_column
+    if end_cell != cell:  # never across cells: stop at the end of the first one
+        lines = next(c.lines for c in joined.cells if c.number == cell)
+        end_line = max(len(lines), line)
+        end_column = len(lines[end_line - 1]) + 1 if lines else finding.column
+    return dataclasses.replace(finding, cell=cell, line=line, end_line=end_line, end_column=end_column)

@@ -1,0 +1,261 @@
+"""Jupyter notebooks: cell by cell, magics kept in place, one module per notebook, through the real command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from jaxlint import lint_paths, lint_source
+from jaxlint.analysis import ModuleIndex
+from jaxlint.notebook import Magic, code_cells, join_cells, magic_for, magics_for
+
+
+def notebook(*cells: str | tuple[str, str], language: str = "python", as_lines: bool = True) -> str:
+    """A notebook's JSON; a plain string is a code cell, ("markdown", text) another kind of cell."""
+    raw = []
+    for cell in cells:
+        kind, text = ("code", cell) if isinstance(cell, str) else cell
+        source: str | list[str] = text.splitlines(keepends=True) if as_lines else text
+        entry = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            entry.update(execution_count=None, outputs=[])
+        raw.append(entry)
+    metadata = {"kernelspec": {"name": "k", "display_name": "k", "language": language}}
+    return json.dumps({"cells": raw, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+IMPORTS = "import jax\nimport jax.numpy as jnp\n"
+
+# Findings in cells 3, 5 and 7 (markdown cells count, as in ruff and editors); magics before each finding.
+THREE_CELLS = notebook(
+    ("markdown", "# Training\nSome text.\n"),
+    "%matplotlib inline\n!pip install -q jax\n" + IMPORTS,
+    "%load_ext autoreload\n@jax.jit\ndef step(x):\n    %time y = x + 1\n    if x > 0:\n        return y\n    return x\n",
+    ("markdown", "More text."),
+    "%%time\n@jax.jit\ndef to_float(x):\n    return float(x)\n",
+    "%%bash\necho 'not python (at all'\n",
+    "%timeit -n 3 -r 1 step(jnp.ones(3))\nfiles = !ls\n@jax.jit\ndef where(x):\n    return jnp.nonzero(x)\n",
+)
+EXPECTED = [(3, 5, 8, "JAX101"), (5, 4, 12, "JAX102"), (7, 5, 12, "JAX104")]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def three_cells(tmp_path: Path) -> Path:
+    (tmp_path / "nb.ipynb").write_text(THREE_CELLS, encoding="utf-8")
+    return tmp_path
+
+
+def test_findings_in_three_cells_text(three_cells: Path) -> None:
+    result = run("nb.ipynb", cwd=three_cells)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == [
+        f"nb.ipynb:cell {cell}:{line}:{column}" for cell, line, column, _ in EXPECTED
+    ]
+    assert [line.split(": ", 1)[1].split()[0] for line in lines] == [code for *_, code in EXPECTED]
+
+
+def test_findings_in_three_cells_json(three_cells: Path) -> None:
+    result = run("--format", "json", "nb.ipynb", cwd=three_cells)
+    rows = json.loads(result.stdout)
+    assert [(r["cell"], r["line"], r["column"], r["code"]) for r in rows] == EXPECTED
+    assert all(r["end_line"] >= r["line"] for r in rows)
+
+
+def test_findings_in_three_cells_sarif(three_cells: Path) -> None:
+    result = run("--format", "sarif", "nb.ipynb", cwd=three_cells)
+    results = json.loads(result.stdout)["runs"][0]["results"]
+    found = []
+    for r in results:
+        region = r["locations"][0]["physicalLocation"]["region"]
+        assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "nb.ipynb"
+        found.append((r["properties"]["cell"], region["startLine"], region["startColumn"], r["ruleId"]))
+    assert found == EXPECTED
+
+
+def test_findings_in_three_cells_github(three_cells: Path) -> None:
+    result = run("--format", "github", "nb.ipynb", cwd=three_cells)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    for line, (cell, row, column, code) in zip(lines, EXPECTED, strict=True):
+        # The JSON file's own lines are not the cell's: annotate the file, and say cell:line:col in the message.
+        assert line.startswith("::error file=nb.ipynb,title=" + code)
+        assert f"::cell {cell}:{row}:{column}: " in line
+
+
+def test_folders_are_searched_for_notebooks(three_cells: Path) -> None:
+    (three_cells / "mod.py").write_text(IMPORTS + "\n@jax.jit\ndef f(x):\n    if x:\n        return x\n")
+    checkpoints = three_cells / ".ipynb_checkpoints"
+    checkpoints.mkdir()
+    (checkpoints / "nb-checkpoint.ipynb").write_text(THREE_CELLS)
+    findings = lint_paths([str(three_cells)])
+    assert sorted({(Path(f.path).name, f.cell) for f in findings}) == [
+        ("mod.py", None),
+        ("nb.ipynb", 3),
+        ("nb.ipynb", 5),
+        ("nb.ipynb", 7),
+    ]
+
+
+def test_names_from_earlier_cells_are_known() -> None:
+    text = notebook(
+        "from jax import jit as J\nfrom jax import lax\n",
+        "x = 1\n",
+        "@J\ndef f(x):\n    while x > 0:\n        x = x - 1\n    return x\n",
+    )
+    findings = lint_source(text, "nb.ipynb")
+    assert [(f.cell, f.line, f.code) for f in findings] == [(3, 3, "JAX101")]
+    # The same cell alone knows no `J`: nothing to report.
+    assert lint_source(notebook("@J\ndef f(x):\n    while x > 0:\n        x = x - 1\n"), "nb.ipynb") == []
+
+
+def test_magics_do_not_break_parsing_or_shift_lines() -> None:
+    cell = (
+        "%config InlineBackend.figure_format = 'retina'\n"
+        "!echo one \\\n"
+        "  two\n"
+        "jnp.ones?\n"
+        "?jax.jit\n"
+        "%env XLA_FLAGS=--xla_force_host_platform_device_count=2\n"
+        "out = %sx ls\n"
+        "res = %timeit -o -q f(jnp.ones(3))\n"
+        "%time for i in range(3): f(i)\n"
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    !echo inside\n"
+        "    return x[0] if x else x\n"
+    )
+    findings = lint_source(notebook(IMPORTS, cell), "nb.ipynb")
+    assert [(f.cell, f.line, f.column, f.code) for f in findings] == [(2, 13, 20, "JAX101")]
+
+
+def test_transform_keeps_lines_and_columns() -> None:
+    cells = code_cells(
+        notebook("%timeit -n 3 f(x)  # noqa: JAX403\nfiles = !ls\n    \n", "%%bash\nls (\n", "x?\ny = 1\n")
+    )
+    joined = join_cells(cells)
+    assert joined.source.splitlines() == [
+        "0;           f(x)  # noqa: JAX403",
+        "files = None",
+        "    ",
+        "",
+        "",
+        "pass",
+        "y = 1",
+    ]
+    assert [(m.line, m.cell, m.cell_line, m.kind, m.name) for m in joined.magics.values()] == [
+        (1, 1, 1, "line", "timeit"),
+        (2, 1, 2, "shell", ""),
+        (4, 2, 1, "cell", "bash"),
+        (6, 3, 1, "help", ""),
+    ]
+    assert joined.locate(5) == (2, 2) and joined.locate(7) == (3, 2)
+
+
+def test_timing_magics_are_exposed_to_rules() -> None:
+    """What JAX403 needs: `index.magics` by line, and `magic_for(index, node)` for the code a magic runs."""
+    text = notebook(
+        IMPORTS + "f = jax.jit(jnp.sin)\n", "%timeit f(jnp.ones(3))\n", "%%timeit -n 2\ny = f(2.0)\nz = 1\n"
+    )
+    joined = join_cells(code_cells(text))
+    module = cst.parse_module(joined.source)
+    index = ModuleIndex(module)
+    index.magics = joined.magics
+    calls = {}
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            calls.setdefault(cst.Module([]).code_for_node(node), node)
+
+    module.visit(Calls())
+    timeit = magic_for(index, calls["f(jnp.ones(3))"])
+    assert isinstance(timeit, Magic)
+    assert (timeit.kind, timeit.name, timeit.code, timeit.text, timeit.cell) == (
+        "line",
+        "timeit",
+        "f(jnp.ones(3))",
+        "%timeit f(jnp.ones(3))",
+        2,
+    )
+    cell_magic = magic_for(index, calls["f(2.0)"])
+    assert cell_magic is not None and (cell_magic.kind, cell_magic.name) == ("cell", "timeit")
+    assert cell_magic.code == "y = f(2.0)\nz = 1"
+    assert magic_for(index, calls["jax.jit(jnp.sin)"]) is None
+    assert magics_for(index)[timeit.line] is timeit
+    assert magics_for(ModuleIndex(cst.parse_module("x = 1\n"))) == {}
+
+
+def test_the_engine_hands_magics_to_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    import jaxlint.engine as engine
+
+    real = engine.ModuleIndex
+
+    def spy(*args, **kwargs):
+        index = real(*args, **kwargs)
+        seen.append(index)
+        return index
+
+    monkeypatch.setattr(engine, "ModuleIndex", spy)
+    lint_source(notebook(IMPORTS, "%timeit jnp.ones(3)\n"), "nb.ipynb")
+    assert [m.name for m in seen[-1].magics.values()] == ["timeit"]
+
+
+def test_noqa_in_a_cell() -> None:
+    text = notebook(IMPORTS, "@jax.jit\ndef f(x):\n    if x > 0:  # noqa: JAX101\n        return float(x)\n")
+    assert [(f.cell, f.line, f.code) for f in lint_source(text, "nb.ipynb")] == [(2, 4, "JAX102")]
+
+
+def test_source_as_one_string_and_crlf() -> None:
+    text = notebook(
+        IMPORTS.replace("\n", "\r\n"), "@jax.jit\r\ndef f(x):\r\n    return float(x)", as_lines=False
+    )
+    assert [(f.cell, f.line, f.column) for f in lint_source(text, "nb.ipynb")] == [(2, 3, 12)]
+
+
+def test_invalid_json_is_jax000_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "broken.ipynb").write_text('{"cells": [\n  {"cell_type": "code",, }\n]}\n')
+    (tmp_path / "list.ipynb").write_text("[1, 2]\n")
+    (tmp_path / "good.ipynb").write_text(THREE_CELLS)
+    result = run("--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    rows = json.loads(result.stdout)
+    broken = [(r["path"], r["line"], r["code"]) for r in rows if r["code"] == "JAX000"]
+    assert broken == [("broken.ipynb", 2, "JAX000"), ("list.ipynb", 1, "JAX000")]
+    assert "cannot parse notebook" in rows[0]["message"] and "cell" not in rows[0]
+    assert len([r for r in rows if r["path"] == "good.ipynb"]) == 3  # the run went on
+
+
+def test_syntax_error_in_a_cell_is_reported_at_its_cell() -> None:
+    findings = lint_source(notebook(IMPORTS, "x = 1\n", "def f(:\n    pass\n"), "nb.ipynb")
+    assert [(f.code, f.cell, f.line) for f in findings] == [("JAX000", 3, 1)]
+
+
+def test_non_python_and_empty_notebooks_are_skipped() -> None:
+    assert lint_source(notebook("library(jax)\nif (x) 1 else jnp\n", language="R"), "nb.ipynb") == []
+    assert lint_source(notebook(("markdown", "# only text, jax")), "nb.ipynb") == []
+    assert (
+        lint_source(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "e.ipynb")
+        == []
+    )
+
+
+def test_stdin_notebook(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--stdin-filename", "nb.ipynb", "-"],
+        input=THREE_CELLS,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("nb.ipynb:cell 3:5:8: JAX101")
