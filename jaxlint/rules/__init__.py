@@ -5,6 +5,7 @@ from __future__ import annotations
 from .base import Rule
 from .dynamic_shape import DynamicShape
 from .inplace_array_update import InplaceArrayUpdate
+from .jit_in_loop import JitInLoop
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
 
@@ -13,6 +14,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TracedConcretization,
     InplaceArrayUpdate,
     DynamicShape,
+    JitInLoop,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -1,0 +1,503 @@
+"""JAX401 jit-in-loop, and the structural helpers the JAX40x rules share.
+
+Shared helpers (imported by unhashable_static_arg, unblocked_timing and python_batch_loop):
+- `loops_at(cache, unit, node)`: the loops (For, While, comprehensions) of `unit` whose repeated part holds `node`;
+- `compiling_transform(func, ctx)`: whether an expression is `jax.jit`/`pmap`/`filter_jit`/`nnx.jit`
+  (possibly through `partial` or a module alias), with its keywords;
+- `jitted_callable(func, ctx)`: the same-module function, static spec and call offset behind a callable that
+  is known to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from ..analysis import NONE
+from ..analysis.index import Unit
+from ..analysis.names import dotted_name
+from ..analysis.transforms import Application, StaticSpec, positional_params, static_spec
+from ..analysis.walk import children
+from .base import Rule, source_of
+
+# Transformations that compile, and so cache by function identity.
+COMPILING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "flax.nnx.jit"})
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+
+# -- loops -------------------------------------------------------------------------------------------------
+
+
+def _unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:
+    if isinstance(node, cst.FunctionDef):
+        return [node.body]
+    if isinstance(node, cst.Lambda):
+        return [node.body]
+    return list(children(node))
+
+
+def loop_map(unit_node: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
+    """id(node) -> the loops of this function (not of nested ones) that run `node` repeatedly, outermost first."""
+    out: dict[int, tuple[cst.CSTNode, ...]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(n, ()) for n in _unit_body(unit_node)]
+    while stack:
+        node, loops = stack.pop()
+        if loops:
+            out[id(node)] = loops
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            # Decorators and defaults run where the function is defined; the body runs when it is called.
+            if isinstance(node, cst.FunctionDef):
+                stack.extend((d, loops) for d in node.decorators)
+            params = node.params
+            for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if p.default is not None:
+                    stack.append((p.default, loops))
+            continue
+        if isinstance(node, cst.For):
+            inner = (*loops, node)
+            stack.append((node.iter, loops))
+            stack.extend([(node.target, inner), (node.body, inner)])
+            if node.orelse is not None:
+                stack.append((node.orelse, loops))
+            continue
+        if isinstance(node, cst.While):
+            inner = (*loops, node)
+            stack.extend([(node.test, inner), (node.body, inner)])
+            if node.orelse is not None:
+                stack.append((node.orelse, loops))
+            continue
+        if isinstance(node, _COMPREHENSIONS):
+            inner = (*loops, node)
+            if isinstance(node, cst.DictComp):
+                stack.extend([(node.key, inner), (node.value, inner)])
+            else:
+                stack.append((node.elt, inner))
+            for_in: cst.CompFor | None = node.for_in
+            first = True
+            while for_in is not None:
+                stack.append((for_in.iter, loops if first else inner))
+                stack.append((for_in.target, inner))
+                stack.extend((cond.test, inner) for cond in for_in.ifs)
+                first = False
+                for_in = for_in.inner_for_in
+            continue
+        stack.extend((child, loops) for child in children(node))
+    return out
+
+
+def loops_at(cache: dict, unit: Unit, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    """The loops of `unit` that run `node` repeatedly (cached per unit in `cache`)."""
+    found = cache.get(id(unit.node))
+    if found is None:
+        found = cache[id(unit.node)] = loop_map(unit.node)
+    return found.get(id(node), ())
+
+
+def loop_targets(loop: cst.CSTNode) -> set[str]:
+    """Names a loop binds on each iteration."""
+    from ..analysis.index import bound_names
+
+    if isinstance(loop, cst.For):
+        return set(bound_names(loop.target))
+    if isinstance(loop, _COMPREHENSIONS):
+        names: set[str] = set()
+        for_in = loop.for_in
+        while for_in is not None:
+            names.update(bound_names(for_in.target))
+            for_in = for_in.inner_for_in
+        return names
+    return set()
+
+
+# -- scopes ------------------------------------------------------------------------------------------------
+
+
+def in_test_code(unit: Unit | None) -> bool:
+    """A test function or a method of a test class: code that runs once, where per-call rebuilding is intended."""
+    while unit is not None:
+        name = unit.name
+        if name.startswith("test") or name.startswith("_test"):
+            return True
+        if unit.class_node is not None:
+            cls = unit.class_node.name.value
+            if cls.startswith("Test") or cls.endswith(("Test", "Tests", "TestCase")):
+                return True
+        unit = unit.parent
+    return False
+
+
+def is_cached(unit: Unit, ctx) -> bool:
+    node = unit.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        if ctx.index.qualname(expr, unit.parent) in _CACHING_DECORATORS:
+            return True
+    return False
+
+
+# -- transformations ---------------------------------------------------------------------------------------
+
+
+def compiling_transform(func: cst.BaseExpression, ctx) -> tuple[str, list[cst.Arg]] | None:
+    """`jax.jit` and the other compiling transformations, bare, through `partial` or a module alias.
+
+    User wrappers named in the configuration are left out: they may cache their results themselves.
+    """
+    found = ctx.index.transform_of(func, ctx.unit)
+    if found is None or found[0] not in COMPILING:
+        return None
+    jit_decorators = ctx.index.jit_decorators
+    if jit_decorators and dotted_name(func) in jit_decorators and ctx.qualname(func) not in COMPILING:
+        return None
+    return found
+
+
+def decorator_transforms(
+    node: cst.FunctionDef, unit: Unit, index
+) -> list[tuple[str, list[cst.Arg], cst.Decorator]]:
+    """The transformations among a def's decorators, outermost first."""
+    scope = unit.parent or index.root
+    found = []
+    for decorator in node.decorators:
+        transform = index.transform_of(decorator.decorator, scope)
+        if transform is not None:
+            found.append((transform[0], transform[1], decorator))
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Jitted:
+    """A callable known to be jitted, and how call arguments map to its function's parameters."""
+
+    unit: Unit
+    spec: StaticSpec
+    offset: int  # call position i is parameter i + offset of the def
+    label: str  # for messages: the name called
+
+    def static_parameters(self) -> tuple[set[int], set[str]]:
+        """(parameter indices, parameter names) that are static, following JAX's inference rules."""
+        params = positional_params(self.unit.node.params)  # type: ignore[attr-defined]
+        names = [p.name.value for p in params]
+        count = len(names) - self.offset
+        indices = {self.offset + (i + count if i < 0 else i) for i in self.spec.argnums}
+        indices = {i for i in indices if 0 <= i < len(names)}
+        static_names = set(self.spec.argnames)
+        if self.spec.argnums and not self.spec.argnames:
+            static_names |= {names[i] for i in indices}
+        elif self.spec.argnames and not self.spec.argnums:
+            indices |= {i for i, n in enumerate(names) if n in static_names}
+        return indices, static_names
+
+
+def _from_application(target: Unit, app: Application, label: str, call_offset: int) -> Jitted | None:
+    if not isinstance(target.node, cst.FunctionDef) or app.spec.unknown:
+        return None
+    offset = app.bound_positional + (1 if target.is_method and app.bound_self else 0)
+    return Jitted(target, app.spec, offset + call_offset, label)
+
+
+def jitted_callable(func: cst.BaseExpression, ctx, cache: dict) -> Jitted | None:
+    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted."""
+    index = ctx.index
+    if isinstance(func, cst.Call):  # `jax.jit(f, static_argnums=1)(...)`
+        transform = compiling_transform(func.func, ctx)
+        if (
+            transform is None
+            or transform[0] != "jax.jit"
+            or not func.args
+            or func.args[0].keyword is not None
+        ):
+            return None
+        found = index.applications(func, ctx.unit)
+        return (
+            _from_application(*found[0], dotted_name(func.args[0].value) or "<function>", 0)
+            if found
+            else None
+        )
+    if isinstance(func, cst.Name):
+        bound = _jit_binding(func.value, ctx, cache)
+        if bound is not None:
+            return bound
+    for target, bound_self in index.resolve_function(func, ctx.unit):
+        if not isinstance(target.node, cst.FunctionDef):
+            continue
+        chain = decorator_transforms(target.node, target, index)
+        if len(chain) != 1 or chain[0][0] != "jax.jit":
+            return None
+        spec = static_spec(chain[0][1], "jax.jit")
+        if spec.unknown:
+            return None
+        offset = 1 if target.is_method and bound_self else 0
+        return Jitted(target, spec, offset, target.name)
+    return None
+
+
+def _jit_binding(name: str, ctx, cache: dict) -> Jitted | None:
+    """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
+    units = [ctx.unit] if ctx.unit is not ctx.index.root and name in ctx.unit.local_names else []
+    if not units and ctx.is_module_global(name):
+        units = [ctx.index.root]
+    for unit in units:
+        key = ("bindings", id(unit.node))
+        table = cache.get(key)
+        if table is None:
+            table = cache[key] = _jit_bindings(unit, ctx)
+        if name in table:
+            return table[name]
+    return None
+
+
+def _jit_bindings(unit: Unit, ctx) -> dict[str, Jitted | None]:
+    """Names assigned exactly once in `unit`'s own statements, to a `jax.jit(...)` call (None: other or many)."""
+    index = ctx.index
+    table: dict[str, Jitted | None] = {}
+    seen: dict[str, int] = {}
+    stack = list(_unit_body(unit.node))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+        ):
+            name = node.targets[0].target.value
+            seen[name] = seen.get(name, 0) + 1
+            value = node.value
+            jitted = None
+            if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
+                transform = index.transform_of(value.func, unit)
+                if transform is not None and transform[0] == "jax.jit":
+                    found = index.applications(value, unit)
+                    if len(found) == 1:
+                        jitted = _from_application(*found[0], name, 0)
+                        if jitted is not None:
+                            jitted = dataclasses.replace(jitted, label=name)
+            table[name] = jitted
+        stack.extend(children(node))
+    return {name: (j if seen.get(name) == 1 else None) for name, j in table.items()}
+
+
+# -- the rule ----------------------------------------------------------------------------------------------
+
+
+class JitInLoop(Rule):
+    code = "JAX401"
+    name = "jit-in-loop"
+    summary = "A jitted function built anew inside a loop or on every call (lambda, partial, inner def), so it retraces"
+    severity = "warning"
+    doc = """
+## What it does
+Flags `jax.jit` (and `pmap`, `equinox.filter_jit`, `nnx.jit`) applied to a function object that is created
+anew each time: a `lambda`, a `functools.partial(...)`, the result of another transformation
+(`jax.jit(jax.grad(f))`), a function defined inside the loop or the function, or a bound method
+(`self.step`). It flags the transformation when it is built inside a loop, and, inside a function, when the
+jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
+local name or defined with `@jax.jit` and only called outside loops.
+
+## Why is this bad
+`jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
+bound method is a new key, so every iteration (or every call of the enclosing function) traces and compiles
+again — typically milliseconds to seconds each time, turning a fast step into a compile loop. Not flagged:
+`jax.jit(module_level_function)` in a loop (the same function object, so the cache hits and it compiles once),
+transformations built once at module or class level or in `__init__` and stored, a jitted function built in
+a function and then called in a loop there, and factories that return the jitted function. Test functions,
+code that is itself traced (a `jit` inside `jit` is inlined) and `functools.cache`-d builders are skipped.
+
+## Example
+```python
+for batch in batches:
+    loss = jax.jit(lambda p: loss_fn(p, batch))(params)
+```
+
+## Use instead
+```python
+loss_jit = jax.jit(loss_fn)
+for batch in batches:
+    loss = loss_jit(params, batch)
+```
+Pass values that change as arguments; mark the few that must be Python constants with `static_argnums`.
+
+## Fix safety
+No automatic fix: hoisting the transformation changes which values are closed over.
+
+## References
+- https://docs.jax.dev/en/latest/jit-compilation.html#caching
+- https://docs.jax.dev/en/latest/faq.html#jit-changes-the-behavior-of-my-function
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._loops: dict = {}
+
+    # -- what is created anew --------------------------------------------------------------------------
+
+    def _fresh(self, fn: cst.BaseExpression, ctx) -> tuple[str, cst.CSTNode | None] | None:
+        """(description, defining node) when evaluating `fn` makes a new function object each time."""
+        index = ctx.index
+        if isinstance(fn, cst.Lambda):
+            return "a lambda", None
+        if isinstance(fn, cst.Call):
+            callee = ctx.qualname(fn.func)
+            if callee == "functools.partial":
+                return "a functools.partial object", None
+            transform = index.transform_of(fn.func, ctx.unit)
+            if transform is not None and fn.args and fn.args[0].keyword is None:
+                return f"the result of {transform[0]}(...)", None
+            return None
+        if isinstance(fn, cst.Name):
+            if ctx.unit is index.root:
+                return None
+            targets = index.resolve_function(fn, ctx.unit)
+            if len(targets) == 1 and targets[0][0].parent is ctx.unit:
+                return f"the inner function '{fn.value}'", targets[0][0].node
+            return None
+        if (
+            isinstance(fn, cst.Attribute)
+            and isinstance(fn.value, cst.Name)
+            and fn.value.value in ("self", "cls")
+        ):
+            targets = index.resolve_function(fn, ctx.unit)
+            if targets and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0]):
+                return f"the bound method '{source_of(fn)}'", None
+        return None
+
+    def _in_loop(self, node: cst.CSTNode, defining: cst.CSTNode | None, ctx) -> bool:
+        loops = loops_at(self._loops, ctx.unit, node)
+        if not loops:
+            return False
+        if defining is None:
+            return True
+        return bool(set(map(id, loops_at(self._loops, ctx.unit, defining))) & set(map(id, loops)))
+
+    def _skip(self, ctx) -> bool:
+        return ctx.kind != NONE or in_test_code(ctx.unit)
+
+    def _per_call_scope(self, ctx) -> bool:
+        unit = ctx.unit
+        return unit is not ctx.index.root and unit.name != "main" and not is_cached(unit, ctx)
+
+    # -- hooks -------------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if self._skip(ctx):
+            return
+        transform = compiling_transform(node.func, ctx)
+        if transform is not None and node.args and node.args[0].keyword is None and not node.args[0].star:
+            fresh = self._fresh(node.args[0].value, ctx)
+            if fresh is not None and self._in_loop(node, fresh[1], ctx):
+                ctx.report(
+                    self,
+                    node,
+                    f"{_short(transform[0])} of {fresh[0]} built inside a loop: a new function object every "
+                    "iteration, so JAX retraces and recompiles each time; build it once before the loop and pass "
+                    "what changes as arguments",
+                )
+                return
+        inner = node.func
+        if isinstance(inner, cst.Call) and self._per_call_scope(ctx):
+            transform = compiling_transform(inner.func, ctx)
+            if transform is None or not inner.args or inner.args[0].keyword is not None or inner.args[0].star:
+                return
+            fresh = self._fresh(inner.args[0].value, ctx)
+            if fresh is None or loops_at(self._loops, ctx.unit, inner):
+                return
+            ctx.report(
+                self,
+                inner,
+                f"{_short(transform[0])} of {fresh[0]} is built and called at once inside '{ctx.unit.name}': every "
+                f"call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+            )
+
+    def on_assign(self, target, value, statement, ctx) -> None:
+        if value is None or not isinstance(target, cst.Name) or not isinstance(value, cst.Call):
+            return
+        if self._skip(ctx) or not self._per_call_scope(ctx):
+            return
+        transform = compiling_transform(value.func, ctx)
+        if transform is None or not value.args or value.args[0].keyword is not None or value.args[0].star:
+            return
+        fresh = self._fresh(value.args[0].value, ctx)
+        if fresh is None or loops_at(self._loops, ctx.unit, value):
+            return
+        if _used_once_per_call(ctx.unit, target.value, {id(target)}, self._loops):
+            ctx.report(
+                self,
+                value,
+                f"{_short(transform[0])} of {fresh[0]} is rebuilt on every call of '{ctx.unit.name}' and '{target.value}' "
+                "is only called once there: each call retraces and recompiles; jit the function once, outside",
+            )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
+        if ctx.unit.node is node or not node.decorators or self._skip(ctx):
+            return
+        unit = ctx.index.units.get(id(node))
+        if unit is None:
+            return
+        for name, _, decorator in decorator_transforms(node, unit, ctx.index):
+            if name not in COMPILING:
+                continue
+            if compiling_transform(decorator.decorator, ctx) is None:
+                return
+            where = decorator.decorator
+            if loops_at(self._loops, ctx.unit, node):
+                ctx.report(
+                    self,
+                    where,
+                    f"@{_short(name)} on '{node.name.value}' defined inside a loop: a new function every iteration, "
+                    "so JAX retraces and recompiles each time; define it once before the loop",
+                )
+            elif self._per_call_scope(ctx) and _used_once_per_call(
+                ctx.unit, node.name.value, {id(node.name)}, self._loops
+            ):
+                ctx.report(
+                    self,
+                    where,
+                    f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only called "
+                    f"once there: every call of '{ctx.unit.name}' retraces and recompiles it; define it at module level",
+                )
+            return
+
+
+def _is_static(unit: Unit) -> bool:
+    node = unit.node
+    return isinstance(node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod",) for d in node.decorators
+    )
+
+
+def _short(name: str) -> str:
+    return {"equinox.filter_jit": "eqx.filter_jit", "equinox.filter_pmap": "eqx.filter_pmap"}.get(name, name)
+
+
+def _used_once_per_call(unit: Unit, name: str, definitions: set[int], loop_cache: dict) -> bool:
+    """Every use of local `name` in `unit` is a direct call outside any loop (and there is at least one)."""
+    calls = 0
+    called: set[int] = set()
+    stack: list[tuple[cst.CSTNode, bool]] = [(n, False) for n in _unit_body(unit.node)]
+    while stack:
+        node, nested = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not unit.node:
+            if isinstance(node, cst.FunctionDef) and id(node.name) in definitions:
+                stack.extend((d, nested) for d in node.decorators)
+                stack.append((node.body, True))
+                continue
+            stack.extend((child, True) for child in children(node))
+            continue
+        if isinstance(node, cst.Call):
+            called.add(id(node.func))
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in definitions:
+            if nested or id(node) not in called or loops_at(loop_cache, unit, node):
+                return False
+            calls += 1
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            if any(n.name.value == name for n in node.names):
+                return False
+        stack.extend((child, nested) for child in children(node))
+    return calls > 0
