@@ -238,7 +238,8 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
         if len(runs) > 1:
             row.note = "walls " + ", ".join(f"{x.wall_s:.2f}" for x in runs)
         if m.rc not in ok:
-            row.note = f"exit {m.rc}: {tail(m.stderr, 3) or tail(m.stdout, 3)}"
+            row.lines_per_s = row.files_per_s = None
+            row.note = f"FAILED, exit {m.rc}: {tail(m.stderr, 1) or tail(m.stdout, 1)}"
             log(f"[bench]   exit {m.rc}\n{tail(m.stderr)}")
         else:
             log(f"[bench]   {m.wall_s:.2f} s wall, {m.user_s + m.sys_s:.2f} s CPU, {m.peak_rss_mib:.0f} MiB")
@@ -271,7 +272,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
 
     # (b) flake8, default plugins only, config files ignored
     if "flake8" in wanted:
-        version = tool_version([sys.executable, "-m", "flake8", "--version"])
+        version = tool_version([sys.executable, str(BENCH / "flake8_default.py"), "--version"])
         versions["flake8"] = version.split(" CPython")[0] if version else None
         for j in job_counts:
             row = Row(f"flake8-j{j}", f"flake8 -j {j}", jobs=j)
@@ -301,6 +302,8 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
         jaxlint = shlex.split(args.jaxlint_cmd) if args.jaxlint_cmd else [sys.executable, "-m", "jaxlint"]
         env = jaxlint_env(tmp)
         available, why, help_text = jaxlint_probe(jaxlint, work, env)
+        has_cache = False  # set below from --help
+        no_cache: list[str] = []
         if not available:
             skipped["jaxlint"] = f"jaxlint CLI not available yet: {why}"
             log(f"[bench] SKIPPED the jaxlint rows: {skipped['jaxlint']}")
@@ -311,11 +314,17 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
             ):
                 rows.append(Row(key, label, skipped="jaxlint CLI not available (see below)"))
         else:
-            versions["jaxlint"] = tool_version([*jaxlint, "--version"], env=env)
+            version = tool_version([*jaxlint, "--version"], env=env)
+            versions["jaxlint"] = version.removeprefix("jaxlint ") if version else None
             base = [*jaxlint, *files, "--format", "json"]
+            # Before jaxlint has a cache its CLI has no --no-cache: every run is then cold.
+            has_cache = "--no-cache" in help_text
+            no_cache = ["--no-cache"] if has_cache else []
             for j in job_counts:
-                row = Row(f"jaxlint-cold-j{j}", f"jaxlint -j {j} --no-cache", jobs=j)
-                m = run_row(row, [*base, "-j", str(j), "--no-cache"], env=env, ok=(0, 1))
+                row = Row(f"jaxlint-cold-j{j}", f"jaxlint -j {j} {' '.join(no_cache)}".rstrip(), jobs=j)
+                m = run_row(row, [*base, "-j", str(j), *no_cache], env=env, ok=(0, 1))
+                if not has_cache:
+                    add_note(row, "no --no-cache option: no cache yet")
                 if m.rc in (0, 1):
                     by_rule = count_findings_by_rule(m.stdout)
                     if by_rule is None:
@@ -325,6 +334,14 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                         findings_by_rule = dict(sorted(by_rule.items()))
 
             # warm: the same files with a cache folder of its own; run once to fill it, then time
+            if not has_cache:
+                skipped["jaxlint warm cache"] = (
+                    "this jaxlint's CLI has no --no-cache option: no cache to warm yet"
+                )
+                rows.append(
+                    Row(f"jaxlint-warm-j{ncores}", "jaxlint warm cache", skipped="no cache yet (see below)")
+                )
+        if available and has_cache:
             cache_dir = tmp / "jaxlint-cache"
             cache_cwd = tmp / "cache-cwd"
             cache_cwd.mkdir()
@@ -344,6 +361,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                 by_rule = count_findings_by_rule(m.stdout)
                 row.findings = sum(by_rule.values()) if by_rule is not None else None
 
+        if available:
             # start-up: one small file, median of several runs, beside `python -c "import libcst"`
             small = tmp / "small" / "step.py"
             small.parent.mkdir()
@@ -355,7 +373,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                 (
                     "jaxlint-startup",
                     "jaxlint start-up, 1 small file",
-                    [*jaxlint, str(small), "--format", "json", "-j", "1", "--no-cache"],
+                    [*jaxlint, str(small), "--format", "json", "-j", "1", *no_cache],
                 ),
             ):
                 log(f"[bench] {label} x{repeats} ...")
@@ -365,7 +383,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                 fill(row, mid, 1, SMALL_FILE.count("\n"))
                 row.lines_per_s = row.files_per_s = None
                 if mid.rc not in (0, 1):
-                    add_note(row, f"exit {mid.rc}: {tail(mid.stderr, 2)}")
+                    add_note(row, f"FAILED, exit {mid.rc}: {tail(mid.stderr, 1)}")
                 add_note(row, "walls " + ", ".join(f"{x.wall_s:.3f}" for x in ms))
                 rows.append(row)
                 log(f"[bench]   median {statistics.median(x.wall_s for x in ms):.3f} s")
@@ -441,6 +459,11 @@ def _f(x: float | None, fmt: str) -> str:
     return "" if x is None else format(x, fmt)
 
 
+def cell(text: str | None) -> str:
+    """``text`` fit for one markdown table cell."""
+    return " / ".join(x.strip() for x in (text or "").splitlines() if x.strip()).replace("|", "\\|")
+
+
 def markdown(result: dict) -> str:
     c, mach = result["corpus"], result["machine"]
     libs = ", ".join(f"{x['name']} {x['version']}" for x in c["libraries"])
@@ -461,7 +484,17 @@ def markdown(result: dict) -> str:
         lines.append(
             f"| {r['label']} | {wall} | {_f(r['cpu_s'], '.2f')} | {_f(r['lines_per_s'], ',.0f')} "
             f"| {_f(r['files_per_s'], ',.1f')} | {_f(r['peak_rss_mib'], '.0f')} "
-            f"| {'' if r['findings'] is None else format(r['findings'], ',')} | {(r['note'] or '').strip()} |"
+            f"| {'' if r['findings'] is None else format(r['findings'], ',')} | {cell(r['note'])} |"
+        )
+    busy = [
+        x for x in (mach["load_average_before"], mach["load_average_after"]) if x and x[0] > mach["cores"] / 2
+    ]
+    if busy:
+        lines.insert(
+            4,
+            f"**Warning**: the machine was busy (1-min load above {mach['cores'] / 2:g} on {mach['cores']} cores):"
+            " other processes competed for the cores, so wall times and lines/s are inflated; CPU s is the"
+            " steadier figure. Re-run on a quiet machine, or with --repeat 3.",
         )
     for tool, why in result["skipped"].items():
         lines += ["", f"**{tool} skipped**: {why}"]
