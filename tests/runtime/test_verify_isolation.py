@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import uuid
 from pathlib import Path
 
@@ -142,3 +143,23 @@ def test_interpreter_without_jax_is_not_run(tmp_path):
     result = report.verdicts[case.finding]
     assert result.verdict == "NOT_RUN" and "cannot import jax" in result.reason
     assert os.path.exists(wrapper)
+
+
+def test_interrupted_verify_kills_its_children_at_once(marked_processes):
+    from jaxlint.runtime.verify.runner import LIVE_CHILDREN
+
+    (case,) = marked("iso_hang_import.py")
+    results = []
+    worker = threading.Thread(
+        target=lambda: results.append(verify_findings([case.finding], root=FIXTURES, timeout=300)),
+        daemon=True,
+    )
+    worker.start()
+    while not LIVE_CHILDREN._pids and worker.is_alive():
+        threading.Event().wait(0.05)
+    LIVE_CHILDREN.kill_all()  # what verify_findings does on KeyboardInterrupt
+    worker.join(120)  # a guard against a hang, not a timing assertion
+    assert not worker.is_alive()
+    result = results[0].verdicts[case.finding]
+    assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason
+    assert marked_processes() == []

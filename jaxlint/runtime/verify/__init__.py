@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 from .child.expectations import CONFIRMABLE_CODES
 from .model import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
 from .project import example_keys, locate_module
-from .runner import ModuleJob, run_module
+from .runner import LIVE_CHILDREN, ModuleJob, run_module
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
@@ -147,9 +147,14 @@ def verify_findings(
         )
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for outcome in pool.map(run, module_jobs.values()):
-            report.verdicts.update(outcome.verdicts)
-            report.modules.append(outcome.run)
-            if outcome.environment is not None and outcome.environment not in report.environments:
-                report.environments.append(outcome.environment)
+        try:
+            for outcome in pool.map(run, module_jobs.values()):
+                report.verdicts.update(outcome.verdicts)
+                report.modules.append(outcome.run)
+                if outcome.environment is not None and outcome.environment not in report.environments:
+                    report.environments.append(outcome.environment)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            LIVE_CHILDREN.kill_all()  # then the supervising threads see their children gone and return
+            raise
     return report

@@ -7,6 +7,7 @@ on timeout, on runaway memory, and after it exits."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import json
@@ -14,6 +15,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,9 @@ CHILD_DIR = Path(__file__).resolve().parent / "child"
 # libcst) nor a user module called like one of ours is involved.
 BOOTSTRAP = """\
 import importlib.util, os, sys
+if sys.version_info < (3, 10):
+    sys.stderr.write("jaxlint --verify needs Python >= 3.10 in the child\\n")
+    os._exit(3)
 d = sys.argv[1]
 s = importlib.util.spec_from_file_location(
     "jaxlint_verify_child", os.path.join(d, "__init__.py"), submodule_search_locations=[d])
@@ -87,6 +92,34 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+class _LiveChildren:
+    """Children not yet reaped, so that an interrupted jaxlint (Ctrl-C, an error in another thread) can
+    kill them at once instead of leaving each to its timeout: they do not get the terminal's SIGINT,
+    being in sessions of their own."""
+
+    def __init__(self) -> None:
+        self._pids: set[int] = set()
+        self._lock = threading.Lock()
+
+    def add(self, pid: int) -> None:
+        with self._lock:
+            self._pids.add(pid)
+
+    def discard(self, pid: int) -> None:
+        with self._lock:
+            self._pids.discard(pid)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            pids = list(self._pids)
+        for pid in pids:
+            _kill_group(pid)
+
+
+LIVE_CHILDREN = _LiveChildren()
+atexit.register(LIVE_CHILDREN.kill_all)
 
 
 def _has_exited(proc: subprocess.Popen) -> bool:
@@ -189,8 +222,12 @@ def run_child(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: i
                 return ChildRun(
                     [], "not_started", 0, f"cannot start the interpreter {python}: {error}", 0.0, None
                 )
-            rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
-            ended = _supervise(proc, timeout, rss_limit)
+            LIVE_CHILDREN.add(proc.pid)
+            try:
+                rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
+                ended = _supervise(proc, timeout, rss_limit)
+            finally:
+                LIVE_CHILDREN.discard(proc.pid)
         seconds = round(time.monotonic() - started, 3)
         return ChildRun(
             _read_events(events_path),

@@ -134,11 +134,27 @@ def _array_leaves(jax: Any, out: Any) -> list[Any]:
     return [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, jax.Array)]
 
 
+def clear_caches(jax: Any) -> None:
+    # A tracing-cache hit would skip the Python body, and with it every check.
+    clear = getattr(jax, "clear_caches", None)
+    if clear is not None:
+        clear()
+
+
+def trace(jax: Any, function: Any, arguments: list[Any]) -> Any:
+    """The jaxpr of `function` traced under jit, without lowering or compiling (make_jaxpr on JAX versions
+    whose jit objects have no `.trace`)."""
+    jitted = jax.jit(function)
+    if hasattr(jitted, "trace"):
+        return jitted.trace(*arguments).jaxpr
+    return jax.make_jaxpr(function)(*arguments)
+
+
 def run_attempt(
     jax: Any, target: Target, call: CallInputs, mode: str, lines: ModuleLines, recorder: DebugPrintRecorder
 ) -> Outcome:
     outcome = Outcome()
-    jax.clear_caches()  # a tracing-cache hit would skip the Python body, and with it every check
+    clear_caches(jax)
     try:
         with checking_mode(jax, mode):
             first = _bound_first(target, call)
@@ -158,7 +174,7 @@ def run_attempt(
                 contextlib.redirect_stderr(stream),
                 recorder.recording(outcome.debug_formats),
             ):
-                outcome.jaxpr = jax.jit(entry).trace(*dynamic).jaxpr
+                outcome.jaxpr = trace(jax, entry, dynamic)
     except BaseException as error:  # user code may raise anything, SystemExit included
         outcome.error = error
     return outcome
@@ -168,7 +184,7 @@ def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs) -> Outcome:
     """Call the user's own jitted method the way `instance.method(...)` does: with the instance as an
     argument of the jit, which JAX rejects unless `self` is static."""
     outcome = Outcome()
-    jax.clear_caches()
+    clear_caches(jax)
     try:
         instance = make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})
         args = [instance, *[_value(a) for a in call.positional]]
