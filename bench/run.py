@@ -242,6 +242,11 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
             row.note = f"FAILED, exit {m.rc}: {tail(m.stderr, 1) or tail(m.stdout, 1)}"
             log(f"[bench]   exit {m.rc}\n{tail(m.stderr)}")
         else:
+            cpu = m.user_s + m.sys_s
+            if row.jobs == 1 and m.wall_s > 0.5 and m.wall_s > 1.2 * cpu:
+                row.note = (
+                    row.note + "; " if row.note else ""
+                ) + f"wall {m.wall_s / cpu:.1f}× CPU: contended"
             log(f"[bench]   {m.wall_s:.2f} s wall, {m.user_s + m.sys_s:.2f} s CPU, {m.peak_rss_mib:.0f} MiB")
         rows.append(row)
         return m
@@ -385,6 +390,8 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                 if mid.rc not in (0, 1):
                     add_note(row, f"FAILED, exit {mid.rc}: {tail(mid.stderr, 1)}")
                 add_note(row, "walls " + ", ".join(f"{x.wall_s:.3f}" for x in ms))
+                if mid.wall_s > 0.1 and mid.wall_s > 1.5 * (mid.user_s + mid.sys_s):
+                    add_note(row, f"wall {mid.wall_s / (mid.user_s + mid.sys_s):.1f}× CPU: contended")
                 rows.append(row)
                 log(f"[bench]   median {statistics.median(x.wall_s for x in ms):.3f} s")
 
@@ -486,15 +493,15 @@ def markdown(result: dict) -> str:
             f"| {_f(r['files_per_s'], ',.1f')} | {_f(r['peak_rss_mib'], '.0f')} "
             f"| {'' if r['findings'] is None else format(r['findings'], ',')} | {cell(r['note'])} |"
         )
-    busy = [
-        x for x in (mach["load_average_before"], mach["load_average_after"]) if x and x[0] > mach["cores"] / 2
-    ]
-    if busy:
+    before = mach["load_average_before"]
+    contended = [r["label"] for r in result["rows"] if "contended" in (r["note"] or "")]
+    if (before and before[0] > mach["cores"] / 2) or contended:
         lines.insert(
             4,
-            f"**Warning**: the machine was busy (1-min load above {mach['cores'] / 2:g} on {mach['cores']} cores):"
-            " other processes competed for the cores, so wall times and lines/s are inflated; CPU s is the"
-            " steadier figure. Re-run on a quiet machine, or with --repeat 3.",
+            f"**Warning**: the machine was busy (1-min load {before[0] if before else '?'} before the run on"
+            f" {mach['cores']} cores; contended rows: {', '.join(contended) or 'none seen'}): other processes"
+            " competed for the cores, so wall times and lines/s are inflated; CPU s is the steadier figure."
+            " Re-run on a quiet machine, or with --repeat 3.",
         )
     for tool, why in result["skipped"].items():
         lines += ["", f"**{tool} skipped**: {why}"]
