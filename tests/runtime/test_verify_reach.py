@@ -81,8 +81,8 @@ def test_integer_annotation_is_traced_as_int32(reached):
 
 # --- declared examples -----------------------------------------------------------------------------------
 
-EXAMPLES = marked("verify_examples.py")
-NEEDS, CLEAN = (c.finding for c in EXAMPLES)
+EXAMPLES = {c.finding.function: c.finding for c in marked("verify_examples.py")}
+NEEDS, CLEAN = EXAMPLES["needs_params"], EXAMPLES["clean_with_params"]
 
 
 def test_without_examples_the_search_cannot_feed_a_dict_of_params():
@@ -110,3 +110,22 @@ def test_an_example_that_does_not_evaluate_is_not_run_with_its_error():
     )
     result = report.verdicts[NEEDS]
     assert result.verdict == "NOT_RUN" and "example 'nope(' failed: SyntaxError" in result.reason
+
+
+def test_an_example_may_pass_self_to_a_method():
+    lookup = EXAMPLES["Lookup.get"]
+    searched = verify_findings([lookup], root=FIXTURES, timeout=120)
+    assert searched.verdicts[lookup].verdict == "NOT_REPRODUCED"  # a bare instance has an array, not a list
+    examples = {"verify_examples:Lookup.get": "self=Lookup([1.0, 2.0]), i=jnp.int32(0)"}
+    report = verify_findings([lookup], root=FIXTURES, timeout=120, examples=examples)
+    assert report.verdicts[lookup].verdict == "CONFIRMED", report.verdicts[lookup].reason
+
+
+def test_legacy_keys_made_by_an_example_are_checked_for_reuse():
+    draw = EXAMPLES["draw"]
+    report = verify_findings(
+        [draw], root=FIXTURES, timeout=120, examples={"verify_examples:draw": "jax.random.PRNGKey(0), 3"}
+    )
+    result = report.verdicts[draw]
+    assert result.verdict == "CONFIRMED", result.reason
+    assert result.reason.startswith("KeyReuseError at line")

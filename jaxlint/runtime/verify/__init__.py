@@ -27,7 +27,10 @@ Inputs, cheapest first; the first source that applies is the only one used:
    parentheses of a call, evaluated in the child in the module's namespace plus `jax`, `jnp`, `np`, `lax`
    and `sds` (= jax.ShapeDtypeStruct). Arguments holding arrays or ShapeDtypeStructs are traced; other
    values are passed as they are (static), except under the user's own jax.jit, where every non-static
-   argument is traced as a real call would. The CLI passes this table as `examples`.
+   argument is traced as a real call would. A method's example may pass `self=Model(...)`; without it,
+   `self` is the class's instance made without __init__, with the attributes the method reads set to
+   arrays. Examples are evaluated afresh for each attempt, so keys they make are checked for reuse. The
+   CLI passes this table (or the whole `[tool.jaxlint.verify]` table) as `examples`.
 2. Annotations: `jax.Array`/`ArrayLike` (shape searched), jaxtyping `Float[Array, "b n"]` (named dims get
    2, 3, 4, ... shared across parameters), `float`/`int`/`bool` scalars, typed PRNG keys. Static
    parameters (static_argnums/argnames) take their default, else a value from their annotation.

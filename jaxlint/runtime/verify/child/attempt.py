@@ -121,9 +121,15 @@ def make_instance(target: Target, attributes: dict[str, Any]) -> Any:
     return instance
 
 
+def _instance(target: Target, call: CallInputs) -> Any:
+    if call.instance is not None:
+        return call.instance.build(False)
+    return make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})
+
+
 def _bound_first(target: Target, call: CallInputs) -> list[Any]:
     if target.binding == METHOD:
-        return [make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})]
+        return [_instance(target, call)]
     if target.binding == CLASSMETHOD:
         return [target.owner if target.owner is not None else types.SimpleNamespace()]
     return []
@@ -186,8 +192,7 @@ def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs) -> Outcome:
     outcome = Outcome()
     clear_caches(jax)
     try:
-        instance = make_instance(target, {k: s.build(False) for k, s in call.attributes.items()})
-        args = [instance, *[_value(a) for a in call.positional]]
+        args = [_instance(target, call), *[_value(a) for a in call.positional]]
         kwargs = {name: _value(a) for name, a in call.keyword.items()}
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             outcome.jaxpr = target.jitted.trace(*args, **kwargs).jaxpr

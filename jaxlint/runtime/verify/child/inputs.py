@@ -66,7 +66,7 @@ class ValueSpec:
         return self.value
 
 
-Spec = ArraySpec | KeySpec | ValueSpec
+Spec = Any  # ArraySpec | KeySpec | ValueSpec | ExampleSpec: has describe() and build(traced)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +84,7 @@ class CallInputs:
     attributes: dict[str, Spec]
     text: str
     declared: bool = False  # from the user's examples
+    instance: Spec | None = None  # `self` given by an example (`self=Model(3)`), instead of a bare instance
 
 
 FLOAT_SEARCH = (ArraySpec(()), ArraySpec((3,)), ArraySpec((2, 3)))
@@ -262,34 +263,75 @@ def _attribute_candidates(target: Target, self_name: str | None) -> dict[str, tu
     return found
 
 
+class _Example:
+    """One declared example. It is evaluated again for every attempt, so that keys it makes are made under
+    the attempt's checking mode (typed keys for key-reuse checking, even from `jax.random.PRNGKey`)."""
+
+    def __init__(self, expression: str, namespace: dict[str, Any], signature: inspect.Signature) -> None:
+        self.expression = expression
+        self.namespace = namespace
+        self.signature = signature
+
+    def evaluate(self) -> dict[str, Any]:
+        args, kwargs = eval(f"__jaxlint_args__({self.expression})", self.namespace)
+        return dict(self.signature.bind_partial(*args, **kwargs).arguments)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExampleSpec:
+    """One argument of a declared example: parameter `name`, or one item of its *args/**kwargs."""
+
+    example: _Example
+    name: str
+    item: int | str | None = None
+
+    def describe(self) -> str:
+        return self.name
+
+    def build(self, traced: bool) -> Any:
+        value = self.example.evaluate()[self.name]
+        return value if self.item is None else value[self.item]
+
+
 def example_calls(target: Target, expressions: list[str], namespace: dict[str, Any]) -> list[CallInputs]:
-    """The user's declared examples: each a string of call arguments, evaluated with jax/jnp/np at hand."""
+    """The user's declared examples: each a string of call arguments, evaluated with jax/jnp/np at hand.
+    A method's example may pass `self=...` by keyword; otherwise `self` is built as in the search."""
     calls = []
     params = target.parameters
+    names = [p.name for p in params]
     bound = params[0].name if target.binding in (METHOD, CLASSMETHOD) and params else None
-    signature = inspect.Signature([p for p in params if p.name != bound])
     for expression in expressions:
+        with_self = bool(bound) and re.search(rf"(^|[,(\s]){bound}\s*=(?!=)", expression) is not None
+        signature = inspect.Signature([p for p in params if with_self or p.name != bound])
+        example = _Example(expression, namespace, signature)
         try:
-            args, kwargs = eval(f"__jaxlint_args__({expression})", namespace)
-            binding = signature.bind_partial(*args, **kwargs)
+            arguments = example.evaluate()
         except Exception as error:
             raise NoInputs(f"example '{expression}' failed: {type(error).__name__}: {error}") from None
         positional: list[Arg] = []
         keyword: dict[str, Arg] = {}
-        for name, value in binding.arguments.items():
+        instance = ExampleSpec(example, bound) if with_self and bound else None
+        for name, value in arguments.items():
+            if name == bound:
+                continue
             param = signature.parameters[name]
-            index = [p.name for p in params].index(name)
-            static = target.is_static(index, name)
+            static = target.is_static(names.index(name), name)
             if param.kind == param.VAR_POSITIONAL:
-                positional += [Arg(ValueSpec(v), not static and _traceable(v, target)) for v in value]
+                positional += [
+                    Arg(ExampleSpec(example, name, i), not static and _traceable(v, target))
+                    for i, v in enumerate(value)
+                ]
             elif param.kind == param.VAR_KEYWORD:
-                keyword.update({k: Arg(ValueSpec(v), _traceable(v, target)) for k, v in value.items()})
+                keyword.update(
+                    {k: Arg(ExampleSpec(example, name, k), _traceable(v, target)) for k, v in value.items()}
+                )
             elif param.kind == param.POSITIONAL_ONLY:
-                positional.append(Arg(ValueSpec(value), not static and _traceable(value, target)))
+                positional.append(Arg(ExampleSpec(example, name), not static and _traceable(value, target)))
             else:
-                keyword[name] = Arg(ValueSpec(value), not static and _traceable(value, target))
-        attributes = {name: c[0] for name, c in _attribute_candidates(target, bound).items()}
-        calls.append(CallInputs(positional, keyword, attributes, f"example: {expression}", declared=True))
+                keyword[name] = Arg(ExampleSpec(example, name), not static and _traceable(value, target))
+        attributes = {} if instance else {n: c[0] for n, c in _attribute_candidates(target, bound).items()}
+        text = f"example: {expression}"
+        calls.append(CallInputs(positional, keyword, attributes, text, declared=True, instance=instance))
     return calls
 
 
