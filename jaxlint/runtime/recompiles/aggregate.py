@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+REASON_LIMIT = 200  # retrace reasons kept per function over all windows
+
 
 @dataclasses.dataclass
 class FunctionTotals:
@@ -93,42 +95,78 @@ def budget_for(module: str, qualname: str, path: str, budgets: Mapping[str, int]
     return default
 
 
-def merge(reports: list[dict[str, Any]], *, budgets: Mapping[str, int], default_budget: int) -> RunTotals:
-    totals: dict[tuple[str, int, str], FunctionTotals] = {}
-    run = RunTotals(functions=[], processes=[])
-    for report in reports:
-        run.processes.append(
-            {k: report.get(k) for k in ("pid", "ppid", "argv", "backend", "devices", "jax_version", "mode")}
-        )
+class Merger:
+    """Adds up reports of separate windows (processes, or tests under pytest) function by function."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int, str], FunctionTotals] = {}
+        self.run = RunTotals(functions=[], processes=[])
+
+    def add(self, report: dict[str, Any], window: Any = None) -> None:
+        """One process report (or `Recorder.snapshot()`, or another Merger's `as_report()`)."""
+        run = self.run
+        if "pid" in report:
+            run.processes.append({k: report.get(k) for k in _PROCESS_FIELDS})
         run.internal_traces += report.get("internal", {}).get("traces", 0)
         run.internal_compiles += report.get("internal", {}).get("compiles", 0)
         for name, count in report.get("unattributed_compiles", {}).items():
             run.unattributed_compiles[name] = run.unattributed_compiles.get(name, 0) + count
         run.errors.extend(e for e in report.get("errors", []) if e not in run.errors)
+        window = report.get("pid") if window is None else window
         for fn in report.get("functions", []):
             key = (fn["path"], fn["first_line"], fn["qualname"])
-            row = totals.get(key)
+            row = self._rows.get(key)
             if row is None:
-                row = totals[key] = FunctionTotals(
+                row = self._rows[key] = FunctionTotals(
                     fn["module"], fn["qualname"], fn["path"], fn["line"], fn["first_line"]
                 )
-            _add(row, fn, report.get("pid"))
-    for row in totals.values():
-        row.budget = budget_for(row.module, row.qualname, row.path, budgets, default_budget)
-    run.functions = sorted(totals.values(), key=lambda f: (-f.compiles, -f.traces, f.path, f.line))
-    return run
+            _add(row, fn, window)
+
+    def result(self, *, budgets: Mapping[str, int], default_budget: int) -> RunTotals:
+        for row in self._rows.values():
+            row.budget = budget_for(row.module, row.qualname, row.path, budgets, default_budget)
+        self.run.functions = sorted(
+            self._rows.values(), key=lambda f: (-f.compiles, -f.traces, f.path, f.line)
+        )
+        return self.run
+
+    def as_report(self) -> dict[str, Any]:
+        """A report that another Merger can add, keeping the per-window maximum (pytest-xdist workers)."""
+        return {
+            "functions": [
+                {**dataclasses.asdict(row), "windows": row.processes, "reasons": row.reasons}
+                for row in self._rows.values()
+            ],
+            "internal": {"traces": self.run.internal_traces, "compiles": self.run.internal_compiles},
+            "unattributed_compiles": self.run.unattributed_compiles,
+            "errors": self.run.errors,
+        }
 
 
-def _add(row: FunctionTotals, fn: dict[str, Any], pid: Any) -> None:
+_PROCESS_FIELDS = ("pid", "ppid", "argv", "backend", "devices", "jax_version", "mode")
+
+
+def merge(reports: list[dict[str, Any]], *, budgets: Mapping[str, int], default_budget: int) -> RunTotals:
+    merger = Merger()
+    for report in reports:
+        merger.add(report)
+    return merger.result(budgets=budgets, default_budget=default_budget)
+
+
+def _add(row: FunctionTotals, fn: dict[str, Any], window: Any) -> None:
     row.traces += fn["traces"]
     row.compiles += fn["compiles"]
     row.persistent_cache_hits += fn.get("persistent_cache_hits", 0)
     row.compile_seconds += fn.get("compile_seconds", 0.0)
-    row.processes += 1
-    row.max_compiles_in_process = max(row.max_compiles_in_process, fn["compiles"])
+    row.processes += fn.get("windows", 1)
+    row.max_compiles_in_process = max(
+        row.max_compiles_in_process, fn.get("max_compiles_in_process", fn["compiles"])
+    )
     for signature in fn.get("signatures", []):
         if signature not in row.signatures:
             row.signatures.append(signature)
     row.signatures_dropped += fn.get("signatures_dropped", 0)
-    row.reasons.extend({**reason, "pid": pid} for reason in fn.get("reasons", []))
-    row.reasons_dropped += fn.get("reasons_dropped", 0)
+    room = REASON_LIMIT - len(row.reasons)
+    reasons = [r if "pid" in r else {**r, "pid": window} for r in fn.get("reasons", [])]
+    row.reasons.extend(reasons[: max(room, 0)])
+    row.reasons_dropped += fn.get("reasons_dropped", 0) + max(len(reasons) - max(room, 0), 0)

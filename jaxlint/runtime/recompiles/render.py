@@ -93,12 +93,29 @@ def write_text(
             "  no Python process of the command imported jax: not a Python command, or one run with"
             " `python -I`, `-E` or `-S`, which skip the injected sitecustomize\n"
         )
+    write_table(out, run)
+    _write_verdicts(out, verdicts)
+    over = run.over_budget
+    if over:
+        w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
+        w(", ".join(f"{f.qualname} ({f.max_compiles_in_process} > {f.budget})" for f in over) + "\n")
+    if exit_code != 0:
+        w(f"\n  the command failed with exit code {exit_code}\n")
+
+
+def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False) -> None:
+    """Functions traced more than once (or over budget) with their signatures and retrace reasons,
+    then one line for the rest, JAX's own functions and unattributed compiles.
+
+    `by_window` counts reasons by text instead of listing retraces by number (pytest: one window per test).
+    """
+    w = out.write
     shown = [f for f in run.functions if f.retraced or f.over_budget]
     quiet = [f for f in run.functions if f not in shown]
     if shown:
         w(f"\n  {'compiles':>8}  {'traces':>6}  {'sigs':>4}  function  (defined at)\n")
         for f in shown:
-            _write_function(out, f)
+            _write_function(out, f, by_window=by_window)
     if quiet:
         total = sum(f.compiles for f in quiet)
         w(
@@ -118,16 +135,9 @@ def write_text(
         w(f"  compiles not attributed to a traced function: {names}\n")
     for error in run.errors:
         w(f"  instrumentation error: {error}\n")
-    _write_verdicts(out, verdicts)
-    over = run.over_budget
-    if over:
-        w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
-        w(", ".join(f"{f.qualname} ({f.max_compiles_in_process} > {f.budget})" for f in over) + "\n")
-    if exit_code != 0:
-        w(f"\n  the command failed with exit code {exit_code}\n")
 
 
-def _write_function(out: TextIO, f: FunctionTotals) -> None:
+def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool) -> None:
     w = out.write
     where = f"{display_path(f.path)}:{f.line}"
     flag = f"  OVER BUDGET ({f.max_compiles_in_process} > {f.budget})" if f.over_budget else ""
@@ -141,9 +151,8 @@ def _write_function(out: TextIO, f: FunctionTotals) -> None:
         w(_clip(f"{indent}seen {signature}") + "\n")
     if sigs > _SIGNATURES_SHOWN:
         w(f"{indent}… {sigs - _SIGNATURES_SHOWN} more signatures\n")
-    groups = _group_reasons(f.reasons)
-    for first, last, reason, callsite in groups[:_REASONS_SHOWN]:
-        which = f"retrace {first}" if first == last else f"retraces {first}–{last}"
+    groups = _count_reasons(f.reasons) if by_window else _group_reasons(f.reasons)
+    for which, reason, callsite in groups[:_REASONS_SHOWN]:
         at = f"  [{_display_callsite(callsite)}]" if callsite else ""
         w(f"{indent}{which}: {reason}{at}\n")
     hidden = len(groups) - _REASONS_SHOWN + f.reasons_dropped
@@ -151,26 +160,36 @@ def _write_function(out: TextIO, f: FunctionTotals) -> None:
         w(f"{indent}… {hidden} more retrace reasons (see --format json)\n")
 
 
-def _group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[int, int, str, str | None]]:
+def _reason_text(r: dict[str, Any]) -> str:
+    if r["reason"] == "unknown" and r.get("jax_hint"):
+        return f"unknown; JAX says: {r['jax_hint']}"
+    return r["reason"]
+
+
+def _group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
     """Consecutive retraces with the same reason in the same process collapse into one line."""
-    groups: list[tuple[int, int, str, str | None]] = []
-    last_pid: Any = object()
+    runs: list[list[Any]] = []  # [first, last, reason, callsite, pid]
     for r in reasons:
-        reason = r["reason"]
-        if r["reason"] == "unknown" and r.get("jax_hint"):
-            reason = f"unknown; JAX says: {r['jax_hint']}"
-        if (
-            groups
-            and groups[-1][2] == reason
-            and r.get("pid") == last_pid
-            and r["trace"] == groups[-1][1] + 1
-        ):
-            first, _, _, callsite = groups[-1]
-            groups[-1] = (first, r["trace"], reason, callsite)
+        reason, pid = _reason_text(r), r.get("pid")
+        last = runs[-1] if runs else None
+        if last and last[2] == reason and last[4] == pid and r["trace"] == last[1] + 1:
+            last[1] = r["trace"]
         else:
-            groups.append((r["trace"], r["trace"], reason, r.get("callsite")))
-        last_pid = r.get("pid")
-    return groups
+            runs.append([r["trace"], r["trace"], reason, r.get("callsite"), pid])
+    return [
+        (f"retrace {first}" if first == last else f"retraces {first}–{last}", reason, callsite)
+        for first, last, reason, callsite, _ in runs
+    ]
+
+
+def _count_reasons(reasons: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """Each distinct reason once, with how often it occurred, most frequent first."""
+    counts: dict[str, list[Any]] = {}
+    for r in reasons:
+        entry = counts.setdefault(_reason_text(r), [0, r.get("callsite")])
+        entry[0] += 1
+    ordered = sorted(counts.items(), key=lambda item: -item[1][0])
+    return [(f"{n} retrace{'s' if n != 1 else ''}", reason, callsite) for reason, (n, callsite) in ordered]
 
 
 def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
