@@ -49,7 +49,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .child.expectations import CONFIRMABLE_CODES
 from .model import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIRMABLE_CODES",
+    "cli_verify",
     "CONFIRMED",
     "NOT_REPRODUCED",
     "NOT_RUN",
@@ -161,3 +162,10 @@ def verify_findings(
             LIVE_CHILDREN.kill_all()  # then the supervising threads see their children gone and return
             raise
     return report
+
+
+def cli_verify(args: Any, config: Any, findings: list[Finding]) -> int:
+    """`jaxlint --verify`: verify, print in `args.format`, return the exit code (see command.py)."""
+    from .command import cli_verify as run
+
+    return run(args, config, findings)

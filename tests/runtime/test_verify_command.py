@@ -1,0 +1,108 @@
+"""`jaxlint --verify` as users run it: the real command on a small project with a pyproject.toml."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from jaxlint.runtime.verify.command import settings
+
+pytestmark = pytest.mark.slow
+
+MODEL = textwrap.dedent(
+    """\
+    import jax
+
+
+    @jax.jit
+    def needs(params, x):
+        h = params["w"] @ x
+        if h.sum() > 0:
+            return h
+        return -h
+
+
+    @jax.jit
+    def plain(x):
+        if x > 0:
+            return x
+        return -x
+    """
+)
+
+
+def _project(tmp_path, verify_table: str):
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "pyproject.toml").write_text(verify_table)
+    return tmp_path
+
+
+def _jaxlint(cwd, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--verify", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _needs_linter(result):
+    if "--verify is not available" in result.stderr or "No module named" in result.stderr:
+        pytest.skip(result.stderr.strip())
+
+
+def test_text_output_has_the_device_header_and_a_verdict_per_finding(tmp_path):
+    project = _project(tmp_path, "")
+    result = _jaxlint(project, ".")
+    _needs_linter(result)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu"), result.stdout + result.stderr
+    plain = [line for line in lines if ":14:" in line]
+    assert plain and plain[0].endswith("[CONFIRMED: TracerBoolConversionError at line 14 (with x: f32[])]")
+    assert result.returncode == 1
+
+
+def test_examples_from_pyproject_reach_the_child_and_json_carries_verdicts(tmp_path):
+    table = """\
+[tool.jaxlint.verify]
+jobs = 1
+
+[tool.jaxlint.verify.examples]
+"model:needs" = "{'w': jnp.ones((2, 3))}, jnp.ones(3)"
+"""
+    project = _project(tmp_path, table)
+    result = _jaxlint(project, "--format", "json", ".")
+    _needs_linter(result)
+    rows = {row["line"]: row for row in json.loads(result.stdout)}
+    assert rows[7]["verdict"] == "CONFIRMED", rows[7]
+    assert rows[7]["inputs"] == ["example: {'w': jnp.ones((2, 3))}, jnp.ones(3)"]
+    assert rows[7]["device"].endswith(", cpu") and rows[14]["verdict"] == "CONFIRMED"
+    assert result.returncode == 1
+
+
+def test_sarif_results_carry_verdict_properties(tmp_path):
+    project = _project(tmp_path, "")
+    result = _jaxlint(project, "--format", "sarif", ".")
+    _needs_linter(result)
+    results = json.loads(result.stdout)["runs"][0]["results"]
+    properties = {
+        r["locations"][0]["physicalLocation"]["region"]["startLine"]: r["properties"] for r in results
+    }
+    assert properties[14]["verdict"] == "CONFIRMED" and properties[14]["inputs"] == ["x: f32[]"]
+
+
+def test_unknown_verify_setting_is_a_config_error(tmp_path):
+    project = _project(tmp_path, "[tool.jaxlint.verify]\ntimeout_s = 3\n")
+    result = _jaxlint(project, ".")
+    _needs_linter(result)
+    assert result.returncode == 2 and "unknown key 'timeout_s'" in result.stderr
+
+
+def test_settings_split_examples_from_options():
+    options, examples = settings({"jobs": 2, "examples": {"a:f": "1"}, "b:g": "2"})
+    assert options == {"jobs": 2} and examples == {"a:f": "1", "b:g": "2"}
