@@ -166,7 +166,7 @@ class RecompileCounter:
             def write(self, text: str) -> None:
                 tr.write(text)
 
-        write_table(_Out(), run, by_window=True)
+        write_table(_Out(), run, by_window=True, window="test")
         busiest = sorted((t for t in self.tests if t[1] or t[2]), key=lambda t: (-t[1], -t[2]))[:10]
         if busiest:
             tr.write_line("")

@@ -388,7 +388,7 @@ class _Instrumentation:
             return
         repeat = info.key in self.fallback_seen
         self.fallback_seen.add(info.key)
-        reason = "unknown: signatures need JAX's private jit hook" if repeat else None
+        reason = f"per JAX (no signatures without its private jit hook): {hint[2]}" if repeat else None
         self.bus.publish_trace(TraceEvent(info, (), reason, self._callsite(), hint[2] if repeat else None))
 
     # -- JAX's explanations --------------------------------------------------------------------

@@ -45,10 +45,13 @@ class ProcessReport:
 
         self._bus = install()
         self._bus.subscribe(self)
+        self.register_process_hooks()
+        self.write()  # an empty report still says "this process imported jax"
+
+    def register_process_hooks(self) -> None:
         atexit.register(self.write)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._after_fork)
-        self.write()  # an empty report still says "this process imported jax"
 
     # the Recorder interface the bus calls
     def on_trace(self, event: Any) -> None:

@@ -103,11 +103,12 @@ def write_text(
         w(f"\n  the command failed with exit code {exit_code}\n")
 
 
-def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False) -> None:
+def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window: str = "process") -> None:
     """Functions traced more than once (or over budget) with their signatures and retrace reasons,
     then one line for the rest, JAX's own functions and unattributed compiles.
 
-    `by_window` counts reasons by text instead of listing retraces by number (pytest: one window per test).
+    A window is a process (`--run`) or a test (pytest, `by_window`: reasons are then counted by text
+    instead of listed by retrace number, and budgets are checked per test by the plugin).
     """
     w = out.write
     shown = [f for f in run.functions if f.retraced or f.over_budget]
@@ -115,7 +116,7 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False) -> None
     if shown:
         w(f"\n  {'compiles':>8}  {'traces':>6}  {'sigs':>4}  function  (defined at)\n")
         for f in shown:
-            _write_function(out, f, by_window=by_window)
+            _write_function(out, f, by_window=by_window, window=window)
     if quiet:
         total = sum(f.compiles for f in quiet)
         w(
@@ -137,12 +138,14 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False) -> None
         w(f"  instrumentation error: {error}\n")
 
 
-def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool) -> None:
+def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool, window: str) -> None:
     w = out.write
     where = f"{display_path(f.path)}:{f.line}"
-    flag = f"  OVER BUDGET ({f.max_compiles_in_process} > {f.budget})" if f.over_budget else ""
+    flag = (
+        f"  OVER BUDGET ({f.max_compiles_in_process} > {f.budget})" if f.over_budget and not by_window else ""
+    )
     processes = (
-        f"  [{f.processes} processes, at most {f.max_compiles_in_process} in one]" if f.processes > 1 else ""
+        f"  [{f.processes} {window}s, at most {f.max_compiles_in_process} in one]" if f.processes > 1 else ""
     )
     sigs = len(f.signatures) + f.signatures_dropped
     w(f"  {f.compiles:>8}  {f.traces:>6}  {sigs:>4}  {f.module}:{f.qualname}  ({where}){flag}{processes}\n")
