@@ -84,8 +84,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
-        if base & TRACED and node.attr.value not in ARRAY_ATTRIBUTES:
-            return TRACED  # `state.info`: a field of a pytree, not known to be an array
+        if node.attr.value not in ARRAY_ATTRIBUTES:
+            return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
     if isinstance(node, cst.Subscript):
         return _subscript(node, scope)
@@ -148,9 +148,9 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
 def element_flags(flags: int) -> int:
     """Flags of the items produced by iterating (or indexing) a value with `flags`."""
     if flags & TRACED:
-        return TRACED | ARRAY
+        return TRACED | (flags & ARRAY)  # rows of an array are arrays; parts of a pytree are unknown
     if flags & HOLDS_TRACED:
-        return TRACED | ARRAY
+        return TRACED
     return flags & ARRAY
 
 
@@ -165,6 +165,8 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
             return base & (TRACED | ARRAY) | TRACED
         return TRACED
     if base & ARRAY:
+        if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice):
+            return 0
         index_flags = 0
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
