@@ -69,7 +69,17 @@ _CALL_THROUGH = frozenset(
 )
 
 # Calls that cannot change a Python object the function holds (attributes, list items).
-_PURE_PREFIXES = ("jax.", "numpy.", "math.", "builtins.", "functools.", "operator.", "typing.", "optax.", "chex.")
+_PURE_PREFIXES = (
+    "jax.",
+    "numpy.",
+    "math.",
+    "builtins.",
+    "functools.",
+    "operator.",
+    "typing.",
+    "optax.",
+    "chex.",
+)
 _IMPURE_BUILTINS = frozenset({"builtins.setattr", "builtins.delattr", "builtins.exec", "builtins.eval"})
 _PURE_METHODS = frozenset(
     (
@@ -209,6 +219,18 @@ def _literal(node: cst.BaseExpression) -> object:
 def source(node: cst.CSTNode, limit: int = 40) -> str:
     text = " ".join(cst.Module(body=[]).code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _path_text(name: str, path: tuple) -> str:
+    out = name
+    for index in path:
+        if isinstance(index, str):
+            out += index  # ".attr"
+        elif isinstance(index, tuple):
+            out += f"[{index[1]!r}]"
+        else:
+            out += f"[{index}]"
+    return out
 
 
 def _argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
@@ -454,21 +476,24 @@ class _UnitWalk:
 
     # -- consumption ---------------------------------------------------------------------------------
 
-    def consume(self, version: Version | None, node: cst.CSTNode, consumer: str, state: State) -> None:
+    def consume(
+        self, version: Version | None, node: cst.CSTNode, consumer: str, state: State, text: str | None = None
+    ) -> None:
         if version is None:
             return
+        text = text if text is not None else source(node)
         version.immutable = True
         loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
         site = Site(node, consumer, loops)
         first = state.consumed.get(version)
         if first is not None:
-            self._report(node, consumer, first, loops)
+            self._report(node, text, consumer, first, loops)
             return
         state.consumed[version] = site
         if self.loop_label is not None and version.root is not None:
-            self._add(KeyReuse(node, source(node), consumer, site, "closure", context=self.loop_label))
+            self._add(KeyReuse(node, text, consumer, site, "closure", context=self.loop_label))
 
-    def _report(self, node: cst.CSTNode, consumer: str, first: Site, loops: tuple) -> None:
+    def _report(self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple) -> None:
         carried_by = None
         for loop_id, round_ in loops:
             if round_ == 2 and (loop_id, 1) in first.loops:
@@ -476,9 +501,9 @@ class _UnitWalk:
                 break
         if carried_by is not None:
             loop = next(loop.node for loop, _ in self.loops if id(loop.node) == carried_by)
-            self._add(KeyReuse(node, source(node), consumer, first, "loop", loop=loop))
+            self._add(KeyReuse(node, text, consumer, first, "loop", loop=loop))
         else:
-            self._add(KeyReuse(node, source(node), consumer, first, "reuse"))
+            self._add(KeyReuse(node, text, consumer, first, "reuse"))
 
     def _add(self, reuse: KeyReuse) -> None:
         if id(reuse.node) in self.reported:
@@ -659,7 +684,9 @@ class _UnitWalk:
             finally:
                 self.loops.pop()
             head = self.join([entry, end, *frame.continues])
-        infinite = isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
+        infinite = (
+            isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
+        )
         exit_state = None if infinite else head
         if exit_state is not None and node.orelse is not None:
             exit_state = self.suite(node.orelse.body, exit_state)
@@ -702,7 +729,11 @@ class _UnitWalk:
         self.assign(target, version, None, state)
 
     def assign(
-        self, target: cst.BaseExpression, version: Version | None, value: cst.BaseExpression | None, state: State
+        self,
+        target: cst.BaseExpression,
+        version: Version | None,
+        value: cst.BaseExpression | None,
+        state: State,
     ) -> None:
         if isinstance(target, cst.Name):
             state.env[target.value] = version if version is not None else Version()
@@ -966,7 +997,7 @@ class _UnitWalk:
             version = self.lookup(free_name, state)
             for index in path:
                 version = self.element(version, index, state.epoch)
-            self.consume(version, call, label, state)
+            self.consume(version, call, label, state, text=_path_text(free_name, path))
 
     def _follow(
         self, node: cst.BaseExpression, version: Version | None, path: tuple, state: State
@@ -975,7 +1006,9 @@ class _UnitWalk:
         for i, index in enumerate(path):
             if isinstance(node, (cst.Tuple, cst.List)) and isinstance(index, int):
                 items = node.elements
-                if any(isinstance(e, cst.StarredElement) for e in items) or not -len(items) <= index < len(items):
+                if any(isinstance(e, cst.StarredElement) for e in items) or not -len(items) <= index < len(
+                    items
+                ):
                     return node, None
                 node = items[index].value
                 version = self.read(node, state)
@@ -1035,7 +1068,9 @@ class _UnitWalk:
                     mapping[positional[param_position]] = init
                 self._apply(summary, callee, bound_self, node, (), versions, state, mapping)
 
-    def _lax_branches(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
+    def _lax_branches(
+        self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State
+    ) -> None:
         positional = [a for a in node.args if a.keyword is None]
         if any(a.star for a in positional):
             return
@@ -1075,7 +1110,9 @@ class _UnitWalk:
         while stack:
             node, path = stack.pop()
             if isinstance(node, (cst.Tuple, cst.List)):
-                if len(path) < _PATH_DEPTH and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+                if len(path) < _PATH_DEPTH and not any(
+                    isinstance(e, cst.StarredElement) for e in node.elements
+                ):
                     stack.extend((e.value, (*path, i)) for i, e in enumerate(node.elements))
                 continue
             version = self.read(node, state)

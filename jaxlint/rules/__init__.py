@@ -6,6 +6,7 @@ from .base import Rule
 from .dynamic_shape import DynamicShape
 from .inplace_array_update import InplaceArrayUpdate
 from .jit_in_loop import JitInLoop
+from .prng_key_reuse import PrngKeyReuse
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
 
@@ -15,6 +16,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InplaceArrayUpdate,
     DynamicShape,
     JitInLoop,
+    PrngKeyReuse,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

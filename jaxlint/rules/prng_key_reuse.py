@@ -1,0 +1,140 @@
+"""JAX301 prng-key-reuse: the rule on top of the key dataflow in `jaxlint.analysis.keys`."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..analysis.keys import KeyAnalysis, KeyReuse
+from .base import Rule
+
+_LOOP_WORDS = {
+    cst.For: "for loop",
+    cst.While: "while loop",
+    cst.ListComp: "list comprehension",
+    cst.SetComp: "set comprehension",
+    cst.DictComp: "dict comprehension",
+    cst.GeneratorExp: "generator expression",
+}
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX301"
+    name = "prng-key-reuse"
+    summary = "A PRNG key consumed twice (two samplers, a loop, or after `split`) without a fresh split"
+    confirmable = True
+    doc = """
+## What it does
+Follows every PRNG key through each function, along every execution path, and flags the second
+consumption of the same key: two `jax.random` samplers given the same key; a key sampled inside a loop
+(Python `for`/`while`, a comprehension, or a `lax.scan`/`fori_loop`/`while_loop`/`map` body) without being
+replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
+same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
+same module that consumes it, then consumed again. Jitted or not.
+
+`jax.random.split` consumes its key and returns fresh ones; `fold_in(key, data)`, `clone`, `key_data`,
+`wrap_key_data` and storing a key in a pytree do not consume it. One use in each branch of an `if` is fine;
+`return`, `break`, `continue` and `try` are followed. Keys held in parameters, attributes (`self.key`) and
+dict entries are tracked only while no unknown code could have replaced them.
+
+## Why is this bad
+The same key always gives the same random bits: two "independent" samples drawn with one key are
+identical or correlated (dropout masks that match the noise, every loop iteration drawing the same
+numbers). JAX does not warn about it: only `jax.config.update("jax_debug_key_reuse", True)` with typed
+keys (`jax.random.key`, not the legacy `PRNGKey`) raises `KeyReuseError`.
+
+## Example
+```python
+key = jax.random.key(0)
+x = jax.random.normal(key, (3,))
+y = jax.random.uniform(key, (3,))        # same key: y is correlated with x
+
+for step in range(n):
+    noise = jax.random.normal(key, (3,))  # the same noise on every step
+
+k1, k2 = jax.random.split(key)
+z = jax.random.normal(key, (3,))          # the parent key after split
+```
+
+## Use instead
+```python
+key, k_x, k_y = jax.random.split(key, 3)
+x = jax.random.normal(k_x, (3,))
+y = jax.random.uniform(k_y, (3,))
+
+for step in range(n):
+    key, sub = jax.random.split(key)      # or: sub = jax.random.fold_in(key, step)
+    noise = jax.random.normal(sub, (3,))
+```
+
+## Fix safety
+No automatic fix: which key should be split, and where, is the author's choice.
+
+## References
+- https://docs.jax.dev/en/latest/random-numbers.html
+- https://docs.jax.dev/en/latest/jep/9263-typed-keys.html
+- https://docs.jax.dev/en/latest/_autosummary/jax.experimental.key_reuse.html
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._analysis: KeyAnalysis | None = None
+        self._positions = None
+        self._module: cst.Module | None = None
+
+    # -- hooks ---------------------------------------------------------------------------------------
+
+    def visit_Module(self, node: cst.Module, ctx) -> None:
+        self._check(node, ctx)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
+        self._check(node, ctx)
+
+    def visit_Lambda(self, node: cst.Lambda, ctx) -> None:
+        self._check(node, ctx)
+
+    def _check(self, node: cst.CSTNode, ctx) -> None:
+        if ctx.unit.node is not node:
+            return  # the enclosing function's walk passing over the definition
+        analysis = self._analysis
+        if analysis is None or analysis.index is not ctx.index:
+            analysis = self._analysis = KeyAnalysis(ctx.index)
+            self._positions = None
+        if not analysis.relevant:
+            return
+        for reuse in analysis.reuses(ctx.unit):
+            ctx.report(self, reuse.node, self._message(reuse, ctx.index.module))
+
+    # -- messages ------------------------------------------------------------------------------------
+
+    def _line(self, node: cst.CSTNode, module: cst.Module) -> int:
+        if self._positions is None or self._module is not module:
+            self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._module = module
+        return self._positions[node].start.line
+
+    def _message(self, reuse: KeyReuse, module: cst.Module) -> str:
+        first = (
+            f"key '{reuse.key}' reused: first consumed at line {self._line(reuse.first.node, module)} "
+            f"by {reuse.first.consumer}"
+        )
+        if reuse.kind == "loop":
+            assert reuse.loop is not None
+            loop = f"{_LOOP_WORDS.get(type(reuse.loop), 'loop')} at line {self._line(reuse.loop, module)}"
+            again = ", and again" if reuse.first.node is reuse.node else f", again by {reuse.consumer}"
+            return (
+                f"{first}{again} in the next iteration of the {loop}, whose body does not (always) replace it; "
+                "split it in the loop body (`key, sub = jax.random.split(key)`) or use `jax.random.fold_in(key, i)`"
+            )
+        if reuse.kind == "closure":
+            return (
+                f"{first}, again on every iteration of {reuse.context}, which gets the same key each time (closed "
+                "over or bound by partial); pass the key in the carry and split it each step, or use "
+                "`jax.random.fold_in(key, i)`"
+            )
+        if reuse.kind == "carry":
+            return (
+                f"{first}, then returned unchanged in the carry of {reuse.context}, so the next iteration "
+                "consumes it again; carry the new key from `jax.random.split` instead"
+            )
+        return f"{first}, again by {reuse.consumer}; split it (`jax.random.split`) and use each subkey once"
