@@ -129,3 +129,11 @@ def test_legacy_keys_made_by_an_example_are_checked_for_reuse():
     result = report.verdicts[draw]
     assert result.verdict == "CONFIRMED", result.reason
     assert result.reason.startswith("KeyReuseError at line")
+
+
+def test_a_count_used_as_a_shape_outside_jit_is_tried_as_a_python_int():
+    draw = EXAMPLES["draw"]
+    report = verify_findings([draw], root=FIXTURES, timeout=120)
+    result = report.verdicts[draw]
+    assert result.verdict == "CONFIRMED", result.reason
+    assert result.inputs[-1] == "key: PRNGKey(0), n=3"

@@ -89,6 +89,8 @@ class CallInputs:
 
 FLOAT_SEARCH = (ArraySpec(()), ArraySpec((3,)), ArraySpec((2, 3)))
 INT_SEARCH = (ArraySpec((), "int32"), ArraySpec((3,), "int32"), ArraySpec(()))
+# Outside the user's jit a count may be a plain Python int (a shape, a loop bound): try that second.
+INT_SEARCH_UNJITTED = (ArraySpec((), "int32"), ValueSpec(3), ArraySpec((3,), "int32"))
 KEY_SEARCH = (KeySpec(), KeySpec(legacy=True))
 
 _KEY_NAME = re.compile(r"(^|_)(key|rng|prng|subkey|rng_key|prng_key)\d*($|_)")
@@ -211,6 +213,8 @@ def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
         candidates = traced_candidates(
             param.name, annotation, src.integer_looking(target.node, param.name), dims
         )
+        if candidates == INT_SEARCH and not target.under_jit:
+            candidates = INT_SEARCH_UNJITTED
         if not candidates:
             raise NoInputs(f"cannot build a traced value for parameter '{param.name}: {annotation}'")
         slots.append((param, True, candidates))
@@ -224,12 +228,15 @@ def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
         words: list[str] = []
         for param, traced, candidates in slots:
             spec = candidates[min(r, len(candidates) - 1)]
-            arg = Arg(spec, traced)
+            traced_here = traced and not isinstance(spec, ValueSpec)
+            arg = Arg(spec, traced_here)
             if param.kind == param.POSITIONAL_ONLY:
                 positional.append(arg)
             else:
                 keyword[param.name] = arg
-            words.append(f"{param.name}: {spec.describe()}" if traced else f"{param.name}={spec.describe()}")
+            words.append(
+                f"{param.name}: {spec.describe()}" if traced_here else f"{param.name}={spec.describe()}"
+            )
         chosen = {name: c[min(r, len(c) - 1)] for name, c in attributes.items()}
         words += [f"self.{name}={spec.describe()}" for name, spec in chosen.items()]
         text = ", ".join(words) or "no arguments"
