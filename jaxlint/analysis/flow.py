@@ -22,6 +22,7 @@ from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
 from .walk import children
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _MAX_ROUNDS = 5
 
@@ -367,52 +368,64 @@ class FlowWalker:
 
     def expr(self, node: cst.CSTNode, frame: Frame, store: bool = False) -> None:
         """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
+        # Type identity checks, not isinstance(): libcst's abstract bases make isinstance() slow on this hot path.
+        hooks = self.hooks
         stack: list[tuple[cst.CSTNode, Frame, bool]] = [(node, frame, store)]
         while stack:
             node, frame, store = stack.pop()
-            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-                self._enter_function(node, frame)
+            kind = type(node)
+            if kind is cst.Lambda or kind is cst.FunctionDef:
+                self._enter_function(node, frame)  # type: ignore[arg-type]
                 continue
             if store:
-                if isinstance(node, (cst.Name, cst.StarredElement, cst.Tuple, cst.List)):
-                    if isinstance(node, cst.Name):
-                        continue
-                    inner = [e.value for e in node.elements] if not isinstance(node, cst.StarredElement) else [node.value]
-                    stack.extend((n, frame, True) for n in reversed(inner))
+                if kind is cst.Name:
                     continue
-                if isinstance(node, cst.Subscript):
-                    stack.extend((e, frame, False) for e in reversed(list(children(node))))
+                if kind is cst.Tuple or kind is cst.List:
+                    stack.extend((e.value, frame, True) for e in reversed(node.elements))  # type: ignore[attr-defined]
                     continue
-                if isinstance(node, cst.Attribute):
-                    stack.append((node.value, frame, False))
+                if kind is cst.StarredElement:
+                    stack.append((node.value, frame, True))  # type: ignore[attr-defined]
                     continue
-            self.dispatch(node, frame)
-            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                inner = frame.comprehension(node)
-                for_in = node.for_in
-                stack_items: list[tuple[cst.CSTNode, Frame, bool]] = []
-                first = True
-                while for_in is not None:
-                    stack_items.append((for_in.iter, frame if first else inner, False))
-                    stack_items.extend((cond.test, inner, False) for cond in for_in.ifs)
-                    first = False
-                    for_in = for_in.inner_for_in
-                if isinstance(node, cst.DictComp):
-                    stack_items += [(node.key, inner, False), (node.value, inner, False)]
-                else:
-                    stack_items.append((node.elt, inner, False))
-                stack.extend(reversed(stack_items))
+                if kind is cst.Subscript:
+                    stack.extend((e, frame, False) for e in reversed(children(node)))
+                    continue
+                if kind is cst.Attribute:
+                    stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                    continue
+            for hook in hooks.get(kind.__name__, ()):
+                hook(node, frame)
+            if kind in _COMPREHENSIONS:
+                stack.extend(reversed(self._comprehension_parts(node, frame)))  # type: ignore[arg-type]
                 continue
-            if isinstance(node, cst.Attribute):
-                stack.append((node.value, frame, False))
+            if kind is cst.Attribute:
+                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
                 continue
-            if isinstance(node, cst.NamedExpr):
-                stack.append((node.value, frame, False))
-                frame.bind(node.target, evaluate(node.value, frame))
+            if kind is cst.NamedExpr:
+                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                frame.bind(node.target, evaluate(node.value, frame))  # type: ignore[attr-defined]
                 continue
-            if isinstance(node, cst.Call) and frame.kind > NONE:
-                self._propagate(node, frame)
-            stack.extend((child, frame, False) for child in reversed(list(children(node))))
+            if kind is cst.Call and frame.kind > NONE:
+                self._propagate(node, frame)  # type: ignore[arg-type]
+            stack.extend((child, frame, False) for child in reversed(children(node)))
+
+    def _comprehension_parts(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, frame: Frame
+    ) -> list[tuple[cst.CSTNode, Frame, bool]]:
+        """The first iterable runs in the enclosing scope; the rest in the comprehension's own."""
+        inner = frame.comprehension(node)
+        for_in: cst.CompFor | None = node.for_in
+        parts: list[tuple[cst.CSTNode, Frame, bool]] = []
+        first = True
+        while for_in is not None:
+            parts.append((for_in.iter, frame if first else inner, False))
+            parts.extend((cond.test, inner, False) for cond in for_in.ifs)
+            first = False
+            for_in = for_in.inner_for_in
+        if isinstance(node, cst.DictComp):
+            parts += [(node.key, inner, False), (node.value, inner, False)]
+        else:
+            parts.append((node.elt, inner, False))
+        return parts
 
     def _propagate(self, call: cst.Call, frame: Frame) -> None:
         """A same-module function called with traced arguments is traced too."""

@@ -25,6 +25,10 @@ from .transforms import (
 from .walk import children
 
 FunctionNode = cst.FunctionDef | cst.Lambda
+# The node types the index pass records something for; every other node is only walked through.
+_NOTED = frozenset(
+    {cst.Import, cst.ImportFrom, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr, cst.Call}
+)
 
 
 @dataclasses.dataclass(eq=False)
@@ -105,11 +109,12 @@ class ModuleIndex:
         stack: list[tuple[cst.CSTNode, Unit, cst.ClassDef | None]] = [(node, unit, class_node)]
         while stack:
             node, unit, class_node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not unit.node:
+            kind = type(node)
+            if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
                 child = self._new_unit(node, unit, class_node)
-                stack.extend((sub, child, None) for sub in reversed(list(children(node))))
+                stack.extend((sub, child, None) for sub in reversed(children(node)))
                 continue
-            if isinstance(node, cst.ClassDef):
+            if kind is cst.ClassDef:
                 unit.local_names.add(node.name.value)
                 self.class_methods.setdefault(id(node), {})
                 body = node.body.body
@@ -118,7 +123,7 @@ class ModuleIndex:
                 stack.extend((sub, unit, None) for sub in reversed(outer))
                 continue
             self._note(node, unit)
-            stack.extend((sub, unit, None) for sub in reversed(list(children(node))))
+            stack.extend((sub, unit, None) for sub in reversed(children(node)))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
@@ -151,6 +156,8 @@ class ModuleIndex:
 
     def _note(self, node: cst.CSTNode, unit: Unit) -> None:
         """Record what a node binds or applies."""
+        if type(node) not in _NOTED:
+            return
         if isinstance(node, cst.Import):
             self.imports.add_import(node)
             if unit is not self.root and not isinstance(node.names, cst.ImportStar):

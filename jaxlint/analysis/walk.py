@@ -33,16 +33,31 @@ def _code_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+_IS_NODE: dict[type, bool] = {}
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes of `node` that can hold code, in source order (as far as the fields allow)."""
-    for name in _code_fields(type(node)):
+    # isinstance() against libcst's abstract base classes is slow; a per-type answer is cached.
+    is_node = _IS_NODE
+    out = []
+    for name in _FIELDS.get(type(node)) or _code_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
+        cls = type(value)
+        if cls is tuple or cls is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+                known = is_node.get(type(item))
+                if known is None:
+                    known = is_node[type(item)] = issubclass(type(item), cst.CSTNode)
+                if known:
+                    out.append(item)
+        else:
+            known = is_node.get(cls)
+            if known is None:
+                known = is_node[cls] = issubclass(cls, cst.CSTNode)
+            if known:
+                out.append(value)
+    return out
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -51,4 +66,4 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(children(current))))
+        stack.extend(reversed(children(current)))
