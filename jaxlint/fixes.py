@@ -375,3 +375,95 @@ def reference_to(qualname: str, ctx: Any) -> cst.BaseExpression | None:
             if ctx.qualname(expr) == qualname:
                 return expr
     return None
+
+
+@dataclasses.dataclass
+class Piece:
+    """A part of a message: literal `text`, or a `value` formatted with `conversion` and `spec`."""
+
+    text: str | None = None
+    value: cst.BaseExpression | None = None
+    conversion: str | None = None
+    spec: str | None = None
+
+
+def string_pieces(node: cst.BaseExpression) -> list[Piece] | None:
+    """The pieces of a str literal, f-string or implicit concatenation of them; None for anything else."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [Piece(text=value)] if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = string_pieces(node.left), string_pieces(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, cst.FormattedString):
+        if "b" in node.prefix.lower():
+            return None
+        pieces = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text = fstring_text(part, node)
+                if text is None:
+                    return None
+                pieces.append(Piece(text=text))
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            spec = None
+            if part.format_spec is not None:
+                if not all(isinstance(p, cst.FormattedStringText) for p in part.format_spec):
+                    return None  # a nested field in the spec (`{x:{width}}`)
+                spec = "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
+                if any(c in spec for c in "\\'\"{}"):
+                    return None
+            conversion = part.conversion
+            if part.equal is not None:  # `{x=}` prints `x=` and then the repr
+                spaces = (
+                    part.whitespace_before_expression,
+                    part.whitespace_after_expression,
+                    part.equal.whitespace_before,
+                    part.equal.whitespace_after,
+                )
+                if any(not isinstance(s, cst.SimpleWhitespace) or s.value for s in spaces):
+                    return None
+                source = cst.Module(body=[]).code_for_node(part.expression)
+                if "\n" in source:
+                    return None
+                pieces.append(Piece(text=source + "="))
+                if conversion is None and spec is None:
+                    conversion = "r"
+            pieces.append(Piece(value=part.expression, conversion=conversion, spec=spec))
+        return pieces
+    return None
+
+
+def template(pieces: list[Piece]) -> tuple[str, list[cst.BaseExpression]]:
+    """A `str.format` template that prints `pieces`, and the values it takes in order."""
+    out: list[str] = []
+    values: list[cst.BaseExpression] = []
+    for piece in pieces:
+        if piece.value is None:
+            out.append((piece.text or "").replace("{", "{{").replace("}", "}}"))
+            continue
+        field = (
+            "{"
+            + (f"!{piece.conversion}" if piece.conversion else "")
+            + (f":{piece.spec}" if piece.spec else "")
+        )
+        out.append(field + "}")
+        values.append(as_argument(piece.value))
+    return "".join(out), values
+
+
+def as_argument(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` made fit to stand alone as a call argument (an unparenthesised tuple gets parentheses)."""
+    if isinstance(node, (cst.Tuple, cst.Yield, cst.NamedExpr)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def quote_of(node: cst.BaseExpression | None) -> str:
+    """The quote character a string literal uses (`"` when there is none to copy)."""
+    while isinstance(node, cst.ConcatenatedString):
+        node = node.left
+    if isinstance(node, (cst.SimpleString, cst.FormattedString)):
+        return node.quote[0]
+    return '"'

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from .base import Rule
+from .debug_print_fstring import DebugPrintFstring
+from .discarded_functional_update import DiscardedFunctionalUpdate
 from .dynamic_shape import DynamicShape
 from .inplace_array_update import InplaceArrayUpdate
 from .jit_in_loop import JitInLoop
+from .leaked_tracer import LeakedTracer
+from .print_in_transform import PrintInTransform
 from .prng_key_reuse import PrngKeyReuse
+from .side_effect_in_transform import SideEffectInTransform
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
 
@@ -15,6 +20,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TracedConcretization,
     InplaceArrayUpdate,
     DynamicShape,
+    LeakedTracer,
+    DiscardedFunctionalUpdate,
+    PrintInTransform,
+    SideEffectInTransform,
+    DebugPrintFstring,
     JitInLoop,
     PrngKeyReuse,
 )

@@ -1,0 +1,97 @@
+"""JAX106 discarded-functional-update."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..fixes import UNSAFE, replace
+from .base import Rule, source_of
+
+# The `.at[...]` methods that return an updated copy (`get` reads, and discarding a read loses nothing).
+UPDATE_METHODS = frozenset(
+    {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
+)
+
+
+def functional_update(node: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """`x.at[i].set(v)` -> (`x`, "set"); None for anything else."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return None
+    method = node.func.attr.value
+    indexed = node.func.value
+    if method not in UPDATE_METHODS or not isinstance(indexed, cst.Subscript):
+        return None
+    at = indexed.value
+    if not isinstance(at, cst.Attribute) or at.attr.value != "at":
+        return None
+    return at.value, method
+
+
+class DiscardedFunctionalUpdate(Rule):
+    code = "JAX106"
+    name = "discarded-functional-update"
+    summary = "`x.at[i].set(v)` as a bare statement: the updated array is thrown away"
+    confirmable = True
+    fix_safety = "unsafe"
+    doc = """
+## What it does
+Flags an expression statement that is a functional array update — `x.at[i].set(v)`, `.add`, `.subtract`,
+`.multiply`, `.divide`, `.power`, `.min`, `.max`, `.apply` — whose result is not used. It is flagged anywhere
+in a module that imports JAX, jitted or not.
+
+## Why is this bad
+JAX arrays are immutable: `x.at[i].set(v)` does not change `x`, it returns a new array. As a bare statement
+the new array is discarded and the line does nothing, so `x` keeps its old values and nothing fails to tell
+you.
+
+## Example
+```python
+def reset_first(x):
+    x.at[0].set(0.0)
+    return x
+```
+
+## Use instead
+```python
+def reset_first(x):
+    x = x.at[0].set(0.0)
+    return x
+```
+
+## Fix safety
+When `x` is a plain name, the fix assigns the result back: `x = x.at[i].set(v)`. It is **unsafe**: from that
+line on `x` names the updated array, which is almost always what was meant, but code that relied on `x`
+keeping its old value (or another reference to the old array) behaves differently. There is no fix when `x` is
+an attribute, an item or a call, or a name the function only reads from an enclosing scope (assigning it would
+make it local).
+
+## References
+- https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
+- https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
+"""
+
+    def visit_Expr(self, node: cst.Expr, ctx) -> None:
+        found = functional_update(node.value)
+        if found is None:
+            return
+        base, method = found
+        name = source_of(base, 20)
+        ctx.report(
+            self,
+            node.value,
+            f"Result of '{name}.at[...].{method}(...)' is discarded: JAX arrays are immutable, so '{name}' is "
+            f"unchanged; assign the new array: {name} = {name}.at[...].{method}(...)",
+            fix=self._fix(node, base, ctx),
+        )
+
+    @staticmethod
+    def _fix(node: cst.Expr, base: cst.BaseExpression, ctx):
+        if not isinstance(base, cst.Name) or base.lpar:
+            return None
+        if ctx.own_names is not None:
+            return None  # a class body
+        if ctx.unit is not ctx.index.root and base.value not in ctx.unit.local_names:
+            if base.value not in ctx.declared_global:
+                return None  # read from an enclosing scope: assigning it would make it local
+        new = cst.Assign(targets=[cst.AssignTarget(target=base)], value=node.value, semicolon=node.semicolon)
+        return replace(node, new, UNSAFE)

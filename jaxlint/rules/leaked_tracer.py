@@ -1,0 +1,267 @@
+"""JAX105 leaked-tracer."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import ARRAY, GRAD, HOLDS_TRACED, NONE, TRACED
+from ..analysis.transforms import positional_params
+from ..analysis.values import element_flags
+from ..analysis.walk import children
+from .base import Rule, source_of
+from .traced_control_flow import culprit
+
+# Methods that store their arguments in the receiver.
+STORING_METHODS = frozenset({"append", "extend", "insert", "appendleft", "extendleft", "setdefault"})
+# Also storing, but common names for unrelated methods too: only trusted on a plain outer name.
+STORING_METHODS_ON_NAMES = frozenset({"add", "update"})
+# Methods that build the object: an object built inside the trace does not outlive it.
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
+# Classes whose instances are pytrees (rebuilt from leaves inside a transformation) or whose state
+# mutation a transformation tracks itself (flax.nnx): assigning to their attributes is not a leak.
+_PYTREE_DECORATORS = frozenset(
+    {
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_dataclass",
+        "flax.struct.dataclass",
+        "chex.dataclass",
+    }
+)
+_PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.", "flax.experimental.nnx.")
+
+
+def root_name(node: cst.BaseExpression) -> cst.Name | None:
+    """`a` for `a`, `a.b.c`, `a[k].b`; None when the chain starts elsewhere (a call, a literal)."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+class Declarations:
+    """`global` and `nonlocal` names of each function body (nested functions excluded), computed once."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def of(self, unit) -> tuple[frozenset[str], frozenset[str]]:
+        found = self._cache.get(id(unit))
+        if found is None:
+            globals_: set[str] = set()
+            nonlocals: set[str] = set()
+            stack = list(children(unit.node))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                    continue
+                if isinstance(node, cst.Global):
+                    globals_.update(n.name.value for n in node.names)
+                elif isinstance(node, cst.Nonlocal):
+                    nonlocals.update(n.name.value for n in node.names)
+                stack.extend(children(node))
+            found = (frozenset(globals_), frozenset(nonlocals))
+            self._cache[id(unit)] = found
+        return found
+
+    def outer_storage(self, name: str, ctx) -> str | None:
+        """Where `name` lives, when that outlives the current trace: "global", "enclosing" or None.
+
+        A name of an enclosing function outlives the trace when that function is not traced, or when a
+        transformation applies between it and here (a `lax.scan` body writing its tracers into the jitted
+        function around it); a helper defined and called inside the same traced function shares its trace.
+        """
+        if ctx.own_names is not None:
+            return None  # a class body or comprehension: names bound here live here
+        unit = ctx.unit
+        root = ctx.index.root
+        if unit is root:
+            return None
+        globals_, nonlocals = self.of(unit)
+        if name in globals_:
+            return "global"
+        if name in unit.local_names and name not in nonlocals:
+            return None
+        crossed = unit.is_target and unit.kind > NONE
+        scope = unit.parent
+        while scope is not None:
+            if scope is root:
+                if ctx.qualname(cst.Name(name)) is not None:
+                    return None  # an import or a builtin
+                return "global"
+            if name in scope.local_names:
+                owner_kind = _frame_kind(ctx, scope)
+                return "enclosing" if crossed or owner_kind == NONE else None
+            crossed = crossed or (scope.is_target and scope.kind > NONE)
+            scope = scope.parent
+        return None
+
+
+def _frame_kind(ctx, unit) -> int:
+    frame = ctx.parent
+    while frame is not None:
+        if frame.unit is unit and frame.own_names is None:
+            return frame.kind
+        frame = frame.parent
+    return unit.kind
+
+
+def method_of_self(name: str, ctx):
+    """The method unit whose instance `name` refers to (its first parameter, maybe through closures), or None."""
+    unit = ctx.unit
+    while unit is not None and isinstance(unit.node, (cst.FunctionDef, cst.Lambda)):
+        if unit.is_method:
+            params = positional_params(unit.node.params)
+            return unit if params and params[0].name.value == name else None
+        if name in unit.local_names:
+            return None
+        unit = unit.parent
+    return None
+
+
+def instance_outlives_trace(method, ctx) -> bool:
+    """Whether attributes stored on the method's instance outlive the trace (see _PYTREE_*, _CONSTRUCTORS)."""
+    if method.name in _CONSTRUCTORS:
+        return False
+    class_node = method.class_node
+    for decorator in class_node.decorators:
+        target = (
+            decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        )
+        if ctx.qualname(target) in _PYTREE_DECORATORS:
+            return False
+    for base in class_node.bases:
+        name = ctx.qualname(base.value) or ""
+        if name.startswith(_PYTREE_BASES):
+            return False
+    return True
+
+
+def storage_of(target: cst.BaseExpression, ctx, declarations: Declarations) -> str | None:
+    """Describe where an assignment to `target` stores its value, when that outlives the trace."""
+    if isinstance(target, cst.Name):
+        where = declarations.outer_storage(target.value, ctx)
+        if where is None:
+            return None
+        return f"{'global' if where == 'global' else 'enclosing-scope variable'} '{target.value}'"
+    if not isinstance(target, (cst.Attribute, cst.Subscript)):
+        return None
+    if isinstance(target, cst.Attribute) and target.attr.value == "value":
+        return None  # `x.value = ...`: a flax.nnx / haiku-style state variable, updated on purpose
+    root = root_name(target)
+    if root is None or ctx.flags(root) & TRACED:
+        return None
+    text = source_of(target, 30)
+    method = method_of_self(root.value, ctx)
+    if method is not None:
+        return f"'{text}'" if instance_outlives_trace(method, ctx) else None
+    where = declarations.outer_storage(root.value, ctx)
+    if where is None:
+        return None
+    return f"'{text}' ({'a global' if where == 'global' else 'from an enclosing scope'})"
+
+
+class LeakedTracer(Rule):
+    code = "JAX105"
+    name = "leaked-tracer"
+    summary = (
+        "A traced value stored where it outlives the trace (global, nonlocal, `self.attr`, outer container)"
+    )
+    confirmable = True
+    doc = """
+## What it does
+Flags a traced value stored, inside a transformation (`jit`, `vmap`, `pmap`, `grad`, `checkpoint`, `lax`
+bodies), somewhere that outlives the trace: a `global` or `nonlocal` variable, an attribute or item of `self`,
+an attribute or item of a module-level or enclosing-scope object, or an outer list/dict/set through `append`,
+`extend`, `insert`, `setdefault`, `add`, `update` or `outer[k] = y`.
+
+Not flagged: locals and containers created inside the traced function; an enclosing function's variables
+when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
+classes (`register_pytree_node_class`, `flax.struct.dataclass`, `equinox.Module`) and `flax.nnx` modules,
+whose attribute updates the transformation handles; `x.value = ...` state variables; constructors.
+
+## Why is this bad
+A tracer is only meaningful during the trace that made it. Stored outside, it survives the function's
+return; the next use (an arithmetic op, printing its value, passing it to another jitted function) raises
+`UnexpectedTracerError`, or silently carries a stale abstract value. `jax.checking_leaks()` reports it.
+
+## Example
+```python
+history = []
+
+@jax.jit
+def step(x):
+    y = x * 2
+    history.append(y)
+    return y
+```
+
+## Use instead
+```python
+@jax.jit
+def step(x):
+    y = x * 2
+    return y, y          # return what you want to keep
+
+y, kept = step(x)
+history.append(kept)
+```
+Use the `aux` output of `jax.value_and_grad(..., has_aux=True)` or the carry of `lax.scan` to get values out.
+
+## Fix safety
+No automatic fix: the value has to be returned through the function's outputs.
+
+## References
+- https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError
+- https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self.declarations = Declarations()
+
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+        if ctx.kind < GRAD:
+            return
+        if value is None:
+            source = getattr(statement, "value", None)
+            flags = element_flags(ctx.flags(source)) if source is not None else 0
+        elif isinstance(statement, cst.AugAssign):
+            flags = ctx.flags(target) | ctx.flags(value)
+            flags |= ARRAY if flags & TRACED else 0
+        else:
+            flags = ctx.flags(value)
+        if not flags & (TRACED | HOLDS_TRACED):
+            return
+        if isinstance(target, cst.Subscript) and ctx.flags(target.value) & (ARRAY | TRACED):
+            return  # item assignment on an array: JAX103
+        where = storage_of(target, ctx, self.declarations)
+        if where is None:
+            return
+        shown = value if value is not None and ctx.flags(value) & (TRACED | HOLDS_TRACED) else target
+        self._report(target, shown, where, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if ctx.kind < GRAD or not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        receiver = node.func.value
+        if method not in STORING_METHODS and not (
+            method in STORING_METHODS_ON_NAMES and isinstance(receiver, cst.Name)
+        ):
+            return
+        if isinstance(receiver, cst.Name) and method_of_self(receiver.value, ctx) is not None:
+            return  # `self.append(...)`: the object's own method, whatever it does
+        stored = next((a.value for a in node.args if ctx.flags(a.value) & (TRACED | HOLDS_TRACED)), None)
+        if stored is None or ctx.flags(receiver) & (ARRAY | TRACED):
+            return
+        where = storage_of(receiver, ctx, self.declarations)
+        if where is None:
+            return
+        self._report(node, stored, where, ctx)
+
+    def _report(self, node: cst.CSTNode, shown: cst.BaseExpression, where: str, ctx) -> None:
+        ctx.report(
+            self,
+            node,
+            f"Traced value {culprit(shown, ctx)} is stored in {where} inside {ctx.context}: the tracer outlives "
+            "the trace and using it later raises UnexpectedTracerError; return the value instead",
+        )

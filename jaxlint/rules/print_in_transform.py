@@ -1,0 +1,187 @@
+"""JAX201 print-in-transform."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import HOLDS_TRACED, STRICT, TRACED
+from ..fixes import (
+    SAFE,
+    UNSAFE,
+    Piece,
+    quote_of,
+    reference_to,
+    replace,
+    string_literal,
+    string_pieces,
+    template,
+)
+from .base import Rule
+from .traced_control_flow import culprit
+
+_STR_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
+
+
+def shows_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
+    """The traced expression whose text `node` would show when formatted at trace time, if any."""
+    if ctx.flags(node) & (TRACED | HOLDS_TRACED):
+        return node
+    if isinstance(node, cst.FormattedString):
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                found = shows_tracer(part.expression, ctx)
+                if found is not None:
+                    return found
+        return None
+    if isinstance(node, cst.ConcatenatedString):
+        return shows_tracer(node.left, ctx) or shows_tracer(node.right, ctx)
+    if isinstance(node, cst.Call):
+        formats = ctx.qualname(node.func) in _STR_BUILTINS or (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "format"
+            and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        )
+        if formats:
+            for arg in node.args:
+                found = shows_tracer(arg.value, ctx)
+                if found is not None:
+                    return found
+        return None
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Modulo)
+        and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return shows_tracer(node.right, ctx)
+    return None
+
+
+_ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "lax.associative_scan")
+
+
+def per_run(ctx) -> str:
+    """What the traced code runs once per, from the user's side: a loop body's iteration or a call."""
+    return "iteration" if any(body in ctx.context for body in _ITERATING_BODIES) else "call"
+
+
+def moved_values_safety(values: list[cst.BaseExpression], ctx) -> str:
+    """SAFE when every value handed to jax.debug.print is traced or a literal, else UNSAFE.
+
+    jax.debug.print formats non-array arguments as static values on current JAX; older releases accepted
+    only arrays and Python scalars there, so an argument of unknown type makes the fix unsafe.
+    """
+    for value in values:
+        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+            continue
+        if not ctx.flags(value) & (TRACED | HOLDS_TRACED):
+            return UNSAFE
+    return SAFE
+
+
+class PrintInTransform(Rule):
+    code = "JAX201"
+    name = "print-in-transform"
+    summary = (
+        "`print(...)` of a traced value inside a transformation: runs once at trace time and shows a tracer"
+    )
+    confirmable = True
+    fix_safety = "safe"
+    doc = """
+## What it does
+Flags `print(...)` calls that show a traced value (directly, in an f-string, through `str()`/`repr()`,
+`.format()` or `%`) inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body, and in the
+helpers those call with traced arguments.
+
+Not flagged: `print` outside transformations; in `jax.debug.callback`, `jax.pure_callback` and
+`jax.io_callback` targets (they run on the host with real values); prints that show only static values
+(`print("compiling", x.shape)` is a deliberate trace-time message); and prints under `jax.grad` alone, which
+runs the Python function on every call, so the print does run each time (it shows a JVP tracer wrapping
+the value, which is noisy but not wrong).
+
+## Why is this bad
+Under `jit` Python runs only while JAX traces the function: the print fires once per compilation, not on
+every call, and what it prints is an abstract tracer such as `Traced<ShapedArray(float32[3])>`, not the
+numbers. In a `lax.scan` or `fori_loop` body it prints once, not once per iteration.
+
+## Example
+```python
+@jax.jit
+def step(x):
+    print("x =", x)
+    return x * 2
+```
+
+## Use instead
+```python
+@jax.jit
+def step(x):
+    jax.debug.print("x = {}", x)
+    return x * 2
+```
+`jax.debug.print` is staged into the computation and prints the runtime value on every call.
+
+## Fix safety
+The fix rewrites the call to `jax.debug.print` with one `{}` placeholder per positional argument, joined by
+`sep` (string literals and f-string text are folded into the template, f-string fields become placeholders
+with their conversion and format spec). It is **safe** when every value it passes is traced (or a literal):
+the output changes from a tracer to the value, which is what the print was for. It is **unsafe** when a value
+of unknown type is passed (older JAX releases accept only arrays and scalars as `jax.debug.print`
+arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end` other than a newline,
+`*args`, or when the module has no top-level `import jax` (or `from jax import debug`) to refer to.
+
+## References
+- https://docs.jax.dev/en/latest/debugging/print_breakpoint.html
+- https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html
+"""
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if ctx.kind != STRICT or ctx.qualname(node.func) != "builtins.print":
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                continue
+            shown = shows_tracer(arg.value, ctx)
+            if shown is not None:
+                break
+        else:
+            return
+        ctx.report(
+            self,
+            node,
+            f"print() of traced value {culprit(shown, ctx)} inside {ctx.context}: runs once while JAX traces "
+            f"the function, not on every {per_run(ctx)}, and shows a tracer instead of the value; "
+            "use jax.debug.print",
+            fix=self._fix(node, ctx),
+        )
+
+    @staticmethod
+    def _fix(node: cst.Call, ctx):
+        sep = " "
+        positional: list[cst.BaseExpression] = []
+        for arg in node.args:
+            if arg.keyword is None:
+                if arg.star:
+                    return None
+                positional.append(arg.value)
+                continue
+            key, value = arg.keyword.value, arg.value
+            literal = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+            is_none = isinstance(value, cst.Name) and value.value == "None"
+            if key == "sep" and (isinstance(literal, str) or is_none):
+                sep = literal if isinstance(literal, str) else " "
+            elif key != "end" or not (literal == "\n" or is_none):
+                return None  # file=, flush=, or a sep/end that jax.debug.print cannot express
+        pieces: list[Piece] = []
+        for i, value in enumerate(positional):
+            if i:
+                pieces.append(Piece(text=sep))
+            literal_pieces = string_pieces(value)
+            pieces.extend(literal_pieces if literal_pieces is not None else [Piece(value=value)])
+        debug_print = reference_to("jax.debug.print", ctx)
+        if debug_print is None:
+            return None
+        text, values = template(pieces)
+        literal = string_literal(text, quote_of(positional[0] if positional else None))
+        args = [cst.Arg(cst.SimpleString(literal))] + [cst.Arg(v) for v in values]
+        new = node.with_changes(func=debug_print, args=args, whitespace_before_args=cst.SimpleWhitespace(""))
+        return replace(node, new, moved_values_safety(values, ctx))

@@ -1,0 +1,283 @@
+"""JAX202 side-effect-in-transform."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import HOLDS_TRACED, STRICT, TRACED
+from .base import Rule, source_of
+from .leaked_tracer import Declarations, instance_outlives_trace, method_of_self, root_name
+from .print_in_transform import per_run, shows_tracer
+from .traced_control_flow import culprit
+
+_OS_WRITES = frozenset(
+    "os." + name
+    for name in (
+        "remove unlink rename renames replace makedirs mkdir rmdir removedirs write system chmod chown lchown "
+        "symlink link truncate ftruncate putenv unsetenv chdir kill killpg popen startfile utime mkfifo"
+    ).split()
+) | frozenset({"os.environ.update", "os.environ.pop", "os.environ.setdefault", "os.environ.clear"})
+_SHELL = frozenset(
+    {"shutil." + n for n in "copy copy2 copyfile copytree copymode copystat move rmtree chown".split()}
+    | {"subprocess." + n for n in "run call check_call check_output Popen getoutput getstatusoutput".split()}
+)
+_SAVES = frozenset(
+    {"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt", "pickle.dump", "json.dump"}
+)
+_PATH_WRITES = frozenset({"write_text", "write_bytes"})  # distinctive enough on any receiver
+_PATH_CHANGES = frozenset({"mkdir", "touch", "unlink", "rmdir", "rename", "replace", "symlink_to", "chmod"})
+_PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "etils.epath.Path"})
+_TIME = frozenset(
+    {"time." + n for n in "time time_ns perf_counter perf_counter_ns monotonic monotonic_ns sleep".split()}
+    | {"time.process_time", "time.process_time_ns", "time.thread_time", "time.thread_time_ns"}
+    | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today"}
+)
+_STDLIB_RANDOM = frozenset(
+    "random." + name
+    for name in (
+        "random randint randrange choice choices shuffle sample uniform gauss normalvariate lognormvariate "
+        "expovariate betavariate gammavariate triangular vonmisesvariate paretovariate weibullvariate "
+        "getrandbits randbytes seed binomialvariate"
+    ).split()
+)
+# numpy.random names that build generators rather than draw from (or reseed) the global state.
+_NP_RANDOM_CONSTRUCTORS = frozenset(
+    "default_rng RandomState Generator SeedSequence BitGenerator PCG64 PCG64DXSM MT19937 Philox SFC64".split()
+)
+_LOG_METHODS = frozenset(
+    "debug info warning warn error exception critical fatal log vlog log_every_n log_first_n "
+    "log_every_n_seconds log_if".split()
+)
+_LOG_MODULES = ("logging.", "absl.logging.")
+
+
+def _write_mode(node: cst.Call) -> bool:
+    """Whether an `open(...)` call opens for writing (a literal mode with w, a, x or +)."""
+    mode = None
+    positional = [a for a in node.args if a.keyword is None]
+    if len(positional) >= 2:
+        mode = positional[1].value
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            mode = arg.value
+    if not isinstance(mode, cst.SimpleString) or not isinstance(mode.evaluated_value, str):
+        return False
+    return any(c in mode.evaluated_value for c in "wax+")
+
+
+class SideEffectInTransform(Rule):
+    code = "JAX202"
+    name = "side-effect-in-transform"
+    summary = (
+        "Python side effect (I/O, logging, time, stdlib/NumPy random, outer state) inside a transformation"
+    )
+    doc = """
+## What it does
+Flags Python side effects inside `jax.jit`, `vmap`, `pmap`, `checkpoint` and `lax` bodies (and helpers they
+call with traced arguments):
+- file and OS writes: `open(..., "w")`, `os.remove`/`rename`/`makedirs`/`system`/…, `os.environ` changes,
+  `shutil`, `subprocess`, `np.save`, `pickle.dump`, `json.dump`, `Path.write_text`/`write_bytes` and
+  `pathlib.Path(...).mkdir()`/`unlink()`/…;
+- clocks: `time.time()`, `perf_counter()`, `sleep()`, `datetime.now()`, …; `input()`;
+- global random state: stdlib `random.*` and `np.random.*` (not `np.random.default_rng` & co., which only
+  build generators);
+- `logging`/`absl.logging` calls that log a traced value;
+- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`.
+
+Not flagged: anything outside transformations, under `jax.grad` alone (it runs the Python function on every
+call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or
+`jax.make_jaxpr` (tracing only), logging of static values (a deliberate trace-time message), and updates that
+store a traced value (JAX105 reports those).
+
+## Why is this bad
+Python runs only while JAX traces the function. Under `jit` that is once per compilation: the compiled
+function replays the recorded array operations and none of the Python. The side effect happens once, not on
+every call (or every `lax.scan` iteration); clock readings and random numbers are taken once and baked into
+the compiled code as constants, so every call returns the same "random" value or time.
+
+## Example
+```python
+@jax.jit
+def noisy(x):
+    return x + np.random.normal(size=x.shape)
+```
+
+## Use instead
+```python
+@jax.jit
+def noisy(x, key):
+    return x + jax.random.normal(key, x.shape)
+```
+For I/O and logging at run time use `jax.debug.print`, `jax.debug.callback` or `jax.experimental.io_callback`;
+time jitted calls from outside (after `.block_until_ready()`); return updated state instead of mutating it.
+
+## Fix safety
+No automatic fix: what the side effect should become depends on the intent.
+
+## References
+- https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions
+- https://docs.jax.dev/en/latest/external-callbacks.html
+- https://docs.jax.dev/en/latest/random-numbers.html
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self.declarations = Declarations()
+        self._loggers: dict[int, frozenset[str]] = {}
+
+    @staticmethod
+    def _active(ctx) -> bool:
+        return ctx.kind == STRICT and "eval_shape" not in ctx.context and "make_jaxpr" not in ctx.context
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if not self._active(ctx):
+            return
+        name = ctx.qualname(node.func)
+        message = self._call_message(node, name, ctx)
+        if message is not None:
+            ctx.report(self, node, message)
+
+    def _call_message(self, node: cst.Call, name: str | None, ctx) -> str | None:
+        where = f"inside {ctx.context}"
+        once = f"runs once while JAX traces the function, not on every {per_run(ctx)}"
+        io_advice = "move it out of the transformation or use jax.debug.callback / io_callback"
+        if name is not None:
+            short = (
+                name.removeprefix("builtins.")
+                .removeprefix("numpy.")
+                .replace("datetime.datetime.", "datetime.")
+            )
+            if name in ("builtins.open", "io.open"):
+                if _write_mode(node):
+                    return f"File write open(...) {where} {once}; {io_advice}"
+                return None
+            if name in _OS_WRITES or name in _SHELL or name in _SAVES:
+                return f"{short}() {where} {once}; {io_advice}"
+            if name in _TIME:
+                return (
+                    f"{short}() {where} is read once at trace time and baked into the compiled code as a constant; "
+                    "time the jitted call from outside, after .block_until_ready()"
+                )
+            if name == "builtins.input":
+                return f"input() {where} asks once at trace time and the answer is baked in as a constant; {io_advice}"
+            if name in _STDLIB_RANDOM or (
+                name.startswith("numpy.random.") and name.split(".")[2] not in _NP_RANDOM_CONSTRUCTORS
+            ):
+                return (
+                    f"{'np.' if name.startswith('numpy.') else ''}{short}() {where} draws from global random state "
+                    f"once at trace time: the result is baked in as a constant and repeats on every {per_run(ctx)}; "
+                    "use jax.random with a key"
+                )
+            if name.startswith(_LOG_MODULES) and name.rsplit(".", 1)[1] in _LOG_METHODS:
+                return self._log_message(node, short, ctx)
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _PATH_WRITES or (method in _PATH_CHANGES and self._is_path(func.value, ctx)):
+                return f"Path.{method}() {where} {once}; {io_advice}"
+            if (
+                method in _LOG_METHODS
+                and isinstance(func.value, cst.Name)
+                and func.value.value in self._logger_names(ctx)
+                and ctx.qualname(func.value) is None
+            ):
+                return self._log_message(node, f"{func.value.value}.{method}", ctx)
+        return None
+
+    @staticmethod
+    def _log_message(node: cst.Call, what: str, ctx) -> str | None:
+        for arg in node.args:
+            shown = shows_tracer(arg.value, ctx)
+            if shown is not None:
+                return (
+                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} logs once while JAX "
+                    f"traces the function, not on every {per_run(ctx)}, and shows a tracer instead of the value; "
+                    "use jax.debug.print or jax.debug.callback"
+                )
+        return None
+
+    @staticmethod
+    def _is_path(node: cst.BaseExpression, ctx) -> bool:
+        """`pathlib.Path(...)`, maybe joined with `/`."""
+        while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+            node = node.left
+        return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
+
+    def _logger_names(self, ctx) -> frozenset[str]:
+        """Module-level names bound to `logging.getLogger(...)` / `absl.logging`."""
+        module = ctx.index.module
+        found = self._loggers.get(id(module))
+        if found is None:
+            names = set()
+            for statement in module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                        if ctx.index.qualname(small.value.func) in (
+                            "logging.getLogger",
+                            "absl.logging.get_absl_logger",
+                        ):
+                            for target in small.targets:
+                                if isinstance(target.target, cst.Name):
+                                    names.add(target.target.value)
+            found = frozenset(names)
+            self._loggers[id(module)] = found
+        return found
+
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+        if not self._active(ctx) or value is None:
+            return
+        if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == "os.environ":
+            ctx.report(
+                self,
+                target,
+                f"os.environ[...] = ... inside {ctx.context} runs once while JAX traces the function, not on every "
+                f"{per_run(ctx)}; set it before calling the transformed function",
+            )
+            return
+        if isinstance(statement, cst.AugAssign):
+            stored = ctx.flags(target) | ctx.flags(value)
+        elif (
+            isinstance(statement, cst.Assign)
+            and isinstance(target, cst.Name)
+            and _mentions(value, target.value)
+        ):
+            stored = ctx.flags(value)  # `g = g + 1` on a global
+        else:
+            return
+        if stored & (TRACED | HOLDS_TRACED):
+            return  # a traced value stored outside: JAX105
+        what = self._outer_state(target, ctx)
+        if what is None:
+            return
+        ctx.report(
+            self,
+            target,
+            f"Update of {what} inside {ctx.context} runs once while JAX traces the function, not on every "
+            f"{per_run(ctx)}; return the new value from the function instead",
+        )
+
+    def _outer_state(self, target: cst.BaseExpression, ctx) -> str | None:
+        if isinstance(target, cst.Name):
+            where = self.declarations.outer_storage(target.value, ctx)
+            if where is None:
+                return None
+            return f"{'global' if where == 'global' else 'enclosing-scope variable'} '{target.value}'"
+        if not isinstance(target, cst.Attribute) or target.attr.value == "value":
+            return None
+        root = root_name(target)
+        if root is None or ctx.flags(root) & TRACED:
+            return None
+        method = method_of_self(root.value, ctx)
+        if method is not None:
+            return f"'{source_of(target, 30)}'" if instance_outlives_trace(method, ctx) else None
+        if self.declarations.outer_storage(root.value, ctx) is not None:
+            return f"'{source_of(target, 30)}'"
+        return None
+
+
+def _mentions(node: cst.BaseExpression, name: str) -> bool:
+    from ..analysis.walk import walk
+
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
