@@ -35,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stdin-filename", help="the path to report for source read from stdin")
     parser.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of searching")
     parser.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly")
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
+    fixing.add_argument("--unsafe-fixes", action="store_true", help="also unsafe fixes (implies --fix)")
+    fixing.add_argument("--diff", action="store_true", help="print fixes as a diff; write nothing")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the findings cache")
+    parser.add_argument("--cache-dir", metavar="DIR", help="findings cache folder (default: .jaxlint_cache)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     runtime = parser.add_argument_group("runtime mode (imports your code in a child process; needs jax)")
     runtime.add_argument("--verify", action="store_true", help="confirm findings by tracing them with real JAX")
@@ -109,6 +115,8 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.run is not None:
         return _run_command(args, config)
+    if args.fix or args.unsafe_fixes or args.diff:
+        return _fix(args, config, paths)
 
     from .finding import Finding
     from .runner import lint_files, lint_source_for
@@ -132,7 +140,13 @@ def _main(args: argparse.Namespace) -> int:
             return _fail(f"path does not exist: {missing[0]}")
         from .files import discover
 
-        findings = lint_files(discover(paths, config, args.force_exclude), config, jobs=args.jobs)
+        cache_dir = None
+        if not args.no_cache:
+            from .cache import DEFAULT_DIR
+
+            base = config.root if config.root is not None else Path.cwd()
+            cache_dir = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+        findings = lint_files(discover(paths, config, args.force_exclude), config, jobs=args.jobs, cache_dir=cache_dir)
 
     if args.verify:
         return _verify(args, config, findings)
@@ -149,6 +163,67 @@ def _emit(args: argparse.Namespace, findings: list) -> int:
     if findings and args.format == "text":
         print(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
+    """--fix / --unsafe-fixes / --diff: apply (or show) fixes, then report the findings that remain."""
+    from .fixes import fix_files, fix_source
+
+    if args.diff and args.verify:
+        return _fail("--diff cannot be combined with --verify")
+    unsafe = bool(args.unsafe_fixes)
+    if "-" in paths:
+        if len(paths) > 1:
+            return _fail("'-' (stdin) cannot be combined with other paths")
+        from .engine import decode, parse_error
+
+        name = args.stdin_filename or "-"
+        data = sys.stdin.buffer.read()
+        try:
+            source = decode(data)
+        except (UnicodeDecodeError, SyntaxError) as error:
+            return _emit(args, [parse_error(name, 1, 1, f"cannot decode: {error}")])
+        results = [fix_source(source, name, config, unsafe)]
+        if not args.diff:
+            sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
+    else:
+        missing = [p for p in paths if not os.path.exists(p)]
+        if missing:
+            return _fail(f"path does not exist: {missing[0]}")
+        from .files import discover
+
+        files = discover(paths, config, args.force_exclude)
+        results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
+
+    fixed = sum(sum(r.applied.values()) for r in results)
+    changed = [r for r in results if r.changed]
+    plural = "s" if fixed != 1 else ""
+    where = f"{len(changed)} file{'s' if len(changed) != 1 else ''}"
+    if args.diff:
+        for result in changed:
+            sys.stdout.write(result.diff())
+        print(f"Would fix {fixed} finding{plural} in {where}.", file=sys.stderr)
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+    failed = [r for r in results if r.error]
+    for result in failed:
+        print(f"jaxlint: error: cannot write {result.path}: {result.error}", file=sys.stderr)
+    findings = [f for r in results for f in r.findings]
+    if fixed:
+        print(f"Fixed {fixed} finding{plural} in {where}.", file=sys.stderr)
+    if not unsafe:
+        hidden = sum(1 for f in findings if f.fix is not None and f.fix_safety == "unsafe")
+        if hidden:
+            print(f"{hidden} more fixable with --unsafe-fixes.", file=sys.stderr)
+    if args.verify:
+        code = _verify(args, config, findings)
+    elif "-" in paths:
+        from .report import render
+
+        sys.stderr.write(render(findings, args.format))
+        code = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    else:
+        code = _emit(args, findings)
+    return EXIT_ERROR if failed else code
 
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from .config import Config
 from .engine import LintSettings, decode, lint_text, parse_error
+from .cache import FindingCache
 from .finding import Finding
 
 # Below this many files a pool costs more than it saves.
@@ -24,7 +25,7 @@ def settings_for(config: Config, path: str | None = None) -> LintSettings:
     return LintSettings(rules=rules, jit_decorators=frozenset(config.jit_decorators))
 
 
-def lint_file(path: str, config: Config) -> list[Finding]:
+def lint_file(path: str, config: Config, cache: FindingCache | None = None) -> list[Finding]:
     """One file, never raising: unreadable, undecodable and unparsable files become JAX000 findings."""
     try:
         with open(path, "rb") as handle:
@@ -33,6 +34,30 @@ def lint_file(path: str, config: Config) -> list[Finding]:
         return [parse_error(path, 1, 1, "no such file")]
     except OSError as error:
         return [parse_error(path, 1, 1, f"cannot read: {error.strerror or error}")]
+    if cache is None:
+        return _lint_bytes(data, path, config)
+    key = cache.key(data, _settings_key(config, path))
+    findings = cache.get(key, path)
+    if findings is None:
+        findings = _lint_bytes(data, path, config)
+        cache.put(key, findings)
+    return findings
+
+
+def _settings_key(config: Config, path: str) -> str:
+    """Everything in the configuration that changes one file's findings."""
+    settings = settings_for(config, path)
+    return repr(
+        (
+            sorted(r.code for r in settings.rules),
+            sorted(settings.jit_decorators),
+            config.enabled("JAX000") and "JAX000" not in config.ignored_for(path),
+            path.endswith(".ipynb"),
+        )
+    )
+
+
+def _lint_bytes(data: bytes, path: str, config: Config) -> list[Finding]:
     try:
         source = decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:
@@ -59,25 +84,29 @@ def lint_source_for(source: str, path: str, config: Config) -> list[Finding]:
     return findings
 
 
-def _lint_batch(paths: list[str], config: Config) -> list[Finding]:
+def _lint_batch(paths: list[str], config: Config, cache_dir: str | None) -> list[Finding]:
+    cache = FindingCache(cache_dir) if cache_dir else None
     out: list[Finding] = []
     for path in paths:
-        out.extend(lint_file(path, config))
+        out.extend(lint_file(path, config, cache))
     return out
 
 
-def lint_files(paths: Iterable[str], config: Config, jobs: int | None = None) -> list[Finding]:
+def lint_files(
+    paths: Iterable[str], config: Config, jobs: int | None = None, cache_dir: str | None = None
+) -> list[Finding]:
+    """Lint files; with `cache_dir`, unchanged files under unchanged settings are not linted again."""
     files = list(paths)
     jobs = jobs or os.cpu_count() or 1
     findings: list[Finding] = []
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        findings = _lint_batch(files, config)
+        findings = _lint_batch(files, config, cache_dir)
     else:
         files.sort(key=_size, reverse=True)
         # Deal files round-robin, largest first, so batches come out about even.
         batches = [files[i :: jobs * 4] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(_lint_batch, batches, [config] * len(batches)):
+            for result in pool.map(_lint_batch, batches, [config] * len(batches), [cache_dir] * len(batches)):
                 findings.extend(result)
     findings.sort(key=Finding.sort_key)
     return findings
