@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -250,11 +251,17 @@ def _run_command(args: argparse.Namespace, config) -> int:
     except ImportError as error:
         return _fail(f"--run is not available: {error}")
     fmt = "json" if args.format == "json" else "text"
+    # Static recompile hazards in the project, to cross-reference with what recompiled in the run.
+    from .files import discover
+    from .runner import lint_files
+
+    hazard_config = dataclasses.replace(config, select=("JAX401", "JAX402"), extend_select=(), ignore=())
+    hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
     return run_command(
         command,
         max_compiles=config.max_compiles,
         budgets=config.max_compiles_per_function,
         fmt=fmt,
         out=sys.stdout,
-        static_findings=None,
+        static_findings=hazards,
     )
