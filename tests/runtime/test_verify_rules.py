@@ -34,8 +34,7 @@ def test_invalid_case_is_confirmed_at_its_line(report, case):
     assert result.verdict == "CONFIRMED", result.reason
     assert result.inputs, "the inputs that reproduced it are listed"
     assert result.device == "jax " + report.environments[0].jax + ", cpu"
-    if case.finding.code not in ("JAX105", "JAX405"):  # reported at the end of the trace / at the call
-        assert f"line {case.finding.line}" in result.reason
+    assert f"line {case.finding.line}" in result.reason
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.expect == "ok"], ids=_id)

@@ -236,3 +236,21 @@ def test_self_attributes_read_in_a_method():
 def test_fixture_modules_are_valid_python():
     for path in Path(FIXTURES).rglob("*.py"):
         ast.parse(path.read_text(), filename=str(path))
+
+
+def test_store_places_of_a_statement():
+    text = (
+        "def f(self, x):\n"
+        "    STORE.append(x)\n"
+        "    CACHE['k'] = x\n"
+        "    self.cache = x\n"
+        "    y = x\n"
+        "    self.items[0] += x\n"
+    )
+    module = source.ModuleSource("m.py", text)
+    assert source.store_places(module, 2, "self") == {"global:STORE"}
+    assert source.store_places(module, 3, "self") == {"global:CACHE"}
+    assert source.store_places(module, 4, "self") == {"self:cache"}
+    assert source.store_places(module, 5, "self") == {"global:y"}  # a local: never holds new tracers globally
+    assert source.store_places(module, 6, "self") == {"self:items"}
+    assert source.store_places(module, 1, "self") is None

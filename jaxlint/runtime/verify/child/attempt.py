@@ -25,6 +25,7 @@ class Outcome:
     jaxpr: Any = None
     writes: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (line, text) printed in tracing
     debug_formats: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # jax.debug.print formats
+    leaked_into: set[str] = dataclasses.field(default_factory=set)  # places holding new tracers (leak mode)
 
 
 class ModuleLines:
@@ -156,14 +157,54 @@ def trace(jax: Any, function: Any, arguments: list[Any]) -> Any:
     return jax.make_jaxpr(function)(*arguments)
 
 
+def _tracers(jax: Any, value: Any, depth: int = 2) -> set[int]:
+    """ids of the tracers in a value, looking into lists, tuples, sets and dicts a little way."""
+    if isinstance(value, jax.core.Tracer):
+        return {id(value)}
+    if depth == 0:
+        return set()
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return {i for item in list(value)[:1000] for i in _tracers(jax, item, depth - 1)}
+    return set()
+
+
+def tracer_places(jax: Any, namespace: dict[str, Any], instance: Any) -> dict[str, set[int]]:
+    """The tracers held by module globals (and attributes of module-level objects) and by `self`."""
+    places: dict[str, set[int]] = {}
+    for name, value in list(namespace.items()):
+        if isinstance(value, (types.ModuleType, type, types.FunctionType)) or name.startswith("__"):
+            continue
+        found = _tracers(jax, value)
+        attributes = getattr(value, "__dict__", None)
+        if isinstance(attributes, dict) and not callable(value):
+            found |= {i for v in list(attributes.values()) for i in _tracers(jax, v)}
+        if found:
+            places[f"global:{name}"] = found
+    for name, value in list(getattr(instance, "__dict__", {}).items()):
+        found = _tracers(jax, value)
+        if found:
+            places[f"self:{name}"] = found
+    return places
+
+
 def run_attempt(
-    jax: Any, target: Target, call: CallInputs, mode: str, lines: ModuleLines, recorder: DebugPrintRecorder
+    jax: Any,
+    target: Target,
+    call: CallInputs,
+    mode: str,
+    lines: ModuleLines,
+    recorder: DebugPrintRecorder,
+    namespace: dict[str, Any],
 ) -> Outcome:
     outcome = Outcome()
     clear_caches(jax)
     try:
         with checking_mode(jax, mode):
             first = _bound_first(target, call)
+            instance = first[0] if target.binding == METHOD else None
+            before = tracer_places(jax, namespace, instance) if mode == LEAKS else {}
             positional = [(a, a.spec.build(a.traced)) for a in call.positional]
             keyword = {name: (a, a.spec.build(a.traced)) for name, a in call.keyword.items()}
             dynamic = [v for a, v in positional if a.traced] + [v for a, v in keyword.values() if a.traced]
@@ -175,12 +216,17 @@ def run_attempt(
                 return _array_leaves(jax, target.function(*args, **kwargs))
 
             stream = _RecordingStream(lines, outcome.writes)
-            with (
-                contextlib.redirect_stdout(stream),
-                contextlib.redirect_stderr(stream),
-                recorder.recording(outcome.debug_formats),
-            ):
-                outcome.jaxpr = trace(jax, entry, dynamic)
+            try:
+                with (
+                    contextlib.redirect_stdout(stream),
+                    contextlib.redirect_stderr(stream),
+                    recorder.recording(outcome.debug_formats),
+                ):
+                    outcome.jaxpr = trace(jax, entry, dynamic)
+            finally:
+                if mode == LEAKS:
+                    after = tracer_places(jax, namespace, instance)
+                    outcome.leaked_into = {p for p, ids in after.items() if ids - before.get(p, set())}
     except BaseException as error:  # user code may raise anything, SystemExit included
         outcome.error = error
     return outcome

@@ -69,9 +69,15 @@ def _class_matches(error: BaseException, expectation: Expectation) -> bool:
 
 
 def judge(
-    expectation: Expectation, outcome: Any, line: int, path: str, self_type: tuple[str, str] = ("", "")
+    expectation: Expectation,
+    outcome: Any,
+    line: int,
+    path: str,
+    self_type: tuple[str, str] = ("", ""),
+    stores: set[str] | None = None,
 ) -> Judgement:
-    """`self_type` is (parameter name, class name) of a method, for SELF_NOT_ARRAY."""
+    """`self_type` is (parameter name, class name) of a method, for SELF_NOT_ARRAY; `stores` the places
+    the flagged statement stores into (`global:STORE`, `self:cache`), for LEAK."""
     error = outcome.error
     kind = expectation.kind
     if kind == PRINTED_TRACER:
@@ -82,12 +88,21 @@ def judge(
         if any(frame_covers(f, line) for f in user_frames(error, path)):
             return Judgement(CONFIRMED, f"{type(error).__name__} at line {line}")
     if kind == LEAK and error is not None and "Leaked trace" in str(error):
-        return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer at the end of the trace")
+        if stores is None:
+            return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer (line not checked)")
+        through = sorted(stores & outcome.leaked_into)
+        if through:
+            where = ", ".join(
+                p.replace("global:", "global '").replace("self:", "'self.") + "'" for p in through
+            )
+            return Judgement(CONFIRMED, f"a tracer leaked into {where} at line {line} (jax.checking_leaks())")
+        return Judgement(CLEAN, "")  # a leak elsewhere in the function, not through this line
     if kind == SELF_NOT_ARRAY and error is not None and isinstance(error, TypeError):
         message = str(error)
         self_name, class_name = self_type
         if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
-            return Judgement(CONFIRMED, f"jax.jit rejected the {class_name or 'instance'} passed as `self`")
+            rejected = f"the {class_name} instance" if class_name else "the instance"
+            return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
     if kind == DISCARDED_UPDATE:

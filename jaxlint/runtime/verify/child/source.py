@@ -161,3 +161,50 @@ def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
     return ""
+
+
+_STORING_METHODS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__", "appendleft"}
+
+
+def _place(node: ast.expr, self_name: str | None) -> str | None:
+    """`global:NAME` for a module-level name, `self:ATTR` for an attribute of the method's instance."""
+    if isinstance(node, ast.Name):
+        return f"global:{node.id}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.value.id == self_name:
+            return f"self:{node.attr}"
+        return f"global:{node.value.id}"  # an attribute of a module-level object
+    return None
+
+
+def store_places(source: ModuleSource, line: int, self_name: str | None) -> set[str] | None:
+    """Where the statement at `line` stores values outside its function: names assigned or augmented,
+    containers appended to or assigned into, attributes set. None when the statement stores nothing
+    we can name (then a leak cannot be tied to the line)."""
+    statements = [
+        n
+        for n in ast.walk(source.tree)
+        if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    statements = [n for n in statements if not isinstance(n, (*FUNCTION_NODES, ast.ClassDef))]
+    if not statements:
+        return None
+    statement = max(statements, key=lambda n: n.lineno)
+    places: set[str | None] = set()
+    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Subscript):
+                    places.add(_place(sub.value, self_name))
+                elif isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
+                    places.add(_place(sub, self_name))
+    for sub in ast.walk(statement):
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in _STORING_METHODS
+        ):
+            places.add(_place(sub.func.value, self_name))
+    places.discard(None)
+    return {p for p in places if p is not None} or None

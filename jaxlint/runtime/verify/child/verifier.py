@@ -6,11 +6,11 @@ import types
 from typing import Any
 
 from .attempt import DebugPrintRecorder, ModuleLines, Outcome, run_attempt, run_self_jit_attempt
-from .expectations import EXPECTATIONS, SELF_NOT_ARRAY, Expectation
+from .expectations import EXPECTATIONS, LEAK, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, example_calls, example_namespace, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .resolve import METHOD, Target, Unreachable, resolve
-from .source import ModuleSource
+from .source import ModuleSource, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 
@@ -65,7 +65,9 @@ class ModuleContext:
             if self_jit:
                 self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
             else:
-                self._outcomes[key] = run_attempt(self.jax, target, call, mode, self.lines, self.recorder)
+                self._outcomes[key] = run_attempt(
+                    self.jax, target, call, mode, self.lines, self.recorder, self.module.__dict__
+                )
         return self._outcomes[key]
 
 
@@ -111,10 +113,12 @@ def _try_inputs(
     clean: list[str] = []
     errors: list[tuple[CallInputs, str, BaseException | None]] = []
     params = target.parameters
-    self_type = (params[0].name if params else "", target.owner.__name__ if target.owner else "")
+    self_name = params[0].name if params and target.binding == METHOD else None
+    self_type = (self_name or "", target.owner.__name__ if target.owner else "")
+    stores = store_places(context.source, line, self_name) if expectation.kind == LEAK else None
     for call in calls:
         outcome = context.outcome(target, call, expectation.mode, self_jit)
-        judgement = judge(expectation, outcome, line, context.lines.path, self_type)
+        judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores)
         tried.append(call.text)
         if judgement.status == CONFIRMED:
             return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)
