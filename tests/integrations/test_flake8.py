@@ -73,12 +73,19 @@ def test_plugin_is_registered() -> None:
     assert "jaxlint" in result.stdout
 
 
+@pytest.fixture
+def defaults(tmp_path: Path) -> list[str]:
+    """jaxlint's default settings, whatever a pyproject.toml above the fixtures says (flake8 runs --isolated)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    return ["--config", str(tmp_path / "pyproject.toml")]
+
+
 @pytest.mark.skipif(not FIXTURES, reason="no rule fixtures yet")
-def test_fixtures_same_findings_as_jaxlint() -> None:
+def test_fixtures_same_findings_as_jaxlint(defaults: list[str]) -> None:
     """`flake8 --select JAX` and `jaxlint` agree finding for finding: line, column, code and message."""
     paths = [str(p.relative_to(ROOT)) for p in FIXTURES]
     from_flake8 = flake8_findings(flake8("--select", "JAX", *paths))
-    from_jaxlint = jaxlint_findings("--select", "JAX", *paths)
+    from_jaxlint = jaxlint_findings(*defaults, "--select", "JAX", *paths)
     assert from_flake8, "the fixtures must have findings"
     assert from_flake8 == from_jaxlint
 
@@ -87,10 +94,10 @@ OPT_IN = [r.code for r in ALL_RULES if not r.default_enabled]
 
 
 @pytest.mark.skipif(not FIXTURES or not OPT_IN, reason="no opt-in rules in the registry")
-def test_fixtures_with_opt_in_rules_same_findings() -> None:
+def test_fixtures_with_opt_in_rules_same_findings(defaults: list[str]) -> None:
     paths = [str(p.relative_to(ROOT)) for p in FIXTURES]
     select = ["--select", "JAX", "--extend-select", ",".join(OPT_IN)]
-    assert flake8_findings(flake8(*select, *paths)) == jaxlint_findings(*select, *paths)
+    assert flake8_findings(flake8(*select, *paths)) == jaxlint_findings(*defaults, *select, *paths)
 
 
 BAD = """\

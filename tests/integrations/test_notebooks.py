@@ -93,7 +93,7 @@ def test_findings_in_three_cells_github(three_cells: Path) -> None:
 
 
 def test_folders_are_searched_for_notebooks(three_cells: Path) -> None:
-    (three_cells / "mod.py").write_text(IMPORTS + "\n@jax.jit\ndef f(x):\n    if x:\n        return x\n")
+    (three_cells / "mod.py").write_text(IMPORTS + "\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n")
     checkpoints = three_cells / ".ipynb_checkpoints"
     checkpoints.mkdir()
     (checkpoints / "nb-checkpoint.ipynb").write_text(THREE_CELLS)
@@ -132,7 +132,7 @@ def test_magics_do_not_break_parsing_or_shift_lines() -> None:
         "@jax.jit\n"
         "def f(x):\n"
         "    !echo inside\n"
-        "    return x[0] if x else x\n"
+        "    return x[0] if x > 0 else x\n"
     )
     findings = lint_source(notebook(IMPORTS, cell), "nb.ipynb")
     assert [(f.cell, f.line, f.column, f.code) for f in findings] == [(2, 13, 20, "JAX101")]
