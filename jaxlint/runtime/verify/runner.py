@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -167,16 +168,23 @@ def _read_events(path: Path) -> list[dict[str, Any]]:
     return events
 
 
+# Lines the interpreter or XLA write when a process dies; anything else on stderr is the user's and stays out
+# of the report.
+_FATAL_LINE = re.compile(
+    r"^(Fatal Python error:.*|terminate called.*|.*std::bad_alloc.*|F\d{4} .*|Check failed:.*|"
+    r"jaxlint --verify needs Python.*)$"
+)
+
+
 def _stderr_hint(path: Path) -> str:
-    """The last informative stderr line, e.g. `Fatal Python error: Segmentation fault`."""
+    """The last line the runtime wrote about a fatal error, e.g. `Fatal Python error: Segmentation fault`."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ""
     for line in reversed(lines):
-        text = line.strip()
-        if text and not text.startswith(("File ", "Current thread", "Thread 0x", "Extension modules")):
-            return text[:200]
+        if _FATAL_LINE.match(line.strip()):
+            return line.strip()[:200]
     return ""
 
 
