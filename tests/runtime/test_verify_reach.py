@@ -3,6 +3,8 @@ examples users declare."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from test_verify_support import FIXTURES, marked
 
@@ -137,3 +139,11 @@ def test_a_count_used_as_a_shape_outside_jit_is_tried_as_a_python_int():
     result = report.verdicts[draw]
     assert result.verdict == "CONFIRMED", result.reason
     assert result.inputs[-1] == "key: PRNGKey(0), n=3"
+
+
+@pytest.mark.parametrize("function", ["Counter", None])
+def test_a_finding_attributed_to_the_class_or_to_no_function_finds_the_method_at_its_line(function):
+    (case,) = [m for m in marked("verify_jax405.py") if m.expect == "confirmed"]
+    finding = dataclasses.replace(case.finding, function=function)
+    result = verify_findings([finding], root=FIXTURES, timeout=120).verdicts[finding]
+    assert result.verdict == "CONFIRMED", result.reason

@@ -68,6 +68,10 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
     except AttributeError:
         # Defined under a condition, deleted or renamed at import: the compiled source still has it.
         return _rebuild_nested(module, source, module_code, qualname, line)
+    if isinstance(found, type):  # a finding attributed to a class (a decorator line): its method at the line
+        code = innermost_function_code(module_code, line)
+        if code is not None and _qualname(code).startswith(qualname + "."):
+            return resolve(module, source, _qualname(code), line)
     function, jitted = _unwrap(found, qualname)
     node = source.node_for(function.__code__)
     if not (_spans(function.__code__, line) or _node_spans(node, line)):
