@@ -83,9 +83,11 @@ def test_os_exit_at_import_is_not_run(marked_processes):
 
 
 def test_unbounded_allocation_is_stopped():
-    result, run = _only("iso_memory.py", timeout=120, memory_limit_mb=2048)
+    result, run = _only("iso_memory.py", timeout=120, memory_limit_mb=400)
     assert result.verdict == "NOT_RUN"
-    assert "MemoryError" in result.reason or "memory" in result.reason
+    # The RSS watchdog (twice the limit) usually fires first; RLIMIT_AS raises MemoryError otherwise.
+    assert "more than 800 MiB of memory" in result.reason or "MemoryError" in result.reason
+    assert run.status in ("memory", "import_failed")
 
 
 def test_hang_while_tracing_is_not_run_and_leaves_no_process(marked_processes):

@@ -340,7 +340,10 @@ def read_child(
     elif child.ended == "timeout":
         status, what = "timeout", f"timed out after {timeout:g} s"
     elif child.ended == "memory":
-        status, what = "memory", f"used more than {2 * (memory_limit_mb or 0)} MiB of memory and was killed"
+        status, what = (
+            "memory",
+            f"the child used more than {2 * (memory_limit_mb or 0)} MiB of memory and was killed",
+        )
     elif no_jax:
         status, what = "no_jax", no_jax
     elif not done:
