@@ -11,6 +11,7 @@ from .jit_in_loop import JitInLoop
 from .leaked_tracer import LeakedTracer
 from .print_in_transform import PrintInTransform
 from .prng_key_reuse import PrngKeyReuse
+from .python_sequence_input import PythonSequenceInput
 from .side_effect_in_transform import SideEffectInTransform
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
@@ -27,6 +28,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DebugPrintFstring,
     JitInLoop,
     PrngKeyReuse,
+    PythonSequenceInput,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -335,28 +335,45 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def __init__(self, settings: object | None = None) -> None:
         super().__init__(settings)
         self._loops: dict = {}
+        self._constants: dict[int, set[str]] = {}
 
-    # -- what is created anew --------------------------------------------------------------------------
+    # -- what is created anew, and what it depends on -----------------------------------------------------
 
-    def _fresh(self, fn: cst.BaseExpression, ctx) -> tuple[str, cst.CSTNode | None] | None:
-        """(description, defining node) when evaluating `fn` makes a new function object each time."""
+    def _fresh(self, fn: cst.BaseExpression, ctx) -> tuple[str, cst.CSTNode | None, set[str]] | None:
+        """(description, defining node, enclosing locals it depends on) when `fn` makes a new function object."""
         index = ctx.index
         if isinstance(fn, cst.Lambda):
-            return "a lambda", None
+            return "a lambda", None, self._deps(fn, ctx)
         if isinstance(fn, cst.Call):
             callee = ctx.qualname(fn.func)
-            if callee == "functools.partial":
-                return "a functools.partial object", None
+            positional = [a for a in fn.args if a.keyword is None]
+            if callee == "functools.partial" and positional and not positional[0].star:
+                deps = self._function_deps(positional[0].value, ctx)
+                if deps is None:
+                    return None
+                for arg in fn.args[1:]:
+                    value = arg.value
+                    if isinstance(value, cst.Lambda) or (
+                        isinstance(value, cst.Name) and index.resolve_function(value, ctx.unit)
+                    ):
+                        inner = self._function_deps(value, ctx)
+                        deps |= {value.value} if isinstance(value, cst.Name) else set()
+                        deps |= inner or set()
+                return "a functools.partial object", None, deps
             transform = index.transform_of(fn.func, ctx.unit)
-            if transform is not None and fn.args and fn.args[0].keyword is None:
-                return f"the result of {transform[0]}(...)", None
+            if transform is not None and positional and not positional[0].star:
+                deps = self._function_deps(positional[0].value, ctx)
+                if deps is None:
+                    return None
+                return f"the result of {transform[0]}(...)", None, deps
             return None
         if isinstance(fn, cst.Name):
             if ctx.unit is index.root:
                 return None
             targets = index.resolve_function(fn, ctx.unit)
             if len(targets) == 1 and targets[0][0].parent is ctx.unit:
-                return f"the inner function '{fn.value}'", targets[0][0].node
+                node = targets[0][0].node
+                return f"the inner function '{fn.value}'", node, self._deps(node, ctx)
             return None
         if (
             isinstance(fn, cst.Attribute)
@@ -365,16 +382,98 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         ):
             targets = index.resolve_function(fn, ctx.unit)
             if targets and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0]):
-                return f"the bound method '{source_of(fn)}'", None
+                return f"the bound method '{source_of(fn)}'", None, {fn.value.value}
         return None
 
-    def _in_loop(self, node: cst.CSTNode, defining: cst.CSTNode | None, ctx) -> bool:
+    def _function_deps(self, fn: cst.BaseExpression, ctx) -> set[str] | None:
+        """Enclosing locals a function expression depends on; None when it is not understood."""
+        if isinstance(fn, cst.Lambda):
+            return self._deps(fn, ctx)
+        if isinstance(fn, cst.Call):
+            fresh = self._fresh(fn, ctx)
+            return None if fresh is None else fresh[2]
+        if isinstance(fn, cst.Name):
+            if ctx.unit is not ctx.index.root and fn.value in ctx.unit.local_names:
+                targets = ctx.index.resolve_function(fn, ctx.unit)
+                if len(targets) == 1 and targets[0][0].parent is ctx.unit:
+                    return {fn.value} | self._deps(targets[0][0].node, ctx)
+                return {fn.value}
+            return set()
+        if isinstance(fn, cst.Attribute):
+            head = fn
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name):
+                if ctx.unit is not ctx.index.root and head.value in ctx.unit.local_names:
+                    return {head.value}
+                return set()
+        return None
+
+    def _deps(self, function: cst.CSTNode, ctx) -> set[str]:
+        """Names of the enclosing function's locals that a lambda or inner def refers to."""
+        own = ctx.index.units.get(id(function))
+        own_names = own.local_names if own is not None else set()
+        enclosing = ctx.unit.local_names
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [function.body]  # type: ignore[attr-defined]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute):
+                stack.append(node.value)
+                continue
+            if isinstance(node, cst.Name) and node.value in enclosing and node.value not in own_names:
+                found.add(node.value)
+            stack.extend(children(node))
+        return found
+
+    def _constant_locals(self, unit: Unit) -> set[str]:
+        """Locals only ever bound to literals (`axis_name = "x"`): closing over them is closing over a constant."""
+        found = self._constants.get(id(unit.node))
+        if found is not None:
+            return found
+        constant: dict[str, bool] = {}
+        stack = list(_unit_body(unit.node))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        name = target.target.value
+                        constant[name] = constant.get(name, True) and _is_literal(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+                from ..analysis.index import bound_names
+
+                for name in bound_names(node.target):
+                    constant[name] = False
+            stack.extend(children(node))
+        found = self._constants[id(unit.node)] = {n for n, c in constant.items() if c}
+        return found
+
+    # -- judgments ---------------------------------------------------------------------------------------
+
+    def _rebuilt_per_iteration(self, node: cst.CSTNode, fresh, ctx) -> bool:
+        """Built inside a loop, and hoisting it out would compile once instead of once per iteration."""
         loops = loops_at(self._loops, ctx.unit, node)
         if not loops:
             return False
-        if defining is None:
-            return True
-        return bool(set(map(id, loops_at(self._loops, ctx.unit, defining))) & set(map(id, loops)))
+        _, defining, deps = fresh
+        if defining is not None:
+            defined_in = set(map(id, loops_at(self._loops, ctx.unit, defining)))
+            if not defined_in & set(map(id, loops)):
+                return False  # the same inner function every iteration: the cache hits
+        for loop in loops:
+            if deps & _varying(loop) and _config_sweep(loop, ctx):
+                # `for num_blocks in (4, 8, 16): @jax.jit def kernel(...)`: each configuration needs its own
+                # compile anyway.
+                return False
+        return True
+
+    def _hoistable(self, fresh, ctx) -> bool:
+        """Built per call of the enclosing function without depending on its state, so it could be built once."""
+        deps = fresh[2] - {"self", "cls"} - self._constant_locals(ctx.unit)
+        return not deps
 
     def _skip(self, ctx) -> bool:
         return ctx.kind != NONE or in_test_code(ctx.unit)
@@ -383,55 +482,59 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         unit = ctx.unit
         return unit is not ctx.index.root and unit.name != "main" and not is_cached(unit, ctx)
 
+    def _transform_site(self, call: cst.Call, ctx):
+        """(transformation name, fresh description) for `jax.jit(fn, ...)` applied to a fresh function."""
+        transform = compiling_transform(call.func, ctx)
+        if transform is None or not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        if any(a.keyword is not None and a.keyword.value == "inline" for a in [*call.args, *transform[1]]):
+            return None  # `jax.jit(f, inline=True)` is meant to be inlined into an enclosing trace
+        fresh = self._fresh(call.args[0].value, ctx)
+        return None if fresh is None else (transform[0], fresh)
+
     # -- hooks -------------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
         if self._skip(ctx):
             return
-        transform = compiling_transform(node.func, ctx)
-        if transform is not None and node.args and node.args[0].keyword is None and not node.args[0].star:
-            fresh = self._fresh(node.args[0].value, ctx)
-            if fresh is not None and self._in_loop(node, fresh[1], ctx):
-                ctx.report(
-                    self,
-                    node,
-                    f"{_short(transform[0])} of {fresh[0]} built inside a loop: a new function object every "
-                    "iteration, so JAX retraces and recompiles each time; build it once before the loop and pass "
-                    "what changes as arguments",
-                )
-                return
-        inner = node.func
-        if isinstance(inner, cst.Call) and self._per_call_scope(ctx):
-            transform = compiling_transform(inner.func, ctx)
-            if transform is None or not inner.args or inner.args[0].keyword is not None or inner.args[0].star:
-                return
-            fresh = self._fresh(inner.args[0].value, ctx)
-            if fresh is None or loops_at(self._loops, ctx.unit, inner):
-                return
+        site = self._transform_site(node, ctx)
+        if site is not None and self._rebuilt_per_iteration(node, site[1], ctx):
             ctx.report(
                 self,
-                inner,
-                f"{_short(transform[0])} of {fresh[0]} is built and called at once inside '{ctx.unit.name}': every "
-                f"call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+                node,
+                f"{_short(site[0])} of {site[1][0]} built inside a loop: a new function object every "
+                "iteration, so JAX retraces and recompiles each time; build it once before the loop and pass "
+                "what changes as arguments",
             )
+            return
+        inner = node.func
+        if not isinstance(inner, cst.Call) or not self._per_call_scope(ctx):
+            return
+        site = self._transform_site(inner, ctx)
+        if site is None or loops_at(self._loops, ctx.unit, inner) or not self._hoistable(site[1], ctx):
+            return
+        ctx.report(
+            self,
+            inner,
+            f"{_short(site[0])} of {site[1][0]} is built and called at once inside '{ctx.unit.name}': every "
+            f"call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+        )
 
     def on_assign(self, target, value, statement, ctx) -> None:
         if value is None or not isinstance(target, cst.Name) or not isinstance(value, cst.Call):
             return
         if self._skip(ctx) or not self._per_call_scope(ctx):
             return
-        transform = compiling_transform(value.func, ctx)
-        if transform is None or not value.args or value.args[0].keyword is not None or value.args[0].star:
-            return
-        fresh = self._fresh(value.args[0].value, ctx)
-        if fresh is None or loops_at(self._loops, ctx.unit, value):
+        site = self._transform_site(value, ctx)
+        if site is None or loops_at(self._loops, ctx.unit, value) or not self._hoistable(site[1], ctx):
             return
         if _used_once_per_call(ctx.unit, target.value, {id(target)}, self._loops):
             ctx.report(
                 self,
                 value,
-                f"{_short(transform[0])} of {fresh[0]} is rebuilt on every call of '{ctx.unit.name}' and '{target.value}' "
-                "is only called once there: each call retraces and recompiles; jit the function once, outside",
+                f"{_short(site[0])} of {site[1][0]} is rebuilt on every call of '{ctx.unit.name}' and "
+                f"'{target.value}' is only called once there: each call retraces and recompiles; "
+                "jit the function once, outside",
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
@@ -440,29 +543,121 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         unit = ctx.index.units.get(id(node))
         if unit is None:
             return
-        for name, _, decorator in decorator_transforms(node, unit, ctx.index):
+        for name, keywords, decorator in decorator_transforms(node, unit, ctx.index):
             if name not in COMPILING:
                 continue
             if compiling_transform(decorator.decorator, ctx) is None:
                 return
+            if any(a.keyword is not None and a.keyword.value == "inline" for a in keywords):
+                return
             where = decorator.decorator
+            fresh = (f"'{node.name.value}'", node, self._deps(node, ctx))
             if loops_at(self._loops, ctx.unit, node):
-                ctx.report(
-                    self,
-                    where,
-                    f"@{_short(name)} on '{node.name.value}' defined inside a loop: a new function every iteration, "
-                    "so JAX retraces and recompiles each time; define it once before the loop",
-                )
-            elif self._per_call_scope(ctx) and _used_once_per_call(
-                ctx.unit, node.name.value, {id(node.name)}, self._loops
+                if self._rebuilt_per_iteration(node, fresh, ctx):
+                    ctx.report(
+                        self,
+                        where,
+                        f"@{_short(name)} on '{node.name.value}' defined inside a loop: a new function every "
+                        "iteration, so JAX retraces and recompiles each time; define it once before the loop",
+                    )
+            elif (
+                self._per_call_scope(ctx)
+                and self._hoistable(fresh, ctx)
+                and _used_once_per_call(ctx.unit, node.name.value, {id(node.name)}, self._loops)
             ):
                 ctx.report(
                     self,
                     where,
-                    f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only called "
-                    f"once there: every call of '{ctx.unit.name}' retraces and recompiles it; define it at module level",
+                    f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
+                    f"called once there: every call of '{ctx.unit.name}' retraces and recompiles it; "
+                    "define it at module level",
                 )
             return
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation):
+        return _is_literal(node.expression)
+    if isinstance(node, cst.Tuple):
+        return all(_is_literal(e.value) for e in node.elements)
+    return False
+
+
+def _varying(loop: cst.CSTNode) -> set[str]:
+    """Names that take a new value on each iteration: the loop's targets and what its body assigns."""
+    from ..analysis.index import bound_names
+
+    names = loop_targets(loop)
+    if isinstance(loop, (cst.For, cst.While)):
+        stack: list[cst.CSTNode] = [loop.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                names.add(node.name.value)
+                continue
+            if isinstance(node, cst.Lambda):
+                continue
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    names.update(bound_names(target.target))
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+                names.update(bound_names(node.target))
+            stack.extend(children(node))
+    return names
+
+
+_SWEEP_CALLS = frozenset(
+    "builtins." + n for n in ("range", "enumerate", "zip", "reversed", "sorted", "list", "tuple")
+) | frozenset("itertools." + n for n in ("product", "permutations", "combinations", "chain"))
+
+
+def _config_sweep(loop: cst.CSTNode, ctx) -> bool:
+    """A loop over literal configurations (`for n in (4, 8)`, `itertools.product(...)`, `range(...)`)."""
+    if isinstance(loop, cst.For):
+        iterable = loop.iter
+    elif isinstance(loop, _COMPREHENSIONS):
+        iterable = loop.for_in.iter
+    else:
+        return False
+    return _sweep(iterable, ctx, 0)
+
+
+def _sweep(node: cst.BaseExpression, ctx, depth: int) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return True
+    if isinstance(node, cst.Call):
+        name = ctx.qualname(node.func)
+        if name == "builtins.range":
+            return True
+        return name in _SWEEP_CALLS and all(
+            _sweep(a.value, ctx, depth + 1) for a in node.args if a.keyword is None
+        )
+    if isinstance(node, cst.Name):
+        value = _single_assignment(ctx.unit, node.value)
+        return value is not None and _sweep(value, ctx, depth + 1)
+    return False
+
+
+def _single_assignment(unit: Unit, name: str) -> cst.BaseExpression | None:
+    """The value of the only `name = value` statement in `unit`'s own body, if there is exactly one."""
+    found: list[cst.BaseExpression] = []
+    stack = list(_unit_body(unit.node))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    found.append(node.value)
+        stack.extend(children(node))
+    return found[0] if len(found) == 1 else None
 
 
 def _is_static(unit: Unit) -> bool:
