@@ -148,7 +148,7 @@ def test_interpreter_without_jax_is_not_run(tmp_path):
 
 
 def test_interrupted_verify_kills_its_children_at_once(marked_processes):
-    from jaxlint.runtime.verify.runner import LIVE_CHILDREN
+    from jaxlint.runtime.verify.process import LIVE_CHILDREN
 
     (case,) = marked("iso_hang_import.py")
     results = []

@@ -21,8 +21,9 @@ from jaxlint.runtime.verify import (
     verify_findings,
 )
 from jaxlint.runtime.verify.child import inputs, source
+from jaxlint.runtime.verify.process import ChildRun
 from jaxlint.runtime.verify.project import example_keys, locate_module
-from jaxlint.runtime.verify.runner import ChildRun, read_child
+from jaxlint.runtime.verify.readback import read_child
 
 
 def finding(code="JAX101", line=3, path="mod.py", function="f", cell=None) -> Finding:

@@ -53,8 +53,9 @@ from typing import TYPE_CHECKING, Any
 
 from .child.expectations import CONFIRMABLE_CODES
 from .model import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
+from .process import LIVE_CHILDREN
 from .project import example_keys, locate_module
-from .runner import LIVE_CHILDREN, ModuleJob, run_module
+from .runner import ModuleJob, run_module
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
