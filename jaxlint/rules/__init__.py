@@ -6,6 +6,7 @@ from .base import Rule
 from .debug_print_fstring import DebugPrintFstring
 from .discarded_functional_update import DiscardedFunctionalUpdate
 from .dynamic_shape import DynamicShape
+from .float64_without_x64 import Float64WithoutX64
 from .inplace_array_update import InplaceArrayUpdate
 from .jit_in_loop import JitInLoop
 from .leaked_tracer import LeakedTracer
@@ -29,6 +30,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     JitInLoop,
     PrngKeyReuse,
     PythonSequenceInput,
+    Float64WithoutX64,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

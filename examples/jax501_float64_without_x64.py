@@ -1,0 +1,8 @@
+"""JAX501: float64 requested, but x64 is never enabled, so JAX silently computes in float32."""
+
+import jax.numpy as jnp
+
+
+def log_likelihood(residuals, variance):
+    residuals = jnp.asarray(residuals, dtype=jnp.float64)  # JAX501: silently float32
+    return -0.5 * jnp.sum(residuals**2 / variance + jnp.log(2 * jnp.pi * variance))

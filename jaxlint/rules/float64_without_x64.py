@@ -1,0 +1,164 @@
+"""JAX501 float64-without-x64."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import ARRAY, TRACED
+from ..analysis.walk import walk
+from .base import Rule, source_of
+
+# 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
+# complex128 come back as float32 / complex64 with a UserWarning).
+_WIDE_DTYPES = {
+    **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
+    **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
+}
+_WIDE_STRINGS = {"float64": "float64", "f8": "float64", "<f8": "float64", "double": "float64"} | {
+    "complex128": "complex128",
+    "c16": "complex128",
+    "<c16": "complex128",
+}
+# Scalar types that build an array when called: `jnp.float64(1.5)`.
+_WIDE_CONSTRUCTORS = {name: width for name, width in _WIDE_DTYPES.items() if name.startswith("jax.numpy.")}
+# Positional index of `dtype` in array-building functions (from their signatures in jax 0.10.2).
+_DTYPE_POSITION = {
+    **{
+        f"jax.numpy.{n}": 1
+        for n in "array asarray zeros ones empty identity zeros_like ones_like empty_like astype".split()
+    },
+    **{f"jax.numpy.{n}": 2 for n in "full full_like".split()},
+    **{f"jax.numpy.{n}": 3 for n in "arange eye tri".split()},
+    "jax.numpy.linspace": 5,
+    "jax.numpy.logspace": 5,
+    "jax.numpy.geomspace": 4,
+    "jax.lax.convert_element_type": 1,
+}
+_DTYPE_KEYWORDS = ("dtype", "new_dtype")
+# Namespaces whose functions honour (and truncate) a requested dtype.
+_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+
+
+class Float64WithoutX64(Rule):
+    code = "JAX501"
+    name = "float64-without-x64"
+    summary = "`float64`/`complex128` requested from JAX in a module that never enables x64: silently 32-bit"
+    severity = "warning"
+    doc = """
+## What it does
+Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `dtype=jnp.float64`,
+`dtype=np.float64`, `dtype="float64"` (and `complex128`) passed to `jnp`, `jax.random` or `lax` functions,
+`x.astype(jnp.float64)` on a JAX array — in a module that never mentions enabling 64-bit mode
+(`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
+`JAX_ENABLE_X64` in `os.environ`; any mention of `x64` in the module's code counts, so code that already
+chooses a dtype by checking the flag is left alone).
+
+## Why is this bad
+JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
+`float32` (JAX emits a `UserWarning` attributed to its own source, not to your line), so computations that
+need double precision quietly lose it. NumPy arrays (`np.zeros(..., dtype=np.float64)`) are unaffected and
+not flagged. `dtype=float` is not flagged either: JAX documents it as "the default float type".
+
+## Example
+```python
+import jax.numpy as jnp
+
+cov = jnp.zeros((3, 3), dtype=jnp.float64)  # actually float32
+```
+
+## Use instead
+```python
+import jax
+
+jax.config.update("jax_enable_x64", True)  # at program start, before creating arrays
+cov = jnp.zeros((3, 3), dtype=jnp.float64)
+```
+or keep `float32` and say so.
+
+## Fix safety
+No automatic fix: enabling x64 changes every default dtype in the program.
+
+## References
+- https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#double-64bit-precision
+- https://docs.jax.dev/en/latest/default_dtypes.html
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._x64: bool | None = None
+
+    def _mentions_x64(self, ctx) -> bool:
+        if self._x64 is None:
+            self._x64 = _module_mentions_x64(ctx.index.module)
+        return self._x64
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        name = ctx.qualname(node.func)
+        if name in _WIDE_CONSTRUCTORS:
+            if not self._mentions_x64(ctx):
+                self._report(node, _WIDE_CONSTRUCTORS[name], f"{_short(name)}(...)", ctx)
+            return
+        dtype = None
+        where = None
+        if name is not None and name.startswith(_REQUESTING):
+            dtype = _dtype_argument(node, _DTYPE_POSITION.get(name))
+            where = _short(name)
+        elif name is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
+            if ctx.flags(node.func.value) & (ARRAY | TRACED):
+                dtype = _dtype_argument(node, 0)
+                where = ".astype"
+        if dtype is None:
+            return
+        width = self._width(dtype, ctx)
+        if width is not None and not self._mentions_x64(ctx):
+            self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
+
+    def _width(self, dtype: cst.BaseExpression, ctx) -> str | None:
+        if isinstance(dtype, cst.SimpleString):
+            value = dtype.evaluated_value
+            return _WIDE_STRINGS.get(value) if isinstance(value, str) else None
+        name = ctx.qualname(dtype)
+        return _WIDE_DTYPES.get(name) if name is not None else None
+
+    def _report(self, node: cst.CSTNode, width: str, what: str, ctx) -> None:
+        narrow = "float32" if width == "float64" else "complex64"
+        ctx.report(
+            self,
+            node,
+            f"{what} requests {width}, but this module never enables x64: JAX silently makes it {narrow}; "
+            f'call jax.config.update("jax_enable_x64", True) at startup, or ask for {narrow}',
+        )
+
+
+def _short(name: str) -> str:
+    for prefix, short in (("jax.numpy.", "jnp."), ("jax.lax.", "lax."), ("jax.random.", "jax.random.")):
+        if name.startswith(prefix):
+            return short + name[len(prefix) :]
+    return name
+
+
+def _dtype_argument(call: cst.Call, position: int | None) -> cst.BaseExpression | None:
+    positional = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value in _DTYPE_KEYWORDS:
+                return arg.value
+        elif arg.star:
+            return None
+        else:
+            positional.append(arg.value)
+    if position is not None and position < len(positional):
+        return positional[position]
+    return None
+
+
+def _module_mentions_x64(module: cst.Module) -> bool:
+    """Whether any string, name or attribute in the module mentions x64 (`jax_enable_x64`, `enable_x64`, ...)."""
+    for node in walk(module):
+        if isinstance(node, cst.SimpleString):
+            if "x64" in node.value.lower():
+                return True
+        elif isinstance(node, cst.Name):
+            if "x64" in node.value.lower():
+                return True
+    return False
