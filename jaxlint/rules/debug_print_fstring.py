@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import STRICT
 from ..fixes import quote_of, replace, string_literal, string_pieces, template
 from .base import Rule
-from .print_in_transform import moved_values_safety, shows_tracer
+from .print_in_transform import moved_values_safety, shows_tracer, values_format_at_run_time
 from .traced_control_flow import culprit
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -119,6 +119,8 @@ braces, for nested format specs, and for `%` formatting.
         else:
             pieces = string_pieces(value)
             if pieces is None or any(p.text is not None and ("{" in p.text or "}" in p.text) for p in pieces):
+                return None
+            if not values_format_at_run_time(pieces, ctx):
                 return None
             text, values = template(pieces)
             head = cst.Arg(cst.SimpleString(string_literal(text, quote_of(value))))

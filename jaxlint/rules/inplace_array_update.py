@@ -68,7 +68,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
 
     def _is_array(self, target: cst.Subscript, ctx) -> bool:
         if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString))
             for e in target.slice
         ):
             return False  # `d["key"] = v`: a dict

@@ -47,13 +47,29 @@ def shows_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
                 if found is not None:
                     return found
         return None
-    if (
-        isinstance(node, cst.BinaryOperation)
-        and isinstance(node.operator, cst.Modulo)
-        and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
-    ):
-        return shows_tracer(node.right, ctx)
+    if isinstance(node, cst.BinaryOperation) and _is_text(node, ctx):
+        return shows_tracer(node.left, ctx) or shows_tracer(node.right, ctx)
     return None
+
+
+def _is_text(node: cst.BaseExpression, ctx) -> bool:
+    """Whether `node` is a str built in Python: a literal, `str()`, `.format()`, `"%s" % x`, `"a" + b`."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return not isinstance(node, cst.SimpleString) or isinstance(node.evaluated_value, str)
+    if isinstance(node, cst.Call):
+        if ctx.qualname(node.func) in _STR_BUILTINS:
+            return True
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "format"
+            and _is_text(node.func.value, ctx)
+        )
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Modulo):
+            return _is_text(node.left, ctx)
+        if isinstance(node.operator, cst.Add):
+            return _is_text(node.left, ctx) or _is_text(node.right, ctx)
+    return False
 
 
 _ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "lax.associative_scan")
@@ -62,6 +78,33 @@ _ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "
 def per_run(ctx) -> str:
     """What the traced code runs once per, from the user's side: a loop body's iteration or a call."""
     return "iteration" if any(body in ctx.context for body in _ITERATING_BODIES) else "call"
+
+
+def _unwrap_str(value: cst.BaseExpression, ctx) -> Piece:
+    """`str(x)` prints as `{}` with `x`, `repr(x)` as `{!r}`: the conversion then happens at run time."""
+    if (
+        isinstance(value, cst.Call)
+        and len(value.args) == 1
+        and not value.args[0].keyword
+        and not value.args[0].star
+    ):
+        name = ctx.qualname(value.func)
+        if name in ("builtins.str", "builtins.repr", "builtins.ascii"):
+            conversion = {"builtins.str": None, "builtins.repr": "r", "builtins.ascii": "a"}[name]
+            return Piece(value=value.args[0].value, conversion=conversion)
+    return Piece(value=value)
+
+
+def values_format_at_run_time(pieces: list[Piece], ctx) -> bool:
+    """False when a value handed over would still be formatted in Python (`"%s" % x`, `str(x) + "!"`)."""
+    for piece in pieces:
+        value = piece.value
+        if value is None:
+            continue
+        if _is_text(value, ctx) or not ctx.flags(value) & (TRACED | HOLDS_TRACED):
+            if shows_tracer(value, ctx) is not None:
+                return False
+    return True
 
 
 def moved_values_safety(values: list[cst.BaseExpression], ctx) -> str:
@@ -176,7 +219,14 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
             if i:
                 pieces.append(Piece(text=sep))
             literal_pieces = string_pieces(value)
-            pieces.extend(literal_pieces if literal_pieces is not None else [Piece(value=value)])
+            if literal_pieces is not None:
+                pieces.extend(literal_pieces)
+            elif isinstance(value, (cst.FormattedString, cst.ConcatenatedString)):
+                return None  # an f-string we cannot take apart
+            else:
+                pieces.append(_unwrap_str(value, ctx))
+        if not values_format_at_run_time(pieces, ctx):
+            return None
         debug_print = reference_to("jax.debug.print", ctx)
         if debug_print is None:
             return None
