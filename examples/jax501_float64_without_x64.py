@@ -1,4 +1,4 @@
-"""JAX501: float64 requested, but x64 is never enabled, so JAX silently computes in float32."""
+"""JAX501: float64 requested, but 64-bit mode is never turned on, so JAX silently computes in float32."""
 
 import jax.numpy as jnp
 

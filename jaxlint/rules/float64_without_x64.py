@@ -50,8 +50,8 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `dtype=np.float64`, `dtype="float64"` (and `complex128`) passed to `jnp`, `jax.random` or `lax` functions,
 `x.astype(jnp.float64)` on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
-`JAX_ENABLE_X64` in `os.environ`; any mention of `x64` in the module's code counts, so code that already
-chooses a dtype by checking the flag is left alone).
+`JAX_ENABLE_X64` in `os.environ`; any name with `x64` in it or string with `enable_x64` in it counts, so
+code that already chooses a dtype by checking the flag is left alone).
 
 ## Why is this bad
 JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
@@ -153,10 +153,11 @@ def _dtype_argument(call: cst.Call, position: int | None) -> cst.BaseExpression 
 
 
 def _module_mentions_x64(module: cst.Module) -> bool:
-    """Whether any string, name or attribute in the module mentions x64 (`jax_enable_x64`, `enable_x64`, ...)."""
+    """Whether the module mentions enabling x64: a name or attribute with `x64` in it (`enable_x64`,
+    `jax_enable_x64`, `x64_enabled`) or a string with `enable_x64` in it (`"jax_enable_x64"`, `"JAX_ENABLE_X64"`)."""
     for node in walk(module):
         if isinstance(node, cst.SimpleString):
-            if "x64" in node.value.lower():
+            if "enable_x64" in node.value.lower():
                 return True
         elif isinstance(node, cst.Name):
             if "x64" in node.value.lower():
