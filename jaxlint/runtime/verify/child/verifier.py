@@ -6,8 +6,9 @@ import types
 from typing import Any
 
 from .attempt import DebugPrintRecorder, ModuleLines, Outcome, run_attempt, run_self_jit_attempt
+from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, SELF_NOT_ARRAY, Expectation
-from .inputs import CallInputs, NoInputs, example_calls, example_namespace, search_calls
+from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .resolve import METHOD, Target, Unreachable, resolve
 from .source import ModuleSource, store_places
