@@ -16,6 +16,7 @@ from typing import Any
 
 from .expectations import KEY_REUSE, LEAKS
 from .inputs import Arg, CallInputs
+from .leaks import tracer_places
 from .resolve import CLASSMETHOD, METHOD, Target
 
 
@@ -157,38 +158,6 @@ def trace(jax: Any, function: Any, arguments: list[Any]) -> Any:
     return jax.make_jaxpr(function)(*arguments)
 
 
-def _tracers(jax: Any, value: Any, depth: int = 2) -> set[int]:
-    """ids of the tracers in a value, looking into lists, tuples, sets and dicts a little way."""
-    if isinstance(value, jax.core.Tracer):
-        return {id(value)}
-    if depth == 0:
-        return set()
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return {i for item in list(value)[:1000] for i in _tracers(jax, item, depth - 1)}
-    return set()
-
-
-def tracer_places(jax: Any, namespace: dict[str, Any], instance: Any) -> dict[str, set[int]]:
-    """The tracers held by module globals (and attributes of module-level objects) and by `self`."""
-    places: dict[str, set[int]] = {}
-    for name, value in list(namespace.items()):
-        if isinstance(value, (types.ModuleType, type, types.FunctionType)) or name.startswith("__"):
-            continue
-        found = _tracers(jax, value)
-        attributes = getattr(value, "__dict__", None)
-        if isinstance(attributes, dict) and not callable(value):
-            found |= {i for v in list(attributes.values()) for i in _tracers(jax, v)}
-        if found:
-            places[f"global:{name}"] = found
-    for name, value in list(getattr(instance, "__dict__", {}).items()):
-        found = _tracers(jax, value)
-        if found:
-            places[f"self:{name}"] = found
-    return places
-
-
 def run_attempt(
     jax: Any,
     target: Target,
@@ -204,7 +173,7 @@ def run_attempt(
         with checking_mode(jax, mode):
             first = _bound_first(target, call)
             instance = first[0] if target.binding == METHOD else None
-            before = tracer_places(jax, namespace, instance) if mode == LEAKS else {}
+            before = tracer_places(namespace, instance) if mode == LEAKS else {}
             positional = [(a, a.spec.build(a.traced)) for a in call.positional]
             keyword = {name: (a, a.spec.build(a.traced)) for name, a in call.keyword.items()}
             dynamic = [v for a, v in positional if a.traced] + [v for a, v in keyword.values() if a.traced]
@@ -225,7 +194,7 @@ def run_attempt(
                     outcome.jaxpr = trace(jax, entry, dynamic)
             finally:
                 if mode == LEAKS:
-                    after = tracer_places(jax, namespace, instance)
+                    after = tracer_places(namespace, instance)
                     outcome.leaked_into = {p for p, ids in after.items() if ids - before.get(p, set())}
     except BaseException as error:  # user code may raise anything, SystemExit included
         outcome.error = error
