@@ -55,7 +55,7 @@ class Target:
 
 
 def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None, line: int) -> Target:
-    module_code = source.compile()
+    module_code = source.code
     if qualname is None:
         code = innermost_function_code(module_code, line)
         if code is None:

@@ -4,6 +4,7 @@ written, literal defaults, the `self.x` it reads, and how its parameters are use
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import types
 from collections.abc import Iterator
@@ -19,7 +20,9 @@ class ModuleSource:
         self.tree = ast.parse(text, filename=path)
         self._nodes = [n for n in ast.walk(self.tree) if isinstance(n, FUNCTION_NODES)]
 
-    def compile(self) -> types.CodeType:
+    @functools.cached_property
+    def code(self) -> types.CodeType:
+        """The module compiled again: the same code objects (names, lines) as the imported module's."""
         return compile(self.text, self.path, "exec", dont_inherit=True)
 
     def node_for(self, code: types.CodeType) -> FunctionNode | None:

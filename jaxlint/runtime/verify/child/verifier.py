@@ -40,10 +40,10 @@ class ModuleContext:
         self.lines = lines
         self.recorder = recorder
         self._targets: dict[tuple[str | None, int], Target | Unreachable] = {}
-        self._outcomes: dict[tuple[str, str, str, bool], Outcome] = {}
+        self._outcomes: dict[tuple[int, str, str, bool], Outcome] = {}
 
     def target(self, qualname: str | None, line: int) -> Target:
-        key = (qualname, line if qualname is None else 0)
+        key = (qualname, line)  # lambdas share a qualname: the line tells them apart
         if key not in self._targets:
             try:
                 self._targets[key] = resolve(self.module, self.source, qualname, line)
@@ -61,7 +61,7 @@ class ModuleContext:
         return search_calls(target, self.source)
 
     def outcome(self, target: Target, call: CallInputs, mode: str, self_jit: bool) -> Outcome:
-        key = (target.qualname, mode, call.text, self_jit)
+        key = (id(target.function.__code__), mode, call.text, self_jit)
         if key not in self._outcomes:
             if self_jit:
                 self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
