@@ -138,7 +138,7 @@ def _bound_first(target: Target, call: CallInputs) -> list[Any]:
 
 
 def _array_leaves(jax: Any, out: Any) -> list[Any]:
-    # Only arrays can leave a jit trace; keep them so a discarded update stays distinguishable from a used one.
+    # Only arrays can leave a jit trace; keep them, so that a discarded update differs from a used one.
     return [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, jax.Array)]
 
 

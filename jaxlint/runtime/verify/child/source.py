@@ -130,7 +130,7 @@ _JIT_NAMES = {"jit", "pjit", "filter_jit"}
 
 
 def jit_statics_from_decorators(node: FunctionNode | None) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
-    """static_argnums/static_argnames of `@jax.jit(...)`/`@partial(jax.jit, ...)` as written; None if not jitted.
+    """static_argnums/argnames of `@jax.jit(...)`/`@partial(jax.jit, ...)` as written; None if not jitted.
 
     Used where only the code object is at hand (nested functions), so the runtime PjitFunction is not."""
     if node is None or isinstance(node, ast.Lambda):
