@@ -37,10 +37,10 @@ def render_text(report: VerifyReport, findings: list[Finding]) -> str:
     for finding in sorted(findings, key=lambda f: f.sort_key()):
         lines.append(f"{_location(finding)}: {finding.code} {verdict_text(report, finding)}")
     counts = report.counts()
-    lines.append(
-        f"{len(findings)} finding(s): {counts[CONFIRMED]} confirmed, {counts[NOT_REPRODUCED]} not reproduced, "
-        f"{counts[NOT_RUN]} not run"
+    summary = (
+        f"{counts[CONFIRMED]} confirmed, {counts[NOT_REPRODUCED]} not reproduced, {counts[NOT_RUN]} not run"
     )
+    lines.append(f"{len(findings)} finding(s): {summary}")
     return "\n".join(lines) + "\n"
 
 
