@@ -16,6 +16,7 @@ from .python_sequence_input import PythonSequenceInput
 from .side_effect_in_transform import SideEffectInTransform
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
+from .unhashable_static_arg import UnhashableStaticArg
 
 ALL_RULES: tuple[type[Rule], ...] = (
     TracedControlFlow,
@@ -31,6 +32,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PrngKeyReuse,
     PythonSequenceInput,
     Float64WithoutX64,
+    UnhashableStaticArg,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -227,8 +227,8 @@ def jitted_callable(func: cst.BaseExpression, ctx, cache: dict) -> Jitted | None
         if not isinstance(target.node, cst.FunctionDef):
             continue
         chain = decorator_transforms(target.node, target, index)
-        if len(chain) != 1 or chain[0][0] != "jax.jit":
-            return None
+        if len(chain) != 1 or chain[0][0] != "jax.jit" or len(target.node.decorators) != 1:
+            return None  # other decorators may change the signature that static_argnums counts in
         spec = static_spec(chain[0][1], "jax.jit")
         if spec.unknown:
             return None

@@ -1,0 +1,321 @@
+"""JAX402 unhashable-static-arg."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import ARRAY, LIST, TRACED
+from ..analysis.index import bound_names
+from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..analysis.walk import children
+from .base import Rule, source_of
+from .jit_in_loop import Jitted, jitted_callable, loop_targets, loops_at
+
+# NumPy functions that build arrays (NumPy scalars such as `np.float32(1.0)` are hashable and not listed).
+_NUMPY_ARRAYS = frozenset(
+    "numpy." + n
+    for n in (
+        "array asarray zeros ones empty full arange linspace logspace geomspace eye identity zeros_like "
+        "ones_like full_like empty_like stack concatenate vstack hstack diag tri tril triu meshgrid"
+    ).split()
+)
+_FLOAT_GRIDS = frozenset(
+    {"numpy.linspace", "numpy.logspace", "numpy.geomspace", "jax.numpy.linspace", "jax.numpy.logspace"}
+)
+_ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.")
+
+
+class UnhashableStaticArg(Rule):
+    code = "JAX402"
+    name = "unhashable-static-arg"
+    summary = "A list, dict, set, array or mutable dataclass passed to a static argument of a jitted function"
+    confirmable = True
+    doc = """
+## What it does
+Flags calls to a jitted function of the same module — `@jax.jit`/`@partial(jax.jit, static_argnums=...)`
+functions, names bound to `jax.jit(f, static_argnames=...)`, `jax.jit(f, ...)(...)` itself — that pass an
+unhashable value at a `static_argnums`/`static_argnames` position: a list, dict or set (literal,
+comprehension or a local name bound to a list), a `jnp`/`np` array, or an instance of a same-module
+`@dataclass` that is not frozen. It also flags a float static argument that takes a new value on every
+iteration of a loop (`for lr in np.linspace(...)`, `step * 0.1`).
+
+## Why is this bad
+JAX keys its compilation cache on the values of static arguments, so they must be hashable: an unhashable one
+raises `ValueError: Non-hashable static arguments are not supported` at the call (verified for lists,
+dicts, sets, `jnp`/`np` arrays, tuples holding a list and plain `@dataclass` instances on jax 0.10.2).
+A float that changes every iteration is hashable but a new cache key each time, so every iteration traces and
+compiles again. JAX's rule for positions and names is followed: with only `static_argnums`, the same parameters
+passed by keyword are static too (and vice versa); with both, exactly what is listed.
+
+## Example
+```python
+@partial(jax.jit, static_argnames="layers")
+def mlp(x, layers):
+    ...
+
+mlp(x, layers=[64, 64])
+```
+
+## Use instead
+```python
+mlp(x, layers=(64, 64))  # a tuple is hashable
+```
+Pass arrays and values that change as ordinary (traced) arguments; make configuration objects frozen
+dataclasses or tuples.
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://docs.jax.dev/en/latest/_autosummary/jax.jit.html (static_argnums)
+- https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._cache: dict = {}
+        self._loops: dict = {}
+        self._classes: dict[str, cst.ClassDef | None] | None = None
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        jitted = jitted_callable(node.func, ctx, self._cache)
+        if jitted is None:
+            return
+        indices, names = jitted.static_parameters()
+        if not indices and not names:
+            return
+        params = jitted.unit.node.params  # type: ignore[attr-defined]
+        positional_names = [p.name.value for p in [*params.posonly_params, *params.params]]
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                return
+            if arg.keyword is None:
+                index = position + jitted.offset
+                position += 1
+                if index not in indices:
+                    continue
+                param = positional_names[index] if index < len(positional_names) else str(index)
+            else:
+                param = arg.keyword.value
+                if param not in names:
+                    continue
+            self._check(arg.value, param, jitted, node, ctx)
+
+    def _check(self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx) -> None:
+        what = self._unhashable(value, ctx)
+        if what is not None:
+            ctx.report(
+                self,
+                value,
+                f"{what} passed to static argument '{param}' of jitted '{jitted.label}': static arguments must be "
+                "hashable, so this raises at the call (ValueError: Non-hashable static arguments); "
+                "pass a tuple or frozen dataclass, or make the argument non-static",
+            )
+            return
+        loop = self._varying_float(value, call, ctx)
+        if loop is not None:
+            ctx.report(
+                self,
+                value,
+                f"float static argument '{param}' of jitted '{jitted.label}' takes a new value on every iteration: "
+                "each value is a new cache key, so every iteration retraces and recompiles; pass it as a traced "
+                "(non-static) argument",
+            )
+
+    # -- unhashable values -----------------------------------------------------------------------------
+
+    def _unhashable(self, value: cst.BaseExpression, ctx) -> str | None:
+        if isinstance(value, cst.List):
+            return "a list"
+        if isinstance(value, cst.Dict):
+            return "a dict"
+        if isinstance(value, cst.Set):
+            return "a set"
+        if isinstance(value, cst.ListComp):
+            return "a list comprehension"
+        if isinstance(value, cst.DictComp):
+            return "a dict comprehension"
+        if isinstance(value, cst.SetComp):
+            return "a set comprehension"
+        if isinstance(value, cst.Tuple):
+            for element in value.elements:
+                if not isinstance(element, cst.StarredElement):
+                    inner = self._unhashable(element.value, ctx)
+                    if inner is not None:
+                        return f"a tuple holding {inner}"
+            return None
+        if isinstance(value, cst.Call):
+            name = ctx.qualname(value.func)
+            if name is None:
+                return self._dataclass_instance(value, ctx)
+            if name in _NUMPY_ARRAYS:
+                return f"a NumPy array ({source_of(value.func)}(...))"
+            if (
+                name.startswith(_ARRAY_NAMESPACES)
+                and name not in CONCRETE_JAX_FUNCTIONS
+                and not name.startswith(CONCRETE_JAX_PREFIXES)
+            ):
+                return f"a JAX array ({source_of(value.func)}(...))"
+            if name in ("builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"):
+                return f"a {name.split('.')[1]}"
+            return None
+        if isinstance(value, cst.Name):
+            flags = ctx.flags(value)
+            if flags & (LIST | ARRAY | TRACED) == LIST:
+                return f"list '{value.value}'"
+            if flags & ARRAY:
+                return f"array '{value.value}'"
+        return None
+
+    def _dataclass_instance(self, call: cst.Call, ctx) -> str | None:
+        if not isinstance(call.func, cst.Name):
+            return None
+        if not ctx.is_module_global(call.func.value):
+            return None
+        cls = self._module_classes().get(call.func.value)
+        why = _unhashable_class(cls, ctx) if cls is not None else None
+        if why is None:
+            return None
+        return f"an instance of '{call.func.value}' ({why}, so unhashable)"
+
+    def _module_classes(self) -> dict[str, cst.ClassDef | None]:
+        if self._classes is None:
+            raise RuntimeError("classes read before the module was seen")
+        return self._classes
+
+    def visit_Module(self, node: cst.Module, ctx) -> None:
+        classes: dict[str, cst.ClassDef | None] = {}
+        for statement in node.body:
+            if isinstance(statement, cst.ClassDef):
+                name = statement.name.value
+                classes[name] = None if name in classes else statement
+        self._classes = classes
+
+    # -- floats that change every iteration ------------------------------------------------------------
+
+    def _varying_float(self, value: cst.BaseExpression, call: cst.Call, ctx) -> cst.CSTNode | None:
+        for loop in reversed(loops_at(self._loops, ctx.unit, call)):
+            targets = loop_targets(loop)
+            if not targets:
+                continue
+            assigned = _assigned_in(loop)
+            if _float_varying(value, targets, assigned, loop, ctx, 0):
+                return loop
+        return None
+
+
+def _unhashable_class(cls: cst.ClassDef, ctx) -> str | None:
+    """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets
+    `__hash__` to None), or `__eq__` defined without `__hash__`; None when they are (or may be) hashable."""
+    body_names = set()
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            body_names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        body_names.update(bound_names(target.target))
+    if "__hash__" in body_names:
+        return None
+    if not cls.decorators:
+        return "a class that defines __eq__ without __hash__" if "__eq__" in body_names else None
+    if len(cls.decorators) != 1:
+        return None  # a registration or another decorator may decide hashing
+    expr = cls.decorators[0].decorator
+    call = expr if isinstance(expr, cst.Call) else None
+    if ctx.index.qualname(call.func if call is not None else expr) != "dataclasses.dataclass":
+        return None  # flax.struct.dataclass, chex.dataclass, ...: not the stdlib's rules
+    for arg in call.args if call is not None else ():
+        if arg.keyword is None:
+            return None
+        literal = arg.value.value if isinstance(arg.value, cst.Name) else None
+        key = arg.keyword.value
+        if key in ("frozen", "unsafe_hash") and literal != "False":
+            return None
+        if key == "eq" and literal != "True":
+            return None
+    return "a non-frozen dataclass"
+
+
+def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
+    """`name = value` statements in a loop body (the last one wins), for one level of indirection."""
+    found: dict[str, cst.BaseExpression] = {}
+    body = getattr(loop, "body", None)
+    if body is None:
+        return found
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+        ):
+            found[node.targets[0].target.value] = node.value
+        stack.extend(children(node))
+    return found
+
+
+def _float_varying(
+    value: cst.BaseExpression, targets: set[str], assigned: dict, loop: cst.CSTNode, ctx, depth: int
+) -> bool:
+    """Whether `value` is a float that depends on the loop's iteration."""
+    if depth > 2:
+        return False
+    if isinstance(value, cst.Name):
+        if value.value in targets:
+            return _iterates_floats(loop, ctx)
+        if value.value in assigned:
+            return _float_varying(assigned[value.value], targets, assigned, loop, ctx, depth + 1)
+        return False
+    if isinstance(value, cst.Call) and ctx.qualname(value.func) == "builtins.float" and value.args:
+        return _depends(value.args[0], targets, assigned)
+    if isinstance(value, cst.BinaryOperation):
+        floaty = _has_float_literal(value) or isinstance(value.operator, cst.Divide)
+        return floaty and _depends(value, targets, assigned)
+    return False
+
+
+def _depends(node: cst.CSTNode, targets: set[str], assigned: dict) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+            continue
+        if isinstance(current, cst.Name) and (current.value in targets or current.value in assigned):
+            return True
+        stack.extend(children(current))
+    return False
+
+
+def _has_float_literal(node: cst.CSTNode) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Float):
+            return True
+        stack.extend(children(current))
+    return False
+
+
+def _iterates_floats(loop: cst.CSTNode, ctx) -> bool:
+    """`for lr in [0.1, 0.01]`, `for lr in np.linspace(...)`: the loop variable is a float."""
+    if isinstance(loop, cst.For):
+        iterable = loop.iter
+    else:
+        for_in = getattr(loop, "for_in", None)
+        if for_in is None:
+            return False
+        iterable = for_in.iter
+    if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
+        return all(
+            isinstance(e.value, cst.Float) for e in iterable.elements if not isinstance(e, cst.StarredElement)
+        )
+    if isinstance(iterable, cst.Call):
+        return ctx.qualname(iterable.func) in _FLOAT_GRIDS
+    return False
