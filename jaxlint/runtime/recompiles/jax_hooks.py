@@ -136,6 +136,7 @@ class _Instrumentation:
         self.show_explain = False
         self.context_fn: Any = None
         self.fallback_seen: set[tuple[str, int, str]] = set()
+        self.explainer_lock = threading.Lock()
         jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
         try:
             import jaxlib
@@ -245,7 +246,7 @@ class _Instrumentation:
         logging.getLogger(_EXPLAIN_LOGGER).addFilter(_ExplainFilter(self))
         if self.own_explain_flag:
             for name in _PERSISTENT_CACHE_LOGGERS:
-                logging.getLogger(name).addFilter(_PersistentCacheNoise())
+                logging.getLogger(name).addFilter(_PersistentCacheNoise(self))
 
     # -- traces --------------------------------------------------------------------------------
     def _after_trace(
@@ -281,7 +282,8 @@ class _Instrumentation:
             param_names=_positional_names(getattr(ji, "fun_signature", None)),
         )
         context = self._context()
-        reason = self.explainer.explain(info.key, fun, signature, context)
+        with self.explainer_lock:  # threads may trace at the same time
+            reason = self.explainer.explain(info.key, fun, signature, context)
         hint = next(
             (text for path, line, text in reversed(frame.hints) if (path, line) == info.key[:2]), None
         )
@@ -436,7 +438,13 @@ class _ExplainFilter(logging.Filter):
 class _PersistentCacheNoise(logging.Filter):
     """With explanations on, JAX also warns about persistent-cache misses; the user did not ask for that."""
 
+    def __init__(self, instrumentation: _Instrumentation) -> None:
+        super().__init__()
+        self.instrumentation = instrumentation
+
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or not self.instrumentation.own_explain_flag:
+            return True
         message = str(record.msg)
         return not (
             message.startswith("PERSISTENT COMPILATION CACHE MISS") or "persistent cache entry" in message
