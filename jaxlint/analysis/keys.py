@@ -88,6 +88,8 @@ _PURE_METHODS = frozenset(
         "replace tree_flatten block_until_ready dot argmax argmin cumsum prod any all clip round conj real imag"
     ).split()
 )
+# Decorators (besides the transformations) that call the function with the arguments it is given.
+_TRANSPARENT_DECORATORS = frozenset({"jax.custom_jvp", "jax.custom_vjp", "jax.named_call"})
 _MAX_LOOP_DEPTH = 3  # deeper loops are walked once (no loop-carried reuse below this depth)
 _PATH_DEPTH = 3
 
@@ -293,6 +295,23 @@ class KeyAnalysis:
 
     def summary(self, unit: Unit) -> Summary:
         return self.result(unit).summary
+
+    def call_summary(self, unit: Unit) -> Summary:
+        """The summary that holds for a call of `unit` by name: none when an unknown decorator wraps it."""
+        node = unit.node
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                if not self._transparent(decorator.decorator, unit.parent or self.index.root):
+                    return Summary()
+        return self.summary(unit)
+
+    def _transparent(self, decorator: cst.BaseExpression, scope: Unit) -> bool:
+        """Decorators that call the function with the arguments it is given, in order."""
+        if isinstance(decorator, cst.Name) and decorator.value in ("staticmethod", "classmethod"):
+            return True
+        if self.index.imports.qualname(decorator) in _TRANSPARENT_DECORATORS:
+            return True
+        return self.index.transform_of(decorator, scope) is not None
 
 
 def analyze_module(index: ModuleIndex) -> dict[str, list[KeyReuse]]:
@@ -908,7 +927,7 @@ class _UnitWalk:
                     self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
                 return None
         for callee, bound_self in callees:
-            summary = self.analysis.summary(callee)
+            summary = self.analysis.call_summary(callee)
             if summary:
                 self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
         if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
@@ -1057,7 +1076,7 @@ class _UnitWalk:
             if arg is None:
                 continue
             for callee, bound_self in self.index.resolve_function(arg.value, self.unit):
-                summary = self.analysis.summary(callee)
+                summary = self.analysis.call_summary(callee)
                 if not summary:
                     continue
                 positional = [p.name.value for p in positional_params(callee.node.params)]  # type: ignore[attr-defined]
@@ -1085,7 +1104,7 @@ class _UnitWalk:
         ends = []
         for function in functions:
             for callee, bound_self in self.index.resolve_function(function.value, self.unit):
-                summary = self.analysis.summary(callee)
+                summary = self.analysis.call_summary(callee)
                 if summary:
                     branch = state.copy()
                     self._apply(summary, callee, bound_self, node, operands, versions, branch)

@@ -10,6 +10,7 @@ from .float64_without_x64 import Float64WithoutX64
 from .inplace_array_update import InplaceArrayUpdate
 from .jit_in_loop import JitInLoop
 from .leaked_tracer import LeakedTracer
+from .legacy_prng_key import LegacyPrngKey
 from .print_in_transform import PrintInTransform
 from .prng_key_reuse import PrngKeyReuse
 from .python_sequence_input import PythonSequenceInput
@@ -33,6 +34,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PythonSequenceInput,
     Float64WithoutX64,
     UnhashableStaticArg,
+    LegacyPrngKey,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
