@@ -9,6 +9,7 @@ from .dynamic_shape import DynamicShape
 from .float64_without_x64 import Float64WithoutX64
 from .inplace_array_update import InplaceArrayUpdate
 from .jit_in_loop import JitInLoop
+from .jit_method_self import JitMethodSelf
 from .leaked_tracer import LeakedTracer
 from .legacy_prng_key import LegacyPrngKey
 from .print_in_transform import PrintInTransform
@@ -35,6 +36,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     Float64WithoutX64,
     UnhashableStaticArg,
     LegacyPrngKey,
+    JitMethodSelf,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -174,7 +174,7 @@ No automatic fix.
         if not ctx.is_module_global(call.func.value):
             return None
         cls = self._module_classes().get(call.func.value)
-        why = _unhashable_class(cls, ctx) if cls is not None else None
+        why = unhashable_class(cls, ctx) if cls is not None else None
         if why is None:
             return None
         return f"an instance of '{call.func.value}' ({why}, so unhashable)"
@@ -205,7 +205,7 @@ No automatic fix.
         return None
 
 
-def _unhashable_class(cls: cst.ClassDef, ctx) -> str | None:
+def unhashable_class(cls: cst.ClassDef, ctx) -> str | None:
     """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets
     `__hash__` to None), or `__eq__` defined without `__hash__`; None when they are (or may be) hashable."""
     body_names = set()

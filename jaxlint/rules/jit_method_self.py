@@ -1,0 +1,327 @@
+"""JAX405 jit-method-self."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.index import Unit, bound_names
+from ..analysis.transforms import positional_params, static_spec
+from ..analysis.walk import children, walk
+from .base import Rule
+from .jit_in_loop import compiling_transform, decorator_transforms
+from .unhashable_static_arg import unhashable_class
+
+# Bases that add nothing to hashing or pytree registration.
+_PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+# Methods that set up state before any jitted call can see it.
+_SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__", "__set_name__"})
+_PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten", "tree_flatten_with_keys"})
+
+
+class JitMethodSelf(Rule):
+    code = "JAX405"
+    name = "jit-method-self"
+    summary = "`@jax.jit` on a method that traces `self`, or marks `self` static while its state changes"
+    confirmable = True
+    doc = """
+## What it does
+Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
+- when `self`/`cls` is traced (not in `static_argnums`) and the class is a plain Python class — not a pytree
+  (`equinox.Module`, `flax.struct.dataclass`/`PyTreeNode`, `NamedTuple`, classes registered with
+  `jax.tree_util.register_pytree_node_class`/`register_dataclass`/`register_pytree_node`, `chex.dataclass`,
+  or any class with a base or decorator from another library, which may be one);
+- when `self` is static (`static_argnums=0`) but the class is unhashable (a plain `@dataclass`, or `__eq__`
+  without `__hash__`), or hashes by identity while the method reads an attribute that another method
+  reassigns.
+
+## Why is this bad
+`jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does
+not know, so the first call raises `TypeError: Error interpreting argument to <function ...> as an abstract
+array. The problematic value is of type <class '...'>` (for a classmethod, of type `<class 'type'>`).
+Marking `self` static makes JAX hash it into the cache key: an unhashable class raises
+`ValueError: Non-hashable static arguments are not supported`, and a class hashed by identity keeps hitting
+the same cache entry after its attributes change, so the compiled code silently uses the old values
+(verified: after `self.w = 5.0`, the method still computes with `2.0`).
+
+## Example
+```python
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    @jax.jit
+    def apply(self, x):
+        return x * self.w
+```
+
+## Use instead
+```python
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return _scale(x, self.w)
+
+
+@jax.jit
+def _scale(x, w):
+    return x * w
+```
+or make the class a pytree (`jax.tree_util.register_dataclass`, `equinox.Module`), or, for an immutable
+class with value-based `__hash__`/`__eq__`, use `@partial(jax.jit, static_argnums=0)`.
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
+- https://docs.jax.dev/en/latest/pytrees.html#custom-pytrees-and-initialization
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._registered: set[str] | None = None
+        self._classes: dict[str, cst.ClassDef | None] = {}
+
+    def visit_Module(self, node: cst.Module, ctx) -> None:
+        for statement in node.body:
+            if isinstance(statement, cst.ClassDef):
+                name = statement.name.value
+                self._classes[name] = None if name in self._classes else statement
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
+        if ctx.unit.node is node or not node.decorators:
+            return
+        unit = ctx.index.units.get(id(node))
+        if unit is None or unit.class_node is None:
+            return
+        if any(_decorator_name(d) == "staticmethod" for d in node.decorators):
+            return
+        order = [_decorator_name(d) for d in node.decorators]
+        for name, keywords, decorator in decorator_transforms(node, unit, ctx.index):
+            if name not in ("jax.jit", "jax.pmap") or compiling_transform(decorator.decorator, ctx) is None:
+                continue
+            position = next(i for i, d in enumerate(node.decorators) if d is decorator)
+            if "classmethod" in order[position:]:
+                return  # jit applied to a classmethod object fails at class creation, not this rule's case
+            is_classmethod = "classmethod" in order[:position]
+            self._check(node, unit, name, keywords, decorator, is_classmethod, ctx)
+            return
+
+    def _check(self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx) -> None:
+        spec = static_spec(keywords, name)
+        params = positional_params(node.params)
+        if spec.unknown or not params:
+            return
+        first = params[0].name.value
+        count = len(params)
+        static_self = any((i + count if i < 0 else i) == 0 for i in spec.argnums) or first in spec.argnames
+        cls = unit.class_node
+        short = "jax.jit" if name == "jax.jit" else "jax.pmap"
+        where = decorator.decorator
+        if not static_self:
+            # A class object is never a valid JAX type; an instance is one only if its class is a pytree.
+            if not is_classmethod and not self._plain_class(cls, ctx, set()):
+                return
+            if is_classmethod:
+                advice = f"mark '{first}' static (static_argnums=0) or jit a function of the arrays it needs"
+                what = "the class object"
+            else:
+                advice = (
+                    f"jit a function of the arrays it needs, register '{cls.name.value}' as a pytree, "
+                    f"or mark '{first}' static for an immutable hashable class"
+                )
+                what = f"a '{cls.name.value}' instance, not a pytree"
+            ctx.report(
+                self,
+                where,
+                f"@{short} on method '{node.name.value}' traces '{first}' ({what}): the first call raises "
+                f"TypeError (not a valid JAX type); {advice}",
+            )
+            return
+        if is_classmethod:
+            return  # a class object is hashable and its attributes rarely change
+        why = unhashable_class(cls, ctx)
+        if why is not None:
+            ctx.report(
+                self,
+                where,
+                f"'{first}' is static in @{short} method '{node.name.value}', but '{cls.name.value}' is {why}: "
+                "its instances are unhashable, so every call raises ValueError (Non-hashable static arguments)",
+            )
+            return
+        if not self._hashes_by_identity(cls, ctx, set()):
+            return
+        stale = self._stale_attribute(node, first, cls)
+        if stale is not None:
+            attribute, mutator = stale
+            ctx.report(
+                self,
+                where,
+                f"'{first}' is static in @{short} method '{node.name.value}', so the compiled code is cached per "
+                f"instance and bakes in '{first}.{attribute}', which '{mutator}' reassigns: later calls silently "
+                f"use the old value; pass '{attribute}' as an argument instead",
+            )
+
+    # -- classes ---------------------------------------------------------------------------------------
+
+    def _plain_class(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+        """A class JAX cannot treat as a pytree: plain bases, no decorator but `@dataclass`, not registered."""
+        name = cls.name.value
+        if name in seen:
+            return False
+        seen.add(name)
+        if cls.keywords or name in self._registrations(ctx):
+            return False
+        for decorator in cls.decorators:
+            expr = decorator.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            if ctx.index.qualname(target) != "dataclasses.dataclass":
+                return False
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in _PYTREE_METHODS:
+                return False
+        for base in cls.bases:
+            if not self._plain_base(base.value, ctx, seen):
+                return False
+        return True
+
+    def _plain_base(self, base: cst.BaseExpression, ctx, seen: set[str]) -> bool:
+        if isinstance(base, cst.Subscript):
+            base = base.value
+        qualname = ctx.index.qualname(base)
+        if qualname in _PLAIN_BASES:
+            return True
+        if isinstance(base, cst.Name) and qualname is None:
+            parent = self._classes.get(base.value)
+            return parent is not None and self._plain_class(parent, ctx, seen)
+        return False
+
+    def _hashes_by_identity(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+        """No `__hash__`/`__eq__` anywhere in the same-module class hierarchy, and no decorator."""
+        name = cls.name.value
+        if name in seen or cls.decorators or cls.keywords:
+            return False
+        seen.add(name)
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in ("__hash__", "__eq__"):
+                return False
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        names = {n for t in small.targets for n in bound_names(t.target)}
+                        if names & {"__hash__", "__eq__"}:
+                            return False
+        for base in cls.bases:
+            value = base.value.value if isinstance(base.value, cst.Subscript) else base.value
+            qualname = ctx.index.qualname(value)
+            if qualname in _PLAIN_BASES:
+                continue
+            parent = (
+                self._classes.get(value.value) if isinstance(value, cst.Name) and qualname is None else None
+            )
+            if parent is None or not self._hashes_by_identity(parent, ctx, seen):
+                return False
+        return True
+
+    def _registrations(self, ctx) -> set[str]:
+        """Names passed to any call whose name mentions `register` (pytree registrations of all libraries)."""
+        if self._registered is None:
+            found: set[str] = set()
+            for node in walk(ctx.index.module):
+                if isinstance(node, cst.Call):
+                    func = node.func
+                    label = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+                    if isinstance(label, str) and "register" in label.lower():
+                        found.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+            self._registered = found
+        return self._registered
+
+    @staticmethod
+    def _stale_attribute(
+        method: cst.FunctionDef, self_name: str, cls: cst.ClassDef
+    ) -> tuple[str, str] | None:
+        """An attribute of `self` the method reads and another (non-setup) method reassigns."""
+        read = _self_reads(method.body, self_name)
+        if not read:
+            return None
+        for statement in cls.body.body:
+            if not isinstance(statement, cst.FunctionDef) or statement is method:
+                continue
+            if statement.name.value in _SETUP_METHODS:
+                continue
+            params = positional_params(statement.params)
+            if not params:
+                continue
+            for attribute in _self_writes(statement.body, params[0].name.value):
+                if attribute in read:
+                    return attribute, statement.name.value
+        return None
+
+
+def _decorator_name(decorator: cst.Decorator) -> str | None:
+    expr = decorator.decorator
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
+    """`self.x` read (not called as a method) in a body."""
+    called: set[int] = set()
+    found: set[str] = set()
+    for node in walk(body):
+        if isinstance(node, cst.Call):
+            called.add(id(node.func))
+        elif (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == self_name
+            and id(node) not in called
+        ):
+            found.add(node.attr.value)
+    return found
+
+
+def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
+    """`self.x = ...`, `self.x += ...` and `setattr(self, "x", ...)` in a body (not in nested functions)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for element in _flatten(target):
+                if (
+                    isinstance(element, cst.Attribute)
+                    and isinstance(element.value, cst.Name)
+                    and element.value.value == self_name
+                ):
+                    found.add(element.attr.value)
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == self_name
+            and isinstance(node.args[1].value, cst.SimpleString)
+        ):
+            value = node.args[1].value.evaluated_value
+            if isinstance(value, str):
+                found.add(value)
+        stack.extend(children(node))
+    return found
+
+
+def _flatten(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for e in target.elements for t in _flatten(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _flatten(target.value)
+    return [target]
