@@ -180,3 +180,26 @@ def test_through_the_jaxlint_command():
     )
     assert result.returncode == 2, result.stdout + result.stderr
     assert "exit code 2" in result.stdout
+
+
+def test_persistent_cache_hits_are_counted_quietly(tmp_path):
+    program = tmp_path / "cached.py"
+    program.write_text(
+        "import jax, jax.numpy as jnp\n"
+        f"jax.config.update('jax_compilation_cache_dir', {str(tmp_path / 'cache')!r})\n"
+        "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)\n"
+        "jax.config.update('jax_persistent_cache_min_entry_size_bytes', 0)\n"
+        "f = jax.jit(lambda x: x * 2 + 1)\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"
+    )
+    code = (
+        "import io, json, sys; from jaxlint.runtime.recompiles import run_command; out = io.StringIO();"
+        f"run_command([sys.executable, {str(program)!r}], fmt='json', out=out);"
+        "print(json.dumps([f['persistent_cache_hits'] for f in json.loads(out.getvalue())['functions']]))"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+        for _ in range(2)
+    ]
+    assert [json.loads(r.stdout) for r in runs] == [[0], [2]]
+    assert "persistent" not in runs[0].stderr.lower()  # JAX's cache-write warnings stay off stderr

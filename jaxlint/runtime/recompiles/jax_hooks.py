@@ -436,7 +436,8 @@ class _ExplainFilter(logging.Filter):
 
 
 class _PersistentCacheNoise(logging.Filter):
-    """With explanations on, JAX also warns about persistent-cache misses; the user did not ask for that."""
+    """With explanations on, JAX also logs each persistent-cache write or skip as a warning; the user did
+    not ask for those. Cache hits are logged under `jax_log_compiles`, which the user may want: kept."""
 
     def __init__(self, instrumentation: _Instrumentation) -> None:
         super().__init__()
@@ -445,10 +446,8 @@ class _PersistentCacheNoise(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING or not self.instrumentation.own_explain_flag:
             return True
-        message = str(record.msg)
-        return not (
-            message.startswith("PERSISTENT COMPILATION CACHE MISS") or "persistent cache entry" in message
-        )
+        message = str(record.msg).lower()
+        return not ("persistent" in message and "cache" in message and "cache hit" not in message)
 
 
 def _hint_text(message: str) -> str:
