@@ -16,6 +16,7 @@ from .signatures import Signature, render
 
 SIGNATURE_LIMIT = 50  # distinct signatures kept per function; the rest are only counted
 REASON_LIMIT = 50  # retrace reasons kept per function
+SIGNATURE_TEXT_LIMIT = 2000  # characters of one rendered signature (a model's parameters can be thousands)
 
 
 @dataclasses.dataclass
@@ -42,7 +43,7 @@ class FunctionStats:
             "compiles": self.compiles,
             "persistent_cache_hits": self.persistent_cache_hits,
             "compile_seconds": round(self.compile_seconds, 6),
-            "signatures": [render(sig) for sig in self.signatures],
+            "signatures": [_clip(render(sig)) for sig in self.signatures],
             "signatures_dropped": self.signatures_dropped,
             "reasons": list(self.reasons),
             "reasons_dropped": self.reasons_dropped,
@@ -118,3 +119,7 @@ class Recorder:
                 "unattributed_compiles": dict(self.unattributed_compiles),
                 "compiles_total": self.compiles_total,
             }
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= SIGNATURE_TEXT_LIMIT else text[: SIGNATURE_TEXT_LIMIT - 1] + "…"
