@@ -128,7 +128,6 @@ class _Instrumentation:
         self.local = _ThreadState()
         self.names: dict[str, FunctionInfo] = {}
         self.infos: dict[tuple[Any, str], FunctionInfo] = {}
-        self.def_lines: dict[tuple[str, int, str], int] = {}
         self.trace_events_live = False
         self.test_listener: Any = None
         self.hints_taken = 0
