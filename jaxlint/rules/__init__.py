@@ -18,6 +18,7 @@ from .python_sequence_input import PythonSequenceInput
 from .side_effect_in_transform import SideEffectInTransform
 from .traced_concretization import TracedConcretization
 from .traced_control_flow import TracedControlFlow
+from .unblocked_timing import UnblockedTiming
 from .unhashable_static_arg import UnhashableStaticArg
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -37,6 +38,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnhashableStaticArg,
     LegacyPrngKey,
     JitMethodSelf,
+    UnblockedTiming,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

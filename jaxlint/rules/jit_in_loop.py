@@ -639,12 +639,12 @@ def _sweep(node: cst.BaseExpression, ctx, depth: int) -> bool:
             _sweep(a.value, ctx, depth + 1) for a in node.args if a.keyword is None
         )
     if isinstance(node, cst.Name):
-        value = _single_assignment(ctx.unit, node.value)
+        value = single_assignment(ctx.unit, node.value)
         return value is not None and _sweep(value, ctx, depth + 1)
     return False
 
 
-def _single_assignment(unit: Unit, name: str) -> cst.BaseExpression | None:
+def single_assignment(unit: Unit, name: str) -> cst.BaseExpression | None:
     """The value of the only `name = value` statement in `unit`'s own body, if there is exactly one."""
     found: list[cst.BaseExpression] = []
     stack = list(_unit_body(unit.node))

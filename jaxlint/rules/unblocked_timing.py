@@ -1,0 +1,339 @@
+"""JAX403 unblocked-timing."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.index import Unit
+from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..analysis.walk import children
+from .base import Rule, source_of
+from .jit_in_loop import decorator_transforms, single_assignment
+
+# Clocks whose readings around asynchronously dispatched work measure the dispatch only.
+CLOCKS = frozenset(
+    "time." + n
+    for n in (
+        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
+        "process_time_ns thread_time_ns"
+    ).split()
+) | {"timeit.default_timer"}
+_TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
+_TIMING_MAGICS = frozenset({"timeit", "time"})
+# JAX namespaces whose calls dispatch work asynchronously.
+_DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.image.")
+# Calls that neither block on JAX results nor run unknown code.
+_HARMLESS = frozenset(
+    {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
+)
+_ACCUMULATE = frozenset({"append", "extend"})
+
+
+class UnblockedTiming(Rule):
+    code = "JAX403"
+    name = "unblocked-timing"
+    summary = "Timing JAX work (`time.*`, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
+    severity = "warning"
+    doc = """
+## What it does
+Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
+`time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
+jitted or transformed function of the module, or a `jnp`/`lax`/`jax.random` operation — with nothing in
+between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; and in
+notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time` cells that do the same.
+
+Only regions made of JAX calls, arithmetic, `range`/`len`/`enumerate`/`zip`, list `.append` and `for` loops are
+judged: anything else in the timed region (a `print`, a conversion such as `float()`/`np.asarray`/`.item()`,
+`.block_until_ready()`, `jax.block_until_ready`, an unknown function that might do one of these, an `if`)
+may wait for the result, so the timing is left alone.
+
+## Why is this bad
+JAX dispatches work asynchronously: a jitted call returns as soon as the computation is queued, before it has
+run. The clock then measures Python dispatch (microseconds), not the computation — benchmarks look orders of
+magnitude too fast, and comparisons between implementations are meaningless.
+
+## Example
+```python
+start = time.perf_counter()
+out = train_step(params, batch)
+elapsed = time.perf_counter() - start
+```
+
+## Use instead
+```python
+start = time.perf_counter()
+out = jax.block_until_ready(train_step(params, batch))
+elapsed = time.perf_counter() - start
+```
+and `%timeit train_step(params, batch).block_until_ready()` in notebooks. Time a warmed-up function, so that
+compilation is not measured either.
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://docs.jax.dev/en/latest/async_dispatch.html
+- https://docs.jax.dev/en/latest/faq.html#benchmarking-jax-code
+"""
+
+    # -- .py timers: every statement list of every function (and of the module) ---------------------------
+
+    def visit_Module(self, node: cst.Module, ctx) -> None:
+        self._unit(ctx.index.root, ctx)
+        if getattr(ctx.index, "magics", None):
+            self._magics(node, ctx)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
+        if ctx.unit.node is node:
+            self._unit(ctx.unit, ctx)
+
+    def _unit(self, unit: Unit, ctx) -> None:
+        body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
+        for statements in _blocks(body):
+            self._block(statements, ctx)
+
+    def _block(self, statements: list[cst.CSTNode], ctx) -> None:
+        for i, statement in enumerate(statements):
+            timer = _start_timer(statement, ctx)
+            if timer is None:
+                continue
+            end = None
+            for j in range(i + 1, len(statements)):
+                clock = _clock_call(statements[j], ctx)
+                if clock is not None:
+                    end = (j, clock)
+                    break
+                if timer in _assigned_names(statements[j]):
+                    break
+            if end is None:
+                continue
+            j, clock = end
+            judge = _Judge(ctx)
+            if all(judge.statement(s) for s in statements[i + 1 : j]) and judge.jax_calls:
+                first = judge.jax_calls[0]
+                ctx.report(
+                    self,
+                    clock,
+                    f"{source_of(clock.func)}() measures dispatch, not work: `{source_of(first)}` runs "
+                    "asynchronously and nothing since the clock started waits for it; wrap the result in "
+                    "jax.block_until_ready(...) before reading the clock",
+                )
+
+    # -- timeit ------------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        name = ctx.qualname(node.func)
+        if name not in _TIMEIT:
+            return
+        stmt = None
+        for i, arg in enumerate(node.args):
+            if (arg.keyword is None and i == 0) or (arg.keyword is not None and arg.keyword.value == "stmt"):
+                stmt = arg.value
+        if not isinstance(stmt, cst.Lambda):
+            return
+        judge = _Judge(ctx)
+        if judge.expression(stmt.body) and judge.jax_calls:
+            ctx.report(
+                self,
+                stmt,
+                f"{name}() of `{source_of(stmt.body)}` measures dispatch, not work: JAX runs it asynchronously "
+                "and the lambda returns before it finishes; time `lambda: jax.block_until_ready(...)` instead",
+            )
+
+    # -- notebook magics ----------------------------------------------------------------------------------
+
+    def _magics(self, module: cst.Module, ctx) -> None:
+        from ..notebook import magic_for  # imported here: the notebook module imports the engine
+
+        groups: dict[int, tuple[object, list[cst.CSTNode]]] = {}
+        for statement in module.body:
+            magic = magic_for(ctx.index, statement)
+            if magic is None or magic.name not in _TIMING_MAGICS:
+                continue
+            groups.setdefault(id(magic), (magic, []))[1].append(statement)
+        for magic, statements in groups.values():
+            judge = _Judge(ctx)
+            if all(judge.statement(s) for s in statements) and judge.jax_calls:
+                first = judge.jax_calls[0]
+                prefix = "%%" if magic.kind == "cell" else "%"  # type: ignore[attr-defined]
+                ctx.report(
+                    self,
+                    first,
+                    f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "  # type: ignore[attr-defined]
+                    "asynchronously and nothing in the timed code waits for it; append .block_until_ready() "
+                    "or wrap it in jax.block_until_ready(...)",
+                )
+
+
+# -- the timed region -----------------------------------------------------------------------------------------
+
+
+class _Judge:
+    """Whether timed code only dispatches JAX work (and never waits), collecting the JAX calls it makes."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.jax_calls: list[cst.Call] = []
+
+    def statement(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.SimpleStatementLine):
+            return all(self.small(s) for s in node.body)
+        if isinstance(node, cst.For):
+            if node.orelse is not None or node.asynchronous is not None:
+                return False
+            return self.expression(node.iter) and all(self.statement(s) for s in node.body.body)
+        if isinstance(node, cst.EmptyLine):
+            return True
+        return False
+
+    def small(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Pass):
+            return True
+        if isinstance(node, cst.Expr):
+            return self.expression(node.value)
+        if isinstance(node, cst.Assign):
+            return self.expression(node.value) and all(self.target(t.target) for t in node.targets)
+        if isinstance(node, cst.AugAssign):
+            return self.expression(node.value) and self.target(node.target)
+        if isinstance(node, cst.AnnAssign):
+            return node.value is not None and self.expression(node.value) and self.target(node.target)
+        return False
+
+    def target(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            return True
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(self.target(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
+        if isinstance(node, cst.Subscript):
+            return self.expression(node)
+        return False
+
+    def expression(self, node: cst.CSTNode) -> bool:
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.Lambda, cst.FormattedString, cst.Await, cst.Yield)):
+                return False
+            if isinstance(current, cst.Call):
+                verdict = self.call(current)
+                if verdict is None:
+                    return False
+                stack.extend(a.value for a in current.args)
+                if verdict == "method":
+                    stack.append(current.func.value)  # type: ignore[attr-defined]
+                continue
+            stack.extend(children(current))
+        return True
+
+    def call(self, node: cst.Call) -> str | None:
+        """'jax' (dispatches JAX work), 'harmless', 'method' (list accumulation), or None (may block)."""
+        ctx = self.ctx
+        name = ctx.qualname(node.func)
+        if name is not None:
+            if name in _HARMLESS:
+                return "harmless"
+            if (
+                name.startswith(_DISPATCHING)
+                and name not in CONCRETE_JAX_FUNCTIONS
+                and not name.startswith(CONCRETE_JAX_PREFIXES)
+            ):
+                self.jax_calls.append(node)
+                return "jax"
+            return None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ACCUMULATE:
+            if isinstance(node.func.value, cst.Name):
+                return "method"
+            return None
+        if is_jax_callable(node.func, ctx):
+            self.jax_calls.append(node)
+            return "jax"
+        return None
+
+
+def is_jax_callable(func: cst.BaseExpression, ctx) -> bool:
+    """A callable known to run JAX transformations: a transformed def of the module, a name bound to
+    `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
+    index = ctx.index
+    if isinstance(func, cst.Call):
+        return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
+    if isinstance(func, cst.Name):
+        unit = None
+        if ctx.unit is not index.root and func.value in ctx.unit.local_names:
+            unit = ctx.unit
+        elif ctx.is_module_global(func.value):
+            unit = index.root
+        if unit is not None:
+            value = single_assignment(unit, func.value)
+            if (
+                isinstance(value, cst.Call)
+                and value.args
+                and index.transform_of(value.func, unit) is not None
+            ):
+                return True
+    targets = index.resolve_function(func, ctx.unit)
+    if not targets:
+        return False
+    for target, _ in targets:
+        node = target.node
+        if not isinstance(node, cst.FunctionDef) or not decorator_transforms(node, target, index):
+            return False
+    return True
+
+
+def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:
+    """Every statement list in a body, nested ones included (not those of nested functions or classes)."""
+    found: list[list[cst.CSTNode]] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Module, cst.IndentedBlock)):
+            found.append(list(node.body))
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
+            continue
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression)):
+            continue
+        stack.extend(children(node))
+    return found
+
+
+def _start_timer(statement: cst.CSTNode, ctx) -> str | None:
+    """`t0 = time.perf_counter()` alone on its line: the name that holds the start."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    value = small.value
+    if isinstance(target, cst.Name) and isinstance(value, cst.Call) and ctx.qualname(value.func) in CLOCKS:
+        return target.value
+    return None
+
+
+def _clock_call(statement: cst.CSTNode, ctx) -> cst.Call | None:
+    """The first clock read in a statement (not in nested functions)."""
+    stack: list[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call) and ctx.qualname(node.func) in CLOCKS:
+            return node
+        stack.extend(reversed(list(children(node))))
+    return None
+
+
+def _assigned_names(statement: cst.CSTNode) -> set[str]:
+    from ..analysis.index import bound_names
+
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names.update(bound_names(target.target))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            names.update(bound_names(node.target))
+        stack.extend(children(node))
+    return names
