@@ -14,6 +14,7 @@ from .leaked_tracer import LeakedTracer
 from .legacy_prng_key import LegacyPrngKey
 from .print_in_transform import PrintInTransform
 from .prng_key_reuse import PrngKeyReuse
+from .python_batch_loop import PythonBatchLoop
 from .python_sequence_input import PythonSequenceInput
 from .side_effect_in_transform import SideEffectInTransform
 from .traced_concretization import TracedConcretization
@@ -39,6 +40,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     LegacyPrngKey,
     JitMethodSelf,
     UnblockedTiming,
+    PythonBatchLoop,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

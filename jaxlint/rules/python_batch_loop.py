@@ -1,0 +1,315 @@
+"""JAX404 python-batch-loop."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis import ARRAY
+from ..analysis.index import Unit
+from ..analysis.transforms import ARRAY_ANNOTATIONS
+from ..analysis.values import ARRAY_NAMESPACES, CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..analysis.walk import children, walk
+from .base import Rule, source_of
+from .unblocked_timing import is_jax_callable
+
+# Functions that turn a list of per-row results into one array.
+_STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
+# jnp functions that only convert (no per-row work to vectorize) ...
+_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.copy", "jax.device_put"})
+# ... and ones whose result is a list of arrays, not an array with rows.
+_LIST_RESULTS = frozenset(
+    "jax.numpy." + n
+    for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
+)
+
+
+class PythonBatchLoop(Rule):
+    code = "JAX404"
+    name = "python-batch-loop"
+    summary = (
+        "A Python loop or comprehension over an array's rows calling JAX per row, then stacked: use jax.vmap"
+    )
+    severity = "warning"
+    doc = """
+## What it does
+Flags a list comprehension, generator or `for` loop with `.append` that iterates over the rows of a JAX array
+(`for x in xs`, `for i in range(len(xs))` with `xs[i]`, `enumerate`/`zip` of arrays, the keys of
+`jax.random.split(key, n)`), calls JAX code on each row — a `jnp`/`lax` function, a jitted or transformed
+function, or a function of the module whose body uses `jnp`/`lax` — and then stacks the results with
+`jnp.stack`, `jnp.array` or `jnp.asarray`.
+
+## Why is this bad
+Outside `jit`, each row is a separate dispatch of small operations (or a separate call into the compiled
+function): the batch runs at Python speed and the accelerator sits mostly idle. Inside `jit`, the loop is
+unrolled, so trace and compile time grow with the batch size and the batch size is baked into the program.
+`jax.vmap` runs the same function over the leading axis as one vectorized computation.
+
+## Example
+```python
+def per_example_loss(params, xs, ys):
+    return jnp.stack([loss(params, x, y) for x, y in zip(xs, ys)])
+```
+
+## Use instead
+```python
+def per_example_loss(params, xs, ys):
+    return jax.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys)
+```
+
+## Fix safety
+No automatic fix: `vmap` needs the function to work on one row without Python branching on its values.
+
+## References
+- https://docs.jax.dev/en/latest/automatic-vectorization.html
+- https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html
+"""
+
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._uses_jax: dict[int, bool] = {}
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if ctx.qualname(node.func) not in _STACKERS or not node.args or node.args[0].keyword is not None:
+            return
+        arg = node.args[0].value
+        if isinstance(arg, (cst.ListComp, cst.GeneratorExp)):
+            self._comprehension(arg, ctx)
+        elif isinstance(arg, cst.Name):
+            built = _built_by(ctx.unit, arg.value)
+            if isinstance(built, (cst.ListComp, cst.GeneratorExp)):
+                self._comprehension(built, ctx)
+            elif isinstance(built, tuple):
+                self._append_loop(*built, ctx)
+
+    # -- the two shapes of a batch loop ------------------------------------------------------------------
+
+    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx) -> None:
+        for_in = comp.for_in
+        if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None:
+            return
+        rows = self._rows(for_in.target, for_in.iter, ctx)
+        if rows is None:
+            return
+        call = _outer_call(comp.elt)
+        if call is not None:
+            self._judge(comp, call, rows, for_in.iter, ctx)
+
+    def _append_loop(self, loop: cst.For, append: cst.Call, ctx) -> None:
+        if loop.orelse is not None or loop.asynchronous is not None:
+            return
+        rows = self._rows(loop.target, loop.iter, ctx)
+        if rows is None:
+            return
+        value = append.args[0].value
+        if isinstance(value, cst.Name):
+            value = _assigned_in_body(loop, value.value)
+        call = _outer_call(value) if value is not None else None
+        if call is not None:
+            self._judge(loop, call, rows, loop.iter, ctx)
+
+    def _judge(self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx) -> None:
+        row_names, indexed = rows
+        if not any(_is_row(a.value, row_names, indexed) for a in call.args if not a.star):
+            return
+        callee = self._jax_callee(call, ctx)
+        if callee is None:
+            return
+        ctx.report(
+            self,
+            where,
+            f"Python loop over the rows of `{source_of(iterable)}` calls {callee} once per row and stacks the "
+            "results: one dispatch per row (or an unrolled trace under jit); use jax.vmap over the leading axis",
+        )
+
+    # -- facts -------------------------------------------------------------------------------------------
+
+    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx):
+        """(names bound to one row each, {index name: array name}) when the loop walks an array's rows."""
+        if isinstance(iterable, cst.Call):
+            name = ctx.qualname(iterable.func)
+            positional = [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if name == "builtins.range" and len(positional) == 1 and isinstance(target, cst.Name):
+                array = _length_of(positional[0], ctx)
+                if array is not None and self._is_array(array, ctx):
+                    return set(), {target.value: array.value}
+                return None
+            if name in ("builtins.enumerate", "builtins.zip") and positional:
+                if not isinstance(target, cst.Tuple):
+                    return None
+                names = [e.value for e in target.elements]
+                if name == "builtins.enumerate":
+                    if len(positional) != 1 or len(names) != 2 or not self._is_array(positional[0], ctx):
+                        return None
+                    return ({names[1].value} if isinstance(names[1], cst.Name) else set()), {}
+                if len(names) != len(positional) or not all(self._is_array(p, ctx) for p in positional):
+                    return None
+                return {n.value for n in names if isinstance(n, cst.Name)}, {}
+        if isinstance(target, cst.Name) and self._is_array(iterable, ctx):
+            return {target.value}, {}
+        return None
+
+    def _is_array(self, node: cst.BaseExpression, ctx) -> bool:
+        if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
+            return False
+        if ctx.flags(node) & ARRAY:
+            return True
+        if isinstance(node, cst.Name) and isinstance(ctx.unit.node, cst.FunctionDef):
+            params = ctx.unit.node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if param.name.value == node.value and param.annotation is not None:
+                    annotation = param.annotation.annotation
+                    if isinstance(annotation, cst.Subscript):
+                        annotation = annotation.value
+                    label = annotation.attr.value if isinstance(annotation, cst.Attribute) else None
+                    label = annotation.value if isinstance(annotation, cst.Name) else label
+                    return label in ARRAY_ANNOTATIONS and node.value not in _reassigned(ctx.unit)
+        return False
+
+    def _jax_callee(self, call: cst.Call, ctx) -> str | None:
+        """How to name the per-row function in a message, when it is JAX code; else None."""
+        name = ctx.qualname(call.func)
+        if name is not None:
+            if (
+                name.startswith(ARRAY_NAMESPACES)
+                and name not in _CONVERSIONS
+                and name not in CONCRETE_JAX_FUNCTIONS
+                and not name.startswith(CONCRETE_JAX_PREFIXES)
+            ):
+                return f"`{source_of(call.func)}`"
+            return None
+        if is_jax_callable(call.func, ctx):
+            return f"jax-transformed `{source_of(call.func)}`"
+        targets = ctx.index.resolve_function(call.func, ctx.unit)
+        if targets and all(self._body_uses_jax(t, ctx) for t, _ in targets):
+            return f"`{source_of(call.func)}` (which uses jnp/lax)"
+        return None
+
+    def _body_uses_jax(self, unit: Unit, ctx) -> bool:
+        found = self._uses_jax.get(id(unit.node))
+        if found is None:
+            found = False
+            for node in walk(unit.node.body):  # type: ignore[attr-defined]
+                if isinstance(node, cst.Call):
+                    name = ctx.index.qualname(node.func, unit)
+                    if name is not None and name.startswith(ARRAY_NAMESPACES):
+                        found = True
+                        break
+            self._uses_jax[id(unit.node)] = found
+        return found
+
+
+def _outer_call(node: cst.BaseExpression) -> cst.Call | None:
+    """The call an element expression makes: `f(x)`, `f(x)[0]`, `f(x).sum()` (the innermost call of a chain)."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Call)
+        ):
+            node = node.func.value
+        else:
+            break
+    return node if isinstance(node, cst.Call) else None
+
+
+def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str]) -> bool:
+    if isinstance(value, cst.Name):
+        return value.value in names
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1:
+        index = value.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Name):
+            return indexed.get(index.value.value) == value.value.value
+    return False
+
+
+def _length_of(node: cst.BaseExpression, ctx) -> cst.Name | None:
+    """`len(xs)` or `xs.shape[0]`: the array `xs`."""
+    if isinstance(node, cst.Call) and ctx.qualname(node.func) == "builtins.len" and len(node.args) == 1:
+        value = node.args[0].value
+        return value if isinstance(value, cst.Name) else None
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+    ):
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0":
+            base = node.value.value
+            return base if isinstance(base, cst.Name) else None
+    return None
+
+
+def _unit_statements(unit: Unit):
+    body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
+            continue
+        yield node
+        stack.extend(children(node))
+
+
+def _reassigned(unit: Unit) -> set[str]:
+    from ..analysis.index import bound_names
+
+    names: set[str] = set()
+    for node in _unit_statements(unit):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names.update(bound_names(target.target))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            names.update(bound_names(node.target))
+    return names
+
+
+def _built_by(unit: Unit, name: str):
+    """How local list `name` is built: its comprehension, or (for loop, append call) for `[]` plus appends."""
+    assigned: list[cst.BaseExpression] = []
+    appends: list[cst.Call] = []
+    loops: dict[int, cst.For] = {}
+    for node in _unit_statements(unit):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    assigned.append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+            if node.target.value == name:
+                return None
+        elif isinstance(node, cst.For):
+            for statement in node.body.body:
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                            loops[id(small.value)] = node
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+                if (
+                    node.func.attr.value != "append"
+                    or len(node.args) != 1
+                    or node.args[0].keyword is not None
+                ):
+                    return None
+                appends.append(node)
+    if len(assigned) != 1:
+        return None
+    value = assigned[0]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and not appends:
+        return value
+    if isinstance(value, cst.List) and not value.elements and len(appends) == 1 and id(appends[0]) in loops:
+        return loops[id(appends[0])], appends[0]
+    return None
+
+
+def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
+    found = []
+    for statement in loop.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and target.value == name:
+                        found.append(small.value)
+    return found[0] if len(found) == 1 else None
