@@ -533,7 +533,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 self,
                 value,
                 f"{_short(site[0])} of {site[1][0]} is rebuilt on every call of '{ctx.unit.name}' and "
-                f"'{target.value}' is only called once there: each call retraces and recompiles; "
+                f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
                 "jit the function once, outside",
             )
 
@@ -569,7 +569,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     self,
                     where,
                     f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
-                    f"called once there: every call of '{ctx.unit.name}' retraces and recompiles it; "
+                    f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
                     "define it at module level",
                 )
             return
