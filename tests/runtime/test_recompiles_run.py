@@ -54,6 +54,7 @@ def test_static_weak_type_and_dtype_changes():
     assert [r["reason"] for r in fns["power"]["reasons"]] == ["static 'n': 2 → 3"]
     assert [r["reason"] for r in fns["shift"]["reasons"]] == ["arg 'c': weak f32[] → f32[]"]
     assert [r["reason"] for r in fns["double"]["reasons"]] == ["arg 'x': f32[3] → i32[3]"]
+    assert "i32[3]" in fns["double"]["reasons"][0]["jax_hint"]  # JAX's own explanation, kept as a hint
 
 
 def test_jit_of_a_lambda_in_a_loop():
