@@ -33,9 +33,15 @@ same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key 
 same module that consumes it, then consumed again. Jitted or not.
 
 `jax.random.split` consumes its key and returns fresh ones; `fold_in(key, data)`, `clone`, `key_data`,
-`wrap_key_data` and storing a key in a pytree do not consume it. One use in each branch of an `if` is fine;
-`return`, `break`, `continue` and `try` are followed. Keys held in parameters, attributes (`self.key`) and
-dict entries are tracked only while no unknown code could have replaced them.
+`wrap_key_data` and storing a key in a pytree do not consume it (but `fold_in(key, 0)` twice derives the same
+key twice). One use in each branch of an `if` is fine; `return`, `break`, `continue` and `try` are followed.
+A reuse on *some* path is flagged (consumed in one branch and again after it; a helper that consumes its
+key only when a flag is set). Keys held in parameters, attributes (`self.key`) and dict entries are tracked
+only while no unknown code could have replaced them; functions of other modules and methods of unknown
+objects are assumed not to consume the keys they get.
+
+`--verify` confirms a finding by tracing the function with typed keys under `jax_debug_key_reuse`; JAX's
+checker does not see the same-`fold_in`-data case, nor reuse spread over several calls of a generator.
 
 ## Why is this bad
 The same key always gives the same random bits: two "independent" samples drawn with one key are
