@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
-from ..analysis.walk import walk
+from ..analysis.walk import children, walk
 from .base import Rule, source_of
 
 # 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
@@ -86,16 +86,25 @@ No automatic fix: enabling x64 changes every default dtype in the program.
     def __init__(self, settings: object | None = None) -> None:
         super().__init__(settings)
         self._x64: bool | None = None
+        self._guarded: set[int] | None = None
 
     def _mentions_x64(self, ctx) -> bool:
         if self._x64 is None:
             self._x64 = _module_mentions_x64(ctx.index.module)
         return self._x64
 
+    def _silent(self, node: cst.CSTNode, ctx) -> bool:
+        """x64 is enabled in the module, or the request sits in a branch that only runs on 64-bit input."""
+        if self._mentions_x64(ctx):
+            return True
+        if self._guarded is None:
+            self._guarded = _guarded_nodes(ctx.index.module, lambda e: self._width(e, ctx) is not None)
+        return id(node) in self._guarded
+
     def visit_Call(self, node: cst.Call, ctx) -> None:
         name = ctx.qualname(node.func)
         if name in _WIDE_CONSTRUCTORS:
-            if not self._mentions_x64(ctx):
+            if not self._silent(node, ctx):
                 self._report(node, _WIDE_CONSTRUCTORS[name], f"{_short(name)}(...)", ctx)
             return
         dtype = None
@@ -110,7 +119,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if dtype is None:
             return
         width = self._width(dtype, ctx)
-        if width is not None and not self._mentions_x64(ctx):
+        if width is not None and not self._silent(node, ctx):
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx) -> str | None:
@@ -163,3 +172,23 @@ def _module_mentions_x64(module: cst.Module) -> bool:
             if "x64" in node.value.lower():
                 return True
     return False
+
+
+def _guarded_nodes(module: cst.Module, is_wide) -> set[int]:
+    """Nodes in the body of an `if` whose test names a 64-bit dtype (`if x.dtype == np.float64:`): code that
+    only runs when 64-bit values already exist, i.e. when x64 is on."""
+    guarded: set[int] = set()
+    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    while stack:
+        node, inside = stack.pop()
+        if inside:
+            guarded.add(id(node))
+        if isinstance(node, (cst.If, cst.IfExp)):
+            test_is_wide = any(is_wide(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression))
+            stack.append((node.test, inside))
+            stack.append((node.body, inside or test_is_wide))
+            if node.orelse is not None:
+                stack.append((node.orelse, inside))
+            continue
+        stack.extend((child, inside) for child in children(node))
+    return guarded
