@@ -12,6 +12,9 @@ from ..analysis.walk import children, walk
 from .base import Rule, source_of
 from .unblocked_timing import is_jax_callable
 
+_CONCRETIZING = frozenset(
+    {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
+)
 # Functions that turn a list of per-row results into one array.
 _STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
 # jnp functions that only convert (no per-row work to vectorize) ...
@@ -185,16 +188,24 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         return None
 
     def _body_uses_jax(self, unit: Unit, ctx) -> bool:
+        """The function calls jnp/lax and nothing that needs concrete values (`float()`, `.item()`, NumPy),
+        so it could run under vmap as it is."""
         found = self._uses_jax.get(id(unit.node))
         if found is None:
-            found = False
+            uses = False
             for node in walk(unit.node.body):  # type: ignore[attr-defined]
-                if isinstance(node, cst.Call):
-                    name = ctx.index.qualname(node.func, unit)
-                    if name is not None and name.startswith(ARRAY_NAMESPACES):
-                        found = True
-                        break
-            self._uses_jax[id(unit.node)] = found
+                if not isinstance(node, cst.Call):
+                    continue
+                name = ctx.index.qualname(node.func, unit)
+                if name is not None and name.startswith(ARRAY_NAMESPACES):
+                    uses = True
+                elif name in _CONCRETIZING or (name or "").startswith("numpy."):
+                    uses = False
+                    break
+                elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("item", "tolist"):
+                    uses = False
+                    break
+            found = self._uses_jax[id(unit.node)] = uses
         return found
 
 
