@@ -326,6 +326,13 @@ class ModuleIndex:
                             target.apply(app)
             elif callee in HOST_CALLBACKS:
                 arg = _argument(call, 0, "callback")
+                while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
+                    isinstance(arg, cst.Call)
+                    and self.qualname(arg.func, unit) == "functools.partial"
+                    and arg.args
+                    and arg.args[0].keyword is None
+                ):
+                    arg = arg.args[0].value
                 if arg is not None:
                     for target, _ in self.resolve_function(arg, unit):
                         target.apply(Application(HOST, "host callback", StaticSpec()))

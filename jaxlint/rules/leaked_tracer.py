@@ -7,14 +7,16 @@ import libcst as cst
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, NONE, TRACED
 from ..analysis.transforms import positional_params
 from ..analysis.values import element_flags
-from ..analysis.walk import children
+from ..analysis.walk import children, walk
 from .base import Rule, source_of
 from .traced_control_flow import culprit
 
-# Methods that store their arguments in the receiver.
-STORING_METHODS = frozenset({"append", "extend", "insert", "appendleft", "extendleft", "setdefault"})
-# Also storing, but common names for unrelated methods too: only trusted on a plain outer name.
-STORING_METHODS_ON_NAMES = frozenset({"add", "update"})
+# Methods that store their arguments in a list/dict/set (trusted only on a receiver known to be one:
+# `replay_buffer.insert(state, x)` and optax's `opt.update(...)` are functional APIs, not stores).
+STORING_METHODS = frozenset(
+    {"append", "extend", "insert", "appendleft", "extendleft", "add", "update", "setdefault"}
+)
+_CONTAINER_CALLS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"})
 # Methods that build the object: an object built inside the trace does not outlive it.
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
 # Classes whose instances are pytrees (rebuilt from leaves inside a transformation) or whose state
@@ -42,6 +44,8 @@ class Declarations:
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._containers: dict[tuple[int, str], bool] = {}
+        self._class_containers: dict[int, frozenset[str]] = {}
 
     def of(self, unit) -> tuple[frozenset[str], frozenset[str]]:
         found = self._cache.get(id(unit))
@@ -69,6 +73,11 @@ class Declarations:
         transformation applies between it and here (a `lax.scan` body writing its tracers into the jitted
         function around it); a helper defined and called inside the same traced function shares its trace.
         """
+        found = self.locate(name, ctx)
+        return None if found is None else found[0]
+
+    def locate(self, name: str, ctx):
+        """(`outer_storage` answer, the unit that binds the name) or None."""
         if ctx.own_names is not None:
             return None  # a class body or comprehension: names bound here live here
         unit = ctx.unit
@@ -77,7 +86,7 @@ class Declarations:
             return None
         globals_, nonlocals = self.of(unit)
         if name in globals_:
-            return "global"
+            return "global", root
         if name in unit.local_names and name not in nonlocals:
             return None
         crossed = unit.is_target and unit.kind > NONE
@@ -86,13 +95,68 @@ class Declarations:
             if scope is root:
                 if ctx.qualname(cst.Name(name)) is not None:
                     return None  # an import or a builtin
-                return "global"
+                return "global", root
             if name in scope.local_names:
                 owner_kind = _frame_kind(ctx, scope)
-                return "enclosing" if crossed or owner_kind == NONE else None
+                return ("enclosing", scope) if crossed or owner_kind == NONE else None
             crossed = crossed or (scope.is_target and scope.kind > NONE)
             scope = scope.parent
         return None
+
+    def class_containers(self, class_node: cst.ClassDef) -> frozenset[str]:
+        """Attributes that the class's methods bind to a container (`self.history = []`)."""
+        found = self._class_containers.get(id(class_node))
+        if found is None:
+            names = set()
+            for node in walk(class_node):
+                if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                    targets = (
+                        [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    )
+                    for target in targets:
+                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                            if _is_container(node.value):
+                                names.add(target.attr.value)
+            found = frozenset(names)
+            self._class_containers[id(class_node)] = found
+        return found
+
+    def bound_to_container(self, name: str, owner) -> bool:
+        """Whether `owner`'s own body binds `name` to a list/dict/set display or constructor."""
+        key = (id(owner), name)
+        found = self._containers.get(key)
+        if found is None:
+            found = False
+            stack = list(children(owner.node))
+            while stack and not found:
+                node = stack.pop()
+                if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                    continue
+                if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                    targets = (
+                        [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    )
+                    if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                        found = _is_container(node.value)
+                stack.extend(children(node))
+            self._containers[key] = found
+        return found
+
+
+def _is_container(value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    if isinstance(value, cst.Call):
+        func = value.func
+        name = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value
+            if isinstance(func, cst.Name)
+            else ""
+        )
+        return name in _CONTAINER_CALLS
+    return False
 
 
 def _frame_kind(ctx, unit) -> int:
@@ -142,9 +206,9 @@ def storage_of(target: cst.BaseExpression, ctx, declarations: Declarations) -> s
         if where is None:
             return None
         return f"{'global' if where == 'global' else 'enclosing-scope variable'} '{target.value}'"
-    if not isinstance(target, (cst.Attribute, cst.Subscript)):
-        return None
-    if isinstance(target, cst.Attribute) and target.attr.value == "value":
+    if isinstance(target, cst.Subscript):
+        return container_storage(target.value, ctx, declarations)
+    if not isinstance(target, cst.Attribute) or target.attr.value == "value":
         return None  # `x.value = ...`: a flax.nnx / haiku-style state variable, updated on purpose
     root = root_name(target)
     if root is None or ctx.flags(root) & TRACED:
@@ -159,6 +223,30 @@ def storage_of(target: cst.BaseExpression, ctx, declarations: Declarations) -> s
     return f"'{text}' ({'a global' if where == 'global' else 'from an enclosing scope'})"
 
 
+def container_storage(receiver: cst.BaseExpression, ctx, declarations: Declarations) -> str | None:
+    """Describe a list/dict/set that outlives the trace, written through `receiver[k] = ...` or a method.
+
+    Only a receiver known to be a container counts: a plain outer name bound to `[]`, `{}`, `set()`, … or a
+    `self.attr` the class binds to one. Anything else may be a mutable Ref (Pallas, `jax.new_ref`) or an
+    object with a functional `insert`/`update` API.
+    """
+    if isinstance(receiver, cst.Name):
+        if method_of_self(receiver.value, ctx) is not None:
+            return None
+        found = declarations.locate(receiver.value, ctx)
+        if found is None or not declarations.bound_to_container(receiver.value, found[1]):
+            return None
+        return f"{'global' if found[0] == 'global' else 'enclosing-scope'} container '{receiver.value}'"
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
+        method = method_of_self(receiver.value.value, ctx)
+        if method is None or ctx.flags(receiver.value) & TRACED or not instance_outlives_trace(method, ctx):
+            return None
+        if receiver.attr.value not in declarations.class_containers(method.class_node):
+            return None
+        return f"'{source_of(receiver, 30)}'"
+    return None
+
+
 class LeakedTracer(Rule):
     code = "JAX105"
     name = "leaked-tracer"
@@ -171,7 +259,8 @@ class LeakedTracer(Rule):
 Flags a traced value stored, inside a transformation (`jit`, `vmap`, `pmap`, `grad`, `checkpoint`, `lax`
 bodies), somewhere that outlives the trace: a `global` or `nonlocal` variable, an attribute or item of `self`,
 an attribute or item of a module-level or enclosing-scope object, or an outer list/dict/set through `append`,
-`extend`, `insert`, `setdefault`, `add`, `update` or `outer[k] = y`.
+`extend`, `insert` or `outer[k] = y` (and `add`, `update`, `setdefault` when the outer name is bound to a
+list/dict/set: `opt.update(...)` is optax's API, not a store).
 
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
@@ -244,16 +333,12 @@ No automatic fix: the value has to be returned through the function's outputs.
             return
         method = node.func.attr.value
         receiver = node.func.value
-        if method not in STORING_METHODS and not (
-            method in STORING_METHODS_ON_NAMES and isinstance(receiver, cst.Name)
-        ):
+        if method not in STORING_METHODS:
             return
-        if isinstance(receiver, cst.Name) and method_of_self(receiver.value, ctx) is not None:
-            return  # `self.append(...)`: the object's own method, whatever it does
         stored = next((a.value for a in node.args if ctx.flags(a.value) & (TRACED | HOLDS_TRACED)), None)
         if stored is None or ctx.flags(receiver) & (ARRAY | TRACED):
             return
-        where = storage_of(receiver, ctx, self.declarations)
+        where = container_storage(receiver, ctx, self.declarations)
         if where is None:
             return
         self._report(node, stored, where, ctx)
