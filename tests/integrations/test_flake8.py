@@ -54,7 +54,7 @@ def flake8_findings(result: subprocess.CompletedProcess) -> list[tuple[str, int,
 
 def jaxlint_findings(*args: str, cwd: Path = ROOT) -> list[tuple[str, int, int, str, str]]:
     result = subprocess.run(
-        [sys.executable, "-m", "jaxlint", "--format", "json", *args],
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--format", "json", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -39,13 +39,15 @@ THREE_CELLS = notebook(
     ("markdown", "More text."),
     "%%time\n@jax.jit\ndef to_float(x):\n    return float(x)\n",
     "%%bash\necho 'not python (at all'\n",
-    "%timeit -n 3 -r 1 step(jnp.ones(3))\nfiles = !ls\n@jax.jit\ndef where(x):\n    return jnp.nonzero(x)\n",
+    "%timeit -n 3 -r 1 step(jnp.ones(3)).block_until_ready()\nfiles = !ls\n@jax.jit\ndef where(x):\n    return jnp.nonzero(x)\n",
 )
 EXPECTED = [(3, 5, 8, "JAX101"), (5, 4, 12, "JAX102"), (7, 5, 12, "JAX104")]
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
 @pytest.fixture
@@ -127,7 +129,7 @@ def test_magics_do_not_break_parsing_or_shift_lines() -> None:
         "?jax.jit\n"
         "%env XLA_FLAGS=--xla_force_host_platform_device_count=2\n"
         "out = %sx ls\n"
-        "res = %timeit -o -q f(jnp.ones(3))\n"
+        "res = %timeit -o -q f(jnp.ones(3)).block_until_ready()\n"
         "%time for i in range(3): f(i)\n"
         "@jax.jit\n"
         "def f(x):\n"
