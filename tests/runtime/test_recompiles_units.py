@@ -214,4 +214,4 @@ def test_static_mode_imports_no_jax():
         "from jaxlint.runtime.recompiles import command, render, aggregate, crossref;"
         "assert 'jax' not in sys.modules, 'jax imported'"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
