@@ -17,6 +17,16 @@ last partial batch) and still catches a function that recompiles on every call o
 apply per process because each process compiles for itself: eight xdist workers compiling `step`
 once each is not a recompile.
 
+What is counted, per jitted function (module, qualname, file and `def` line): traces (executions of
+its Python body, nested jits included: a jit called inside another is traced, never compiled on its
+own), compiles (XLA compile requests; grad/vmap of a jitted function compile extra executables
+without a trace, so compiles can exceed traces), the distinct abstract signatures, and for each
+retrace the reason, from diffing signatures (`arg 'x': f32[3] → f32[4]`, `static 'n': 2 → 3`) or
+the function object (a lambda re-created per call), with JAX's own explanation kept as a hint.
+JAX's internal functions (eager op-by-op dispatch) are counted apart; pmap compiles are listed as
+unattributed. Processes started with `python -I`, `-E` or `-S` skip the sitecustomize and are not
+counted. `JAXLINT_RECOMPILES_PUBLIC_ONLY=1` forces the public-API fallback (see `jax_hooks`).
+
 Importing this package does not import jax; only the hooks do.
 """
 
