@@ -23,8 +23,8 @@ own), compiles (XLA compile requests; grad/vmap of a jitted function compile ext
 without a trace, so compiles can exceed traces), the distinct abstract signatures, and for each
 retrace the reason, from diffing signatures (`arg 'x': f32[3] → f32[4]`, `static 'n': 2 → 3`) or
 the function object (a lambda re-created per call), with JAX's own explanation kept as a hint.
-JAX's internal functions (eager op-by-op dispatch) are counted apart; pmap compiles are listed as
-unattributed. Processes started with `python -I`, `-E` or `-S` skip the sitecustomize and are not
+JAX's internal functions (eager op-by-op dispatch) are counted apart; so is `jax.pmap`, which recent
+JAX builds as jit of an internal shard_map wrapper that hides the user's function. Processes started with `python -I`, `-E` or `-S` skip the sitecustomize and are not
 counted. `JAXLINT_RECOMPILES_PUBLIC_ONLY=1` forces the public-API fallback (see `jax_hooks`).
 
 Importing this package does not import jax; only the hooks do.
