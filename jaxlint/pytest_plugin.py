@@ -80,7 +80,10 @@ class RecompileCounter:
         option = config.getoption("jaxlint_max_compiles")
         self.default_budget = option if option is not None else project_default or DEFAULT_MAX_COMPILES
         self._recorder_class = Recorder
-        self.bus = install()
+        try:
+            self.bus = install()
+        except ImportError as error:
+            raise pytest.UsageError(f"--jaxlint-recompiles needs jax: {error}") from error
         self.merger = Merger()
         self.outside = Recorder()  # compiles outside any test: imports, collection, session teardown
         self.bus.subscribe(self.outside)
