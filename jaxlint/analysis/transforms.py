@@ -101,34 +101,32 @@ class Application:
     bound_names: frozenset[str] = frozenset()
 
 
-def _int_literals(node: cst.BaseExpression) -> frozenset[int] | None:
-    if isinstance(node, cst.Integer):
-        return frozenset({int(node.value, 0)})
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _int_literals(node.expression)
-        return None if inner is None else frozenset(-i for i in inner)
+def _literals(node: cst.BaseExpression, leaf) -> frozenset | None:
+    """The values of a literal or a tuple/list of literals; None when anything is not a literal."""
     if isinstance(node, (cst.Tuple, cst.List)):
-        out: set[int] = set()
+        out: set = set()
         for element in node.elements:
-            inner = _int_literals(element.value)
+            inner = _literals(element.value, leaf)
             if inner is None:
                 return None
             out |= inner
         return frozenset(out)
+    value = leaf(node)
+    return None if value is None else frozenset({value})
+
+
+def _int_leaf(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _int_leaf(node.expression)
+        return None if inner is None else -inner
     return None
 
 
-def _str_literals(node: cst.BaseExpression) -> frozenset[str] | None:
-    if isinstance(node, cst.SimpleString):
-        return frozenset({node.evaluated_value}) if isinstance(node.evaluated_value, str) else None
-    if isinstance(node, (cst.Tuple, cst.List)):
-        out: set[str] = set()
-        for element in node.elements:
-            inner = _str_literals(element.value)
-            if inner is None:
-                return None
-            out |= inner
-        return frozenset(out)
+def _str_leaf(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value
     return None
 
 
@@ -167,13 +165,13 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         else:
             key = arg.keyword.value
         if key in ("static_argnums", "static_broadcasted_argnums"):
-            nums = _int_literals(arg.value)
+            nums = _literals(arg.value, _int_leaf)
             if nums is None:
                 unknown = True
             else:
                 argnums |= nums
         elif key == "static_argnames":
-            names = _str_literals(arg.value)
+            names = _literals(arg.value, _str_leaf)
             if names is None:
                 unknown = True
             else:
