@@ -7,9 +7,9 @@ import os
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 
+from .cache import FindingCache
 from .config import Config
 from .engine import LintSettings, decode, lint_text, parse_error
-from .cache import FindingCache
 from .finding import Finding
 
 # Below this many files a pool costs more than it saves.
