@@ -20,14 +20,24 @@ from .finding import Finding
 DEFAULT_DIR = ".jaxlint_cache"
 
 
+def _build_fingerprint() -> str:
+    """jaxlint's own sources (names, sizes, mtimes): an edited checkout never reads entries of an older one."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
+    for source in sorted(package.rglob("*.py")):
+        stat = source.stat()
+        digest.update(f"{source.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
 class FindingCache:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder) / __version__
+        self.build = _build_fingerprint()
 
-    @staticmethod
-    def key(data: bytes, settings: str) -> str:
+    def key(self, data: bytes, settings: str) -> str:
         digest = hashlib.sha256(data)
-        digest.update(b"\0" + settings.encode() + b"\0" + __version__.encode())
+        digest.update(b"\0" + settings.encode() + b"\0" + self.build.encode())
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:
