@@ -11,6 +11,7 @@ Shared helpers (imported by unhashable_static_arg, unblocked_timing and python_b
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 import libcst as cst
 
@@ -113,8 +114,18 @@ def loop_targets(loop: cst.CSTNode) -> set[str]:
 # -- scopes ------------------------------------------------------------------------------------------------
 
 
-def in_test_code(unit: Unit | None) -> bool:
+_TEST_CODE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def in_test_code(unit: Unit) -> bool:
     """A test function or a method of a test class: code that runs once, where per-call rebuilding is intended."""
+    found = _TEST_CODE.get(unit)
+    if found is None:
+        found = _TEST_CODE[unit] = _in_test_code(unit)
+    return found
+
+
+def _in_test_code(unit: Unit | None) -> bool:
     while unit is not None:
         name = unit.name
         if name.startswith("test") or name.startswith("_test"):
@@ -239,6 +250,9 @@ def jitted_callable(func: cst.BaseExpression, ctx, cache: dict) -> Jitted | None
 
 def _jit_binding(name: str, ctx, cache: dict) -> Jitted | None:
     """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
+    unit_node = ctx.unit.node
+    if isinstance(unit_node, (cst.FunctionDef, cst.Lambda)) and name in _parameter_names(unit_node):
+        return None  # a parameter rebound to `jax.jit(...)` would have two bindings anyway
     units = [ctx.unit] if ctx.unit is not ctx.index.root and name in ctx.unit.local_names else []
     if not units and ctx.is_module_global(name):
         units = [ctx.index.root]
@@ -252,36 +266,72 @@ def _jit_binding(name: str, ctx, cache: dict) -> Jitted | None:
     return None
 
 
+def _parameter_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
+    params = node.params
+    names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
+    return names
+
+
 def _jit_bindings(unit: Unit, ctx) -> dict[str, Jitted | None]:
-    """Names assigned exactly once in `unit`'s own statements, to a `jax.jit(...)` call (None: other or many)."""
+    """Names bound exactly once in `unit`'s own statements, by `name = jax.jit(...)` (None: other or many)."""
     index = ctx.index
     table: dict[str, Jitted | None] = {}
-    seen: dict[str, int] = {}
+    for name, values in bindings(unit).items():
+        value = values[0] if len(values) == 1 else None
+        jitted = None
+        if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
+            transform = index.transform_of(value.func, unit)
+            if transform is not None and transform[0] == "jax.jit":
+                found = index.applications(value, unit)
+                if len(found) == 1:
+                    jitted = _from_application(*found[0], name, 0)
+                    if jitted is not None:
+                        jitted = dataclasses.replace(jitted, label=name)
+        table[name] = jitted
+    return table
+
+
+_BINDINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def bindings(unit: Unit) -> dict[str, list[cst.BaseExpression | None]]:
+    """Every name bound by `unit`'s own statements, with the values assigned (None for bindings that are not
+    a plain `name = value`: loop targets, augmented assignments, unpacking, imports, defs, classes)."""
+    found = _BINDINGS.get(unit)
+    if found is not None:
+        return found
+    from ..analysis.index import bound_names
+
+    table: dict[str, list[cst.BaseExpression | None]] = {}
     stack = list(_unit_body(unit.node))
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            table.setdefault(node.name.value, []).append(None)
             continue
-        if (
-            isinstance(node, cst.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-        ):
-            name = node.targets[0].target.value
-            seen[name] = seen.get(name, 0) + 1
-            value = node.value
-            jitted = None
-            if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
-                transform = index.transform_of(value.func, unit)
-                if transform is not None and transform[0] == "jax.jit":
-                    found = index.applications(value, unit)
-                    if len(found) == 1:
-                        jitted = _from_application(*found[0], name, 0)
-                        if jitted is not None:
-                            jitted = dataclasses.replace(jitted, label=name)
-            table[name] = jitted
+        if isinstance(node, cst.BaseExpression):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and len(node.targets) == 1:
+                    table.setdefault(target.target.value, []).append(node.value)
+                else:
+                    for name in bound_names(target.target):
+                        table.setdefault(name, []).append(None)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            for name in bound_names(node.target):
+                table.setdefault(name, []).append(None)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            for name in bound_names(node.asname.name):
+                table.setdefault(name, []).append(None)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                table.setdefault(local, []).append(None)
         stack.extend(children(node))
-    return {name: (j if seen.get(name) == 1 else None) for name, j in table.items()}
+    _BINDINGS[unit] = table
+    return table
 
 
 # -- the rule ----------------------------------------------------------------------------------------------
@@ -495,7 +545,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     # -- hooks -------------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
-        if self._skip(ctx):
+        if (not node.args and not isinstance(node.func, cst.Call)) or self._skip(ctx):
             return
         site = self._transform_site(node, ctx)
         if site is not None and self._rebuilt_per_iteration(node, site[1], ctx):
@@ -645,19 +695,9 @@ def _sweep(node: cst.BaseExpression, ctx, depth: int) -> bool:
 
 
 def single_assignment(unit: Unit, name: str) -> cst.BaseExpression | None:
-    """The value of the only `name = value` statement in `unit`'s own body, if there is exactly one."""
-    found: list[cst.BaseExpression] = []
-    stack = list(_unit_body(unit.node))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    found.append(node.value)
-        stack.extend(children(node))
-    return found[0] if len(found) == 1 else None
+    """The value of the only binding of `name` in `unit`'s own statements, when it is a plain `name = value`."""
+    values = bindings(unit).get(name, [])
+    return values[0] if len(values) == 1 else None
 
 
 def _is_static(unit: Unit) -> bool:

@@ -78,13 +78,19 @@ No automatic fix.
 
     # -- .py timers: every statement list of every function (and of the module) ---------------------------
 
+    def __init__(self, settings: object | None = None) -> None:
+        super().__init__(settings)
+        self._clocks = False  # whether the module imports anything from `time` or `timeit`
+
     def visit_Module(self, node: cst.Module, ctx) -> None:
-        self._unit(ctx.index.root, ctx)
+        self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
+        if self._clocks:
+            self._unit(ctx.index.root, ctx)
         if getattr(ctx.index, "magics", None):
             self._magics(node, ctx)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        if ctx.unit.node is node:
+        if self._clocks and ctx.unit.node is node:
             self._unit(ctx.unit, ctx)
 
     def _unit(self, unit: Unit, ctx) -> None:
@@ -122,6 +128,8 @@ No automatic fix.
     # -- timeit ------------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
+        if not self._clocks:
+            return
         name = ctx.qualname(node.func)
         if name not in _TIMEIT:
             return
