@@ -32,15 +32,15 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PrintInTransform,
     SideEffectInTransform,
     DebugPrintFstring,
-    JitInLoop,
     PrngKeyReuse,
-    PythonSequenceInput,
-    Float64WithoutX64,
-    UnhashableStaticArg,
     LegacyPrngKey,
-    JitMethodSelf,
+    JitInLoop,
+    UnhashableStaticArg,
     UnblockedTiming,
     PythonBatchLoop,
+    JitMethodSelf,
+    Float64WithoutX64,
+    PythonSequenceInput,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
