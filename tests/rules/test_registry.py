@@ -1,0 +1,26 @@
+"""Every rule is registered once, in code order, with a complete doc."""
+
+from __future__ import annotations
+
+import re
+
+from jaxlint.rules import ALL_RULES, RULES_BY_CODE
+from jaxlint.rules.base import DOC_SECTIONS
+
+
+def test_codes_unique_and_ordered() -> None:
+    codes = [rule.code for rule in ALL_RULES]
+    assert codes == sorted(codes) and len(set(codes)) == len(codes) == len(RULES_BY_CODE)
+    assert all(re.fullmatch(r"JAX[1-9]\d\d", code) for code in codes)
+
+
+def test_names_and_docs() -> None:
+    names = [rule.name for rule in ALL_RULES]
+    assert len(set(names)) == len(names)
+    for rule in ALL_RULES:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", rule.name), rule.name
+        headings = re.findall(r"^## (.+)$", rule.doc, re.MULTILINE)
+        assert headings == list(DOC_SECTIONS), f"{rule.code}: {headings}"
+        assert rule.severity in ("error", "warning")
+        assert rule.fix_safety in (None, "safe", "unsafe")
+        assert rule.summary and "\n" not in rule.summary
