@@ -334,6 +334,8 @@ def _import_bindings(module: cst.Module) -> dict[str, str]:
     statements: list[cst.CSTNode] = list(module.body)
     while statements:
         statement = statements.pop(0)
+        if isinstance(statement, cst.If) and (dotted_name(statement.test) or "").endswith("TYPE_CHECKING"):
+            continue  # imports for type checkers only: not bound at run time
         if isinstance(statement, (cst.If, cst.Try)):
             statements.extend(statement.body.body)
             continue

@@ -96,6 +96,8 @@ NO_FIX = {
     "print of *args": "import jax\n\n@jax.jit\ndef f(*xs):\n    print(*xs)\n    return xs\n",
     "no jax binding to refer to": "import jax.numpy as jnp\nfrom jax import jit\n\n@jit\ndef f(x):\n    print(x)\n"
     "    return jnp.sin(x)\n",
+    "jax imported for type checkers only": "import typing\nfrom jax import jit\n\nif typing.TYPE_CHECKING:\n"
+    "    import jax\n\n@jit\ndef f(x):\n    print(x)\n    return x\n",
     "jax shadowed locally": "import jax\n\n@jax.jit\ndef f(x, jax=None):\n    print(x)\n    return x\n",
     "jax imported only inside another function": "from jax import jit\n\ndef g():\n    import jax\n\n@jit\n"
     "def f(x):\n    print(x)\n    return x\n",
