@@ -342,6 +342,7 @@ class JitInLoop(Rule):
     name = "jit-in-loop"
     summary = "A jitted function built anew inside a loop or on every call (lambda, partial, inner def), so it retraces"
     severity = "warning"
+    confirmable = True  # `jaxlint --verify --run` counts the recompiles
     doc = """
 ## What it does
 Flags `jax.jit` (and `pmap`, `equinox.filter_jit`, `nnx.jit`) applied to a function object that is created
