@@ -19,7 +19,7 @@ from ..analysis import NONE
 from ..analysis.index import Unit
 from ..analysis.names import dotted_name
 from ..analysis.transforms import Application, StaticSpec, positional_params, static_spec
-from ..analysis.walk import children
+from ..analysis.walk import children, walk
 from .base import Rule, source_of
 
 # Transformations that compile, and so cache by function identity.
@@ -390,11 +390,11 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     # -- what is created anew, and what it depends on -----------------------------------------------------
 
-    def _fresh(self, fn: cst.BaseExpression, ctx) -> tuple[str, cst.CSTNode | None, set[str]] | None:
+    def _fresh(self, fn: cst.BaseExpression, ctx) -> tuple | None:
         """(description, defining node, enclosing locals it depends on) when `fn` makes a new function object."""
         index = ctx.index
         if isinstance(fn, cst.Lambda):
-            return "a lambda", None, self._deps(fn, ctx)
+            return "a lambda", None, self._deps(fn, ctx), fn
         if isinstance(fn, cst.Call):
             callee = ctx.qualname(fn.func)
             positional = [a for a in fn.args if a.keyword is None]
@@ -410,13 +410,13 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                         inner = self._function_deps(value, ctx)
                         deps |= {value.value} if isinstance(value, cst.Name) else set()
                         deps |= inner or set()
-                return "a functools.partial object", None, deps
+                return "a functools.partial object", None, deps, fn
             transform = index.transform_of(fn.func, ctx.unit)
             if transform is not None and positional and not positional[0].star:
                 deps = self._function_deps(positional[0].value, ctx)
                 if deps is None:
                     return None
-                return f"the result of {transform[0]}(...)", None, deps
+                return f"the result of {transform[0]}(...)", None, deps, fn
             return None
         if isinstance(fn, cst.Name):
             if ctx.unit is index.root:
@@ -424,7 +424,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             targets = index.resolve_function(fn, ctx.unit)
             if len(targets) == 1 and targets[0][0].parent is ctx.unit:
                 node = targets[0][0].node
-                return f"the inner function '{fn.value}'", node, self._deps(node, ctx)
+                return f"the inner function '{fn.value}'", node, self._deps(node, ctx), fn
             return None
         if (
             isinstance(fn, cst.Attribute)
@@ -460,11 +460,11 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 return set()
         return None
 
-    def _deps(self, function: cst.CSTNode, ctx) -> set[str]:
-        """Names of the enclosing function's locals that a lambda or inner def refers to."""
+    def _deps(self, function: cst.CSTNode, ctx, extra: frozenset[str] = frozenset()) -> set[str]:
+        """Names of the enclosing function's locals (and `extra` names) that a lambda or inner def refers to."""
         own = ctx.index.units.get(id(function))
         own_names = own.local_names if own is not None else set()
-        enclosing = ctx.unit.local_names
+        enclosing = ctx.unit.local_names | extra
         found: set[str] = set()
         stack: list[cst.CSTNode] = [function.body]  # type: ignore[attr-defined]
         while stack:
@@ -476,6 +476,36 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 found.add(node.value)
             stack.extend(children(node))
         return found
+
+    def _called(self, fn: cst.CSTNode, ctx, extra: frozenset[str] = frozenset()) -> set[str]:
+        """Enclosing locals that a function expression calls (or is): the parts that decide *which* code runs."""
+        enclosing = ctx.unit.local_names | extra
+        if isinstance(fn, (cst.Name, cst.Attribute)):
+            head = _head(fn)
+            if head is None or head not in enclosing:
+                return set()
+            if isinstance(fn, cst.Name):
+                targets = ctx.index.resolve_function(fn, ctx.unit)
+                if len(targets) == 1 and targets[0][0].parent is ctx.unit:
+                    return self._called(targets[0][0].node, ctx, extra)
+            return {head}
+        if isinstance(fn, cst.Call):
+            positional = [a.value for a in fn.args if a.keyword is None and not a.star]
+            callee = ctx.qualname(fn.func)
+            if positional and (callee == "functools.partial" or ctx.index.transform_of(fn.func, ctx.unit)):
+                return self._called(positional[0], ctx, extra)
+            return set()
+        if isinstance(fn, (cst.Lambda, cst.FunctionDef)):
+            own = ctx.index.units.get(id(fn))
+            own_names = own.local_names if own is not None else set()
+            found: set[str] = set()
+            for node in walk(fn.body):
+                if isinstance(node, cst.Call):
+                    head = _head(node.func)
+                    if head is not None and head in enclosing and head not in own_names:
+                        found.add(head)
+            return found
+        return set()
 
     def _constant_locals(self, unit: Unit) -> set[str]:
         """Locals only ever bound to literals (`axis_name = "x"`): closing over them is closing over a constant."""
@@ -509,12 +539,24 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         loops = loops_at(self._loops, ctx.unit, node)
         if not loops:
             return False
-        _, defining, deps = fresh
+        fn_expr = fresh[3] if len(fresh) > 3 else None
+        _, defining, deps = fresh[:3]
+        # Comprehension variables are not locals of the function, but they vary like loop targets.
+        extra = frozenset(
+            n for loop in loops if isinstance(loop, _COMPREHENSIONS) for n in loop_targets(loop)
+        )
+        if extra and isinstance(fn_expr, (cst.Lambda, cst.FunctionDef)):
+            deps = self._deps(fn_expr, ctx, extra)
+        called = self._called(fn_expr, ctx, extra) if fn_expr is not None else set()
         if defining is not None:
             defined_in = set(map(id, loops_at(self._loops, ctx.unit, defining)))
             if not defined_in & set(map(id, loops)):
                 return False  # the same inner function every iteration: the cache hits
         for loop in loops:
+            if called & _varying(loop):
+                # `for fn in fns: jax.jit(partial(fn, ...))`: a different function every iteration, so each one
+                # needs its own compile anyway.
+                return False
             if deps & _varying(loop) and _config_sweep(loop, ctx):
                 # `for num_blocks in (4, 8, 16): @jax.jit def kernel(...)`: each configuration needs its own
                 # compile anyway.
@@ -602,7 +644,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             if any(a.keyword is not None and a.keyword.value == "inline" for a in keywords):
                 return
             where = decorator.decorator
-            fresh = (f"'{node.name.value}'", node, self._deps(node, ctx))
+            fresh = (f"'{node.name.value}'", node, self._deps(node, ctx), node)
             if loops_at(self._loops, ctx.unit, node):
                 if self._rebuilt_per_iteration(node, fresh, ctx):
                     ctx.report(
@@ -737,3 +779,10 @@ def _used_once_per_call(unit: Unit, name: str, definitions: set[int], loop_cache
                 return False
         stack.extend((child, nested) for child in children(node))
     return calls > 0
+
+
+def _head(node: cst.BaseExpression) -> str | None:
+    """`a` for `a`, `a.b.c`; None for anything else."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
