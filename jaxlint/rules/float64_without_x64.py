@@ -50,8 +50,8 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `dtype=np.float64`, `dtype="float64"` (and `complex128`) passed to `jnp`, `jax.random` or `lax` functions,
 `x.astype(jnp.float64)` on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
-`JAX_ENABLE_X64` in `os.environ`; any name with `x64` in it or string with `enable_x64` in it counts, so
-code that already chooses a dtype by checking the flag is left alone).
+`JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
+counts, so code that already chooses a dtype by checking the flag is left alone).
 
 ## Why is this bad
 JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
@@ -162,15 +162,20 @@ def _dtype_argument(call: cst.Call, position: int | None) -> cst.BaseExpression 
 
 
 def _module_mentions_x64(module: cst.Module) -> bool:
-    """Whether the module mentions enabling x64: a name or attribute with `x64` in it (`enable_x64`,
-    `jax_enable_x64`, `x64_enabled`) or a string with `enable_x64` in it (`"jax_enable_x64"`, `"JAX_ENABLE_X64"`)."""
+    """Whether the module mentions enabling x64: a name, attribute or keyword such as `enable_x64`,
+    `jax_enable_x64` or `x64_enabled`, or a string with `enable_x64` in it (`"jax_enable_x64"`,
+    `"JAX_ENABLE_X64"`). A variable merely called `x64` does not count."""
     for node in walk(module):
         if isinstance(node, cst.SimpleString):
-            if "enable_x64" in node.value.lower():
-                return True
+            text = node.value.lower()
         elif isinstance(node, cst.Name):
-            if "x64" in node.value.lower():
-                return True
+            text = node.value.lower()
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            text = node.keyword.value.lower()
+        else:
+            continue
+        if "enable_x64" in text or "x64_enabled" in text:
+            return True
     return False
 
 

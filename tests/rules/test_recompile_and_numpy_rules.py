@@ -18,6 +18,7 @@ F64 = "import jax.numpy as jnp\n{setup}\na = jnp.zeros(3, dtype=jnp.float64)\n"
         "from jax.experimental import enable_x64",
         "import jax\nwith jax.enable_x64(True):\n    pass",
         "import jax\nDTYPE = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32",
+        "from jax._src import test_util as jtu\n@jtu.with_config(jax_enable_x64=True)\nclass T: pass",
     ],
 )
 def test_float64_is_fine_where_the_module_enables_x64(setup: str) -> None:
@@ -63,3 +64,20 @@ def test_timers_in_notebook_cells_are_judged_like_python() -> None:
     text = _notebook(NOTEBOOK_SETUP, "import time\nt0 = time.time()\ny = f(x)\nprint(time.time() - t0)")
     found = [(f.cell, f.line, f.code) for f in lint_source(text, "t.ipynb", select=["JAX403"])]
     assert found == [(2, 4, "JAX403")]
+
+
+def test_float64_flagged_where_a_variable_is_merely_named_x64() -> None:
+    source = F64.format(setup="x64 = 1") + "b = jnp.ones(3, dtype=jnp.float64)\n"
+    assert [f.line for f in lint_source(source, "m.py", select=["JAX501"])] == [3, 4]
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import jax\nX64 = jax.config.x64_enabled",
+        "import jax\n@jax.default_matmul_precision('x')\ndef g(): pass",
+    ],
+)
+def test_float64_x64_spellings(setup: str) -> None:
+    found = lint_source(F64.format(setup=setup), "m.py", select=["JAX501"])
+    assert bool(found) == ("x64_enabled" not in setup)
