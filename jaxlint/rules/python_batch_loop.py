@@ -10,7 +10,9 @@ from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.values import ARRAY_NAMESPACES, CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..analysis.walk import children, walk
 from .base import Rule, source_of
+from .jit_in_loop import single_assignment
 from .unblocked_timing import is_jax_callable
+from .unhashable_static_arg import NUMPY_ARRAYS
 
 _CONCRETIZING = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
@@ -156,6 +158,12 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return False
         if ctx.flags(node) & ARRAY:
             return True
+        if _numpy_array(node, ctx):
+            return True
+        if isinstance(node, cst.Name) and node.value in ctx.unit.local_names:
+            value = single_assignment(ctx.unit, node.value)
+            if value is not None and _numpy_array(value, ctx):
+                return True
         if isinstance(node, cst.Name) and isinstance(ctx.unit.node, cst.FunctionDef):
             params = ctx.unit.node.params
             for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -324,3 +332,11 @@ def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
                     if isinstance(target, cst.Name) and target.value == name:
                         found.append(small.value)
     return found[0] if len(found) == 1 else None
+
+
+def _numpy_array(node: cst.BaseExpression, ctx) -> bool:
+    """A NumPy array built right here: `np.zeros(...)`, `np.random.normal(...)`, `rng.normal(...)` is unknown."""
+    if not isinstance(node, cst.Call):
+        return False
+    name = ctx.qualname(node.func)
+    return name is not None and (name in NUMPY_ARRAYS or name.startswith("numpy.random."))

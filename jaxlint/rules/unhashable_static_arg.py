@@ -12,7 +12,7 @@ from .base import Rule, source_of
 from .jit_in_loop import Jitted, jitted_callable, loop_targets, loops_at
 
 # NumPy functions that build arrays (NumPy scalars such as `np.float32(1.0)` are hashable and not listed).
-_NUMPY_ARRAYS = frozenset(
+NUMPY_ARRAYS = frozenset(
     "numpy." + n
     for n in (
         "array asarray zeros ones empty full arange linspace logspace geomspace eye identity zeros_like "
@@ -149,7 +149,7 @@ No automatic fix.
             name = ctx.qualname(value.func)
             if name is None:
                 return self._dataclass_instance(value, ctx)
-            if name in _NUMPY_ARRAYS:
+            if name in NUMPY_ARRAYS:
                 return f"a NumPy array ({source_of(value.func)}(...))"
             if (
                 name.startswith(_ARRAY_NAMESPACES)
