@@ -1,11 +1,15 @@
 """JAX401 jit-in-loop, and the structural helpers the JAX40x rules share.
 
-Shared helpers (imported by unhashable_static_arg, unblocked_timing and python_batch_loop):
+Shared helpers (imported by unhashable_static_arg, unblocked_timing, python_batch_loop and jit_method_self):
 - `loops_at(cache, unit, node)`: the loops (For, While, comprehensions) of `unit` whose repeated part holds `node`;
+  `loop_targets(loop)`: the names a loop rebinds each iteration;
+- `bindings(unit)` / `single_assignment(unit, name)`: what `unit`'s own statements bind, cached per unit;
 - `compiling_transform(func, ctx)`: whether an expression is `jax.jit`/`pmap`/`filter_jit`/`nnx.jit`
   (possibly through `partial` or a module alias), with its keywords;
-- `jitted_callable(func, ctx)`: the same-module function, static spec and call offset behind a callable that
-  is known to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method).
+- `decorator_transforms(def, unit, index)`: the transformations among a def's decorators;
+- `jitted_callable(func, ctx, cache)`: the same-module function, static spec and call offset behind a callable
+  known to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method);
+- `in_test_code(unit)`: test functions and methods of test classes.
 """
 
 from __future__ import annotations
