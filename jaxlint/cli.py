@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     runtime.add_argument("--python", metavar="PATH", help="interpreter for the verify child (default: this one)")
     runtime.add_argument("--verify-timeout", type=float, default=None, help="seconds per module (default: 60)")
     runtime.add_argument(
-        "--run", nargs=argparse.REMAINDER, metavar="CMD", help="with --verify: run CMD and count recompiles"
+        "--run",
+        metavar="CMD",
+        help='with --verify: run CMD (a shell command line, or `--run -- PROG ARGS...`) and count recompiles',
     )
     runtime.add_argument("--max-compiles", type=int, default=None, help="with --run: compile budget per function")
     return parser
@@ -61,7 +63,17 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command_tail = None
+    if "--run" in argv:
+        # `--run -- PROG ARGS...`: everything after `--` is the command, word for word.
+        at = argv.index("--run")
+        if argv[at + 1 : at + 2] == ["--"]:
+            command_tail = argv[at + 2 :]
+            argv = [*argv[:at], "--run", ""]
     args = parser.parse_args(argv)
+    if command_tail is not None:
+        args.run = command_tail
     try:
         return _main(args)
     except KeyboardInterrupt:
@@ -237,15 +249,10 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
 
 
 def _run_command(args: argparse.Namespace, config) -> int:
-    command = list(args.run)
-    if command and command[0] == "--":
-        command = command[1:]
+    # A list is an argv; a single string is a shell command line (`"make data && python train.py"`).
+    command = args.run if isinstance(args.run, list) else [args.run] if args.run.strip() else []
     if not command:
         return _fail("--run needs a command")
-    if len(command) == 1:
-        import shlex
-
-        command = shlex.split(command[0])
     try:
         from .runtime.recompiles import run_command
     except ImportError as error:

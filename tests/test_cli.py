@@ -189,3 +189,18 @@ def test_python_api(project: Path) -> None:
     assert (finding.path, finding.line, finding.column, finding.code) == ("m.py", 5, 8, "JAX101")
     found = jaxlint.lint_paths([str(project)])
     assert [f.code for f in found] == ["JAX101"]
+
+
+@pytest.mark.slow
+def test_verify_run_forms(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import sys\nimport jax, jax.numpy as jnp\nf = jax.jit(lambda x: x * 2)\n"
+        "for n in (1, 2, 3):\n    f(jnp.ones(n))\nsys.exit(int(sys.argv[1]))\n"
+    )
+    argv_form = run("--verify", "--format", "json", "--run", "--", sys.executable, str(script), "0", cwd=tmp_path)
+    assert argv_form.returncode == 0, argv_form.stderr
+    report = json.loads(argv_form.stdout)
+    assert [f["compiles"] for f in report["functions"] if f["qualname"] == "<lambda>"] == [3]
+    shell_form = run("--verify", "--run", f"{sys.executable} {script} 2", cwd=tmp_path)
+    assert shell_form.returncode == 2
