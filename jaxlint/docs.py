@@ -23,3 +23,16 @@ def explain(rule: type[Rule]) -> str:
         f"Fix: {rule.fix_safety or 'none'}. Confirmable by --verify: {'yes' if rule.confirmable else 'no'}.\n"
     )
     return header + facts + rule.doc.rstrip() + "\n"
+
+
+def rules_markdown() -> str:
+    """docs/rules.md: every rule's full documentation (a test keeps the file in step with the registry)."""
+    parts = ["# jaxlint rules\n\nGenerated from the rule modules: `python -m jaxlint.docs > docs/rules.md`.\n\n"]
+    parts.append(rule_table())
+    for rule in ALL_RULES:
+        parts.append(f"\n<a id=\"{rule.code.lower()}\"></a>\n\n" + explain(rule).replace("\n## ", "\n### "))
+    return "".join(parts)
+
+
+if __name__ == "__main__":
+    print(rules_markdown(), end="")

@@ -24,3 +24,12 @@ def test_names_and_docs() -> None:
         assert rule.severity in ("error", "warning")
         assert rule.fix_safety in (None, "safe", "unsafe")
         assert rule.summary and "\n" not in rule.summary
+
+
+def test_docs_rules_md_is_current() -> None:
+    from pathlib import Path
+
+    from jaxlint.docs import rules_markdown
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+    assert page.read_text(encoding="utf-8") == rules_markdown(), "regenerate: python -m jaxlint.docs > docs/rules.md"
