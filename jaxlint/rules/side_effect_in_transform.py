@@ -86,8 +86,9 @@ call with traced arguments):
 
 Not flagged: anything outside transformations, under `jax.grad` alone (it runs the Python function on every
 call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or
-`jax.make_jaxpr` (tracing only), logging of static values (a deliberate trace-time message), and updates that
-store a traced value (JAX105 reports those).
+`jax.make_jaxpr` (tracing only), logging of static values and `warnings.warn` (deliberate trace-time
+messages), reading files and the environment (a trace-time constant, often on purpose), appending to an
+outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those).
 
 ## Why is this bad
 Python runs only while JAX traces the function. Under `jit` that is once per compilation: the compiled

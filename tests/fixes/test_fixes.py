@@ -307,3 +307,17 @@ def test_cli_fix_keeps_going_past_unparsable_files(tmp_path: Path, jaxlint_cmd, 
     assert "jax.debug.print" in (project / "safe.py").read_text()
     assert (project / "broken.py").read_text() == "import jax\ndef f(:\n"
     assert os.path.exists(project / "broken.py")
+
+
+def test_every_rule_doc_has_the_sections_and_states_its_fix_safety() -> None:
+    from jaxlint.rules import ALL_RULES
+    from jaxlint.rules.base import DOC_SECTIONS
+
+    for rule in ALL_RULES:
+        headings = [line[3:].strip() for line in rule.doc.splitlines() if line.startswith("## ")]
+        assert headings == list(DOC_SECTIONS), rule.code
+        safety = rule.doc.split("## Fix safety", 1)[1].split("## References", 1)[0]
+        if rule.fix_safety:
+            assert rule.fix_safety in safety.lower(), (
+                f"{rule.code}: the doc must say when its fix is {rule.fix_safety}"
+            )
