@@ -138,8 +138,8 @@ helpers those call with traced arguments.
 Not flagged: `print` outside transformations; in `jax.debug.callback`, `jax.pure_callback` and
 `jax.io_callback` targets (they run on the host with real values); prints that show only static values
 (`print("compiling", x.shape)` is a deliberate trace-time message); and prints under `jax.grad` alone, which
-runs the Python function on every call, so the print does run each time (it shows a JVP tracer wrapping
-the value, which is noisy but not wrong).
+runs the Python function on every call, so the print does run each time and shows the value (as
+`GradTracer(primal=[1. 1.], ...)`: noisy, but not wrong). Under `jit(grad(f))` it is flagged.
 
 ## Why is this bad
 Under `jit` Python runs only while JAX traces the function: the print fires once per compilation, not on
