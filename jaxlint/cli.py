@@ -24,9 +24,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error.",
     )
     parser.add_argument("paths", nargs="*", help="files or folders to lint (default: .); '-' reads stdin")
-    parser.add_argument("--select", type=_split_codes, help="comma-separated rule codes or prefixes to enable")
-    parser.add_argument("--ignore", type=_split_codes, help="comma-separated rule codes or prefixes to disable")
-    parser.add_argument("--extend-select", type=_split_codes, help="codes or prefixes to enable on top of select")
+    parser.add_argument(
+        "--select", type=_split_codes, help="comma-separated rule codes or prefixes to enable"
+    )
+    parser.add_argument(
+        "--ignore", type=_split_codes, help="comma-separated rule codes or prefixes to disable"
+    )
+    parser.add_argument(
+        "--extend-select", type=_split_codes, help="codes or prefixes to enable on top of select"
+    )
     parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     parser.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
     parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
@@ -35,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--stdin-filename", help="the path to report for source read from stdin")
     parser.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of searching")
-    parser.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly")
+    parser.add_argument(
+        "--force-exclude", action="store_true", help="apply excludes to paths given explicitly"
+    )
     fixing = parser.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also unsafe fixes (implies --fix)")
@@ -44,15 +52,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR", help="findings cache folder (default: .jaxlint_cache)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     runtime = parser.add_argument_group("runtime mode (imports your code in a child process; needs jax)")
-    runtime.add_argument("--verify", action="store_true", help="confirm findings by tracing them with real JAX")
-    runtime.add_argument("--python", metavar="PATH", help="interpreter for the verify child (default: this one)")
-    runtime.add_argument("--verify-timeout", type=float, default=None, help="seconds per module (default: 60)")
+    runtime.add_argument(
+        "--verify", action="store_true", help="confirm findings by tracing them with real JAX"
+    )
+    runtime.add_argument(
+        "--python", metavar="PATH", help="interpreter for the verify child (default: this one)"
+    )
+    runtime.add_argument(
+        "--verify-timeout", type=float, default=None, help="seconds per module (default: 60)"
+    )
     runtime.add_argument(
         "--run",
         metavar="CMD",
-        help='with --verify: run CMD (a shell command line, or `--run -- PROG ARGS...`) and count recompiles',
+        help="with --verify: run CMD (a shell command line, or `--run -- PROG ARGS...`) and count recompiles",
     )
-    runtime.add_argument("--max-compiles", type=int, default=None, help="with --run: compile budget per function")
+    runtime.add_argument(
+        "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
+    )
     return parser
 
 
@@ -159,7 +175,9 @@ def _main(args: argparse.Namespace) -> int:
 
             base = config.root if config.root is not None else Path.cwd()
             cache_dir = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
-        findings = lint_files(discover(paths, config, args.force_exclude), config, jobs=args.jobs, cache_dir=cache_dir)
+        findings = lint_files(
+            discover(paths, config, args.force_exclude), config, jobs=args.jobs, cache_dir=cache_dir
+        )
 
     if args.verify:
         return _verify(args, config, findings)

@@ -144,7 +144,9 @@ def from_table(table: dict[str, Any], root: Path | None = None) -> Config:
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"'per-file-ignores' must be a table of glob = [codes], got {value!r}")
-            values["per_file_ignores"] = tuple((glob, _codes(f"per-file-ignores.{glob}", c)) for glob, c in value.items())
+            values["per_file_ignores"] = tuple(
+                (glob, _codes(f"per-file-ignores.{glob}", c)) for glob, c in value.items()
+            )
         elif key == "respect-gitignore":
             if not isinstance(value, bool):
                 raise ConfigError(f"'respect-gitignore' must be true or false, got {value!r}")
@@ -167,7 +169,9 @@ def from_table(table: dict[str, Any], root: Path | None = None) -> Config:
             values["max_compiles"] = value
         elif key == "max-compiles-per-function":
             if not isinstance(value, dict) or not all(isinstance(v, int) and v >= 1 for v in value.values()):
-                raise ConfigError(f"'max-compiles-per-function' must map function names to positive integers, got {value!r}")
+                raise ConfigError(
+                    f"'max-compiles-per-function' must map function names to positive integers, got {value!r}"
+                )
             values["max_compiles_per_function"] = dict(value)
         else:
             raise ConfigError(f"unknown setting '{raw_key}'")

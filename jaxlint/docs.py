@@ -27,10 +27,12 @@ def explain(rule: type[Rule]) -> str:
 
 def rules_markdown() -> str:
     """docs/rules.md: every rule's full documentation (a test keeps the file in step with the registry)."""
-    parts = ["# jaxlint rules\n\nGenerated from the rule modules: `python -m jaxlint.docs > docs/rules.md`.\n\n"]
+    parts = [
+        "# jaxlint rules\n\nGenerated from the rule modules: `python -m jaxlint.docs > docs/rules.md`.\n\n"
+    ]
     parts.append(rule_table())
     for rule in ALL_RULES:
-        parts.append(f"\n<a id=\"{rule.code.lower()}\"></a>\n\n" + explain(rule).replace("\n## ", "\n### "))
+        parts.append(f'\n<a id="{rule.code.lower()}"></a>\n\n' + explain(rule).replace("\n## ", "\n### "))
     return "".join(parts)
 
 

@@ -36,7 +36,9 @@ class _GitIgnore:
             if dir_only and not is_dir:
                 continue
             target = relative if anchored else path.name
-            if fnmatch.fnmatchcase(target, pattern) or (anchored and fnmatch.fnmatchcase(relative, pattern + "/**")):
+            if fnmatch.fnmatchcase(target, pattern) or (
+                anchored and fnmatch.fnmatchcase(relative, pattern + "/**")
+            ):
                 verdict = not negate
         return verdict
 

@@ -86,7 +86,12 @@ def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = Non
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
     for f in findings:
-        region = {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line, "endColumn": f.end_column}
+        region = {
+            "startLine": f.line,
+            "startColumn": f.column,
+            "endLine": f.end_line,
+            "endColumn": f.end_column,
+        }
         result = {
             "ruleId": f.code,
             "ruleIndex": index.get(f.code, 0),
@@ -142,4 +147,7 @@ def render(findings: list[Finding], fmt: str) -> str:
 def statistics(findings: list[Finding]) -> str:
     names = {f.code: f.name for f in findings}
     counts = Counter(f.code for f in findings)
-    return "".join(f"{n:>5}\t{code}\t{names[code]}\n" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return "".join(
+        f"{n:>5}\t{code}\t{names[code]}\n"
+        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )

@@ -11,7 +11,7 @@ _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]
 _NOQA_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*(?:jaxlint|flake8)\s*:\s*noqa\b(?!\s*:)", re.IGNORECASE)
 
-ALL = None  # a bare `# noqa`: every code
+ALL = None  # a bare noqa comment suppresses every code
 
 
 class Suppressions:
@@ -26,7 +26,9 @@ class Suppressions:
             match = _NOQA.search(comment)
             if match:
                 codes = match.group("codes")
-                self.lines[line] = ALL if not codes else frozenset(c.upper() for c in _NOQA_CODE.findall(codes))
+                self.lines[line] = (
+                    ALL if not codes else frozenset(c.upper() for c in _NOQA_CODE.findall(codes))
+                )
 
     def suppressed(self, code: str, line: int) -> bool:
         if self.file_level:

@@ -77,9 +77,18 @@ def test_bad_files_are_reported_and_others_still_linted(project: Path) -> None:
 
 def test_json_keys_are_stable(project: Path) -> None:
     (finding,) = json.loads(run(str(project / "bad.py"), "--format", "json").stdout)
-    assert {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "severity", "fix"} <= set(
-        finding
-    )
+    assert {
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "code",
+        "name",
+        "message",
+        "severity",
+        "fix",
+    } <= set(finding)
     assert (finding["line"], finding["column"], finding["code"], finding["fix"]) == (5, 8, "JAX101", None)
 
 
@@ -198,7 +207,9 @@ def test_verify_run_forms(tmp_path: Path) -> None:
         "import sys\nimport jax, jax.numpy as jnp\nf = jax.jit(lambda x: x * 2)\n"
         "for n in (1, 2, 3):\n    f(jnp.ones(n))\nsys.exit(int(sys.argv[1]))\n"
     )
-    argv_form = run("--verify", "--format", "json", "--run", "--", sys.executable, str(script), "0", cwd=tmp_path)
+    argv_form = run(
+        "--verify", "--format", "json", "--run", "--", sys.executable, str(script), "0", cwd=tmp_path
+    )
     assert argv_form.returncode == 0, argv_form.stderr
     report = json.loads(argv_form.stdout)
     assert [f["compiles"] for f in report["functions"] if f["qualname"] == "<lambda>"] == [3]

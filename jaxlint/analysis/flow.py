@@ -80,7 +80,11 @@ class Frame:
     def lookup(self, name: str) -> int:
         if name in self.env:
             return self.env[name]
-        if self.own_names is None and self.unit is not self.walker.index.root and name in self.unit.local_names:
+        if (
+            self.own_names is None
+            and self.unit is not self.walker.index.root
+            and name in self.unit.local_names
+        ):
             if name not in self.declared_global:
                 return 0  # a local not bound yet on this path
         if self.parent is None:
@@ -95,7 +99,9 @@ class Frame:
         while for_in is not None:
             names = bound_names(for_in.target)
             frame.own_names.update(names)
-            frame.bind_iteration(for_in.target, for_in.iter, evaluate_in=frame if for_in is not node.for_in else self)  # type: ignore[attr-defined]
+            frame.bind_iteration(
+                for_in.target, for_in.iter, evaluate_in=frame if for_in is not node.for_in else self
+            )  # type: ignore[attr-defined]
             for_in = for_in.inner_for_in
         return frame
 
@@ -119,14 +125,22 @@ class Frame:
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, HOLDS_TRACED if flags & (TRACED | HOLDS_TRACED) else 0)
 
-    def bind_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame) -> None:
+    def bind_iteration(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame
+    ) -> None:
         """Bind a `for` target from what iterating `iterable` yields."""
         name = evaluate_in.qualname(iterable.func) if isinstance(iterable, cst.Call) else None
         if name == "builtins.range":
             self.bind(target, 0)
             return
-        if isinstance(iterable, cst.Call) and name in ("builtins.enumerate", "builtins.zip") and iterable.args:
-            items = [element_flags(evaluate(a.value, evaluate_in)) for a in iterable.args if a.keyword is None]
+        if (
+            isinstance(iterable, cst.Call)
+            and name in ("builtins.enumerate", "builtins.zip")
+            and iterable.args
+        ):
+            items = [
+                element_flags(evaluate(a.value, evaluate_in)) for a in iterable.args if a.keyword is None
+            ]
             if name == "builtins.enumerate":
                 items = [0, items[0]]
             if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(items):
@@ -353,12 +367,16 @@ class FlowWalker:
                 if isinstance(child, cst.BaseExpression):
                     self.expr(child, frame)
 
-    def _store(self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode, frame: Frame) -> None:
+    def _store(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode, frame: Frame
+    ) -> None:
         for hook in self.hooks.get("on_assign", ()):
             hook(target, value, statement, frame)
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                inner = element.value.value if isinstance(element.value, cst.StarredElement) else element.value
+                inner = (
+                    element.value.value if isinstance(element.value, cst.StarredElement) else element.value
+                )
                 if isinstance(inner, (cst.Subscript, cst.Attribute)):
                     for hook in self.hooks.get("on_assign", ()):
                         hook(inner, None, statement, frame)
@@ -457,7 +475,9 @@ class FlowWalker:
                 if i < len(params):
                     passed.append((params[i].name.value, arg.value))
             all_names = {p.name.value for p in [*params, *callee.node.params.kwonly_params]}  # type: ignore[attr-defined]
-            passed += [(a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names]
+            passed += [
+                (a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names
+            ]
             for name, value in passed:
                 flags = evaluate(value, frame)
                 if flags & TRACED:

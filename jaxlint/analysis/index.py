@@ -27,7 +27,17 @@ from .walk import children
 FunctionNode = cst.FunctionDef | cst.Lambda
 # The node types the index pass records something for; every other node is only walked through.
 _NOTED = frozenset(
-    {cst.Import, cst.ImportFrom, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr, cst.Call}
+    {
+        cst.Import,
+        cst.ImportFrom,
+        cst.Assign,
+        cst.AugAssign,
+        cst.AnnAssign,
+        cst.For,
+        cst.WithItem,
+        cst.NamedExpr,
+        cst.Call,
+    }
 )
 
 
@@ -61,7 +71,8 @@ class Unit:
         if self.class_node is None or not isinstance(self.node, cst.FunctionDef):
             return False
         return not any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in self.node.decorators
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+            for d in self.node.decorators
         )
 
     def apply(self, app: Application, label_name: str | None = None) -> None:
@@ -186,7 +197,9 @@ class ModuleIndex:
     # -- resolution ------------------------------------------------------------------------------------
 
     def qualname(self, node: cst.BaseExpression, unit: Unit | None = None) -> str | None:
-        return self.imports.qualname(node, unit.local_names if unit is not None and unit is not self.root else ())
+        return self.imports.qualname(
+            node, unit.local_names if unit is not None and unit is not self.root else ()
+        )
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         """If `node` names a transformation (possibly through partial or an alias), its name and keywords."""
@@ -198,7 +211,11 @@ class ModuleIndex:
                     return found[0], [*found[1], *node.args[1:]]
                 return None
             # `@jax.jit(static_argnums=...)`: newer JAX lets jit act as a decorator factory.
-            if inner is not None and self._is_transform_name(inner) and all(a.keyword is not None for a in node.args):
+            if (
+                inner is not None
+                and self._is_transform_name(inner)
+                and all(a.keyword is not None for a in node.args)
+            ):
                 return self._canonical_transform(inner), list(node.args)
             return None
         if isinstance(node, cst.Name) and node.value in self.imports.partial_aliases:
@@ -270,7 +287,9 @@ class ModuleIndex:
             found = self.transform_of(node.func, unit)
             if found is not None and node.args and node.args[0].keyword is None:
                 name, keywords = found
-                return self._applications(node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])])
+                return self._applications(
+                    node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])]
+                )
             return []
         results = []
         for target, bound_self in self.resolve_function(node, unit):

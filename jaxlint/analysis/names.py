@@ -108,7 +108,9 @@ class ImportTable:
         if target in _BUILTINS:
             self.rebound.add(target)
 
-    def qualname(self, node: cst.BaseExpression, local_names: frozenset[str] | set[str] = frozenset()) -> str | None:
+    def qualname(
+        self, node: cst.BaseExpression, local_names: frozenset[str] | set[str] = frozenset()
+    ) -> str | None:
         """The qualified name `node` refers to, or None when it is not an imported or builtin name.
 
         `local_names` are names bound in the enclosing function: they shadow imports and builtins.

@@ -73,7 +73,18 @@ HOST_CALLBACKS = frozenset(
 )
 
 # Annotations that mark a parameter as an array (traced under any transformation) ...
-ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Complex", "Num", "Shaped", "Real")
+ARRAY_ANNOTATIONS = (
+    "Array",
+    "ndarray",
+    "ArrayLike",
+    "Float",
+    "Int",
+    "Bool",
+    "Complex",
+    "Num",
+    "Shaped",
+    "Real",
+)
 # ... and ones that cannot be a JAX type, so the parameter must be static (or the call fails anyway).
 STATIC_ANNOTATIONS = frozenset({"str", "Callable", "type", "Module", "Sequence", "Mapping", "dict", "list"})
 

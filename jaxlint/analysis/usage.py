@@ -8,9 +8,26 @@ import libcst as cst
 
 from .walk import walk
 
-_CONTAINER_METHODS = frozenset({"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"})
+_CONTAINER_METHODS = frozenset(
+    {"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"}
+)
 _ARRAY_ATTRIBUTES = frozenset(
-    {"at", "shape", "ndim", "dtype", "size", "T", "astype", "reshape", "sum", "mean", "max", "min", "dot", "block_until_ready"}
+    {
+        "at",
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+        "T",
+        "astype",
+        "reshape",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "dot",
+        "block_until_ready",
+    }
 )
 
 
@@ -25,7 +42,10 @@ class NameUsage:
                 elif node.attr.value in _ARRAY_ATTRIBUTES:
                     self.arrays.add(node.value.value)
             elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-                if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice):
+                if any(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+                    for e in node.slice
+                ):
                     self.containers.add(node.value.value)
             elif isinstance(node, cst.BinaryOperation):
                 for side in (node.left, node.right):

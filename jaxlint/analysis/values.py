@@ -22,7 +22,19 @@ HOLDS_TRACED = 16  # a Python container (tuple, list, dict) with tracers inside
 
 # Attributes of an array that are static Python data even on a tracer.
 CONCRETE_ATTRIBUTES = frozenset(
-    {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval", "device", "devices"}
+    {
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+        "weak_type",
+        "sharding",
+        "itemsize",
+        "nbytes",
+        "aval",
+        "device",
+        "devices",
+    }
 )
 # Attributes of an array that are arrays again.
 ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
@@ -41,7 +53,15 @@ CONCRETE_BUILTINS = frozenset(
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())
 
 # JAX namespaces whose functions return arrays ...
-ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.image.", "jax.ops.")
+ARRAY_NAMESPACES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.image.",
+    "jax.ops.",
+)
 # ... except these, which answer static questions about shapes and dtypes.
 CONCRETE_JAX_FUNCTIONS = frozenset(
     "jax.numpy." + name
@@ -107,7 +127,9 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         return inner if isinstance(node.operator, cst.BitInvert) else inner & ~BOOL
     if isinstance(node, cst.BooleanOperation):
         if isinstance(node.operator, cst.And) and _is_tracer_guard(node.left):
-            return evaluate(node.left, scope)  # `not_tracer(i) and i in ...`: the right side never sees a tracer
+            return evaluate(
+                node.left, scope
+            )  # `not_tracer(i) and i in ...`: the right side never sees a tracer
         return evaluate(node.left, scope) | evaluate(node.right, scope)
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
@@ -159,13 +181,17 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
     if base & (TRACED | HOLDS_TRACED):
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
             return base  # a slice of a container is a container
-        if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice):
+        if any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice
+        ):
             return TRACED  # `params["w"]`: a pytree entry, not known to be an array
         if base & TRACED:
             return base & (TRACED | ARRAY) | TRACED
         return TRACED
     if base & ARRAY:
-        if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice):
+        if any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice
+        ):
             return 0
         index_flags = 0
         for element in node.slice:
@@ -232,7 +258,9 @@ def _is_tracer_guard(node: cst.BaseExpression) -> bool:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name) and ("tracer" in current.value.lower() or "concrete" in current.value.lower()):
+        if isinstance(current, cst.Name) and (
+            "tracer" in current.value.lower() or "concrete" in current.value.lower()
+        ):
             return True
         if isinstance(current, cst.Attribute):
             stack.extend([current.value, current.attr])

@@ -14,7 +14,19 @@ import libcst as cst
 
 _SKIP_FIELD_PARTS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after")
 _SKIP_FIELDS = frozenset(
-    {"header", "footer", "indent", "colon", "equal", "star", "dot", "lbracket", "rbracket", "lbrace", "rbrace"}
+    {
+        "header",
+        "footer",
+        "indent",
+        "colon",
+        "equal",
+        "star",
+        "dot",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+    }
     | {"operator", "first_colon", "second_colon", "posonly_ind", "start", "end", "asynchronous", "conversion"}
     | {"trailing_whitespace", "newline", "keyword"}
 )

@@ -76,7 +76,9 @@ No automatic fix.
         keywords = {a.keyword.value for a in node.args if a.keyword is not None}
         if "size" in keywords or not positional:
             return
-        if name in _VALUE_SIZED or (name == "jax.numpy.where" and len(positional) == 1 and "x" not in keywords):
+        if name in _VALUE_SIZED or (
+            name == "jax.numpy.where" and len(positional) == 1 and "x" not in keywords
+        ):
             if ctx.traced(positional[0]):
                 short = "jnp." + name.rsplit(".", 1)[1]
                 ctx.report(

@@ -18,10 +18,20 @@ _NUMPY_SAFE = frozenset(
 )
 # (what, exception, advice, still raises under grad alone)
 _CONVERSIONS = {
-    "builtins.float": ("float()", "ConcretizationTypeError", "use x.astype(jnp.float32) and keep it an array", True),
+    "builtins.float": (
+        "float()",
+        "ConcretizationTypeError",
+        "use x.astype(jnp.float32) and keep it an array",
+        True,
+    ),
     "builtins.complex": ("complex()", "ConcretizationTypeError", "use x.astype(jnp.complex64)", True),
     "builtins.int": ("int()", "ConcretizationTypeError", "use x.astype(jnp.int32), or make it static", False),
-    "builtins.range": ("range()", "TracerIntegerConversionError", "use lax.fori_loop, or make the bound static", False),
+    "builtins.range": (
+        "range()",
+        "TracerIntegerConversionError",
+        "use lax.fori_loop, or make the bound static",
+        False,
+    ),
     "operator.index": ("operator.index()", "TracerIntegerConversionError", "make the value static", False),
 }
 
@@ -69,7 +79,9 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError
 """
 
-    def _report(self, node: cst.CSTNode, value: cst.BaseExpression, what: str, error: str, advice: str, ctx) -> None:
+    def _report(
+        self, node: cst.CSTNode, value: cst.BaseExpression, what: str, error: str, advice: str, ctx
+    ) -> None:
         ctx.report(
             self,
             node,
@@ -95,11 +107,18 @@ No automatic fix.
                 return
             short = name.replace("numpy.", "np.", 1)
             if name.startswith("math."):
-                self._report(node, traced[0], f"{short}()", "ConcretizationTypeError", "use the jnp equivalent", ctx)
+                self._report(
+                    node, traced[0], f"{short}()", "ConcretizationTypeError", "use the jnp equivalent", ctx
+                )
             else:
                 jnp_name = "jnp." + name.split(".", 1)[1]
                 self._report(
-                    node, traced[0], f"{short}()", "TracerArrayConversionError", f"use {jnp_name} instead", ctx
+                    node,
+                    traced[0],
+                    f"{short}()",
+                    "TracerArrayConversionError",
+                    f"use {jnp_name} instead",
+                    ctx,
                 )
             return
         if isinstance(node.func, cst.Attribute) and not node.args:
@@ -108,7 +127,12 @@ No automatic fix.
             if method == "tolist" or (method == "item" and ctx.kind >= STRICT):
                 if ctx.traced(receiver):
                     self._report(
-                        node, receiver, f".{method}()", "ConcretizationTypeError", "keep the value an array", ctx
+                        node,
+                        receiver,
+                        f".{method}()",
+                        "ConcretizationTypeError",
+                        "keep the value an array",
+                        ctx,
                     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx) -> None:

@@ -35,7 +35,9 @@ def culprit(node: cst.BaseExpression, ctx) -> str:
 class TracedControlFlow(Rule):
     code = "JAX101"
     name = "traced-control-flow"
-    summary = "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`) on a traced value"
+    summary = (
+        "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`) on a traced value"
+    )
     confirmable = True
     doc = """
 ## What it does
@@ -111,7 +113,9 @@ No automatic fix: the right replacement depends on whether both branches can be 
             node = stack.pop()
             if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation)):
                 self._covered.add(id(node))
-                stack.extend([node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression])
+                stack.extend(
+                    [node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression]
+                )
 
     def visit_If(self, node: cst.If, ctx) -> None:
         if isinstance(node.orelse, cst.If):

@@ -32,4 +32,6 @@ def test_docs_rules_md_is_current() -> None:
     from jaxlint.docs import rules_markdown
 
     page = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-    assert page.read_text(encoding="utf-8") == rules_markdown(), "regenerate: python -m jaxlint.docs > docs/rules.md"
+    assert page.read_text(encoding="utf-8") == rules_markdown(), (
+        "regenerate: python -m jaxlint.docs > docs/rules.md"
+    )
