@@ -115,20 +115,15 @@ class ImportTable:
 
         `local_names` are names bound in the enclosing function: they shadow imports and builtins.
         """
-        parts = []
-        while isinstance(node, cst.Attribute):
-            parts.append(node.attr.value)
-            node = node.value
-        if not isinstance(node, cst.Name):
+        dotted = dotted_name(node)
+        if dotted is None:
             return None
-        head = node.value
+        head, _, rest = dotted.partition(".")
         if head in local_names:
             return None
         base = self.names.get(head)
         if base is None:
-            if head in _BUILTINS and head not in self.rebound and not parts:
+            if head in _BUILTINS and head not in self.rebound and not rest:
                 return "builtins." + head
             return None
-        if parts:
-            return canonical(base + "." + ".".join(reversed(parts)))
-        return base
+        return canonical(f"{base}.{rest}") if rest else base
