@@ -34,6 +34,8 @@ import corpus
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 TOOLS = ("parse", "flake8", "ruff", "jaxlint")
+# A row is marked contended when other processes used more than this many cores, on average, while it ran.
+CONTENDED_CORES = 0.25
 SMALL_FILE = '''"""A small JAX file: what a pre-commit hook sees for one edited file."""
 import jax
 import jax.numpy as jnp
@@ -62,6 +64,7 @@ class Row:
     findings: int | None = None
     skipped: str | None = None
     note: str | None = None
+    others_cores: float | None = None  # CPU used by OTHER processes meanwhile, in cores (Linux)
 
     @property
     def cpu_s(self) -> float | None:
@@ -79,6 +82,20 @@ class Measured:
     rc: int
     stdout: str
     stderr: str
+    others_cores: float | None = None
+
+
+def busy_cpu_seconds() -> float | None:
+    """CPU seconds all processes of the machine have used since boot (Linux /proc/stat), steal included."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return None
+    # cpu user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / ticks
 
 
 def cores() -> int:
@@ -98,9 +115,11 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Mea
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as d:
         result = Path(d) / "usage.json"
         launcher = [sys.executable, "-I", "-S", str(BENCH / "measure_child.py"), str(result)]
+        busy0 = busy_cpu_seconds()
         proc = subprocess.run(
             [*launcher, *cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
         )
+        busy1 = busy_cpu_seconds()
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
@@ -108,6 +127,10 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Mea
         if proc.returncode != 0 or not result.is_file():
             raise RuntimeError(f"could not run {cmd[0]}: {tail(stderr)}")
         usage = json.loads(result.read_text())
+        others = None
+        if busy0 is not None and busy1 is not None and usage["wall_s"] > 0:
+            own = usage["user_s"] + usage["sys_s"]
+            others = max(0.0, (busy1 - busy0 - own) / usage["wall_s"])
         return Measured(
             wall_s=usage["wall_s"],
             user_s=usage["user_s"],
@@ -116,12 +139,14 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Mea
             rc=usage["rc"],
             stdout=stdout,
             stderr=stderr,
+            others_cores=others,
         )
 
 
 def fill(row: Row, m: Measured, files: int, lines: int) -> Row:
     row.wall_s, row.user_s, row.sys_s = m.wall_s, m.user_s, m.sys_s
     row.peak_rss_mib, row.rc = m.peak_rss_mib, m.rc
+    row.others_cores = None if m.others_cores is None else round(m.others_cores, 2)
     row.lines_per_s = lines / m.wall_s if m.wall_s else None
     row.files_per_s = files / m.wall_s if m.wall_s else None
     return row
@@ -242,17 +267,17 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
             row.note = f"FAILED, exit {m.rc}: {tail(m.stderr, 1) or tail(m.stdout, 1)}"
             log(f"[bench]   exit {m.rc}\n{tail(m.stderr)}")
         else:
-            cpu = m.user_s + m.sys_s
-            if row.jobs == 1 and m.wall_s > 0.5 and m.wall_s > 1.2 * cpu:
-                row.note = (
-                    row.note + "; " if row.note else ""
-                ) + f"wall {m.wall_s / cpu:.1f}× CPU: contended"
+            flag_contention(row)
             log(f"[bench]   {m.wall_s:.2f} s wall, {m.user_s + m.sys_s:.2f} s CPU, {m.peak_rss_mib:.0f} MiB")
         rows.append(row)
         return m
 
     def add_note(row: Row, text: str) -> None:
         row.note = f"{row.note}; {text}" if row.note else text
+
+    def flag_contention(row: Row) -> None:
+        if row.others_cores is not None and row.others_cores > CONTENDED_CORES:
+            add_note(row, f"contended: other processes used {row.others_cores:.2f} cores meanwhile")
 
     # (a) libcst parse-only floor
     if "parse" in wanted:
@@ -390,8 +415,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
                 if mid.rc not in (0, 1):
                     add_note(row, f"FAILED, exit {mid.rc}: {tail(mid.stderr, 1)}")
                 add_note(row, "walls " + ", ".join(f"{x.wall_s:.3f}" for x in ms))
-                if mid.wall_s > 0.1 and mid.wall_s > 1.5 * (mid.user_s + mid.sys_s):
-                    add_note(row, f"wall {mid.wall_s / (mid.user_s + mid.sys_s):.1f}× CPU: contended")
+                flag_contention(row)
                 rows.append(row)
                 log(f"[bench]   median {statistics.median(x.wall_s for x in ms):.3f} s")
 
@@ -480,18 +504,20 @@ def markdown(result: dict) -> str:
         "Versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items() if v) + ".",
         f"Load average (1, 5, 15 min) before: {mach['load_average_before']}, after: {mach['load_average_after']}.",
         "",
-        "| row | wall s | CPU s | lines/s | files/s | peak RSS MiB (largest process) | findings | note |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| row | wall s | CPU s | lines/s | files/s | peak RSS MiB (largest process) | findings"
+        " | others' cores | note |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in result["rows"]:
         if r["skipped"]:
-            lines.append(f"| {r['label']} | | | | | | | skipped: {r['skipped']} |")
+            lines.append(f"| {r['label']} | | | | | | | | skipped: {r['skipped']} |")
             continue
         wall = _f(r["wall_s"], ".3f" if r["wall_s"] is not None and r["wall_s"] < 10 else ".1f")
         lines.append(
             f"| {r['label']} | {wall} | {_f(r['cpu_s'], '.2f')} | {_f(r['lines_per_s'], ',.0f')} "
             f"| {_f(r['files_per_s'], ',.1f')} | {_f(r['peak_rss_mib'], '.0f')} "
-            f"| {'' if r['findings'] is None else format(r['findings'], ',')} | {cell(r['note'])} |"
+            f"| {'' if r['findings'] is None else format(r['findings'], ',')} | {_f(r['others_cores'], '.2f')}"
+            f" | {cell(r['note'])} |"
         )
     before = mach["load_average_before"]
     contended = [r["label"] for r in result["rows"] if "contended" in (r["note"] or "")]
