@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analysis import FlowWalker, ModuleIndex
 from .finding import Finding
@@ -112,7 +111,7 @@ def lint_module(
     FlowWalker(index, hooks, collect).run()
     if not raw:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = index.positions()
     suppressions = Suppressions(source if noqa else "")
     findings = []
     for rule, node, message, function, fix in raw:

@@ -80,8 +80,6 @@ class Magics(Mapping[int, Magic]):
         for magic in magics:
             for line in magic.code_lines:
                 self._runs[line] = magic
-        self._positions: Mapping[cst.CSTNode, Any] | None = None
-        self._module: cst.Module | None = None
 
     def __getitem__(self, line: int) -> Magic:
         return self._by_line[line]
@@ -96,15 +94,10 @@ class Magics(Mapping[int, Magic]):
         """The magic whose Python code holds this line of the linted text (`%timeit` line, `%%time` body)."""
         return self._runs.get(line)
 
-    def for_node(self, module: cst.Module, node: cst.CSTNode) -> Magic | None:
+    def for_node(self, index: Any, node: cst.CSTNode) -> Magic | None:
         if not self._runs:
             return None
-        if self._positions is None or self._module is not module:
-            from libcst.metadata import MetadataWrapper, PositionProvider
-
-            self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            self._module = module
-        where = self._positions.get(node)
+        where = index.positions().get(node)  # shared with the engine: resolved once per notebook
         return self._runs.get(where.start.line) if where is not None else None
 
 
@@ -122,7 +115,7 @@ def magic_for(index: Any, node: cst.CSTNode) -> Magic | None:
     magics = getattr(index, "magics", None)
     if not isinstance(magics, Magics):
         return None
-    return magics.for_node(index.module, node)
+    return magics.for_node(index, node)
 
 
 # -- reading the notebook ----------------------------------------------------------------------------------

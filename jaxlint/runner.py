@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 
 from .cache import FindingCache
 from .config import Config
@@ -105,6 +104,8 @@ def lint_files(
         files.sort(key=_size, reverse=True)
         # Deal files round-robin, largest first, so batches come out about even.
         batches = [files[i :: jobs * 4] for i in range(jobs * 4)]
+        from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for result in pool.map(_lint_batch, batches, [config] * len(batches), [cache_dir] * len(batches)):
                 findings.extend(result)

@@ -102,6 +102,7 @@ class ModuleIndex:
         self.imports = ImportTable()
         self.jit_decorators = jit_decorators
         self.root = Unit(module, None, "")
+        self._positions = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit]] = []
@@ -193,6 +194,19 @@ class ModuleIndex:
             unit.local_names.update(bound_names(node.target))
         elif isinstance(node, cst.Call):
             self._sites.append((node, unit))
+
+    # -- positions -------------------------------------------------------------------------------------
+
+    def positions(self):
+        """Line/column of every node, computed once and only when asked (files with findings)."""
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.positions()[node].start.line
 
     # -- resolution ------------------------------------------------------------------------------------
 

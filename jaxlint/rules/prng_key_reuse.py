@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.keys import KeyAnalysis, KeyReuse
 from .base import Rule
@@ -85,8 +84,6 @@ No automatic fix: which key should be split, and where, is the author's choice.
     def __init__(self, settings: object | None = None) -> None:
         super().__init__(settings)
         self._analysis: KeyAnalysis | None = None
-        self._positions = None
-        self._module: cst.Module | None = None
 
     # -- hooks ---------------------------------------------------------------------------------------
 
@@ -105,28 +102,24 @@ No automatic fix: which key should be split, and where, is the author's choice.
         analysis = self._analysis
         if analysis is None or analysis.index is not ctx.index:
             analysis = self._analysis = KeyAnalysis(ctx.index)
-            self._positions = None
         if not analysis.relevant:
             return
         for reuse in analysis.reuses(ctx.unit):
-            ctx.report(self, reuse.node, self._message(reuse, ctx.index.module))
+            ctx.report(self, reuse.node, self._message(reuse, ctx.index))
 
     # -- messages ------------------------------------------------------------------------------------
 
-    def _line(self, node: cst.CSTNode, module: cst.Module) -> int:
-        if self._positions is None or self._module is not module:
-            self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            self._module = module
-        return self._positions[node].start.line
+    def _line(self, node: cst.CSTNode, index) -> int:
+        return index.line_of(node)
 
-    def _message(self, reuse: KeyReuse, module: cst.Module) -> str:
+    def _message(self, reuse: KeyReuse, index) -> str:
         first = (
-            f"key '{reuse.key}' reused: first consumed at line {self._line(reuse.first.node, module)} "
+            f"key '{reuse.key}' reused: first consumed at line {self._line(reuse.first.node, index)} "
             f"by {reuse.first.consumer}"
         )
         if reuse.kind == "loop":
             assert reuse.loop is not None
-            loop = f"{_LOOP_WORDS.get(type(reuse.loop), 'loop')} at line {self._line(reuse.loop, module)}"
+            loop = f"{_LOOP_WORDS.get(type(reuse.loop), 'loop')} at line {self._line(reuse.loop, index)}"
             again = ", and again" if reuse.first.node is reuse.node else f", again by {reuse.consumer}"
             return (
                 f"{first}{again} in the next iteration of the {loop}, whose body does not (always) replace it; "
