@@ -6,10 +6,11 @@ Usage::
     python bench/run.py --libs optax --quick             # one library, all-core rows only
     python bench/run.py --json results.json              # also write the figures as JSON
 
-Every row runs as a child process on the same list of files, one after the other, in this one run;
-wall time is measured here, CPU time (user + sys) and peak RSS come from ``os.wait4`` on that child, so
-they include its worker processes.  Peak RSS is that of the LARGEST SINGLE process of the row (the
-kernel's ``ru_maxrss`` semantics), not the sum over workers.  See bench/README.md for what each row means.
+Every row runs as a child process on the same list of files, one after the other, in this one run,
+started through bench/measure_child.py, which takes its wall time and, from ``os.wait4``, its CPU time
+(user + sys) and peak RSS, worker processes included.  Peak RSS is that of the LARGEST SINGLE process of
+the row (the kernel's ``ru_maxrss`` semantics), not the sum over workers.  See bench/README.md for what
+each row means.
 """
 
 from __future__ import annotations
@@ -250,7 +251,7 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
         row: Row, cmd: list[str], env: dict[str, str] | None = None, ok=(0,), cwd: Path = work
     ) -> Measured:
         """Run ``cmd`` ``--repeat`` times; the row keeps the fastest run (its CPU and RSS too)."""
-        row.cmd = cmd
+        row.cmd = short_cmd(cmd)
         log(f"[bench] {row.label} ...")
         runs = []
         for _ in range(args.repeat):
@@ -271,6 +272,16 @@ def run_all(args: argparse.Namespace, libs: list[corpus.Library], tmp: Path) -> 
             log(f"[bench]   {m.wall_s:.2f} s wall, {m.user_s + m.sys_s:.2f} s CPU, {m.peak_rss_mib:.0f} MiB")
         rows.append(row)
         return m
+
+    file_set = set(files)
+
+    def short_cmd(cmd: list[str]) -> list[str]:
+        """``cmd`` with the corpus file list shown as one ``<N corpus files>`` item (keeps the JSON small)."""
+        out = [x for x in cmd if x not in file_set]
+        if len(out) < len(cmd):
+            first = next(i for i, x in enumerate(cmd) if x in file_set)
+            out.insert(first, f"<{len(cmd) - len(out)} corpus files>")
+        return out
 
     def add_note(row: Row, text: str) -> None:
         row.note = f"{row.note}; {text}" if row.note else text
