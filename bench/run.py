@@ -129,7 +129,8 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Mea
             raise RuntimeError(f"could not run {cmd[0]}: {tail(stderr)}")
         usage = json.loads(result.read_text())
         others = None
-        if busy0 is not None and busy1 is not None and usage["wall_s"] > 0:
+        # Below a second, the launcher's own start-up and /proc/stat's 10 ms ticks swamp the figure.
+        if busy0 is not None and busy1 is not None and usage["wall_s"] >= 1.0:
             own = usage["user_s"] + usage["sys_s"]
             others = max(0.0, (busy1 - busy0 - own) / usage["wall_s"])
         return Measured(
