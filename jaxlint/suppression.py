@@ -6,7 +6,7 @@ import io
 import re
 import tokenize
 
-# flake8's own pattern: `# noqa`, `# noqa: A1,B2`, `# NOQA:A1 B2`.
+# flake8's own pattern: a bare noqa comment, or one with codes (`noqa: A1,B2`, `NOQA:A1 B2`).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _NOQA_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*(?:jaxlint|flake8)\s*:\s*noqa\b(?!\s*:)", re.IGNORECASE)
