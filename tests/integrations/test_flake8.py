@@ -80,7 +80,6 @@ def defaults(tmp_path: Path) -> list[str]:
     return ["--config", str(tmp_path / "pyproject.toml")]
 
 
-@pytest.mark.skipif(not FIXTURES, reason="no rule fixtures yet")
 def test_fixtures_same_findings_as_jaxlint(defaults: list[str]) -> None:
     """`flake8 --select JAX` and `jaxlint` agree finding for finding: line, column, code and message."""
     paths = [str(p.relative_to(ROOT)) for p in FIXTURES]
@@ -93,7 +92,6 @@ def test_fixtures_same_findings_as_jaxlint(defaults: list[str]) -> None:
 OPT_IN = [r.code for r in ALL_RULES if not r.default_enabled]
 
 
-@pytest.mark.skipif(not FIXTURES or not OPT_IN, reason="no opt-in rules in the registry")
 def test_fixtures_with_opt_in_rules_same_findings(defaults: list[str]) -> None:
     paths = [str(p.relative_to(ROOT)) for p in FIXTURES]
     select = ["--select", "JAX", "--extend-select", ",".join(OPT_IN)]

@@ -15,15 +15,12 @@ FIXTURE_NAMES = sorted(p.name for p in FIXTURES.glob("verify_jax*.py")) + ["veri
 
 
 def test_linter_findings_on_the_fixtures_are_confirmed():
-    try:
-        from jaxlint import lint_paths
-    except ImportError:  # the static linter is not there
-        pytest.skip("jaxlint.lint_paths is not available")
+    from jaxlint import lint_paths
+
     findings = [
         f for f in lint_paths([str(FIXTURES / n) for n in FIXTURE_NAMES]) if f.code in CONFIRMABLE_CODES
     ]
-    if not findings:
-        pytest.skip("the linter reports no confirmable findings on the fixtures yet")
+    assert findings, "the linter must report confirmable findings on the verify fixtures"
     expected = {
         (m.finding.path, m.finding.line, m.finding.code): m.expect for n in FIXTURE_NAMES for m in marked(n)
     }
