@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from .index import ModuleIndex, Unit, bound_names
-from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, _annotation_name, positional_params
+from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
 from .walk import children
 
@@ -199,7 +199,7 @@ class FlowWalker:
             name = param.name.value
             if name in unit.traced_params:
                 # A traced parameter may be a whole pytree; only an annotation says it is one array.
-                frame.env[name] = TRACED | ARRAY if _annotation_name(param) in ARRAY_ANNOTATIONS else TRACED
+                frame.env[name] = TRACED | ARRAY if annotation_name(param) in ARRAY_ANNOTATIONS else TRACED
             else:
                 frame.env[name] = HOLDS_TRACED if name in unit.container_params else 0
         for star in (params.star_arg, params.star_kwarg):

@@ -195,7 +195,7 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     )
 
 
-def _annotation_name(param: cst.Param) -> str | None:
+def annotation_name(param: cst.Param) -> str | None:
     if param.annotation is None:
         return None
     node = param.annotation.annotation
@@ -235,9 +235,7 @@ def traced_parameters(params: cst.Parameters, app: Application, is_method: bool)
             continue
         if index is not None and (index in static_indices or index in spec.unbatched):
             continue
-        if index is None and spec.argnums and not spec.argnames:
-            pass  # keyword-only parameters cannot be named by argnums
-        annotation = _annotation_name(param)
+        annotation = annotation_name(param)
         if annotation in STATIC_ANNOTATIONS:
             continue
         if spec.filtering and annotation not in ARRAY_ANNOTATIONS:
