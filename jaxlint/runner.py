@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable
 
@@ -118,7 +117,3 @@ def _size(path: str) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
-
-
-def replace_path(findings: list[Finding], path: str) -> list[Finding]:
-    return [dataclasses.replace(f, path=path) for f in findings]
