@@ -1,0 +1,170 @@
+"""Where jaxlint's time goes, per phase, in one process: read, prefilter, parse, index, walk, positions, findings.
+
+Usage: ``python bench/profile.py [--libs flax,optax,equinox] [--files-from LIST] [--rules] [--json PATH]``
+
+Each file goes through the same steps as ``engine.lint_text``, timed one by one with ``perf_counter``:
+
+- **read**: bytes from disk and decoding;
+- **prefilter**: the cheap "does it mention JAX" test that lets most files skip parsing;
+- **parse**: ``libcst.parse_module`` (the floor any libcst linter pays);
+- **index**: ``ModuleIndex`` (imports, units, transform sites);
+- **walk**: the flow walk with every default rule riding on it (``--rules`` splits it per rule, which adds
+  a timer call per hook and so inflates the total a little; without it the walk is timed as a whole);
+- **positions**: line/column metadata, computed only for files with findings;
+- **findings**: placing, suppressing and describing the findings.
+
+The figures that matter are the ratios to the parse: ``(index + walk + positions + findings) / parse`` is what
+the analysis and rules cost on top of the parse floor in one process (issue 17 asks for <= 0.3).
+Worker start-up and result transfer are measured by ``bench/run.py`` (all-core rows against the parse floor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+PHASES = ("read", "prefilter", "parse", "index", "walk", "positions", "findings")
+
+
+def corpus_files(libs: str, cache: str | None) -> list[str]:
+    command = [sys.executable, str(HERE / "corpus.py"), "--libs", libs, "--paths"]
+    if cache:
+        command += ["--cache", cache]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    files: list[str] = []
+    for line in out.splitlines():
+        _name, _, root = line.partition(" ")
+        if root:
+            files += sorted(str(p) for p in Path(root).rglob("*.py"))
+    return files
+
+
+class _Timed:
+    """Wraps a hook so its time is charged to its rule."""
+
+    def __init__(self, hook, code: str, totals: dict[str, float]) -> None:
+        self.hook, self.code, self.totals = hook, code, totals
+
+    def __call__(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.hook(*args, **kwargs)
+        finally:
+            self.totals[self.code] += time.perf_counter() - start
+
+
+def profile(files: list[str], per_rule: bool) -> dict:
+    import libcst as cst
+
+    from jaxlint import engine
+    from jaxlint.analysis import FlowWalker, ModuleIndex
+
+    settings = engine.LintSettings()
+    phases = dict.fromkeys(PHASES, 0.0)
+    rules_time: dict[str, float] = defaultdict(float)
+    counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
+    for path in files:
+        t0 = time.perf_counter()
+        data = Path(path).read_bytes()
+        try:
+            source = engine.decode(data)
+        except (UnicodeDecodeError, SyntaxError, LookupError):
+            continue
+        t1 = time.perf_counter()
+        counts["files"] += 1
+        counts["lines"] += source.count("\n")
+        mentions = any(word in source for word in engine._PREFILTER)
+        t2 = time.perf_counter()
+        phases["read"] += t1 - t0
+        phases["prefilter"] += t2 - t1
+        if not mentions:
+            continue
+        try:
+            module = cst.parse_module(source)
+        except Exception:
+            continue
+        t3 = time.perf_counter()
+        phases["parse"] += t3 - t2
+        counts["parsed"] += 1
+        index = ModuleIndex(module, settings.jit_decorators)
+        t4 = time.perf_counter()
+        phases["index"] += t4 - t3
+        if not index.imports.mentions_jax:
+            continue
+        hooks: dict[str, list] = {}
+        for rule_class in settings.rules:
+            rule = rule_class()
+            for name, method in rule.hooks().items():
+                hook = _Timed(method, rule.code, rules_time) if per_rule else method
+                hooks.setdefault(name, []).append(hook)
+        raw: list = []
+        FlowWalker(index, hooks, lambda rule, node, message, frame, fix, raw=raw: raw.append(node)).run()
+        t5 = time.perf_counter()
+        phases["walk"] += t5 - t4
+        if not raw:
+            continue
+        positions = index.positions()
+        t6 = time.perf_counter()
+        phases["positions"] += t6 - t5
+        # The findings phase is timed through the engine itself on the already-parsed module, minus the
+        # index, walk and positions it redoes (measured just above), so it stays honest as the engine changes.
+        t7 = time.perf_counter()
+        findings = engine.lint_module(module, source, path, settings)
+        t8 = time.perf_counter()
+        redone = (t4 - t3) + (t5 - t4) + (t6 - t5)
+        phases["findings"] += max(0.0, (t8 - t7) - redone)
+        del positions
+        counts["with_findings"] += 1
+        counts["findings"] += len(findings)
+    parse = phases["parse"] or 1e-9
+    beyond = phases["index"] + phases["walk"] + phases["positions"] + phases["findings"]
+    return {
+        "counts": counts,
+        "seconds": {k: round(v, 3) for k, v in phases.items()},
+        "per_rule_seconds": {k: round(v, 3) for k, v in sorted(rules_time.items(), key=lambda kv: -kv[1])},
+        "ratio_to_parse": {k: round(v / parse, 3) for k, v in phases.items()},
+        "analysis_and_rules_over_parse": round(beyond / parse, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--libs", default="flax,optax,equinox")
+    ap.add_argument("--files-from", help="one path a line, instead of the corpus")
+    ap.add_argument("--cache", default=os.environ.get("JAXLINT_BENCH_CACHE"))
+    ap.add_argument("--rules", action="store_true", help="time each rule's hooks (adds overhead)")
+    ap.add_argument("--json", help="also write the figures here")
+    args = ap.parse_args(argv)
+    if args.files_from:
+        files = [line.strip() for line in Path(args.files_from).read_text().splitlines() if line.strip()]
+    else:
+        files = corpus_files(args.libs, args.cache)
+    result = profile(files, args.rules)
+    c = result["counts"]
+    print(
+        f"{c['files']} files, {c['lines']:,} lines; parsed {c['parsed']}, {c['with_findings']} with findings"
+    )
+    print(f"{'phase':<12}{'seconds':>10}{'x parse':>10}")
+    for phase in PHASES:
+        print(f"{phase:<12}{result['seconds'][phase]:>10.2f}{result['ratio_to_parse'][phase]:>10.2f}")
+    print(f"analysis + rules over parse: {result['analysis_and_rules_over_parse']:.2f}x")
+    if result["per_rule_seconds"]:
+        print("per rule (hooks only):")
+        for code, seconds in result["per_rule_seconds"].items():
+            print(f"  {code:<8}{seconds:>8.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
