@@ -109,7 +109,7 @@ class FixResult:
         )
         out = []
         for line in lines:
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+            out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
         return "".join(out)
 
 
@@ -158,6 +158,8 @@ def fix_file(path: str, config: Config, unsafe: bool = False, write: bool = True
     if isinstance(read, list):
         return FixResult(path, "", "", keep_selected(read, settings))  # reports why, as JAX000
     data, source = read
+    if write:
+        remove_stale_temps(os.path.dirname(os.path.realpath(path)))
     result = fix_source(source, path, config, unsafe)
     if not (write and result.changed):
         return result
@@ -203,7 +205,6 @@ def _project_of(path: str, config: Config) -> str:
 def _write(path: str, data: bytes, expected: bytes) -> str | None:
     """Replace the file's bytes with `data` unless it no longer holds `expected`; None, or why not."""
     target = os.path.realpath(path)
-    remove_stale_temps(target)
     with open(target, "rb") as handle:
         if handle.read() != expected:
             return "the file changed since jaxlint read it; not fixed (run again)"
@@ -253,16 +254,22 @@ def _temp_name(target: str) -> str:
     return os.path.join(folder, f".{name}.{os.getpid()}{_TEMP_SUFFIX}")
 
 
-def remove_stale_temps(target: str) -> None:
-    """Delete the temp files of `target` whose writer is no longer running (a run killed mid-write)."""
-    folder, name = os.path.split(target)
-    pattern = re.compile(re.escape(f".{name}.") + r"(\d+)" + re.escape(_TEMP_SUFFIX) + "$")
+_TEMP_NAME = re.compile(r"\..+\.(\d+)" + re.escape(_TEMP_SUFFIX) + "$")
+_CLEANED: set[str] = set()  # folders this process has cleaned
+
+
+def remove_stale_temps(folder: str) -> None:
+    """Delete the temp files in `folder` whose writer is no longer running (a run killed mid-write); once
+    per folder and process, so a run stays linear in the number of files."""
+    if folder in _CLEANED:
+        return
+    _CLEANED.add(folder)
     try:
         entries = os.listdir(folder or ".")
     except OSError:
         return
     for entry in entries:
-        match = pattern.match(entry)
+        match = _TEMP_NAME.match(entry)
         if match and not _running(int(match.group(1))):
             try:
                 os.unlink(os.path.join(folder, entry))

@@ -5,18 +5,55 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from typing import Any
 
 import libcst as cst
 
 from ..analysis.names import ImportTable, dotted_name
 
+# A backslash escape that names a character by number or name; `\\.` is matched too so that `\\\\x41` (an
+# escaped backslash, then text) is not read as an escape.
+_NUMERIC_ESCAPE = re.compile(
+    r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|.)", re.DOTALL
+)
+
+
+class Spelled(str):
+    """A str that remembers how the source spelled some of its characters (`\\u00e9` for `é`), so that
+    `string_literal` writes them back the same way: a fix must not turn an escape into a character the
+    file's encoding may not hold, nor change text it did not mean to."""
+
+    spellings: dict[str, str]
+
+
+def _spellings(body: str, prefix: str) -> dict[str, str]:
+    """Character -> escape, for the numeric and named escapes in a literal's `body` (none in raw strings)."""
+    if "\\" not in body or "r" in prefix.lower():
+        return {}
+    found = {}
+    for match in _NUMERIC_ESCAPE.finditer(body):
+        if match.group(1) in ("n", "t", "r", "\\", "'", '"'):
+            continue  # string_literal writes these the same way (and a quote as the new quote needs)
+        try:
+            char = ast.literal_eval(f'"{match.group()}"')
+        except (SyntaxError, ValueError):
+            continue
+        # Printable ASCII is written as itself (as before); the rest keeps its escape.
+        if isinstance(char, str) and len(char) == 1 and (ord(char) > 127 or not char.isprintable()):
+            found[char] = match.group()
+    return found
+
 
 def string_literal(value: str, quote: str = '"') -> str:
-    """Python source for the str `value`, in `quote` quotes, escaping only what must be escaped."""
+    """Python source for the str `value`, in `quote` quotes, escaping only what must be escaped (and what
+    the source escaped, when `value` is `Spelled`)."""
+    spellings = getattr(value, "spellings", {})
     out = []
     for ch in value:
-        if ch == "\\":
+        if ch in spellings:
+            out.append(spellings[ch])
+        elif ch == "\\":
             out.append("\\\\")
         elif ch == quote:
             out.append("\\" + quote)
@@ -102,13 +139,16 @@ class Piece:
     value: cst.BaseExpression | None = None
     conversion: str | None = None
     spec: str | None = None
+    spellings: dict[str, str] | None = None  # how the source escaped characters of `text`
 
 
 def string_pieces(node: cst.BaseExpression) -> list[Piece] | None:
     """The pieces of a str literal, f-string or implicit concatenation of them; None for anything else."""
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
-        return [Piece(text=value)] if isinstance(value, str) else None
+        if not isinstance(value, str):
+            return None
+        return [Piece(text=value, spellings=_spellings(node.raw_value, node.prefix))]
     if isinstance(node, cst.ConcatenatedString):
         left, right = string_pieces(node.left), string_pieces(node.right)
         return None if left is None or right is None else left + right
@@ -121,7 +161,7 @@ def string_pieces(node: cst.BaseExpression) -> list[Piece] | None:
                 text = fstring_text(part, node)
                 if text is None:
                     return None
-                pieces.append(Piece(text=text))
+                pieces.append(Piece(text=text, spellings=_spellings(part.value, node.prefix)))
                 continue
             assert isinstance(part, cst.FormattedStringExpression)
             spec = None
@@ -156,9 +196,11 @@ def template(pieces: list[Piece]) -> tuple[str, list[cst.BaseExpression]]:
     """A `str.format` template that prints `pieces`, and the values it takes in order."""
     out: list[str] = []
     values: list[cst.BaseExpression] = []
+    spellings: dict[str, str] = {}
     for piece in pieces:
         if piece.value is None:
             out.append((piece.text or "").replace("{", "{{").replace("}", "}}"))
+            spellings.update(piece.spellings or {})
             continue
         field = (
             "{"
@@ -167,7 +209,9 @@ def template(pieces: list[Piece]) -> tuple[str, list[cst.BaseExpression]]:
         )
         out.append(field + "}")
         values.append(as_argument(piece.value))
-    return "".join(out), values
+    text = Spelled("".join(out))
+    text.spellings = spellings
+    return text, values
 
 
 def as_argument(node: cst.BaseExpression) -> cst.BaseExpression:
