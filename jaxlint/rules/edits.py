@@ -166,9 +166,10 @@ def string_pieces(node: cst.BaseExpression) -> list[Piece] | None:
             assert isinstance(part, cst.FormattedStringExpression)
             spec = None
             if part.format_spec is not None:
-                if not all(isinstance(p, cst.FormattedStringText) for p in part.format_spec):
+                texts = [p for p in part.format_spec if isinstance(p, cst.FormattedStringText)]
+                if len(texts) != len(part.format_spec):
                     return None  # a nested field in the spec (`{x:{width}}`)
-                spec = "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
+                spec = "".join(p.value for p in texts)
                 if any(c in spec for c in "\\'\"{}"):
                     return None
             conversion = part.conversion
