@@ -62,15 +62,17 @@ def choose(items: Iterable[tuple[Finding, Fix]], unsafe: bool) -> list[tuple[Fin
     allowed = [(f, x) for f, x in items if x.safety == SAFE or unsafe]
     allowed.sort(key=lambda pair: pair[0].sort_key())
     chosen: list[tuple[Finding, Fix]] = []
-    covered: set[int] = set()
+    covered: set[int] = set()  # every node inside a chosen fix's node
+    roots: set[int] = set()  # the chosen fixes' nodes (kept as a set: a file may have thousands of fixes)
     for finding, fix in allowed:
-        inside = _descendants(fix.node)
-        if id(fix.node) in covered or inside & {id(x.node) for _, x in chosen}:
+        if id(fix.node) in covered:
             continue
-        if any(x.node is fix.node for _, x in chosen):
+        inside = _descendants(fix.node)
+        if inside & roots:
             continue
         chosen.append((finding, fix))
         covered |= inside
+        roots.add(id(fix.node))
     return chosen
 
 
