@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 if TYPE_CHECKING:
     from .config import Config
@@ -20,13 +20,17 @@ __all__ = ["Finding", "__version__", "lint_paths", "lint_source"]
 
 
 def _config(config: Config | None, select: Sequence[str] | None, ignore: Sequence[str] | None) -> Config:
+    """`select`/`ignore` over `config`, as the CLI's flags over the file's settings; raises ConfigError."""
     from .config import Config, with_overrides
+    from .selection import validate
 
-    return with_overrides(
+    resolved = with_overrides(
         config or Config(),
         select=tuple(select) if select is not None else None,
         ignore=tuple(ignore) if ignore is not None else None,
     )
+    validate(resolved)
+    return resolved
 
 
 def lint_source(
@@ -37,8 +41,10 @@ def lint_source(
     ignore: Sequence[str] | None = None,
     config: Config | None = None,
 ) -> list[Finding]:
-    """Lint one source text (a .py file's contents, or a notebook's JSON when `path` ends in .ipynb)."""
-    from .runner import lint_source_for
+    """Lint one source text (a .py file's contents, or a notebook's JSON when `path` ends in .ipynb).
+
+    Without `config` the defaults apply (no pyproject.toml is searched: the text may not be a file)."""
+    from .lint import lint_source_for
 
     return lint_source_for(text, path, _config(config, select, ignore))
 
@@ -51,12 +57,21 @@ def lint_paths(
     config: Config | None = None,
     jobs: int | None = 1,
 ) -> list[Finding]:
-    """Lint files and folders (searched recursively, honouring excludes and .gitignore)."""
-    from .files import discover
-    from .runner import lint_files
+    """Lint files and folders (searched recursively, honouring excludes and .gitignore).
 
+    Without `config`, the `[tool.jaxlint]` table of the nearest pyproject.toml above the first path applies
+    (per-file-ignores included), as it does for the `jaxlint` command."""
+    from pathlib import Path
+
+    from .config import find_pyproject, load
+    from .files import discover
+    from .lint import lint_files
+
+    paths = list(paths)
+    if config is None:
+        config = load(find_pyproject(Path(paths[0]) if paths else Path.cwd()))
     resolved = _config(config, select, ignore)
-    return lint_files(discover(list(paths), resolved), resolved, jobs=jobs)
+    return lint_files(discover(paths, resolved), resolved, jobs=jobs)
 
 
 def __getattr__(name: str):

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     from .config import ConfigError, find_pyproject, load, with_overrides
     from .rules import RULES_BY_CODE
+    from .selection import validate
 
     if args.list_rules:
         from .docs import rule_table
@@ -108,11 +109,16 @@ def _main(args: argparse.Namespace) -> int:
         print(rule_table(), end="")
         return EXIT_CLEAN
     if args.explain:
-        rule = RULES_BY_CODE.get(args.explain.upper())
+        from .docs import explain, explain_parse_error
+        from .finding import PARSE_ERROR_CODE
+
+        code = args.explain.upper()
+        if code == PARSE_ERROR_CODE:
+            print(explain_parse_error(), end="")
+            return EXIT_CLEAN
+        rule = RULES_BY_CODE.get(code)
         if rule is None:
             return _fail(f"unknown rule code '{args.explain}' (see `jaxlint --list-rules`)")
-        from .docs import explain
-
         print(explain(rule), end="")
         return EXIT_CLEAN
     if args.jobs is not None and args.jobs < 1:
@@ -127,10 +133,12 @@ def _main(args: argparse.Namespace) -> int:
         if args.config:
             if not os.path.isfile(args.config):
                 return _fail(f"config file not found: {args.config}")
-            config = load(Path(args.config))
+            pyproject: Path | None = Path(args.config)
         else:
             anchor = args.stdin_filename if paths == ["-"] and args.stdin_filename else paths[0]
-            config = load(find_pyproject(Path(anchor) if anchor != "-" else Path.cwd()))
+            pyproject = find_pyproject(Path(anchor) if anchor != "-" else Path.cwd())
+        config = load(pyproject)
+        validate(config, f"{pyproject}: [tool.jaxlint] ")
         config = with_overrides(
             config,
             select=args.select,
@@ -139,6 +147,7 @@ def _main(args: argparse.Namespace) -> int:
             verify_timeout=args.verify_timeout,
             max_compiles=args.max_compiles,
         )
+        validate(config)
     except ConfigError as error:
         return _fail(str(error))
 
@@ -148,7 +157,7 @@ def _main(args: argparse.Namespace) -> int:
         return _fix(args, config, paths)
 
     from .finding import Finding
-    from .runner import lint_files, lint_source_for
+    from .lint import lint_files, lint_source_for
 
     if "-" in paths:
         if len(paths) > 1:
@@ -198,7 +207,7 @@ def _emit(args: argparse.Namespace, findings: list) -> int:
 
 def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     """--fix / --unsafe-fixes / --diff: apply (or show) fixes, then report the findings that remain."""
-    from .fixes import fix_files, fix_source
+    from .autofix import fix_files, fix_source
 
     if args.diff and args.verify:
         return _fail("--diff cannot be combined with --verify")
@@ -226,8 +235,9 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         files = discover(paths, config, args.force_exclude)
         results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
 
-    fixed = sum(sum(r.applied.values()) for r in results)
-    changed = [r for r in results if r.changed]
+    # With --diff every changed file counts; otherwise only the files written (stdin: the text given back).
+    changed = [r for r in results if r.changed and (args.diff or r.written or "-" in paths)]
+    fixed = sum(sum(r.applied.values()) for r in changed)
     plural = "s" if fixed != 1 else ""
     where = f"{len(changed)} file{'s' if len(changed) != 1 else ''}"
     if args.diff:
@@ -278,7 +288,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
     fmt = "json" if args.format == "json" else "text"
     # Static recompile hazards in the project, to cross-reference with what recompiled in the run.
     from .files import discover
-    from .runner import lint_files
+    from .lint import lint_files
 
     hazard_config = dataclasses.replace(config, select=("JAX401", "JAX402"), extend_select=(), ignore=())
     hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)

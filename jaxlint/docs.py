@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME
 from .rules import ALL_RULES, Rule
+
+# JAX000 is documented the way ruff documents syntax errors: not a rule, but a code that can be selected.
+_PARSE_ERROR_DOC = f"""# {PARSE_ERROR_CODE} {PARSE_ERROR_NAME}
+
+A file jaxlint could not check.
+
+Not a rule: jaxlint reports this code for a file it cannot read, decode (a bad coding cookie, bytes that are
+not in the file's encoding), parse (a syntax error, or brackets nested deeper than Python allows), or that
+is larger than `max-file-size` in `[tool.jaxlint]` (default 5,000,000 bytes), and when jaxlint itself fails
+on the file (an "internal error": please report it). The other files are still checked.
+
+It is on by default and takes part in selection like a rule code: `--ignore JAX000`,
+`per-file-ignores = {{"gen/*" = ["JAX000"]}}`, or a `--select` that does not cover it (e.g. `--select JAX1`)
+switches it off. A `# noqa` comment cannot suppress it: the file was not understood.
+"""
 
 
 def rule_table() -> str:
@@ -23,6 +39,10 @@ def explain(rule: type[Rule]) -> str:
         f"Fix: {rule.fix_safety or 'none'}. Confirmable by --verify: {'yes' if rule.confirmable else 'no'}.\n"
     )
     return header + facts + rule.doc.rstrip() + "\n"
+
+
+def explain_parse_error() -> str:
+    return _PARSE_ERROR_DOC
 
 
 def rules_markdown() -> str:

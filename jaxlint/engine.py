@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
 
 from .analysis import FlowWalker, ModuleIndex
-from .finding import Finding
-from .fixes import FixCollector
-from .fixes import describe as describe_fix
-from .rules import ALL_RULES, PARSE_ERROR_CODE, PARSE_ERROR_NAME, Rule
+from .config import DEFAULT_MAX_FILE_SIZE
+from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
+from .fix import FixCollector
+from .fix import describe as describe_fix
+from .rules import ALL_RULES, Rule
 from .suppression import Suppressions
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 _PREFILTER = ("jax", "jnp", "lax")
+
+# CPython refuses more than 200 nested brackets ("too many nested parentheses", MAXLEVEL in its tokenizer);
+# libcst's native parser crashes the process (SIGSEGV) somewhere above 1,000, so deeper text never reaches it.
+_MAX_BRACKET_DEPTH = 200
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +32,8 @@ class LintSettings:
 
     rules: tuple[type[Rule], ...] = tuple(r for r in ALL_RULES if r.default_enabled)
     jit_decorators: frozenset[str] = frozenset()
+    parse_errors: bool = True  # report JAX000 (the file drivers drop it otherwise)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes of source; larger texts are skipped with a JAX000
 
 
 def decode(data: bytes) -> str:
@@ -50,7 +59,9 @@ def lint_text(
     magics: Any = None,
     fixes: FixCollector | None = None,
 ) -> list[Finding]:
-    """`noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`.
+    """One text -> findings, sorted. Never raises for bad input (JAX000); a bug may raise.
+
+    `noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`.
 
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     """
@@ -58,6 +69,11 @@ def lint_text(
         return []
     if "\x00" in source:
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
+    if len(source) > settings.max_file_size:
+        return [too_large(path, len(source), settings.max_file_size)]
+    too_deep = _too_deep(source, path)
+    if too_deep is not None:
+        return [too_deep]
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -65,6 +81,38 @@ def lint_text(
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
     return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes)
+
+
+def internal_error(path: str, error: BaseException | str) -> Finding:
+    """The JAX000 that stands for a bug in jaxlint (or a crash) on this file, so the run goes on."""
+    what = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return parse_error(path, 1, 1, f"internal error while linting ({what})")
+
+
+def too_large(path: str, size: int, limit: int) -> Finding:
+    return parse_error(path, 1, 1, f"skipped: too large ({size:,} bytes; max-file-size is {limit:,})")
+
+
+def _too_deep(source: str, path: str) -> Finding | None:
+    """A JAX000 when brackets nest deeper than CPython allows. The scan counts brackets inside strings and
+    comments too, so a deep count is confirmed by CPython's own parser (rarely needed) before reporting."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(source):
+        if match.group() in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif depth:
+            depth -= 1
+    if deepest <= _MAX_BRACKET_DEPTH:
+        return None
+    try:
+        compile(source, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except SyntaxError as error:
+        return parse_error(path, error.lineno or 1, error.offset or 1, f"cannot parse: {error.msg}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")
+    return None
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+# JAX000 is not a rule: files jaxlint cannot read, decode, parse or analyse are reported under this code.
+PARSE_ERROR_CODE = "JAX000"
+PARSE_ERROR_NAME = "parse-error"
+
 
 @dataclasses.dataclass(frozen=True)
 class Finding:

@@ -12,6 +12,8 @@ Settings:
 - Opt-in rules (`default_enabled = False`, e.g. JAX302) are in flake8's default ignore list, and they run only
   when a selector more specific than the bare `JAX` prefix names them (`--extend-select JAX302`), as with
   `jaxlint --select`: `--select JAX` means "the JAX rules" in both tools, not "every opt-in rule too".
+  `selection.rules_for_flake8` answers this, with the same code as the `jaxlint` command.
+- `# noqa: jax201` (lowercase codes) suppresses nothing, in flake8 and in `jaxlint` alike.
 
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
@@ -24,27 +26,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from . import rules as _registry
-from .engine import LintSettings, lint_text, parse_error
+from ._version import __version__
+from .engine import LintSettings, internal_error, lint_text, parse_error
 from .finding import Finding
-
-_PREFIX = "JAX"
-
-
-def _opt_in_codes() -> list[str]:
-    return [rule.code for rule in _registry.ALL_RULES if not rule.default_enabled]
-
-
-def _selected_opt_ins(selectors: Sequence[str]) -> frozenset[str]:
-    """Opt-in codes named by a selector more specific than the bare prefix (`JAX302`, `JAX3`)."""
-    chosen = set()
-    for code in _opt_in_codes():
-        for selector in selectors:
-            selector = selector.strip().upper()
-            if len(selector) > len(_PREFIX) and code.startswith(selector):
-                chosen.add(code)
-    return frozenset(chosen)
+from .rules import Rule
+from .selection import opt_in_codes, rules_for_flake8
 
 
 class JaxlintChecker:
@@ -53,7 +39,7 @@ class JaxlintChecker:
 
     # Set from flake8's options (class-level: flake8 builds one checker per file, and workers re-parse options).
     jit_decorators: frozenset[str] | None = None  # None: not given to flake8, read [tool.jaxlint]
-    opt_ins: frozenset[str] = frozenset()
+    rules: tuple[type[Rule], ...] = rules_for_flake8(())
 
     _pyproject_cache: dict[Path, frozenset[str] | str] = {}  # folder -> decorators or error
 
@@ -75,7 +61,7 @@ class JaxlintChecker:
             help="Qualified names of your own jit wrappers, e.g. 'mylib.compile,mylib.jit' "
             "(default: jit-decorators of [tool.jaxlint] in pyproject.toml)",
         )
-        opt_in = _opt_in_codes()
+        opt_in = opt_in_codes()
         if opt_in:
             option_manager.extend_default_ignore(opt_in)
 
@@ -87,7 +73,7 @@ class JaxlintChecker:
             *(getattr(options, "select", None) or []),
             *(getattr(options, "extend_select", None) or []),
         ]
-        cls.opt_ins = _selected_opt_ins(selectors)
+        cls.rules = rules_for_flake8(selectors)
         cls._pyproject_cache = {}
 
     # -- the check ----------------------------------------------------------------------------------
@@ -103,19 +89,14 @@ class JaxlintChecker:
             if isinstance(found, str):
                 return [parse_error(self.filename, 1, 1, found)]
             decorators = found
-        rules = tuple(r for r in _registry.ALL_RULES if r.default_enabled or r.code in self.opt_ins)
-        settings = LintSettings(rules=rules, jit_decorators=decorators)
+        settings = LintSettings(rules=self.rules, jit_decorators=decorators)
         source = "".join(self.lines)
         try:
             return lint_text(source, self.filename, settings, noqa=False)
         except RecursionError:
             return [parse_error(self.filename, 1, 1, "cannot analyse: nesting too deep")]
         except Exception as error:  # a bug in jaxlint must not stop flake8
-            return [
-                parse_error(
-                    self.filename, 1, 1, f"internal error while linting ({type(error).__name__}: {error})"
-                )
-            ]
+            return [internal_error(self.filename, error)]
 
     def _decorators_from_pyproject(self) -> frozenset[str] | str:
         """jit-decorators of the nearest [tool.jaxlint], or the config error's text."""

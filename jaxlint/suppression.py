@@ -1,4 +1,7 @@
-"""`# noqa` comments, flake8's grammar, and the file-level `# jaxlint: noqa`."""
+"""`# noqa` comments, flake8's grammar, and the file-level `# jaxlint: noqa`.
+
+As in flake8 and ruff, the word `noqa` may be in any case but the codes may not: `# noqa: jax201` does not
+suppress JAX201 (flake8 reports it, ruff warns it is invalid), so jaxlint and its flake8 plugin agree."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import tokenize
 
 # flake8's own pattern: a bare noqa comment, or one with codes (`noqa: A1,B2`, `NOQA:A1 B2`).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_NOQA_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+_NOQA_CODE = re.compile(r"[A-Za-z]+[0-9]+")
 _FILE_NOQA = re.compile(r"#\s*(?:jaxlint|flake8)\s*:\s*noqa\b(?!\s*:)", re.IGNORECASE)
 
 ALL = None  # a bare noqa comment suppresses every code
@@ -26,9 +29,7 @@ class Suppressions:
             match = _NOQA.search(comment)
             if match:
                 codes = match.group("codes")
-                self.lines[line] = (
-                    ALL if not codes else frozenset(c.upper() for c in _NOQA_CODE.findall(codes))
-                )
+                self.lines[line] = ALL if not codes else frozenset(_NOQA_CODE.findall(codes))
 
     def suppressed(self, code: str, line: int) -> bool:
         if self.file_level:

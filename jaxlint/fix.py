@@ -1,0 +1,70 @@
+"""The fix record: what a rule offers to change, and what the engine collects for `--fix`.
+
+A rule offers a fix by passing `fix=replace(node, replacement, SAFE or UNSAFE)` to `ctx.report`: `node` is a
+node of the tree the engine parsed (matched by identity, never by text) and `replacement` a new node built
+mostly from the old one's children, so formatting and comments inside reused nodes survive. `replace`
+refuses an edit that would drop a comment. The engine turns each `Fix` into the finding's `fix` text (the
+replacement source) and, for `--fix`, hands the `Fix` objects of unsuppressed findings to a `FixCollector`;
+`autofix.py` applies them. The builders rules use to write replacements are in `rules/edits.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from .finding import Finding
+
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Fix:
+    """Replace `node` (by identity) with `replacement`."""
+
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+    safety: str = SAFE
+
+
+def replace(node: cst.CSTNode, replacement: cst.CSTNode, safety: str = SAFE) -> Fix | None:
+    """A fix, or None when the replacement would lose a comment of the original."""
+    if _count_comments(replacement) < _count_comments(node):
+        return None
+    return Fix(node, replacement, safety)
+
+
+def _count_comments(node: cst.CSTNode) -> int:
+    count = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Comment):
+            count += 1
+        stack.extend(current.children)
+    return count
+
+
+def describe(module: cst.Module, fix: Any, default_safety: str | None) -> tuple[str | None, str | None]:
+    """The (replacement source, safety) a finding shows for its fix."""
+    if fix is None:
+        return None, None
+    if isinstance(fix, Fix):
+        return module.code_for_node(fix.replacement), fix.safety
+    return str(fix), default_safety
+
+
+class FixCollector:
+    """Filled by the engine: the module it parsed and the (finding, fix) pairs of unsuppressed findings."""
+
+    def __init__(self) -> None:
+        self.module: cst.Module | None = None
+        self.items: list[tuple[Finding, Fix]] = []
+
+    def add(self, module: cst.Module, finding: Finding, fix: Any) -> None:
+        if isinstance(fix, Fix):
+            self.module = module
+            self.items.append((finding, fix))

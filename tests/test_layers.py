@@ -1,0 +1,230 @@
+"""Imports point one way: the layer map below, no import cycle, no rule module importing another rule module.
+
+Every `jaxlint/**/*.py` is read with `ast`; imports inside functions count (a lazy import is still a
+dependency; laziness only hides a cycle). ARCHITECTURE.md draws the same layers.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "jaxlint"
+
+# Lower numbers are lower layers; a module may import its own layer and the layers below it.
+LEAVES, ANALYSIS, RULES, CORE, DRIVERS, OUTPUT, FACES = range(7)
+RUNTIME = "runtime"  # beside the static layers: sees only the leaves; only output and faces see it
+_TOP_LEVEL = {
+    "_version": LEAVES,
+    "finding": LEAVES,
+    "fix": LEAVES,
+    "config": LEAVES,
+    "syntax": LEAVES,
+    "engine": CORE,
+    "selection": CORE,
+    "suppression": CORE,
+    "cache": CORE,
+    "files": CORE,
+    "notebook": DRIVERS,
+    "lint": DRIVERS,
+    "autofix": DRIVERS,
+    "runner": DRIVERS,  # re-export shim of lint.py, until its callers move
+    "fixes": DRIVERS,  # re-export shim of fix.py, rules/edits.py and autofix.py, until the rules move
+    "report": OUTPUT,
+    "docs": OUTPUT,
+    "cli": FACES,
+    "__main__": FACES,
+    "flake8_plugin": FACES,
+    "pytest_plugin": FACES,
+}
+# Rule modules may share these; any other rule module is another rule.
+_RULE_HELPERS = {"jaxlint.rules", "jaxlint.rules.base", "jaxlint.rules.common", "jaxlint.rules.edits"}
+
+# Today's violations in code other people own, each to be removed where it is fixed. (importer, imported)
+ALLOWED = {
+    # The rule modules still import the fixes shim (the lead rewires them to fix.py / rules/edits.py).
+    ("jaxlint.rules.debug_print_fstring", "jaxlint.fixes"),
+    ("jaxlint.rules.discarded_functional_update", "jaxlint.fixes"),
+    ("jaxlint.rules.inplace_array_update", "jaxlint.fixes"),
+    ("jaxlint.rules.legacy_prng_key", "jaxlint.fixes"),
+    ("jaxlint.rules.print_in_transform", "jaxlint.fixes"),
+    # Rule -> rule: shared helpers not yet moved to analysis/ or rules/common.py (issue 12, step 6).
+    ("jaxlint.rules.debug_print_fstring", "jaxlint.rules.print_in_transform"),
+    ("jaxlint.rules.debug_print_fstring", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.dynamic_shape", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.jit_method_self", "jaxlint.rules.jit_in_loop"),
+    ("jaxlint.rules.leaked_tracer", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.jit_method_self", "jaxlint.rules.unhashable_static_arg"),
+    ("jaxlint.rules.print_in_transform", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.jit_in_loop"),
+    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.unblocked_timing"),
+    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.unhashable_static_arg"),
+    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.leaked_tracer"),
+    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.print_in_transform"),
+    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.traced_concretization", "jaxlint.rules.traced_control_flow"),
+    ("jaxlint.rules.unblocked_timing", "jaxlint.rules.jit_in_loop"),
+    ("jaxlint.rules.unhashable_static_arg", "jaxlint.rules.jit_in_loop"),
+    # The notebook magics model is consumed by a rule but lives in the notebook driver (moves to analysis/).
+    ("jaxlint.rules.unblocked_timing", "jaxlint.notebook"),
+    # __version__ from the package API instead of _version.py (cache.py, report.py: one-line rewires).
+    ("jaxlint.cache", "jaxlint"),
+    ("jaxlint.report", "jaxlint"),
+    # Runtime -> static output: verify's command renders through the static report module (issue 14).
+    ("jaxlint.runtime.verify.command", "jaxlint.report"),
+    # Runtime package cycles (issue 14): the __init__ files hold logic their submodules import back.
+    ("jaxlint.runtime.recompiles.command", "jaxlint.runtime.recompiles"),
+    ("jaxlint.runtime.verify.command", "jaxlint.runtime.verify"),
+    ("jaxlint.runtime.verify.model", "jaxlint.runtime.verify.report"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The jaxlint modules `name` imports, anywhere in the file."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                origin = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                origin = node.module or ""
+            # `from pkg import sub` imports the submodule `pkg.sub` when there is one, else a name of `pkg`.
+            targets = [
+                f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in modules else origin
+                for alias in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:  # `import a.b.c` of a module: the nearest module named
+                target = target.rpartition(".")[0]
+            if target.startswith("jaxlint") and target != name:
+                found.add(target)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _layer(name: str) -> int | str:
+    parts = name.split(".")
+    if name == "jaxlint":
+        return FACES
+    if parts[1] == "analysis":
+        return ANALYSIS
+    if parts[1] == "rules":
+        return RULES
+    if parts[1] == "runtime":
+        return RUNTIME
+    return _TOP_LEVEL[parts[1]]
+
+
+def _allowed(importer: str, imported: str) -> bool:
+    low, high = _layer(imported), _layer(importer)
+    if low == RUNTIME:
+        return high == RUNTIME or high in (OUTPUT, FACES)
+    if high == RUNTIME:
+        return low == LEAVES
+    assert isinstance(low, int) and isinstance(high, int)
+    return low <= high
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in _modules():
+        _layer(name)  # KeyError for a new top-level module: add it to _TOP_LEVEL
+
+
+def test_imports_point_down() -> None:
+    wrong = sorted(
+        (importer, imported)
+        for importer, imports in _graph().items()
+        for imported in imports
+        if not _allowed(importer, imported) and (importer, imported) not in ALLOWED
+    )
+    assert wrong == [], "imports of a higher layer (see the layer map in tests/test_layers.py)"
+
+
+def test_rule_modules_do_not_import_other_rule_modules() -> None:
+    wrong = sorted(
+        (importer, imported)
+        for importer, imports in _graph().items()
+        if importer.startswith("jaxlint.rules.") and importer not in _RULE_HELPERS
+        for imported in imports
+        if imported.startswith("jaxlint.rules.") and imported not in _RULE_HELPERS
+        if (importer, imported) not in ALLOWED
+    )
+    assert wrong == [], "share through analysis/, rules/common.py or rules/edits.py instead"
+
+
+def test_no_import_cycles() -> None:
+    graph = {name: {i for i in imports if (name, i) not in ALLOWED} for name, imports in _graph().items()}
+    cycles = [sorted(component) for component in _strongly_connected(graph) if len(component) > 1]
+    assert cycles == []
+
+
+def test_allow_list_has_no_stale_entries() -> None:
+    graph = _graph()
+    stale = sorted(edge for edge in ALLOWED if edge[1] not in graph.get(edge[0], set()))
+    assert stale == [], "these imports are gone: delete them from ALLOWED"
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's algorithm, iterative (the graph is small, but recursion limits are not worth a thought)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
