@@ -96,6 +96,76 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_ERROR
+    except _UsageError as error:
+        return _fail(str(error))
+    except Exception as error:  # a bug in jaxlint: one line and exit 2, never a traceback and exit 1
+        return _fail(f"internal error: {type(error).__name__}: {error}")
+
+
+class _UsageError(Exception):
+    """A problem with what the command was given (a path, stdin): one line, exit 2."""
+
+
+def _read_stdin() -> bytes:
+    """All of stdin; closed or unreadable stdin is a usage error, not a traceback."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise _UsageError("cannot read stdin: it is closed")
+    try:
+        return stream.read()
+    except (OSError, ValueError) as error:
+        raise _UsageError(f"cannot read stdin: {error}") from error
+
+
+def _decode_stdin(data: bytes, name: str):
+    """(source, None), or (None, a JAX000 finding) for bytes that are not text in their declared coding."""
+    from .engine import decode, parse_error
+
+    try:
+        return decode(data), None
+    except (UnicodeError, SyntaxError, LookupError) as error:
+        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
+        return None, parse_error(name, 1, 1, f"cannot decode: {reason}")
+
+
+class _Skipped:
+    """Collects what discovery skipped for a reason of its own (unreadable folder, FIFO, symlink loop) as
+    JAX000 findings: never skipped silently."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.findings: list = []
+
+    def __call__(self, path: str, reason: str) -> None:
+        from .engine import parse_error
+
+        if self.config.enabled("JAX000") and "JAX000" not in self.config.ignored_for(path):
+            self.findings.append(parse_error(path, 1, 1, reason))
+
+
+def _check_paths(paths: list[str]) -> None:
+    """Paths named on the command line must exist and be readable: else one line and exit 2."""
+    import errno
+
+    for given in paths:
+        if given == "-":
+            continue
+        try:
+            os.stat(given)
+        except FileNotFoundError as error:
+            # A dangling symlink is reported as what it is.
+            hint = "a broken symlink" if os.path.islink(given) else "does not exist"
+            raise _UsageError(f"path {hint}: {given}") from error
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise _UsageError(f"path is a symlink loop: {given}") from error
+            raise _UsageError(f"cannot read {given}: {error.strerror or error}") from error
+        if os.path.isdir(given):
+            try:
+                with os.scandir(given):
+                    pass
+            except OSError as error:
+                raise _UsageError(f"cannot read folder {given}: {error.strerror or error}") from error
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -123,6 +193,7 @@ def _main(args: argparse.Namespace) -> int:
         if not args.verify:
             return _fail("--run needs --verify")
         paths = ["."]
+    _check_paths(paths)
     try:
         if args.config:
             if not os.path.isfile(args.config):
@@ -141,6 +212,8 @@ def _main(args: argparse.Namespace) -> int:
         )
     except ConfigError as error:
         return _fail(str(error))
+    except OSError as error:  # e.g. an unreadable pyproject.toml on the way up
+        return _fail(f"cannot read the configuration: {error}")
 
     if args.run is not None:
         return _run_command(args, config)
@@ -153,20 +226,10 @@ def _main(args: argparse.Namespace) -> int:
     if "-" in paths:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
-        source = sys.stdin.buffer.read()
-        from .engine import decode
-
         name = args.stdin_filename or "-"
-        try:
-            findings: list[Finding] = lint_source_for(decode(source), name, config)
-        except (UnicodeDecodeError, SyntaxError) as error:
-            from .engine import parse_error
-
-            findings = [parse_error(name, 1, 1, f"cannot decode: {error}")]
+        source, problem = _decode_stdin(_read_stdin(), name)
+        findings: list[Finding] = [problem] if problem else lint_source_for(source, name, config)
     else:
-        missing = [p for p in paths if not os.path.exists(p)]
-        if missing:
-            return _fail(f"path does not exist: {missing[0]}")
         from .files import discover
 
         cache_dir = None
@@ -175,9 +238,11 @@ def _main(args: argparse.Namespace) -> int:
 
             base = config.root if config.root is not None else Path.cwd()
             cache_dir = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+        skipped = _Skipped(config)
         findings = lint_files(
-            discover(paths, config, args.force_exclude), config, jobs=args.jobs, cache_dir=cache_dir
+            discover(paths, config, args.force_exclude, skipped), config, jobs=args.jobs, cache_dir=cache_dir
         )
+        findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
 
     if args.verify:
         return _verify(args, config, findings)
@@ -206,25 +271,23 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     if "-" in paths:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
-        from .engine import decode, parse_error
-
         name = args.stdin_filename or "-"
-        data = sys.stdin.buffer.read()
-        try:
-            source = decode(data)
-        except (UnicodeDecodeError, SyntaxError) as error:
-            return _emit(args, [parse_error(name, 1, 1, f"cannot decode: {error}")])
+        source, problem = _decode_stdin(_read_stdin(), name)
+        if problem is not None:
+            return _emit(args, [problem])
         results = [fix_source(source, name, config, unsafe)]
         if not args.diff:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:
-        missing = [p for p in paths if not os.path.exists(p)]
-        if missing:
-            return _fail(f"path does not exist: {missing[0]}")
         from .files import discover
 
-        files = discover(paths, config, args.force_exclude)
+        skipped = _Skipped(config)
+        files = list(discover(paths, config, args.force_exclude, skipped))
         results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
+        if skipped.findings:
+            from .fixes import FixResult
+
+            results.extend(FixResult(f.path, "", "", [f]) for f in skipped.findings)
 
     fixed = sum(sum(r.applied.values()) for r in results)
     changed = [r for r in results if r.changed]

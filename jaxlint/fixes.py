@@ -215,7 +215,7 @@ def fix_file(path: str, config: Config, unsafe: bool = False, write: bool = True
             data = handle.read()
         source = decode(data)
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+    except (OSError, UnicodeError, SyntaxError, LookupError):
         return FixResult(path, "", "", lint_file(path, config))  # reports why, as JAX000
     result = fix_source(source, path, config, unsafe)
     if write and result.changed:

@@ -58,7 +58,7 @@ def _settings_key(config: Config, path: str) -> str:
 def _lint_bytes(data: bytes, path: str, config: Config) -> list[Finding]:
     try:
         source = decode(data)
-    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+    except (UnicodeError, SyntaxError, LookupError) as error:  # UnicodeError: `# coding: undefined`
         reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
         line = data[: getattr(error, "start", 0)].count(b"\n") + 1
         return [parse_error(path, line, 1, f"cannot decode: {reason}")]
