@@ -177,3 +177,29 @@ def test_internal_error_exits_2_with_one_line(tmp_path: Path) -> None:
 
 def _json(result: subprocess.CompletedProcess) -> list[dict]:
     return json.loads(out(result))
+
+
+# -- item 8: --force-exclude (what the pre-commit hook runs) matches parents, relative to the project root --
+
+
+def test_force_exclude_matches_parent_folders_default_excludes_and_absolute_paths(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nextend-exclude = ["vendor", "src/gen"]\n')
+    for folder in ("vendor", "vendor/deep/er", "build", "src/gen/x", "src/ok", "tools/vendor"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "m.py").write_text(INPLACE)
+    excluded = ["vendor/m.py", "vendor/deep/er/m.py", "build/m.py", "src/gen/x/m.py", "tools/vendor/m.py"]
+    given = [*excluded, str(tmp_path / "vendor/deep/er/m.py"), "src/ok/m.py"]
+    result = run("--force-exclude", *given, cwd=tmp_path)
+    assert result.returncode == 1, err(result)
+    assert out(result).splitlines() == [
+        "src/ok/m.py:4:1: JAX103 In-place update of JAX array 'x': JAX arrays are immutable (TypeError); "
+        "use x = x.at[0].set(...)"
+    ]
+    # From a subfolder, `src/gen` is still anchored at the project root.
+    (tmp_path / "src" / "pyproject.toml").write_text("")
+    inner = run("--force-exclude", "gen/x/m.py", "ok/m.py", cwd=tmp_path / "src")
+    assert [line.split(":")[0] for line in out(inner).splitlines()] == ["ok/m.py"], out(inner)
+    # Without --force-exclude a file named explicitly is linted; a folder walk still skips excluded ones.
+    assert "vendor/m.py:4:1: JAX103" in out(run("vendor/m.py", cwd=tmp_path))
+    walked = out(run(".", cwd=tmp_path))
+    assert [line.split(":")[0] for line in walked.splitlines()] == ["src/ok/m.py"], walked
