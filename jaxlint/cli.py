@@ -187,6 +187,12 @@ def _main(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     if args.jobs is not None and args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    from .report import STATISTICS_FORMATS
+
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        return _fail(f"--statistics works with --format {' or '.join(STATISTICS_FORMATS)}, not {args.format}")
+    if args.statistics and args.verify:
+        return _fail("--statistics cannot be combined with --verify (its report counts by verdict)")
 
     paths = args.paths or ["."]
     if args.run is not None:
@@ -243,6 +249,10 @@ def _main(args: argparse.Namespace) -> int:
             discover(paths, config, args.force_exclude, skipped), config, jobs=args.jobs, cache_dir=cache_dir
         )
         findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
+        if cache_dir is not None:
+            from .cache import FindingCache
+
+            FindingCache(cache_dir).prune()
 
     if args.verify:
         return _verify(args, config, findings)
@@ -250,14 +260,19 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _emit(args: argparse.Namespace, findings: list) -> int:
-    from .report import render, statistics
+    from .report import render, statistics, summary
 
     out = sys.stdout
-    out.write(render(findings, args.format))
+    unsafe = bool(args.unsafe_fixes)
+    if args.statistics and args.format == "json":
+        out.write(statistics(findings, "json", unsafe))  # as ruff: the statistics replace the findings
+    else:
+        out.write(render(findings, args.format, unsafe))
     if args.statistics and args.format == "text":
-        out.write(statistics(findings))
-    if findings and args.format == "text":
-        print(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
+        out.write(statistics(findings, "text", unsafe))
+    if args.format == "text":
+        fixing = args.fix or args.unsafe_fixes  # the fix driver has said what it fixed and what it left
+        sys.stderr.write(summary(findings, unsafe, hints=not fixing))
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -192,7 +193,7 @@ def test_force_exclude_matches_parent_folders_default_excludes_and_absolute_path
     result = run("--force-exclude", *given, cwd=tmp_path)
     assert result.returncode == 1, err(result)
     assert out(result).splitlines() == [
-        "src/ok/m.py:4:1: JAX103 In-place update of JAX array 'x': JAX arrays are immutable (TypeError); "
+        "src/ok/m.py:4:1: JAX103 [*] In-place update of JAX array 'x': JAX arrays are immutable (TypeError); "
         "use x = x.at[0].set(...)"
     ]
     # From a subfolder, `src/gen` is still anchored at the project root.
@@ -203,3 +204,171 @@ def test_force_exclude_matches_parent_folders_default_excludes_and_absolute_path
     assert "vendor/m.py:4:1: JAX103" in out(run("vendor/m.py", cwd=tmp_path))
     walked = out(run(".", cwd=tmp_path))
     assert [line.split(":")[0] for line in walked.splitlines()] == ["src/ok/m.py"], walked
+
+
+# -- item 6: a cache-dir that already exists (the project root) gets no `*` .gitignore ------------------------
+
+
+def test_cache_dir_dot_does_not_ignore_the_project(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\ncache-dir = "."\n')
+    (tmp_path / "m.py").write_text(INPLACE)
+    for _ in range(2):  # the second run reads the cache and must still see the file
+        result = run_cached(".", cwd=tmp_path)
+        assert result.returncode == 1 and "m.py:4:1: JAX103" in out(result), err(result)
+    assert not (tmp_path / ".gitignore").exists()
+    # A folder jaxlint creates is marked ignored, as ruff does.
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\ncache-dir = "made/by/jaxlint"\n')
+    run_cached(".", cwd=tmp_path)
+    assert (tmp_path / "made/by/jaxlint/.gitignore").read_text().splitlines()[-1] == "*"
+    assert not (tmp_path / "made/.gitignore").exists()
+
+
+def run_cached(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "jaxlint", *args],
+        capture_output=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+
+
+# -- item 7: cache entries are validated, printed text is cleaned, old entries are pruned --------------------
+
+
+def _entry(cache: Path) -> Path:
+    (entry,) = [p for p in cache.rglob("*.json")]
+    return entry
+
+
+def _poisoned_runs(tmp_path: Path, poison) -> tuple[str, str]:
+    """Lint m.py cold, rewrite its cache entry with `poison(document)`, lint warm: (cold, warm) stdout."""
+    (tmp_path / "m.py").write_text(BAD)
+    cold = run_cached("--cache-dir", "c", "m.py", cwd=tmp_path)
+    entry = _entry(tmp_path / "c")
+    entry.write_text(poison(json.loads(entry.read_text()), entry))
+    warm = run_cached("--cache-dir", "c", "m.py", cwd=tmp_path)
+    assert "Traceback" not in err(warm)
+    return out(cold), out(warm)
+
+
+def test_cache_entry_of_a_clean_file_copied_onto_a_dirty_file_is_a_miss(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text("import jax\n")
+    run_cached("--cache-dir", "c0", "clean.py", cwd=tmp_path)
+    clean_entry = _entry(tmp_path / "c0").read_text()
+    assert json.loads(clean_entry)["findings"] == []
+    cold, warm = _poisoned_runs(tmp_path, lambda doc, entry: clean_entry)
+    assert "JAX101" in cold and warm == cold
+
+
+@pytest.mark.parametrize(
+    "poison",
+    [
+        pytest.param(
+            lambda d, e: json.dumps({**d, "findings": []}).replace(d["key"], "0" * 64), id="other-key"
+        ),
+        pytest.param(lambda d, e: json.dumps(d["findings"]), id="old-schema"),
+        pytest.param(
+            lambda d, e: json.dumps({**d, "findings": [{**d["findings"][0], "line": 0}]}), id="line-0"
+        ),
+        pytest.param(
+            lambda d, e: json.dumps({**d, "findings": [{**d["findings"][0], "code": "JAX999"}]}), id="code"
+        ),
+        pytest.param(
+            lambda d, e: json.dumps({**d, "findings": [{**d["findings"][0], "extra": 1}]}), id="field"
+        ),
+        pytest.param(lambda d, e: "[" * 100_000 + "]" * 100_000, id="deep-nesting"),
+        pytest.param(lambda d, e: " " * (5 << 20) + json.dumps(d), id="too-large"),
+    ],
+)
+def test_poisoned_cache_entries_are_misses(tmp_path: Path, poison) -> None:
+    cold, warm = _poisoned_runs(tmp_path, poison)
+    assert "JAX101" in cold and warm == cold
+
+
+def test_escape_sequences_are_never_printed(tmp_path: Path) -> None:
+    escape = "\x1b]0;owned\x07\x1b[2K\r"
+
+    def poison(doc, entry):
+        doc["findings"][0]["message"] = escape + "fake"
+        return json.dumps(doc)
+
+    cold, warm = _poisoned_runs(tmp_path, poison)
+    assert warm == cold and "\x1b" not in warm  # the entry is rejected: relinted
+    # A file name with escapes is printed escaped, in text and in github annotations.
+    name = "\x1b[31mred.py"
+    (tmp_path / name).write_text(BAD)
+    for fmt in ("text", "github"):
+        result = run("--format", fmt, name, cwd=tmp_path)
+        assert result.returncode == 1 and b"\x1b" not in result.stdout + result.stderr
+        assert "\\x1b[31mred.py" in out(result)
+
+
+def test_old_cache_entries_are_pruned(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(BAD)
+    run_cached("--cache-dir", "c", "m.py", cwd=tmp_path)
+    live = _entry(tmp_path / "c")
+    old = live.parent.parent / "ab" / ("ab" + "0" * 62 + ".json")
+    old.parent.mkdir()
+    old.write_text("{}")
+    stale = live.parent.parent.parent / "0.0.1" / "cd" / "tmp123.tmp"  # an older version's temporary
+    stale.parent.mkdir(parents=True)
+    stale.write_text("")
+    keep = tmp_path / "c" / "0.0.1" / "notes.txt"  # not a name the cache writes
+    keep.write_text("mine")
+    month_ago = time.time() - 40 * 86400
+    for path in (old, stale, keep):
+        os.utime(path, (month_ago, month_ago))
+    (tmp_path / "c" / ".last-prune").unlink()
+    run_cached("--cache-dir", "c", "m.py", cwd=tmp_path)
+    assert live.exists() and keep.exists()
+    assert not old.exists() and not stale.exists() and not stale.parent.exists()
+
+
+# -- item 12: output ---------------------------------------------------------------------------------------
+
+
+def test_fixable_findings_are_marked_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(INPLACE + "key = jax.random.PRNGKey(0)\nimport jax\n")
+    result = run("--select", "JAX103,JAX302", "m.py", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = out(result).splitlines()
+    assert lines[0].startswith("m.py:4:1: JAX103 [*] In-place update")
+    assert lines[1].startswith("m.py:5:7: JAX302 ") and "[*]" not in lines[1]  # its fix is unsafe
+    assert err(result).splitlines() == [
+        "Found 2 findings.",
+        "[*] 1 fixable with `jaxlint --fix` (1 more with `--unsafe-fixes`).",
+    ]
+    unsafe = run("--select", "JAX103,JAX302", "--unsafe-fixes", "--diff", "m.py", cwd=tmp_path)
+    assert unsafe.returncode == 1 and "jax.random.key" in out(unsafe)
+    stats = run("--select", "JAX103,JAX302", "--statistics", "m.py", cwd=tmp_path)
+    assert out(stats).endswith("    1\tJAX103\t[*] inplace-array-update\n    1\tJAX302\tlegacy-prng-key\n")
+
+
+def test_statistics_with_json_and_with_formats_that_cannot_hold_it(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(INPLACE + "y = jnp.zeros(2)\ny[1] = 2\n")
+    result = run("--statistics", "--format", "json", "m.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert _json(result) == [
+        {"code": "JAX103", "name": _json(run("--format", "json", "m.py", cwd=tmp_path))[0]["name"],
+         "count": 2, "fixable": 2}
+    ]  # fmt: skip
+    for args in (("--format", "sarif"), ("--format", "github"), ("--verify",)):
+        assert_one_line_error(run("--statistics", *args, "m.py", cwd=tmp_path), "--statistics ")
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
+    folder = tmp_path / "my dir#1"
+    folder.mkdir()
+    (folder / "ü%.py").write_text(BAD)
+    relative = run("--format", "sarif", "my dir#1/ü%.py", cwd=tmp_path)
+    (location,) = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]
+        for r in json.loads(out(relative))["runs"][0]["results"]
+    ]
+    assert location == {"uri": "my%20dir%231/%C3%BC%25.py", "uriBaseId": "%SRCROOT%"}
+    absolute = run("--format", "sarif", str(folder / "ü%.py"), cwd=tmp_path)
+    uri = json.loads(out(absolute))["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"
+    ]
+    assert uri == {"uri": (folder / "ü%.py").as_uri()} and "%20" in uri["uri"]
