@@ -304,6 +304,7 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
 
             results.extend(FixResult(f.path, "", "", [f]) for f in skipped.findings)
 
+    _say_notebooks_are_not_fixed(results, unsafe)
     fixed = sum(sum(r.applied.values()) for r in results)
     changed = [r for r in results if r.changed]
     plural = "s" if fixed != 1 else ""
@@ -333,6 +334,21 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     else:
         code = _emit(args, findings)
     return EXIT_ERROR if failed else code
+
+
+def _say_notebooks_are_not_fixed(results: list, unsafe: bool) -> None:
+    """jaxlint rewrites .py files only; a notebook's fixes are named, never dropped silently."""
+    for result in results:
+        if result.path.endswith(".ipynb"):
+            count = sum(
+                1 for f in result.findings if f.fix is not None and (unsafe or f.fix_safety != "unsafe")
+            )
+            if count:
+                plural = "s" if count != 1 else ""
+                print(
+                    f"jaxlint: notebooks are not fixed: {count} fixable finding{plural} in {result.path} left as it is",
+                    file=sys.stderr,
+                )
 
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:
