@@ -372,3 +372,45 @@ def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
         "artifactLocation"
     ]
     assert uri == {"uri": (folder / "ü%.py").as_uri()} and "%20" in uri["uri"]
+
+
+# -- item 14: what the README promises --------------------------------------------------------------------
+
+
+def test_every_example_has_a_finding_except_the_opt_in_one() -> None:
+    by_default = _json(run("--format", "json", "examples", cwd=ROOT))
+    flagged = {Path(row["path"]).name.split("_")[0].upper() for row in by_default}
+    examples = {path.name.split("_")[0].upper() for path in (ROOT / "examples").glob("jax*.py")}
+    assert examples - flagged == {"JAX302"}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "every example except that of the opt-in\nJAX302" in readme
+    opt_in = _json(run("--format", "json", "--select", "JAX302", "examples", cwd=ROOT))
+    assert {Path(row["path"]).name for row in opt_in} == {"jax302_legacy_prng_key.py"}
+
+
+def test_install_routes_name_no_package_index_release_and_no_tag() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "not yet published on PyPI" in readme
+    for text in (readme, hooks):
+        # `rev:` must be a commit: no release tag exists.
+        assert "rev: v" not in text and "rev: <commit sha>" in text
+        # A bare requirement would go to the package index, where jaxlint-cst does not exist.
+        for line in text.splitlines():
+            if "pip install" in line and "jaxlint-cst" in line:
+                assert "@ git+" in line, line
+
+
+def test_jax201_fix_keeps_literal_braces(tmp_path: Path) -> None:
+    source = 'import jax\n\n@jax.jit\ndef f(x):\n    print("a {} b {{c}}", x)\n    return x\n\nf(1.5)\n'
+    (tmp_path / "m.py").write_text(source)
+    fixed = run("--fix", "m.py", cwd=tmp_path)
+    assert "Fixed 1 finding" in err(fixed), err(fixed)
+    text = (tmp_path / "m.py").read_text()
+    assert "jax.debug.print(\"{} {}\", 'a {} b {{c}}', x)" in text, text
+    ran = subprocess.run(
+        [sys.executable, "m.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "a {} b {{c}} 1.5\n"  # what print() showed, now on every call
