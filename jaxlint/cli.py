@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -73,7 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"jaxlint: error: {message}", file=sys.stderr)
+    # A path given on the command line may hold escape sequences; shown escaped, as report.clean does (not
+    # imported: this also reports failures to import the rest of jaxlint).
+    shown = re.sub(
+        r"[\x00-\x1f\x7f-\x9f]", lambda m: m.group().encode("unicode_escape").decode("ascii"), message
+    )
+    print(f"jaxlint: error: {shown}", file=sys.stderr)
     return EXIT_ERROR
 
 

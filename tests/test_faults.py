@@ -302,6 +302,9 @@ def test_escape_sequences_are_never_printed(tmp_path: Path) -> None:
         result = run("--format", fmt, name, cwd=tmp_path)
         assert result.returncode == 1 and b"\x1b" not in result.stdout + result.stderr
         assert "\\x1b[31mred.py" in out(result)
+    missing = run("\x1b[31mmissing.py", cwd=tmp_path)
+    assert_one_line_error(missing, "path does not exist: \\x1b[31mmissing.py")
+    assert b"\x1b" not in missing.stderr
 
 
 def test_old_cache_entries_are_pruned(tmp_path: Path) -> None:
