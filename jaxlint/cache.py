@@ -109,12 +109,13 @@ class FindingCache:
         `cache-dir` pointing at an existing folder (the project root, say) must not get a `*` .gitignore."""
         if self._ready:
             return
-        self._ready = True
         self.root.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.mkdir(self.root)
+            os.mkdir(self.root)  # of concurrent workers, exactly one creates it
         except FileExistsError:
+            self._ready = True
             return
+        self._ready = True
         try:
             (self.root / _MARKER).write_text("# Automatically created by jaxlint.\n*\n", encoding="utf-8")
         except OSError:
