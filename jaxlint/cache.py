@@ -2,7 +2,13 @@
 
 Entries are content-addressed, so a changed file, a changed config or an upgrade simply misses; files with
 findings are cached too. Writes go to a temporary file and are renamed into place, so concurrent runs never
-read half an entry. A corrupt or unreadable entry is a miss.
+read half an entry.
+
+The cache folder is writable by whoever can write the project, so an entry is believed only if it is what
+this code writes: an object naming its own key (an entry copied onto another file's key is a miss, so a clean
+file's entry cannot hide a dirty file's findings), under a size limit, with findings of known rules whose
+fields have the right types and ranges and hold no control characters. Anything else is a miss, never a crash.
+Entries unused for `MAX_AGE_DAYS` are pruned, at most once a day.
 """
 
 from __future__ import annotations
@@ -11,13 +17,34 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .finding import Finding
+from .rules import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RULES_BY_CODE
 
 DEFAULT_DIR = ".jaxlint_cache"
+SCHEMA = 1
+MAX_ENTRY_BYTES = 4 << 20  # far above any real file's findings; bounds the JSON parsed
+MAX_FINDINGS = 10_000
+MAX_AGE_DAYS = 30
+_PRUNE_EVERY_S = 24 * 3600
+_TOUCH_AFTER_S = 24 * 3600  # a hit refreshes an entry's age at most once a day
+_MARKER = ".gitignore"
+_PRUNED = ".last-prune"
+
+_NAMES = {PARSE_ERROR_CODE: PARSE_ERROR_NAME, **{code: rule.name for code, rule in RULES_BY_CODE.items()}}
+# C0 and C1 controls and DEL; a fix's replacement text may hold newlines and tabs.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SHARD = re.compile(r"[0-9a-f]{2}")
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json|[^/]*\.tmp")
+_POSITIVE = ("line", "column", "end_line", "end_column")
+_FIELDS = {field.name for field in dataclasses.fields(Finding)} - {"path"}
 
 
 def _build_fingerprint() -> str:
@@ -32,8 +59,10 @@ def _build_fingerprint() -> str:
 
 class FindingCache:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder) / __version__
+        self.root = Path(folder)
+        self.folder = self.root / __version__
         self.build = _build_fingerprint()
+        self._ready = False
 
     def key(self, data: bytes, settings: str) -> str:
         digest = hashlib.sha256(data)
@@ -44,10 +73,18 @@ class FindingCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, path: str) -> list[Finding] | None:
+        entry = self._entry(key)
         try:
-            rows = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            return [Finding(path=path, **row) for row in rows]
-        except (OSError, ValueError, TypeError):
+            with open(entry, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if info.st_size > MAX_ENTRY_BYTES:
+                    return None
+                document = json.loads(handle.read())
+            findings = _findings(document, key, path)
+            if findings is not None and time.time() - info.st_mtime > _TOUCH_AFTER_S:
+                os.utime(entry)  # still in use: not pruned
+            return findings
+        except (OSError, ValueError, TypeError, RecursionError):
             return None
 
     def put(self, key: str, findings: list[Finding]) -> None:
@@ -58,21 +95,123 @@ class FindingCache:
             del row["path"]
             rows.append(row)
         try:
+            self._prepare()
             entry.parent.mkdir(parents=True, exist_ok=True)
-            _ignore_folder(self.folder.parent)
             handle, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(rows, out)
+                json.dump({"schema": SCHEMA, "key": key, "findings": rows}, out)
             os.replace(temporary, entry)
         except OSError:
             pass  # a read-only tree still gets linted, just not cached
 
-
-def _ignore_folder(folder: Path) -> None:
-    """Keep the cache out of version control, as ruff does."""
-    marker = folder / ".gitignore"
-    if not marker.exists():
+    def _prepare(self) -> None:
+        """Create the cache folder; mark it ignored for git only if jaxlint created it (as ruff does): a
+        `cache-dir` pointing at an existing folder (the project root, say) must not get a `*` .gitignore."""
+        if self._ready:
+            return
+        self.root.parent.mkdir(parents=True, exist_ok=True)
         try:
-            marker.write_text("# Automatically created by jaxlint.\n*\n", encoding="utf-8")
+            os.mkdir(self.root)  # of concurrent workers, exactly one creates it
+        except FileExistsError:
+            self._ready = True
+            return
+        self._ready = True
+        try:
+            (self.root / _MARKER).write_text("# Automatically created by jaxlint.\n*\n", encoding="utf-8")
         except OSError:
             pass
+
+    def prune(self, max_age_days: float = MAX_AGE_DAYS, *, force: bool = False) -> int:
+        """Remove entries (of any version) and stale temporaries unused for `max_age_days`; at most once a day
+        unless forced. Only names this class writes are touched (`<version>/<2 hex>/<64 hex>.json`), so a
+        `cache-dir` that is a user's folder loses nothing else. Returns the number of files removed."""
+        marker = self.root / _PRUNED
+        try:
+            if not force and time.time() - marker.stat().st_mtime < _PRUNE_EVERY_S:
+                return 0
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return 0
+        try:
+            marker.touch()
+        except OSError:
+            return 0
+        cutoff = time.time() - max_age_days * 86400
+        removed = 0
+        for version in _folders(self.root):
+            for shard in _folders(version):
+                if not _SHARD.fullmatch(shard.name):
+                    continue
+                for entry in _files(shard):
+                    if not _ENTRY.fullmatch(entry.name):
+                        continue
+                    try:
+                        if entry.stat().st_mtime < cutoff:
+                            entry.unlink()
+                            removed += 1
+                    except OSError:
+                        continue
+                _remove_if_empty(shard)
+            _remove_if_empty(version)
+        return removed
+
+
+def _folders(folder: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _files(folder: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _findings(document: Any, key: str, path: str) -> list[Finding] | None:
+    """The entry's findings if it is exactly what `put` writes for this key, else None."""
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or document.get("key") != key:
+        return None
+    rows = document.get("findings")
+    if not isinstance(rows, list) or len(rows) > MAX_FINDINGS:
+        return None
+    findings = []
+    for row in rows:
+        if not _valid_row(row):
+            return None
+        findings.append(Finding(path=path, **row))
+    return findings
+
+
+def _valid_row(row: Any) -> bool:
+    if not isinstance(row, dict) or set(row) != _FIELDS:
+        return False
+    for name in _POSITIVE:
+        value = row[name]
+        if type(value) is not int or not 1 <= value <= 1 << 31:
+            return False
+    if row["end_line"] < row["line"]:
+        return False
+    if _NAMES.get(row["code"]) != row["name"] or row["severity"] not in ("error", "warning"):
+        return False
+    if not isinstance(row["message"], str) or _CONTROL.search(row["message"]):
+        return False
+    if row["fix"] is not None and (not isinstance(row["fix"], str) or _CONTROL_IN_CODE.search(row["fix"])):
+        return False
+    if row["fix_safety"] not in (None, "safe", "unsafe"):
+        return False
+    function = row["function"]
+    if function is not None and (not isinstance(function, str) or _CONTROL.search(function)):
+        return False
+    cell = row["cell"]
+    return cell is None or (type(cell) is int and 1 <= cell <= 1 << 31)

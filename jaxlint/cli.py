@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -73,7 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"jaxlint: error: {message}", file=sys.stderr)
+    # A path given on the command line may hold escape sequences; shown escaped, as report.clean does (not
+    # imported: this also reports failures to import the rest of jaxlint).
+    shown = re.sub(
+        r"[\x00-\x1f\x7f-\x9f]", lambda m: m.group().encode("unicode_escape").decode("ascii"), message
+    )
+    print(f"jaxlint: error: {shown}", file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -96,6 +102,77 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_ERROR
+    except _UsageError as error:
+        return _fail(str(error))
+    except Exception as error:  # a bug in jaxlint: one line and exit 2, never a traceback and exit 1
+        return _fail(f"internal error: {type(error).__name__}: {error}")
+
+
+class _UsageError(Exception):
+    """A problem with what the command was given (a path, stdin): one line, exit 2."""
+
+
+def _read_stdin() -> bytes:
+    """All of stdin; closed or unreadable stdin is a usage error, not a traceback."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise _UsageError("cannot read stdin: it is closed")
+    try:
+        return stream.read()
+    except (OSError, ValueError) as error:
+        raise _UsageError(f"cannot read stdin: {error}") from error
+
+
+def _decode_stdin(data: bytes, name: str):
+    """(source, None), or (None, a JAX000 finding) for bytes that are not text in their declared coding."""
+    from .engine import decode, parse_error
+
+    try:
+        return decode(data), None
+    except (UnicodeError, SyntaxError, LookupError) as error:
+        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
+        return None, parse_error(name, 1, 1, f"cannot decode: {reason}")
+
+
+class _Skipped:
+    """Collects what discovery skipped for a reason of its own (unreadable folder, FIFO, symlink loop) as
+    JAX000 findings: never skipped silently."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.findings: list = []
+
+    def __call__(self, path: str, reason: str) -> None:
+        from .engine import parse_error
+        from .lint import keep_selected
+        from .selection import settings_for
+
+        self.findings += keep_selected([parse_error(path, 1, 1, reason)], settings_for(self.config, path))
+
+
+def _check_paths(paths: list[str]) -> None:
+    """Paths named on the command line must exist and be readable: else one line and exit 2."""
+    import errno
+
+    for given in paths:
+        if given == "-":
+            continue
+        try:
+            os.stat(given)
+        except FileNotFoundError as error:
+            # A dangling symlink is reported as what it is.
+            hint = "a broken symlink" if os.path.islink(given) else "does not exist"
+            raise _UsageError(f"path {hint}: {given}") from error
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise _UsageError(f"path is a symlink loop: {given}") from error
+            raise _UsageError(f"cannot read {given}: {error.strerror or error}") from error
+        if os.path.isdir(given):
+            try:
+                with os.scandir(given):
+                    pass
+            except OSError as error:
+                raise _UsageError(f"cannot read folder {given}: {error.strerror or error}") from error
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -123,12 +200,19 @@ def _main(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     if args.jobs is not None and args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    from .report import STATISTICS_FORMATS
+
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        return _fail(f"--statistics works with --format {' or '.join(STATISTICS_FORMATS)}, not {args.format}")
+    if args.statistics and args.verify:
+        return _fail("--statistics cannot be combined with --verify (its report counts by verdict)")
 
     paths = args.paths or ["."]
     if args.run is not None:
         if not args.verify:
             return _fail("--run needs --verify")
         paths = ["."]
+    _check_paths(paths)
     try:
         if args.config:
             if not os.path.isfile(args.config):
@@ -150,6 +234,8 @@ def _main(args: argparse.Namespace) -> int:
         validate(config)
     except ConfigError as error:
         return _fail(str(error))
+    except OSError as error:  # e.g. an unreadable pyproject.toml on the way up
+        return _fail(f"cannot read the configuration: {error}")
 
     if args.run is not None:
         return _run_command(args, config)
@@ -162,20 +248,10 @@ def _main(args: argparse.Namespace) -> int:
     if "-" in paths:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
-        source = sys.stdin.buffer.read()
-        from .engine import decode
-
         name = args.stdin_filename or "-"
-        try:
-            findings: list[Finding] = lint_source_for(decode(source), name, config)
-        except (UnicodeDecodeError, SyntaxError) as error:
-            from .engine import parse_error
-
-            findings = [parse_error(name, 1, 1, f"cannot decode: {error}")]
+        source, problem = _decode_stdin(_read_stdin(), name)
+        findings: list[Finding] = [problem] if problem else lint_source_for(source, name, config)
     else:
-        missing = [p for p in paths if not os.path.exists(p)]
-        if missing:
-            return _fail(f"path does not exist: {missing[0]}")
         from .files import discover
 
         cache_dir = None
@@ -184,9 +260,15 @@ def _main(args: argparse.Namespace) -> int:
 
             base = config.root if config.root is not None else Path.cwd()
             cache_dir = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+        skipped = _Skipped(config)
         findings = lint_files(
-            discover(paths, config, args.force_exclude), config, jobs=args.jobs, cache_dir=cache_dir
+            discover(paths, config, args.force_exclude, skipped), config, jobs=args.jobs, cache_dir=cache_dir
         )
+        findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
+        if cache_dir is not None:
+            from .cache import FindingCache
+
+            FindingCache(cache_dir).prune()
 
     if args.verify:
         return _verify(args, config, findings)
@@ -194,14 +276,19 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _emit(args: argparse.Namespace, findings: list) -> int:
-    from .report import render, statistics
+    from .report import render, statistics, summary
 
     out = sys.stdout
-    out.write(render(findings, args.format))
+    unsafe = bool(args.unsafe_fixes)
+    if args.statistics and args.format == "json":
+        out.write(statistics(findings, "json", unsafe))  # as ruff: the statistics replace the findings
+    else:
+        out.write(render(findings, args.format, unsafe))
     if args.statistics and args.format == "text":
-        out.write(statistics(findings))
-    if findings and args.format == "text":
-        print(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
+        out.write(statistics(findings, "text", unsafe))
+    if args.format == "text":
+        fixing = args.fix or args.unsafe_fixes  # the fix driver has said what it fixed and what it left
+        sys.stderr.write(summary(findings, unsafe, hints=not fixing))
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
@@ -215,26 +302,25 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     if "-" in paths:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
-        from .engine import decode, parse_error
-
         name = args.stdin_filename or "-"
-        data = sys.stdin.buffer.read()
-        try:
-            source = decode(data)
-        except (UnicodeDecodeError, SyntaxError) as error:
-            return _emit(args, [parse_error(name, 1, 1, f"cannot decode: {error}")])
+        source, problem = _decode_stdin(_read_stdin(), name)
+        if problem is not None:
+            return _emit(args, [problem])
         results = [fix_source(source, name, config, unsafe)]
         if not args.diff:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:
-        missing = [p for p in paths if not os.path.exists(p)]
-        if missing:
-            return _fail(f"path does not exist: {missing[0]}")
         from .files import discover
 
-        files = discover(paths, config, args.force_exclude)
+        skipped = _Skipped(config)
+        files = list(discover(paths, config, args.force_exclude, skipped))
         results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
+        if skipped.findings:
+            from .autofix import FixResult
 
+            results.extend(FixResult(f.path, "", "", [f]) for f in skipped.findings)
+
+    _say_notebooks_are_not_fixed(results, unsafe)
     # With --diff every changed file counts; otherwise only the files written (stdin: the text given back).
     changed = [r for r in results if r.changed and (args.diff or r.written or "-" in paths)]
     fixed = sum(sum(r.applied.values()) for r in changed)
@@ -265,6 +351,21 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     else:
         code = _emit(args, findings)
     return EXIT_ERROR if failed else code
+
+
+def _say_notebooks_are_not_fixed(results: list, unsafe: bool) -> None:
+    """jaxlint rewrites .py files only; a notebook's fixes are named, never dropped silently."""
+    for result in results:
+        if result.path.endswith(".ipynb"):
+            count = sum(
+                1 for f in result.findings if f.fix is not None and (unsafe or f.fix_safety != "unsafe")
+            )
+            if count:
+                plural = "s" if count != 1 else ""
+                print(
+                    f"jaxlint: notebooks are not fixed: {count} fixable finding{plural} in {result.path} left as it is",
+                    file=sys.stderr,
+                )
 
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:

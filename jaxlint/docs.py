@@ -20,6 +20,16 @@ It is on by default and takes part in selection like a rule code: `--ignore JAX0
 switches it off. A `# noqa` comment cannot suppress it: the file was not understood.
 """
 
+# Confirmed by counting recompiles in a real run (`jaxlint --verify --run`), not by tracing (`--verify`);
+# jaxlint.runtime.confirmable.RECOMPILE_CODES says the same.
+_CONFIRMED_BY_RUN = frozenset({"JAX401", "JAX402"})
+
+
+def _confirmed_by(rule: type[Rule]) -> str:
+    if not rule.confirmable:
+        return "—"
+    return "--run" if rule.code in _CONFIRMED_BY_RUN else "yes"
+
 
 def rule_table() -> str:
     """A markdown table of every rule; the README embeds the same table (a test keeps them in step)."""
@@ -27,16 +37,17 @@ def rule_table() -> str:
     for rule in ALL_RULES:
         lines.append(
             f"| {rule.code} | {rule.name} | {rule.summary} | {'on' if rule.default_enabled else 'opt-in'} "
-            f"| {rule.fix_safety or '—'} | {'yes' if rule.confirmable else '—'} |"
+            f"| {rule.fix_safety or '—'} | {_confirmed_by(rule)} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def explain(rule: type[Rule]) -> str:
     header = f"# {rule.code} {rule.name}\n\n{rule.summary}\n"
+    confirmed = {"yes": "yes", "--run": "no; `--verify --run` confirms it by counting recompiles", "—": "no"}
     facts = (
         f"\nDefault: {'enabled' if rule.default_enabled else 'off (enable with --select ' + rule.code + ')'}. "
-        f"Fix: {rule.fix_safety or 'none'}. Confirmable by --verify: {'yes' if rule.confirmable else 'no'}.\n"
+        f"Fix: {rule.fix_safety or 'none'}. Confirmable by --verify: {confirmed[_confirmed_by(rule)]}.\n"
     )
     return header + facts + rule.doc.rstrip() + "\n"
 

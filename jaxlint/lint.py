@@ -47,7 +47,7 @@ def read_source(path: str, settings: LintSettings) -> tuple[bytes, str] | list[F
         return [parse_error(path, 1, 1, f"cannot read: {error.strerror or error}")]
     try:
         return data, decode(data)
-    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+    except (UnicodeError, SyntaxError, LookupError) as error:
         reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
         line = data[: getattr(error, "start", 0)].count(b"\n") + 1
         return [parse_error(path, line, 1, f"cannot decode: {reason}")]

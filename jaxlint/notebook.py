@@ -11,9 +11,9 @@
 - A notebook that is not valid JSON, or not a notebook, is a JAX000 finding, never a crash. Notebooks whose
   kernel language is not Python are skipped.
 
-Rules see the magics through the module index: `index.magics` maps the line of the linted text to a `Magic`
-(it is empty for .py files), and `magic_for(ctx.index, node)` answers "which magic runs this node?" — e.g.
-the `f(x)` call of `%timeit f(x)`, or any statement in the body of a `%%timeit` cell.
+Rules see the magics through the module index (the model lives in `jaxlint.analysis.magics`, re-exported
+here): `index.magics` maps the line of the linted text to a `Magic`, and `magic_for(ctx.index, node)` answers
+"which magic runs this node?".
 """
 
 from __future__ import annotations
@@ -23,13 +23,16 @@ import bisect
 import dataclasses
 import json
 import re
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import libcst as cst
 
+from .analysis.magics import Magic, Magics, magic_for, magics_for
 from .engine import LintSettings, lint_text, parse_error
 from .finding import Finding
+from .rules import PARSE_ERROR_CODE
+
+__all__ = ["Magic", "Magics", "lint_notebook", "magic_for", "magics_for"]
 
 # Cell magics whose body is Python run in the notebook's namespace: the body is linted.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "snakeviz", "scalene"})
@@ -45,77 +48,6 @@ _CODE_MAGICS: dict[str, tuple[str, str]] = {
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
 _ASSIGN = re.compile(r"(?P<lhs>[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*(?P<rhs>[%!].*)$", re.DOTALL)
 _HELP = re.compile(r"\?{0,2}%{0,2}[\w*]+(?:\.[\w*]+)*\?{0,2}$")
-
-
-@dataclasses.dataclass(frozen=True)
-class Magic:
-    """One piece of IPython syntax in a code cell, and where it sits."""
-
-    line: int  # line of the linted text (all code cells joined) where it starts
-    end_line: int  # last line it covers: continuation lines; for a cell magic, the end of its cell
-    cell: int  # notebook cell, counted from 1
-    cell_line: int  # line inside the cell
-    kind: str  # "line" (%name), "cell" (%%name), "shell" (!cmd), "help" (obj?), "autocall" (/f x)
-    name: str  # the magic's name ("timeit", "time", "pip", …); "" for shell, help and autocall
-    text: str  # as written, continuation lines included
-    code: str | None = None  # the Python it runs, left in the linted text (line magics: at `line`; cell
-    # magics: lines line+1 … end_line); None when nothing of it is linted
-
-    @property
-    def code_lines(self) -> range:
-        """Lines of the linted text that hold the Python this magic runs (empty when none)."""
-        if self.code is None:
-            return range(0)
-        if self.kind == "cell":
-            return range(self.line + 1, self.end_line + 1)
-        return range(self.line, self.end_line + 1)
-
-
-class Magics(Mapping[int, Magic]):
-    """A notebook's magics by line of the linted text, plus lookups from nodes."""
-
-    def __init__(self, magics: list[Magic]) -> None:
-        self._by_line = {m.line: m for m in magics}
-        self._runs: dict[int, Magic] = {}  # line -> the magic whose code holds that line
-        for magic in magics:
-            for line in magic.code_lines:
-                self._runs[line] = magic
-
-    def __getitem__(self, line: int) -> Magic:
-        return self._by_line[line]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._by_line)
-
-    def __len__(self) -> int:
-        return len(self._by_line)
-
-    def running(self, line: int) -> Magic | None:
-        """The magic whose Python code holds this line of the linted text (`%timeit` line, `%%time` body)."""
-        return self._runs.get(line)
-
-    def for_node(self, index: Any, node: cst.CSTNode) -> Magic | None:
-        if not self._runs:
-            return None
-        where = index.positions().get(node)  # shared with the engine: resolved once per notebook
-        return self._runs.get(where.start.line) if where is not None else None
-
-
-def magics_for(index: Any) -> Mapping[int, Magic]:
-    """The magics of the module being linted, by line (empty for a .py file)."""
-    return getattr(index, "magics", None) or {}
-
-
-def magic_for(index: Any, node: cst.CSTNode) -> Magic | None:
-    """The magic that runs `node` (a node of `index.module`), e.g. `f(x)` in `%timeit f(x)`; else None.
-
-    For rules: `magic_for(ctx.index, node)`. Positions are resolved once per notebook, on the first call, and
-    only for notebooks whose magics run Python code.
-    """
-    magics = getattr(index, "magics", None)
-    if not isinstance(magics, Magics):
-        return None
-    return magics.for_node(index, node)
 
 
 # -- reading the notebook ----------------------------------------------------------------------------------
@@ -427,7 +359,11 @@ def join_cells(cells: list[Cell]) -> JoinedNotebook:
 
 
 def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Finding]:
-    """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell."""
+    """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell.
+
+    A cell that does not parse is one JAX000 finding at its own line, and the other cells are still linted
+    (without it, as the kernel runs them when that cell fails).
+    """
     try:
         cells = code_cells(source)
     except NotNotebook as error:
@@ -436,7 +372,54 @@ def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Findin
         return []
     joined = join_cells(cells)
     findings = lint_text(joined.source, path, settings, magics=joined.magics)
+    if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
+        broken = _unparsable_cells(cells, path)
+        if broken:
+            numbers = {f.cell for f in broken}
+            joined = join_cells(
+                [Cell(c.number, [""] * len(c.lines)) if c.number in numbers else c for c in cells]
+            )
+            rest = lint_text(joined.source, path, settings, magics=joined.magics)
+            return sorted([*broken, *(_to_cell(f, joined) for f in rest)], key=Finding.sort_key)
     return [_to_cell(finding, joined) for finding in findings]
+
+
+def _unparsable_cells(cells: list[Cell], path: str) -> list[Finding]:
+    """A JAX000 finding (at the cell and line) for each code cell that does not parse on its own."""
+    broken = []
+    for cell in cells:
+        python, _ = transform_cell(cell.lines)
+        text = "".join(f"{line}\n" for line in python)
+        try:
+            compile(
+                text,
+                path,
+                "exec",
+                flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                dont_inherit=True,
+            )
+            cst.parse_module(text)
+        except SyntaxError as error:
+            line, column = error.lineno or 1, error.offset or 1
+            broken.append(_cell_error(path, cell, line, column, f"cannot parse: {error.msg}"))
+        except cst.ParserSyntaxError as error:
+            broken.append(
+                _cell_error(
+                    path, cell, error.editor_line, error.editor_column, f"cannot parse: {error.message}"
+                )
+            )
+        except (ValueError, RecursionError, MemoryError) as error:
+            broken.append(_cell_error(path, cell, 1, 1, f"cannot parse: {type(error).__name__}"))
+    return broken
+
+
+def _cell_error(path: str, cell: Cell, line: int, column: int, message: str) -> Finding:
+    line = min(max(line, 1), max(len(cell.lines), 1))
+    return dataclasses.replace(parse_error(path, line, column, message), cell=cell.number)
+
+
+# "first consumed at line 143": a line of the joined text, which no one can find in the notebook.
+_LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 
 
 def _to_cell(finding: Finding, joined: JoinedNotebook) -> Finding:
@@ -447,4 +430,9 @@ def _to_cell(finding: Finding, joined: JoinedNotebook) -> Finding:
         lines = next(c.lines for c in joined.cells if c.number == cell)
         end_line = max(len(lines), line)
         end_column = len(lines[end_line - 1]) + 1 if lines else finding.column
-    return dataclasses.replace(finding, cell=cell, line=line, end_line=end_line, end_column=end_column)
+    message = _LINE_REFERENCE.sub(
+        lambda m: "cell {}, line {}".format(*joined.locate(int(m.group(1)))), finding.message
+    )
+    return dataclasses.replace(
+        finding, cell=cell, line=line, end_line=end_line, end_column=end_column, message=message
+    )

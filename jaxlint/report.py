@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 from . import __version__
 from .finding import Finding
@@ -15,13 +17,50 @@ FORMATS = ("text", "json", "sarif", "github")
 _DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
 
+# C0 and C1 controls and DEL: a path, a message or a (cached, hence writable by anyone who can write the
+# project) finding must not move the cursor, recolour or retitle the terminal, or forge extra output lines.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def clean(value: str) -> str:
+    """`value` safe to print to a terminal: control characters shown as escapes (`\\x1b`, `\\n`)."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), value)
+
+
 def location(f: Finding) -> str:
     cell = f"cell {f.cell}:" if f.cell is not None else ""
-    return f"{f.path}:{cell}{f.line}:{f.column}"
+    return f"{clean(f.path)}:{cell}{f.line}:{f.column}"
 
 
-def text(findings: list[Finding]) -> str:
-    return "".join(f"{location(f)}: {f.code} {f.message}\n" for f in findings)
+def fixable(f: Finding, unsafe: bool = False) -> bool:
+    """Whether `--fix` (with `unsafe`: `--unsafe-fixes`) would apply this finding's fix."""
+    return f.fix is not None and (f.fix_safety != "unsafe" or unsafe) and not f.path.endswith(".ipynb")
+
+
+def text(findings: list[Finding], unsafe: bool = False) -> str:
+    """`path:line:col: CODE message`, with ruff's `[*]` before the message when `--fix` would fix it."""
+    return "".join(
+        f"{location(f)}: {clean(f.code)} {'[*] ' if fixable(f, unsafe) else ''}{clean(f.message)}\n"
+        for f in findings
+    )
+
+
+def summary(findings: list[Finding], unsafe: bool = False, hints: bool = True) -> str:
+    """The closing lines of text output (for stderr): the count, and (`hints`) how many `--fix` would fix."""
+    if not findings:
+        return ""
+    lines = [f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}."]
+    if not hints:
+        return f"{lines[0]}\n"
+    fixes = sum(1 for f in findings if fixable(f, unsafe))
+    hidden = 0 if unsafe else sum(1 for f in findings if fixable(f, True)) - fixes
+    flag = "--unsafe-fixes" if unsafe else "--fix"
+    if fixes:
+        more = f" ({hidden} more with `--unsafe-fixes`)" if hidden else ""
+        lines.append(f"[*] {fixes} fixable with `jaxlint {flag}`{more}.")
+    elif hidden:
+        lines.append(f"No fixes with `--fix`; {hidden} with `--unsafe-fixes`.")
+    return "".join(f"{line}\n" for line in lines)
 
 
 def as_json(findings: list[Finding], extra: Callable[[Finding], dict] | None = None) -> str:
@@ -46,12 +85,14 @@ def github(findings: list[Finding]) -> str:
     lines = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
-        props = f"file={_escape_property(f.path)},line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
-        title = _escape_property(f"{f.code} {f.name}")
+        props = f"file={_escape_property(clean(f.path))},line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
+        title = _escape_property(clean(f"{f.code} {f.name}"))
         message = f.message
         if f.cell is not None:  # a line inside a cell, not of the .ipynb's JSON: annotate the file, say where
-            props = f"file={_escape_property(f.path)}"
+            props = f"file={_escape_property(clean(f.path))}"
             message = f"cell {f.cell}:{f.line}:{f.column}: {f.message}"
+        # %0A and %0D (from _escape_data) are GitHub's own line breaks; other controls are removed.
+        message = _CONTROL.sub(lambda m: m.group() if m.group() in "\r\n" else clean(m.group()), message)
         lines.append(f"::{level} {props},title={title}::{_escape_data(message)}\n")
     return "".join(lines)
 
@@ -81,6 +122,14 @@ def _rule_descriptors() -> list[dict]:
     return descriptors
 
 
+def artifact_location(path: str) -> dict[str, str]:
+    """SARIF wants URIs (RFC 3986): percent-encoded; relative to %SRCROOT%, or `file://` when absolute."""
+    posix = Path(path)
+    if posix.is_absolute():
+        return {"uri": posix.as_uri()}
+    return {"uri": quote(posix.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
 def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = None) -> str:
     rules = _rule_descriptors()
     index = {r["id"]: i for i, r in enumerate(rules)}
@@ -100,7 +149,7 @@ def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = Non
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": Path(f.path).as_posix(), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": artifact_location(f.path),
                         "region": region,
                     }
                 }
@@ -134,20 +183,31 @@ def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = Non
     return json.dumps(document, indent=2) + "\n"
 
 
-def render(findings: list[Finding], fmt: str) -> str:
+def render(findings: list[Finding], fmt: str, unsafe: bool = False) -> str:
     if fmt == "json":
         return as_json(findings)
     if fmt == "sarif":
         return sarif(findings)
     if fmt == "github":
         return github(findings)
-    return text(findings)
+    return text(findings, unsafe)
 
 
-def statistics(findings: list[Finding]) -> str:
+STATISTICS_FORMATS = ("text", "json")
+
+
+def statistics(findings: list[Finding], fmt: str = "text", unsafe: bool = False) -> str:
+    """Findings per rule, most frequent first: ruff's `count  code  [*] name` lines, or (json) ruff's
+    `[{"code", "name", "count", "fixable"}]` array, which replaces the findings in the output."""
     names = {f.code: f.name for f in findings}
     counts = Counter(f.code for f in findings)
+    fixes = Counter(f.code for f in findings if fixable(f, unsafe))
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        rows = [
+            {"code": code, "name": names[code], "count": n, "fixable": fixes[code]} for code, n in ordered
+        ]
+        return json.dumps(rows, indent=2) + "\n"
     return "".join(
-        f"{n:>5}\t{code}\t{names[code]}\n"
-        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        f"{n:>5}\t{clean(code)}\t{'[*] ' if fixes[code] else ''}{clean(names[code])}\n" for code, n in ordered
     )

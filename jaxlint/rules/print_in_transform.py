@@ -227,6 +227,13 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
                 pieces.append(_unwrap_str(value, ctx))
         if not values_format_at_run_time(pieces, ctx):
             return None
+        # Literal braces before the first field become a string argument, not `{{`: jax.debug.print (0.10)
+        # formats only if the template's first chunk ends in a field, so "a {{}} b {}" prints as written.
+        first = next((i for i, p in enumerate(pieces) if p.value is not None), len(pieces))
+        pieces = [
+            Piece(value=cst.SimpleString(repr(p.text))) if i < first and set(p.text or "") & {"{", "}"} else p
+            for i, p in enumerate(pieces)
+        ]
         debug_print = reference_to("jax.debug.print", ctx)
         if debug_print is None:
             return None

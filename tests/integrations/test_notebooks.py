@@ -261,3 +261,46 @@ def test_stdin_notebook(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert result.stdout.splitlines()[0].startswith("nb.ipynb:cell 3:5:8: JAX101")
+
+
+# -- issue 15 item 11 ---------------------------------------------------------------------------------------
+
+KEY_REUSE = notebook(
+    IMPORTS + "key = jax.random.key(0)\n",
+    ("markdown", "Sampling."),
+    "a = jax.random.normal(key, (3,))\n",
+    "def broken(:\n    pass\n",
+    "b = jax.random.uniform(key, (3,))\n",
+)
+
+
+def test_messages_cite_cell_and_line_not_lines_of_the_joined_module(tmp_path: Path) -> None:
+    (tmp_path / "nb.ipynb").write_text(KEY_REUSE)
+    result = run("--format", "json", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    rows = {row["code"]: row for row in json.loads(result.stdout)}
+    reuse = rows["JAX301"]
+    assert (reuse["cell"], reuse["line"]) == (5, 1)
+    assert "first consumed at cell 3, line 1 by jax.random.normal" in reuse["message"], reuse["message"]
+
+
+def test_one_unparsable_cell_does_not_hide_the_others(tmp_path: Path) -> None:
+    (tmp_path / "nb.ipynb").write_text(KEY_REUSE)
+    result = run("nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("nb.ipynb:cell 4:1:"), lines
+    assert "JAX000 cannot parse: invalid syntax" in lines[0], lines
+    assert lines[1].startswith("nb.ipynb:cell 5:1:24: JAX301 key 'key' reused"), lines
+    assert len(lines) == 2
+
+
+def test_fix_says_plainly_that_notebooks_are_not_fixed(tmp_path: Path) -> None:
+    source = notebook(IMPORTS + "x = jnp.zeros(3)\nx[0] = 1\n")
+    (tmp_path / "nb.ipynb").write_text(source)
+    listed = run("nb.ipynb", cwd=tmp_path)
+    assert "[*]" not in listed.stdout + listed.stderr  # not fixable: no promise `--fix` will not keep
+    for args in (("--fix",), ("--diff",)):
+        result = run(*args, "nb.ipynb", cwd=tmp_path)
+        assert "notebooks are not fixed: 1 fixable finding in nb.ipynb left as it is" in result.stderr, result
+        assert (tmp_path / "nb.ipynb").read_text() == source

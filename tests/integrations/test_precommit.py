@@ -116,6 +116,11 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
     project.mkdir()
     (project / "bad.py").write_text(BAD)
     (project / "good.py").write_text(GOOD)
+    # Excluded by the project's settings: the hook (--force-exclude) must not lint it, though pre-commit
+    # passes it by name.
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\nextend-exclude = ["vendor"]\n')
+    (project / "vendor" / "lib").mkdir(parents=True)
+    (project / "vendor" / "lib" / "m.py").write_text(BAD)
     cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": BAD}]
     (project / "nb.ipynb").write_text(
         json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -167,8 +172,9 @@ def test_hook_definitions() -> None:
 @needs_pre_commit
 def test_static_hook_fails_on_bad_file_and_passes_on_good_file(repos) -> None:
     # Each try-repo builds the hook's virtualenv afresh (pip installs jaxlint and libcst): two runs only.
-    bad = try_repo(repos, "jaxlint", "bad.py", "nb.ipynb", "good.py")
+    bad = try_repo(repos, "jaxlint", "bad.py", "nb.ipynb", "good.py", "vendor/lib/m.py")
     assert bad.returncode == 1, _explain(bad)
+    assert "vendor" not in bad.stdout, _explain(bad)
     assert "bad.py:6:8: JAX101" in bad.stdout, _explain(bad)
     assert "nb.ipynb:cell 1:6:8: JAX101" in bad.stdout, _explain(bad)  # types_or: jupyter
     assert "good.py" not in bad.stdout
