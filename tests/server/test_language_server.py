@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 
 from lsprotocol import types as lsp
 
 from jaxlint.server.textdiff import apply_edits
 
-from .conftest import codes, run
+from .conftest import ROOT, codes, run
 
 SOURCE = """\
 import jax
@@ -111,6 +114,32 @@ def test_diagnostics_fix_hover_change_and_shutdown(session_factory, tmp_path):
     run(scenario)
 
 
+def _cli_findings(path, cells) -> list[dict]:
+    """What `jaxlint --format json` reports for the same notebook saved as a file."""
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code" if kind == lsp.NotebookCellKind.Code else "markdown",
+                "metadata": {},
+                "source": text,
+            }
+            for kind, text in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook))
+    out = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    return json.loads(out.stdout)
+
+
 def test_notebook_cells_get_their_own_diagnostics(session_factory, tmp_path):
     cells = [
         (lsp.NotebookCellKind.Markup, "markdown", "# A notebook\n\nwith markdown first"),
@@ -144,6 +173,8 @@ def test_notebook_cells_get_their_own_diagnostics(session_factory, tmp_path):
         (print_diag,) = await session.diagnostics(cell_uris[3])
         assert str(print_diag.code) == "JAX201"
         assert _range(print_diag) == (2, 4, 2, 12)  # line 3 of the fourth cell, as the CLI numbers it
+        (cli_finding,) = _cli_findings(tmp_path / "nb.ipynb", [(kind, text) for kind, _, text in cells])
+        assert (cli_finding["cell"], cli_finding["line"], cli_finding["column"]) == (4, 3, 5)
         assert await session.diagnostics(cell_uris[1]) == []
         assert await session.diagnostics(cell_uris[2]) == []
 
