@@ -98,6 +98,7 @@ class JaxlintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}  # .py document uri -> its latest lint (for fixes)
         self.last_good: dict[str, list[Finding]] = {}  # document/notebook uri -> findings of the last parse
         self.pending: dict[str, asyncio.Task] = {}
+        self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
         self.shown_errors: set[str] = set()
 
     # -- scheduling ---------------------------------------------------------------------------------------
@@ -125,7 +126,7 @@ class JaxlintServer(LanguageServer):
                 del self.pending[uri]
 
     def relint_all(self) -> None:
-        for uri in list(self.linted):
+        for uri in list(self.open_documents):
             self.schedule(uri)
         for uri in list(self.workspace.notebook_documents):
             self.schedule(uri, notebook=True)
@@ -378,6 +379,7 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JaxlintServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.open_documents.add(params.text_document.uri)
         ls.schedule(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -398,6 +400,7 @@ def build_server() -> JaxlintServer:
         task = ls.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+        ls.open_documents.discard(uri)
         ls.linted.pop(uri, None)
         ls.last_good.pop(uri, None)
         if ls.entries.pop(uri, None) is not None:
