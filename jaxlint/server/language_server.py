@@ -250,8 +250,17 @@ class JaxlintServer(LanguageServer):
             self.linted[uri] = linted
         return linted
 
-    def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def settled(self, uri: str) -> None:
+        """Wait for the lint scheduled for `uri`, and for those that supersede it."""
+        for _ in range(10):
+            task = self.pending.get(uri)
+            if task is None or task is asyncio.current_task():
+                return
+            await asyncio.wait({task})
+
+    async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
+        await self.settled(uri)
         document = self.workspace.text_documents.get(uri)
         if document is None:
             return []
@@ -278,8 +287,11 @@ class JaxlintServer(LanguageServer):
                     actions.append(noqa)
         if want_fix_all and linted is not None and any(f.fix_safety == "safe" for f in linted.findings):
             config = self.config(linted.path)
-            fixed = fix_all(text, linted.path, config) if config is not None else text
-            if fixed != text:
+            fixed = text
+            if config is not None:
+                loop = asyncio.get_running_loop()
+                fixed = await loop.run_in_executor(self.worker, fix_all, text, linted.path, config)
+            if fixed != text and document.source == text:  # edits for an outdated text would corrupt it
                 actions.append(
                     lsp.CodeAction(
                         title="jaxlint: fix all safe fixes",
@@ -442,11 +454,12 @@ def build_server() -> JaxlintServer:
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]),
     )
-    def code_action(ls: JaxlintServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        return ls.code_actions(params)
+    async def code_action(ls: JaxlintServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return await ls.code_actions(params)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def hover(ls: JaxlintServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    async def hover(ls: JaxlintServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        await ls.settled(params.text_document.uri)  # answer for the text the user sees
         return ls.hover(params)
 
     @server.feature(lsp.SHUTDOWN)
