@@ -7,8 +7,8 @@ Usage::
     python bench/lsp_latency.py --file path/to/module.py
 
 A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
-change edits one line in the middle of the file (alternately breaking and restoring a finding, so the
-diagnostics really change) and waits for the publishDiagnostics of that version; the time includes the
+change edits one line in the middle of the file (in the generated file it turns a print into
+jax.debug.print and back, so a finding comes and goes; in another file it adds and removes a comment line) and waits for the publishDiagnostics of that version; the time includes the
 server's debounce. The same text is also linted in this process, for the lint's own share. Needs the
 `server` extra (pygls). No jax import.
 """
@@ -83,14 +83,20 @@ async def measure(text: str, changes: int) -> list[float]:
     await asyncio.wait_for(published.setdefault(1, asyncio.Event()).wait(), 60)
 
     lines = text.splitlines()
-    middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("print("))
-    original = lines[middle]
-    edited = original.replace("print(", "jax.debug.print(", 1)
+    prints = [i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("print(")]
+    if prints:  # turn a print into jax.debug.print and back: a finding comes and goes
+        middle = prints[0]
+        original = lines[middle]
+        edited = original.replace("print(", "jax.debug.print(", 1)
+    else:  # any file: add a comment line and take it away again
+        middle = len(lines) // 2
+        original, edited = "", "# an edit\n"
     samples = []
     for k in range(changes):
         version = k + 2
         old, new = (original, edited) if k % 2 == 0 else (edited, original)
-        where = lsp.Range(lsp.Position(middle, 0), lsp.Position(middle, len(old)))
+        end = lsp.Position(middle + 1, 0) if old.endswith("\n") else lsp.Position(middle, len(old))
+        where = lsp.Range(lsp.Position(middle, 0), end)
         event = published.setdefault(version, asyncio.Event())
         sent = time.perf_counter()
         client.text_document_did_change(
@@ -109,17 +115,18 @@ async def measure(text: str, changes: int) -> list[float]:
     return samples
 
 
-def lint_only(text: str, repeats: int = 10) -> list[float]:
+def lint_only(text: str, repeats: int = 10) -> tuple[list[float], list[float]]:
     from jaxlint.server.linting import config_for, lint_document
 
     path = str(Path.cwd() / "lsp_latency_bench.py")
     config = config_for(path)
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         lint_document(text, path, config)
         times.append(time.perf_counter() - start)
-    return times
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu
 
 
 def main() -> None:
@@ -130,14 +137,17 @@ def main() -> None:
     args = parser.parse_args()
     text = Path(args.file).read_text() if args.file else generated(args.lines)
     samples = asyncio.run(measure(text, args.changes))
-    lint = lint_only(text)
+    lint, lint_cpu = lint_only(text)
     ms = sorted(s * 1000 for s in samples)
     print(f"file: {text.count(chr(10))} lines; {len(ms)} changes")
     print(
         f"change -> diagnostics: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(0.9 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms (includes the debounce)"
     )
-    print(f"lint alone (in process): median {statistics.median(lint) * 1000:.0f} ms")
+    print(
+        f"lint alone (in process): median {statistics.median(lint) * 1000:.0f} ms wall, "
+        f"{statistics.median(lint_cpu) * 1000:.0f} ms CPU (CPU time is what an idle machine would wait)"
+    )
 
 
 if __name__ == "__main__":
