@@ -31,6 +31,7 @@ from .linting import (
     fixed_text,
     is_syntax_error,
     lint_document,
+    notebook_fix,
     rule_help,
 )
 from .noqa_comment import noqa_edit
@@ -165,20 +166,11 @@ class JaxlintServer(LanguageServer):
         notebook = self.workspace.get_notebook_document(notebook_uri=uri)
         if notebook is None:
             return
-        cells, texts = [], {}
-        for cell in notebook.cells:
-            document = self.workspace.text_documents.get(cell.document)
-            text = document.source if document is not None else ""
-            texts[cell.document] = text
-            is_code = cell.kind == lsp.NotebookCellKind.Code
-            cells.append((cell_type(is_code, document.language_id if document else None), text))
-        version, path = notebook.version, document_path(uri, ".ipynb")
-        if not path.endswith(".ipynb"):
-            path += ".ipynb"  # the CLI's notebook path is chosen by the suffix
+        source, texts, path = self.notebook_source(notebook)
+        version = notebook.version
         config = self.config(path)
         findings: list[Finding] = []
         if config is not None:
-            source = notebook_json(cells, notebook.metadata)
             loop = asyncio.get_running_loop()
             linted = await loop.run_in_executor(self.worker, lint_document, source, path, config)
             findings = self.keep_last_good(uri, linted.findings)
@@ -193,6 +185,20 @@ class JaxlintServer(LanguageServer):
         for cell_uri, cell_findings in by_cell.items():
             document = self.workspace.text_documents.get(cell_uri)
             self.publish(cell_uri, cell_findings, texts[cell_uri], document.version if document else None)
+
+    def notebook_source(self, notebook: lsp.NotebookDocument) -> tuple[str, dict[str, str], str]:
+        """The notebook as .ipynb JSON, the text of each cell by uri, and the path to lint it as."""
+        cells, texts = [], {}
+        for cell in notebook.cells:
+            document = self.workspace.text_documents.get(cell.document)
+            text = document.source if document is not None else ""
+            texts[cell.document] = text
+            is_code = cell.kind == lsp.NotebookCellKind.Code
+            cells.append((cell_type(is_code, document.language_id if document else None), text))
+        path = document_path(notebook.uri, ".ipynb")
+        if not path.endswith(".ipynb"):
+            path += ".ipynb"  # the CLI's notebook path is chosen by the suffix
+        return notebook_json(cells, notebook.metadata), texts, path
 
     def keep_last_good(self, key: str, findings: list[Finding]) -> list[Finding]:
         """A text that no longer parses keeps its last diagnostics on the other lines, plus the JAX000."""
@@ -278,10 +284,13 @@ class JaxlintServer(LanguageServer):
             for entry in entries:
                 if not _overlaps(entry.diagnostic.range, params.range) or is_syntax_error(entry.finding):
                     continue
-                if linted is not None:
-                    fix = self.fix_action(uri, text, linted, entry)
-                    if fix is not None:
-                        actions.append(fix)
+                fix = (
+                    self.fix_action(uri, text, linted, entry)
+                    if linted is not None
+                    else self.cell_fix_action(uri, text, entry)
+                )
+                if fix is not None:
+                    actions.append(fix)
                 noqa = self.noqa_action(uri, text, entry)
                 if noqa is not None:
                     actions.append(noqa)
@@ -302,8 +311,10 @@ class JaxlintServer(LanguageServer):
         return actions
 
     def fix_action(self, uri: str, text: str, linted: Linted, entry: Entry) -> lsp.CodeAction | None:
+        return self.describe_fix(uri, text, fixed_text(linted, entry.finding), entry)
+
+    def describe_fix(self, uri: str, text: str, new: str | None, entry: Entry) -> lsp.CodeAction | None:
         finding = entry.finding
-        new = fixed_text(linted, finding)
         if new is None or new == text:
             return None
         unsafe = finding.fix_safety == "unsafe"
@@ -314,6 +325,27 @@ class JaxlintServer(LanguageServer):
             is_preferred=not unsafe,
             edit=self.workspace_edit(uri, text, new),
         )
+
+    def cell_fix_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
+        """One finding's fix in a notebook cell: the notebook is linted again, the fix kept to its cell."""
+        finding = entry.finding
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if finding.fix is None or notebook is None:
+            return None
+        source, _, path = self.notebook_source(notebook)
+        config = self.config(path)
+        edits = notebook_fix(source, path, config, finding) if config is not None else None
+        if not edits:
+            return None
+        lines = split_lines(text)
+        new_lines = list(lines)
+        for edit in reversed(edits):  # bottom up, so earlier line numbers stay valid
+            ending = "\n" if edit.first + edit.count < len(lines) or text.endswith("\n") else ""
+            replacement = [line + "\n" for line in edit.lines]
+            if replacement and not ending:
+                replacement[-1] = replacement[-1][:-1]
+            new_lines[edit.first : edit.first + edit.count] = replacement
+        return self.describe_fix(uri, text, "".join(new_lines), entry)
 
     def noqa_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
         code = entry.finding.code

@@ -6,6 +6,7 @@ The rest of `jaxlint.server` speaks LSP and sees only this small API:
 - `lint_document(text, path, config)`: findings (1-based lines, code-point columns, end exclusive) and, for
   .py files, the handles `fixed_text` needs to apply one finding's fix;
 - `fixed_text(linted, finding)`, `fix_all(text, path, config)`: the whole new text (callers diff it);
+- `notebook_fix(source, path, config, finding)`: one finding's fix in a notebook, as new lines of one cell;
 - `rule_help(code)`, `docs_url(code)`: what hover and `codeDescription` show.
 Static mode: nothing here imports jax.
 """
@@ -21,6 +22,7 @@ from ..config import Config, ConfigError, find_pyproject, load, with_overrides
 from ..engine import lint_text, parse_error
 from ..finding import Finding
 from ..fixes import FixCollector, apply, fix_source
+from ..notebook import NotNotebook, code_cells, join_cells
 from ..report import _DOCS_URL
 from ..rules import PARSE_ERROR_CODE, RULES_BY_CODE
 from ..runner import lint_source_for, settings_for
@@ -36,6 +38,7 @@ __all__ = [
     "fixed_text",
     "is_syntax_error",
     "lint_document",
+    "notebook_fix",
     "rule_help",
 ]
 
@@ -105,6 +108,62 @@ def fixed_text(linted: Linted, finding: Finding) -> str | None:
     except (SyntaxError, ValueError):
         return None
     return new
+
+
+@dataclasses.dataclass(frozen=True)
+class CellEdit:
+    """Replace `count` lines of notebook cell `cell` (counted from 1, as findings count), starting at line
+    `first` (0-based), with `lines` (without line ends)."""
+
+    cell: int
+    first: int
+    count: int
+    lines: list[str]
+
+
+def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> list[CellEdit] | None:
+    """The fix of `finding` (a finding of this notebook's JSON `source`) as line edits of its cell; None when
+    it has no fix, or the fix would touch IPython syntax or another cell."""
+    import difflib
+
+    try:
+        cells = code_cells(source)
+    except NotNotebook:
+        return None
+    if not cells:
+        return None
+    joined = join_cells(cells)
+    collector = FixCollector()
+    lint_text(joined.source, path, settings_for(config, path), magics=joined.magics, fixes=collector)
+    fix = None
+    for found, candidate in collector.items:
+        if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (
+            finding.cell,
+            finding.line,
+        ):
+            fix = candidate
+            break
+    if fix is None or collector.module is None:
+        return None
+    new = apply(collector.module, [fix])
+    try:
+        compile(new, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except (SyntaxError, ValueError):
+        return None
+    magic_lines = {line for magic in joined.magics.values() for line in range(magic.line, magic.end_line + 1)}
+    old_lines, new_lines = joined.source.split("\n"), new.split("\n")
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2 or any(line + 1 in magic_lines for line in range(i1, i2)):
+            return None  # pure insertions have no cell to belong to; magics are not Python in the cell
+        cell, first = joined.locate(i1 + 1)
+        if joined.locate(i2) != (cell, first + i2 - i1 - 1) or cell != finding.cell:
+            return None  # the fix would cross a cell boundary
+        edits.append(CellEdit(cell, first - 1, i2 - i1, new_lines[j1:j2]))
+    return edits or None
 
 
 def fix_all(text: str, path: str, config: Config) -> str:

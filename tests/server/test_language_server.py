@@ -175,6 +175,12 @@ def test_notebook_cells_get_their_own_diagnostics(session_factory, tmp_path):
         assert _range(print_diag) == (2, 4, 2, 12)  # line 3 of the fourth cell, as the CLI numbers it
         (cli_finding,) = _cli_findings(tmp_path / "nb.ipynb", [(kind, text) for kind, _, text in cells])
         assert (cli_finding["cell"], cli_finding["line"], cli_finding["column"]) == (4, 3, 5)
+        actions = await _code_actions(session, cell_uris[3], 2, 6)
+        fix = next(a for a in actions if a.title.startswith("jaxlint: fix JAX201"))
+        assert list(fix.edit.changes) == [cell_uris[3]]  # the edit stays in its cell
+        assert _apply(cells[3][2], cell_uris[3], fix) == cells[3][2].replace(
+            "print(x)", 'jax.debug.print("{}", x)'
+        )
         assert await session.diagnostics(cell_uris[1]) == []
         assert await session.diagnostics(cell_uris[2]) == []
 

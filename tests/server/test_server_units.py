@@ -81,3 +81,20 @@ def test_server_subcommand_help(jaxlint_cmd):
     out = subprocess.run([*jaxlint_cmd, "server", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0
     assert "language server" in out.stdout
+
+
+def test_notebook_fix_stays_in_its_cell_around_magics():
+    from jaxlint.server.linting import config_for, lint_document, notebook_fix
+    from jaxlint.server.notebook_sync import notebook_json
+
+    cells = [
+        ("markdown", "# title"),
+        ("code", "import jax\n"),
+        ("code", "%matplotlib inline\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"),
+    ]
+    source = notebook_json(cells, {})
+    config = config_for(str(ROOT / "nb.ipynb"))
+    (finding,) = lint_document(source, "nb.ipynb", config).findings
+    assert (finding.code, finding.cell, finding.line) == ("JAX201", 3, 4)
+    (edit,) = notebook_fix(source, "nb.ipynb", config, finding)
+    assert (edit.cell, edit.first, edit.count, edit.lines) == (3, 3, 1, ['    jax.debug.print("{}", x)'])
