@@ -84,8 +84,12 @@ def _fail(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["server"]:  # `jaxlint server`: the language server, with its own arguments
+        from .server import main as server_main
+
+        return server_main(argv[1:])
+    parser = build_parser()
     command_tail = None
     if "--run" in argv:
         # `--run -- PROG ARGS...`: everything after `--` is the command, word for word.

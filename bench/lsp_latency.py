@@ -1,0 +1,154 @@
+"""Latency of `jaxlint server`: from a keystroke (didChange) to the diagnostics for that version.
+
+Usage::
+
+    python bench/lsp_latency.py                # a generated 1,000-line file, 30 changes
+    python bench/lsp_latency.py --lines 5000 --changes 50
+    python bench/lsp_latency.py --file path/to/module.py
+
+A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
+change edits one line in the middle of the file (in the generated file it turns a print into
+jax.debug.print and back, so a finding comes and goes; in another file it adds and removes a comment line) and waits for the publishDiagnostics of that version; the time includes the
+server's debounce. The same text is also linted in this process, for the lint's own share. Needs the
+`server` extra (pygls). No jax import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+BLOCK = '''\
+
+
+@jax.jit
+def step_{n}(params, x, key):
+    """A jitted step with a few findings and plenty of clean code."""
+    y = jnp.tanh(params["w"] @ x + params["b"])
+    if y.sum() > 0:
+        y = y * 2.0
+    noise = jax.random.normal(key, y.shape)
+    z = y + noise
+    for i in range(3):
+        z = z + jnp.float32(i) * params["scale"]
+    print("z is", z)
+    total = jnp.sum(z) + jnp.mean(y)
+    return total, jax.nn.relu(z)
+
+
+def helper_{n}(a, b):
+    c = a + b
+    return [c, c * 2, c * 3]
+'''
+
+
+def generated(lines: int) -> str:
+    header = "import jax\nimport jax.numpy as jnp\n"
+    parts = [header]
+    count = header.count("\n")
+    n = 0
+    while count < lines:
+        block = BLOCK.format(n=n)
+        parts.append(block)
+        count += block.count("\n")
+        n += 1
+    return "".join(parts)
+
+
+async def measure(text: str, changes: int) -> list[float]:
+    client = LanguageClient("lsp-latency", "0")
+    published: dict[int, asyncio.Event] = {}
+    arrived: dict[int, float] = {}
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(ls, params: lsp.PublishDiagnosticsParams) -> None:
+        if params.version is not None:
+            arrived.setdefault(params.version, time.perf_counter())
+            published.setdefault(params.version, asyncio.Event()).set()
+
+    await client.start_io(sys.executable, "-m", "jaxlint", "server")
+    await client.initialize_async(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=Path.cwd().as_uri())
+    )
+    client.initialized(lsp.InitializedParams())
+    uri = (Path.cwd() / "lsp_latency_bench.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, text)))
+    await asyncio.wait_for(published.setdefault(1, asyncio.Event()).wait(), 60)
+
+    lines = text.splitlines()
+    prints = [i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("print(")]
+    if prints:  # turn a print into jax.debug.print and back: a finding comes and goes
+        middle = prints[0]
+        original = lines[middle]
+        edited = original.replace("print(", "jax.debug.print(", 1)
+    else:  # any file: add a comment line and take it away again
+        middle = len(lines) // 2
+        original, edited = "", "# an edit\n"
+    samples = []
+    for k in range(changes):
+        version = k + 2
+        old, new = (original, edited) if k % 2 == 0 else (edited, original)
+        end = lsp.Position(middle + 1, 0) if old.endswith("\n") else lsp.Position(middle, len(old))
+        where = lsp.Range(lsp.Position(middle, 0), end)
+        event = published.setdefault(version, asyncio.Event())
+        sent = time.perf_counter()
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [lsp.TextDocumentContentChangePartial(range=where, text=new)],
+            )
+        )
+        await asyncio.wait_for(event.wait(), 60)
+        samples.append(arrived[version] - sent)
+        await asyncio.sleep(0.2)  # a pause between keystroke bursts, so changes are not debounced together
+    await client.shutdown_async(None)
+    client.exit(None)
+    if client._server is not None:  # let the server exit before the loop closes
+        await asyncio.wait_for(client._server.wait(), 10)
+    return samples
+
+
+def lint_only(text: str, repeats: int = 10) -> tuple[list[float], list[float]]:
+    from jaxlint.server.linting import config_for, lint_document
+
+    path = str(Path.cwd() / "lsp_latency_bench.py")
+    config = config_for(path)
+    times, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        lint_document(text, path, config)
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=1000, help="size of the generated file")
+    parser.add_argument("--file", help="measure this file instead of a generated one")
+    parser.add_argument("--changes", type=int, default=30)
+    args = parser.parse_args()
+    text = Path(args.file).read_text() if args.file else generated(args.lines)
+    samples = asyncio.run(measure(text, args.changes))
+    lint, lint_cpu = lint_only(text)
+    ms = sorted(s * 1000 for s in samples)
+    print(f"file: {text.count(chr(10))} lines; {len(ms)} changes")
+    print(
+        f"change -> diagnostics: median {statistics.median(ms):.0f} ms, "
+        f"p90 {ms[int(0.9 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms (includes the debounce)"
+    )
+    print(
+        f"lint alone (in process): median {statistics.median(lint) * 1000:.0f} ms wall, "
+        f"{statistics.median(lint_cpu) * 1000:.0f} ms CPU (CPU time is what an idle machine would wait)"
+    )
+
+
+if __name__ == "__main__":
+    main()

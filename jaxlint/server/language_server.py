@@ -1,0 +1,503 @@
+"""The pygls language server: diagnostics, code actions and hover for .py files and notebooks.
+
+Linting runs on one worker thread, so the event loop keeps reading messages (and a newer change supersedes an
+older lint: results for an outdated version are dropped). A change waits `DEBOUNCE_S` for the next keystroke;
+open and save lint at once. Any exception while linting one document is logged to the client and leaves the
+server and the other documents' diagnostics alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from .linting import (
+    ConfigError,
+    Finding,
+    Linted,
+    config_for,
+    docs_url,
+    fix_all,
+    fixed_text,
+    is_syntax_error,
+    lint_document,
+    notebook_fix,
+    rule_help,
+)
+from .noqa_comment import noqa_edit
+from .notebook_sync import cell_type, notebook_json
+from .textdiff import split_lines, text_edits
+
+DEBOUNCE_S = 0.05
+FIX_ALL_KIND = "source.fixAll.jaxlint"
+_SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Entry:
+    """A published diagnostic and the finding behind it."""
+
+    finding: Finding
+    diagnostic: lsp.Diagnostic
+
+
+@dataclasses.dataclass
+class Settings:
+    """The client's settings (initializationOptions or workspace/didChangeConfiguration)."""
+
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> Settings:
+        if not isinstance(raw, dict):
+            return cls()
+        for key in ("jaxlint", "settings"):  # {"jaxlint": {...}} as editors nest them, or flat
+            if isinstance(raw.get(key), dict):
+                raw = raw[key]
+        return cls(select=_codes(raw.get("select")), ignore=_codes(raw.get("ignore")))
+
+
+def _codes(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list):
+        return None
+    return [str(v).strip().upper() for v in value if str(v).strip()]
+
+
+class JaxlintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "jaxlint",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+                notebook_selector=[
+                    lsp.NotebookDocumentFilterWithCells(
+                        notebook="*", cells=[lsp.NotebookCellLanguage(language="python")]
+                    )
+                ],
+                save=True,
+            ),
+        )
+        self.settings = Settings()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxlint-lint")
+        self.entries: dict[str, list[Entry]] = {}  # uri of a file or of a notebook cell -> diagnostics
+        self.linted: dict[str, Linted] = {}  # .py document uri -> its latest lint (for fixes)
+        self.last_good: dict[str, list[Finding]] = {}  # document/notebook uri -> findings of the last parse
+        self.pending: dict[str, asyncio.Task] = {}
+        self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
+        self.shown_errors: set[str] = set()
+
+    # -- scheduling ---------------------------------------------------------------------------------------
+
+    def schedule(self, uri: str, delay: float = 0.0, notebook: bool = False) -> None:
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        self.pending[uri] = asyncio.ensure_future(self._lint_later(uri, delay, notebook))
+
+    async def _lint_later(self, uri: str, delay: float, notebook: bool) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        try:
+            if notebook:
+                await self.lint_notebook(uri)
+            else:
+                await self.lint_text_document(uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug in jaxlint costs this document's update, never the server
+            self.log_error(f"jaxlint: internal error while linting {uri}:\n{traceback.format_exc()}")
+        finally:
+            if self.pending.get(uri) is asyncio.current_task():
+                del self.pending[uri]
+
+    def relint_all(self) -> None:
+        for uri in list(self.open_documents):
+            self.schedule(uri)
+        for uri in list(self.workspace.notebook_documents):
+            self.schedule(uri, notebook=True)
+
+    # -- linting ------------------------------------------------------------------------------------------
+
+    def config(self, path: str):
+        try:
+            return config_for(path, self.settings.select, self.settings.ignore)
+        except ConfigError as error:
+            message = f"jaxlint: configuration error: {error}"
+            if message not in self.shown_errors:  # once, not on every keystroke
+                self.shown_errors.add(message)
+                self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, message))
+            self.log_error(message)
+            return None
+
+    async def lint_text_document(self, uri: str) -> None:
+        document = self.workspace.text_documents.get(uri)
+        if document is None or not is_python(uri, document.language_id):
+            return
+        text, version, path = document.source, document.version, document_path(uri, ".py")
+        config = self.config(path)
+        if config is None:
+            self.publish(uri, [], text, version)
+            return
+        loop = asyncio.get_running_loop()
+        linted = await loop.run_in_executor(self.worker, lint_document, text, path, config)
+        current = self.workspace.text_documents.get(uri)
+        if current is None or current.version != version:
+            return  # superseded: a newer lint is scheduled
+        self.linted[uri] = linted
+        self.publish(uri, self.keep_last_good(uri, linted.findings), text, version)
+
+    async def lint_notebook(self, uri: str) -> None:
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return
+        source, texts, path = self.notebook_source(notebook)
+        version = notebook.version
+        config = self.config(path)
+        findings: list[Finding] = []
+        if config is not None:
+            loop = asyncio.get_running_loop()
+            linted = await loop.run_in_executor(self.worker, lint_document, source, path, config)
+            findings = self.keep_last_good(uri, linted.findings)
+        current = self.workspace.get_notebook_document(notebook_uri=uri)
+        if current is None or current.version != version:
+            return
+        by_cell: dict[str, list[Finding]] = {cell.document: [] for cell in notebook.cells}
+        for finding in findings:
+            number = finding.cell or 1
+            if 1 <= number <= len(notebook.cells):
+                by_cell[notebook.cells[number - 1].document].append(finding)
+        for cell_uri, cell_findings in by_cell.items():
+            document = self.workspace.text_documents.get(cell_uri)
+            self.publish(cell_uri, cell_findings, texts[cell_uri], document.version if document else None)
+
+    def notebook_source(self, notebook: lsp.NotebookDocument) -> tuple[str, dict[str, str], str]:
+        """The notebook as .ipynb JSON, the text of each cell by uri, and the path to lint it as."""
+        cells, texts = [], {}
+        for cell in notebook.cells:
+            document = self.workspace.text_documents.get(cell.document)
+            text = document.source if document is not None else ""
+            texts[cell.document] = text
+            is_code = cell.kind == lsp.NotebookCellKind.Code
+            cells.append((cell_type(is_code, document.language_id if document else None), text))
+        path = document_path(notebook.uri, ".ipynb")
+        if not path.endswith(".ipynb"):
+            path += ".ipynb"  # the CLI's notebook path is chosen by the suffix
+        return notebook_json(cells, notebook.metadata), texts, path
+
+    def keep_last_good(self, key: str, findings: list[Finding]) -> list[Finding]:
+        """A text that no longer parses keeps its last diagnostics on the other lines, plus the JAX000."""
+        errors = [f for f in findings if is_syntax_error(f)]
+        if not errors:
+            self.last_good[key] = findings
+            return findings
+        broken = {(f.cell, f.line) for f in errors}
+        kept = [f for f in self.last_good.get(key, []) if (f.cell, f.line) not in broken]
+        return kept + errors
+
+    def publish(self, uri: str, findings: list[Finding], text: str, version: int | None) -> None:
+        lines = split_lines(text)
+        entries = [Entry(f, self.diagnostic(f, lines)) for f in findings]
+        self.entries[uri] = entries
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=[e.diagnostic for e in entries], version=version
+            )
+        )
+
+    def diagnostic(self, finding: Finding, lines: list[str]) -> lsp.Diagnostic:
+        start = lsp.Position(finding.line - 1, finding.column - 1)
+        end = lsp.Position(finding.end_line - 1, finding.end_column - 1)
+        if (start.line, start.character) >= (end.line, end.character) and start.line < len(lines):
+            end = lsp.Position(start.line, len(lines[start.line].rstrip("\r\n")))  # JAX000: to the line end
+        where = self.workspace.position_codec.range_to_client_units(lines, lsp.Range(start, end))
+        url = docs_url(finding.code)
+        return lsp.Diagnostic(
+            range=where,
+            message=finding.message,
+            severity=_SEVERITY.get(finding.severity, lsp.DiagnosticSeverity.Error),
+            code=finding.code,
+            code_description=lsp.CodeDescription(href=url) if url else None,
+            source="jaxlint",
+        )
+
+    def log_error(self, message: str) -> None:
+        log.error("%s", message)
+        self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, message))
+
+    # -- requests -----------------------------------------------------------------------------------------
+
+    def current_lint(self, uri: str) -> Linted | None:
+        """The lint of the document's current text (linted now when the published one is outdated)."""
+        document = self.workspace.text_documents.get(uri)
+        linted = self.linted.get(uri)
+        if document is None or linted is None:
+            return None
+        if linted.text != document.source:
+            config = self.config(linted.path)
+            if config is None:
+                return None
+            linted = lint_document(document.source, linted.path, config)
+            self.linted[uri] = linted
+        return linted
+
+    async def settled(self, uri: str) -> None:
+        """Wait for the lint scheduled for `uri`, and for those that supersede it."""
+        for _ in range(10):
+            task = self.pending.get(uri)
+            if task is None or task is asyncio.current_task():
+                return
+            await asyncio.wait({task})
+
+    async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        uri = params.text_document.uri
+        await self.settled(uri)
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return []
+        only = params.context.only
+        want_quickfix = only is None or any(lsp.CodeActionKind.QuickFix.startswith(k) for k in only)
+        want_fix_all = only is None or any(FIX_ALL_KIND.startswith(k) for k in only)
+        text = document.source
+        actions: list[lsp.CodeAction] = []
+        linted = self.current_lint(uri)
+        if want_quickfix:
+            if linted is not None:
+                entries = [Entry(f, self.diagnostic(f, split_lines(text))) for f in linted.findings]
+            else:  # a notebook cell: findings come from the notebook's lint
+                entries = self.entries.get(uri, [])
+            for entry in entries:
+                if not _overlaps(entry.diagnostic.range, params.range) or is_syntax_error(entry.finding):
+                    continue
+                fix = (
+                    self.fix_action(uri, text, linted, entry)
+                    if linted is not None
+                    else self.cell_fix_action(uri, text, entry)
+                )
+                if fix is not None:
+                    actions.append(fix)
+                noqa = self.noqa_action(uri, text, entry)
+                if noqa is not None:
+                    actions.append(noqa)
+        if want_fix_all and linted is not None and any(f.fix_safety == "safe" for f in linted.findings):
+            config = self.config(linted.path)
+            fixed = text
+            if config is not None:
+                loop = asyncio.get_running_loop()
+                fixed = await loop.run_in_executor(self.worker, fix_all, text, linted.path, config)
+            if fixed != text and document.source == text:  # edits for an outdated text would corrupt it
+                actions.append(
+                    lsp.CodeAction(
+                        title="jaxlint: fix all safe fixes",
+                        kind=FIX_ALL_KIND,
+                        edit=self.workspace_edit(uri, text, fixed),
+                    )
+                )
+        return actions
+
+    def fix_action(self, uri: str, text: str, linted: Linted, entry: Entry) -> lsp.CodeAction | None:
+        return self.describe_fix(uri, text, fixed_text(linted, entry.finding), entry)
+
+    def describe_fix(self, uri: str, text: str, new: str | None, entry: Entry) -> lsp.CodeAction | None:
+        finding = entry.finding
+        if new is None or new == text:
+            return None
+        unsafe = finding.fix_safety == "unsafe"
+        return lsp.CodeAction(
+            title=f"jaxlint: fix {finding.code} {finding.name}" + (" (unsafe fix)" if unsafe else ""),
+            kind=lsp.CodeActionKind.QuickFix,
+            diagnostics=[entry.diagnostic],
+            is_preferred=not unsafe,
+            edit=self.workspace_edit(uri, text, new),
+        )
+
+    def cell_fix_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
+        """One finding's fix in a notebook cell: the notebook is linted again, the fix kept to its cell."""
+        finding = entry.finding
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if finding.fix is None or notebook is None:
+            return None
+        source, _, path = self.notebook_source(notebook)
+        config = self.config(path)
+        edits = notebook_fix(source, path, config, finding) if config is not None else None
+        if not edits:
+            return None
+        lines = split_lines(text)
+        new_lines = list(lines)
+        for edit in reversed(edits):  # bottom up, so earlier line numbers stay valid
+            ending = "\n" if edit.first + edit.count < len(lines) or text.endswith("\n") else ""
+            replacement = [line + "\n" for line in edit.lines]
+            if replacement and not ending:
+                replacement[-1] = replacement[-1][:-1]
+            new_lines[edit.first : edit.first + edit.count] = replacement
+        return self.describe_fix(uri, text, "".join(new_lines), entry)
+
+    def noqa_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
+        code = entry.finding.code
+        edit = noqa_edit(text, entry.finding.line - 1, code)
+        if edit is None:
+            return None
+        return lsp.CodeAction(
+            title=f"jaxlint: suppress {code} with `# noqa: {code}`",
+            kind=lsp.CodeActionKind.QuickFix,
+            diagnostics=[entry.diagnostic],
+            edit=lsp.WorkspaceEdit(changes={uri: [self.text_edit(split_lines(text), edit)]}),
+        )
+
+    def workspace_edit(self, uri: str, old: str, new: str) -> lsp.WorkspaceEdit:
+        lines = split_lines(old)
+        return lsp.WorkspaceEdit(changes={uri: [self.text_edit(lines, e) for e in text_edits(old, new)]})
+
+    def text_edit(self, lines: list[str], edit) -> lsp.TextEdit:
+        (start_line, start_col), (end_line, end_col), new_text = edit
+        where = lsp.Range(lsp.Position(start_line, start_col), lsp.Position(end_line, end_col))
+        return lsp.TextEdit(
+            range=self.workspace.position_codec.range_to_client_units(lines, where), new_text=new_text
+        )
+
+    def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
+        at = params.position
+        for entry in self.entries.get(params.text_document.uri, []):
+            where = entry.diagnostic.range
+            if _before_or_at(where.start, at) and _before_or_at(at, where.end):
+                explanation = rule_help(entry.finding.code)
+                body = f"{entry.finding.code}: {entry.finding.message}"
+                if explanation:
+                    body += "\n\n---\n\n" + explanation
+                url = docs_url(entry.finding.code)
+                if url:
+                    body += f"\n\n[{entry.finding.code} documentation]({url})"
+                return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, body), range=where)
+        return None
+
+
+def _before_or_at(a: lsp.Position, b: lsp.Position) -> bool:
+    return (a.line, a.character) <= (b.line, b.character)
+
+
+def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:
+    return _before_or_at(a.start, b.end) and _before_or_at(b.start, a.end)
+
+
+def is_python(uri: str, language_id: str | None) -> bool:
+    if language_id:
+        return language_id.lower() in ("python", "python3")
+    return uri.endswith((".py", ".pyi"))
+
+
+def document_path(uri: str, suffix: str) -> str:
+    """The file path the CLI would lint (for config lookup and per-file-ignores); untitled documents sit in
+    the current folder."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return path or os.path.join(os.getcwd(), f"untitled{suffix}")
+
+
+def build_server() -> JaxlintServer:
+    server = JaxlintServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: JaxlintServer, params: lsp.InitializeParams) -> None:
+        ls.settings = Settings.parse(params.initialization_options)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: JaxlintServer, params: lsp.DidChangeConfigurationParams) -> None:
+        settings = Settings.parse(params.settings)
+        if settings != ls.settings:
+            ls.settings = settings
+            ls.relint_all()
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: JaxlintServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.open_documents.add(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: JaxlintServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: JaxlintServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri.endswith("pyproject.toml"):
+            ls.relint_all()  # the configuration may have changed
+        else:
+            ls.schedule(uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: JaxlintServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.open_documents.discard(uri)
+        ls.linted.pop(uri, None)
+        ls.last_good.pop(uri, None)
+        if ls.entries.pop(uri, None) is not None:
+            ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: JaxlintServer, params: lsp.DidOpenNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri, notebook=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: JaxlintServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        structure = params.change.cells.structure if params.change.cells else None
+        for closed in (structure.did_close or []) if structure else []:
+            if ls.entries.pop(closed.uri, None) is not None:
+                ls.text_document_publish_diagnostics(
+                    lsp.PublishDiagnosticsParams(uri=closed.uri, diagnostics=[])
+                )
+        ls.schedule(uri, DEBOUNCE_S, notebook=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: JaxlintServer, params: lsp.DidSaveNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri, notebook=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: JaxlintServer, params: lsp.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.last_good.pop(uri, None)
+        for cell in params.cell_text_documents:
+            if ls.entries.pop(cell.uri, None) is not None:
+                ls.text_document_publish_diagnostics(
+                    lsp.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[])
+                )
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    )
+    async def code_action(ls: JaxlintServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return await ls.code_actions(params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: JaxlintServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        await ls.settled(params.text_document.uri)  # answer for the text the user sees
+        return ls.hover(params)
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: JaxlintServer, params: Any = None) -> None:
+        for task in ls.pending.values():
+            task.cancel()
+        ls.worker.shutdown(wait=False, cancel_futures=True)
+
+    return server

@@ -1,0 +1,201 @@
+"""The server's one door into jaxlint: every import of the linter's internals lives here, nowhere else.
+
+The rest of `jaxlint.server` speaks LSP and sees only this small API:
+- `config_for(path, select, ignore)`: the configuration the CLI would use for `path` (nearest pyproject.toml
+  with a [tool.jaxlint] table), with the client's select/ignore applied as the CLI applies its flags;
+- `lint_document(text, path, config)`: findings (1-based lines, code-point columns, end exclusive) and, for
+  .py files, the handles `fixed_text` needs to apply one finding's fix;
+- `fixed_text(linted, finding)`, `fix_all(text, path, config)`: the whole new text (callers diff it);
+- `notebook_fix(source, path, config, finding)`: one finding's fix in a notebook, as new lines of one cell;
+- `rule_help(code)`, `docs_url(code)`: what hover and `codeDescription` show.
+Static mode: nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from ..autofix import apply, fix_source
+from ..config import Config, ConfigError, find_pyproject, load, with_overrides
+from ..engine import lint_text, parse_error
+from ..finding import Finding
+from ..fix import FixCollector
+from ..lint import keep_selected, lint_source_for
+from ..notebook import NotNotebook, code_cells, join_cells
+from ..report import _DOCS_URL
+from ..rules import PARSE_ERROR_CODE, RULES_BY_CODE
+from ..selection import settings_for
+
+__all__ = [
+    "PARSE_ERROR_CODE",
+    "ConfigError",
+    "Finding",
+    "Linted",
+    "config_for",
+    "docs_url",
+    "fix_all",
+    "fixed_text",
+    "is_syntax_error",
+    "lint_document",
+    "notebook_fix",
+    "rule_help",
+]
+
+# pyproject.toml path -> (mtime, Config): re-read only when the file changes.
+_LOADED: dict[Path | None, tuple[float, Config]] = {}
+
+
+def config_for(path: str, select: list[str] | None = None, ignore: list[str] | None = None) -> Config:
+    """The CLI's configuration for `path`, plus the client's settings; raises ConfigError."""
+    pyproject = find_pyproject(Path(path))
+    mtime = _mtime(pyproject)
+    cached = _LOADED.get(pyproject)
+    if cached is None or cached[0] != mtime:
+        cached = (mtime, load(pyproject))
+        _LOADED[pyproject] = cached
+    config = cached[1]
+    if select is None and ignore is None:
+        return config
+    return with_overrides(config, select=select, ignore=ignore)
+
+
+def _mtime(path: Path | None) -> float:
+    try:
+        return os.stat(path).st_mtime if path is not None else 0.0
+    except OSError:
+        return 0.0
+
+
+@dataclasses.dataclass
+class Linted:
+    """One lint of one text: the findings, and for each fixable one of a .py file the fix to apply."""
+
+    text: str
+    path: str
+    findings: list[Finding]
+    module: Any = None  # the parsed module the fixes' nodes belong to
+    fixes: dict[int, Any] = dataclasses.field(default_factory=dict)  # id(finding) -> Fix
+
+
+def lint_document(text: str, path: str, config: Config) -> Linted:
+    """Lint a .py text (or a notebook's JSON when `path` ends in .ipynb), as the CLI would."""
+    if path.endswith(".ipynb"):
+        return Linted(text, path, lint_source_for(text, path, config))
+    collector = FixCollector()
+    settings = settings_for(config, path)
+    try:
+        findings = lint_text(text, path, settings, fixes=collector)
+    except RecursionError:
+        findings = [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
+    findings = keep_selected(findings, settings)
+    fixes = {id(finding): fix for finding, fix in collector.items}
+    return Linted(text, path, findings, collector.module, fixes)
+
+
+def is_syntax_error(finding: Finding) -> bool:
+    return finding.code == PARSE_ERROR_CODE and finding.message.startswith("cannot parse")
+
+
+def fixed_text(linted: Linted, finding: Finding) -> str | None:
+    """The text with this one finding's fix applied; None when it has none or the result would not parse."""
+    fix = linted.fixes.get(id(finding))
+    if fix is None or linted.module is None:
+        return None
+    new = apply(linted.module, [fix])
+    try:
+        compile(new, linted.path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except (SyntaxError, ValueError):
+        return None
+    return new
+
+
+@dataclasses.dataclass(frozen=True)
+class CellEdit:
+    """Replace `count` lines of notebook cell `cell` (counted from 1, as findings count), starting at line
+    `first` (0-based), with `lines` (without line ends)."""
+
+    cell: int
+    first: int
+    count: int
+    lines: list[str]
+
+
+def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> list[CellEdit] | None:
+    """The fix of `finding` (a finding of this notebook's JSON `source`) as line edits of its cell; None when
+    it has no fix, or the fix would touch IPython syntax or another cell."""
+    import difflib
+
+    try:
+        cells = code_cells(source)
+    except NotNotebook:
+        return None
+    if not cells:
+        return None
+    joined = join_cells(cells)
+    collector = FixCollector()
+    lint_text(joined.source, path, settings_for(config, path), magics=joined.magics, fixes=collector)
+    fix = None
+    for found, candidate in collector.items:
+        if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (
+            finding.cell,
+            finding.line,
+        ):
+            fix = candidate
+            break
+    if fix is None or collector.module is None:
+        return None
+    new = apply(collector.module, [fix])
+    try:
+        compile(new, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except (SyntaxError, ValueError):
+        return None
+    magic_lines = {line for magic in joined.magics.values() for line in range(magic.line, magic.end_line + 1)}
+    old_lines, new_lines = joined.source.split("\n"), new.split("\n")
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2 or any(line + 1 in magic_lines for line in range(i1, i2)):
+            return None  # pure insertions have no cell to belong to; magics are not Python in the cell
+        cell, first = joined.locate(i1 + 1)
+        if joined.locate(i2) != (cell, first + i2 - i1 - 1) or cell != finding.cell:
+            return None  # the fix would cross a cell boundary
+        edits.append(CellEdit(cell, first - 1, i2 - i1, new_lines[j1:j2]))
+    return edits or None
+
+
+def fix_all(text: str, path: str, config: Config) -> str:
+    """The text with every safe fix applied (the CLI's `--fix`); notebooks come back unchanged."""
+    return fix_source(text, path, config, unsafe=False).fixed
+
+
+def docs_url(code: str) -> str | None:
+    return _DOCS_URL.format(code=code.lower()) if code in RULES_BY_CODE else None
+
+
+_HOVER_SECTIONS = ("What it does", "Why is this bad", "Use instead")
+
+
+def rule_help(code: str) -> str | None:
+    """Markdown for hover: the rule's name and summary, then what it does, why, and what to use instead."""
+    rule = RULES_BY_CODE.get(code)
+    if rule is None:
+        return None
+    sections: dict[str, str] = {}
+    heading = None
+    for line in rule.doc.strip().splitlines():
+        if line.startswith("## "):
+            heading = line[3:].strip()
+            sections[heading] = ""
+        elif heading is not None:
+            sections[heading] += line + "\n"
+    parts = [f"**{rule.code} {rule.name}**: {rule.summary}"]
+    for name in _HOVER_SECTIONS:
+        body = sections.get(name, "").strip()
+        if body:
+            parts.append(f"**{name}**\n\n{body}")
+    return "\n\n".join(parts)
