@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .finding import Finding
 from .rules import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RULES_BY_CODE
 
@@ -48,10 +48,12 @@ _FIELDS = {field.name for field in dataclasses.fields(Finding)} - {"path"}
 
 
 def _build_fingerprint() -> str:
-    """jaxlint's own sources (names, sizes, mtimes): an edited checkout never reads entries of an older one."""
+    """jaxlint's own sources and data tables (names, sizes, mtimes): an edited checkout, or an updated table
+    under rules/data, never reads entries of an older one."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256(__version__.encode())
-    for source in sorted(package.rglob("*.py")):
+    sources = [p for p in package.rglob("*") if p.suffix == ".py" or "data" in p.relative_to(package).parts]
+    for source in sorted(p for p in sources if p.is_file()):
         stat = source.stat()
         digest.update(f"{source.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:16]

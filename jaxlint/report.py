@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from . import __version__
+from ._version import __version__
 from .finding import Finding
 from .rules import ALL_RULES, PARSE_ERROR_CODE, PARSE_ERROR_NAME
 

@@ -67,9 +67,6 @@ ALLOWED = {
     ("jaxlint.rules.unhashable_static_arg", "jaxlint.rules.jit_in_loop"),
     # The notebook magics model is consumed by a rule but lives in the notebook driver (moves to analysis/).
     ("jaxlint.rules.unblocked_timing", "jaxlint.notebook"),
-    # __version__ from the package API instead of _version.py (cache.py, report.py: one-line rewires).
-    ("jaxlint.cache", "jaxlint"),
-    ("jaxlint.report", "jaxlint"),
     # Runtime -> static output: verify's command renders through the static report module (issue 14).
     ("jaxlint.runtime.verify.command", "jaxlint.report"),
     # Runtime package cycles (issue 14): the __init__ files hold logic their submodules import back.
@@ -134,6 +131,8 @@ def _layer(name: str) -> int | str:
         return RULES
     if parts[1] == "runtime":
         return RUNTIME
+    if parts[1] == "server":  # the language server is a face, like the CLI
+        return FACES
     return _TOP_LEVEL[parts[1]]
 
 
