@@ -16,13 +16,13 @@ from typing import Any
 
 import libcst as cst
 
-from .index import ModuleIndex, Unit, bound_names
+from ..syntax import COMPREHENSIONS, bound_names, children
+from .index import ModuleIndex, Unit
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
-from .walk import children
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
-_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _MAX_ROUNDS = 5
 

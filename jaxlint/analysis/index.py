@@ -8,7 +8,8 @@ from typing import Any
 
 import libcst as cst
 
-from .names import ImportTable, dotted_name
+from ..syntax import argument, bound_names, children, dotted_name
+from .names import ImportTable
 from .transforms import (
     GRAD,
     HOST,
@@ -22,7 +23,6 @@ from .transforms import (
     static_spec,
     traced_parameters,
 )
-from .walk import children
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 # The node types the index pass records something for; every other node is only walked through.
@@ -83,17 +83,6 @@ class Unit:
             self.context = f"{app.label} '{label_name or self.name}'" if app.kind != HOST else "host callback"
         if app.kind > NONE and isinstance(self.node, (cst.FunctionDef, cst.Lambda)):
             self.traced_params |= traced_parameters(self.node.params, app, self.is_method)
-
-
-def bound_names(target: cst.CSTNode) -> list[str]:
-    """Names bound by an assignment target (`a`, `a, (b, *c)`)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in bound_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return bound_names(target.value)
-    return []
 
 
 class ModuleIndex:
@@ -346,7 +335,8 @@ class ModuleIndex:
                 continue
             if callee in LAX_BODIES:
                 for position, keyword in LAX_BODIES[callee]:
-                    arg = _argument(call, position, keyword)
+                    found = argument(call, position, keyword)
+                    arg = found.value if found is not None else None
                     if arg is None:
                         continue
                     values = (
@@ -358,7 +348,8 @@ class ModuleIndex:
                             app.kind, app.label = STRICT, label
                             target.apply(app)
             elif callee in HOST_CALLBACKS:
-                arg = _argument(call, 0, "callback")
+                found = argument(call, 0, "callback")
+                arg = found.value if found is not None else None
                 while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
                     isinstance(arg, cst.Call)
                     and self.qualname(arg.func, unit) == "functools.partial"
@@ -382,13 +373,3 @@ class ModuleIndex:
                     parent = parent.parent
                 if parent is not None and parent.kind == STRICT:
                     unit.kind = STRICT
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: position + 1]):
-        return None
-    return positional[position].value if position < len(positional) else None

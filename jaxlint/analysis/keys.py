@@ -32,9 +32,9 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
+from ..syntax import argument, children, int_literal, source_of, walk
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
-from .walk import children, walk
 
 _RANDOM = "jax.random."
 # Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
@@ -196,31 +196,14 @@ def _string_index(node: cst.Subscript) -> str | None:
     return None
 
 
-def _int_index(node: cst.BaseExpression | None) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value, 0)
-    if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-    ):
-        return -int(node.expression.value, 0)
-    return None
-
-
 def _literal(node: cst.BaseExpression) -> object:
     """A hashable token for a literal (fold_in data), None when not a literal."""
-    value = _int_index(node)
+    value = int_literal(node)
     if value is not None:
         return ("int", value)
     if isinstance(node, cst.SimpleString):
         return ("str", node.value)
     return None
-
-
-def source(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _path_text(name: str, path: tuple) -> str:
@@ -233,18 +216,6 @@ def _path_text(name: str, path: tuple) -> str:
         else:
             out += f"[{index}]"
     return out
-
-
-def _argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
-    for arg in call.args:
-        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    if position is None:
-        return None
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: position + 1]):
-        return None
-    return positional[position] if position < len(positional) else None
 
 
 class _Loop:
@@ -444,7 +415,7 @@ class _UnitWalk:
             text = _string_index(node)
             if text is not None:
                 return self.element(base, ("[", text), state.epoch)
-            index = _int_index(_single_index(node))
+            index = int_literal(_single_index(node))
             if index is not None:
                 return self.element(base, index, None)
         return None
@@ -500,7 +471,7 @@ class _UnitWalk:
     ) -> None:
         if version is None:
             return
-        text = text if text is not None else source(node)
+        text = text if text is not None else source_of(node)
         version.immutable = True
         loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
         site = Site(node, consumer, loops)
@@ -922,7 +893,7 @@ class _UnitWalk:
         elif isinstance(func, cst.Call):
             sampler = self._wrapped_sampler(func)
             if sampler is not None:
-                arg = _argument(node, 0, None)
+                arg = argument(node, 0, None)
                 if arg is not None:
                     self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
                 return None
@@ -944,7 +915,7 @@ class _UnitWalk:
         return None
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
-        key_arg = _argument(node, 0, "key")
+        key_arg = argument(node, 0, "key")
         key = versions.get(id(key_arg)) if key_arg is not None else None
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
@@ -953,7 +924,7 @@ class _UnitWalk:
         if name == FOLD_IN:
             if key is not None:
                 key.immutable = True
-                data = _argument(node, 1, "data")
+                data = argument(node, 1, "data")
                 token = _literal(data.value) if data is not None else None
                 if token is not None:
                     derived = self.derived.get((key, token))
@@ -1068,11 +1039,11 @@ class _UnitWalk:
 
     def _lax_loop(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
         functions, carry_position, param_position = _LAX_CALLS[name]
-        init = _argument(node, carry_position, None) if carry_position is not None else None
+        init = argument(node, carry_position, None) if carry_position is not None else None
         if carry_position is not None and init is None:
-            init = _argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
+            init = argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
         for position, keyword in functions:
-            arg = _argument(node, position, keyword)
+            arg = argument(node, position, keyword)
             if arg is None:
                 continue
             for callee, bound_self in self.index.resolve_function(arg.value, self.unit):
@@ -1140,4 +1111,4 @@ class _UnitWalk:
             first = state.consumed.get(version)
             if first is not None:
                 label = self.loop_label or ""
-                self._add(KeyReuse(node, source(node), first.consumer, first, "carry", context=label))
+                self._add(KeyReuse(node, source_of(node), first.consumer, first, "carry", context=label))

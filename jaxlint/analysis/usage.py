@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .walk import walk
+from ..syntax import walk
 
 _CONTAINER_METHODS = frozenset(
     {"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"}

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import libcst as cst
-
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety", "References")
 
 
@@ -38,10 +36,3 @@ class Rule:
             if attr.startswith("visit_") or attr in ("on_assign", "on_delete"):
                 found[attr.removeprefix("visit_")] = getattr(self, attr)
         return found
-
-
-def source_of(node: cst.CSTNode, limit: int = 40) -> str:
-    """Short source text of a node, for messages."""
-    text = cst.Module(body=[]).code_for_node(node)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

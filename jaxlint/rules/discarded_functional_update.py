@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..fixes import UNSAFE, replace
-from .base import Rule, source_of
+from ..syntax import source_of
+from .base import Rule
 
 # The `.at[...]` methods that return an updated copy (`get` reads, and discarding a read loses nothing).
 UPDATE_METHODS = frozenset(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import BOOL, STRICT, TRACED
-from .base import Rule, source_of
+from ..syntax import source_of
+from .base import Rule
 from .traced_control_flow import culprit
 
 # Functions whose output size depends on the values of their input, unless `size=` is given.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
+from ..syntax import children, source_of, walk
+from .base import Rule
 
 # 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
 # complex128 come back as float32 / complex64 with a UserWarning).

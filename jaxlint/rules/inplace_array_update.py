@@ -7,7 +7,8 @@ import libcst as cst
 from ..analysis import ARRAY, TRACED
 from ..analysis.usage import usage_of
 from ..fixes import SAFE, UNSAFE, replace
-from .base import Rule, source_of
+from ..syntax import source_of
+from .base import Rule
 
 # Methods that only containers have: a name used with them is a dict or list, not an array.
 _CONTAINER_METHODS = frozenset(

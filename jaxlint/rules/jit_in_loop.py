@@ -23,8 +23,8 @@ from ..analysis import NONE
 from ..analysis.index import Unit
 from ..analysis.names import dotted_name
 from ..analysis.transforms import Application, StaticSpec, positional_params, static_spec
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
+from ..syntax import children, source_of, walk
+from .base import Rule
 
 # Transformations that compile, and so cache by function identity.
 COMPILING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "flax.nnx.jit"})

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis.index import Unit, bound_names
 from ..analysis.transforms import positional_params, static_spec
-from ..analysis.walk import children, walk
+from ..syntax import children, walk
 from .base import Rule
 from .jit_in_loop import compiling_transform, decorator_transforms
 from .unhashable_static_arg import unhashable_class

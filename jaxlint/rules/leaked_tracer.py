@@ -7,8 +7,8 @@ import libcst as cst
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, NONE, TRACED
 from ..analysis.transforms import positional_params
 from ..analysis.values import element_flags
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
+from ..syntax import children, source_of, walk
+from .base import Rule
 from .traced_control_flow import culprit
 
 # Methods that store their arguments in a list/dict/set (trusted only on a receiver known to be one:

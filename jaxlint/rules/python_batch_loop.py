@@ -8,8 +8,8 @@ from ..analysis import ARRAY
 from ..analysis.index import Unit
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.values import ARRAY_NAMESPACES, CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
+from ..syntax import children, source_of, walk
+from .base import Rule
 from .jit_in_loop import single_assignment
 from .unblocked_timing import is_jax_callable
 from .unhashable_static_arg import NUMPY_ARRAYS

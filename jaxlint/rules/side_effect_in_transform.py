@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
-from .base import Rule, source_of
+from ..syntax import source_of
+from .base import Rule
 from .leaked_tracer import Declarations, instance_outlives_trace, method_of_self, root_name
 from .print_in_transform import per_run, shows_tracer
 from .traced_control_flow import culprit
@@ -279,6 +280,6 @@ No automatic fix: what the side effect should become depends on the intent.
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    from ..analysis.walk import walk
+    from ..syntax import walk
 
     return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
-from .base import Rule, source_of
+from ..syntax import source_of
+from .base import Rule
 
 
 def culprit(node: cst.BaseExpression, ctx) -> str:

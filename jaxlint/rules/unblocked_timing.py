@@ -6,8 +6,8 @@ import libcst as cst
 
 from ..analysis.index import Unit
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children
-from .base import Rule, source_of
+from ..syntax import children, source_of
+from .base import Rule
 from .jit_in_loop import decorator_transforms, single_assignment
 
 # Clocks whose readings around asynchronously dispatched work measure the dispatch only.

@@ -7,8 +7,8 @@ import libcst as cst
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.index import bound_names
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children
-from .base import Rule, source_of
+from ..syntax import children, source_of
+from .base import Rule
 from .jit_in_loop import Jitted, jitted_callable, loop_targets, loops_at
 
 # NumPy functions that build arrays (NumPy scalars such as `np.float32(1.0)` are hashable and not listed).
