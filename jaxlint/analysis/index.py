@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 import libcst as cst
 
-from ..syntax import argument, bound_names, children, dotted_name
+from ..syntax import COMPREHENSIONS, argument, bound_names, children, dotted_name, import_binding, unit_body
 from .names import ImportTable
 from .transforms import (
     GRAD,
@@ -37,8 +38,26 @@ _NOTED = frozenset(
         cst.WithItem,
         cst.NamedExpr,
         cst.Call,
+        cst.Global,
+        cst.Nonlocal,
     }
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """One binding of a name by a unit's own statements (not those of nested functions or class bodies)."""
+
+    name: str
+    node: cst.CSTNode  # what binds it: Assign, AugAssign, AnnAssign, For, WithItem, Import(From), NamedExpr,
+    # FunctionDef or ClassDef
+    value: cst.BaseExpression | None = None  # the value, for a plain name target of `=` or `: T =`
+
+    @property
+    def plain(self) -> bool:
+        """`name = value` with one target: the name holds exactly `value`."""
+        node = self.node
+        return type(node) is cst.Assign and len(node.targets) == 1  # type: ignore[attr-defined]
 
 
 @dataclasses.dataclass(eq=False)
@@ -57,6 +76,14 @@ class Unit:
     container_params: set[str] = dataclasses.field(default_factory=set)  # receive tuples/lists of tracers
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
+    # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
+    bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
+    declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body
+    declared_nonlocals: set[str] = dataclasses.field(default_factory=set)
+    # Facts other analysis modules compute on first use, by their name ("jit_bindings"); per file like the unit.
+    memo: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    _loops: dict[int, tuple[cst.CSTNode, ...]] | None = dataclasses.field(default=None, repr=False)
+    _varying: dict[int, set[str]] | None = dataclasses.field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -74,6 +101,42 @@ class Unit:
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
             for d in self.node.decorators
         )
+
+    def bind(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None) -> None:
+        self.bindings.setdefault(name, []).append(Binding(name, node, value))
+
+    def single_assignment(self, name: str) -> cst.BaseExpression | None:
+        """The value of the only binding of `name` here, when it is a plain `name = value`."""
+        found = [b for b in self.bindings.get(name, ()) if type(b.node) is not cst.NamedExpr]
+        return found[0].value if len(found) == 1 and found[0].plain else None
+
+    def assigned_names(self) -> set[str]:
+        """Names the unit's statements rebind by `=`, augmented or annotated assignment, or a `for` target."""
+        return {b.name for bs in self.bindings.values() for b in bs if type(b.node) in _REASSIGNING}
+
+    def loops_of(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The loops of this unit (For, While, comprehensions; not those of nested functions) that run `node`
+        repeatedly, outermost first. Computed once per unit, on first use."""
+        if self._loops is None:
+            self._loops = loop_map(self.node)
+        return self._loops.get(id(node), ())
+
+    def varying(self, loop: cst.CSTNode) -> set[str]:
+        """Names that take a new value on each iteration of one of this unit's loops: its targets, and for a
+        `for`/`while` what its body binds (assignments, loop targets, walrus, nested defs and classes)."""
+        if self._varying is None:
+            table: dict[int, set[str]] = {}
+            for bindings in self.bindings.values():
+                for binding in bindings:
+                    if type(binding.node) in _VARYING:
+                        for outer in self.loops_of(binding.node):
+                            if type(outer) is not cst.While or not _in_while_test(binding.node, outer):
+                                table.setdefault(id(outer), set()).add(binding.name)
+            self._varying = table
+        names = loop_targets(loop)
+        if type(loop) in (cst.For, cst.While):
+            names |= self._varying.get(id(loop), set())
+        return names
 
     def apply(self, app: Application, label_name: str | None = None) -> None:
         self.is_target = True
@@ -107,24 +170,30 @@ class ModuleIndex:
 
     def _index(self, node: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
-        stack: list[tuple[cst.CSTNode, Unit, cst.ClassDef | None]] = [(node, unit, class_node)]
+        # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
+        stack: list[tuple[cst.CSTNode, Unit, cst.ClassDef | None, bool]] = [(node, unit, class_node, False)]
         while stack:
-            node, unit, class_node = stack.pop()
+            node, unit, class_node, in_class = stack.pop()
             kind = type(node)
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
-                child = self._new_unit(node, unit, class_node)
-                stack.extend((sub, child, None) for sub in reversed(children(node)))
+                child = self._new_unit(node, unit, class_node)  # type: ignore[arg-type]
+                if kind is cst.FunctionDef and not in_class:
+                    unit.bind(node.name.value, node)  # type: ignore[attr-defined]
+                stack.extend((sub, child, None, False) for sub in reversed(children(node)))
                 continue
             if kind is cst.ClassDef:
-                unit.local_names.add(node.name.value)
+                unit.local_names.add(node.name.value)  # type: ignore[attr-defined]
+                if not in_class:
+                    unit.bind(node.name.value, node)  # type: ignore[attr-defined]
                 self.class_methods.setdefault(id(node), {})
-                body = node.body.body
-                stack.extend((stmt, unit, node) for stmt in reversed(body))
-                outer = [*node.decorators, *node.bases, *node.keywords]
-                stack.extend((sub, unit, None) for sub in reversed(outer))
+                body = node.body.body  # type: ignore[attr-defined]
+                stack.extend((stmt, unit, node, True) for stmt in reversed(body))
+                outer = [*node.decorators, *node.bases, *node.keywords]  # type: ignore[attr-defined]
+                stack.extend((sub, unit, None, in_class) for sub in reversed(outer))
                 continue
-            self._note(node, unit)
-            stack.extend((sub, unit, None) for sub in reversed(children(node)))
+            if kind in _NOTED:
+                self._note(node, unit, in_class)
+            stack.extend((sub, unit, None, in_class) for sub in reversed(children(node)))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
@@ -155,34 +224,65 @@ class ModuleIndex:
                 self._decorated.append(unit)
         return unit
 
-    def _note(self, node: cst.CSTNode, unit: Unit) -> None:
-        """Record what a node binds or applies."""
-        if type(node) not in _NOTED:
-            return
-        if isinstance(node, cst.Import):
-            self.imports.add_import(node)
-            if unit is not self.root and not isinstance(node.names, cst.ImportStar):
+    def _note(self, node: cst.CSTNode, unit: Unit, in_class: bool) -> None:
+        """Record what a node binds or applies (bindings in class bodies are attributes, not the unit's)."""
+        if isinstance(node, cst.Call):
+            self._sites.append((node, unit))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            if isinstance(node, cst.Import):
+                self.imports.add_import(node)
+            else:
+                self.imports.add_import_from(node)
+            if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
-                    unit.local_names.discard((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
-        elif isinstance(node, cst.ImportFrom):
-            self.imports.add_import_from(node)
+                    local = import_binding(alias)
+                    if not in_class:
+                        unit.bind(local, node)
+                    if isinstance(node, cst.Import) and unit is not self.root:
+                        unit.local_names.discard(
+                            (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
+                        )
         elif isinstance(node, cst.Assign):
             for target in node.targets:
                 names = bound_names(target.target)
                 unit.local_names.update(names)
+                if not in_class:
+                    value = node.value if isinstance(target.target, cst.Name) else None
+                    for name in names:
+                        unit.bind(name, node, value)
                 if unit is self.root and isinstance(target.target, cst.Name):
                     self.imports.add_module_assignment(target.target.value, node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            if isinstance(node, cst.For):
-                unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            unit.local_names.update(bound_names(node.asname.name))
-        elif isinstance(node, cst.NamedExpr):
-            unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, cst.Call):
-            self._sites.append((node, unit))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names = bound_names(node.target)
+            unit.local_names.update(names)
+            if not in_class:
+                value = (
+                    node.value
+                    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)
+                    else None
+                )
+                for name in names:
+                    unit.bind(name, node, value)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                names = bound_names(node.asname.name)
+                unit.local_names.update(names)
+                if not in_class:
+                    for name in names:
+                        unit.bind(name, node)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)) and not in_class:
+            declared = unit.declared_globals if isinstance(node, cst.Global) else unit.declared_nonlocals
+            declared.update(n.name.value for n in node.names)
+
+    @functools.cached_property
+    def classes(self) -> dict[str, cst.ClassDef | None]:
+        """The module's top-level classes by name (None for a name defined by two class statements)."""
+        classes: dict[str, cst.ClassDef | None] = {}
+        for statement in self.module.body:
+            if isinstance(statement, cst.ClassDef):
+                name = statement.name.value
+                classes[name] = None if name in classes else statement
+        return classes
 
     # -- positions -------------------------------------------------------------------------------------
 
@@ -373,3 +473,82 @@ class ModuleIndex:
                     parent = parent.parent
                 if parent is not None and parent.kind == STRICT:
                     unit.kind = STRICT
+
+
+# -- loops -------------------------------------------------------------------------------------------------
+
+_REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})
+_VARYING = _REASSIGNING | {cst.NamedExpr, cst.FunctionDef, cst.ClassDef}
+
+
+def loop_map(unit_node: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
+    """id(node) -> the loops of this function (not of nested ones) that run `node` repeatedly, outermost first."""
+    out: dict[int, tuple[cst.CSTNode, ...]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(n, ()) for n in unit_body(unit_node)]
+    while stack:
+        node, loops = stack.pop()
+        if loops:
+            out[id(node)] = loops
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            # Decorators and defaults run where the function is defined; the body runs when it is called.
+            if isinstance(node, cst.FunctionDef):
+                stack.extend((d, loops) for d in node.decorators)
+            params = node.params
+            for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if p.default is not None:
+                    stack.append((p.default, loops))
+            continue
+        if isinstance(node, cst.For):
+            inner = (*loops, node)
+            stack.append((node.iter, loops))
+            stack.extend([(node.target, inner), (node.body, inner)])
+            if node.orelse is not None:
+                stack.append((node.orelse, loops))
+            continue
+        if isinstance(node, cst.While):
+            inner = (*loops, node)
+            stack.extend([(node.test, inner), (node.body, inner)])
+            if node.orelse is not None:
+                stack.append((node.orelse, loops))
+            continue
+        if isinstance(node, COMPREHENSIONS):
+            inner = (*loops, node)
+            if isinstance(node, cst.DictComp):
+                stack.extend([(node.key, inner), (node.value, inner)])
+            else:
+                stack.append((node.elt, inner))
+            for_in: cst.CompFor | None = node.for_in
+            first = True
+            while for_in is not None:
+                stack.append((for_in.iter, loops if first else inner))
+                stack.append((for_in.target, inner))
+                stack.extend((cond.test, inner) for cond in for_in.ifs)
+                first = False
+                for_in = for_in.inner_for_in
+            continue
+        stack.extend((child, loops) for child in children(node))
+    return out
+
+
+def loop_targets(loop: cst.CSTNode) -> set[str]:
+    """Names a loop binds on each iteration."""
+    if isinstance(loop, cst.For):
+        return set(bound_names(loop.target))
+    if isinstance(loop, COMPREHENSIONS):
+        names: set[str] = set()
+        for_in: cst.CompFor | None = loop.for_in
+        while for_in is not None:
+            names.update(bound_names(for_in.target))
+            for_in = for_in.inner_for_in
+        return names
+    return set()
+
+
+def _in_while_test(node: cst.CSTNode, loop: cst.While) -> bool:
+    stack: list[cst.CSTNode] = [loop.test]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(children(current))
+    return False

@@ -7,8 +7,7 @@ import libcst as cst
 from ..analysis import STRICT
 from ..fixes import quote_of, replace, string_literal, string_pieces, template
 from .base import Rule
-from .print_in_transform import moved_values_safety, shows_tracer, values_format_at_run_time
-from .traced_control_flow import culprit
+from .common import culprit, moved_values_safety, shows_tracer, values_format_at_run_time
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 

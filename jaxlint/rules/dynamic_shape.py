@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import BOOL, STRICT, TRACED
 from ..syntax import source_of
 from .base import Rule
-from .traced_control_flow import culprit
+from .common import culprit
 
 # Functions whose output size depends on the values of their input, unless `size=` is given.
 _VALUE_SIZED = frozenset(

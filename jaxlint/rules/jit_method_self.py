@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.index import Unit, bound_names
+from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, unhashable_class
+from ..analysis.index import Unit
+from ..analysis.jit import compiling_transform, decorator_transforms
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import children, walk
+from ..syntax import bound_names, children, walk
 from .base import Rule
-from .jit_in_loop import compiling_transform, decorator_transforms
-from .unhashable_static_arg import unhashable_class
 
 # Bases that add nothing to hashing or pytree registration.
 _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
-# Methods that set up state before any jitted call can see it.
-_SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__", "__set_name__"})
-_PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten", "tree_flatten_with_keys", "__init_subclass__"})
 
 
 class JitMethodSelf(Rule):
@@ -82,13 +79,6 @@ No automatic fix.
     def __init__(self, settings: object | None = None) -> None:
         super().__init__(settings)
         self._registered: set[str] | None = None
-        self._classes: dict[str, cst.ClassDef | None] = {}
-
-    def visit_Module(self, node: cst.Module, ctx) -> None:
-        for statement in node.body:
-            if isinstance(statement, cst.ClassDef):
-                name = statement.name.value
-                self._classes[name] = None if name in self._classes else statement
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
         if ctx.unit.node is node or not node.decorators:
@@ -142,7 +132,7 @@ No automatic fix.
             return
         if is_classmethod:
             return  # a class object is hashable and its attributes rarely change
-        why = unhashable_class(cls, ctx)
+        why = unhashable_class(cls, ctx.index)
         if why is not None:
             ctx.report(
                 self,
@@ -180,7 +170,7 @@ No automatic fix.
             if ctx.index.qualname(target) != "dataclasses.dataclass":
                 return False
         for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in _PYTREE_METHODS:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in PYTREE_METHODS:
                 return False
         for base in cls.bases:
             if not self._plain_base(base.value, ctx, seen):
@@ -194,7 +184,7 @@ No automatic fix.
         if qualname in _PLAIN_BASES:
             return True
         if isinstance(base, cst.Name) and qualname is None:
-            parent = self._classes.get(base.value)
+            parent = ctx.index.classes.get(base.value)
             return parent is not None and self._plain_class(parent, ctx, seen)
         return False
 
@@ -219,7 +209,9 @@ No automatic fix.
             if qualname in _PLAIN_BASES:
                 continue
             parent = (
-                self._classes.get(value.value) if isinstance(value, cst.Name) and qualname is None else None
+                ctx.index.classes.get(value.value)
+                if isinstance(value, cst.Name) and qualname is None
+                else None
             )
             if parent is None or not self._hashes_by_identity(parent, ctx, seen):
                 return False
@@ -249,7 +241,7 @@ No automatic fix.
         for statement in cls.body.body:
             if not isinstance(statement, cst.FunctionDef) or statement is method:
                 continue
-            if statement.name.value in _SETUP_METHODS:
+            if statement.name.value in SETUP_METHODS:
                 continue
             params = positional_params(statement.params)
             if not params:

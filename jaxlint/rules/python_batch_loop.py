@@ -6,13 +6,12 @@ import libcst as cst
 
 from ..analysis import ARRAY
 from ..analysis.index import Unit
+from ..analysis.jit import is_jax_callable
+from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
-from ..analysis.values import ARRAY_NAMESPACES, CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..syntax import children, source_of, walk
+from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..syntax import own_nodes, source_of, walk
 from .base import Rule
-from .jit_in_loop import single_assignment
-from .unblocked_timing import is_jax_callable
-from .unhashable_static_arg import NUMPY_ARRAYS
 
 _CONCRETIZING = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
@@ -161,7 +160,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if _numpy_array(node, ctx):
             return True
         if isinstance(node, cst.Name) and node.value in ctx.unit.local_names:
-            value = single_assignment(ctx.unit, node.value)
+            value = ctx.unit.single_assignment(node.value)
             if value is not None and _numpy_array(value, ctx):
                 return True
         if isinstance(node, cst.Name) and isinstance(ctx.unit.node, cst.FunctionDef):
@@ -173,7 +172,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                         annotation = annotation.value
                     label = annotation.attr.value if isinstance(annotation, cst.Attribute) else None
                     label = annotation.value if isinstance(annotation, cst.Name) else label
-                    return label in ARRAY_ANNOTATIONS and node.value not in _reassigned(ctx.unit)
+                    return label in ARRAY_ANNOTATIONS and node.value not in ctx.unit.assigned_names()
         return False
 
     def _jax_callee(self, call: cst.Call, ctx) -> str | None:
@@ -260,36 +259,12 @@ def _length_of(node: cst.BaseExpression, ctx) -> cst.Name | None:
     return None
 
 
-def _unit_statements(unit: Unit):
-    body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
-            continue
-        yield node
-        stack.extend(children(node))
-
-
-def _reassigned(unit: Unit) -> set[str]:
-    from ..analysis.index import bound_names
-
-    names: set[str] = set()
-    for node in _unit_statements(unit):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                names.update(bound_names(target.target))
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
-            names.update(bound_names(node.target))
-    return names
-
-
 def _built_by(unit: Unit, name: str):
     """How local list `name` is built: its comprehension, or (for loop, append call) for `[]` plus appends."""
     assigned: list[cst.BaseExpression] = []
     appends: list[cst.Call] = []
     loops: dict[int, cst.For] = {}
-    for node in _unit_statements(unit):
+    for node in own_nodes(unit.node):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
-from ..syntax import source_of
+from ..analysis.context import RuleContext
+from ..analysis.storage import StorageResolver, storage_of
+from ..syntax import walk
 from .base import Rule
-from .leaked_tracer import Declarations, instance_outlives_trace, method_of_self, root_name
-from .print_in_transform import per_run, shows_tracer
-from .traced_control_flow import culprit
+from .common import culprit, per_run, shows_tracer
 
 _OS_WRITES = frozenset(
     "os." + name
@@ -124,7 +124,7 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def __init__(self, settings: object | None = None) -> None:
         super().__init__(settings)
-        self.declarations = Declarations()
+        self.resolver = StorageResolver()
         self._loggers: dict[int, frozenset[str]] = {}
 
     @staticmethod
@@ -260,26 +260,9 @@ No automatic fix: what the side effect should become depends on the intent.
             f"{per_run(ctx)}; return the new value from the function instead",
         )
 
-    def _outer_state(self, target: cst.BaseExpression, ctx) -> str | None:
-        if isinstance(target, cst.Name):
-            where = self.declarations.outer_storage(target.value, ctx)
-            if where is None:
-                return None
-            return f"{'global' if where == 'global' else 'enclosing-scope variable'} '{target.value}'"
-        if not isinstance(target, cst.Attribute) or target.attr.value == "value":
-            return None
-        root = root_name(target)
-        if root is None or ctx.flags(root) & TRACED:
-            return None
-        method = method_of_self(root.value, ctx)
-        if method is not None:
-            return f"'{source_of(target, 30)}'" if instance_outlives_trace(method, ctx) else None
-        if self.declarations.outer_storage(root.value, ctx) is not None:
-            return f"'{source_of(target, 30)}'"
-        return None
+    def _outer_state(self, target: cst.BaseExpression, ctx: RuleContext) -> str | None:
+        return storage_of(target, ctx, self.resolver, items=False)
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    from ..syntax import walk
-
     return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from .base import Rule
-from .traced_control_flow import culprit
+from .common import culprit
 
 # NumPy functions that only read `.shape`/`.dtype`, so they accept tracers.
 _NUMPY_SAFE = frozenset(

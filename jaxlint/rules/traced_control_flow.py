@@ -5,32 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
-from ..syntax import source_of
 from .base import Rule
-
-
-def culprit(node: cst.BaseExpression, ctx) -> str:
-    """Name the traced value in an expression: the first traced name, else the expression's source."""
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and ctx.flags(current) & TRACED:
-            return f"'{current.value}'"
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-        elif isinstance(current, cst.Call):
-            stack.extend(reversed([a.value for a in current.args]))
-            if isinstance(current.func, cst.Attribute):
-                stack.append(current.func.value)
-        elif isinstance(current, (cst.BinaryOperation, cst.BooleanOperation)):
-            stack.extend([current.right, current.left])
-        elif isinstance(current, cst.Comparison):
-            stack.extend(reversed([current.left, *[c.comparator for c in current.comparisons]]))
-        elif isinstance(current, cst.UnaryOperation):
-            stack.append(current.expression)
-        elif isinstance(current, cst.Subscript):
-            stack.append(current.value)
-    return f"`{source_of(node)}`"
+from .common import culprit
 
 
 class TracedControlFlow(Rule):

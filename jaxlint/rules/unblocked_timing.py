@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.index import Unit
+from ..analysis.jit import is_jax_callable
+from ..analysis.namespaces import DISPATCHING_NAMESPACES
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..syntax import children, source_of
+from ..syntax import bound_names, children, source_of
 from .base import Rule
-from .jit_in_loop import decorator_transforms, single_assignment
 
 # Clocks whose readings around asynchronously dispatched work measure the dispatch only.
 CLOCKS = frozenset(
@@ -20,8 +21,6 @@ CLOCKS = frozenset(
 ) | {"timeit.default_timer"}
 _TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
-# JAX namespaces whose calls dispatch work asynchronously.
-_DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.image.")
 # Calls that neither block on JAX results nor run unknown code.
 _HARMLESS = frozenset(
     {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
@@ -241,7 +240,7 @@ class _Judge:
             if name in _HARMLESS:
                 return "harmless"
             if (
-                name.startswith(_DISPATCHING)
+                name.startswith(DISPATCHING_NAMESPACES)
                 and name not in CONCRETE_JAX_FUNCTIONS
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
@@ -256,36 +255,6 @@ class _Judge:
             self.jax_calls.append(node)
             return "jax"
         return None
-
-
-def is_jax_callable(func: cst.BaseExpression, ctx) -> bool:
-    """A callable known to run JAX transformations: a transformed def of the module, a name bound to
-    `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
-    index = ctx.index
-    if isinstance(func, cst.Call):
-        return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
-    if isinstance(func, cst.Name):
-        unit = None
-        if ctx.unit is not index.root and func.value in ctx.unit.local_names:
-            unit = ctx.unit
-        elif ctx.is_module_global(func.value):
-            unit = index.root
-        if unit is not None:
-            value = single_assignment(unit, func.value)
-            if (
-                isinstance(value, cst.Call)
-                and value.args
-                and index.transform_of(value.func, unit) is not None
-            ):
-                return True
-    targets = index.resolve_function(func, ctx.unit)
-    if not targets:
-        return False
-    for target, _ in targets:
-        node = target.node
-        if not isinstance(node, cst.FunctionDef) or not decorator_transforms(node, target, index):
-            return False
-    return True
 
 
 def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:
@@ -332,8 +301,7 @@ def _clock_call(statement: cst.CSTNode, ctx) -> cst.Call | None:
 
 
 def _assigned_names(statement: cst.CSTNode) -> set[str]:
-    from ..analysis.index import bound_names
-
+    """Names a statement rebinds by assignment, nested functions included (a rebound start time)."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [statement]
     while stack:
