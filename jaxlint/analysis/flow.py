@@ -5,6 +5,11 @@ Rules ride on this walk. For each node the walker calls the rules' `visit_<NodeT
 at that point (assignments before it, branches merged, loop bodies run to a fixed point). Assignments and
 deletions also call `on_assign(target, value, statement, ctx)` and `on_delete(target, statement, ctx)`.
 
+Phases: `on_module(module, ctx)` once, before anything else; `on_unit(unit, ctx)` each time the body of a unit
+(the module, a function, a lambda) is about to be walked, with the unit's own frame. A def or lambda is
+visited (`visit_FunctionDef`, `visit_Lambda`) where it is defined, in the enclosing frame; the module node is
+not visited.
+
 Helpers called from traced code with traced arguments become traced themselves; their bodies are walked again
 until nothing changes (a few rounds at most).
 """
@@ -164,7 +169,9 @@ class FlowWalker:
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
-        self.dispatch(self.index.module, root)
+        for hook in self.hooks.get("on_module", ()):
+            hook(self.index.module, root)
+        self.dispatch(self.index.root, root, "on_unit")
         self.block(self.index.module.body, root)
         for _ in range(_MAX_ROUNDS):
             if not self._dirty:
@@ -180,13 +187,14 @@ class FlowWalker:
         self._seen.add(key)
         self._report(rule, node, message, frame, fix)
 
-    def dispatch(self, node: cst.CSTNode, frame: Frame, name: str | None = None) -> None:
+    def dispatch(self, node: Any, frame: Frame, name: str | None = None) -> None:
         for hook in self.hooks.get(name or type(node).__name__, ()):
             hook(node, frame)
 
     # -- functions ---------------------------------------------------------------------------------------
 
     def walk_unit(self, unit: Unit, parent: Frame) -> None:
+        """Walk a function's body; again when callers show that more of its parameters are traced."""
         self._parent_frames[id(unit)] = parent
         kind, context = unit.kind, unit.context
         if kind == NONE and parent.kind > NONE:
@@ -205,7 +213,7 @@ class FlowWalker:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
-        self.dispatch(node, frame)
+        self.dispatch(unit, frame, "on_unit")
         if isinstance(node, cst.FunctionDef):
             self.block(node.body, frame)
         else:
@@ -393,6 +401,8 @@ class FlowWalker:
             node, frame, store = stack.pop()
             kind = type(node)
             if kind is cst.Lambda or kind is cst.FunctionDef:
+                for hook in hooks.get(kind.__name__, ()):
+                    hook(node, frame)
                 self._enter_function(node, frame)  # type: ignore[arg-type]
                 continue
             if store:

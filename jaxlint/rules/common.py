@@ -8,11 +8,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import HOLDS_TRACED, TRACED
+from ..analysis.context import RuleContext
 from ..fixes import SAFE, UNSAFE, Piece
 from ..syntax import source_of
 
 
-def culprit(node: cst.BaseExpression, ctx) -> str:
+def culprit(node: cst.BaseExpression, ctx: RuleContext) -> str:
     """Name the traced value in an expression: the first traced name, else the expression's source."""
     stack: list[cst.CSTNode] = [node]
     while stack:
@@ -39,7 +40,7 @@ def culprit(node: cst.BaseExpression, ctx) -> str:
 _STR_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 
 
-def shows_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
+def shows_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
     """The traced expression whose text `node` would show when formatted at trace time, if any."""
     if ctx.flags(node) & (TRACED | HOLDS_TRACED):
         return node
@@ -69,7 +70,7 @@ def shows_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
     return None
 
 
-def _is_text(node: cst.BaseExpression, ctx) -> bool:
+def _is_text(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Whether `node` is a str built in Python: a literal, `str()`, `.format()`, `"%s" % x`, `"a" + b`."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return not isinstance(node, cst.SimpleString) or isinstance(node.evaluated_value, str)
@@ -92,12 +93,12 @@ def _is_text(node: cst.BaseExpression, ctx) -> bool:
 _ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "lax.associative_scan")
 
 
-def per_run(ctx) -> str:
+def per_run(ctx: RuleContext) -> str:
     """What the traced code runs once per, from the user's side: a loop body's iteration or a call."""
     return "iteration" if any(body in ctx.context for body in _ITERATING_BODIES) else "call"
 
 
-def values_format_at_run_time(pieces: list[Piece], ctx) -> bool:
+def values_format_at_run_time(pieces: list[Piece], ctx: RuleContext) -> bool:
     """False when a value handed over would still be formatted in Python (`"%s" % x`, `str(x) + "!"`)."""
     for piece in pieces:
         value = piece.value
@@ -109,7 +110,7 @@ def values_format_at_run_time(pieces: list[Piece], ctx) -> bool:
     return True
 
 
-def moved_values_safety(values: list[cst.BaseExpression], ctx) -> str:
+def moved_values_safety(values: list[cst.BaseExpression], ctx: RuleContext) -> str:
     """SAFE when every value handed to jax.debug.print is traced or a literal, else UNSAFE.
 
     jax.debug.print formats non-array arguments as static values on current JAX; older releases accepted

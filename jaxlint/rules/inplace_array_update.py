@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
+from ..analysis.context import RuleContext
 from ..analysis.usage import usage_of
 from ..fixes import SAFE, UNSAFE, replace
 from ..syntax import source_of
@@ -67,7 +68,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
 """
 
-    def _is_array(self, target: cst.Subscript, ctx) -> bool:
+    def _is_array(self, target: cst.Subscript, ctx: RuleContext) -> bool:
         if any(
             isinstance(e.slice, cst.Index)
             and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString))
@@ -84,7 +85,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 return usage.is_array(base.value)  # a traced parameter: array only if used as one
         return bool(flags & ARRAY)
 
-    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not isinstance(target, cst.Subscript) or not self._is_array(target, ctx):
             return
         name = source_of(target.value, 20)
@@ -106,7 +107,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             fix=self._fix(target, statement, ctx),
         )
 
-    def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx):
+    def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx: RuleContext):
         """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
         if isinstance(statement, cst.Assign):
             if len(statement.targets) != 1 or statement.targets[0].target is not target:
@@ -145,7 +146,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         )
         return replace(statement, new, safety)
 
-    def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx) -> None:
+    def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if isinstance(target, cst.Subscript) and self._is_array(target, ctx):
             name = source_of(target.value, 20)
             ctx.report(
@@ -167,7 +168,7 @@ _OPERATOR_SYMBOLS = {
 }
 
 
-def _fix_safety(base: cst.BaseExpression, ctx) -> str | None:
+def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     """SAFE for a plain local name, UNSAFE for attributes, items and globals, None when no fix is right."""
     if isinstance(base, cst.Name):
         if ctx.own_names is not None:

@@ -112,8 +112,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 - https://docs.jax.dev/en/latest/faq.html#jit-changes-the-behavior-of-my-function
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._constants: dict[int, set[str]] = {}
 
     # -- what is created anew, and what it depends on -----------------------------------------------------
@@ -360,7 +359,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
-        if ctx.unit.node is node or not node.decorators or self._skip(ctx):
+        if not node.decorators or self._skip(ctx):
             return
         unit = ctx.index.units.get(id(node))
         if unit is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, unhashable_class
+from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import compiling_transform, decorator_transforms
 from ..analysis.transforms import positional_params, static_spec
@@ -76,12 +77,11 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/pytrees.html#custom-pytrees-and-initialization
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._registered: set[str] | None = None
 
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        if ctx.unit.node is node or not node.decorators:
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
+        if not node.decorators:
             return
         unit = ctx.index.units.get(id(node))
         if unit is None or unit.class_node is None:
@@ -99,7 +99,9 @@ No automatic fix.
             self._check(node, unit, name, keywords, decorator, is_classmethod, ctx)
             return
 
-    def _check(self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx) -> None:
+    def _check(
+        self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx: RuleContext
+    ) -> None:
         spec = static_spec(keywords, name)
         params = positional_params(node.params)
         if spec.unknown or not params:
@@ -156,7 +158,7 @@ No automatic fix.
 
     # -- classes ---------------------------------------------------------------------------------------
 
-    def _plain_class(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+    def _plain_class(self, cls: cst.ClassDef, ctx: RuleContext, seen: set[str]) -> bool:
         """A class JAX cannot treat as a pytree: plain bases, no decorator but `@dataclass`, not registered."""
         name = cls.name.value
         if name in seen:
@@ -177,7 +179,7 @@ No automatic fix.
                 return False
         return True
 
-    def _plain_base(self, base: cst.BaseExpression, ctx, seen: set[str]) -> bool:
+    def _plain_base(self, base: cst.BaseExpression, ctx: RuleContext, seen: set[str]) -> bool:
         if isinstance(base, cst.Subscript):
             base = base.value
         qualname = ctx.index.qualname(base)
@@ -188,7 +190,7 @@ No automatic fix.
             return parent is not None and self._plain_class(parent, ctx, seen)
         return False
 
-    def _hashes_by_identity(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+    def _hashes_by_identity(self, cls: cst.ClassDef, ctx: RuleContext, seen: set[str]) -> bool:
         """No `__hash__`/`__eq__` anywhere in the same-module class hierarchy, and no decorator."""
         name = cls.name.value
         if name in seen or cls.decorators or cls.keywords:
@@ -217,7 +219,7 @@ No automatic fix.
                 return False
         return True
 
-    def _registrations(self, ctx) -> set[str]:
+    def _registrations(self, ctx: RuleContext) -> set[str]:
         """Names passed to any call whose name mentions `register` (pytree registrations of all libraries)."""
         if self._registered is None:
             found: set[str] = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
+from ..analysis.context import RuleContext
 from ..analysis.storage import StorageResolver, container_storage, storage_of
 from ..analysis.values import element_flags
 from .base import Rule
@@ -73,11 +74,10 @@ No automatic fix: the value has to be returned through the function's outputs.
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self.resolver = StorageResolver()
 
-    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if ctx.kind < GRAD:
             return
         if value is None:
@@ -98,7 +98,7 @@ No automatic fix: the value has to be returned through the function's outputs.
         shown = value if value is not None and ctx.flags(value) & (TRACED | HOLDS_TRACED) else target
         self._report(target, shown, where, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind < GRAD or not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
@@ -113,7 +113,7 @@ No automatic fix: the value has to be returned through the function's outputs.
             return
         self._report(node, stored, where, ctx)
 
-    def _report(self, node: cst.CSTNode, shown: cst.BaseExpression, where: str, ctx) -> None:
+    def _report(self, node: cst.CSTNode, shown: cst.BaseExpression, where: str, ctx: RuleContext) -> None:
         ctx.report(
             self,
             node,

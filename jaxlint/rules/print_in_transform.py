@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import STRICT
+from ..analysis.context import RuleContext
 from ..fixes import (
     Piece,
     quote_of,
@@ -18,7 +19,7 @@ from .base import Rule
 from .common import culprit, moved_values_safety, per_run, shows_tracer, values_format_at_run_time
 
 
-def _unwrap_str(value: cst.BaseExpression, ctx) -> Piece:
+def _unwrap_str(value: cst.BaseExpression, ctx: RuleContext) -> Piece:
     """`str(x)` prints as `{}` with `x`, `repr(x)` as `{!r}`: the conversion then happens at run time."""
     if (
         isinstance(value, cst.Call)
@@ -89,7 +90,7 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
 - https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html
 """
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind != STRICT or ctx.qualname(node.func) != "builtins.print":
             return
         for arg in node.args:
@@ -110,7 +111,7 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
         )
 
     @staticmethod
-    def _fix(node: cst.Call, ctx):
+    def _fix(node: cst.Call, ctx: RuleContext):
         sep = " "
         positional: list[cst.BaseExpression] = []
         for arg in node.args:

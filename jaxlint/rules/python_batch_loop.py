@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY
+from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
@@ -68,11 +69,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 - https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._uses_jax: dict[int, bool] = {}
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.qualname(node.func) not in _STACKERS or not node.args or node.args[0].keyword is not None:
             return
         arg = node.args[0].value
@@ -87,7 +87,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     # -- the two shapes of a batch loop ------------------------------------------------------------------
 
-    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx) -> None:
+    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx: RuleContext) -> None:
         for_in = comp.for_in
         if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None:
             return
@@ -98,7 +98,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if call is not None:
             self._judge(comp, call, rows, for_in.iter, ctx)
 
-    def _append_loop(self, loop: cst.For, append: cst.Call, ctx) -> None:
+    def _append_loop(self, loop: cst.For, append: cst.Call, ctx: RuleContext) -> None:
         if loop.orelse is not None or loop.asynchronous is not None:
             return
         rows = self._rows(loop.target, loop.iter, ctx)
@@ -111,7 +111,9 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if call is not None:
             self._judge(loop, call, rows, loop.iter, ctx)
 
-    def _judge(self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx) -> None:
+    def _judge(
+        self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx: RuleContext
+    ) -> None:
         row_names, indexed = rows
         if not any(_is_row(a.value, row_names, indexed) for a in call.args if not a.star):
             return
@@ -127,7 +129,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     # -- facts -------------------------------------------------------------------------------------------
 
-    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx):
+    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx: RuleContext):
         """(names bound to one row each, {index name: array name}) when the loop walks an array's rows."""
         if isinstance(iterable, cst.Call):
             name = ctx.qualname(iterable.func)
@@ -152,7 +154,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return {target.value}, {}
         return None
 
-    def _is_array(self, node: cst.BaseExpression, ctx) -> bool:
+    def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
         if ctx.flags(node) & ARRAY:
@@ -175,7 +177,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                     return label in ARRAY_ANNOTATIONS and node.value not in ctx.unit.assigned_names()
         return False
 
-    def _jax_callee(self, call: cst.Call, ctx) -> str | None:
+    def _jax_callee(self, call: cst.Call, ctx: RuleContext) -> str | None:
         """How to name the per-row function in a message, when it is JAX code; else None."""
         name = ctx.qualname(call.func)
         if name is not None:
@@ -194,7 +196,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return f"`{source_of(call.func)}` (which uses jnp/lax)"
         return None
 
-    def _body_uses_jax(self, unit: Unit, ctx) -> bool:
+    def _body_uses_jax(self, unit: Unit, ctx: RuleContext) -> bool:
         """The function calls jnp/lax and nothing that needs concrete values (`float()`, `.item()`, NumPy),
         so it could run under vmap as it is."""
         found = self._uses_jax.get(id(unit.node))
@@ -242,7 +244,7 @@ def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str])
     return False
 
 
-def _length_of(node: cst.BaseExpression, ctx) -> cst.Name | None:
+def _length_of(node: cst.BaseExpression, ctx: RuleContext) -> cst.Name | None:
     """`len(xs)` or `xs.shape[0]`: the array `xs`."""
     if isinstance(node, cst.Call) and ctx.qualname(node.func) == "builtins.len" and len(node.args) == 1:
         value = node.args[0].value
@@ -309,7 +311,7 @@ def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
     return found[0] if len(found) == 1 else None
 
 
-def _numpy_array(node: cst.BaseExpression, ctx) -> bool:
+def _numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     """A NumPy array built right here: `np.zeros(...)`, `np.random.normal(...)`, `rng.normal(...)` is unknown."""
     if not isinstance(node, cst.Call):
         return False

@@ -122,16 +122,15 @@ No automatic fix: what the side effect should become depends on the intent.
 - https://docs.jax.dev/en/latest/random-numbers.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self.resolver = StorageResolver()
         self._loggers: dict[int, frozenset[str]] = {}
 
     @staticmethod
-    def _active(ctx) -> bool:
+    def _active(ctx: RuleContext) -> bool:
         return ctx.kind == STRICT and "eval_shape" not in ctx.context and "make_jaxpr" not in ctx.context
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._active(ctx):
             return
         name = ctx.qualname(node.func)
@@ -139,7 +138,7 @@ No automatic fix: what the side effect should become depends on the intent.
         if message is not None:
             ctx.report(self, node, message)
 
-    def _call_message(self, node: cst.Call, name: str | None, ctx) -> str | None:
+    def _call_message(self, node: cst.Call, name: str | None, ctx: RuleContext) -> str | None:
         where = f"inside {ctx.context}"
         once = f"runs once while JAX traces the function, not on every {per_run(ctx)}"
         io_advice = "move it out of the transformation or use jax.debug.callback / io_callback"
@@ -187,7 +186,7 @@ No automatic fix: what the side effect should become depends on the intent.
         return None
 
     @staticmethod
-    def _log_message(node: cst.Call, what: str, ctx) -> str | None:
+    def _log_message(node: cst.Call, what: str, ctx: RuleContext) -> str | None:
         for arg in node.args:
             shown = shows_tracer(arg.value, ctx)
             if shown is not None:
@@ -199,13 +198,13 @@ No automatic fix: what the side effect should become depends on the intent.
         return None
 
     @staticmethod
-    def _is_path(node: cst.BaseExpression, ctx) -> bool:
+    def _is_path(node: cst.BaseExpression, ctx: RuleContext) -> bool:
         """`pathlib.Path(...)`, maybe joined with `/`."""
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
             node = node.left
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
 
-    def _logger_names(self, ctx) -> frozenset[str]:
+    def _logger_names(self, ctx: RuleContext) -> frozenset[str]:
         """Module-level names bound to `logging.getLogger(...)` / `absl.logging`."""
         module = ctx.index.module
         found = self._loggers.get(id(module))
@@ -227,7 +226,7 @@ No automatic fix: what the side effect should become depends on the intent.
             self._loggers[id(module)] = found
         return found
 
-    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not self._active(ctx) or value is None:
             return
         if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == "os.environ":

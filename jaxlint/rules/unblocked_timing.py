@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.namespaces import DISPATCHING_NAMESPACES
@@ -77,27 +78,24 @@ No automatic fix.
 
     # -- .py timers: every statement list of every function (and of the module) ---------------------------
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._clocks = False  # whether the module imports anything from `time` or `timeit`
 
-    def visit_Module(self, node: cst.Module, ctx) -> None:
+    def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
         self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
-        if self._clocks:
-            self._unit(ctx.index.root, ctx)
-        if getattr(ctx.index, "magics", None):
-            self._magics(node, ctx)
+        if ctx.index.magics:
+            self._magics(module, ctx)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        if self._clocks and ctx.unit.node is node:
-            self._unit(ctx.unit, ctx)
+    def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
+        if self._clocks and not isinstance(unit.node, cst.Lambda):
+            self._unit(unit, ctx)
 
-    def _unit(self, unit: Unit, ctx) -> None:
+    def _unit(self, unit: Unit, ctx: RuleContext) -> None:
         body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
         for statements in _blocks(body):
             self._block(statements, ctx)
 
-    def _block(self, statements: list[cst.CSTNode], ctx) -> None:
+    def _block(self, statements: list[cst.CSTNode], ctx: RuleContext) -> None:
         for i, statement in enumerate(statements):
             timer = _start_timer(statement, ctx)
             if timer is None:
@@ -126,7 +124,7 @@ No automatic fix.
 
     # -- timeit ------------------------------------------------------------------------------------------
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._clocks:
             return
         name = ctx.qualname(node.func)
@@ -149,7 +147,7 @@ No automatic fix.
 
     # -- notebook magics ----------------------------------------------------------------------------------
 
-    def _magics(self, module: cst.Module, ctx) -> None:
+    def _magics(self, module: cst.Module, ctx: RuleContext) -> None:
         from ..notebook import magic_for  # imported here: the notebook module imports the engine
 
         groups: dict[int, tuple[object, list[cst.CSTNode]]] = {}
@@ -178,7 +176,7 @@ No automatic fix.
 class _Judge:
     """Whether timed code only dispatches JAX work (and never waits), collecting the JAX calls it makes."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.jax_calls: list[cst.Call] = []
 
@@ -273,7 +271,7 @@ def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:
     return found
 
 
-def _start_timer(statement: cst.CSTNode, ctx) -> str | None:
+def _start_timer(statement: cst.CSTNode, ctx: RuleContext) -> str | None:
     """`t0 = time.perf_counter()` alone on its line: the name that holds the start."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
@@ -287,7 +285,7 @@ def _start_timer(statement: cst.CSTNode, ctx) -> str | None:
     return None
 
 
-def _clock_call(statement: cst.CSTNode, ctx) -> cst.Call | None:
+def _clock_call(statement: cst.CSTNode, ctx: RuleContext) -> cst.Call | None:
     """The first clock read in a statement (not in nested functions)."""
     stack: list[cst.CSTNode] = [statement]
     while stack:

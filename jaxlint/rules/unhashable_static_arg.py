@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
+from ..analysis.context import RuleContext
 from ..analysis.index import loop_targets
 from ..analysis.jit import Jitted, jitted_callable
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
@@ -65,10 +66,7 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
-
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
@@ -93,7 +91,9 @@ No automatic fix.
                     continue
             self._check(arg.value, param, jitted, node, ctx)
 
-    def _check(self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx) -> None:
+    def _check(
+        self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx: RuleContext
+    ) -> None:
         what = self._unhashable(value, ctx)
         if what is not None:
             ctx.report(
@@ -116,7 +116,7 @@ No automatic fix.
 
     # -- unhashable values -----------------------------------------------------------------------------
 
-    def _unhashable(self, value: cst.BaseExpression, ctx) -> str | None:
+    def _unhashable(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
             return describe_sequence(value)
         if isinstance(value, cst.Tuple):
@@ -149,7 +149,7 @@ No automatic fix.
                 return f"array '{value.value}'"
         return None
 
-    def _dataclass_instance(self, call: cst.Call, ctx) -> str | None:
+    def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:
         if not isinstance(call.func, cst.Name):
             return None
         if not ctx.is_module_global(call.func.value):
@@ -162,7 +162,9 @@ No automatic fix.
 
     # -- floats that change every iteration ------------------------------------------------------------
 
-    def _varying_float(self, value: cst.BaseExpression, call: cst.Call, ctx) -> cst.CSTNode | None:
+    def _varying_float(
+        self, value: cst.BaseExpression, call: cst.Call, ctx: RuleContext
+    ) -> cst.CSTNode | None:
         for loop in reversed(ctx.unit.loops_of(call)):
             targets = loop_targets(loop)
             if not targets:
@@ -195,7 +197,12 @@ def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
 
 
 def _float_varying(
-    value: cst.BaseExpression, targets: set[str], assigned: dict, loop: cst.CSTNode, ctx, depth: int
+    value: cst.BaseExpression,
+    targets: set[str],
+    assigned: dict,
+    loop: cst.CSTNode,
+    ctx: RuleContext,
+    depth: int,
 ) -> bool:
     """Whether `value` is a float that depends on the loop's iteration."""
     if depth > 2:
@@ -237,7 +244,7 @@ def _has_float_literal(node: cst.CSTNode) -> bool:
     return False
 
 
-def _iterates_floats(loop: cst.CSTNode, ctx) -> bool:
+def _iterates_floats(loop: cst.CSTNode, ctx: RuleContext) -> bool:
     """`for lr in [0.1, 0.01]`, `for lr in np.linspace(...)`: the loop variable is a float."""
     if isinstance(loop, cst.For):
         iterable = loop.iter
