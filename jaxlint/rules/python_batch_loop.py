@@ -51,13 +51,13 @@ unrolled, so trace and compile time grow with the batch size and the batch size 
 
 ## Example
 ```python
-def per_example_loss(params, xs, ys):
+def per_example_loss(params, xs: jax.Array, ys: jax.Array):
     return jnp.stack([loss(params, x, y) for x, y in zip(xs, ys)])
 ```
 
 ## Use instead
 ```python
-def per_example_loss(params, xs, ys):
+def per_example_loss(params, xs: jax.Array, ys: jax.Array):
     return jax.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys)
 ```
 

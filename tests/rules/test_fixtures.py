@@ -44,7 +44,9 @@ def test_fixture(fixture: Path) -> None:
     code = fixture.stem.split("_")[0]
     assert code in RULES_BY_CODE, f"fixture for unknown rule {code}"
     source = fixture.read_text(encoding="utf-8")
-    messages = {(f.line, f.code, f.column): f.message for f in lint_source(source, str(fixture), select=[code])}
+    messages = {
+        (f.line, f.code, f.column): f.message for f in lint_source(source, str(fixture), select=[code])
+    }
     expected = expectations(source)
     assert expected, "a fixture must have at least one INVALID line"
     missing = sorted(set(expected) - set(messages))
@@ -59,7 +61,7 @@ def test_fixture(fixture: Path) -> None:
 
 
 def test_expectation_fragments_are_read() -> None:
-    source = 'x = 1  # expect: JAX101:8 "traced value \'x\', here", JAX102:3\n'
+    source = "x = 1  # expect: JAX101:8 \"traced value 'x', here\", JAX102:3\n"
     assert expectations(source) == {(1, "JAX101", 8): "traced value 'x', here", (1, "JAX102", 3): None}
 
 
