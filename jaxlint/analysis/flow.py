@@ -100,13 +100,15 @@ class Frame:
     def comprehension(self, node: cst.BaseExpression) -> Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
         frame.own_names = set()
-        for_in = node.for_in  # type: ignore[attr-defined]
+        assert isinstance(node, COMPREHENSIONS)  # values.Scope's signature is wider than its callers
+        first: cst.CompFor | None = node.for_in
+        for_in = first
         while for_in is not None:
             names = bound_names(for_in.target)
             frame.own_names.update(names)
             frame.bind_iteration(
-                for_in.target, for_in.iter, evaluate_in=frame if for_in is not node.for_in else self
-            )  # type: ignore[attr-defined]
+                for_in.target, for_in.iter, evaluate_in=frame if for_in is not first else self
+            )
             for_in = for_in.inner_for_in
         return frame
 
@@ -216,7 +218,7 @@ class FlowWalker:
         self.dispatch(unit, frame, "on_unit")
         if isinstance(node, cst.FunctionDef):
             self.block(node.body, frame)
-        else:
+        elif isinstance(node, cst.Lambda):
             self.expr(node.body, frame)
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
@@ -292,8 +294,10 @@ class FlowWalker:
             self._enter_function(node, frame)
             frame.env[node.name.value] = 0
         elif isinstance(node, cst.ClassDef):
-            for part in [*node.decorators, *node.bases, *node.keywords]:
-                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, frame)
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, frame)
+            for arg in [*node.bases, *node.keywords]:
+                self.expr(arg.value, frame)
             class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
             class_frame.own_names = set()
             self.block(node.body, class_frame)
@@ -359,10 +363,10 @@ class FlowWalker:
                 flags = evaluate(node.target, frame) | evaluate(node.value, frame)
                 frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
         elif isinstance(node, cst.Del):
-            for target in _delete_targets(node.target):
+            for deleted in _delete_targets(node.target):
                 for hook in self.hooks.get("on_delete", ()):
-                    hook(target, node, frame)
-                self.expr(target, frame, store=True)
+                    hook(deleted, node, frame)
+                self.expr(deleted, frame, store=True)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
             frame.declared_global.update(n.name.value for n in node.names)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
@@ -463,8 +467,7 @@ class FlowWalker:
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
                 params = positional_params(callee.node.params)  # type: ignore[attr-defined]
-                names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
-                self._mark(callee, names, frame)
+                self._mark(callee, {p.name.value for p, t in zip(params, traced, strict=False) if t}, frame)
             return
         for callee, bound_self in self.index.resolve_function(call.func, frame.unit):
             if callee.kind == HOST or isinstance(callee.node, cst.Module):

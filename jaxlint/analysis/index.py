@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from ..syntax import COMPREHENSIONS, argument, bound_names, children, dotted_name, import_binding, unit_body
 from .names import ImportTable
@@ -57,7 +58,7 @@ class Binding:
     def plain(self) -> bool:
         """`name = value` with one target: the name holds exactly `value`."""
         node = self.node
-        return type(node) is cst.Assign and len(node.targets) == 1  # type: ignore[attr-defined]
+        return isinstance(node, cst.Assign) and len(node.targets) == 1
 
 
 @dataclasses.dataclass(eq=False)
@@ -154,7 +155,7 @@ class ModuleIndex:
         self.imports = ImportTable()
         self.jit_decorators = jit_decorators
         self.root = Unit(module, None, "")
-        self._positions = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit]] = []
@@ -168,27 +169,28 @@ class ModuleIndex:
 
     # -- the walk -------------------------------------------------------------------------------------
 
-    def _index(self, node: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
+    def _index(self, start: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
         # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
-        stack: list[tuple[cst.CSTNode, Unit, cst.ClassDef | None, bool]] = [(node, unit, class_node, False)]
+        # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
+        stack: list[tuple[Any, Unit, cst.ClassDef | None, bool]] = [(start, unit, class_node, False)]
         while stack:
             node, unit, class_node, in_class = stack.pop()
             kind = type(node)
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
-                child = self._new_unit(node, unit, class_node)  # type: ignore[arg-type]
+                child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
-                    unit.bind(node.name.value, node)  # type: ignore[attr-defined]
+                    unit.bind(node.name.value, node)
                 stack.extend((sub, child, None, False) for sub in reversed(children(node)))
                 continue
             if kind is cst.ClassDef:
-                unit.local_names.add(node.name.value)  # type: ignore[attr-defined]
+                unit.local_names.add(node.name.value)
                 if not in_class:
-                    unit.bind(node.name.value, node)  # type: ignore[attr-defined]
+                    unit.bind(node.name.value, node)
                 self.class_methods.setdefault(id(node), {})
-                body = node.body.body  # type: ignore[attr-defined]
+                body = node.body.body
                 stack.extend((stmt, unit, node, True) for stmt in reversed(body))
-                outer = [*node.decorators, *node.bases, *node.keywords]  # type: ignore[attr-defined]
+                outer = [*node.decorators, *node.bases, *node.keywords]
                 stack.extend((sub, unit, None, in_class) for sub in reversed(outer))
                 continue
             if kind in _NOTED:
@@ -301,7 +303,7 @@ class ModuleIndex:
 
     def qualname(self, node: cst.BaseExpression, unit: Unit | None = None) -> str | None:
         return self.imports.qualname(
-            node, unit.local_names if unit is not None and unit is not self.root else ()
+            node, unit.local_names if unit is not None and unit is not self.root else frozenset()
         )
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
@@ -357,7 +359,7 @@ class ModuleIndex:
             and isinstance(node.value, cst.Name)
             and node.value.value in ("self", "cls")
         ):
-            method_owner = unit
+            method_owner: Unit | None = unit
             while method_owner is not None and method_owner.class_node is None:
                 method_owner = method_owner.parent
             if method_owner is None:

@@ -458,9 +458,9 @@ class _UnitWalk:
             vb = b.env.get(name) or self.initial_of(name)
             if va is vb:
                 continue
-            site = a.consumed.get(va) or b.consumed.get(vb)
-            if site is not None:
-                consumed[version] = site
+            found = a.consumed.get(va) or b.consumed.get(vb)
+            if found is not None:
+                consumed[version] = found
         epoch = a.epoch if a.epoch == b.epoch else next(_epochs)
         return State(env, consumed, epoch)
 
@@ -536,24 +536,26 @@ class _UnitWalk:
         return state
 
     def suite(self, suite: cst.BaseSuite, state: State | None) -> State | None:
-        return self.block(suite.body, state)  # type: ignore[attr-defined]
+        return self.block(suite.body, state)
 
     def statement(self, node: cst.CSTNode, state: State) -> State | None:
         if isinstance(node, cst.SimpleStatementLine):
+            current: State | None = state
             for small in node.body:
-                if state is None:
+                if current is None:
                     return None
-                state = self.small(small, state)
-            return state
+                current = self.small(small, current)
+            return current
         if isinstance(node, cst.If):
             self.expr(node.test, state)
             other = state.copy()
             then = self.suite(node.body, state)
+            rest: State | None = other
             if isinstance(node.orelse, cst.If):
-                other = self.statement(node.orelse, other)
+                rest = self.statement(node.orelse, other)
             elif node.orelse is not None:
-                other = self.suite(node.orelse.body, other)
-            return self.join([then, other])
+                rest = self.suite(node.orelse.body, other)
+            return self.join([then, rest])
         if isinstance(node, (cst.For, cst.While)):
             return self.loop(node, state)
         if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
@@ -571,8 +573,10 @@ class _UnitWalk:
             state.env[node.name.value] = Version()
             return state
         if isinstance(node, cst.ClassDef):
-            for part in [*node.decorators, *node.bases, *node.keywords]:
-                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, state)
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, state)
+            for arg in [*node.bases, *node.keywords]:
+                self.expr(arg.value, state)
             state.env[node.name.value] = Version()
             return state
         if isinstance(node, cst.Match):
@@ -632,16 +636,16 @@ class _UnitWalk:
                 self.loops[-1][0].continues.append(state)
             return None
         if isinstance(node, cst.Del):
-            targets = [node.target]
-            while targets:
-                target = targets.pop()
-                if isinstance(target, (cst.Tuple, cst.List)):
-                    targets.extend(e.value for e in target.elements)
-                elif isinstance(target, cst.Name):
-                    state.env[target.value] = Version()
-                    self._drop_pseudo(target.value, state)
+            deleted: list[cst.BaseExpression] = [node.target]
+            while deleted:
+                gone = deleted.pop()
+                if isinstance(gone, (cst.Tuple, cst.List)):
+                    deleted.extend(e.value for e in gone.elements)
+                elif isinstance(gone, cst.Name):
+                    state.env[gone.value] = Version()
+                    self._drop_pseudo(gone.value, state)
                 else:
-                    self.assign(target, None, None, state)
+                    self.assign(gone, None, None, state)
             return state
         if isinstance(node, cst.Assert):
             self.expr(node.test, state)
@@ -747,8 +751,8 @@ class _UnitWalk:
                     seen_star = True
                     self.assign(element.value, None, None, state)
                     continue
-                item = self.element(version, i, None) if version is not None and not seen_star else None
-                self.assign(element.value, item, None, state)
+                part = self.element(version, i, None) if version is not None and not seen_star else None
+                self.assign(element.value, part, None, state)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, None, None, state)
@@ -756,8 +760,8 @@ class _UnitWalk:
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             pseudo = _chain(target)
             if isinstance(target, cst.Subscript):
-                for element in target.slice:
-                    self.expr(element.slice, state)
+                for index in target.slice:
+                    self.expr(index.slice, state)
             if pseudo is not None:
                 state.env[pseudo] = version if version is not None else Version()
                 self._drop_pseudo(pseudo, state)

@@ -118,7 +118,7 @@ def _frame_kind(ctx: RuleContext, unit: Unit) -> int:
 
 def method_of_self(name: str, ctx: RuleContext) -> Unit | None:
     """The method unit whose instance `name` refers to (its first parameter, maybe through closures), or None."""
-    unit = ctx.unit
+    unit: Unit | None = ctx.unit
     while unit is not None and isinstance(unit.node, (cst.FunctionDef, cst.Lambda)):
         if unit.is_method:
             params = positional_params(unit.node.params)
@@ -201,6 +201,7 @@ def container_storage(
         method = method_of_self(receiver.value.value, ctx)
         if method is None or ctx.flags(receiver.value) & TRACED or not instance_outlives_trace(method, ctx):
             return None
+        assert method.class_node is not None  # a method
         if receiver.attr.value not in resolver.class_containers(method.class_node):
             return None
         return f"'{source_of(receiver, 30)}'"

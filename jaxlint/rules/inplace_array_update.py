@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
@@ -109,6 +111,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
 
     def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx: RuleContext):
         """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
+        method: str | None
         if isinstance(statement, cst.Assign):
             if len(statement.targets) != 1 or statement.targets[0].target is not target:
                 return None
@@ -121,13 +124,15 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             method, value = _AUGMENTED.get(type(statement.operator)), statement.value
             if method is None:
                 return None
-            before, after = statement.operator.whitespace_before, statement.operator.whitespace_after
+            operator: Any = statement.operator  # every concrete augmented operator has both fields
+            before, after = operator.whitespace_before, operator.whitespace_after
         else:
             return None
         base = target.value
         safety = _fix_safety(base, ctx)
         if safety is None or isinstance(value, (cst.Yield, cst.Await)) and not value.lpar:
             return None
+        assert isinstance(base, (cst.Name, cst.Attribute, cst.Subscript))  # what _fix_safety accepts
         if isinstance(value, cst.Tuple) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         at = cst.Subscript(

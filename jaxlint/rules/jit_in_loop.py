@@ -166,7 +166,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
         if isinstance(fn, cst.Lambda):
-            return self._deps(fn, ctx)
+            return set(self._deps(fn, ctx))
         if isinstance(fn, cst.Call):
             fresh = self._fresh(fn, ctx)
             return None if fresh is None else set(fresh.deps)
@@ -178,12 +178,10 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 return {fn.value}
             return set()
         if isinstance(fn, cst.Attribute):
-            head = fn
-            while isinstance(head, cst.Attribute):
-                head = head.value
-            if isinstance(head, cst.Name):
-                if ctx.unit is not ctx.index.root and head.value in ctx.unit.local_names:
-                    return {head.value}
+            head = attribute_root(fn)
+            if head is not None:
+                if ctx.unit is not ctx.index.root and head in ctx.unit.local_names:
+                    return {head}
                 return set()
         return None
 

@@ -110,6 +110,7 @@ No automatic fix.
         count = len(params)
         static_self = any((i + count if i < 0 else i) == 0 for i in spec.argnums) or first in spec.argnames
         cls = unit.class_node
+        assert cls is not None  # visit_FunctionDef checks only methods
         short = "jax.jit" if name == "jax.jit" else "jax.pmap"
         where = decorator.decorator
         if not static_self:

@@ -83,7 +83,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             if isinstance(built, (cst.ListComp, cst.GeneratorExp)):
                 self._comprehension(built, ctx)
             elif isinstance(built, tuple):
-                self._append_loop(*built, ctx)
+                loop, append = built
+                self._append_loop(loop, append, ctx)
 
     # -- the two shapes of a batch loop ------------------------------------------------------------------
 
@@ -104,7 +105,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         rows = self._rows(loop.target, loop.iter, ctx)
         if rows is None:
             return
-        value = append.args[0].value
+        value: cst.BaseExpression | None = append.args[0].value
         if isinstance(value, cst.Name):
             value = _assigned_in_body(loop, value.value)
         call = _outer_call(value) if value is not None else None

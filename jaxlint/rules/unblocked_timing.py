@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from ..analysis.context import RuleContext
@@ -150,7 +152,7 @@ No automatic fix.
     def _magics(self, module: cst.Module, ctx: RuleContext) -> None:
         from ..notebook import magic_for  # imported here: the notebook module imports the engine
 
-        groups: dict[int, tuple[object, list[cst.CSTNode]]] = {}
+        groups: dict[int, tuple[Any, list[cst.CSTNode]]] = {}  # Any: notebook.Magic
         for statement in module.body:
             magic = magic_for(ctx.index, statement)
             if magic is None or magic.name not in _TIMING_MAGICS:
@@ -160,11 +162,11 @@ No automatic fix.
             judge = _Judge(ctx)
             if all(judge.statement(s) for s in statements) and judge.jax_calls:
                 first = judge.jax_calls[0]
-                prefix = "%%" if magic.kind == "cell" else "%"  # type: ignore[attr-defined]
+                prefix = "%%" if magic.kind == "cell" else "%"
                 ctx.report(
                     self,
                     first,
-                    f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "  # type: ignore[attr-defined]
+                    f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "
                     "asynchronously and nothing in the timed code waits for it; append .block_until_ready() "
                     "or wrap it in jax.block_until_ready(...)",
                 )
