@@ -204,7 +204,7 @@ class FlowWalker:
             kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
         frame = Frame(self, unit, parent, kind, context)
         node = unit.node
-        params = node.params  # type: ignore[attr-defined]
+        params = unit.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             name = param.name.value
             if name in unit.traced_params:
@@ -240,7 +240,7 @@ class FlowWalker:
     # -- statements --------------------------------------------------------------------------------------
 
     def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> None:
-        statements = body if isinstance(body, (list, tuple)) else body.body  # type: ignore[union-attr]
+        statements = body.body if isinstance(body, cst.BaseSuite) else body
         for statement in statements:
             self.statement(statement, frame)
 
@@ -263,12 +263,12 @@ class FlowWalker:
             frame.env = _merge(after_body, frame.env)
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node, frame)
-        elif isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+        elif isinstance(node, (cst.Try, cst.TryStar)):
             before = dict(frame.env)
-            self.block(node.body, frame)  # type: ignore[attr-defined]
+            self.block(node.body, frame)
             after = _merge(before, frame.env)
             ends = []
-            for handler in node.handlers:  # type: ignore[attr-defined]
+            for handler in node.handlers:
                 frame.env = dict(after)
                 self.dispatch(handler, frame)
                 if handler.type is not None:
@@ -278,12 +278,12 @@ class FlowWalker:
                 self.block(handler.body, frame)
                 ends.append(frame.env)
             frame.env = dict(after)
-            if node.orelse is not None:  # type: ignore[attr-defined]
-                self.block(node.orelse.body, frame)  # type: ignore[attr-defined]
+            if node.orelse is not None:
+                self.block(node.orelse.body, frame)
             for end in ends:
                 frame.env = _merge(frame.env, end)
-            if node.finalbody is not None:  # type: ignore[attr-defined]
-                self.block(node.finalbody.body, frame)  # type: ignore[attr-defined]
+            if node.finalbody is not None:
+                self.block(node.finalbody.body, frame)
         elif isinstance(node, cst.With):
             for item in node.items:
                 self.expr(item.item, frame)
@@ -396,48 +396,49 @@ class FlowWalker:
 
     # -- expressions -------------------------------------------------------------------------------------
 
-    def expr(self, node: cst.CSTNode, frame: Frame, store: bool = False) -> None:
+    def expr(self, start: cst.CSTNode, frame: Frame, store: bool = False) -> None:
         """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
         # Type identity checks, not isinstance(): libcst's abstract bases make isinstance() slow on this hot path.
         hooks = self.hooks
-        stack: list[tuple[cst.CSTNode, Frame, bool]] = [(node, frame, store)]
+        # Nodes are `Any` here: the checker does not narrow on `type(node) is X`.
+        stack: list[tuple[Any, Frame, bool]] = [(start, frame, store)]
         while stack:
             node, frame, store = stack.pop()
             kind = type(node)
             if kind is cst.Lambda or kind is cst.FunctionDef:
                 for hook in hooks.get(kind.__name__, ()):
                     hook(node, frame)
-                self._enter_function(node, frame)  # type: ignore[arg-type]
+                self._enter_function(node, frame)
                 continue
             if store:
                 if kind is cst.Name:
                     continue
                 if kind is cst.Tuple or kind is cst.List:
-                    stack.extend((e.value, frame, True) for e in reversed(node.elements))  # type: ignore[attr-defined]
+                    stack.extend((e.value, frame, True) for e in reversed(node.elements))
                     continue
                 if kind is cst.StarredElement:
-                    stack.append((node.value, frame, True))  # type: ignore[attr-defined]
+                    stack.append((node.value, frame, True))
                     continue
                 if kind is cst.Subscript:
                     stack.extend((e, frame, False) for e in reversed(children(node)))
                     continue
                 if kind is cst.Attribute:
-                    stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                    stack.append((node.value, frame, False))
                     continue
             for hook in hooks.get(kind.__name__, ()):
                 hook(node, frame)
             if kind in _COMPREHENSIONS:
-                stack.extend(reversed(self._comprehension_parts(node, frame)))  # type: ignore[arg-type]
+                stack.extend(reversed(self._comprehension_parts(node, frame)))
                 continue
             if kind is cst.Attribute:
-                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                stack.append((node.value, frame, False))
                 continue
             if kind is cst.NamedExpr:
-                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
-                frame.bind(node.target, evaluate(node.value, frame))  # type: ignore[attr-defined]
+                stack.append((node.value, frame, False))
+                frame.bind(node.target, evaluate(node.value, frame))
                 continue
             if kind is cst.Call and frame.kind > NONE:
-                self._propagate(node, frame)  # type: ignore[arg-type]
+                self._propagate(node, frame)
             stack.extend((child, frame, False) for child in reversed(children(node)))
 
     def _comprehension_parts(
@@ -466,7 +467,7 @@ class FlowWalker:
             trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
-                params = positional_params(callee.node.params)  # type: ignore[attr-defined]
+                params = positional_params(callee.params)
                 self._mark(callee, {p.name.value for p, t in zip(params, traced, strict=False) if t}, frame)
             return
         for callee, bound_self in self.index.resolve_function(call.func, frame.unit):
@@ -475,7 +476,7 @@ class FlowWalker:
             if callee.is_target:
                 self._mark(callee, set(), frame)
                 continue
-            params = positional_params(callee.node.params)  # type: ignore[attr-defined]
+            params = positional_params(callee.params)
             if callee.is_method and bound_self:
                 params = params[1:]
             names: set[str] = set()
@@ -487,7 +488,7 @@ class FlowWalker:
                     break
                 if i < len(params):
                     passed.append((params[i].name.value, arg.value))
-            all_names = {p.name.value for p in [*params, *callee.node.params.kwonly_params]}  # type: ignore[attr-defined]
+            all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
             passed += [
                 (a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names
             ]

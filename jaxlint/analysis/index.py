@@ -95,6 +95,13 @@ class Unit:
         return "<module>"
 
     @property
+    def params(self) -> cst.Parameters:
+        """The parameters of a function or lambda unit (the module has none: never asked of the root)."""
+        node = self.node
+        assert isinstance(node, (cst.FunctionDef, cst.Lambda))
+        return node.params
+
+    @property
     def is_method(self) -> bool:
         if self.class_node is None or not isinstance(self.node, cst.FunctionDef):
             return False

@@ -558,7 +558,7 @@ class _UnitWalk:
             return self.join([then, rest])
         if isinstance(node, (cst.For, cst.While)):
             return self.loop(node, state)
-        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+        if isinstance(node, (cst.Try, cst.TryStar)):
             return self.try_(node, state)
         if isinstance(node, cst.With):
             for item in node.items:
@@ -686,21 +686,21 @@ class _UnitWalk:
             exit_state = self.suite(node.orelse.body, exit_state)
         return self.join([exit_state, *frame.breaks])
 
-    def try_(self, node: cst.CSTNode, state: State) -> State | None:
+    def try_(self, node: cst.Try | cst.TryStar, state: State) -> State | None:
         # A handler starts from the state before any statement of the body (the one that raised).
         snapshots = []
         current: State | None = state
-        for statement in node.body.body:  # type: ignore[attr-defined]
+        for statement in node.body.body:
             if current is None:
                 break
             snapshots.append(current.copy())
             current = self.statement(statement, current)
         failed = self.join(snapshots) or state.copy()
         ends = []
-        if node.orelse is not None and current is not None:  # type: ignore[attr-defined]
-            current = self.suite(node.orelse.body, current)  # type: ignore[attr-defined]
+        if node.orelse is not None and current is not None:
+            current = self.suite(node.orelse.body, current)
         ends.append(current)
-        for handler in node.handlers:  # type: ignore[attr-defined]
+        for handler in node.handlers:
             assert failed is not None
             branch = failed.copy()
             if handler.type is not None:
@@ -709,12 +709,12 @@ class _UnitWalk:
                 self.bind(handler.name.name, None, branch)
             ends.append(self.suite(handler.body, branch))
         after = self.join(ends)
-        if node.finalbody is not None:  # type: ignore[attr-defined]
+        if node.finalbody is not None:
             if after is None:
                 assert failed is not None
-                self.suite(node.finalbody.body, failed.copy())  # type: ignore[attr-defined]
+                self.suite(node.finalbody.body, failed.copy())
                 return None
-            after = self.suite(node.finalbody.body, after)  # type: ignore[attr-defined]
+            after = self.suite(node.finalbody.body, after)
         return after
 
     # -- assignment ----------------------------------------------------------------------------------
@@ -823,11 +823,13 @@ class _UnitWalk:
     def _replace(state: State, other: State) -> None:
         state.env, state.consumed, state.epoch = other.env, other.consumed, other.epoch
 
-    def comprehension(self, node: cst.BaseExpression, state: State) -> None:
-        for_in = node.for_in  # type: ignore[attr-defined]
+    def comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
+    ) -> None:
+        for_in = node.for_in
         self.expr(for_in.iter, state)
         targets: list[str] = []
-        current = for_in
+        current: cst.CompFor | None = for_in
         while current is not None:
             targets.extend(n.value for n in walk(current.target) if isinstance(n, cst.Name))
             current = current.inner_for_in
@@ -856,7 +858,7 @@ class _UnitWalk:
                     self.expr(node.key, element)
                     self.expr(node.value, element)
                 else:
-                    self.expr(node.elt, element)  # type: ignore[attr-defined]
+                    self.expr(node.elt, element)
                 end = self.join([body, element])
             finally:
                 self.loops.pop()
@@ -1015,7 +1017,7 @@ class _UnitWalk:
         return node, version
 
     def _bind_arguments(self, callee: Unit, bound_self: bool, args: Sequence[cst.Arg]) -> dict[str, cst.Arg]:
-        params = callee.node.params  # type: ignore[attr-defined]
+        params = callee.params
         positional = [p.name.value for p in positional_params(params)]
         if bound_self and callee.is_method:
             positional = positional[1:]
@@ -1054,7 +1056,7 @@ class _UnitWalk:
                 summary = self.analysis.call_summary(callee)
                 if not summary:
                     continue
-                positional = [p.name.value for p in positional_params(callee.node.params)]  # type: ignore[attr-defined]
+                positional = [p.name.value for p in positional_params(callee.params)]
                 if bound_self and callee.is_method:
                     positional = positional[1:]
                 mapping: dict[str, cst.Arg] = {}

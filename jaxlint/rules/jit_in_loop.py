@@ -195,7 +195,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         # made this quadratic in the number of functions.
         local = ctx.unit.local_names
         found: set[str] = set()
-        stack: list[cst.CSTNode] = [function.body]  # type: ignore[attr-defined]
+        assert isinstance(function, (cst.FunctionDef, cst.Lambda))
+        stack: list[cst.CSTNode] = [function.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Attribute):

@@ -203,7 +203,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         found = self._uses_jax.get(id(unit.node))
         if found is None:
             uses = False
-            for node in walk(unit.node.body):  # type: ignore[attr-defined]
+            assert isinstance(unit.node, (cst.FunctionDef, cst.Lambda))  # resolve_function finds only these
+            for node in walk(unit.node.body):
                 if not isinstance(node, cst.Call):
                     continue
                 name = ctx.index.qualname(node.func, unit)

@@ -226,8 +226,8 @@ class _Judge:
                 if verdict is None:
                     return False
                 stack.extend(a.value for a in current.args)
-                if verdict == "method":
-                    stack.append(current.func.value)  # type: ignore[attr-defined]
+                if verdict == "method" and isinstance(current.func, cst.Attribute):
+                    stack.append(current.func.value)
                 continue
             stack.extend(children(current))
         return True
