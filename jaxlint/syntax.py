@@ -97,10 +97,12 @@ def unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def own_nodes(unit_node: cst.CSTNode, skip: tuple[type, ...] = SCOPES) -> Iterator[cst.CSTNode]:
-    """The nodes of a function's (or module's) own body, not of nested defs, lambdas or classes.
+    """The nodes of a function's (or module's) own body, or of any subtree, not of nested defs, lambdas or
+    classes: "walk my body, not nested scopes".
 
-    A nested def, lambda or class is yielded itself (its name is bound here) but not entered; pass `skip` to
-    change which scopes are not entered. The order is depth first, but not source order.
+    For a def or lambda only the body is walked (not its decorators, defaults or annotations). A nested def,
+    lambda or class is yielded itself (its name is bound here) but not entered; pass `skip` to change which
+    scopes are not entered. The order is depth first, last child first (not source order).
     """
     stack = unit_body(unit_node)
     while stack:

@@ -9,7 +9,7 @@ from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import compiling_transform, decorator_transforms
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import bound_names, children, walk
+from ..syntax import bound_names, own_nodes, walk
 from .base import Rule
 
 # Bases that add nothing to hashing or pytree registration.
@@ -280,11 +280,7 @@ def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
 def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
     """`self.x = ...`, `self.x += ...` and `setattr(self, "x", ...)` in a body (not in nested functions)."""
     found: set[str] = set()
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
+    for node in own_nodes(body):
         targets: list[cst.BaseExpression] = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -310,7 +306,6 @@ def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
             value = node.args[1].value.evaluated_value
             if isinstance(value, str):
                 found.add(value)
-        stack.extend(children(node))
     return found
 
 

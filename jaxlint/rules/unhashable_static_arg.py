@@ -11,7 +11,7 @@ from ..analysis.index import loop_targets
 from ..analysis.jit import Jitted, jitted_callable
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..syntax import children, source_of
+from ..syntax import children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence
 
@@ -181,18 +181,13 @@ def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
     body = getattr(loop, "body", None)
     if body is None:
         return found
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
+    for node in own_nodes(body):
         if (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
         ):
             found[node.targets[0].target.value] = node.value
-        stack.extend(children(node))
     return found
 
 
