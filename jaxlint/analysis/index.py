@@ -10,7 +10,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from ..syntax import COMPREHENSIONS, argument, bound_names, children, dotted_name, import_binding, unit_body
+from ..syntax import argument, bound_names, children, dotted_name, import_binding
+from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
     GRAD,
@@ -138,7 +139,7 @@ class Unit:
                 for binding in bindings:
                     if type(binding.node) in _VARYING:
                         for outer in self.loops_of(binding.node):
-                            if type(outer) is not cst.While or not _in_while_test(binding.node, outer):
+                            if type(outer) is not cst.While or not in_while_test(binding.node, outer):
                                 table.setdefault(id(outer), set()).add(binding.name)
             self._varying = table
         names = loop_targets(loop)
@@ -484,80 +485,5 @@ class ModuleIndex:
                     unit.kind = STRICT
 
 
-# -- loops -------------------------------------------------------------------------------------------------
-
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})
 _VARYING = _REASSIGNING | {cst.NamedExpr, cst.FunctionDef, cst.ClassDef}
-
-
-def loop_map(unit_node: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
-    """id(node) -> the loops of this function (not of nested ones) that run `node` repeatedly, outermost first."""
-    out: dict[int, tuple[cst.CSTNode, ...]] = {}
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(n, ()) for n in unit_body(unit_node)]
-    while stack:
-        node, loops = stack.pop()
-        if loops:
-            out[id(node)] = loops
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            # Decorators and defaults run where the function is defined; the body runs when it is called.
-            if isinstance(node, cst.FunctionDef):
-                stack.extend((d, loops) for d in node.decorators)
-            params = node.params
-            for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
-                if p.default is not None:
-                    stack.append((p.default, loops))
-            continue
-        if isinstance(node, cst.For):
-            inner = (*loops, node)
-            stack.append((node.iter, loops))
-            stack.extend([(node.target, inner), (node.body, inner)])
-            if node.orelse is not None:
-                stack.append((node.orelse, loops))
-            continue
-        if isinstance(node, cst.While):
-            inner = (*loops, node)
-            stack.extend([(node.test, inner), (node.body, inner)])
-            if node.orelse is not None:
-                stack.append((node.orelse, loops))
-            continue
-        if isinstance(node, COMPREHENSIONS):
-            inner = (*loops, node)
-            if isinstance(node, cst.DictComp):
-                stack.extend([(node.key, inner), (node.value, inner)])
-            else:
-                stack.append((node.elt, inner))
-            for_in: cst.CompFor | None = node.for_in
-            first = True
-            while for_in is not None:
-                stack.append((for_in.iter, loops if first else inner))
-                stack.append((for_in.target, inner))
-                stack.extend((cond.test, inner) for cond in for_in.ifs)
-                first = False
-                for_in = for_in.inner_for_in
-            continue
-        stack.extend((child, loops) for child in children(node))
-    return out
-
-
-def loop_targets(loop: cst.CSTNode) -> set[str]:
-    """Names a loop binds on each iteration."""
-    if isinstance(loop, cst.For):
-        return set(bound_names(loop.target))
-    if isinstance(loop, COMPREHENSIONS):
-        names: set[str] = set()
-        for_in: cst.CompFor | None = loop.for_in
-        while for_in is not None:
-            names.update(bound_names(for_in.target))
-            for_in = for_in.inner_for_in
-        return names
-    return set()
-
-
-def _in_while_test(node: cst.CSTNode, loop: cst.While) -> bool:
-    stack: list[cst.CSTNode] = [loop.test]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(children(current))
-    return False

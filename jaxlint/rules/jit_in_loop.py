@@ -7,10 +7,13 @@ import dataclasses
 import libcst as cst
 
 from ..analysis import NONE
+from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
-from ..analysis.index import Unit, loop_targets
+from ..analysis.index import Unit
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
-from ..syntax import COMPREHENSIONS, attribute_root, children, is_constant, source_of, unit_body, walk
+from ..analysis.loops import config_sweep, loop_targets
+from ..analysis.usage import called_outside_loops_only
+from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of
 from .base import Rule
 
 _CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -121,7 +124,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         """What `fn` is, when evaluating it makes a new function object."""
         index = ctx.index
         if isinstance(fn, cst.Lambda):
-            return Fresh("a lambda", None, self._deps(fn, ctx), fn)
+            return Fresh("a lambda", None, free_locals(fn, ctx), fn)
         if isinstance(fn, cst.Call):
             callee = ctx.qualname(fn.func)
             positional = [a for a in fn.args if a.keyword is None]
@@ -151,7 +154,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             targets = index.resolve_function(fn, ctx.unit)
             if len(targets) == 1 and targets[0][0].parent is ctx.unit:
                 node = targets[0][0].node
-                return Fresh(f"the inner function '{fn.value}'", node, self._deps(node, ctx), fn)
+                return Fresh(f"the inner function '{fn.value}'", node, free_locals(node, ctx), fn)
             return None
         if (
             isinstance(fn, cst.Attribute)
@@ -166,7 +169,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
         if isinstance(fn, cst.Lambda):
-            return set(self._deps(fn, ctx))
+            return set(free_locals(fn, ctx))
         if isinstance(fn, cst.Call):
             fresh = self._fresh(fn, ctx)
             return None if fresh is None else set(fresh.deps)
@@ -174,7 +177,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             if ctx.unit is not ctx.index.root and fn.value in ctx.unit.local_names:
                 targets = ctx.index.resolve_function(fn, ctx.unit)
                 if len(targets) == 1 and targets[0][0].parent is ctx.unit:
-                    return {fn.value} | self._deps(targets[0][0].node, ctx)
+                    return {fn.value} | free_locals(targets[0][0].node, ctx)
                 return {fn.value}
             return set()
         if isinstance(fn, cst.Attribute):
@@ -184,62 +187,6 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     return {head}
                 return set()
         return None
-
-    def _deps(
-        self, function: cst.CSTNode, ctx: RuleContext, extra: frozenset[str] = frozenset()
-    ) -> frozenset[str]:
-        """Names of the enclosing function's locals (and `extra` names) that a lambda or inner def refers to."""
-        own = ctx.index.units.get(id(function))
-        own_names = own.local_names if own is not None else set()
-        # Membership in two sets, not their union: copying the module's names for each of its functions
-        # made this quadratic in the number of functions.
-        local = ctx.unit.local_names
-        found: set[str] = set()
-        assert isinstance(function, (cst.FunctionDef, cst.Lambda))
-        stack: list[cst.CSTNode] = [function.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Attribute):
-                stack.append(node.value)
-                continue
-            if (
-                isinstance(node, cst.Name)
-                and (node.value in local or node.value in extra)
-                and node.value not in own_names
-            ):
-                found.add(node.value)
-            stack.extend(children(node))
-        return frozenset(found)
-
-    def _called(self, fn: cst.CSTNode, ctx: RuleContext, extra: frozenset[str] = frozenset()) -> set[str]:
-        """Enclosing locals that a function expression calls (or is): the parts that decide *which* code runs."""
-        local = ctx.unit.local_names
-        if isinstance(fn, (cst.Name, cst.Attribute)):
-            head = attribute_root(fn)
-            if head is None or (head not in local and head not in extra):
-                return set()
-            if isinstance(fn, cst.Name):
-                targets = ctx.index.resolve_function(fn, ctx.unit)
-                if len(targets) == 1 and targets[0][0].parent is ctx.unit:
-                    return self._called(targets[0][0].node, ctx, extra)
-            return {head}
-        if isinstance(fn, cst.Call):
-            positional = [a.value for a in fn.args if a.keyword is None and not a.star]
-            callee = ctx.qualname(fn.func)
-            if positional and (callee == "functools.partial" or ctx.index.transform_of(fn.func, ctx.unit)):
-                return self._called(positional[0], ctx, extra)
-            return set()
-        if isinstance(fn, (cst.Lambda, cst.FunctionDef)):
-            own = ctx.index.units.get(id(fn))
-            own_names = own.local_names if own is not None else set()
-            found: set[str] = set()
-            for node in walk(fn.body):
-                if isinstance(node, cst.Call):
-                    head = attribute_root(node.func)
-                    if head is not None and (head in local or head in extra) and head not in own_names:
-                        found.add(head)
-            return found
-        return set()
 
     def _constant_locals(self, unit: Unit) -> set[str]:
         """Locals only ever bound to literals (`axis_name = "x"`): closing over them is closing over a constant."""
@@ -273,8 +220,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         # Comprehension variables are not locals of the function, but they vary like loop targets.
         extra = frozenset(n for loop in loops if isinstance(loop, COMPREHENSIONS) for n in loop_targets(loop))
         if extra and isinstance(fn_expr, (cst.Lambda, cst.FunctionDef)):
-            deps = self._deps(fn_expr, ctx, extra)
-        called = self._called(fn_expr, ctx, extra) if fn_expr is not None else set()
+            deps = free_locals(fn_expr, ctx, extra)
+        called = called_locals(fn_expr, ctx, extra) if fn_expr is not None else set()
         if defining is not None:
             defined_in = set(map(id, ctx.unit.loops_of(defining)))
             if not defined_in & set(map(id, loops)):
@@ -284,7 +231,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 # `for fn in fns: jax.jit(partial(fn, ...))`: a different function every iteration, so each one
                 # needs its own compile anyway.
                 return False
-            if deps & ctx.unit.varying(loop) and _config_sweep(loop, ctx):
+            if deps & ctx.unit.varying(loop) and config_sweep(loop, ctx):
                 # `for num_blocks in (4, 8, 16): @jax.jit def kernel(...)`: each configuration needs its own
                 # compile anyway.
                 return False
@@ -348,7 +295,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         site = self._transform_site(value, ctx)
         if site is None or ctx.unit.loops_of(value) or not self._hoistable(site[1], ctx):
             return
-        if _used_once_per_call(ctx.unit, target.value, {id(target)}):
+        if called_outside_loops_only(ctx.unit, target.value, {id(target)}):
             ctx.report(
                 self,
                 value,
@@ -371,7 +318,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             if any(a.keyword is not None and a.keyword.value == "inline" for a in keywords):
                 return
             where = decorator.decorator
-            fresh = Fresh(f"'{node.name.value}'", node, self._deps(node, ctx), node)
+            fresh = Fresh(f"'{node.name.value}'", node, free_locals(node, ctx), node)
             if ctx.unit.loops_of(node):
                 if self._rebuilt_per_iteration(node, fresh, ctx):
                     ctx.report(
@@ -383,7 +330,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             elif (
                 self._per_call_scope(ctx)
                 and self._hoistable(fresh, ctx)
-                and _used_once_per_call(ctx.unit, node.name.value, {id(node.name)})
+                and called_outside_loops_only(ctx.unit, node.name.value, {id(node.name)})
             ):
                 ctx.report(
                     self,
@@ -395,40 +342,6 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             return
 
 
-_SWEEP_CALLS = frozenset(
-    "builtins." + n for n in ("range", "enumerate", "zip", "reversed", "sorted", "list", "tuple")
-) | frozenset("itertools." + n for n in ("product", "permutations", "combinations", "chain"))
-
-
-def _config_sweep(loop: cst.CSTNode, ctx: RuleContext) -> bool:
-    """A loop over literal configurations (`for n in (4, 8)`, `itertools.product(...)`, `range(...)`)."""
-    if isinstance(loop, cst.For):
-        iterable = loop.iter
-    elif isinstance(loop, COMPREHENSIONS):
-        iterable = loop.for_in.iter
-    else:
-        return False
-    return _sweep(iterable, ctx, 0)
-
-
-def _sweep(node: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
-    if depth > 3:
-        return False
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-        return True
-    if isinstance(node, cst.Call):
-        name = ctx.qualname(node.func)
-        if name == "builtins.range":
-            return True
-        return name in _SWEEP_CALLS and all(
-            _sweep(a.value, ctx, depth + 1) for a in node.args if a.keyword is None
-        )
-    if isinstance(node, cst.Name):
-        value = ctx.unit.single_assignment(node.value)
-        return value is not None and _sweep(value, ctx, depth + 1)
-    return False
-
-
 def _is_static(unit: Unit) -> bool:
     node = unit.node
     return isinstance(node, cst.FunctionDef) and any(
@@ -438,30 +351,3 @@ def _is_static(unit: Unit) -> bool:
 
 def _short(name: str) -> str:
     return {"equinox.filter_jit": "eqx.filter_jit", "equinox.filter_pmap": "eqx.filter_pmap"}.get(name, name)
-
-
-def _used_once_per_call(unit: Unit, name: str, definitions: set[int]) -> bool:
-    """Every use of local `name` in `unit` is a direct call outside any loop (and there is at least one)."""
-    calls = 0
-    called: set[int] = set()
-    stack: list[tuple[cst.CSTNode, bool]] = [(n, False) for n in unit_body(unit.node)]
-    while stack:
-        node, nested = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not unit.node:
-            if isinstance(node, cst.FunctionDef) and id(node.name) in definitions:
-                stack.extend((d, nested) for d in node.decorators)
-                stack.append((node.body, True))
-                continue
-            stack.extend((child, True) for child in children(node))
-            continue
-        if isinstance(node, cst.Call):
-            called.add(id(node.func))
-        if isinstance(node, cst.Name) and node.value == name and id(node) not in definitions:
-            if nested or id(node) not in called or unit.loops_of(node):
-                return False
-            calls += 1
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
-            if any(n.name.value == name for n in node.names):
-                return False
-        stack.extend((child, nested) for child in children(node))
-    return calls > 0

@@ -7,8 +7,8 @@ import libcst as cst
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
-from ..analysis.index import loop_targets
 from ..analysis.jit import Jitted, jitted_callable
+from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
