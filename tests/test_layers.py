@@ -1,7 +1,7 @@
 """Imports point one way: the layer map below, no import cycle, no rule module importing another rule module.
 
 Every `jaxlint/**/*.py` is read with `ast`; imports inside functions count (a lazy import is still a
-dependency; laziness only hides a cycle). ARCHITECTURE.md draws the same layers.
+dependency; laziness only hides a cycle); imports under `if TYPE_CHECKING:` do not (annotations only). ARCHITECTURE.md draws the same layers.
 """
 
 from __future__ import annotations
@@ -42,31 +42,6 @@ _RULE_HELPERS = {"jaxlint.rules", "jaxlint.rules.base", "jaxlint.rules.common", 
 
 # Today's violations in code other people own, each to be removed where it is fixed. (importer, imported)
 ALLOWED = {
-    # The rule modules still import the fixes shim (the lead rewires them to fix.py / rules/edits.py).
-    ("jaxlint.rules.debug_print_fstring", "jaxlint.fixes"),
-    ("jaxlint.rules.discarded_functional_update", "jaxlint.fixes"),
-    ("jaxlint.rules.inplace_array_update", "jaxlint.fixes"),
-    ("jaxlint.rules.legacy_prng_key", "jaxlint.fixes"),
-    ("jaxlint.rules.print_in_transform", "jaxlint.fixes"),
-    # Rule -> rule: shared helpers not yet moved to analysis/ or rules/common.py (issue 12, step 6).
-    ("jaxlint.rules.debug_print_fstring", "jaxlint.rules.print_in_transform"),
-    ("jaxlint.rules.debug_print_fstring", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.dynamic_shape", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.jit_method_self", "jaxlint.rules.jit_in_loop"),
-    ("jaxlint.rules.leaked_tracer", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.jit_method_self", "jaxlint.rules.unhashable_static_arg"),
-    ("jaxlint.rules.print_in_transform", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.jit_in_loop"),
-    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.unblocked_timing"),
-    ("jaxlint.rules.python_batch_loop", "jaxlint.rules.unhashable_static_arg"),
-    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.leaked_tracer"),
-    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.print_in_transform"),
-    ("jaxlint.rules.side_effect_in_transform", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.traced_concretization", "jaxlint.rules.traced_control_flow"),
-    ("jaxlint.rules.unblocked_timing", "jaxlint.rules.jit_in_loop"),
-    ("jaxlint.rules.unhashable_static_arg", "jaxlint.rules.jit_in_loop"),
-    # The notebook magics model is consumed by a rule but lives in the notebook driver (moves to analysis/).
-    ("jaxlint.rules.unblocked_timing", "jaxlint.notebook"),
     # Runtime -> static output: verify's command renders through the static report module (issue 14).
     ("jaxlint.runtime.verify.command", "jaxlint.report"),
     # Runtime package cycles (issue 14): the __init__ files hold logic their submodules import back.
@@ -91,7 +66,18 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The jaxlint modules `name` imports, anywhere in the file."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    # `if TYPE_CHECKING:` imports are for annotations only: no dependency at run time, so no cycle.
+    type_only = {
+        id(inner)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and ast.unparse(block.test).endswith("TYPE_CHECKING")
+        for statement in block.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

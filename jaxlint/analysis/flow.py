@@ -5,6 +5,11 @@ Rules ride on this walk. For each node the walker calls the rules' `visit_<NodeT
 at that point (assignments before it, branches merged, loop bodies run to a fixed point). Assignments and
 deletions also call `on_assign(target, value, statement, ctx)` and `on_delete(target, statement, ctx)`.
 
+Phases: `on_module(module, ctx)` once, before anything else; `on_unit(unit, ctx)` each time the body of a unit
+(the module, a function, a lambda) is about to be walked, with the unit's own frame. A def or lambda is
+visited (`visit_FunctionDef`, `visit_Lambda`) where it is defined, in the enclosing frame; the module node is
+not visited.
+
 Helpers called from traced code with traced arguments become traced themselves; their bodies are walked again
 until nothing changes (a few rounds at most).
 """
@@ -16,13 +21,13 @@ from typing import Any
 
 import libcst as cst
 
-from .index import ModuleIndex, Unit, bound_names
+from ..syntax import COMPREHENSIONS, bound_names, children
+from .index import ModuleIndex, Unit
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
-from .walk import children
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
-_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _MAX_ROUNDS = 5
 
@@ -95,13 +100,15 @@ class Frame:
     def comprehension(self, node: cst.BaseExpression) -> Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
         frame.own_names = set()
-        for_in = node.for_in  # type: ignore[attr-defined]
+        assert isinstance(node, COMPREHENSIONS)  # values.Scope's signature is wider than its callers
+        first: cst.CompFor | None = node.for_in
+        for_in = first
         while for_in is not None:
             names = bound_names(for_in.target)
             frame.own_names.update(names)
             frame.bind_iteration(
-                for_in.target, for_in.iter, evaluate_in=frame if for_in is not node.for_in else self
-            )  # type: ignore[attr-defined]
+                for_in.target, for_in.iter, evaluate_in=frame if for_in is not first else self
+            )
             for_in = for_in.inner_for_in
         return frame
 
@@ -164,7 +171,9 @@ class FlowWalker:
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
-        self.dispatch(self.index.module, root)
+        for hook in self.hooks.get("on_module", ()):
+            hook(self.index.module, root)
+        self.dispatch(self.index.root, root, "on_unit")
         self.block(self.index.module.body, root)
         for _ in range(_MAX_ROUNDS):
             if not self._dirty:
@@ -180,13 +189,14 @@ class FlowWalker:
         self._seen.add(key)
         self._report(rule, node, message, frame, fix)
 
-    def dispatch(self, node: cst.CSTNode, frame: Frame, name: str | None = None) -> None:
+    def dispatch(self, node: Any, frame: Frame, name: str | None = None) -> None:
         for hook in self.hooks.get(name or type(node).__name__, ()):
             hook(node, frame)
 
     # -- functions ---------------------------------------------------------------------------------------
 
     def walk_unit(self, unit: Unit, parent: Frame) -> None:
+        """Walk a function's body; again when callers show that more of its parameters are traced."""
         self._parent_frames[id(unit)] = parent
         kind, context = unit.kind, unit.context
         if kind == NONE and parent.kind > NONE:
@@ -194,7 +204,7 @@ class FlowWalker:
             kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
         frame = Frame(self, unit, parent, kind, context)
         node = unit.node
-        params = node.params  # type: ignore[attr-defined]
+        params = unit.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             name = param.name.value
             if name in unit.traced_params:
@@ -205,10 +215,10 @@ class FlowWalker:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
-        self.dispatch(node, frame)
+        self.dispatch(unit, frame, "on_unit")
         if isinstance(node, cst.FunctionDef):
             self.block(node.body, frame)
-        else:
+        elif isinstance(node, cst.Lambda):
             self.expr(node.body, frame)
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
@@ -230,7 +240,7 @@ class FlowWalker:
     # -- statements --------------------------------------------------------------------------------------
 
     def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> None:
-        statements = body if isinstance(body, (list, tuple)) else body.body  # type: ignore[union-attr]
+        statements = body.body if isinstance(body, cst.BaseSuite) else body
         for statement in statements:
             self.statement(statement, frame)
 
@@ -253,12 +263,12 @@ class FlowWalker:
             frame.env = _merge(after_body, frame.env)
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node, frame)
-        elif isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+        elif isinstance(node, (cst.Try, cst.TryStar)):
             before = dict(frame.env)
-            self.block(node.body, frame)  # type: ignore[attr-defined]
+            self.block(node.body, frame)
             after = _merge(before, frame.env)
             ends = []
-            for handler in node.handlers:  # type: ignore[attr-defined]
+            for handler in node.handlers:
                 frame.env = dict(after)
                 self.dispatch(handler, frame)
                 if handler.type is not None:
@@ -268,12 +278,12 @@ class FlowWalker:
                 self.block(handler.body, frame)
                 ends.append(frame.env)
             frame.env = dict(after)
-            if node.orelse is not None:  # type: ignore[attr-defined]
-                self.block(node.orelse.body, frame)  # type: ignore[attr-defined]
+            if node.orelse is not None:
+                self.block(node.orelse.body, frame)
             for end in ends:
                 frame.env = _merge(frame.env, end)
-            if node.finalbody is not None:  # type: ignore[attr-defined]
-                self.block(node.finalbody.body, frame)  # type: ignore[attr-defined]
+            if node.finalbody is not None:
+                self.block(node.finalbody.body, frame)
         elif isinstance(node, cst.With):
             for item in node.items:
                 self.expr(item.item, frame)
@@ -284,8 +294,10 @@ class FlowWalker:
             self._enter_function(node, frame)
             frame.env[node.name.value] = 0
         elif isinstance(node, cst.ClassDef):
-            for part in [*node.decorators, *node.bases, *node.keywords]:
-                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, frame)
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, frame)
+            for arg in [*node.bases, *node.keywords]:
+                self.expr(arg.value, frame)
             class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
             class_frame.own_names = set()
             self.block(node.body, class_frame)
@@ -351,10 +363,10 @@ class FlowWalker:
                 flags = evaluate(node.target, frame) | evaluate(node.value, frame)
                 frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
         elif isinstance(node, cst.Del):
-            for target in _delete_targets(node.target):
+            for deleted in _delete_targets(node.target):
                 for hook in self.hooks.get("on_delete", ()):
-                    hook(target, node, frame)
-                self.expr(target, frame, store=True)
+                    hook(deleted, node, frame)
+                self.expr(deleted, frame, store=True)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
             frame.declared_global.update(n.name.value for n in node.names)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
@@ -384,46 +396,49 @@ class FlowWalker:
 
     # -- expressions -------------------------------------------------------------------------------------
 
-    def expr(self, node: cst.CSTNode, frame: Frame, store: bool = False) -> None:
+    def expr(self, start: cst.CSTNode, frame: Frame, store: bool = False) -> None:
         """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
         # Type identity checks, not isinstance(): libcst's abstract bases make isinstance() slow on this hot path.
         hooks = self.hooks
-        stack: list[tuple[cst.CSTNode, Frame, bool]] = [(node, frame, store)]
+        # Nodes are `Any` here: the checker does not narrow on `type(node) is X`.
+        stack: list[tuple[Any, Frame, bool]] = [(start, frame, store)]
         while stack:
             node, frame, store = stack.pop()
             kind = type(node)
             if kind is cst.Lambda or kind is cst.FunctionDef:
-                self._enter_function(node, frame)  # type: ignore[arg-type]
+                for hook in hooks.get(kind.__name__, ()):
+                    hook(node, frame)
+                self._enter_function(node, frame)
                 continue
             if store:
                 if kind is cst.Name:
                     continue
                 if kind is cst.Tuple or kind is cst.List:
-                    stack.extend((e.value, frame, True) for e in reversed(node.elements))  # type: ignore[attr-defined]
+                    stack.extend((e.value, frame, True) for e in reversed(node.elements))
                     continue
                 if kind is cst.StarredElement:
-                    stack.append((node.value, frame, True))  # type: ignore[attr-defined]
+                    stack.append((node.value, frame, True))
                     continue
                 if kind is cst.Subscript:
                     stack.extend((e, frame, False) for e in reversed(children(node)))
                     continue
                 if kind is cst.Attribute:
-                    stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                    stack.append((node.value, frame, False))
                     continue
             for hook in hooks.get(kind.__name__, ()):
                 hook(node, frame)
             if kind in _COMPREHENSIONS:
-                stack.extend(reversed(self._comprehension_parts(node, frame)))  # type: ignore[arg-type]
+                stack.extend(reversed(self._comprehension_parts(node, frame)))
                 continue
             if kind is cst.Attribute:
-                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
+                stack.append((node.value, frame, False))
                 continue
             if kind is cst.NamedExpr:
-                stack.append((node.value, frame, False))  # type: ignore[attr-defined]
-                frame.bind(node.target, evaluate(node.value, frame))  # type: ignore[attr-defined]
+                stack.append((node.value, frame, False))
+                frame.bind(node.target, evaluate(node.value, frame))
                 continue
             if kind is cst.Call and frame.kind > NONE:
-                self._propagate(node, frame)  # type: ignore[arg-type]
+                self._propagate(node, frame)
             stack.extend((child, frame, False) for child in reversed(children(node)))
 
     def _comprehension_parts(
@@ -452,9 +467,8 @@ class FlowWalker:
             trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
-                params = positional_params(callee.node.params)  # type: ignore[attr-defined]
-                names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
-                self._mark(callee, names, frame)
+                params = positional_params(callee.params)
+                self._mark(callee, {p.name.value for p, t in zip(params, traced, strict=False) if t}, frame)
             return
         for callee, bound_self in self.index.resolve_function(call.func, frame.unit):
             if callee.kind == HOST or isinstance(callee.node, cst.Module):
@@ -462,7 +476,7 @@ class FlowWalker:
             if callee.is_target:
                 self._mark(callee, set(), frame)
                 continue
-            params = positional_params(callee.node.params)  # type: ignore[attr-defined]
+            params = positional_params(callee.params)
             if callee.is_method and bound_self:
                 params = params[1:]
             names: set[str] = set()
@@ -474,7 +488,7 @@ class FlowWalker:
                     break
                 if i < len(params):
                     passed.append((params[i].name.value, arg.value))
-            all_names = {p.name.value for p in [*params, *callee.node.params.kwonly_params]}  # type: ignore[attr-defined]
+            all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
             passed += [
                 (a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names
             ]

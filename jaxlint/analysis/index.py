@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
-from .names import ImportTable, dotted_name
+from ..syntax import argument, bound_names, children, dotted_name, import_binding
+from .loops import in_while_test, loop_map, loop_targets
+from .names import ImportTable
 from .transforms import (
     GRAD,
     HOST,
@@ -22,7 +26,6 @@ from .transforms import (
     static_spec,
     traced_parameters,
 )
-from .walk import children
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 # The node types the index pass records something for; every other node is only walked through.
@@ -37,8 +40,26 @@ _NOTED = frozenset(
         cst.WithItem,
         cst.NamedExpr,
         cst.Call,
+        cst.Global,
+        cst.Nonlocal,
     }
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """One binding of a name by a unit's own statements (not those of nested functions or class bodies)."""
+
+    name: str
+    node: cst.CSTNode  # what binds it: Assign, AugAssign, AnnAssign, For, WithItem, Import(From), NamedExpr,
+    # FunctionDef or ClassDef
+    value: cst.BaseExpression | None = None  # the value, for a plain name target of `=` or `: T =`
+
+    @property
+    def plain(self) -> bool:
+        """`name = value` with one target: the name holds exactly `value`."""
+        node = self.node
+        return isinstance(node, cst.Assign) and len(node.targets) == 1
 
 
 @dataclasses.dataclass(eq=False)
@@ -57,6 +78,14 @@ class Unit:
     container_params: set[str] = dataclasses.field(default_factory=set)  # receive tuples/lists of tracers
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
+    # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
+    bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
+    declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body
+    declared_nonlocals: set[str] = dataclasses.field(default_factory=set)
+    # Facts other analysis modules compute on first use, by their name ("jit_bindings"); per file like the unit.
+    memo: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    _loops: dict[int, tuple[cst.CSTNode, ...]] | None = dataclasses.field(default=None, repr=False)
+    _varying: dict[int, set[str]] | None = dataclasses.field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -67,6 +96,13 @@ class Unit:
         return "<module>"
 
     @property
+    def params(self) -> cst.Parameters:
+        """The parameters of a function or lambda unit (the module has none: never asked of the root)."""
+        node = self.node
+        assert isinstance(node, (cst.FunctionDef, cst.Lambda))
+        return node.params
+
+    @property
     def is_method(self) -> bool:
         if self.class_node is None or not isinstance(self.node, cst.FunctionDef):
             return False
@@ -74,6 +110,42 @@ class Unit:
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
             for d in self.node.decorators
         )
+
+    def bind(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None) -> None:
+        self.bindings.setdefault(name, []).append(Binding(name, node, value))
+
+    def single_assignment(self, name: str) -> cst.BaseExpression | None:
+        """The value of the only binding of `name` here, when it is a plain `name = value`."""
+        found = [b for b in self.bindings.get(name, ()) if type(b.node) is not cst.NamedExpr]
+        return found[0].value if len(found) == 1 and found[0].plain else None
+
+    def assigned_names(self) -> set[str]:
+        """Names the unit's statements rebind by `=`, augmented or annotated assignment, or a `for` target."""
+        return {b.name for bs in self.bindings.values() for b in bs if type(b.node) in _REASSIGNING}
+
+    def loops_of(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The loops of this unit (For, While, comprehensions; not those of nested functions) that run `node`
+        repeatedly, outermost first. Computed once per unit, on first use."""
+        if self._loops is None:
+            self._loops = loop_map(self.node)
+        return self._loops.get(id(node), ())
+
+    def varying(self, loop: cst.CSTNode) -> set[str]:
+        """Names that take a new value on each iteration of one of this unit's loops: its targets, and for a
+        `for`/`while` what its body binds (assignments, loop targets, walrus, nested defs and classes)."""
+        if self._varying is None:
+            table: dict[int, set[str]] = {}
+            for bindings in self.bindings.values():
+                for binding in bindings:
+                    if type(binding.node) in _VARYING:
+                        for outer in self.loops_of(binding.node):
+                            if type(outer) is not cst.While or not in_while_test(binding.node, outer):
+                                table.setdefault(id(outer), set()).add(binding.name)
+            self._varying = table
+        names = loop_targets(loop)
+        if type(loop) in (cst.For, cst.While):
+            names |= self._varying.get(id(loop), set())
+        return names
 
     def apply(self, app: Application, label_name: str | None = None) -> None:
         self.is_target = True
@@ -85,24 +157,13 @@ class Unit:
             self.traced_params |= traced_parameters(self.node.params, app, self.is_method)
 
 
-def bound_names(target: cst.CSTNode) -> list[str]:
-    """Names bound by an assignment target (`a`, `a, (b, *c)`)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in bound_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return bound_names(target.value)
-    return []
-
-
 class ModuleIndex:
     def __init__(self, module: cst.Module, jit_decorators: frozenset[str] = frozenset()) -> None:
         self.module = module
         self.imports = ImportTable()
         self.jit_decorators = jit_decorators
         self.root = Unit(module, None, "")
-        self._positions = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit]] = []
@@ -116,26 +177,33 @@ class ModuleIndex:
 
     # -- the walk -------------------------------------------------------------------------------------
 
-    def _index(self, node: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
+    def _index(self, start: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
-        stack: list[tuple[cst.CSTNode, Unit, cst.ClassDef | None]] = [(node, unit, class_node)]
+        # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
+        # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
+        stack: list[tuple[Any, Unit, cst.ClassDef | None, bool]] = [(start, unit, class_node, False)]
         while stack:
-            node, unit, class_node = stack.pop()
+            node, unit, class_node, in_class = stack.pop()
             kind = type(node)
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
                 child = self._new_unit(node, unit, class_node)
-                stack.extend((sub, child, None) for sub in reversed(children(node)))
+                if kind is cst.FunctionDef and not in_class:
+                    unit.bind(node.name.value, node)
+                stack.extend((sub, child, None, False) for sub in reversed(children(node)))
                 continue
             if kind is cst.ClassDef:
                 unit.local_names.add(node.name.value)
+                if not in_class:
+                    unit.bind(node.name.value, node)
                 self.class_methods.setdefault(id(node), {})
                 body = node.body.body
-                stack.extend((stmt, unit, node) for stmt in reversed(body))
+                stack.extend((stmt, unit, node, True) for stmt in reversed(body))
                 outer = [*node.decorators, *node.bases, *node.keywords]
-                stack.extend((sub, unit, None) for sub in reversed(outer))
+                stack.extend((sub, unit, None, in_class) for sub in reversed(outer))
                 continue
-            self._note(node, unit)
-            stack.extend((sub, unit, None) for sub in reversed(children(node)))
+            if kind in _NOTED:
+                self._note(node, unit, in_class)
+            stack.extend((sub, unit, None, in_class) for sub in reversed(children(node)))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
@@ -166,34 +234,65 @@ class ModuleIndex:
                 self._decorated.append(unit)
         return unit
 
-    def _note(self, node: cst.CSTNode, unit: Unit) -> None:
-        """Record what a node binds or applies."""
-        if type(node) not in _NOTED:
-            return
-        if isinstance(node, cst.Import):
-            self.imports.add_import(node)
-            if unit is not self.root and not isinstance(node.names, cst.ImportStar):
+    def _note(self, node: cst.CSTNode, unit: Unit, in_class: bool) -> None:
+        """Record what a node binds or applies (bindings in class bodies are attributes, not the unit's)."""
+        if isinstance(node, cst.Call):
+            self._sites.append((node, unit))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            if isinstance(node, cst.Import):
+                self.imports.add_import(node)
+            else:
+                self.imports.add_import_from(node)
+            if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
-                    unit.local_names.discard((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
-        elif isinstance(node, cst.ImportFrom):
-            self.imports.add_import_from(node)
+                    local = import_binding(alias)
+                    if not in_class:
+                        unit.bind(local, node)
+                    if isinstance(node, cst.Import) and unit is not self.root:
+                        unit.local_names.discard(
+                            (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
+                        )
         elif isinstance(node, cst.Assign):
             for target in node.targets:
                 names = bound_names(target.target)
                 unit.local_names.update(names)
+                if not in_class:
+                    value = node.value if isinstance(target.target, cst.Name) else None
+                    for name in names:
+                        unit.bind(name, node, value)
                 if unit is self.root and isinstance(target.target, cst.Name):
                     self.imports.add_module_assignment(target.target.value, node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            if isinstance(node, cst.For):
-                unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            unit.local_names.update(bound_names(node.asname.name))
-        elif isinstance(node, cst.NamedExpr):
-            unit.local_names.update(bound_names(node.target))
-        elif isinstance(node, cst.Call):
-            self._sites.append((node, unit))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names = bound_names(node.target)
+            unit.local_names.update(names)
+            if not in_class:
+                value = (
+                    node.value
+                    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)
+                    else None
+                )
+                for name in names:
+                    unit.bind(name, node, value)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                names = bound_names(node.asname.name)
+                unit.local_names.update(names)
+                if not in_class:
+                    for name in names:
+                        unit.bind(name, node)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)) and not in_class:
+            declared = unit.declared_globals if isinstance(node, cst.Global) else unit.declared_nonlocals
+            declared.update(n.name.value for n in node.names)
+
+    @functools.cached_property
+    def classes(self) -> dict[str, cst.ClassDef | None]:
+        """The module's top-level classes by name (None for a name defined by two class statements)."""
+        classes: dict[str, cst.ClassDef | None] = {}
+        for statement in self.module.body:
+            if isinstance(statement, cst.ClassDef):
+                name = statement.name.value
+                classes[name] = None if name in classes else statement
+        return classes
 
     # -- positions -------------------------------------------------------------------------------------
 
@@ -212,7 +311,7 @@ class ModuleIndex:
 
     def qualname(self, node: cst.BaseExpression, unit: Unit | None = None) -> str | None:
         return self.imports.qualname(
-            node, unit.local_names if unit is not None and unit is not self.root else ()
+            node, unit.local_names if unit is not None and unit is not self.root else frozenset()
         )
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
@@ -268,7 +367,7 @@ class ModuleIndex:
             and isinstance(node.value, cst.Name)
             and node.value.value in ("self", "cls")
         ):
-            method_owner = unit
+            method_owner: Unit | None = unit
             while method_owner is not None and method_owner.class_node is None:
                 method_owner = method_owner.parent
             if method_owner is None:
@@ -346,7 +445,8 @@ class ModuleIndex:
                 continue
             if callee in LAX_BODIES:
                 for position, keyword in LAX_BODIES[callee]:
-                    arg = _argument(call, position, keyword)
+                    found = argument(call, position, keyword)
+                    arg = found.value if found is not None else None
                     if arg is None:
                         continue
                     values = (
@@ -358,7 +458,8 @@ class ModuleIndex:
                             app.kind, app.label = STRICT, label
                             target.apply(app)
             elif callee in HOST_CALLBACKS:
-                arg = _argument(call, 0, "callback")
+                found = argument(call, 0, "callback")
+                arg = found.value if found is not None else None
                 while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
                     isinstance(arg, cst.Call)
                     and self.qualname(arg.func, unit) == "functools.partial"
@@ -384,11 +485,5 @@ class ModuleIndex:
                     unit.kind = STRICT
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: position + 1]):
-        return None
-    return positional[position].value if position < len(positional) else None
+_REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})
+_VARYING = _REASSIGNING | {cst.NamedExpr, cst.FunctionDef, cst.ClassDef}

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
+from ..syntax import argument, children, int_literal, source_of, walk
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
-from .walk import children, walk
 
 _RANDOM = "jax.random."
 # Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
@@ -196,31 +196,14 @@ def _string_index(node: cst.Subscript) -> str | None:
     return None
 
 
-def _int_index(node: cst.BaseExpression | None) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value, 0)
-    if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-    ):
-        return -int(node.expression.value, 0)
-    return None
-
-
 def _literal(node: cst.BaseExpression) -> object:
     """A hashable token for a literal (fold_in data), None when not a literal."""
-    value = _int_index(node)
+    value = int_literal(node)
     if value is not None:
         return ("int", value)
     if isinstance(node, cst.SimpleString):
         return ("str", node.value)
     return None
-
-
-def source(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _path_text(name: str, path: tuple) -> str:
@@ -233,18 +216,6 @@ def _path_text(name: str, path: tuple) -> str:
         else:
             out += f"[{index}]"
     return out
-
-
-def _argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
-    for arg in call.args:
-        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    if position is None:
-        return None
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: position + 1]):
-        return None
-    return positional[position] if position < len(positional) else None
 
 
 class _Loop:
@@ -444,7 +415,7 @@ class _UnitWalk:
             text = _string_index(node)
             if text is not None:
                 return self.element(base, ("[", text), state.epoch)
-            index = _int_index(_single_index(node))
+            index = int_literal(_single_index(node))
             if index is not None:
                 return self.element(base, index, None)
         return None
@@ -487,9 +458,9 @@ class _UnitWalk:
             vb = b.env.get(name) or self.initial_of(name)
             if va is vb:
                 continue
-            site = a.consumed.get(va) or b.consumed.get(vb)
-            if site is not None:
-                consumed[version] = site
+            found = a.consumed.get(va) or b.consumed.get(vb)
+            if found is not None:
+                consumed[version] = found
         epoch = a.epoch if a.epoch == b.epoch else next(_epochs)
         return State(env, consumed, epoch)
 
@@ -500,7 +471,7 @@ class _UnitWalk:
     ) -> None:
         if version is None:
             return
-        text = text if text is not None else source(node)
+        text = text if text is not None else source_of(node)
         version.immutable = True
         loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
         site = Site(node, consumer, loops)
@@ -565,27 +536,29 @@ class _UnitWalk:
         return state
 
     def suite(self, suite: cst.BaseSuite, state: State | None) -> State | None:
-        return self.block(suite.body, state)  # type: ignore[attr-defined]
+        return self.block(suite.body, state)
 
     def statement(self, node: cst.CSTNode, state: State) -> State | None:
         if isinstance(node, cst.SimpleStatementLine):
+            current: State | None = state
             for small in node.body:
-                if state is None:
+                if current is None:
                     return None
-                state = self.small(small, state)
-            return state
+                current = self.small(small, current)
+            return current
         if isinstance(node, cst.If):
             self.expr(node.test, state)
             other = state.copy()
             then = self.suite(node.body, state)
+            rest: State | None = other
             if isinstance(node.orelse, cst.If):
-                other = self.statement(node.orelse, other)
+                rest = self.statement(node.orelse, other)
             elif node.orelse is not None:
-                other = self.suite(node.orelse.body, other)
-            return self.join([then, other])
+                rest = self.suite(node.orelse.body, other)
+            return self.join([then, rest])
         if isinstance(node, (cst.For, cst.While)):
             return self.loop(node, state)
-        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+        if isinstance(node, (cst.Try, cst.TryStar)):
             return self.try_(node, state)
         if isinstance(node, cst.With):
             for item in node.items:
@@ -600,8 +573,10 @@ class _UnitWalk:
             state.env[node.name.value] = Version()
             return state
         if isinstance(node, cst.ClassDef):
-            for part in [*node.decorators, *node.bases, *node.keywords]:
-                self.expr(part.decorator if isinstance(part, cst.Decorator) else part.value, state)
+            for decorator in node.decorators:
+                self.expr(decorator.decorator, state)
+            for arg in [*node.bases, *node.keywords]:
+                self.expr(arg.value, state)
             state.env[node.name.value] = Version()
             return state
         if isinstance(node, cst.Match):
@@ -661,16 +636,16 @@ class _UnitWalk:
                 self.loops[-1][0].continues.append(state)
             return None
         if isinstance(node, cst.Del):
-            targets = [node.target]
-            while targets:
-                target = targets.pop()
-                if isinstance(target, (cst.Tuple, cst.List)):
-                    targets.extend(e.value for e in target.elements)
-                elif isinstance(target, cst.Name):
-                    state.env[target.value] = Version()
-                    self._drop_pseudo(target.value, state)
+            deleted: list[cst.BaseExpression] = [node.target]
+            while deleted:
+                gone = deleted.pop()
+                if isinstance(gone, (cst.Tuple, cst.List)):
+                    deleted.extend(e.value for e in gone.elements)
+                elif isinstance(gone, cst.Name):
+                    state.env[gone.value] = Version()
+                    self._drop_pseudo(gone.value, state)
                 else:
-                    self.assign(target, None, None, state)
+                    self.assign(gone, None, None, state)
             return state
         if isinstance(node, cst.Assert):
             self.expr(node.test, state)
@@ -711,21 +686,21 @@ class _UnitWalk:
             exit_state = self.suite(node.orelse.body, exit_state)
         return self.join([exit_state, *frame.breaks])
 
-    def try_(self, node: cst.CSTNode, state: State) -> State | None:
+    def try_(self, node: cst.Try | cst.TryStar, state: State) -> State | None:
         # A handler starts from the state before any statement of the body (the one that raised).
         snapshots = []
         current: State | None = state
-        for statement in node.body.body:  # type: ignore[attr-defined]
+        for statement in node.body.body:
             if current is None:
                 break
             snapshots.append(current.copy())
             current = self.statement(statement, current)
         failed = self.join(snapshots) or state.copy()
         ends = []
-        if node.orelse is not None and current is not None:  # type: ignore[attr-defined]
-            current = self.suite(node.orelse.body, current)  # type: ignore[attr-defined]
+        if node.orelse is not None and current is not None:
+            current = self.suite(node.orelse.body, current)
         ends.append(current)
-        for handler in node.handlers:  # type: ignore[attr-defined]
+        for handler in node.handlers:
             assert failed is not None
             branch = failed.copy()
             if handler.type is not None:
@@ -734,12 +709,12 @@ class _UnitWalk:
                 self.bind(handler.name.name, None, branch)
             ends.append(self.suite(handler.body, branch))
         after = self.join(ends)
-        if node.finalbody is not None:  # type: ignore[attr-defined]
+        if node.finalbody is not None:
             if after is None:
                 assert failed is not None
-                self.suite(node.finalbody.body, failed.copy())  # type: ignore[attr-defined]
+                self.suite(node.finalbody.body, failed.copy())
                 return None
-            after = self.suite(node.finalbody.body, after)  # type: ignore[attr-defined]
+            after = self.suite(node.finalbody.body, after)
         return after
 
     # -- assignment ----------------------------------------------------------------------------------
@@ -776,8 +751,8 @@ class _UnitWalk:
                     seen_star = True
                     self.assign(element.value, None, None, state)
                     continue
-                item = self.element(version, i, None) if version is not None and not seen_star else None
-                self.assign(element.value, item, None, state)
+                part = self.element(version, i, None) if version is not None and not seen_star else None
+                self.assign(element.value, part, None, state)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, None, None, state)
@@ -785,8 +760,8 @@ class _UnitWalk:
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             pseudo = _chain(target)
             if isinstance(target, cst.Subscript):
-                for element in target.slice:
-                    self.expr(element.slice, state)
+                for index in target.slice:
+                    self.expr(index.slice, state)
             if pseudo is not None:
                 state.env[pseudo] = version if version is not None else Version()
                 self._drop_pseudo(pseudo, state)
@@ -848,11 +823,13 @@ class _UnitWalk:
     def _replace(state: State, other: State) -> None:
         state.env, state.consumed, state.epoch = other.env, other.consumed, other.epoch
 
-    def comprehension(self, node: cst.BaseExpression, state: State) -> None:
-        for_in = node.for_in  # type: ignore[attr-defined]
+    def comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
+    ) -> None:
+        for_in = node.for_in
         self.expr(for_in.iter, state)
         targets: list[str] = []
-        current = for_in
+        current: cst.CompFor | None = for_in
         while current is not None:
             targets.extend(n.value for n in walk(current.target) if isinstance(n, cst.Name))
             current = current.inner_for_in
@@ -881,7 +858,7 @@ class _UnitWalk:
                     self.expr(node.key, element)
                     self.expr(node.value, element)
                 else:
-                    self.expr(node.elt, element)  # type: ignore[attr-defined]
+                    self.expr(node.elt, element)
                 end = self.join([body, element])
             finally:
                 self.loops.pop()
@@ -922,7 +899,7 @@ class _UnitWalk:
         elif isinstance(func, cst.Call):
             sampler = self._wrapped_sampler(func)
             if sampler is not None:
-                arg = _argument(node, 0, None)
+                arg = argument(node, 0, None)
                 if arg is not None:
                     self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
                 return None
@@ -944,7 +921,7 @@ class _UnitWalk:
         return None
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
-        key_arg = _argument(node, 0, "key")
+        key_arg = argument(node, 0, "key")
         key = versions.get(id(key_arg)) if key_arg is not None else None
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
@@ -953,7 +930,7 @@ class _UnitWalk:
         if name == FOLD_IN:
             if key is not None:
                 key.immutable = True
-                data = _argument(node, 1, "data")
+                data = argument(node, 1, "data")
                 token = _literal(data.value) if data is not None else None
                 if token is not None:
                     derived = self.derived.get((key, token))
@@ -1040,7 +1017,7 @@ class _UnitWalk:
         return node, version
 
     def _bind_arguments(self, callee: Unit, bound_self: bool, args: Sequence[cst.Arg]) -> dict[str, cst.Arg]:
-        params = callee.node.params  # type: ignore[attr-defined]
+        params = callee.params
         positional = [p.name.value for p in positional_params(params)]
         if bound_self and callee.is_method:
             positional = positional[1:]
@@ -1068,18 +1045,18 @@ class _UnitWalk:
 
     def _lax_loop(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
         functions, carry_position, param_position = _LAX_CALLS[name]
-        init = _argument(node, carry_position, None) if carry_position is not None else None
+        init = argument(node, carry_position, None) if carry_position is not None else None
         if carry_position is not None and init is None:
-            init = _argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
+            init = argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
         for position, keyword in functions:
-            arg = _argument(node, position, keyword)
+            arg = argument(node, position, keyword)
             if arg is None:
                 continue
             for callee, bound_self in self.index.resolve_function(arg.value, self.unit):
                 summary = self.analysis.call_summary(callee)
                 if not summary:
                     continue
-                positional = [p.name.value for p in positional_params(callee.node.params)]  # type: ignore[attr-defined]
+                positional = [p.name.value for p in positional_params(callee.params)]
                 if bound_self and callee.is_method:
                     positional = positional[1:]
                 mapping: dict[str, cst.Arg] = {}
@@ -1140,4 +1117,4 @@ class _UnitWalk:
             first = state.consumed.get(version)
             if first is not None:
                 label = self.loop_label or ""
-                self._add(KeyReuse(node, source(node), first.consumer, first, "carry", context=label))
+                self._add(KeyReuse(node, source_of(node), first.consumer, first, "carry", context=label))

@@ -12,6 +12,8 @@ import builtins
 
 import libcst as cst
 
+from ..syntax import dotted_name
+
 _BUILTINS = frozenset(dir(builtins))
 
 # Modules that are the same thing under two spellings.
@@ -37,18 +39,6 @@ def canonical(qualname: str) -> str:
         if qualname == prefix or qualname.startswith(prefix + "."):
             return replacement + qualname[len(prefix) :]
     return qualname
-
-
-def dotted_name(node: cst.BaseExpression) -> str | None:
-    """`a.b.c` for a Name/Attribute chain, None for anything else."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 class ImportTable:

@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
-from .walk import walk
+from ..syntax import children, unit_body, walk
+from .index import Unit
 
 _CONTAINER_METHODS = frozenset(
     {"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"}
@@ -68,3 +71,73 @@ def usage_of(function: cst.CSTNode) -> NameUsage:
         cached = (function, NameUsage(function))
         _CACHE[id(function)] = cached
     return cached[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Use:
+    node: cst.Name
+    nested: bool  # inside a nested def or lambda
+    callee: bool  # the function of a call: `name(...)`
+    header: int | None  # id of the name of the def whose decorators or signature hold it directly
+    in_decorator: bool  # (with `header`) in a decorator, not in the parameters or the name itself
+    outer_nested: bool  # (with `header`) whether that def is itself nested
+
+
+def called_outside_loops_only(unit: Unit, name: str, definitions: set[int]) -> bool:
+    """Every use of local `name` in `unit` is a direct call outside any loop, and there is at least one.
+
+    `definitions` holds the ids of the Name nodes that bind `name` (an assignment target, or the name of a
+    def); for a def, its decorators count as uses where the def is and its signature does not count. Global
+    and nonlocal declarations of the name make the answer False. One walk per unit answers every name.
+    """
+    table = unit.memo.get("uses")
+    if table is None:
+        table = unit.memo["uses"] = _uses(unit)
+    uses, declared = table
+    if name in declared:
+        return False
+    calls = 0
+    for use in uses.get(name, ()):
+        if id(use.node) in definitions:
+            continue
+        nested = use.nested
+        if use.header is not None and use.header in definitions:
+            if not use.in_decorator:
+                continue
+            nested = use.outer_nested
+        if nested or not use.callee or unit.loops_of(use.node):
+            return False
+        calls += 1
+    return calls > 0
+
+
+def _uses(unit: Unit) -> tuple[dict[str, list[_Use]], set[str]]:
+    uses: dict[str, list[_Use]] = {}
+    declared: set[str] = set()
+    callees: set[int] = set()
+    # (node, nested, header, in_decorator, outer_nested)
+    stack: list[tuple[cst.CSTNode, bool, int | None, bool, bool]] = [
+        (n, False, None, False, False) for n in unit_body(unit.node)
+    ]
+    while stack:
+        node, nested, header, in_decorator, outer_nested = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not unit.node:
+            if isinstance(node, cst.FunctionDef):
+                own = id(node.name)
+                stack.extend((d, True, own, True, nested) for d in node.decorators)
+                stack.append((node.body, True, None, False, False))
+                rest = [c for c in children(node) if c is not node.body and not isinstance(c, cst.Decorator)]
+                stack.extend((c, True, own, False, nested) for c in rest)
+            else:  # a lambda in a def's signature is part of that signature
+                inside = header if header is not None and not in_decorator else None
+                stack.extend((c, True, inside, False, False) for c in children(node))
+            continue
+        if isinstance(node, cst.Call):
+            callees.add(id(node.func))
+        elif isinstance(node, cst.Name):
+            use = _Use(node, nested, id(node) in callees, header, in_decorator, outer_nested)
+            uses.setdefault(node.value, []).append(use)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            declared.update(n.name.value for n in node.names)
+        stack.extend((c, nested, header, in_decorator, outer_nested) for c in children(node))
+    return uses, declared

@@ -1,21 +1,32 @@
 """What a rule is: metadata, a doc in fixed sections, and hooks the flow walk calls.
 
-A rule subclasses `Rule`, sets the class attributes, and defines any of:
-- `visit_<NodeType>(node, ctx)`: called for each libcst node of that type, parents before children;
+A rule subclasses `Rule`, sets the class attributes, and defines any of these hooks, which the flow walk
+(`jaxlint.analysis.flow`) calls:
+- `on_module(module, ctx)`: once per file, before anything else;
+- `on_unit(unit, ctx)`: when the body of a unit (the module, a function, a lambda) is about to be walked, with
+  that unit's own `ctx`; a function may be walked more than once (when callers show more of its parameters
+  traced), and a finding reported twice for the same node and rule is kept once;
+- `visit_<NodeType>(node, ctx)`: each libcst node of that type, parents before children; a def or lambda is
+  visited where it is defined, with the enclosing scope's `ctx`;
 - `on_assign(target, value, statement, ctx)`: each assignment target (`value` is None inside unpacking);
 - `on_delete(target, statement, ctx)`.
-`ctx` is the `jaxlint.analysis.Frame` of the function being walked: `ctx.traced(expr)`, `ctx.flags(expr)`,
-`ctx.qualname(expr)`, `ctx.kind`, `ctx.context`, and `ctx.report(self, node, message, fix=None)`.
-Rules never parse, never resolve imports themselves and never import jax.
+`ctx` is a `jaxlint.analysis.context.RuleContext`: `ctx.traced(expr)`, `ctx.flags(expr)`, `ctx.qualname(expr)`,
+`ctx.kind`, `ctx.context`, `ctx.unit`, `ctx.index`, and `ctx.report(self, node, message, fix=None)`.
+
+Lifetime: the engine makes one instance of each selected rule per file (per linted text), so instance
+attributes may hold per-file state and caches; nothing may be kept across files. Facts about the code that
+more than one rule needs belong in `jaxlint.analysis` (memoised on `ModuleIndex`/`Unit`), not in a rule.
+Rules never parse, never resolve imports themselves, never import another rule module and never import jax.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-import libcst as cst
-
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety", "References")
+
+
+_PHASES = ("on_module", "on_unit", "on_assign", "on_delete")
 
 
 class Rule:
@@ -28,20 +39,10 @@ class Rule:
     fix_safety: ClassVar[str | None] = None  # "safe", "unsafe" or None (no fix)
     default_enabled: ClassVar[bool] = True
 
-    def __init__(self, settings: object | None = None) -> None:
-        self.settings = settings
-
     def hooks(self) -> dict[str, object]:
         """Hook name -> bound method, for the walker's dispatch table."""
         found = {}
         for attr in dir(type(self)):
-            if attr.startswith("visit_") or attr in ("on_assign", "on_delete"):
+            if attr.startswith("visit_") or attr in _PHASES:
                 found[attr.removeprefix("visit_")] = getattr(self, attr)
         return found
-
-
-def source_of(node: cst.CSTNode, limit: int = 40) -> str:
-    """Short source text of a node, for messages."""
-    text = cst.Module(body=[]).code_for_node(node)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

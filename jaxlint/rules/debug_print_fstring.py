@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import STRICT
-from ..fixes import quote_of, replace, string_literal, string_pieces, template
+from ..analysis.context import RuleContext
+from ..fix import replace
 from .base import Rule
-from .print_in_transform import moved_values_safety, shows_tracer, values_format_at_run_time
-from .traced_control_flow import culprit
+from .common import culprit, moved_values_safety, shows_tracer, values_format_at_run_time
+from .edits import quote_of, string_literal, string_pieces, template
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -70,7 +71,7 @@ braces, for nested format specs, and for `%` formatting.
 - https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html
 """
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind != STRICT or ctx.qualname(node.func) != "jax.debug.print":
             return
         fmt = _format_argument(node)
@@ -89,7 +90,7 @@ braces, for nested format specs, and for `%` formatting.
         )
 
     @staticmethod
-    def _formatted_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
+    def _formatted_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
         """The traced value that Python formats into the format string, if any."""
         if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
             return shows_tracer(node, ctx)
@@ -102,7 +103,7 @@ braces, for nested format specs, and for `%` formatting.
         return None
 
     @staticmethod
-    def _fix(node: cst.Call, fmt: cst.Arg, ctx):
+    def _fix(node: cst.Call, fmt: cst.Arg, ctx: RuleContext):
         others = [a for a in node.args if a is not fmt]
         if any(a.keyword is None or a.keyword.value != "ordered" for a in others):
             return None  # existing arguments: their placeholders would mix with the moved ones

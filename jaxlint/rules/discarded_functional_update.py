@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..fixes import UNSAFE, replace
-from .base import Rule, source_of
+from ..analysis.context import RuleContext
+from ..fix import UNSAFE, replace
+from ..syntax import source_of
+from .base import Rule
 
 # The `.at[...]` methods that return an updated copy (`get` reads, and discarding a read loses nothing).
 UPDATE_METHODS = frozenset(
@@ -70,7 +72,7 @@ make it local).
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
 """
 
-    def visit_Expr(self, node: cst.Expr, ctx) -> None:
+    def visit_Expr(self, node: cst.Expr, ctx: RuleContext) -> None:
         found = functional_update(node.value)
         if found is None:
             return
@@ -85,7 +87,7 @@ make it local).
         )
 
     @staticmethod
-    def _fix(node: cst.Expr, base: cst.BaseExpression, ctx):
+    def _fix(node: cst.Expr, base: cst.BaseExpression, ctx: RuleContext):
         if not isinstance(base, cst.Name) or base.lpar:
             return None
         if ctx.own_names is not None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import BOOL, STRICT, TRACED
-from .base import Rule, source_of
-from .traced_control_flow import culprit
+from ..analysis.context import RuleContext
+from ..syntax import source_of
+from .base import Rule
+from .common import culprit
 
 # Functions whose output size depends on the values of their input, unless `size=` is given.
 _VALUE_SIZED = frozenset(
@@ -54,7 +56,7 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes
 """
 
-    def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         if ctx.kind < STRICT:
             return
         for element in node.slice:
@@ -68,7 +70,7 @@ No automatic fix.
                 )
                 return
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind < STRICT:
             return
         name = ctx.qualname(node.func)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
+from ..analysis.context import RuleContext
+from ..syntax import children, source_of, walk
+from .base import Rule
 
 # 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
 # complex128 come back as float32 / complex64 with a UserWarning).
@@ -83,17 +84,16 @@ No automatic fix: enabling x64 changes every default dtype in the program.
 - https://docs.jax.dev/en/latest/default_dtypes.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._x64: bool | None = None
         self._guarded: set[int] | None = None
 
-    def _mentions_x64(self, ctx) -> bool:
+    def _mentions_x64(self, ctx: RuleContext) -> bool:
         if self._x64 is None:
             self._x64 = _module_mentions_x64(ctx.index.module)
         return self._x64
 
-    def _silent(self, node: cst.CSTNode, ctx) -> bool:
+    def _silent(self, node: cst.CSTNode, ctx: RuleContext) -> bool:
         """x64 is enabled in the module, or the request sits in a branch that only runs on 64-bit input."""
         if self._mentions_x64(ctx):
             return True
@@ -101,7 +101,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             self._guarded = _guarded_nodes(ctx.index.module, lambda e: self._width(e, ctx) is not None)
         return id(node) in self._guarded
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         name = ctx.qualname(node.func)
         if name in _WIDE_CONSTRUCTORS:
             if not self._silent(node, ctx):
@@ -122,14 +122,14 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if width is not None and not self._silent(node, ctx):
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
-    def _width(self, dtype: cst.BaseExpression, ctx) -> str | None:
+    def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if isinstance(dtype, cst.SimpleString):
             value = dtype.evaluated_value
             return _WIDE_STRINGS.get(value) if isinstance(value, str) else None
         name = ctx.qualname(dtype)
         return _WIDE_DTYPES.get(name) if name is not None else None
 
-    def _report(self, node: cst.CSTNode, width: str, what: str, ctx) -> None:
+    def _report(self, node: cst.CSTNode, width: str, what: str, ctx: RuleContext) -> None:
         narrow = "float32" if width == "float64" else "complex64"
         ctx.report(
             self,

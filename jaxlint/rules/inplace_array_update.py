@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from ..analysis import ARRAY, TRACED
+from ..analysis.context import RuleContext
 from ..analysis.usage import usage_of
-from ..fixes import SAFE, UNSAFE, replace
-from .base import Rule, source_of
+from ..fix import SAFE, UNSAFE, replace
+from ..syntax import source_of
+from .base import Rule
 
 # Methods that only containers have: a name used with them is a dict or list, not an array.
 _CONTAINER_METHODS = frozenset(
@@ -66,7 +70,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
 """
 
-    def _is_array(self, target: cst.Subscript, ctx) -> bool:
+    def _is_array(self, target: cst.Subscript, ctx: RuleContext) -> bool:
         if any(
             isinstance(e.slice, cst.Index)
             and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString))
@@ -83,7 +87,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 return usage.is_array(base.value)  # a traced parameter: array only if used as one
         return bool(flags & ARRAY)
 
-    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not isinstance(target, cst.Subscript) or not self._is_array(target, ctx):
             return
         name = source_of(target.value, 20)
@@ -105,8 +109,9 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             fix=self._fix(target, statement, ctx),
         )
 
-    def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx):
+    def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx: RuleContext):
         """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
+        method: str | None
         if isinstance(statement, cst.Assign):
             if len(statement.targets) != 1 or statement.targets[0].target is not target:
                 return None
@@ -119,13 +124,15 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             method, value = _AUGMENTED.get(type(statement.operator)), statement.value
             if method is None:
                 return None
-            before, after = statement.operator.whitespace_before, statement.operator.whitespace_after
+            operator: Any = statement.operator  # every concrete augmented operator has both fields
+            before, after = operator.whitespace_before, operator.whitespace_after
         else:
             return None
         base = target.value
         safety = _fix_safety(base, ctx)
         if safety is None or isinstance(value, (cst.Yield, cst.Await)) and not value.lpar:
             return None
+        assert isinstance(base, (cst.Name, cst.Attribute, cst.Subscript))  # what _fix_safety accepts
         if isinstance(value, cst.Tuple) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         at = cst.Subscript(
@@ -144,7 +151,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         )
         return replace(statement, new, safety)
 
-    def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx) -> None:
+    def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if isinstance(target, cst.Subscript) and self._is_array(target, ctx):
             name = source_of(target.value, 20)
             ctx.report(
@@ -166,7 +173,7 @@ _OPERATOR_SYMBOLS = {
 }
 
 
-def _fix_safety(base: cst.BaseExpression, ctx) -> str | None:
+def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     """SAFE for a plain local name, UNSAFE for attributes, items and globals, None when no fix is right."""
     if isinstance(base, cst.Name):
         if ctx.own_names is not None:

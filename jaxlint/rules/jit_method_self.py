@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.index import Unit, bound_names
+from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, unhashable_class
+from ..analysis.context import RuleContext
+from ..analysis.index import Unit
+from ..analysis.jit import compiling_transform, decorator_transforms
 from ..analysis.transforms import positional_params, static_spec
-from ..analysis.walk import children, walk
+from ..syntax import bound_names, own_nodes, walk
 from .base import Rule
-from .jit_in_loop import compiling_transform, decorator_transforms
-from .unhashable_static_arg import unhashable_class
 
 # Bases that add nothing to hashing or pytree registration.
 _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
-# Methods that set up state before any jitted call can see it.
-_SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__", "__set_name__"})
-_PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten", "tree_flatten_with_keys", "__init_subclass__"})
 
 
 class JitMethodSelf(Rule):
@@ -79,19 +77,11 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/pytrees.html#custom-pytrees-and-initialization
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._registered: set[str] | None = None
-        self._classes: dict[str, cst.ClassDef | None] = {}
 
-    def visit_Module(self, node: cst.Module, ctx) -> None:
-        for statement in node.body:
-            if isinstance(statement, cst.ClassDef):
-                name = statement.name.value
-                self._classes[name] = None if name in self._classes else statement
-
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        if ctx.unit.node is node or not node.decorators:
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
+        if not node.decorators:
             return
         unit = ctx.index.units.get(id(node))
         if unit is None or unit.class_node is None:
@@ -109,7 +99,9 @@ No automatic fix.
             self._check(node, unit, name, keywords, decorator, is_classmethod, ctx)
             return
 
-    def _check(self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx) -> None:
+    def _check(
+        self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx: RuleContext
+    ) -> None:
         spec = static_spec(keywords, name)
         params = positional_params(node.params)
         if spec.unknown or not params:
@@ -118,6 +110,7 @@ No automatic fix.
         count = len(params)
         static_self = any((i + count if i < 0 else i) == 0 for i in spec.argnums) or first in spec.argnames
         cls = unit.class_node
+        assert cls is not None  # visit_FunctionDef checks only methods
         short = "jax.jit" if name == "jax.jit" else "jax.pmap"
         where = decorator.decorator
         if not static_self:
@@ -142,7 +135,7 @@ No automatic fix.
             return
         if is_classmethod:
             return  # a class object is hashable and its attributes rarely change
-        why = unhashable_class(cls, ctx)
+        why = unhashable_class(cls, ctx.index)
         if why is not None:
             ctx.report(
                 self,
@@ -166,7 +159,7 @@ No automatic fix.
 
     # -- classes ---------------------------------------------------------------------------------------
 
-    def _plain_class(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+    def _plain_class(self, cls: cst.ClassDef, ctx: RuleContext, seen: set[str]) -> bool:
         """A class JAX cannot treat as a pytree: plain bases, no decorator but `@dataclass`, not registered."""
         name = cls.name.value
         if name in seen:
@@ -180,25 +173,25 @@ No automatic fix.
             if ctx.index.qualname(target) != "dataclasses.dataclass":
                 return False
         for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in _PYTREE_METHODS:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in PYTREE_METHODS:
                 return False
         for base in cls.bases:
             if not self._plain_base(base.value, ctx, seen):
                 return False
         return True
 
-    def _plain_base(self, base: cst.BaseExpression, ctx, seen: set[str]) -> bool:
+    def _plain_base(self, base: cst.BaseExpression, ctx: RuleContext, seen: set[str]) -> bool:
         if isinstance(base, cst.Subscript):
             base = base.value
         qualname = ctx.index.qualname(base)
         if qualname in _PLAIN_BASES:
             return True
         if isinstance(base, cst.Name) and qualname is None:
-            parent = self._classes.get(base.value)
+            parent = ctx.index.classes.get(base.value)
             return parent is not None and self._plain_class(parent, ctx, seen)
         return False
 
-    def _hashes_by_identity(self, cls: cst.ClassDef, ctx, seen: set[str]) -> bool:
+    def _hashes_by_identity(self, cls: cst.ClassDef, ctx: RuleContext, seen: set[str]) -> bool:
         """No `__hash__`/`__eq__` anywhere in the same-module class hierarchy, and no decorator."""
         name = cls.name.value
         if name in seen or cls.decorators or cls.keywords:
@@ -219,13 +212,15 @@ No automatic fix.
             if qualname in _PLAIN_BASES:
                 continue
             parent = (
-                self._classes.get(value.value) if isinstance(value, cst.Name) and qualname is None else None
+                ctx.index.classes.get(value.value)
+                if isinstance(value, cst.Name) and qualname is None
+                else None
             )
             if parent is None or not self._hashes_by_identity(parent, ctx, seen):
                 return False
         return True
 
-    def _registrations(self, ctx) -> set[str]:
+    def _registrations(self, ctx: RuleContext) -> set[str]:
         """Names passed to any call whose name mentions `register` (pytree registrations of all libraries)."""
         if self._registered is None:
             found: set[str] = set()
@@ -249,7 +244,7 @@ No automatic fix.
         for statement in cls.body.body:
             if not isinstance(statement, cst.FunctionDef) or statement is method:
                 continue
-            if statement.name.value in _SETUP_METHODS:
+            if statement.name.value in SETUP_METHODS:
                 continue
             params = positional_params(statement.params)
             if not params:
@@ -285,11 +280,7 @@ def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
 def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
     """`self.x = ...`, `self.x += ...` and `setattr(self, "x", ...)` in a body (not in nested functions)."""
     found: set[str] = set()
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
+    for node in own_nodes(body):
         targets: list[cst.BaseExpression] = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -315,7 +306,6 @@ def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
             value = node.args[1].value.evaluated_value
             if isinstance(value, str):
                 found.add(value)
-        stack.extend(children(node))
     return found
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..fixes import UNSAFE, reference_to, replace
+from ..analysis.context import RuleContext
+from ..fix import UNSAFE, replace
 from .base import Rule
+from .edits import reference_to
 
 _LEGACY = "jax.random.PRNGKey"
 _TYPED = "jax.random.key"
@@ -51,7 +53,7 @@ indexes, reshapes, concatenates, serializes or compares raw keys (or passes them
 - https://docs.jax.dev/en/latest/_autosummary/jax.experimental.key_reuse.html
 """
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.qualname(node.func) != _LEGACY:
             return
         ctx.report(
@@ -63,7 +65,7 @@ indexes, reshapes, concatenates, serializes or compares raw keys (or passes them
         )
 
     @staticmethod
-    def _fix(node: cst.Call, ctx):
+    def _fix(node: cst.Call, ctx: RuleContext):
         func = node.func
         if isinstance(func, cst.Attribute) and ctx.qualname(func.value) == "jax.random":
             new_func: cst.BaseExpression | None = func.with_changes(attr=cst.Name("key"))

@@ -4,83 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import HOLDS_TRACED, STRICT, TRACED
-from ..fixes import (
-    SAFE,
-    UNSAFE,
-    Piece,
-    quote_of,
-    reference_to,
-    replace,
-    string_literal,
-    string_pieces,
-    template,
-)
+from ..analysis import STRICT
+from ..analysis.context import RuleContext
+from ..fix import replace
 from .base import Rule
-from .traced_control_flow import culprit
-
-_STR_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
-
-
-def shows_tracer(node: cst.BaseExpression, ctx) -> cst.BaseExpression | None:
-    """The traced expression whose text `node` would show when formatted at trace time, if any."""
-    if ctx.flags(node) & (TRACED | HOLDS_TRACED):
-        return node
-    if isinstance(node, cst.FormattedString):
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                found = shows_tracer(part.expression, ctx)
-                if found is not None:
-                    return found
-        return None
-    if isinstance(node, cst.ConcatenatedString):
-        return shows_tracer(node.left, ctx) or shows_tracer(node.right, ctx)
-    if isinstance(node, cst.Call):
-        formats = ctx.qualname(node.func) in _STR_BUILTINS or (
-            isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "format"
-            and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
-        )
-        if formats:
-            for arg in node.args:
-                found = shows_tracer(arg.value, ctx)
-                if found is not None:
-                    return found
-        return None
-    if isinstance(node, cst.BinaryOperation) and _is_text(node, ctx):
-        return shows_tracer(node.left, ctx) or shows_tracer(node.right, ctx)
-    return None
+from .common import culprit, moved_values_safety, per_run, shows_tracer, values_format_at_run_time
+from .edits import Piece, quote_of, reference_to, string_literal, string_pieces, template
 
 
-def _is_text(node: cst.BaseExpression, ctx) -> bool:
-    """Whether `node` is a str built in Python: a literal, `str()`, `.format()`, `"%s" % x`, `"a" + b`."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return not isinstance(node, cst.SimpleString) or isinstance(node.evaluated_value, str)
-    if isinstance(node, cst.Call):
-        if ctx.qualname(node.func) in _STR_BUILTINS:
-            return True
-        return (
-            isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "format"
-            and _is_text(node.func.value, ctx)
-        )
-    if isinstance(node, cst.BinaryOperation):
-        if isinstance(node.operator, cst.Modulo):
-            return _is_text(node.left, ctx)
-        if isinstance(node.operator, cst.Add):
-            return _is_text(node.left, ctx) or _is_text(node.right, ctx)
-    return False
-
-
-_ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "lax.associative_scan")
-
-
-def per_run(ctx) -> str:
-    """What the traced code runs once per, from the user's side: a loop body's iteration or a call."""
-    return "iteration" if any(body in ctx.context for body in _ITERATING_BODIES) else "call"
-
-
-def _unwrap_str(value: cst.BaseExpression, ctx) -> Piece:
+def _unwrap_str(value: cst.BaseExpression, ctx: RuleContext) -> Piece:
     """`str(x)` prints as `{}` with `x`, `repr(x)` as `{!r}`: the conversion then happens at run time."""
     if (
         isinstance(value, cst.Call)
@@ -93,32 +25,6 @@ def _unwrap_str(value: cst.BaseExpression, ctx) -> Piece:
             conversion = {"builtins.str": None, "builtins.repr": "r", "builtins.ascii": "a"}[name]
             return Piece(value=value.args[0].value, conversion=conversion)
     return Piece(value=value)
-
-
-def values_format_at_run_time(pieces: list[Piece], ctx) -> bool:
-    """False when a value handed over would still be formatted in Python (`"%s" % x`, `str(x) + "!"`)."""
-    for piece in pieces:
-        value = piece.value
-        if value is None:
-            continue
-        if _is_text(value, ctx) or not ctx.flags(value) & (TRACED | HOLDS_TRACED):
-            if shows_tracer(value, ctx) is not None:
-                return False
-    return True
-
-
-def moved_values_safety(values: list[cst.BaseExpression], ctx) -> str:
-    """SAFE when every value handed to jax.debug.print is traced or a literal, else UNSAFE.
-
-    jax.debug.print formats non-array arguments as static values on current JAX; older releases accepted
-    only arrays and Python scalars there, so an argument of unknown type makes the fix unsafe.
-    """
-    for value in values:
-        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
-            continue
-        if not ctx.flags(value) & (TRACED | HOLDS_TRACED):
-            return UNSAFE
-    return SAFE
 
 
 class PrintInTransform(Rule):
@@ -177,7 +83,7 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
 - https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html
 """
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind != STRICT or ctx.qualname(node.func) != "builtins.print":
             return
         for arg in node.args:
@@ -198,7 +104,7 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
         )
 
     @staticmethod
-    def _fix(node: cst.Call, ctx):
+    def _fix(node: cst.Call, ctx: RuleContext):
         sep = " "
         positional: list[cst.BaseExpression] = []
         for arg in node.args:

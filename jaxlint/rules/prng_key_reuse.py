@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.context import RuleContext
+from ..analysis.index import Unit
 from ..analysis.keys import KeyAnalysis, KeyReuse
 from .base import Rule
 
@@ -81,30 +83,19 @@ No automatic fix: which key should be split, and where, is the author's choice.
 - https://docs.jax.dev/en/latest/_autosummary/jax.experimental.key_reuse.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._analysis: KeyAnalysis | None = None
 
     # -- hooks ---------------------------------------------------------------------------------------
 
-    def visit_Module(self, node: cst.Module, ctx) -> None:
-        self._check(node, ctx)
+    def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
+        self._analysis = KeyAnalysis(ctx.index)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        self._check(node, ctx)
-
-    def visit_Lambda(self, node: cst.Lambda, ctx) -> None:
-        self._check(node, ctx)
-
-    def _check(self, node: cst.CSTNode, ctx) -> None:
-        if ctx.unit.node is not node:
-            return  # the enclosing function's walk passing over the definition
+    def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
         analysis = self._analysis
-        if analysis is None or analysis.index is not ctx.index:
-            analysis = self._analysis = KeyAnalysis(ctx.index)
-        if not analysis.relevant:
+        if analysis is None or not analysis.relevant:
             return
-        for reuse in analysis.reuses(ctx.unit):
+        for reuse in analysis.reuses(unit):
             ctx.report(self, reuse.node, self._message(reuse, ctx.index))
 
     # -- messages ------------------------------------------------------------------------------------

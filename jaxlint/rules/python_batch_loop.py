@@ -5,14 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY
+from ..analysis.context import RuleContext
 from ..analysis.index import Unit
+from ..analysis.jit import is_jax_callable
+from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
-from ..analysis.values import ARRAY_NAMESPACES, CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children, walk
-from .base import Rule, source_of
-from .jit_in_loop import single_assignment
-from .unblocked_timing import is_jax_callable
-from .unhashable_static_arg import NUMPY_ARRAYS
+from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..syntax import own_nodes, source_of, walk
+from .base import Rule
 
 _CONCRETIZING = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
@@ -51,13 +51,13 @@ unrolled, so trace and compile time grow with the batch size and the batch size 
 
 ## Example
 ```python
-def per_example_loss(params, xs, ys):
+def per_example_loss(params, xs: jax.Array, ys: jax.Array):
     return jnp.stack([loss(params, x, y) for x, y in zip(xs, ys)])
 ```
 
 ## Use instead
 ```python
-def per_example_loss(params, xs, ys):
+def per_example_loss(params, xs: jax.Array, ys: jax.Array):
     return jax.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys)
 ```
 
@@ -69,11 +69,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 - https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._uses_jax: dict[int, bool] = {}
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.qualname(node.func) not in _STACKERS or not node.args or node.args[0].keyword is not None:
             return
         arg = node.args[0].value
@@ -84,11 +83,12 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             if isinstance(built, (cst.ListComp, cst.GeneratorExp)):
                 self._comprehension(built, ctx)
             elif isinstance(built, tuple):
-                self._append_loop(*built, ctx)
+                loop, append = built
+                self._append_loop(loop, append, ctx)
 
     # -- the two shapes of a batch loop ------------------------------------------------------------------
 
-    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx) -> None:
+    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx: RuleContext) -> None:
         for_in = comp.for_in
         if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None:
             return
@@ -99,20 +99,22 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if call is not None:
             self._judge(comp, call, rows, for_in.iter, ctx)
 
-    def _append_loop(self, loop: cst.For, append: cst.Call, ctx) -> None:
+    def _append_loop(self, loop: cst.For, append: cst.Call, ctx: RuleContext) -> None:
         if loop.orelse is not None or loop.asynchronous is not None:
             return
         rows = self._rows(loop.target, loop.iter, ctx)
         if rows is None:
             return
-        value = append.args[0].value
+        value: cst.BaseExpression | None = append.args[0].value
         if isinstance(value, cst.Name):
             value = _assigned_in_body(loop, value.value)
         call = _outer_call(value) if value is not None else None
         if call is not None:
             self._judge(loop, call, rows, loop.iter, ctx)
 
-    def _judge(self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx) -> None:
+    def _judge(
+        self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx: RuleContext
+    ) -> None:
         row_names, indexed = rows
         if not any(_is_row(a.value, row_names, indexed) for a in call.args if not a.star):
             return
@@ -128,7 +130,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     # -- facts -------------------------------------------------------------------------------------------
 
-    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx):
+    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx: RuleContext):
         """(names bound to one row each, {index name: array name}) when the loop walks an array's rows."""
         if isinstance(iterable, cst.Call):
             name = ctx.qualname(iterable.func)
@@ -153,7 +155,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return {target.value}, {}
         return None
 
-    def _is_array(self, node: cst.BaseExpression, ctx) -> bool:
+    def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
         if ctx.flags(node) & ARRAY:
@@ -161,7 +163,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if _numpy_array(node, ctx):
             return True
         if isinstance(node, cst.Name) and node.value in ctx.unit.local_names:
-            value = single_assignment(ctx.unit, node.value)
+            value = ctx.unit.single_assignment(node.value)
             if value is not None and _numpy_array(value, ctx):
                 return True
         if isinstance(node, cst.Name) and isinstance(ctx.unit.node, cst.FunctionDef):
@@ -173,10 +175,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                         annotation = annotation.value
                     label = annotation.attr.value if isinstance(annotation, cst.Attribute) else None
                     label = annotation.value if isinstance(annotation, cst.Name) else label
-                    return label in ARRAY_ANNOTATIONS and node.value not in _reassigned(ctx.unit)
+                    return label in ARRAY_ANNOTATIONS and node.value not in ctx.unit.assigned_names()
         return False
 
-    def _jax_callee(self, call: cst.Call, ctx) -> str | None:
+    def _jax_callee(self, call: cst.Call, ctx: RuleContext) -> str | None:
         """How to name the per-row function in a message, when it is JAX code; else None."""
         name = ctx.qualname(call.func)
         if name is not None:
@@ -195,13 +197,14 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return f"`{source_of(call.func)}` (which uses jnp/lax)"
         return None
 
-    def _body_uses_jax(self, unit: Unit, ctx) -> bool:
+    def _body_uses_jax(self, unit: Unit, ctx: RuleContext) -> bool:
         """The function calls jnp/lax and nothing that needs concrete values (`float()`, `.item()`, NumPy),
         so it could run under vmap as it is."""
         found = self._uses_jax.get(id(unit.node))
         if found is None:
             uses = False
-            for node in walk(unit.node.body):  # type: ignore[attr-defined]
+            assert isinstance(unit.node, (cst.FunctionDef, cst.Lambda))  # resolve_function finds only these
+            for node in walk(unit.node.body):
                 if not isinstance(node, cst.Call):
                     continue
                 name = ctx.index.qualname(node.func, unit)
@@ -243,7 +246,7 @@ def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str])
     return False
 
 
-def _length_of(node: cst.BaseExpression, ctx) -> cst.Name | None:
+def _length_of(node: cst.BaseExpression, ctx: RuleContext) -> cst.Name | None:
     """`len(xs)` or `xs.shape[0]`: the array `xs`."""
     if isinstance(node, cst.Call) and ctx.qualname(node.func) == "builtins.len" and len(node.args) == 1:
         value = node.args[0].value
@@ -260,36 +263,12 @@ def _length_of(node: cst.BaseExpression, ctx) -> cst.Name | None:
     return None
 
 
-def _unit_statements(unit: Unit):
-    body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
-            continue
-        yield node
-        stack.extend(children(node))
-
-
-def _reassigned(unit: Unit) -> set[str]:
-    from ..analysis.index import bound_names
-
-    names: set[str] = set()
-    for node in _unit_statements(unit):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                names.update(bound_names(target.target))
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
-            names.update(bound_names(node.target))
-    return names
-
-
 def _built_by(unit: Unit, name: str):
     """How local list `name` is built: its comprehension, or (for loop, append call) for `[]` plus appends."""
     assigned: list[cst.BaseExpression] = []
     appends: list[cst.Call] = []
     loops: dict[int, cst.For] = {}
-    for node in _unit_statements(unit):
+    for node in own_nodes(unit.node):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
@@ -334,7 +313,7 @@ def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
     return found[0] if len(found) == 1 else None
 
 
-def _numpy_array(node: cst.BaseExpression, ctx) -> bool:
+def _numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     """A NumPy array built right here: `np.zeros(...)`, `np.random.normal(...)`, `rng.normal(...)` is unknown."""
     if not isinstance(node, cst.Call):
         return False

@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
-from .base import Rule, source_of
-from .leaked_tracer import Declarations, instance_outlives_trace, method_of_self, root_name
-from .print_in_transform import per_run, shows_tracer
-from .traced_control_flow import culprit
+from ..analysis.context import RuleContext
+from ..analysis.storage import StorageResolver, storage_of
+from ..syntax import walk
+from .base import Rule
+from .common import culprit, per_run, shows_tracer
 
 _OS_WRITES = frozenset(
     "os." + name
@@ -121,16 +122,15 @@ No automatic fix: what the side effect should become depends on the intent.
 - https://docs.jax.dev/en/latest/random-numbers.html
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
-        self.declarations = Declarations()
+    def __init__(self) -> None:
+        self.resolver = StorageResolver()
         self._loggers: dict[int, frozenset[str]] = {}
 
     @staticmethod
-    def _active(ctx) -> bool:
+    def _active(ctx: RuleContext) -> bool:
         return ctx.kind == STRICT and "eval_shape" not in ctx.context and "make_jaxpr" not in ctx.context
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._active(ctx):
             return
         name = ctx.qualname(node.func)
@@ -138,7 +138,7 @@ No automatic fix: what the side effect should become depends on the intent.
         if message is not None:
             ctx.report(self, node, message)
 
-    def _call_message(self, node: cst.Call, name: str | None, ctx) -> str | None:
+    def _call_message(self, node: cst.Call, name: str | None, ctx: RuleContext) -> str | None:
         where = f"inside {ctx.context}"
         once = f"runs once while JAX traces the function, not on every {per_run(ctx)}"
         io_advice = "move it out of the transformation or use jax.debug.callback / io_callback"
@@ -186,7 +186,7 @@ No automatic fix: what the side effect should become depends on the intent.
         return None
 
     @staticmethod
-    def _log_message(node: cst.Call, what: str, ctx) -> str | None:
+    def _log_message(node: cst.Call, what: str, ctx: RuleContext) -> str | None:
         for arg in node.args:
             shown = shows_tracer(arg.value, ctx)
             if shown is not None:
@@ -198,13 +198,13 @@ No automatic fix: what the side effect should become depends on the intent.
         return None
 
     @staticmethod
-    def _is_path(node: cst.BaseExpression, ctx) -> bool:
+    def _is_path(node: cst.BaseExpression, ctx: RuleContext) -> bool:
         """`pathlib.Path(...)`, maybe joined with `/`."""
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
             node = node.left
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
 
-    def _logger_names(self, ctx) -> frozenset[str]:
+    def _logger_names(self, ctx: RuleContext) -> frozenset[str]:
         """Module-level names bound to `logging.getLogger(...)` / `absl.logging`."""
         module = ctx.index.module
         found = self._loggers.get(id(module))
@@ -226,7 +226,7 @@ No automatic fix: what the side effect should become depends on the intent.
             self._loggers[id(module)] = found
         return found
 
-    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx) -> None:
+    def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not self._active(ctx) or value is None:
             return
         if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == "os.environ":
@@ -259,26 +259,9 @@ No automatic fix: what the side effect should become depends on the intent.
             f"{per_run(ctx)}; return the new value from the function instead",
         )
 
-    def _outer_state(self, target: cst.BaseExpression, ctx) -> str | None:
-        if isinstance(target, cst.Name):
-            where = self.declarations.outer_storage(target.value, ctx)
-            if where is None:
-                return None
-            return f"{'global' if where == 'global' else 'enclosing-scope variable'} '{target.value}'"
-        if not isinstance(target, cst.Attribute) or target.attr.value == "value":
-            return None
-        root = root_name(target)
-        if root is None or ctx.flags(root) & TRACED:
-            return None
-        method = method_of_self(root.value, ctx)
-        if method is not None:
-            return f"'{source_of(target, 30)}'" if instance_outlives_trace(method, ctx) else None
-        if self.declarations.outer_storage(root.value, ctx) is not None:
-            return f"'{source_of(target, 30)}'"
-        return None
+    def _outer_state(self, target: cst.BaseExpression, ctx: RuleContext) -> str | None:
+        return storage_of(target, ctx, self.resolver, items=False)
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    from ..analysis.walk import walk
-
     return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
+from ..analysis.context import RuleContext
 from .base import Rule
-from .traced_control_flow import culprit
+from .common import culprit
 
 # NumPy functions that only read `.shape`/`.dtype`, so they accept tracers.
 _NUMPY_SAFE = frozenset(
@@ -80,7 +81,13 @@ No automatic fix.
 """
 
     def _report(
-        self, node: cst.CSTNode, value: cst.BaseExpression, what: str, error: str, advice: str, ctx
+        self,
+        node: cst.CSTNode,
+        value: cst.BaseExpression,
+        what: str,
+        error: str,
+        advice: str,
+        ctx: RuleContext,
     ) -> None:
         ctx.report(
             self,
@@ -88,7 +95,7 @@ No automatic fix.
             f"{what} on traced value {culprit(value, ctx)} inside {ctx.context}: raises {error}; {advice}",
         )
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind < GRAD:
             return
         name = ctx.qualname(node.func)
@@ -135,7 +142,7 @@ No automatic fix.
                         ctx,
                     )
 
-    def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         if ctx.kind < STRICT:
             return
         base = ctx.flags(node.value)

@@ -5,31 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
-from .base import Rule, source_of
-
-
-def culprit(node: cst.BaseExpression, ctx) -> str:
-    """Name the traced value in an expression: the first traced name, else the expression's source."""
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and ctx.flags(current) & TRACED:
-            return f"'{current.value}'"
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-        elif isinstance(current, cst.Call):
-            stack.extend(reversed([a.value for a in current.args]))
-            if isinstance(current.func, cst.Attribute):
-                stack.append(current.func.value)
-        elif isinstance(current, (cst.BinaryOperation, cst.BooleanOperation)):
-            stack.extend([current.right, current.left])
-        elif isinstance(current, cst.Comparison):
-            stack.extend(reversed([current.left, *[c.comparator for c in current.comparisons]]))
-        elif isinstance(current, cst.UnaryOperation):
-            stack.append(current.expression)
-        elif isinstance(current, cst.Subscript):
-            stack.append(current.value)
-    return f"`{source_of(node)}`"
+from ..analysis.context import RuleContext
+from .base import Rule
+from .common import culprit
 
 
 class TracedControlFlow(Rule):
@@ -89,12 +67,11 @@ No automatic fix: the right replacement depends on whether both branches can be 
         "bool()": "keep it an array, or use lax.cond",
     }
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._covered: set[int] = set()
         self._elifs: set[int] = set()
 
-    def _check(self, test: cst.BaseExpression, what: str, ctx) -> None:
+    def _check(self, test: cst.BaseExpression, what: str, ctx: RuleContext) -> None:
         # A bare traced parameter may be a pytree (`if params:` is legal); only arrays are flagged.
         if ctx.kind < STRICT or ctx.flags(test) & (TRACED | ARRAY) != TRACED | ARRAY:
             return
@@ -117,21 +94,21 @@ No automatic fix: the right replacement depends on whether both branches can be 
                     [node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression]
                 )
 
-    def visit_If(self, node: cst.If, ctx) -> None:
+    def visit_If(self, node: cst.If, ctx: RuleContext) -> None:
         if isinstance(node.orelse, cst.If):
             self._elifs.add(id(node.orelse))
         self._check(node.test, "elif" if id(node) in self._elifs else "if", ctx)
 
-    def visit_While(self, node: cst.While, ctx) -> None:
+    def visit_While(self, node: cst.While, ctx: RuleContext) -> None:
         self._check(node.test, "while", ctx)
 
-    def visit_Assert(self, node: cst.Assert, ctx) -> None:
+    def visit_Assert(self, node: cst.Assert, ctx: RuleContext) -> None:
         self._check(node.test, "assert", ctx)
 
-    def visit_IfExp(self, node: cst.IfExp, ctx) -> None:
+    def visit_IfExp(self, node: cst.IfExp, ctx: RuleContext) -> None:
         self._check(node.test, "conditional expression", ctx)
 
-    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx) -> None:
+    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: RuleContext) -> None:
         if id(node) in self._covered or ctx.kind < STRICT:
             return
         # Only the left operand is converted to bool; the right one is returned as is.
@@ -145,10 +122,10 @@ No automatic fix: the right replacement depends on whether both branches can be 
                 f"raises TracerBoolConversionError; {self._ADVICE[what]}",
             )
 
-    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx) -> None:
+    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: RuleContext) -> None:
         if isinstance(node.operator, cst.Not) and id(node) not in self._covered:
             self._check(node.expression, "not", ctx)
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if node.args and ctx.qualname(node.func) == "builtins.bool":
             self._check(node.args[0].value, "bool()", ctx)

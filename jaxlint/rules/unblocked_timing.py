@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
+from ..analysis.context import RuleContext
 from ..analysis.index import Unit
+from ..analysis.jit import is_jax_callable
+from ..analysis.magics import magic_for
+from ..analysis.namespaces import DISPATCHING_NAMESPACES
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children
-from .base import Rule, source_of
-from .jit_in_loop import decorator_transforms, single_assignment
+from ..syntax import bound_names, children, source_of
+from .base import Rule
 
 # Clocks whose readings around asynchronously dispatched work measure the dispatch only.
 CLOCKS = frozenset(
@@ -20,8 +25,6 @@ CLOCKS = frozenset(
 ) | {"timeit.default_timer"}
 _TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
-# JAX namespaces whose calls dispatch work asynchronously.
-_DISPATCHING = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.image.")
 # Calls that neither block on JAX results nor run unknown code.
 _HARMLESS = frozenset(
     {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
@@ -78,27 +81,24 @@ No automatic fix.
 
     # -- .py timers: every statement list of every function (and of the module) ---------------------------
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
+    def __init__(self) -> None:
         self._clocks = False  # whether the module imports anything from `time` or `timeit`
 
-    def visit_Module(self, node: cst.Module, ctx) -> None:
+    def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
         self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
-        if self._clocks:
-            self._unit(ctx.index.root, ctx)
-        if getattr(ctx.index, "magics", None):
-            self._magics(node, ctx)
+        if ctx.index.magics:
+            self._magics(module, ctx)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
-        if self._clocks and ctx.unit.node is node:
-            self._unit(ctx.unit, ctx)
+    def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
+        if self._clocks and not isinstance(unit.node, cst.Lambda):
+            self._unit(unit, ctx)
 
-    def _unit(self, unit: Unit, ctx) -> None:
+    def _unit(self, unit: Unit, ctx: RuleContext) -> None:
         body = unit.node.body if isinstance(unit.node, cst.FunctionDef) else unit.node
         for statements in _blocks(body):
             self._block(statements, ctx)
 
-    def _block(self, statements: list[cst.CSTNode], ctx) -> None:
+    def _block(self, statements: list[cst.CSTNode], ctx: RuleContext) -> None:
         for i, statement in enumerate(statements):
             timer = _start_timer(statement, ctx)
             if timer is None:
@@ -127,7 +127,7 @@ No automatic fix.
 
     # -- timeit ------------------------------------------------------------------------------------------
 
-    def visit_Call(self, node: cst.Call, ctx) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._clocks:
             return
         name = ctx.qualname(node.func)
@@ -150,10 +150,9 @@ No automatic fix.
 
     # -- notebook magics ----------------------------------------------------------------------------------
 
-    def _magics(self, module: cst.Module, ctx) -> None:
-        from ..notebook import magic_for  # imported here: the notebook module imports the engine
+    def _magics(self, module: cst.Module, ctx: RuleContext) -> None:
 
-        groups: dict[int, tuple[object, list[cst.CSTNode]]] = {}
+        groups: dict[int, tuple[Any, list[cst.CSTNode]]] = {}  # Any: notebook.Magic
         for statement in module.body:
             magic = magic_for(ctx.index, statement)
             if magic is None or magic.name not in _TIMING_MAGICS:
@@ -163,11 +162,11 @@ No automatic fix.
             judge = _Judge(ctx)
             if all(judge.statement(s) for s in statements) and judge.jax_calls:
                 first = judge.jax_calls[0]
-                prefix = "%%" if magic.kind == "cell" else "%"  # type: ignore[attr-defined]
+                prefix = "%%" if magic.kind == "cell" else "%"
                 ctx.report(
                     self,
                     first,
-                    f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "  # type: ignore[attr-defined]
+                    f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "
                     "asynchronously and nothing in the timed code waits for it; append .block_until_ready() "
                     "or wrap it in jax.block_until_ready(...)",
                 )
@@ -179,7 +178,7 @@ No automatic fix.
 class _Judge:
     """Whether timed code only dispatches JAX work (and never waits), collecting the JAX calls it makes."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.jax_calls: list[cst.Call] = []
 
@@ -227,8 +226,8 @@ class _Judge:
                 if verdict is None:
                     return False
                 stack.extend(a.value for a in current.args)
-                if verdict == "method":
-                    stack.append(current.func.value)  # type: ignore[attr-defined]
+                if verdict == "method" and isinstance(current.func, cst.Attribute):
+                    stack.append(current.func.value)
                 continue
             stack.extend(children(current))
         return True
@@ -241,7 +240,7 @@ class _Judge:
             if name in _HARMLESS:
                 return "harmless"
             if (
-                name.startswith(_DISPATCHING)
+                name.startswith(DISPATCHING_NAMESPACES)
                 and name not in CONCRETE_JAX_FUNCTIONS
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
@@ -256,36 +255,6 @@ class _Judge:
             self.jax_calls.append(node)
             return "jax"
         return None
-
-
-def is_jax_callable(func: cst.BaseExpression, ctx) -> bool:
-    """A callable known to run JAX transformations: a transformed def of the module, a name bound to
-    `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
-    index = ctx.index
-    if isinstance(func, cst.Call):
-        return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
-    if isinstance(func, cst.Name):
-        unit = None
-        if ctx.unit is not index.root and func.value in ctx.unit.local_names:
-            unit = ctx.unit
-        elif ctx.is_module_global(func.value):
-            unit = index.root
-        if unit is not None:
-            value = single_assignment(unit, func.value)
-            if (
-                isinstance(value, cst.Call)
-                and value.args
-                and index.transform_of(value.func, unit) is not None
-            ):
-                return True
-    targets = index.resolve_function(func, ctx.unit)
-    if not targets:
-        return False
-    for target, _ in targets:
-        node = target.node
-        if not isinstance(node, cst.FunctionDef) or not decorator_transforms(node, target, index):
-            return False
-    return True
 
 
 def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:
@@ -304,7 +273,7 @@ def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:
     return found
 
 
-def _start_timer(statement: cst.CSTNode, ctx) -> str | None:
+def _start_timer(statement: cst.CSTNode, ctx: RuleContext) -> str | None:
     """`t0 = time.perf_counter()` alone on its line: the name that holds the start."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
@@ -318,7 +287,7 @@ def _start_timer(statement: cst.CSTNode, ctx) -> str | None:
     return None
 
 
-def _clock_call(statement: cst.CSTNode, ctx) -> cst.Call | None:
+def _clock_call(statement: cst.CSTNode, ctx: RuleContext) -> cst.Call | None:
     """The first clock read in a statement (not in nested functions)."""
     stack: list[cst.CSTNode] = [statement]
     while stack:
@@ -332,8 +301,7 @@ def _clock_call(statement: cst.CSTNode, ctx) -> cst.Call | None:
 
 
 def _assigned_names(statement: cst.CSTNode) -> set[str]:
-    from ..analysis.index import bound_names
-
+    """Names a statement rebinds by assignment, nested functions included (a rebound start time)."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [statement]
     while stack:

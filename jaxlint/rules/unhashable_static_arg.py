@@ -5,24 +5,19 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
-from ..analysis.index import bound_names
+from ..analysis.classes import unhashable_class
+from ..analysis.context import RuleContext
+from ..analysis.jit import Jitted, jitted_callable
+from ..analysis.loops import loop_targets
+from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..analysis.walk import children
-from .base import Rule, source_of
-from .jit_in_loop import Jitted, jitted_callable, loop_targets, loops_at
+from ..syntax import children, own_nodes, source_of
+from .base import Rule
+from .common import describe_sequence
 
-# NumPy functions that build arrays (NumPy scalars such as `np.float32(1.0)` are hashable and not listed).
-NUMPY_ARRAYS = frozenset(
-    "numpy." + n
-    for n in (
-        "array asarray zeros ones empty full arange linspace logspace geomspace eye identity zeros_like "
-        "ones_like full_like empty_like stack concatenate vstack hstack diag tri tril triu meshgrid"
-    ).split()
-)
 _FLOAT_GRIDS = frozenset(
     {"numpy.linspace", "numpy.logspace", "numpy.geomspace", "jax.numpy.linspace", "jax.numpy.logspace"}
 )
-_ARRAY_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.")
 
 
 class UnhashableStaticArg(Rule):
@@ -71,20 +66,14 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
 """
 
-    def __init__(self, settings: object | None = None) -> None:
-        super().__init__(settings)
-        self._cache: dict = {}
-        self._loops: dict = {}
-        self._classes: dict[str, cst.ClassDef | None] | None = None
-
-    def visit_Call(self, node: cst.Call, ctx) -> None:
-        jitted = jitted_callable(node.func, ctx, self._cache)
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
         indices, names = jitted.static_parameters()
         if not indices and not names:
             return
-        params = jitted.unit.node.params  # type: ignore[attr-defined]
+        params = jitted.params
         positional_names = [p.name.value for p in [*params.posonly_params, *params.params]]
         position = 0
         for arg in node.args:
@@ -102,7 +91,9 @@ No automatic fix.
                     continue
             self._check(arg.value, param, jitted, node, ctx)
 
-    def _check(self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx) -> None:
+    def _check(
+        self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx: RuleContext
+    ) -> None:
         what = self._unhashable(value, ctx)
         if what is not None:
             ctx.report(
@@ -125,19 +116,9 @@ No automatic fix.
 
     # -- unhashable values -----------------------------------------------------------------------------
 
-    def _unhashable(self, value: cst.BaseExpression, ctx) -> str | None:
-        if isinstance(value, cst.List):
-            return "a list"
-        if isinstance(value, cst.Dict):
-            return "a dict"
-        if isinstance(value, cst.Set):
-            return "a set"
-        if isinstance(value, cst.ListComp):
-            return "a list comprehension"
-        if isinstance(value, cst.DictComp):
-            return "a dict comprehension"
-        if isinstance(value, cst.SetComp):
-            return "a set comprehension"
+    def _unhashable(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
+        if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+            return describe_sequence(value)
         if isinstance(value, cst.Tuple):
             for element in value.elements:
                 if not isinstance(element, cst.StarredElement):
@@ -152,7 +133,7 @@ No automatic fix.
             if name in NUMPY_ARRAYS:
                 return f"a NumPy array ({source_of(value.func)}(...))"
             if (
-                name.startswith(_ARRAY_NAMESPACES)
+                name.startswith(ARRAY_BUILDING_NAMESPACES)
                 and name not in CONCRETE_JAX_FUNCTIONS
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
@@ -168,34 +149,23 @@ No automatic fix.
                 return f"array '{value.value}'"
         return None
 
-    def _dataclass_instance(self, call: cst.Call, ctx) -> str | None:
+    def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:
         if not isinstance(call.func, cst.Name):
             return None
         if not ctx.is_module_global(call.func.value):
             return None
-        cls = self._module_classes().get(call.func.value)
-        why = unhashable_class(cls, ctx) if cls is not None else None
+        cls = ctx.index.classes.get(call.func.value)
+        why = unhashable_class(cls, ctx.index) if cls is not None else None
         if why is None:
             return None
         return f"an instance of '{call.func.value}' ({why}, so unhashable)"
 
-    def _module_classes(self) -> dict[str, cst.ClassDef | None]:
-        if self._classes is None:
-            raise RuntimeError("classes read before the module was seen")
-        return self._classes
-
-    def visit_Module(self, node: cst.Module, ctx) -> None:
-        classes: dict[str, cst.ClassDef | None] = {}
-        for statement in node.body:
-            if isinstance(statement, cst.ClassDef):
-                name = statement.name.value
-                classes[name] = None if name in classes else statement
-        self._classes = classes
-
     # -- floats that change every iteration ------------------------------------------------------------
 
-    def _varying_float(self, value: cst.BaseExpression, call: cst.Call, ctx) -> cst.CSTNode | None:
-        for loop in reversed(loops_at(self._loops, ctx.unit, call)):
+    def _varying_float(
+        self, value: cst.BaseExpression, call: cst.Call, ctx: RuleContext
+    ) -> cst.CSTNode | None:
+        for loop in reversed(ctx.unit.loops_of(call)):
             targets = loop_targets(loop)
             if not targets:
                 continue
@@ -205,63 +175,29 @@ No automatic fix.
         return None
 
 
-def unhashable_class(cls: cst.ClassDef, ctx) -> str | None:
-    """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets
-    `__hash__` to None), or `__eq__` defined without `__hash__`; None when they are (or may be) hashable."""
-    body_names = set()
-    for statement in cls.body.body:
-        if isinstance(statement, cst.FunctionDef):
-            body_names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        body_names.update(bound_names(target.target))
-    if "__hash__" in body_names:
-        return None
-    if not cls.decorators:
-        return "a class that defines __eq__ without __hash__" if "__eq__" in body_names else None
-    if len(cls.decorators) != 1:
-        return None  # a registration or another decorator may decide hashing
-    expr = cls.decorators[0].decorator
-    call = expr if isinstance(expr, cst.Call) else None
-    if ctx.index.qualname(call.func if call is not None else expr) != "dataclasses.dataclass":
-        return None  # flax.struct.dataclass, chex.dataclass, ...: not the stdlib's rules
-    for arg in call.args if call is not None else ():
-        if arg.keyword is None:
-            return None
-        literal = arg.value.value if isinstance(arg.value, cst.Name) else None
-        key = arg.keyword.value
-        if key in ("frozen", "unsafe_hash") and literal != "False":
-            return None
-        if key == "eq" and literal != "True":
-            return None
-    return "a non-frozen dataclass"
-
-
 def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
     """`name = value` statements in a loop body (the last one wins), for one level of indirection."""
     found: dict[str, cst.BaseExpression] = {}
     body = getattr(loop, "body", None)
     if body is None:
         return found
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
+    for node in own_nodes(body):
         if (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
         ):
             found[node.targets[0].target.value] = node.value
-        stack.extend(children(node))
     return found
 
 
 def _float_varying(
-    value: cst.BaseExpression, targets: set[str], assigned: dict, loop: cst.CSTNode, ctx, depth: int
+    value: cst.BaseExpression,
+    targets: set[str],
+    assigned: dict,
+    loop: cst.CSTNode,
+    ctx: RuleContext,
+    depth: int,
 ) -> bool:
     """Whether `value` is a float that depends on the loop's iteration."""
     if depth > 2:
@@ -303,7 +239,7 @@ def _has_float_literal(node: cst.CSTNode) -> bool:
     return False
 
 
-def _iterates_floats(loop: cst.CSTNode, ctx) -> bool:
+def _iterates_floats(loop: cst.CSTNode, ctx: RuleContext) -> bool:
     """`for lr in [0.1, 0.01]`, `for lr in np.linspace(...)`: the loop variable is a float."""
     if isinstance(loop, cst.For):
         iterable = loop.iter

@@ -1,8 +1,9 @@
 """Every rule's fixture file, checked line by line.
 
 A fixture is `tests/fixtures/rules/<CODE>.py`. Each line that must be flagged ends with a comment
-`# expect: <CODE>:<column>` (several separated by commas); every other line must stay clean. Only the file's
-own rule is run on it, so fixtures of one rule are not disturbed by another.
+`# expect: <CODE>:<column>` (several separated by commas); every other line must stay clean. An expectation
+may carry a fragment of the message, `# expect: JAX101:8 "traced value 'x'"`, which the finding's message must
+contain. Only the file's own rule is run on it, so fixtures of one rule are not disturbed by another.
 """
 
 from __future__ import annotations
@@ -17,16 +18,21 @@ from jaxlint.rules import RULES_BY_CODE
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+_ITEM = re.compile(r'\s*(JAX\d{3}):(\d+)(?:\s+"([^"]*)")?\s*(?:,|$)')
 
 
-def expectations(source: str) -> set[tuple[int, str, int]]:
-    expected = set()
+def expectations(source: str) -> dict[tuple[int, str, int], str | None]:
+    """(line, code, column) -> the message fragment expected there (None: any message)."""
+    expected: dict[tuple[int, str, int], str | None] = {}
     for number, line in enumerate(source.splitlines(), 1):
         match = _EXPECT.search(line)
         if match:
-            for item in match.group(1).split(","):
-                code, column = item.strip().split(":")
-                expected.add((number, code, int(column)))
+            text, position = match.group(1), 0
+            while position < len(text):
+                item = _ITEM.match(text, position)
+                assert item is not None, f"line {number}: cannot read expectation {text[position:]!r}"
+                expected[(number, item.group(1), int(item.group(2)))] = item.group(3)
+                position = item.end()
     return expected
 
 
@@ -38,12 +44,25 @@ def test_fixture(fixture: Path) -> None:
     code = fixture.stem.split("_")[0]
     assert code in RULES_BY_CODE, f"fixture for unknown rule {code}"
     source = fixture.read_text(encoding="utf-8")
-    found = {(f.line, f.code, f.column) for f in lint_source(source, str(fixture), select=[code])}
+    messages = {
+        (f.line, f.code, f.column): f.message for f in lint_source(source, str(fixture), select=[code])
+    }
     expected = expectations(source)
     assert expected, "a fixture must have at least one INVALID line"
-    missing = sorted(expected - found)
-    unexpected = sorted(found - expected)
+    missing = sorted(set(expected) - set(messages))
+    unexpected = sorted(set(messages) - set(expected))
     assert not missing and not unexpected, f"missing: {missing}\nunexpected (false positives): {unexpected}"
+    wrong = [
+        f"line {key[0]}: expected {fragment!r} in {messages[key]!r}"
+        for key, fragment in sorted(expected.items())
+        if fragment is not None and fragment not in messages[key]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_expectation_fragments_are_read() -> None:
+    source = "x = 1  # expect: JAX101:8 \"traced value 'x', here\", JAX102:3\n"
+    assert expectations(source) == {(1, "JAX101", 8): "traced value 'x', here", (1, "JAX102", 3): None}
 
 
 def test_every_rule_has_a_fixture() -> None:

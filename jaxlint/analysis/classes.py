@@ -1,0 +1,64 @@
+"""Facts about the module's classes: hashability, methods that set up state, pytree registration by name.
+
+The module's class table is `ModuleIndex.classes`. A full pytree model (registrations, flax/equinox bases)
+is being built in `analysis/pytrees.py`; the sets here are the ones the rules used so far, unchanged.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import bound_names
+from .index import ModuleIndex
+
+# Methods that build the object: an object built inside the trace does not outlive it.
+CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
+# Methods that set up state before any jitted call can see it.
+SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__", "__set_name__"})
+# Methods that make a class a pytree (or let its subclasses register themselves).
+PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten", "tree_flatten_with_keys", "__init_subclass__"})
+# Classes whose instances are pytrees (rebuilt from leaves inside a transformation) or whose state
+# mutation a transformation tracks itself (flax.nnx).
+PYTREE_DECORATORS = frozenset(
+    {
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_dataclass",
+        "flax.struct.dataclass",
+        "chex.dataclass",
+    }
+)
+PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.", "flax.experimental.nnx.")
+
+
+def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
+    """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets
+    `__hash__` to None), or `__eq__` defined without `__hash__`; None when they are (or may be) hashable."""
+    body_names = set()
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            body_names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        body_names.update(bound_names(target.target))
+    if "__hash__" in body_names:
+        return None
+    if not cls.decorators:
+        return "a class that defines __eq__ without __hash__" if "__eq__" in body_names else None
+    if len(cls.decorators) != 1:
+        return None  # a registration or another decorator may decide hashing
+    expr = cls.decorators[0].decorator
+    call = expr if isinstance(expr, cst.Call) else None
+    if index.qualname(call.func if call is not None else expr) != "dataclasses.dataclass":
+        return None  # flax.struct.dataclass, chex.dataclass, ...: not the stdlib's rules
+    for arg in call.args if call is not None else ():
+        if arg.keyword is None:
+            return None
+        literal = arg.value.value if isinstance(arg.value, cst.Name) else None
+        key = arg.keyword.value
+        if key in ("frozen", "unsafe_hash") and literal != "False":
+            return None
+        if key == "eq" and literal != "True":
+            return None
+    return "a non-frozen dataclass"

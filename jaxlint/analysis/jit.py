@@ -1,0 +1,186 @@
+"""Which callables are jitted (or otherwise transformed), and how their call arguments map to parameters.
+
+- `compiling_transform(func, ctx)`: whether an expression is `jax.jit`/`pmap`/`filter_jit`/`nnx.jit`
+  (possibly through `partial` or a module alias), with its keywords;
+- `decorator_transforms(def, unit, index)`: the transformations among a def's decorators;
+- `jitted_callable(func, ctx)`: the same-module function, static spec and call offset behind a callable known
+  to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method);
+- `is_jax_callable(func, ctx)`: a callable known to run any JAX transformation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from ..syntax import dotted_name, parameter_names
+from .context import RuleContext
+from .index import ModuleIndex, Unit
+from .transforms import Application, StaticSpec, positional_params, static_spec
+
+# Transformations that compile, and so cache by function identity.
+COMPILING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "flax.nnx.jit"})
+
+
+def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:
+    """`jax.jit` and the other compiling transformations, bare, through `partial` or a module alias.
+
+    User wrappers named in the configuration are left out: they may cache their results themselves.
+    """
+    found = ctx.index.transform_of(func, ctx.unit)
+    if found is None or found[0] not in COMPILING:
+        return None
+    jit_decorators = ctx.index.jit_decorators
+    if jit_decorators and dotted_name(func) in jit_decorators and ctx.qualname(func) not in COMPILING:
+        return None
+    return found
+
+
+def decorator_transforms(
+    node: cst.FunctionDef, unit: Unit, index: ModuleIndex
+) -> list[tuple[str, list[cst.Arg], cst.Decorator]]:
+    """The transformations among a def's decorators, outermost first."""
+    scope = unit.parent or index.root
+    found = []
+    for decorator in node.decorators:
+        transform = index.transform_of(decorator.decorator, scope)
+        if transform is not None:
+            found.append((transform[0], transform[1], decorator))
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Jitted:
+    """A callable known to be jitted, and how call arguments map to its function's parameters."""
+
+    unit: Unit
+    spec: StaticSpec
+    offset: int  # call position i is parameter i + offset of the def
+    label: str  # for messages: the name called
+
+    @property
+    def params(self) -> cst.Parameters:
+        assert isinstance(self.unit.node, cst.FunctionDef)  # only defs are ever Jitted
+        return self.unit.node.params
+
+    def static_parameters(self) -> tuple[set[int], set[str]]:
+        """(parameter indices, parameter names) that are static, following JAX's inference rules."""
+        names = [p.name.value for p in positional_params(self.params)]
+        count = len(names) - self.offset
+        indices = {self.offset + (i + count if i < 0 else i) for i in self.spec.argnums}
+        indices = {i for i in indices if 0 <= i < len(names)}
+        static_names = set(self.spec.argnames)
+        if self.spec.argnums and not self.spec.argnames:
+            static_names |= {names[i] for i in indices}
+        elif self.spec.argnames and not self.spec.argnums:
+            indices |= {i for i, n in enumerate(names) if n in static_names}
+        return indices, static_names
+
+
+def _from_application(target: Unit, app: Application, label: str, call_offset: int) -> Jitted | None:
+    if not isinstance(target.node, cst.FunctionDef) or app.spec.unknown:
+        return None
+    offset = app.bound_positional + (1 if target.is_method and app.bound_self else 0)
+    return Jitted(target, app.spec, offset + call_offset, label)
+
+
+def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
+    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted."""
+    index = ctx.index
+    if isinstance(func, cst.Call):  # `jax.jit(f, static_argnums=1)(...)`
+        transform = compiling_transform(func.func, ctx)
+        if (
+            transform is None
+            or transform[0] != "jax.jit"
+            or not func.args
+            or func.args[0].keyword is not None
+        ):
+            return None
+        found = index.applications(func, ctx.unit)
+        return (
+            _from_application(*found[0], dotted_name(func.args[0].value) or "<function>", 0)
+            if found
+            else None
+        )
+    if isinstance(func, cst.Name):
+        bound = _jit_binding(func.value, ctx)
+        if bound is not None:
+            return bound
+    for target, bound_self in index.resolve_function(func, ctx.unit):
+        if not isinstance(target.node, cst.FunctionDef):
+            continue
+        chain = decorator_transforms(target.node, target, index)
+        if len(chain) != 1 or chain[0][0] != "jax.jit" or len(target.node.decorators) != 1:
+            return None  # other decorators may change the signature that static_argnums counts in
+        spec = static_spec(chain[0][1], "jax.jit")
+        if spec.unknown:
+            return None
+        offset = 1 if target.is_method and bound_self else 0
+        return Jitted(target, spec, offset, target.name)
+    return None
+
+
+def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
+    """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
+    unit_node = ctx.unit.node
+    if isinstance(unit_node, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(unit_node.params):
+        return None  # a parameter rebound to `jax.jit(...)` would have two bindings anyway
+    units = [ctx.unit] if ctx.unit is not ctx.index.root and name in ctx.unit.local_names else []
+    if not units and ctx.is_module_global(name):
+        units = [ctx.index.root]
+    for unit in units:
+        table = unit.memo.get("jit_bindings")
+        if table is None:
+            table = unit.memo["jit_bindings"] = _jit_bindings(unit, ctx.index)
+        if name in table:
+            return table[name]
+    return None
+
+
+def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
+    """Names bound exactly once in `unit`'s own statements, by `name = jax.jit(...)` (None: other or many)."""
+    table: dict[str, Jitted | None] = {}
+    for name in unit.bindings:
+        value = unit.single_assignment(name)
+        jitted = None
+        if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
+            transform = index.transform_of(value.func, unit)
+            if transform is not None and transform[0] == "jax.jit":
+                found = index.applications(value, unit)
+                if len(found) == 1:
+                    jitted = _from_application(*found[0], name, 0)
+                    if jitted is not None:
+                        jitted = dataclasses.replace(jitted, label=name)
+        table[name] = jitted
+    return table
+
+
+def is_jax_callable(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """A callable known to run JAX transformations: a transformed def of the module, a name bound to
+    `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
+    index = ctx.index
+    if isinstance(func, cst.Call):
+        return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
+    if isinstance(func, cst.Name):
+        unit = None
+        if ctx.unit is not index.root and func.value in ctx.unit.local_names:
+            unit = ctx.unit
+        elif ctx.is_module_global(func.value):
+            unit = index.root
+        if unit is not None:
+            value = unit.single_assignment(func.value)
+            if (
+                isinstance(value, cst.Call)
+                and value.args
+                and index.transform_of(value.func, unit) is not None
+            ):
+                return True
+    targets = index.resolve_function(func, ctx.unit)
+    if not targets:
+        return False
+    for target, _ in targets:
+        node = target.node
+        if not isinstance(node, cst.FunctionDef) or not decorator_transforms(node, target, index):
+            return False
+    return True

@@ -1,0 +1,44 @@
+"""The JAX namespaces whose functions compute on arrays, and the NumPy functions that build arrays.
+
+One definition, and the narrower sets some rules need, each with the reason it is narrower. All are
+qualified-name prefixes (with the trailing dot), as `ModuleIndex.qualname` spells them.
+(`values.ARRAY_NAMESPACES` is still its own constant, equal to `ARRAY_NAMESPACES`; it moves here with the
+values rewrite.)
+"""
+
+from __future__ import annotations
+
+# Namespaces whose functions take and return JAX arrays (so they dispatch device work and, under a
+# transformation, return tracers). A few of their functions answer static questions instead:
+# `values.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
+ARRAY_NAMESPACES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.image.",
+    "jax.ops.",
+)
+
+# The ones whose calls dispatch work asynchronously, for JAX403 (timing): `jax.ops` is left out, as it was
+# when the rule was written (its functions are deprecated aliases of `.at[]` updates).
+DISPATCHING_NAMESPACES = tuple(n for n in ARRAY_NAMESPACES if n != "jax.ops.")
+
+# The ones that accept a `dtype` and so can ask for float64, for JAX501: `jax.image` and `jax.ops` take
+# their dtype from the inputs.
+DTYPE_NAMESPACES = tuple(n for n in DISPATCHING_NAMESPACES if n != "jax.image.")
+
+# The ones whose results JAX402 names "a JAX array" when passed as a static argument: the array builders users
+# reach for there (`jnp.zeros`, `jax.random.normal`, `lax.iota`, `nn.one_hot`); `jax.scipy`, `jax.image`
+# and `jax.ops` calls are not seen as configuration values.
+ARRAY_BUILDING_NAMESPACES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.")
+
+# NumPy functions that build arrays (NumPy scalars such as `np.float32(1.0)` are hashable and not listed).
+NUMPY_ARRAYS = frozenset(
+    "numpy." + n
+    for n in (
+        "array asarray zeros ones empty full arange linspace logspace geomspace eye identity zeros_like "
+        "ones_like full_like empty_like stack concatenate vstack hstack diag tri tril triu meshgrid"
+    ).split()
+)

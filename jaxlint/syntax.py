@@ -1,0 +1,219 @@
+"""libcst syntax helpers shared by the analysis and the rules: a cheap walk, names, arguments, literals.
+
+A leaf: it imports nothing from jaxlint, so every layer may use it.
+
+libcst's visitor machinery rebuilds the tree as it goes and costs about as much as the parse itself; reading
+the dataclass fields directly (`children`, `walk`, `own_nodes`) costs a quarter of that. Whitespace,
+punctuation and comment fields never hold code, so they are skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import libcst as cst
+
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# Nodes whose bodies run in a scope of their own (not the enclosing function's statements).
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+# -- walking -------------------------------------------------------------------------------------------------
+
+_SKIP_FIELD_PARTS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after")
+_SKIP_FIELDS = frozenset(
+    {
+        "header",
+        "footer",
+        "indent",
+        "colon",
+        "equal",
+        "star",
+        "dot",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+    }
+    | {"operator", "first_colon", "second_colon", "posonly_ind", "start", "end", "asynchronous", "conversion"}
+    | {"trailing_whitespace", "newline", "keyword"}
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _code_fields(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.name not in _SKIP_FIELDS and not any(part in f.name for part in _SKIP_FIELD_PARTS)
+        )
+        _FIELDS[cls] = names
+    return names
+
+
+_IS_NODE: dict[type, bool] = {}
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes of `node` that can hold code, in source order (as far as the fields allow)."""
+    # isinstance() against libcst's abstract base classes is slow; a per-type answer is cached.
+    is_node = _IS_NODE
+    out = []
+    for name in _FIELDS.get(type(node)) or _code_fields(type(node)):
+        value = getattr(node, name)
+        cls = type(value)
+        if cls is tuple or cls is list:
+            for item in value:
+                known = is_node.get(type(item))
+                if known is None:
+                    known = is_node[type(item)] = issubclass(type(item), cst.CSTNode)
+                if known:
+                    out.append(item)
+        else:
+            known = is_node.get(cls)
+            if known is None:
+                known = is_node[cls] = issubclass(cls, cst.CSTNode)
+            if known:
+                out.append(value)
+    return out
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under `node` (itself included), depth first, parents before children."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
+
+
+def unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """What runs when a function, lambda or module runs: the body, not the decorators, defaults or name."""
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        return [node.body]
+    return children(node)
+
+
+def own_nodes(unit_node: cst.CSTNode, skip: tuple[type, ...] = SCOPES) -> Iterator[cst.CSTNode]:
+    """The nodes of a function's (or module's) own body, or of any subtree, not of nested defs, lambdas or
+    classes: "walk my body, not nested scopes".
+
+    For a def or lambda only the body is walked (not its decorators, defaults or annotations). A nested def,
+    lambda or class is yielded itself (its name is bound here) but not entered; pass `skip` to change which
+    scopes are not entered. The order is depth first, last child first (not source order).
+    """
+    stack = unit_body(unit_node)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, skip):
+            stack.extend(children(node))
+
+
+# -- names ---------------------------------------------------------------------------------------------------
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, None for anything else."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def root_name(node: cst.BaseExpression) -> cst.Name | None:
+    """`a` for `a`, `a.b.c`, `a[k].b`; None when the chain starts elsewhere (a call, a literal)."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+def attribute_root(node: cst.BaseExpression) -> str | None:
+    """`a` for `a`, `a.b.c` (attributes only, no subscripts); None for anything else."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def bound_names(target: cst.CSTNode) -> list[str]:
+    """Names bound by an assignment target (`a`, `a, (b, *c)`)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in bound_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return bound_names(target.value)
+    return []
+
+
+def import_binding(alias: cst.ImportAlias) -> str:
+    """The local name an import alias binds: `import a.b` binds `a`, `import a.b as c` binds `c`."""
+    return alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+
+
+def parameter_names(params: cst.Parameters) -> set[str]:
+    """Every parameter name, `*args` and `**kwargs` included."""
+    names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
+    return names
+
+
+def source_of(node: cst.CSTNode, limit: int = 40) -> str:
+    """Short source text of a node on one line, for messages."""
+    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- calls ---------------------------------------------------------------------------------------------------
+
+
+def argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
+    """The argument given by `keyword`, else at positional `position`; None when absent or behind a `*args`."""
+    for arg in call.args:
+        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is None:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: position + 1]):
+        return None
+    return positional[position] if position < len(positional) else None
+
+
+# -- literals ------------------------------------------------------------------------------------------------
+
+
+def int_literal(node: cst.BaseExpression | None) -> int | None:
+    """The value of `3`, `-3`, `0x10`; None for anything else."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = int_literal(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def str_literal(node: cst.BaseExpression | None) -> str | None:
+    """The value of a plain string literal (not bytes, not an f-string); None for anything else."""
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value
+    return None
+
+
+def is_constant(node: cst.BaseExpression) -> bool:
+    """A literal constant: numbers, strings, True/False/None, and tuples of them."""
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation):
+        return is_constant(node.expression)
+    if isinstance(node, cst.Tuple):
+        return all(is_constant(e.value) for e in node.elements)
+    return False
