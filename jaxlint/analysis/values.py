@@ -8,10 +8,12 @@ When in doubt the answer is "not traced": rules only speak about values known to
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import libcst as cst
 
+from .library import CALL_RESULTS, CONCRETE, PYTHON_IF_OPERAND_IS, TRACED_RESULT
+from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
 from .transforms import GRAD, STRICT
 
 TRACED = 1  # an abstract tracer (its value is unknown at trace time)
@@ -88,6 +90,8 @@ class Scope(Protocol):
     """What evaluation needs from the walker."""
 
     kind: int
+    index: Any  # the ModuleIndex: its pytree classes say which fields are static
+    unit: Any  # the Unit being walked: its parameters' annotations name their classes
 
     def lookup(self, name: str) -> int: ...
 
@@ -105,6 +109,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
             return 0
         base = evaluate(node.value, scope)
         if node.attr.value not in ARRAY_ATTRIBUTES:
+            if base & TRACED and static_field(node, scope):
+                return 0  # `state.config`: a static field of a pytree is a Python value under any transform
             return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
     if isinstance(node, cst.Subscript):
@@ -134,9 +140,20 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
             return 0
-        flags = evaluate(node.left, scope)
+        flags = 0
+        left = evaluate(node.left, scope)
         for comparison in node.comparisons:
-            flags |= evaluate(comparison.comparator, scope)
+            right = evaluate(comparison.comparator, scope)
+            if (
+                isinstance(comparison.operator, (cst.In, cst.NotIn))
+                and right & (TRACED | ARRAY) != TRACED | ARRAY
+            ):
+                # `"w" in params`: membership in a dict, a pytree's keys or a Python container is a Python
+                # bool (keys are never traced); only a traced array on the right makes a traced answer.
+                left = right
+                continue
+            flags |= left | right
+            left = right
         if flags & TRACED:
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
@@ -209,6 +226,13 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return 0
         if name.startswith(CONCRETE_JAX_PREFIXES) or name.rsplit(".", 1)[-1].startswith("_"):
             return 0  # static questions, and private helpers whose results we cannot know
+        semantics = CALL_RESULTS.get(name)
+        if semantics == CONCRETE:
+            return 0
+        if semantics == TRACED_RESULT:
+            return TRACED | ARRAY
+        if semantics == PYTHON_IF_OPERAND_IS and _python_operand(node, scope):
+            return 0  # `lax.psum(1, axis)`: the axis size, a Python int
         args = 0
         for arg in node.args:
             args |= evaluate(arg.value, scope)
@@ -272,3 +296,44 @@ def _is_tracer_guard(node: cst.BaseExpression) -> bool:
         elif isinstance(current, cst.BooleanOperation):
             stack.extend([current.left, current.right])
     return False
+
+
+def _python_operand(call: cst.Call, scope: Scope) -> bool:
+    """Whether a collective's operand (first argument, or `x=`) is a Python value: no array, no tracer."""
+    operand = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "x"), None)
+    if operand is None or any(a.star for a in call.args):
+        return False
+    return not evaluate(operand, scope) & (TRACED | ARRAY | HOLDS_TRACED)
+
+
+# -- static fields of pytrees ---------------------------------------------------------------------------
+
+
+def static_field(node: cst.Attribute, scope: Scope) -> bool:
+    """Whether `node` reads a static field of a pytree: by the class of its owner when the annotations say
+    it, else because the module declares that field name static in some pytree class and a child in none."""
+    index = getattr(scope, "index", None)
+    if index is None:
+        return False
+    model = pytree_model(index)
+    return model.field_is_static(node.attr.value, _class_of(node.value, scope, model))
+
+
+def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
+    if isinstance(node, cst.Attribute):
+        return model.field_class(_class_of(node.value, scope, model), node.attr.value)
+    if not isinstance(node, cst.Name):
+        return None
+    unit = getattr(scope, "unit", None)
+    function = getattr(unit, "node", None)
+    if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    for param in [*positional, *params.kwonly_params]:
+        if param.name.value != node.value:
+            continue
+        if param is positional[0] and unit.is_method and param.annotation is None:
+            return model.classes.get(unit.class_node.name.value)  # `self`
+        return model.class_named(annotation_head(param.annotation.annotation) if param.annotation else None)
+    return None
