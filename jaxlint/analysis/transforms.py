@@ -182,7 +182,14 @@ def _in_axes_none(node: cst.BaseExpression) -> tuple[frozenset[int], bool]:
 
 
 # Options a transformation accepts positionally after the function, in order.
-_POSITIONAL_OPTIONS = {"jax.vmap": ("in_axes",), "equinox.filter_vmap": ("in_axes",)}
+_POSITIONAL_OPTIONS = {
+    "jax.vmap": ("in_axes",),
+    "equinox.filter_vmap": ("in_axes",),
+    **{
+        name: ("argnums",)
+        for name in ("jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian")
+    },
+}
 
 
 def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
