@@ -147,9 +147,12 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
             if (
                 isinstance(comparison.operator, (cst.In, cst.NotIn))
                 and right & (TRACED | ARRAY) != TRACED | ARRAY
+                and not right & LIST
+                and not isinstance(comparison.comparator, (cst.Tuple, cst.List, cst.Set))
             ):
-                # `"w" in params`: membership in a dict, a pytree's keys or a Python container is a Python
-                # bool (keys are never traced); only a traced array on the right makes a traced answer.
+                # `"w" in params`: membership in a dict or a pytree's keys is a Python bool (keys are never
+                # traced). A traced array on the right, or a sequence compared item by item with `==`
+                # (`step in (0, 10)`), still gives a traced answer.
                 left = right
                 continue
             flags |= left | right

@@ -133,6 +133,8 @@ def test_membership_in_a_pytree_is_a_python_bool() -> None:
             probe("a" in names)
             probe(1 in jnp.arange(3))
             probe(params["w"] in table)
+            probe(y in (0, 10))
+            probe(y in [0, 10])
         """
     )
     assert seen == {
@@ -144,4 +146,6 @@ def test_membership_in_a_pytree_is_a_python_bool() -> None:
         '"a" in names': False,
         "1 in jnp.arange(3)": True,
         'params["w"] in table': False,
+        "y in (0, 10)": True,  # compared item by item: `y == 0` is converted to bool
+        "y in [0, 10]": True,
     }
