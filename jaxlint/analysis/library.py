@@ -62,9 +62,8 @@ PYTREE_BASES: dict[str, str] = {
     "equinox.Module": FIELDS,
     "typing.NamedTuple": ALL_DATA,
 }
-# flax.linen modules: dataclass fields are hyperparameters (static); `self.param`/`self.variable` are traced.
+# flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
-LINEN_TRACED_METHODS = frozenset({"param", "variable"})
 
 # Field constructors and how each marks a field static: (keyword, value meaning static).
 FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {

@@ -323,11 +323,15 @@ def static_field(node: cst.Attribute, scope: Scope) -> bool:
 
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
+    """The pytree class of a parameter (by its annotation, or `self`), or of a field of one."""
     if isinstance(node, cst.Attribute):
         return model.field_class(_class_of(node.value, scope, model), node.attr.value)
     if not isinstance(node, cst.Name):
         return None
     unit = getattr(scope, "unit", None)
+    # A closure reads the parameter of the function that binds the name.
+    while unit is not None and unit.parent is not None and node.value not in unit.local_names:
+        unit = unit.parent
     function = getattr(unit, "node", None)
     if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
         return None

@@ -313,9 +313,17 @@ def test_annotations_decide_over_names() -> None:
             probe(a.n)
             probe(b.n)
             probe(c.n)
+
+            def inner(d):
+                probe(a.n * 1)
+                probe(a.n * d)
+                probe(b.n)
+
+            jax.lax.fori_loop(0, 3, lambda i, acc: inner(acc), 0)
+            return inner(1)
         """
     )
-    assert seen == {"a.n": False, "b.n": True, "c.n": True}
+    assert seen == {"a.n": False, "b.n": True, "c.n": True, "a.n * 1": False, "a.n * d": True}
 
 
 def test_library_train_state() -> None:
