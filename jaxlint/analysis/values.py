@@ -43,6 +43,16 @@ ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 # Methods of a tracer that return Python values (and fail under jit: JAX102's business, not a tracer).
 CONCRETE_METHODS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__"})
 
+# Methods that JAX arrays lack: the receiver is a str or a dict, and so is what they return (`.keys()` of a
+# pytree: keys are never traced). `.items()`/`.values()` are not here: their values may be tracers.
+PYTHON_ONLY_METHODS = frozenset(
+    (
+        "keys startswith endswith split rsplit splitlines lower upper casefold title capitalize strip lstrip "
+        "rstrip join format isdigit isalpha isalnum isnumeric isidentifier islower isupper partition "
+        "rpartition encode removeprefix removesuffix zfill ljust rjust center"
+    ).split()
+)
+
 # Builtins whose result is a concrete Python value whatever their argument.
 CONCRETE_BUILTINS = frozenset(
     "builtins." + name
@@ -141,22 +151,12 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
             return 0
         flags = 0
-        left = evaluate(node.left, scope)
+        left_node, left = node.left, evaluate(node.left, scope)
         for comparison in node.comparisons:
-            right = evaluate(comparison.comparator, scope)
-            if (
-                isinstance(comparison.operator, (cst.In, cst.NotIn))
-                and right & (TRACED | ARRAY) != TRACED | ARRAY
-                and not right & LIST
-                and not isinstance(comparison.comparator, (cst.Tuple, cst.List, cst.Set))
-            ):
-                # `"w" in params`: membership in a dict or a pytree's keys is a Python bool (keys are never
-                # traced). A traced array on the right, or a sequence compared item by item with `==`
-                # (`step in (0, 10)`), still gives a traced answer.
-                left = right
-                continue
-            flags |= left | right
-            left = right
+            right_node, right = comparison.comparator, evaluate(comparison.comparator, scope)
+            if not _python_comparison(comparison.operator, left_node, right_node, right):
+                flags |= left | right
+            left_node, left = right_node, right
         if flags & TRACED:
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
@@ -185,6 +185,28 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if isinstance(node, cst.NamedExpr):
         return evaluate(node.value, scope)
     return 0
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _python_comparison(
+    operator: cst.BaseCompOp, left: cst.BaseExpression, right: cst.BaseExpression, right_flags: int
+) -> bool:
+    """Comparisons that give a Python bool whatever the operands are."""
+    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+        # An array never equals a string: `tracer == "w"` is Python's identity fallback, a plain False.
+        return isinstance(left, _STRINGS) or isinstance(right, _STRINGS)
+    if isinstance(operator, (cst.In, cst.NotIn)):
+        # `"w" in params`: membership in a dict or a pytree's keys (keys are never traced: tracers are
+        # unhashable). A traced array on the right, or a sequence compared item by item with `==`
+        # (`step in (0, 10)`), still gives a traced answer.
+        return (
+            right_flags & (TRACED | ARRAY) != TRACED | ARRAY
+            and not right_flags & LIST
+            and not isinstance(right, (cst.Tuple, cst.List, cst.Set))
+        )
+    return False
 
 
 def element_flags(flags: int) -> int:
@@ -253,7 +275,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if isinstance(func, cst.Attribute):
         method = func.attr.value
         receiver = evaluate(func.value, scope)
-        if method in CONCRETE_METHODS:
+        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
             return 0
         if receiver & TRACED:
             bool_result = method in ("any", "all") or (
@@ -343,4 +365,18 @@ def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> Pyt
         if param is positional[0] and unit.is_method and param.annotation is None:
             return model.classes.get(unit.class_node.name.value)  # `self`
         return model.class_named(annotation_head(param.annotation.annotation) if param.annotation else None)
+    return None
+
+
+def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, int] | None:
+    """`d.items()`: the flags of each key and each value; None for any other iterable.
+
+    Keys are never tracers (tracers are unhashable); values are the entries of the pytree."""
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Attribute)
+        and iterable.func.attr.value == "items"
+        and not iterable.args
+    ):
+        return 0, element_flags(evaluate(iterable.func.value, scope))
     return None

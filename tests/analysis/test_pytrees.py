@@ -339,3 +339,35 @@ def test_library_train_state() -> None:
         """
     )
     assert seen == {"state.tx": False, "state.step": True}
+
+
+def test_keys_of_a_pytree_are_python_values() -> None:
+    seen = traced_probes(
+        """
+        import jax
+
+        @jax.jit
+        def f(params, x: jax.Array):
+            for name, leaf in params.items():
+                probe(name)
+                probe(name == "bias")
+                probe(leaf)
+            for key in params.keys():
+                probe(key)
+            for key in params:
+                probe(key.startswith("w"))
+            probe(x == "w")
+            probe(x != 0)
+            probe(x.split())
+        """
+    )
+    assert seen == {
+        "name": False,
+        'name == "bias"': False,
+        "leaf": True,
+        "key": False,
+        'key.startswith("w")': False,
+        'x == "w"': False,  # `tracer == "w"` is Python's identity fallback: False, no error
+        "x != 0": True,
+        "x.split()": False,  # arrays have no .split(): whatever `x` is here, it is no tracer
+    }
