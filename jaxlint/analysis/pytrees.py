@@ -236,16 +236,43 @@ class PytreeModel:
                 type_name = annotation_head(annotation)
                 if type_name is not None:
                     cls.field_types[field] = type_name
-                static = (
-                    how in (FIELDS, "linen")
-                    and small.value is not None
-                    and self._makes_static_field(small.value)
+                static = how == "linen" or (
+                    how == FIELDS and small.value is not None and self._makes_static_field(small.value)
                 )
                 (cls.static if static else cls.data).add(field)
                 (cls.data if static else cls.static).discard(field)
         if decorator_call is not None:
             self._read_field_lists(decorator_call.args, cls)
+        self._read_properties(node, cls)
         return cls
+
+    def _read_properties(self, node: cst.ClassDef, cls: PytreeClass) -> None:
+        """`@property def depth(self): return len(self.sizes)` over static fields only is static too."""
+        for statement in node.body.body:
+            if not isinstance(statement, cst.FunctionDef) or not statement.params.params:
+                continue
+            if not any(
+                self._qualname(d.decorator) in ("builtins.property", "functools.cached_property")
+                for d in statement.decorators
+            ):
+                continue
+            owner = statement.params.params[0].name.value
+            returns = [
+                s.value for s in _own_statements(statement.body) if isinstance(s, cst.Return) and s.value
+            ]
+            reads = set().union(*(_attributes_of(r, owner) for r in returns))  # type: ignore[arg-type]
+            # A JAX call makes an array (a tracer under jit) even from static inputs.
+            if reads and reads <= cls.static and not any(self._calls_jax(r) for r in returns):  # type: ignore[arg-type]
+                cls.static.add(statement.name.value)
+
+    def _calls_jax(self, node: cst.BaseExpression) -> bool:
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call) and (self._qualname(current.func) or "").startswith("jax."):
+                return True
+            stack.extend(current.children)
+        return False
 
     def _read_field_lists(self, args: list[cst.Arg] | tuple[cst.Arg, ...], cls: PytreeClass) -> None:
         """`register_dataclass(..., data_fields=[...], meta_fields=[...])`."""

@@ -190,6 +190,47 @@ def test_project_static_field_helpers(helper: str) -> None:
     assert fields(classes_of(source)["S"]) == ({"n"}, {"x"})
 
 
+def test_properties_over_static_fields_are_static() -> None:
+    found = classes_of(
+        """
+        import functools
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Net(eqx.Module):
+            weights: list
+            sizes: tuple = eqx.field(static=True)
+            act: str = eqx.field(static=True)
+
+            @property
+            def depth(self):
+                return len(self.sizes)
+
+            @functools.cached_property
+            def is_relu(self):
+                if self.act == "relu":
+                    return True
+                return self.depth > 3
+
+            @property
+            def total(self):
+                return sum(w.size for w in self.weights)
+
+            @property
+            def ones(self):
+                return jnp.ones(self.sizes)
+
+            @property
+            def mixed(self):
+                return self.sizes, self.weights
+
+            def method(self):
+                return self.sizes
+        """
+    )
+    assert found["Net"].static == {"sizes", "act", "depth", "is_relu"}
+
+
 def test_a_helper_that_makes_a_data_field_is_not_static() -> None:
     found = classes_of(
         """
