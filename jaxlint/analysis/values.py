@@ -74,14 +74,15 @@ ARRAY_NAMESPACES = (
     "jax.image.",
     "jax.ops.",
 )
-# ... except these, which answer static questions about shapes and dtypes.
+# ... except these, which answer static questions about shapes and dtypes (and the library table's concrete calls).
 CONCRETE_JAX_FUNCTIONS = frozenset(
     "jax.numpy." + name
     for name in (
         "shape ndim size result_type promote_types dtype issubdtype isdtype can_cast iscomplexobj isrealobj "
         "isscalar finfo iinfo broadcast_shapes"
     ).split()
-) | frozenset({"jax.lax.broadcast_shapes", "jax.lax.axis_size", "jax.random.key_impl"})
+) | frozenset({"jax.lax.broadcast_shapes", "jax.random.key_impl"})
+CONCRETE_JAX_FUNCTIONS |= frozenset(name for name, result in CALL_RESULTS.items() if result == CONCRETE)
 # Functions whose array result is boolean: a mask.
 BOOL_FUNCTIONS = frozenset(
     "jax.numpy." + name
