@@ -12,9 +12,10 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from .library import CALL_RESULTS, CONCRETE, PYTHON_IF_OPERAND_IS, TRACED_RESULT
+from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_IF_OPERAND_IS, TRACED_RESULT
+from .names import dotted_name
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
-from .transforms import GRAD, STRICT
+from .transforms import ARRAY_ANNOTATIONS, GRAD, STRICT
 
 TRACED = 1  # an abstract tracer (its value is unknown at trace time)
 ARRAY = 2  # a JAX array (concrete or traced): immutable, has .at
@@ -119,6 +120,10 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
+        if not base and isinstance(node.value, cst.Name) and scope.unit.kind == STRICT:
+            base = traced_self_field(node, scope)
+            if base:
+                return base
         if node.attr.value not in ARRAY_ATTRIBUTES:
             if base & TRACED and static_field(node, scope):
                 return 0  # `state.config`: a static field of a pytree is a Python value under any transform
@@ -343,6 +348,43 @@ def static_field(node: cst.Attribute, scope: Scope) -> bool:
         return False
     model = pytree_model(index)
     return model.field_is_static(node.attr.value, _class_of(node.value, scope, model))
+
+
+def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
+    """`self.w` in a jitted method of a pytree class: jit traces `self` like any pytree argument, so its
+    children are tracers (under equinox's filter_jit only the array-annotated ones); its static fields and
+    anything else read from `self` stay Python values (0)."""
+    unit = scope.unit
+    if not unit.is_target or not unit.is_method:
+        return 0
+    function = unit.node
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional or positional[0].name.value != node.value.value:  # type: ignore[attr-defined]
+        return 0
+    if any(dotted_name(d.decorator) == "classmethod" for d in function.decorators):
+        return 0
+    apps = [a for a in unit.applications if a.kind == STRICT]
+    if not apps or any(
+        a.bound_self
+        or a.spec.unknown
+        or 0 in a.spec.argnums
+        or -len(positional) in a.spec.argnums
+        or 0 in a.spec.unbatched
+        or positional[0].name.value in a.spec.argnames
+        for a in apps
+    ):
+        return 0  # `self` bound, static or unbatched somewhere: not known to be traced
+    model = pytree_model(scope.index)
+    cls = model.classes.get(unit.class_node.name.value)
+    if cls is None or cls.how not in (FIELDS, FLATTEN, ALL_DATA):
+        return 0  # not a pytree (or wholly static): jit of such a method is JAX405's business
+    field = node.attr.value
+    if cls.is_static(field) is not False:
+        return 0
+    array = cls.field_types.get(field) in ARRAY_ANNOTATIONS
+    if any(a.spec.filtering for a in apps) and not array:
+        return 0  # filter_jit: only arrays are traced
+    return TRACED | ARRAY if array else TRACED
 
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:

@@ -412,3 +412,81 @@ def test_keys_of_a_pytree_are_python_values() -> None:
         "x != 0": True,
         "x.split()": False,  # arrays have no .split(): whatever `x` is here, it is no tracer
     }
+
+
+def test_self_in_a_jitted_method_of_a_pytree_is_traced_but_its_static_fields_are_not() -> None:
+    seen = traced_probes(
+        """
+        import functools
+        import jax
+        import equinox as eqx
+        from flax import struct
+        from jax.tree_util import register_pytree_node_class
+
+        class Linear(eqx.Module):
+            weight: jax.Array
+            bias: object
+            size: int = eqx.field(static=True)
+
+            @jax.jit
+            def __call__(self, x):
+                probe(self.weight)
+                probe(self.bias)
+                probe(self.size)
+                probe(self.forward)
+
+            @eqx.filter_jit
+            def filtered(self, x):
+                probe(self.weight * 1)
+                probe(self.bias * 1)
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def static_self(self, x):
+                probe(self.weight + 0)
+
+            def plain(self, x):
+                probe(self.weight - 0)
+
+        @struct.dataclass
+        class State:
+            step: jax.Array
+            name: str = struct.field(pytree_node=False)
+
+            @jax.jit
+            def advance(self):
+                probe(self.step + 1)
+                probe(self.name + "!")
+
+        @register_pytree_node_class
+        class Box:
+            def tree_flatten(self):
+                return (self.value,), (self.kind,)
+
+            @jax.jit
+            def get(self):
+                probe(self.value / 1)
+                probe(self.kind / 1)
+
+        class NotAPytree:
+            w: jax.Array
+
+            @jax.jit
+            def method(self):
+                probe(self.w // 1)
+        """
+    )
+    assert seen == {
+        "self.weight": True,
+        "self.bias": True,
+        "self.size": False,
+        "self.forward": False,
+        "self.weight * 1": True,
+        "self.bias * 1": False,  # filter_jit: not an array, so static
+        "self.weight + 0": False,
+        "self.weight - 0": False,
+        "self.step + 1": True,
+        'self.name + "!"': False,
+        "self.value / 1": True,
+        "self.kind / 1": False,
+        "self.w // 1": False,
+    }
