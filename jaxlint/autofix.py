@@ -52,7 +52,7 @@ class _Replacer(cst.CSTTransformer):
 
 
 def _descendants(node: cst.CSTNode) -> set[int]:
-    from .analysis.walk import walk
+    from .syntax import walk
 
     return {id(n) for n in walk(node)}
 

@@ -24,7 +24,7 @@ import libcst as cst
 from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
-from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate
+from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
@@ -139,6 +139,11 @@ class Frame:
         name = evaluate_in.qualname(iterable.func) if isinstance(iterable, cst.Call) else None
         if name == "builtins.range":
             self.bind(target, 0)
+            return
+        pairs = key_value_flags(iterable, evaluate_in)  # `for k, v in d.items()`: keys are never traced
+        if pairs is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            for element, flags in zip(target.elements, pairs, strict=True):
+                self.bind(element.value, flags)
             return
         if (
             isinstance(iterable, cst.Call)

@@ -415,15 +415,9 @@ class ModuleIndex:
         kind = max((TRANSFORMS[name][0] for name, _ in chain), default=NONE)
         label = next((TRANSFORMS[name][1] for name, _ in chain if TRANSFORMS[name][0] == kind), "")
         spec = StaticSpec()
-        for name, keywords in chain:
+        for index, (name, keywords) in enumerate(chain):
             this = static_spec(keywords, name)
-            spec = StaticSpec(
-                spec.argnums | this.argnums,
-                spec.argnames | this.argnames,
-                spec.unbatched | this.unbatched,
-                spec.unknown or this.unknown,
-                spec.filtering or this.filtering,
-            )
+            spec = this if index == 0 else spec.merged(this)
         return Application(kind, label, spec, bound_self=bound_self)
 
     def _resolve_decorators(self) -> None:
@@ -483,6 +477,9 @@ class ModuleIndex:
                     parent = parent.parent
                 if parent is not None and parent.kind == STRICT:
                     unit.kind = STRICT
+                    for app in unit.applications:  # under the outer trace, undifferentiated arguments too
+                        app.spec = app.spec.everywhere()
+                        unit.traced_params |= traced_parameters(unit.node.params, app, unit.is_method)  # type: ignore[attr-defined]
 
 
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})

@@ -2,8 +2,6 @@
 
 One definition, and the narrower sets some rules need, each with the reason it is narrower. All are
 qualified-name prefixes (with the trailing dot), as `ModuleIndex.qualname` spells them.
-(`values.ARRAY_NAMESPACES` is still its own constant, equal to `ARRAY_NAMESPACES`; it moves here with the
-values rewrite.)
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ import dataclasses
 
 import libcst as cst
 
+from .library import HOST_CALLBACKS as HOST_CALLBACKS  # re-exported: the index reads it from here
+
 # How a transformation treats the values inside its function.
 HOST = -1  # explicitly untraced: the target of jax.debug.callback / pure_callback / io_callback
 NONE = 0  # plain Python
@@ -61,16 +63,19 @@ LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
     "jax.lax.associative_scan": ((0, "fn"),),
 }
 
-# Host callbacks: their function runs outside the trace, on concrete NumPy values.
-HOST_CALLBACKS = frozenset(
-    {
-        "jax.debug.callback",
-        "jax.pure_callback",
-        "jax.io_callback",
-        "jax.experimental.host_callback.call",
-        "jax.experimental.host_callback.id_tap",
-    }
-)
+# Differentiation alone makes tracers only of the arguments it differentiates: transform -> default argnums.
+# (jvp/vjp/linearize take all primals; equinox's filter_grad differentiates its first argument, always.)
+DIFFERENTIATING: dict[str, int | None] = {
+    "jax.grad": 0,
+    "jax.value_and_grad": 0,
+    "jax.jacfwd": 0,
+    "jax.jacrev": 0,
+    "jax.hessian": 0,
+    "flax.nnx.grad": 0,
+    "flax.nnx.value_and_grad": 0,
+    "equinox.filter_grad": None,
+    "equinox.filter_value_and_grad": None,
+}
 
 # Annotations that mark a parameter as an array (traced under any transformation) ...
 ARRAY_ANNOTATIONS = (
@@ -98,6 +103,28 @@ class StaticSpec:
     unbatched: frozenset[int] = frozenset()  # vmap/pmap in_axes=None positions: not traced under vmap alone
     unknown: bool = False  # static spec not a literal: trust no parameter to be traced
     filtering: bool = False  # equinox-style: only array-annotated parameters are traced
+    # grad alone: only these positions are tracers; None when every parameter is (jit, vmap, ...).
+    differentiated: frozenset[int] | None = None
+
+    def merged(self, other: StaticSpec) -> StaticSpec:
+        """Two transformations applied to one function (`jit(grad(f))`): a parameter is traced when either
+        traces it, so only the differentiation limit of `grad(grad(f, 0), 1)` survives, as a union."""
+        if self.differentiated is None or other.differentiated is None:
+            differentiated = None
+        else:
+            differentiated = self.differentiated | other.differentiated
+        return StaticSpec(
+            self.argnums | other.argnums,
+            self.argnames | other.argnames,
+            self.unbatched | other.unbatched,
+            self.unknown or other.unknown,
+            self.filtering or other.filtering,
+            differentiated,
+        )
+
+    def everywhere(self) -> StaticSpec:
+        """The spec without its differentiation limit: grad nested in traced code sees traced arguments."""
+        return dataclasses.replace(self, differentiated=None)
 
 
 @dataclasses.dataclass
@@ -155,7 +182,14 @@ def _in_axes_none(node: cst.BaseExpression) -> tuple[frozenset[int], bool]:
 
 
 # Options a transformation accepts positionally after the function, in order.
-_POSITIONAL_OPTIONS = {"jax.vmap": ("in_axes",), "equinox.filter_vmap": ("in_axes",)}
+_POSITIONAL_OPTIONS = {
+    "jax.vmap": ("in_axes",),
+    "equinox.filter_vmap": ("in_axes",),
+    **{
+        name: ("argnums",)
+        for name in ("jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian")
+    },
+}
 
 
 def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
@@ -164,6 +198,10 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     argnames: set[str] = set()
     unbatched: frozenset[int] = frozenset()
     unknown = False
+    differentiated: frozenset[int] | None = None
+    if qualname in DIFFERENTIATING:
+        default = DIFFERENTIATING[qualname]
+        differentiated = frozenset({0 if default is None else default})
     positional_keys = _POSITIONAL_OPTIONS.get(qualname, ())
     positional = [a for a in args if a.keyword is None]
     for arg in args:
@@ -190,8 +228,19 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         elif key == "in_axes":
             unbatched, understood = _in_axes_none(arg.value)
             unknown = unknown or not understood
+        elif key == "argnums" and differentiated is not None and DIFFERENTIATING[qualname] is not None:
+            nums = _literals(arg.value, _int_leaf)
+            if nums is None:
+                unknown = True
+            else:
+                differentiated = nums
     return StaticSpec(
-        frozenset(argnums), frozenset(argnames), unbatched, unknown, filtering=qualname in FILTERING
+        frozenset(argnums),
+        frozenset(argnames),
+        unbatched,
+        unknown,
+        filtering=qualname in FILTERING,
+        differentiated=differentiated,
     )
 
 
@@ -227,6 +276,9 @@ def traced_parameters(params: cst.Parameters, app: Application, is_method: bool)
     positional = positional[app.bound_positional :]
     count = len(positional)
     static_indices = {i + count if i < 0 else i for i in spec.argnums}
+    differentiated = None
+    if spec.differentiated is not None:
+        differentiated = {i + count if i < 0 else i for i in spec.differentiated}
     traced: set[str] = set()
     candidates = [(i, p) for i, p in enumerate(positional)] + [(None, p) for p in params.kwonly_params]
     for index, param in candidates:
@@ -235,6 +287,8 @@ def traced_parameters(params: cst.Parameters, app: Application, is_method: bool)
             continue
         if index is not None and (index in static_indices or index in spec.unbatched):
             continue
+        if differentiated is not None and index not in differentiated:
+            continue  # grad alone: an argument it does not differentiate stays the Python value it is
         annotation = annotation_name(param)
         if annotation in STATIC_ANNOTATIONS:
             continue
@@ -245,6 +299,12 @@ def traced_parameters(params: cst.Parameters, app: Application, is_method: bool)
             continue
         traced.add(name)
     for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param) and not spec.filtering and not spec.argnums and not spec.argnames:
+        if (
+            isinstance(star, cst.Param)
+            and not spec.filtering
+            and not spec.argnums
+            and not spec.argnames
+            and spec.differentiated is None
+        ):
             traced.add(star.name.value)
     return traced

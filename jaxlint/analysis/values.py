@@ -8,11 +8,15 @@ When in doubt the answer is "not traced": rules only speak about values known to
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import libcst as cst
 
-from .transforms import GRAD, STRICT
+from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_IF_OPERAND_IS, TRACED_RESULT
+from .names import dotted_name
+from .namespaces import ARRAY_NAMESPACES
+from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
+from .transforms import ARRAY_ANNOTATIONS, GRAD, STRICT
 
 TRACED = 1  # an abstract tracer (its value is unknown at trace time)
 ARRAY = 2  # a JAX array (concrete or traced): immutable, has .at
@@ -41,6 +45,16 @@ ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 # Methods of a tracer that return Python values (and fail under jit: JAX102's business, not a tracer).
 CONCRETE_METHODS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__"})
 
+# Methods that JAX arrays lack: the receiver is a str or a dict, and so is what they return (`.keys()` of a
+# pytree: keys are never traced). `.items()`/`.values()` are not here: their values may be tracers.
+PYTHON_ONLY_METHODS = frozenset(
+    (
+        "keys startswith endswith split rsplit splitlines lower upper casefold title capitalize strip lstrip "
+        "rstrip join format isdigit isalpha isalnum isnumeric isidentifier islower isupper partition "
+        "rpartition encode removeprefix removesuffix zfill ljust rjust center"
+    ).split()
+)
+
 # Builtins whose result is a concrete Python value whatever their argument.
 CONCRETE_BUILTINS = frozenset(
     "builtins." + name
@@ -52,24 +66,15 @@ CONCRETE_BUILTINS = frozenset(
 # Builtins that compute on their argument (`abs(x)` of a tracer is a tracer).
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())
 
-# JAX namespaces whose functions return arrays ...
-ARRAY_NAMESPACES = (
-    "jax.numpy.",
-    "jax.lax.",
-    "jax.random.",
-    "jax.nn.",
-    "jax.scipy.",
-    "jax.image.",
-    "jax.ops.",
-)
-# ... except these, which answer static questions about shapes and dtypes.
+# JAX namespaces whose functions return arrays (namespaces.ARRAY_NAMESPACES) ... except these, which answer static questions about shapes and dtypes (and the library table's concrete calls).
 CONCRETE_JAX_FUNCTIONS = frozenset(
     "jax.numpy." + name
     for name in (
         "shape ndim size result_type promote_types dtype issubdtype isdtype can_cast iscomplexobj isrealobj "
         "isscalar finfo iinfo broadcast_shapes"
     ).split()
-) | frozenset({"jax.lax.broadcast_shapes", "jax.lax.axis_size", "jax.random.key_impl"})
+) | frozenset({"jax.lax.broadcast_shapes", "jax.random.key_impl"})
+CONCRETE_JAX_FUNCTIONS |= frozenset(name for name, result in CALL_RESULTS.items() if result == CONCRETE)
 # Functions whose array result is boolean: a mask.
 BOOL_FUNCTIONS = frozenset(
     "jax.numpy." + name
@@ -89,6 +94,12 @@ class Scope(Protocol):
 
     kind: int
 
+    @property
+    def index(self) -> Any: ...  # the ModuleIndex: its pytree classes say which fields are static
+
+    @property
+    def unit(self) -> Any: ...  # the Unit being walked: its parameters' annotations name their classes
+
     def lookup(self, name: str) -> int: ...
 
     def qualname(self, node: cst.BaseExpression) -> str | None: ...
@@ -104,7 +115,13 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
+        if not base and isinstance(node.value, cst.Name) and scope.unit.kind == STRICT:
+            base = traced_self_field(node, scope)
+            if base:
+                return base
         if node.attr.value not in ARRAY_ATTRIBUTES:
+            if base & TRACED and static_field(node, scope):
+                return 0  # `state.config`: a static field of a pytree is a Python value under any transform
             return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
     if isinstance(node, cst.Subscript):
@@ -134,9 +151,13 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
             return 0
-        flags = evaluate(node.left, scope)
+        flags = 0
+        left_node, left = node.left, evaluate(node.left, scope)
         for comparison in node.comparisons:
-            flags |= evaluate(comparison.comparator, scope)
+            right_node, right = comparison.comparator, evaluate(comparison.comparator, scope)
+            if not _python_comparison(comparison.operator, left_node, right_node, right):
+                flags |= left | right
+            left_node, left = right_node, right
         if flags & TRACED:
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
@@ -152,8 +173,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         return out | LIST if isinstance(node, cst.List) else out
     if isinstance(node, cst.Dict):
         held = 0
-        for element in node.elements:
-            held |= evaluate(element.value, scope)
+        for item in node.elements:
+            held |= evaluate(item.value, scope)
         return HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
     if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
         inner = evaluate(node.elt, scope.comprehension(node))
@@ -165,6 +186,28 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if isinstance(node, cst.NamedExpr):
         return evaluate(node.value, scope)
     return 0
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _python_comparison(
+    operator: cst.BaseCompOp, left: cst.BaseExpression, right: cst.BaseExpression, right_flags: int
+) -> bool:
+    """Comparisons that give a Python bool whatever the operands are."""
+    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+        # An array never equals a string: `tracer == "w"` is Python's identity fallback, a plain False.
+        return isinstance(left, _STRINGS) or isinstance(right, _STRINGS)
+    if isinstance(operator, (cst.In, cst.NotIn)):
+        # `"w" in params`: membership in a dict or a pytree's keys (keys are never traced: tracers are
+        # unhashable). A traced array on the right, or a sequence compared item by item with `==`
+        # (`step in (0, 10)`), still gives a traced answer.
+        return (
+            right_flags & (TRACED | ARRAY) != TRACED | ARRAY
+            and not right_flags & LIST
+            and not isinstance(right, (cst.Tuple, cst.List, cst.Set))
+        )
+    return False
 
 
 def element_flags(flags: int) -> int:
@@ -209,6 +252,13 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return 0
         if name.startswith(CONCRETE_JAX_PREFIXES) or name.rsplit(".", 1)[-1].startswith("_"):
             return 0  # static questions, and private helpers whose results we cannot know
+        semantics = CALL_RESULTS.get(name)
+        if semantics == CONCRETE:
+            return 0
+        if semantics == TRACED_RESULT:
+            return TRACED | ARRAY
+        if semantics == PYTHON_IF_OPERAND_IS and _python_operand(node, scope):
+            return 0  # `lax.psum(1, axis)`: the axis size, a Python int
         args = 0
         for arg in node.args:
             args |= evaluate(arg.value, scope)
@@ -226,7 +276,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if isinstance(func, cst.Attribute):
         method = func.attr.value
         receiver = evaluate(func.value, scope)
-        if method in CONCRETE_METHODS:
+        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
             return 0
         if receiver & TRACED:
             bool_result = method in ("any", "all") or (
@@ -272,3 +322,99 @@ def _is_tracer_guard(node: cst.BaseExpression) -> bool:
         elif isinstance(current, cst.BooleanOperation):
             stack.extend([current.left, current.right])
     return False
+
+
+def _python_operand(call: cst.Call, scope: Scope) -> bool:
+    """Whether a collective's operand (first argument, or `x=`) is a Python value: no array, no tracer."""
+    operand = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "x"), None)
+    if operand is None or any(a.star for a in call.args):
+        return False
+    return not evaluate(operand, scope) & (TRACED | ARRAY | HOLDS_TRACED)
+
+
+# -- static fields of pytrees ---------------------------------------------------------------------------
+
+
+def static_field(node: cst.Attribute, scope: Scope) -> bool:
+    """Whether `node` reads a static field of a pytree: by the class of its owner when the annotations say
+    it, else because the module declares that field name static in some pytree class and a child in none."""
+    index = getattr(scope, "index", None)
+    if index is None:
+        return False
+    model = pytree_model(index)
+    return model.field_is_static(node.attr.value, _class_of(node.value, scope, model))
+
+
+def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
+    """`self.w` in a jitted method of a pytree class: jit traces `self` like any pytree argument, so its
+    children are tracers (under equinox's filter_jit only the array-annotated ones); its static fields and
+    anything else read from `self` stay Python values (0)."""
+    unit = scope.unit
+    if not unit.is_target or not unit.is_method:
+        return 0
+    function = unit.node
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional or positional[0].name.value != node.value.value:  # type: ignore[attr-defined]
+        return 0
+    if any(dotted_name(d.decorator) == "classmethod" for d in function.decorators):
+        return 0
+    apps = [a for a in unit.applications if a.kind == STRICT]
+    if not apps or any(
+        a.bound_self
+        or a.spec.unknown
+        or 0 in a.spec.argnums
+        or -len(positional) in a.spec.argnums
+        or 0 in a.spec.unbatched
+        or positional[0].name.value in a.spec.argnames
+        for a in apps
+    ):
+        return 0  # `self` bound, static or unbatched somewhere: not known to be traced
+    model = pytree_model(scope.index)
+    cls = model.classes.get(unit.class_node.name.value)
+    if cls is None or cls.how not in (FIELDS, FLATTEN, ALL_DATA):
+        return 0  # not a pytree (or wholly static): jit of such a method is JAX405's business
+    field = node.attr.value
+    if cls.is_static(field) is not False:
+        return 0
+    array = cls.field_types.get(field) in ARRAY_ANNOTATIONS
+    if any(a.spec.filtering for a in apps) and not array:
+        return 0  # filter_jit: only arrays are traced
+    return TRACED | ARRAY if array else TRACED
+
+
+def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
+    """The pytree class of a parameter (by its annotation, or `self`), or of a field of one."""
+    if isinstance(node, cst.Attribute):
+        return model.field_class(_class_of(node.value, scope, model), node.attr.value)
+    if not isinstance(node, cst.Name):
+        return None
+    unit = getattr(scope, "unit", None)
+    # A closure reads the parameter of the function that binds the name.
+    while unit is not None and unit.parent is not None and node.value not in unit.local_names:
+        unit = unit.parent
+    function = getattr(unit, "node", None)
+    if unit is None or not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    for param in [*positional, *params.kwonly_params]:
+        if param.name.value != node.value:
+            continue
+        if param is positional[0] and unit.is_method and param.annotation is None and unit.class_node:
+            return model.classes.get(unit.class_node.name.value)  # `self`
+        return model.class_named(annotation_head(param.annotation.annotation) if param.annotation else None)
+    return None
+
+
+def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, int] | None:
+    """`d.items()`: the flags of each key and each value; None for any other iterable.
+
+    Keys are never tracers (tracers are unhashable); values are the entries of the pytree."""
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Attribute)
+        and iterable.func.attr.value == "items"
+        and not iterable.args
+    ):
+        return 0, element_flags(evaluate(iterable.func.value, scope))
+    return None

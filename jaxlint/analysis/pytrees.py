@@ -1,0 +1,467 @@
+"""Which classes of a module are pytrees, and which of their fields are static (aux data, never traced).
+
+A transformation traces the leaves of a pytree argument but hands its static fields through as the Python
+values they are: `if state.config.use_dropout:` on a `field(pytree_node=False)` is ordinary Python. Every
+library spells "static" its own way; `library.py` lists them and this module reads a module's classes with
+that table:
+
+- dataclass-style pytrees (`flax.struct.dataclass`/`PyTreeNode`, `equinox.Module`, the decorator form of
+  `jax.tree_util.register_dataclass`): a field is static when its default is a static field constructor
+  (`flax.struct.field(pytree_node=False)`, `eqx.field(static=True)`, `dataclasses.field(metadata=...)` with
+  `pytree_node=False` or `static=True`) or a project helper that returns one (`def static_field(**kw):
+  return field(pytree_node=False, **kw)`, `static_field = partial(field, pytree_node=False)`);
+- `register_dataclass(Cls, data_fields=[...], meta_fields=[...])`: the lists say it;
+- `register_pytree_node_class` / `register_pytree_node(Cls, flatten, unflatten)`: attributes read into the
+  second element that the flatten function returns are static, those in the first are children;
+- `register_static`: the whole instance is static; `NamedTuple`, `chex.dataclass`: every field is a child;
+- `flax.linen.Module`: dataclass fields are hyperparameters, static under `apply`.
+
+Classes are found at module level (and in top-level `if`/`try` blocks), computed once per module on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import libcst as cst
+
+from .library import (
+    ALL_DATA,
+    ALL_STATIC,
+    FIELD_FUNCTIONS,
+    FIELDS,
+    FLATTEN,
+    LIBRARY_PYTREES,
+    LINEN_MODULE_BASES,
+    PYTREE_BASES,
+    PYTREE_DECORATORS,
+    STATIC_METADATA,
+)
+from .names import ImportTable, dotted_name
+
+_PARTIAL = "functools.partial"
+_REGISTER_NODE = "jax.tree_util.register_pytree_node"
+_REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
+_CLASS_VAR = "ClassVar"
+# Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
+_STATIC_HELPER_NAMES = frozenset({"static_field"})
+
+
+@dataclasses.dataclass
+class PytreeClass:
+    """A class whose instances are pytrees (or flax.linen modules), with what is known of its fields."""
+
+    name: str
+    how: str  # library.FIELDS / FLATTEN / ALL_STATIC / ALL_DATA, or "linen"
+    static: set[str] = dataclasses.field(default_factory=set)
+    data: set[str] = dataclasses.field(default_factory=set)
+    field_types: dict[str, str] = dataclasses.field(default_factory=dict)  # field -> annotated class name
+
+    def is_static(self, field: str) -> bool | None:
+        """True (static), False (a child: traced with the pytree), None (not a field we know)."""
+        if self.how == ALL_STATIC or self.how == "linen":
+            return True
+        if field in self.static:
+            return True
+        if field in self.data:
+            return False
+        return None
+
+
+class PytreeModel:
+    """The pytree classes of one module, by local name."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+        self.imports = imports
+        self.classes: dict[str, PytreeClass] = {}
+        self._static_makers: set[str] = set()  # local functions/aliases that return a static field
+        self._read(module)
+        static: set[str] = set()
+        data: set[str] = set()
+        for cls in self.classes.values():
+            if cls.how in (FIELDS, FLATTEN, ALL_DATA):
+                static |= cls.static
+                data |= cls.data
+        # Static in some class of the module and a child in none: static wherever it is read.
+        self.static_names = frozenset(static - data)
+
+    # -- queries ---------------------------------------------------------------------------------------
+
+    def class_named(self, name: str | None) -> PytreeClass | None:
+        if name is None:
+            return None
+        if name in self.classes:
+            return self.classes[name]
+        qualname = self.imports.names.get(name)
+        if qualname in LIBRARY_PYTREES:
+            static, data = LIBRARY_PYTREES[qualname]
+            return PytreeClass(name, FIELDS, set(static), set(data))
+        return None
+
+    def field_is_static(self, field: str, owner: PytreeClass | None) -> bool:
+        """Whether reading `field` from a pytree (of class `owner`, when known) gives a Python value."""
+        if owner is not None:
+            known = owner.is_static(field)
+            if known is not None:
+                return known
+        return field in self.static_names
+
+    def field_class(self, owner: PytreeClass | None, field: str) -> PytreeClass | None:
+        if owner is None:
+            return None
+        return self.class_named(owner.field_types.get(field))
+
+    # -- reading the module ----------------------------------------------------------------------------
+
+    def _read(self, module: cst.Module) -> None:
+        statements = list(_top_level(module.body))
+        for statement in statements:
+            if isinstance(statement, cst.FunctionDef):
+                self._note_helper(statement)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and self._makes_static_field(small.value)
+                    ):
+                        self._static_makers.add(small.targets[0].target.value)
+        # Helpers calling helpers: a few rounds reach the fixed point.
+        for _ in range(3):
+            before = len(self._static_makers)
+            for statement in statements:
+                if isinstance(statement, cst.FunctionDef):
+                    self._note_helper(statement)
+            if len(self._static_makers) == before:
+                break
+        for statement in statements:
+            if isinstance(statement, cst.ClassDef):
+                self._read_class(statement)
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+                    if isinstance(call, cst.Call):
+                        self._read_registration(call, statements)
+
+    def _qualname(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.qualname(node)
+
+    def _note_helper(self, function: cst.FunctionDef) -> None:
+        """`def static_field(**kw): return field(pytree_node=False, **kw)`: a static field maker."""
+        returns = [s for s in _own_statements(function.body) if isinstance(s, cst.Return) and s.value]
+        if returns and all(self._makes_static_field(r.value) for r in returns):  # type: ignore[arg-type]
+            self._static_makers.add(function.name.value)
+
+    def _makes_static_field(self, value: cst.BaseExpression) -> bool:
+        """A call that makes a static dataclass field (`partial(field, pytree_node=False)` counts)."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Name) and func.value in self._static_makers:
+            return True
+        name = self._qualname(func)
+        if name == _PARTIAL and value.args and value.args[0].keyword is None:
+            inner = cst.Call(func=value.args[0].value, args=value.args[1:])
+            return self._makes_static_field(inner)
+        if name in FIELD_FUNCTIONS:
+            keyword, static_value = FIELD_FUNCTIONS[name]
+            if not keyword:
+                return True
+            for arg in value.args:
+                if arg.keyword is None or arg.keyword.value != keyword:
+                    continue
+                if keyword == "metadata":
+                    return _static_metadata(arg.value)
+                return _bool_literal(arg.value) is static_value
+            return False
+        # An imported helper we cannot read, named for what it makes.
+        # (Relative imports do not resolve, so the spelling decides.)
+        dotted = dotted_name(func) or ""
+        return dotted.rsplit(".", 1)[-1] in _STATIC_HELPER_NAMES
+
+    def _read_class(self, node: cst.ClassDef, how: str | None = None) -> PytreeClass | None:
+        """Read a pytree class; `how` is given when a registration call after the class makes it one."""
+        decorator_call: cst.Call | None = None
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            func = expression.func if isinstance(expression, cst.Call) else expression
+            name = self._qualname(func)
+            if name == _PARTIAL and isinstance(expression, cst.Call) and expression.args:
+                name = self._qualname(expression.args[0].value)
+            if name in PYTREE_DECORATORS:
+                how = how or PYTREE_DECORATORS[name]
+                if isinstance(expression, cst.Call):
+                    decorator_call = expression
+        parent: PytreeClass | None = None
+        for base in node.bases:
+            name = self._qualname(base.value)
+            if name in PYTREE_BASES:
+                how = how or PYTREE_BASES[name]
+            elif name in LINEN_MODULE_BASES:
+                how = how or "linen"
+            elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
+                parent = self.classes[base.value.value]
+                how = how or parent.how
+        if how is None:
+            return None
+        cls = PytreeClass(node.name.value, how)
+        if parent is not None:
+            cls.static |= parent.static
+            cls.data |= parent.data
+            cls.field_types.update(parent.field_types)
+        self.classes[cls.name] = cls
+        if how == FLATTEN:
+            for statement in node.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value in (
+                    "tree_flatten",
+                    "tree_flatten_with_keys",
+                ):
+                    self._read_flatten(statement, cls)
+            return cls
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                    continue
+                annotation = small.annotation.annotation
+                if annotation_head(annotation) == _CLASS_VAR:
+                    continue
+                field = small.target.value
+                type_name = annotation_head(annotation)
+                if type_name is not None:
+                    cls.field_types[field] = type_name
+                static = how == "linen" or (
+                    how == FIELDS and small.value is not None and self._makes_static_field(small.value)
+                )
+                (cls.static if static else cls.data).add(field)
+                (cls.data if static else cls.static).discard(field)
+        if decorator_call is not None:
+            self._read_field_lists(decorator_call.args, cls)
+        self._read_properties(node, cls)
+        return cls
+
+    def _read_properties(self, node: cst.ClassDef, cls: PytreeClass) -> None:
+        """`@property def depth(self): return len(self.sizes)` over static fields only is static too."""
+        for statement in node.body.body:
+            if not isinstance(statement, cst.FunctionDef) or not statement.params.params:
+                continue
+            if not any(
+                self._qualname(d.decorator) in ("builtins.property", "functools.cached_property")
+                for d in statement.decorators
+            ):
+                continue
+            owner = statement.params.params[0].name.value
+            returns = [
+                s.value for s in _own_statements(statement.body) if isinstance(s, cst.Return) and s.value
+            ]
+            reads = set().union(*(_attributes_of(r, owner) for r in returns))
+            # A JAX call makes an array (a tracer under jit) even from static inputs.
+            if reads and reads <= cls.static and not any(self._calls_jax(r) for r in returns):
+                cls.static.add(statement.name.value)
+
+    def _calls_jax(self, node: cst.BaseExpression) -> bool:
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call) and (self._qualname(current.func) or "").startswith("jax."):
+                return True
+            stack.extend(current.children)
+        return False
+
+    def _read_field_lists(self, args: Sequence[cst.Arg], cls: PytreeClass) -> None:
+        """`register_dataclass(..., data_fields=[...], meta_fields=[...])`."""
+        for arg in args:
+            if arg.keyword is None or arg.keyword.value not in ("data_fields", "meta_fields"):
+                continue
+            names = _string_list(arg.value)
+            if names is None:
+                continue
+            target, other = (
+                (cls.data, cls.static) if arg.keyword.value == "data_fields" else (cls.static, cls.data)
+            )
+            target |= names
+            other -= names
+
+    def _read_registration(self, call: cst.Call, statements: list[cst.CSTNode]) -> None:
+        """Module-level `register_dataclass(Cls, ...)`, `register_pytree_node(Cls, flatten, unflatten)`..."""
+        name = self._qualname(call.func)
+        if name not in PYTREE_DECORATORS and name != _REGISTER_NODE:
+            return
+        positional = [a.value for a in call.args if a.keyword is None]
+        if not positional or not isinstance(positional[0], cst.Name):
+            return
+        class_name = positional[0].value
+        cls = self.classes.get(class_name)
+        if cls is None:
+            node = next(
+                (s for s in statements if isinstance(s, cst.ClassDef) and s.name.value == class_name), None
+            )
+            if node is None:
+                return
+            cls = self._read_class(node, FLATTEN if name == _REGISTER_NODE else PYTREE_DECORATORS[name])
+            if cls is None:
+                return
+        if name == _REGISTER_DATACLASS:
+            self._read_field_lists(call.args, cls)
+        elif name == _REGISTER_NODE and len(positional) > 1 and isinstance(positional[1], cst.Name):
+            cls.how = FLATTEN
+            for statement in statements:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == positional[1].value:
+                    self._read_flatten(statement, cls)
+
+    def _read_flatten(self, function: cst.FunctionDef, cls: PytreeClass) -> None:
+        """Fields read into the aux data that a flatten function returns are static; the rest are children."""
+        params = [*function.params.posonly_params, *function.params.params]
+        if not params:
+            return
+        owner = params[0].name.value
+        assigned: dict[str, cst.BaseExpression] = {}
+        for statement in _own_statements(function.body):
+            if (
+                isinstance(statement, cst.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)
+            ):
+                assigned[statement.targets[0].target.value] = statement.value
+            if not isinstance(statement, cst.Return) or statement.value is None:
+                continue
+            value = statement.value
+            if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != 2:
+                continue
+            children, aux = (assigned.get(_name(e.value), e.value) for e in value.elements)
+            cls.data |= _attributes_of(children, owner)
+            cls.static |= _attributes_of(aux, owner) - cls.data
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+
+
+def _top_level(body: Any) -> Iterator[cst.CSTNode]:
+    """Module-level statements, looking into `if`/`try` blocks (version and optional-import guards)."""
+    for statement in body:
+        if isinstance(statement, cst.If):
+            yield from _top_level(statement.body.body)
+            if statement.orelse is not None:
+                yield from _top_level(
+                    [statement.orelse] if isinstance(statement.orelse, cst.If) else statement.orelse.body.body
+                )
+        elif isinstance(statement, cst.Try):
+            yield from _top_level(statement.body.body)
+            for handler in statement.handlers:
+                yield from _top_level(handler.body.body)
+        else:
+            yield statement
+
+
+def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cst.BaseCompoundStatement]:
+    """The simple statements of a function body, nested blocks included, nested functions excluded."""
+    stack: list[Any] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.SimpleStatementLine):
+            yield from node.body
+        elif isinstance(node, cst.SimpleStatementSuite):
+            yield from node.body
+        elif isinstance(node, cst.IndentedBlock):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, cst.BaseCompoundStatement):
+            for attribute in ("body", "orelse", "finalbody"):
+                part = getattr(node, attribute, None)
+                if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                    stack.append(part)
+                elif part is not None and hasattr(part, "body"):
+                    stack.append(part if isinstance(part, cst.BaseCompoundStatement) else part.body)
+            for handler in getattr(node, "handlers", ()):
+                stack.append(handler.body)
+
+
+def _name(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _attributes_of(node: cst.BaseExpression, owner: str) -> set[str]:
+    """`owner.<attr>` reads anywhere inside `node`."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if (
+            isinstance(current, cst.Attribute)
+            and isinstance(current.value, cst.Name)
+            and current.value.value == owner
+        ):
+            found.add(current.attr.value)
+            continue
+        stack.extend(current.children)
+    return found
+
+
+def annotation_head(node: cst.BaseExpression) -> str | None:
+    """`State` for `State`, `mod.State`, `Optional[State]`, `"State"`; `ClassVar` for `ClassVar[int]`."""
+    if isinstance(node, cst.Subscript):
+        head = annotation_head(node.value)
+        if head == "Optional" and node.slice and isinstance(node.slice[0].slice, cst.Index):
+            return annotation_head(node.slice[0].slice.value)
+        return head
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value.split("[")[0].split(".")[-1] or None
+    return None
+
+
+def _bool_literal(node: cst.BaseExpression) -> bool | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def _static_metadata(node: cst.BaseExpression) -> bool:
+    """`{"pytree_node": False}` or `dict(static=True)`: metadata that marks a field static."""
+    pairs: list[tuple[str, cst.BaseExpression]] = []
+    if isinstance(node, cst.Dict):
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                key = element.key.evaluated_value
+                if isinstance(key, str):
+                    pairs.append((key, element.value))
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        pairs = [(a.keyword.value, a.value) for a in node.args if a.keyword is not None]
+    return any(
+        key in STATIC_METADATA and _bool_literal(value) is STATIC_METADATA[key] for key, value in pairs
+    )
+
+
+def _string_list(node: cst.BaseExpression) -> set[str] | None:
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    out = set()
+    for element in node.elements:
+        value = element.value
+        if not isinstance(value, cst.SimpleString) or not isinstance(value.evaluated_value, str):
+            return None
+        out.add(value.evaluated_value)
+    return out
+
+
+# -- one model per module, on first use ------------------------------------------------------------------
+
+_MODELS: weakref.WeakKeyDictionary[Any, PytreeModel] = weakref.WeakKeyDictionary()
+
+
+def pytree_model(index: Any) -> PytreeModel:
+    """The pytree model of a ModuleIndex (anything with `.module` and `.imports`), computed once."""
+    model = _MODELS.get(index)
+    if model is None:
+        model = _MODELS[index] = PytreeModel(index.module, index.imports)
+    return model
