@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jaxlint.config import Config, with_overrides
-from jaxlint.runner import lint_files
+from jaxlint.lint import lint_files
 
 BAD = "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
 

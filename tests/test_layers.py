@@ -28,8 +28,6 @@ _TOP_LEVEL = {
     "notebook": DRIVERS,
     "lint": DRIVERS,
     "autofix": DRIVERS,
-    "runner": DRIVERS,  # re-export shim of lint.py, until its callers move
-    "fixes": DRIVERS,  # re-export shim of fix.py, rules/edits.py and autofix.py, until the rules move
     "report": OUTPUT,
     "docs": OUTPUT,
     "cli": FACES,

@@ -17,8 +17,8 @@ import libcst as cst
 import pytest
 
 from jaxlint import lint_source
+from jaxlint.autofix import fix_file, fix_source
 from jaxlint.config import Config, with_overrides
-from jaxlint.fixes import fix_file, fix_source
 
 FIXES = Path(__file__).resolve().parent.parent / "fixtures" / "fixes"
 PAIRS = sorted(FIXES.glob("*.in.py"))

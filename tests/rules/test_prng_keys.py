@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from jaxlint import lint_source
+from jaxlint.autofix import fix_source
 from jaxlint.config import Config, with_overrides
-from jaxlint.fixes import fix_source
 
 SOURCE = textwrap.dedent(
     """
