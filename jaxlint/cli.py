@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     runtime.add_argument(
         "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
     )
+    runtime.add_argument(
+        "--verbose", action="store_true", help="with --verify: each verdict's reason, inputs and device"
+    )
     return parser
 
 
@@ -259,10 +262,25 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:
     try:
-        from .runtime.verify import cli_verify
+        from .runtime.verify import DEFAULT_MEMORY_LIMIT_MB, verify_findings
     except ImportError as error:
         return _fail(f"--verify is not available: {error}")
-    code = cli_verify(args, config, findings)
+    from .runtime_output import Progress, render_verify, verify_summary
+
+    settings = config.verify
+    report = verify_findings(
+        findings,
+        python=args.python or settings.python,
+        timeout=config.verify_timeout,
+        jobs=args.jobs or settings.jobs or min(4, os.cpu_count() or 1),
+        examples=settings.examples,
+        root=Path(config.root or Path.cwd()),
+        memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
+        progress=Progress(),
+    )
+    sys.stdout.write(render_verify(report, findings, args.format, verbose=args.verbose))
+    print(verify_summary(report, len(findings)), file=sys.stderr)
+    code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN
     return EXIT_CLEAN if args.exit_zero else code
 
 
@@ -279,8 +297,10 @@ def _run_command(args: argparse.Namespace, config) -> int:
     # Static recompile hazards in the project, to cross-reference with what recompiled in the run.
     from .files import discover
     from .runner import lint_files
+    from .runtime.confirmable import RECOMPILE_CODES
 
-    hazard_config = dataclasses.replace(config, select=("JAX401", "JAX402"), extend_select=(), ignore=())
+    codes = tuple(sorted(RECOMPILE_CODES))
+    hazard_config = dataclasses.replace(config, select=codes, extend_select=(), ignore=())
     hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
     return run_command(
         command,

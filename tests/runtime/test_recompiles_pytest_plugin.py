@@ -18,14 +18,15 @@ CASES = os.path.join(ROOT, "tests", "fixtures", "recompiles")
 
 def _entry_point_installed() -> bool:
     return any(
-        ep.value == "jaxlint.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+        ep.value in ("jaxlint.pytest_plugin", "jaxlint.runtime.recompiles.pytest_plugin")
+        for ep in importlib.metadata.entry_points(group="pytest11")
     )
 
 
 def pytest_run(tmp_path, case: str, *args: str) -> subprocess.CompletedProcess:
     """Copy a case file under a test name into an empty project and run pytest there."""
     shutil.copy(os.path.join(CASES, case), tmp_path / f"test_{case}")
-    plugin = [] if _entry_point_installed() else ["-p", "jaxlint.pytest_plugin"]
+    plugin = [] if _entry_point_installed() else ["-p", "jaxlint.runtime.recompiles.pytest_plugin"]
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin, *args, f"test_{case}"],

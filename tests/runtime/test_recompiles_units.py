@@ -210,8 +210,8 @@ os.waitpid(pid, 0)
 
 def test_static_mode_imports_no_jax():
     code = (
-        "import sys, jaxlint.runtime, jaxlint.runtime.recompiles, jaxlint.pytest_plugin;"
-        "from jaxlint.runtime.recompiles import command, render, aggregate, crossref;"
+        "import sys, jaxlint.runtime, jaxlint.runtime.recompiles, jaxlint.pytest_plugin, jaxlint.runtime.recompiles.pytest_plugin;"
+        "from jaxlint.runtime.recompiles import instrumented_run, render, aggregate, crossref;"
         "assert 'jax' not in sys.modules, 'jax imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -3,7 +3,6 @@ jaxlint, and leaves no process behind."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -14,6 +13,7 @@ import pytest
 from test_verify_support import FIXTURES, marked
 
 from jaxlint.runtime.verify import verify_findings
+from jaxlint.runtime_output import render_verify
 
 pytestmark = pytest.mark.slow
 
@@ -119,8 +119,8 @@ def test_exit_and_crash_while_tracing_cost_only_their_own_findings():
 def test_user_output_never_reaches_the_report(capfd):
     cases = marked("iso_noise.py") + marked("iso_in_trace.py")
     report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=120)
-    text = report.to_text([c.finding for c in cases])
-    data = json.dumps([report.extend_json(c.finding, c.finding.to_dict()) for c in cases])
+    text = render_verify(report, [c.finding for c in cases], "text", verbose=True)
+    data = render_verify(report, [c.finding for c in cases], "json")
     captured = capfd.readouterr()
     for noise in ("IMPORT-TIME-STDOUT-NOISE", "IMPORT-TIME-STDERR-NOISE", "TRACE-TIME-NOISE"):
         assert noise not in text and noise not in data
@@ -148,7 +148,7 @@ def test_interpreter_without_jax_is_not_run(tmp_path):
 
 
 def test_interrupted_verify_kills_its_children_at_once(marked_processes):
-    from jaxlint.runtime.verify.process import LIVE_CHILDREN
+    from jaxlint.runtime.verify.supervise import LIVE_CHILDREN
 
     (case,) = marked("iso_hang_import.py")
     results = []

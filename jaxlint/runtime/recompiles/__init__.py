@@ -41,7 +41,7 @@ __all__ = ["DEFAULT_MAX_COMPILES", "count_compiles", "run_command"]
 
 def __getattr__(name: str) -> Any:
     if name == "run_command":
-        from .command import run_command
+        from .instrumented_run import run_command
 
         return run_command
     if name == "count_compiles":

@@ -6,8 +6,9 @@ import json
 import os
 from typing import Any, TextIO
 
-from .aggregate import FunctionTotals, RunTotals
+from .aggregate import RunTotals
 from .crossref import Verdict
+from .function_record import FunctionRecord
 
 _SIGNATURES_SHOWN = 4
 _REASONS_SHOWN = 5
@@ -43,7 +44,7 @@ def to_json(
     }
 
 
-def _function_json(f: FunctionTotals) -> dict[str, Any]:
+def _function_json(f: FunctionRecord) -> dict[str, Any]:
     return {
         "qualname": f.qualname,
         "module": f.module,
@@ -138,7 +139,7 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window:
         w(f"  instrumentation error: {error}\n")
 
 
-def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool, window: str) -> None:
+def _write_function(out: TextIO, f: FunctionRecord, *, by_window: bool, window: str) -> None:
     w = out.write
     where = f"{display_path(f.path)}:{f.line}"
     flag = (

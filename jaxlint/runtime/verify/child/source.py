@@ -39,6 +39,34 @@ class ModuleSource:
         return ast.get_source_segment(self.text, node) or ast.unparse(node)
 
 
+Span = tuple[int, int]
+
+
+def statement_span(tree: ast.AST, line: int, end_line: int | None = None) -> Span:
+    """The lines of the innermost statement holding the flagged line: JAX (and Python's traceback)
+    name the first line of a multi-line call while the finding may sit on another line of it. For a
+    compound statement (`if`, `for`, `with`, ...) only its header counts, never its body."""
+    best: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if (
+                best is None
+                or node.lineno >= best.lineno
+                and (node.end_lineno or 0) <= (best.end_lineno or 0)
+            ):
+                best = node
+    if best is None:
+        return (line, max(line, end_line or line))
+    start, end = best.lineno, best.end_lineno or best.lineno
+    body = getattr(best, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        header_end = first_line(body[0]) - 1 if isinstance(body[0], FUNCTION_NODES) else body[0].lineno - 1
+        end = max(start, min(end, header_end))
+        if line > end:  # a line between the header and the body (a comment): the line alone
+            return (line, line)
+    return (start, end)
+
+
 def first_line(node: FunctionNode) -> int:
     decorators = getattr(node, "decorator_list", [])
     return min([d.lineno for d in decorators] + [node.lineno])

@@ -11,7 +11,7 @@ from .expectations import EXPECTATIONS, LEAK, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .resolve import METHOD, Target, Unreachable, resolve
-from .source import ModuleSource, store_places
+from .source import ModuleSource, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 
@@ -117,9 +117,10 @@ def _try_inputs(
     self_name = params[0].name if params and target.binding == METHOD else None
     self_type = (self_name or "", target.owner.__name__ if target.owner else "")
     stores = store_places(context.source, line, self_name) if expectation.kind == LEAK else None
+    span = statement_span(context.source.tree, line)
     for call in calls:
         outcome = context.outcome(target, call, expectation.mode, self_jit)
-        judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores)
+        judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores, span)
         tried.append(call.text)
         if judgement.status == CONFIRMED:
             return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)

@@ -20,40 +20,32 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._isolate import JAX_CHECK_FLAGS, private_loader
+from .._isolate import child_environment as _environment
+
 CHILD_DIR = Path(__file__).resolve().parent / "child"
 
-# Loads the child package under a name of its own, so that neither jaxlint's __init__ (which may need
-# libcst) nor a user module called like one of ours is involved.
-BOOTSTRAP = """\
-import importlib.util, os, sys
-if sys.version_info < (3, 10):
-    sys.stderr.write("jaxlint --verify needs Python >= 3.10 in the child\\n")
-    os._exit(3)
-d = sys.argv[1]
-s = importlib.util.spec_from_file_location(
-    "jaxlint_verify_child", os.path.join(d, "__init__.py"), submodule_search_locations=[d])
-m = importlib.util.module_from_spec(s)
-sys.modules[s.name] = m
-s.loader.exec_module(m)
-from jaxlint_verify_child.main import main
-code = main(sys.argv[2:])
-for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-    try:
-        stream.flush()
-    except Exception:
-        pass
-os._exit(code)  # user threads or atexit hooks must not keep the child alive
-"""
-
-# Our checking modes switch these per attempt; inherited globally they would change every trace.
-_CHILD_ENV_DROPPED = ("JAX_CHECK_TRACER_LEAKS", "JAX_DEBUG_KEY_REUSE", "JAX_ENABLE_CUSTOM_PRNG")
+# Loads the child package under a private name (see runtime/_isolate.py), runs it, and leaves with
+# os._exit: user threads or atexit hooks must not keep the child alive.
+BOOTSTRAP = (
+    "import os, sys\n"
+    "if sys.version_info < (3, 10):\n"
+    "    sys.stderr.write('jaxlint --verify needs Python >= 3.10 in the child\\n')\n"
+    "    os._exit(3)\n"
+    + private_loader("'jaxlint_verify_child'", "sys.argv[1]")
+    + "from jaxlint_verify_child.main import main\n"
+    "code = main(sys.argv[2:])\n"
+    "for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):\n"
+    "    try:\n"
+    "        stream.flush()\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "os._exit(code)\n"
+)
 
 
 def child_environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _CHILD_ENV_DROPPED}
-    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # do not grab 75% of the GPU per child
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no __pycache__ in the user's tree
-    return env
+    return _environment(drop=JAX_CHECK_FLAGS, scratch=True)
 
 
 def _kill_group(pid: int) -> None:
