@@ -262,22 +262,35 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:
     try:
-        from .runtime.verify import DEFAULT_MEMORY_LIMIT_MB, verify_findings
+        from .runtime.verify import (
+            DEFAULT_MEMORY_LIMIT_MB,
+            Terminated,
+            ending_children_on_signals,
+            verify_findings,
+        )
     except ImportError as error:
         return _fail(f"--verify is not available: {error}")
     from .runtime_output import Progress, render_verify, verify_summary
 
     settings = config.verify
-    report = verify_findings(
-        findings,
-        python=args.python or settings.python,
-        timeout=config.verify_timeout,
-        jobs=args.jobs or settings.jobs or min(4, os.cpu_count() or 1),
-        examples=settings.examples,
-        root=Path(config.root or Path.cwd()),
-        memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
-        progress=Progress(),
-    )
+    try:
+        with ending_children_on_signals():
+            report = verify_findings(
+                findings,
+                python=args.python or settings.python,
+                timeout=config.verify_timeout,
+                jobs=args.jobs or settings.jobs or min(4, os.cpu_count() or 1),
+                examples=settings.examples,
+                root=Path(config.root or Path.cwd()),
+                memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
+                progress=Progress(),
+            )
+    except Terminated as stop:
+        print(f"jaxlint: stopped by signal {stop.signum}; every verify child was killed", file=sys.stderr)
+        return 128 + stop.signum
+    except KeyboardInterrupt:
+        print("jaxlint: interrupted; every verify child was killed", file=sys.stderr)
+        return 128 + 2
     sys.stdout.write(render_verify(report, findings, args.format, verbose=args.verbose))
     print(verify_summary(report, len(findings)), file=sys.stderr)
     code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN

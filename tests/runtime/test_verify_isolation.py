@@ -4,8 +4,11 @@ jaxlint, and leaves no process behind."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -157,7 +160,7 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
         daemon=True,
     )
     worker.start()
-    while not LIVE_CHILDREN._pids and worker.is_alive():
+    while not LIVE_CHILDREN._children and worker.is_alive():
         threading.Event().wait(0.05)
     LIVE_CHILDREN.kill_all()  # what verify_findings does on KeyboardInterrupt
     worker.join(120)  # a guard against a hang, not a timing assertion
@@ -165,3 +168,45 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
     result = results[0].verdicts[case.finding]
     assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason
     assert marked_processes() == []
+
+
+def test_a_grandchild_in_a_new_session_dies_with_the_child(marked_processes):
+    verdict, run = _only("iso_setsid.py", timeout=8)
+    assert run.status == "timeout" and verdict.verdict == "NOT_RUN"
+    assert marked_processes() == []
+
+
+def test_the_module_cannot_hand_in_a_verdict_of_its_own():
+    verdict, run = _only("iso_spoof.py", timeout=120)
+    assert run.status == "done"
+    assert verdict.verdict == "NOT_REPRODUCED" and "spoofed" not in verdict.reason
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_to_jaxlint_ends_every_child_and_removes_its_folders(tmp_path, marked_processes, signum):
+    project = tmp_path / "proj"
+    project.mkdir()
+    spin = (FIXTURES / "iso_setsid.py").read_text()
+    (project / "spin.py").write_text("import jax\n" + spin.replace("def f(x):", "@jax.jit\ndef f(x):"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--verify", "--verify-timeout", "300", "."],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(marked_processes()) < 3 and time.monotonic() < deadline:  # jaxlint, child, grandchild
+        time.sleep(0.2)
+    assert len(marked_processes()) >= 3, "the verify child and its grandchild did not start"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    assert marked_processes() == []
+    assert list(temp.iterdir()) == []

@@ -48,6 +48,7 @@ from __future__ import annotations
 from .api import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, parse_examples, verify_findings
 from .child.expectations import CONFIRMABLE_CODES
 from .results import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
+from .supervise import Terminated, ending_children_on_signals
 
 __all__ = [
     "CONFIRMABLE_CODES",
@@ -59,7 +60,9 @@ __all__ = [
     "Environment",
     "FindingVerdict",
     "ModuleRun",
+    "Terminated",
     "VerifyReport",
+    "ending_children_on_signals",
     "parse_examples",
     "verify_findings",
 ]

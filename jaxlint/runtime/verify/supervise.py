@@ -1,8 +1,10 @@
 """Start a verify child under the user's interpreter and supervise it.
 
-The child gets a fresh session (its own process group), no stdin, its stdout/stderr sent to files that are
-never shown in the report, and a working directory of its own. It is killed, with everything it started,
-on timeout, on runaway memory, and after it exits."""
+The child gets a fresh session (its own process group), its request on stdin (then closed), an
+inherited pipe for its events, its stdout discarded and the tail of its stderr kept (never shown in
+the report), and an empty working directory of its own. It is killed, with everything it started (found
+by a marker in their environment, even after setsid), on timeout, on runaway memory of the whole
+tree, on SIGINT/SIGTERM/SIGHUP to jaxlint, and after it exits."""
 
 from __future__ import annotations
 
@@ -12,11 +14,13 @@ import dataclasses
 import json
 import os
 import re
+import secrets
 import signal
 import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,37 +52,101 @@ def child_environment() -> dict[str, str]:
     return _environment(drop=JAX_CHECK_FLAGS, scratch=True)
 
 
-def _kill_group(pid: int) -> None:
+# Every process a child starts inherits this variable (with the run's random value): found again by it
+# in /proc even after it called setsid() or was re-parented, for the kill and the memory watchdog.
+RUN_MARKER = "JAXLINT_VERIFY_RUN"
+
+
+def _marked(marker: bytes) -> list[int]:
+    """Processes whose initial environment carries `marker` (Linux; elsewhere none)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                if marker in handle.read():
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
+def _kill_tree(pid: int, marker: bytes) -> None:
+    """The child's process group, then anything else it started (a new session, a daemon)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+    for other in _marked(marker):
+        if other != os.getpid():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(other, signal.SIGKILL)
 
 
 class _LiveChildren:
-    """Children not yet reaped, so that an interrupted jaxlint (Ctrl-C, an error in another thread) can
-    kill them at once instead of leaving each to its timeout: they do not get the terminal's SIGINT,
-    being in sessions of their own."""
+    """Children not yet reaped, so that an interrupted jaxlint (Ctrl-C, SIGTERM, an error in another
+    thread) can kill them at once instead of leaving each to its timeout: they do not get the
+    terminal's SIGINT, being in sessions of their own."""
 
     def __init__(self) -> None:
-        self._pids: set[int] = set()
+        self._children: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
-    def add(self, pid: int) -> None:
+    def add(self, pid: int, marker: bytes) -> None:
         with self._lock:
-            self._pids.add(pid)
+            self._children[pid] = marker
 
     def discard(self, pid: int) -> None:
         with self._lock:
-            self._pids.discard(pid)
+            self._children.pop(pid, None)
 
     def kill_all(self) -> None:
         with self._lock:
-            pids = list(self._pids)
-        for pid in pids:
-            _kill_group(pid)
+            children = list(self._children.items())
+        for pid, marker in children:
+            _kill_tree(pid, marker)
 
 
 LIVE_CHILDREN = _LiveChildren()
 atexit.register(LIVE_CHILDREN.kill_all)
+
+
+class Terminated(BaseException):
+    """jaxlint got SIGTERM or SIGHUP: unwinds like Ctrl-C, so children die and temp folders go."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def ending_children_on_signals() -> Iterator[None]:
+    """In the main thread: SIGTERM and SIGHUP raise Terminated (SIGINT already raises
+    KeyboardInterrupt), and any of them kills every live child tree at once, before unwinding."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        LIVE_CHILDREN.kill_all()
+        raise Terminated(signum)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        LIVE_CHILDREN.kill_all()
+        raise
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def _has_exited(proc: subprocess.Popen) -> bool:
@@ -101,28 +169,77 @@ def _rss_bytes(pid: int) -> int:
         return 0
 
 
-def _supervise(proc: subprocess.Popen, timeout: float, rss_limit: int | None) -> str:
+_TREE_CHECK_INTERVAL = 0.5  # seconds between memory checks over the whole tree (a /proc scan)
+
+
+def _supervise(proc: subprocess.Popen, timeout: float, rss_limit: int | None, marker: bytes) -> str:
     deadline = time.monotonic() + timeout
+    next_tree_check = 0.0
     outcome = "exited"
     while not _has_exited(proc):
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if now >= deadline:
             outcome = "timeout"
             break
         if rss_limit and _rss_bytes(proc.pid) > rss_limit:
             outcome = "memory"
             break
+        if rss_limit and now >= next_tree_check:
+            next_tree_check = now + _TREE_CHECK_INTERVAL
+            if sum(_rss_bytes(p) for p in _marked(marker)) > rss_limit:
+                outcome = "memory"
+                break
         time.sleep(0.05)
-    _kill_group(proc.pid)  # whatever the child started dies with it, exited or not
+    _kill_tree(proc.pid, marker)  # whatever the child started dies with it, exited or not
     proc.wait()
     return outcome
 
 
-def _read_events(path: Path) -> list[dict[str, Any]]:
+class _Drain(threading.Thread):
+    """Reads a pipe to its end (or until stopped) so the child never blocks on it; keeps everything
+    (`limit` None) or only the last `limit` bytes."""
+
+    def __init__(self, fd: int, limit: int | None) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.limit = fd, limit
+        self.data = bytearray()
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        import select
+
+        try:
+            while not self._halt.is_set():
+                ready, _, _ = select.select([self.fd], [], [], 0.1)
+                if not ready:
+                    continue
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    break
+                self.data += chunk
+                if self.limit is not None and len(self.data) > self.limit:
+                    del self.data[: len(self.data) - self.limit]
+        except OSError:
+            pass
+
+    def finish(self) -> bytes:
+        """After the child and its tree are dead: what is left in the pipe is read, then it is closed (a
+        forked grandchild that kept the pipe open must not hold us up)."""
+        self.join(timeout=2.0)
+        self._halt.set()
+        self.join()
+        os.close(self.fd)
+        return bytes(self.data)
+
+
+def _events(data: bytes, nonce: str) -> list[dict[str, Any]]:
+    """The child's events; lines without the run's nonce are not the child's and are dropped."""
     events = []
-    with contextlib.suppress(FileNotFoundError):
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                events.append(json.loads(line))
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            event = json.loads(line)
+            if isinstance(event, dict) and event.pop("nonce", None) == nonce:
+                events.append(event)
     return events
 
 
@@ -133,14 +250,12 @@ _FATAL_LINE = re.compile(
     r"jaxlint --verify needs Python.*)$"
 )
 
+STDERR_KEPT = 64 * 1024  # bytes of the child's stderr kept (the end: where a fatal error is written)
 
-def _stderr_hint(path: Path) -> str:
+
+def _stderr_hint(data: bytes) -> str:
     """The last line the runtime wrote about a fatal error, e.g. `Fatal Python error: Segmentation fault`."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
-    for line in reversed(lines):
+    for line in reversed(data.decode("utf-8", errors="replace").splitlines()):
         if _FATAL_LINE.match(line.strip()):
             return line.strip()[:200]
     return ""
@@ -158,42 +273,56 @@ class ChildRun:
     pid: int | None
 
 
+def _feed(stream: Any, data: bytes) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(data)
+        stream.close()
+
+
 def run_child(
     request_data: dict[str, Any], *, python: str, timeout: float, memory_limit_mb: int | None
 ) -> ChildRun:
     """Run one child on `request_data` (see child/main.py) and wait for it, within `timeout`."""
+    nonce = secrets.token_hex(16)
+    marker_value = secrets.token_hex(8)
+    marker = f"{RUN_MARKER}={marker_value}".encode()
+    request = json.dumps({**request_data, "nonce": nonce}).encode()
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
-        work = Path(folder)
-        request, events_path = work / "request.json", work / "events.jsonl"
-        request.write_text(json.dumps(request_data), encoding="utf-8")
+        read_events, write_events = os.pipe()
+        read_stderr, write_stderr = os.pipe()
         started = time.monotonic()
-        with open(work / "stdout.txt", "wb") as out, open(work / "stderr.txt", "wb") as err:
-            try:
-                proc = subprocess.Popen(
-                    [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(request), str(events_path)],
-                    cwd=work,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    env=child_environment(),
-                    start_new_session=True,
-                )
-            except OSError as error:
-                return ChildRun(
-                    [], "not_started", 0, f"cannot start the interpreter {python}: {error}", 0.0, None
-                )
-            LIVE_CHILDREN.add(proc.pid)
-            try:
-                rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
-                ended = _supervise(proc, timeout, rss_limit)
-            finally:
-                LIVE_CHILDREN.discard(proc.pid)
+        try:
+            proc = subprocess.Popen(
+                [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
+                cwd=folder,  # empty: nothing of ours to find or overwrite there
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=write_stderr,
+                pass_fds=(write_events,),
+                env={**child_environment(), RUN_MARKER: marker_value},
+                start_new_session=True,
+            )
+        except OSError as error:
+            for fd in (read_events, write_events, read_stderr, write_stderr):
+                os.close(fd)
+            return ChildRun(
+                [], "not_started", 0, f"cannot start the interpreter {python}: {error}", 0.0, None
+            )
+        os.close(write_events)
+        os.close(write_stderr)
+        LIVE_CHILDREN.add(proc.pid, marker)
+        events, stderr = _Drain(read_events, None), _Drain(read_stderr, STDERR_KEPT)
+        events.start()
+        stderr.start()
+        threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True).start()
+        try:
+            rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
+            ended = _supervise(proc, timeout, rss_limit, marker)
+        finally:
+            _kill_tree(proc.pid, marker)
+            LIVE_CHILDREN.discard(proc.pid)
+            event_data, stderr_data = events.finish(), stderr.finish()
         seconds = round(time.monotonic() - started, 3)
         return ChildRun(
-            _read_events(events_path),
-            ended,
-            proc.returncode,
-            _stderr_hint(work / "stderr.txt"),
-            seconds,
-            proc.pid,
+            _events(event_data, nonce), ended, proc.returncode, _stderr_hint(stderr_data), seconds, proc.pid
         )

@@ -33,6 +33,15 @@ class ModuleSource:
                 return node
         return None
 
+    def inside_function(self, line: int) -> bool:
+        """True when the line belongs to a function: its body (code that runs when called, not when the
+        module is imported), or its decorators and `def` line (what a finding about the function is on)."""
+        for node in self._nodes:
+            start = node.body.lineno if isinstance(node, ast.Lambda) else first_line(node)
+            if start <= line <= (node.end_lineno or node.lineno):
+                return True
+        return False
+
     def segment(self, node: ast.AST | None) -> str:
         if node is None:
             return ""
