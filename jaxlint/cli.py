@@ -266,6 +266,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
             DEFAULT_MEMORY_LIMIT_MB,
             Terminated,
             ending_children_on_signals,
+            unmatched_examples,
             verify_findings,
         )
     except ImportError as error:
@@ -273,6 +274,9 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     from .runtime_output import Progress, render_verify, verify_summary
 
     settings = config.verify
+    root = Path(config.root or Path.cwd())
+    for key in unmatched_examples(settings.examples, root):
+        print(f"jaxlint: warning: [tool.jaxlint.verify.examples] {key}", file=sys.stderr)
     try:
         with ending_children_on_signals():
             report = verify_findings(
@@ -281,7 +285,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 timeout=config.verify_timeout,
                 jobs=args.jobs or settings.jobs or min(4, os.cpu_count() or 1),
                 examples=settings.examples,
-                root=Path(config.root or Path.cwd()),
+                root=root,
                 memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
                 progress=Progress(),
             )

@@ -139,3 +139,19 @@ def test_bad_verify_setting_exits_2_with_one_line_even_without_verify(tmp_path):
     )
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "'verify.examples' must be a table" in result.stderr
+
+
+def test_example_keys_that_match_nothing_are_warnings(tmp_path):
+    table = """\
+[tool.jaxlint.verify.examples]
+"model:needs" = "{'w': jnp.ones((2, 3))}, jnp.ones(3)"
+"model:neeeds" = "1"
+"nomodule:f" = "1"
+"""
+    project = _project(tmp_path, table)
+    result = _jaxlint(project, ".")
+    _needs_linter(result)
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 2, result.stderr
+    assert "model:neeeds (no function 'neeeds'" in warnings[0]
+    assert "nomodule:f (no module 'nomodule'" in warnings[1]

@@ -45,7 +45,7 @@ watchdog everywhere, modules run in parallel up to `jobs`.
 
 from __future__ import annotations
 
-from .api import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, parse_examples, verify_findings
+from .api import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, parse_examples, unmatched_examples, verify_findings
 from .child.expectations import CONFIRMABLE_CODES
 from .results import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
 from .supervise import Terminated, ending_children_on_signals
@@ -64,5 +64,6 @@ __all__ = [
     "VerifyReport",
     "ending_children_on_signals",
     "parse_examples",
+    "unmatched_examples",
     "verify_findings",
 ]

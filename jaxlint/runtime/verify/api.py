@@ -39,6 +39,37 @@ def parse_examples(table: Any) -> dict[str, dict[str, list[str]]]:
     return parsed
 
 
+def _defined_names(path: Path) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {n.name for n in ast.walk(tree) if isinstance(n, kinds)} | {"<lambda>"}
+
+
+def unmatched_examples(examples: Any, root: Path) -> list[str]:
+    """Declared example keys that name no module file under `root` (`pkg.mod`, `src/` layouts, or a
+    path) or no function of that name in it: likely typos, which would otherwise be ignored silently."""
+    root = Path(root)
+    unmatched = []
+    for module, functions in parse_examples(examples).items():
+        dotted = module.replace(".", "/")
+        candidates = [root / module] if module.endswith(".py") else []
+        for base in (root, root / "src"):
+            candidates += [base / f"{dotted}.py", base / dotted / "__init__.py"]
+        path = next((c for c in candidates if c.is_file()), None)
+        names = _defined_names(path) if path is not None else set()
+        for qualname in functions:
+            if path is None:
+                unmatched.append(f"{module}:{qualname} (no module {module!r} in {root})")
+            elif qualname.split(".")[-1] not in names:
+                unmatched.append(f"{module}:{qualname} (no function {qualname.split('.')[-1]!r} in {path})")
+    return unmatched
+
+
 def _skip_reason(finding: Finding, path: Path | None) -> str:
     if finding.code not in CONFIRMABLE_CODES:
         return f"{finding.code} is not confirmable by tracing"
