@@ -14,6 +14,7 @@ from .expectations import (
     EXCEPTION,
     LEAK,
     PRINTED_TRACER,
+    RUNS_ONCE,
     SELF_NOT_ARRAY,
     Expectation,
 )
@@ -112,6 +113,16 @@ def judge(
             return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
+    if kind == RUNS_ONCE and outcome.calls_lines is not None:
+        tracing, cached = outcome.calls_lines
+        during = any(span[0] <= n <= span[1] for n in tracing)
+        again = any(span[0] <= n <= span[1] for n in cached)
+        if during and not again:
+            return Judgement(
+                CONFIRMED,
+                f"line {line} ran while JAX traced the first call and not on a second call with the same "
+                "input: it runs once per compile, not per call",
+            )
     if kind == DISCARDED_UPDATE:
         try:
             primitive = discarded_update(outcome.jaxpr, path, span)
