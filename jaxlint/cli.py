@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
     )
     runtime.add_argument(
+        "--all-functions",
+        action="store_true",
+        help="with --run: also list the jitted functions of installed libraries (flax, optax, ...)",
+    )
+    runtime.add_argument(
         "--verbose", action="store_true", help="with --verify: each verdict's reason, inputs and device"
     )
     return parser
@@ -326,4 +331,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         fmt=fmt,
         out=sys.stdout,
         static_findings=hazards,
+        all_functions=args.all_functions,
     )

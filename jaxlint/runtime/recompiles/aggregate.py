@@ -32,7 +32,7 @@ class RunTotals:
 
     @property
     def devices(self) -> list[str]:
-        return sorted({d for p in self.processes for d in p.get("devices", [])})
+        return sorted({d for p in self.processes for d in p.get("devices") or ()})
 
     @property
     def over_budget(self) -> list[FunctionRecord]:

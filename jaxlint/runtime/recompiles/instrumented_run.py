@@ -35,6 +35,7 @@ def run_command(
     fmt: str = "text",
     out: TextIO | None = None,
     static_findings: list[Any] | None = None,
+    all_functions: bool = False,
 ) -> int:
     """Run `argv` instrumented, write the report to `out`, and return the exit code (module docstring)."""
     out = out if out is not None else sys.stdout
@@ -67,6 +68,7 @@ def run_command(
             run=run,
             verdicts=verdicts,
             default_budget=default_budget,
+            all_functions=all_functions,
         )
     if exit_code != 0:
         return exit_code
