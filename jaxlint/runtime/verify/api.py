@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .child.expectations import CONFIRMABLE_CODES
+from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .results import NOT_RUN, FindingVerdict, VerifyReport
 from .supervise import LIVE_CHILDREN
@@ -99,6 +100,7 @@ def verify_findings(
     root: Path = Path("."),
     memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
     progress: Callable[[int, int, str], None] | None = None,
+    fork: bool = True,
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
     that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
@@ -122,10 +124,14 @@ def verify_findings(
                     job.examples.setdefault(qualname, []).extend(values)
         job.findings.append(finding)
 
+    python = python or sys.executable
+    LIVE_CHILDREN.reopen()
+    # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
+    # server that cannot start, gives each module a fresh interpreter.
+    server = ForkServer(python) if fork and module_jobs else None
+
     def run(job: ModuleJob):
-        return run_module(
-            job, python=python or sys.executable, timeout=timeout, memory_limit_mb=memory_limit_mb
-        )
+        return run_module(job, python=python, timeout=timeout, memory_limit_mb=memory_limit_mb, server=server)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
@@ -140,4 +146,7 @@ def verify_findings(
             pool.shutdown(wait=False, cancel_futures=True)
             LIVE_CHILDREN.kill_all()  # then the supervising threads see their children gone and return
             raise
+        finally:
+            if server is not None:
+                server.close()
     return report

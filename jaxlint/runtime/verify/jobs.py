@@ -83,7 +83,9 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
 MAX_RESTARTS = 3
 
 
-def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None) -> ModuleOutcome:
+def run_module(
+    job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None, server: Any = None
+) -> ModuleOutcome:
     deadline = time.monotonic() + timeout
     verdicts: dict[Finding, FindingVerdict] = {}
     pending = list(job.findings)
@@ -95,6 +97,7 @@ def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: 
             python=python,
             timeout=left,
             memory_limit_mb=memory_limit_mb,
+            server=server,
         )
         reading = read_child(pending, child, timeout, memory_limit_mb)
         runs.append((child, reading))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +77,31 @@ def _marked(marker: bytes) -> list[int]:
     return found
 
 
-def _kill_tree(pid: int, marker: bytes) -> None:
+def _session_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _tree(pid: int, marker: bytes | None) -> list[int]:
+    """The child and what it started: its session (a child leads its own), and where it has a marker
+    of its own, every process carrying it (those that left the session with setsid)."""
+    if marker:
+        return _marked(marker)
+    try:
+        entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return []
+    return [n for n in entries if _session_of(n) == pid]
+
+
+def _kill_tree(pid: int, marker: bytes | None) -> None:
     """The child's process group, then anything else it started (a new session, a daemon)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    for other in _marked(marker):
+    for other in _tree(pid, marker):
         if other != os.getpid():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(other, signal.SIGKILL)
@@ -92,10 +113,14 @@ class _LiveChildren:
     terminal's SIGINT, being in sessions of their own."""
 
     def __init__(self) -> None:
-        self._children: dict[int, bytes] = {}
+        self._children: dict[int, bytes | None] = {}
         self._lock = threading.Lock()
+        self.stopped = False  # set by kill_all: no new child may start until the next run reopens
 
-    def add(self, pid: int, marker: bytes) -> None:
+    def reopen(self) -> None:
+        self.stopped = False
+
+    def add(self, pid: int, marker: bytes | None) -> None:
         with self._lock:
             self._children[pid] = marker
 
@@ -105,6 +130,7 @@ class _LiveChildren:
 
     def kill_all(self) -> None:
         with self._lock:
+            self.stopped = True
             children = list(self._children.items())
         for pid, marker in children:
             _kill_tree(pid, marker)
@@ -172,26 +198,27 @@ def _rss_bytes(pid: int) -> int:
 _TREE_CHECK_INTERVAL = 0.5  # seconds between memory checks over the whole tree (a /proc scan)
 
 
-def _supervise(proc: subprocess.Popen, timeout: float, rss_limit: int | None, marker: bytes) -> str:
+def _supervise(
+    exited: Callable[[], bool], pid: int, timeout: float, rss_limit: int | None, marker: bytes | None
+) -> str:
     deadline = time.monotonic() + timeout
     next_tree_check = 0.0
     outcome = "exited"
-    while not _has_exited(proc):
+    while not exited():
         now = time.monotonic()
         if now >= deadline:
             outcome = "timeout"
             break
-        if rss_limit and _rss_bytes(proc.pid) > rss_limit:
+        if rss_limit and _rss_bytes(pid) > rss_limit:
             outcome = "memory"
             break
         if rss_limit and now >= next_tree_check:
             next_tree_check = now + _TREE_CHECK_INTERVAL
-            if sum(_rss_bytes(p) for p in _marked(marker)) > rss_limit:
+            if sum(_rss_bytes(p) for p in _tree(pid, marker)) > rss_limit:
                 outcome = "memory"
                 break
-        time.sleep(0.05)
-    _kill_tree(proc.pid, marker)  # whatever the child started dies with it, exited or not
-    proc.wait()
+        time.sleep(0.02)
+    _kill_tree(pid, marker)  # whatever the child started dies with it, exited or not
     return outcome
 
 
@@ -280,49 +307,68 @@ def _feed(stream: Any, data: bytes) -> None:
 
 
 def run_child(
-    request_data: dict[str, Any], *, python: str, timeout: float, memory_limit_mb: int | None
+    request_data: dict[str, Any],
+    *,
+    python: str,
+    timeout: float,
+    memory_limit_mb: int | None,
+    server: Any = None,
 ) -> ChildRun:
-    """Run one child on `request_data` (see child/main.py) and wait for it, within `timeout`."""
+    """Run one child on `request_data` (see child/main.py) and wait for it, within `timeout`: forked
+    from `server` (a ForkServer) when one is given and running, else a fresh interpreter."""
+    if LIVE_CHILDREN.stopped:
+        return ChildRun([], "not_started", 0, "jaxlint was interrupted", 0.0, None)
     nonce = secrets.token_hex(16)
-    marker_value = secrets.token_hex(8)
-    marker = f"{RUN_MARKER}={marker_value}".encode()
-    request = json.dumps({**request_data, "nonce": nonce}).encode()
+    rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
         read_events, write_events = os.pipe()
         read_stderr, write_stderr = os.pipe()
         started = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
-                cwd=folder,  # empty: nothing of ours to find or overwrite there
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=write_stderr,
-                pass_fds=(write_events,),
-                env={**child_environment(), RUN_MARKER: marker_value},
-                start_new_session=True,
-            )
-        except OSError as error:
-            for fd in (read_events, write_events, read_stderr, write_stderr):
-                os.close(fd)
-            return ChildRun(
-                [], "not_started", 0, f"cannot start the interpreter {python}: {error}", 0.0, None
-            )
-        os.close(write_events)
-        os.close(write_stderr)
-        LIVE_CHILDREN.add(proc.pid, marker)
+        request = {**request_data, "nonce": nonce}
+        forked = server.start(request, folder, write_events, write_stderr) if server is not None else None
+        if forked is not None:
+            os.close(write_events)
+            os.close(write_stderr)
+            pid, marker = forked, None
+            exited = functools.partial(server.exited, pid)
+        else:
+            marker_value = secrets.token_hex(8)
+            marker = f"{RUN_MARKER}={marker_value}".encode()
+            try:
+                proc = subprocess.Popen(
+                    [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
+                    cwd=folder,  # empty: nothing of ours to find or overwrite there
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=write_stderr,
+                    pass_fds=(write_events,),
+                    env={**child_environment(), RUN_MARKER: marker_value},
+                    start_new_session=True,
+                )
+            except OSError as error:
+                for fd in (read_events, write_events, read_stderr, write_stderr):
+                    os.close(fd)
+                hint = f"cannot start the interpreter {python}: {error}"
+                return ChildRun([], "not_started", 0, hint, 0.0, None)
+            os.close(write_events)
+            os.close(write_stderr)
+            pid = proc.pid
+            exited = functools.partial(_has_exited, proc)
+            threading.Thread(
+                target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
+            ).start()
+        LIVE_CHILDREN.add(pid, marker)
         events, stderr = _Drain(read_events, None), _Drain(read_stderr, STDERR_KEPT)
         events.start()
         stderr.start()
-        threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True).start()
         try:
-            rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
-            ended = _supervise(proc, timeout, rss_limit, marker)
+            ended = _supervise(exited, pid, timeout, rss_limit, marker)
         finally:
-            _kill_tree(proc.pid, marker)
-            LIVE_CHILDREN.discard(proc.pid)
+            _kill_tree(pid, marker)
+            LIVE_CHILDREN.discard(pid)
             event_data, stderr_data = events.finish(), stderr.finish()
+        returncode = server.returncode(pid) if forked is not None else proc.wait()
         seconds = round(time.monotonic() - started, 3)
         return ChildRun(
-            _events(event_data, nonce), ended, proc.returncode, _stderr_hint(stderr_data), seconds, proc.pid
+            _events(event_data, nonce), ended, returncode, _stderr_hint(stderr_data), seconds, pid
         )

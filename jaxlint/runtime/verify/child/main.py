@@ -164,7 +164,12 @@ def _import_checks(jax: Any, modes: set[str]) -> Iterator[None]:
 
 def main(argv: list[str]) -> int:
     request = _read_request()
-    events = EventLog(int(argv[0]), request.pop("nonce"))
+    return run_request(request, EventLog(int(argv[0]), request.pop("nonce")))
+
+
+def run_request(request: dict[str, Any], events: EventLog) -> int:
+    """Verify one module's findings (in a fresh process, or one forked from the zygote, which imported
+    jax already and never started a backend)."""
     path = request["path"]
     faulthandler.enable(file=sys.__stderr__)
     _limit_core_dumps()
