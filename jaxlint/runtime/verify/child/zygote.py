@@ -52,15 +52,21 @@ def serve(control_fd: int) -> int:
         _send(sock, {"ready": False, "reason": "threads running after importing jax"})
         return 0
     _send(sock, {"ready": True})
-    children: set[int] = set()
+    children: dict[int, int | None] = {}  # pid -> pidfd (readable once it exited), where the OS has them
     while True:
-        ready, _, _ = select.select([sock], [], [], 0.05)
-        for pid in list(children):
+        pidfds = [fd for fd in children.values() if fd is not None]
+        polled = len(pidfds) < len(children)
+        ready, _, _ = select.select([sock, *pidfds], [], [], 0.05 if polled else None)
+        for pid, pidfd in list(children.items()):
+            if pidfd is not None and pidfd not in ready:
+                continue
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
-                children.discard(pid)
+                del children[pid]
+                if pidfd is not None:
+                    os.close(pidfd)
                 _send(sock, {"exited": pid, "status": status})
-        if not ready:
+        if sock not in ready:
             continue
         data, fds, _, _ = socket.recv_fds(sock, _MESSAGE_LIMIT, 2)
         if not data:
@@ -84,5 +90,8 @@ def serve(control_fd: int) -> int:
                 os._exit(code)
         os.close(events_fd)
         os.close(stderr_fd)
-        children.add(pid)
+        try:
+            children[pid] = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            children[pid] = None
         _send(sock, {"started": message["number"], "pid": pid})
