@@ -57,3 +57,24 @@ def child_environment(
         env["PYTHONPATH"] = pythonpath_first + (os.pathsep + existing if existing else "")
     env.update(extra or {})
     return env
+
+
+def processes_with_marker(marker: bytes) -> list[int]:
+    """Processes whose initial environment carries `marker` (`NAME=value`, with a value unique to one
+    run): a child and everything it started, even what left its session or process group. Linux /proc;
+    elsewhere none."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                if marker in handle.read().split(b"\0"):
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found

@@ -253,3 +253,21 @@ def test_store_places_of_a_statement():
     assert source.store_places(module, 5, "self") == {"global:y"}  # a local: never holds new tracers globally
     assert source.store_places(module, 6, "self") == {"self:items"}
     assert source.store_places(module, 1, "self") is None
+
+
+def test_progress_goes_to_a_terminal_only():
+    import io
+
+    from jaxlint.runtime_output import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        progress = Progress(stream)
+        progress(1, 2, "pkg.model")
+        progress(2, 2, "pkg.data")
+    assert "verify: module 1/2 pkg.model" in tty.getvalue() and tty.getvalue().endswith("\r")
+    assert pipe.getvalue() == ""

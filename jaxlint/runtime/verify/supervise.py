@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._isolate import JAX_CHECK_FLAGS, private_loader
+from .._isolate import JAX_CHECK_FLAGS, private_loader, processes_with_marker
 from .._isolate import child_environment as _environment
 
 CHILD_DIR = Path(__file__).resolve().parent / "child"
@@ -58,25 +58,6 @@ def child_environment() -> dict[str, str]:
 RUN_MARKER = "JAXLINT_VERIFY_RUN"
 
 
-def _marked(marker: bytes) -> list[int]:
-    """Processes whose initial environment carries `marker` (Linux; elsewhere none)."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as handle:
-                if marker in handle.read():
-                    found.append(int(name))
-        except OSError:
-            continue
-    return found
-
-
 def _session_of(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
@@ -89,7 +70,7 @@ def _tree(pid: int, marker: bytes | None) -> list[int]:
     """The child and what it started: its session (a child leads its own), and where it has a marker
     of its own, every process carrying it (those that left the session with setsid)."""
     if marker:
-        return _marked(marker)
+        return processes_with_marker(marker)
     try:
         entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
