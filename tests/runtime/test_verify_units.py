@@ -271,3 +271,19 @@ def test_progress_goes_to_a_terminal_only():
         progress(2, 2, "pkg.data")
     assert "verify: module 1/2 pkg.model" in tty.getvalue() and tty.getvalue().endswith("\r")
     assert pipe.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    "body, keys",
+    [
+        ("return params['w'] @ x + params['b']", ["w", "b"]),
+        ("return helper(params) @ x", []),  # passed on: its structure is unknown
+        ("return params[0] @ x", []),  # not a dict of named parameters
+        ("params['w'] = x\n    return x", []),  # written, not read
+    ],
+)
+def test_dict_parameters_are_recognised_only_when_read_by_string_keys(body, keys):
+    import ast
+
+    node = ast.parse(f"def f(params, x):\n    {body}\n").body[0]
+    assert source.dict_keys_read(node, "params") == keys

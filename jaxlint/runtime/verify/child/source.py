@@ -124,6 +124,30 @@ def _walk_body(node: FunctionNode) -> Iterator[ast.AST]:
         yield from ast.walk(statement)
 
 
+def dict_keys_read(node: FunctionNode | None, name: str) -> list[str]:
+    """The string keys the body reads from parameter `name` (`params["w"]`), when that is the only way it
+    is used (not passed on, iterated or written): then a dict of arrays with those keys is an input the
+    function accepts. [] otherwise."""
+    if node is None:
+        return []
+    keys: list[str] = []
+    subscripted: set[int] = set()
+    for sub in _walk_body(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+            key = sub.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return []
+            if not isinstance(sub.ctx, ast.Load):
+                return []
+            subscripted.add(id(sub.value))
+            if key.value not in keys:
+                keys.append(key.value)
+    for sub in _walk_body(node):
+        if isinstance(sub, ast.Name) and sub.id == name and id(sub) not in subscripted:
+            return []  # used some other way: a dict of arrays is a guess too far
+    return keys
+
+
 def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]:
     """Attributes read as `self.name` in the body (including nested functions), in order of first use."""
     if node is None:
