@@ -276,7 +276,7 @@ def test_progress_goes_to_a_terminal_only():
 @pytest.mark.parametrize(
     "body, keys",
     [
-        ("return params['w'] @ x + params['b']", ["w", "b"]),
+        ("return params['w'] @ x + params['b']", ["b", "w"]),
         ("return helper(params) @ x", []),  # passed on: its structure is unknown
         ("return params[0] @ x", []),  # not a dict of named parameters
         ("params['w'] = x\n    return x", []),  # written, not read

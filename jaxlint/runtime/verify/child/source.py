@@ -145,7 +145,7 @@ def dict_keys_read(node: FunctionNode | None, name: str) -> list[str]:
     for sub in _walk_body(node):
         if isinstance(sub, ast.Name) and sub.id == name and id(sub) not in subscripted:
             return []  # used some other way: a dict of arrays is a guess too far
-    return keys
+    return sorted(keys)
 
 
 def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]:
