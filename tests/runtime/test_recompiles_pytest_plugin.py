@@ -69,6 +69,13 @@ def test_budget_from_pyproject(tmp_path):
     assert "budget: 3 compiles per jitted function within one test" in result.stdout
 
 
+def test_a_bad_budget_in_pyproject_is_a_usage_error_as_in_jaxlint(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nmax-compiles = "3"\n')
+    result = pytest_run(tmp_path, "plugin_demo_cases.py", "--jaxlint-recompiles")
+    assert result.returncode == 4, result.stdout + result.stderr  # pytest's usage error
+    assert "'max-compiles' must be a positive integer" in result.stderr
+
+
 @pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
 def test_xdist_workers_report_to_the_controller(tmp_path):
     result = pytest_run(

@@ -11,8 +11,6 @@ Works with pytest-xdist: workers send their counts to the controller, which prin
 from __future__ import annotations
 
 import json
-import os
-import sys
 from typing import Any
 
 import pytest
@@ -47,25 +45,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def read_project_budgets(directory: str) -> tuple[int | None, dict[str, int]]:
-    """`[tool.jaxlint] max-compiles` and `max-compiles-per-function` from `directory/pyproject.toml`."""
-    path = os.path.join(directory, "pyproject.toml")
-    try:
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - Python 3.10
-            import tomli as tomllib
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle).get("tool", {}).get("jaxlint", {})
-    except (ImportError, OSError, ValueError):
+    """`[tool.jaxlint] max-compiles` and `max-compiles-per-function` from `directory/pyproject.toml`,
+    read and validated by jaxlint's own config loader: a bad value stops the run as `jaxlint` would."""
+    from pathlib import Path
+
+    from jaxlint.config import ConfigError, load
+
+    path = Path(directory) / "pyproject.toml"
+    if not path.is_file():
         return None, {}
-    default = table.get("max-compiles")
-    per_function = table.get("max-compiles-per-function", {})
-    return (
-        default if isinstance(default, int) else None,
-        {k: v for k, v in per_function.items() if isinstance(v, int)}
-        if isinstance(per_function, dict)
-        else {},
-    )
+    try:
+        config = load(path)
+    except ConfigError as error:
+        raise pytest.UsageError(f"jaxlint: {error}") from None
+    except (OSError, ValueError) as error:  # unreadable, or not TOML
+        raise pytest.UsageError(f"jaxlint: cannot read {path}: {error}") from None
+    return config.max_compiles, dict(config.max_compiles_per_function)
 
 
 class RecompileCounter:
