@@ -68,3 +68,18 @@ SOURCE = textwrap.dedent(
 )
 def test_statement_span_is_the_innermost_statement_or_a_compound_header(line, span):
     assert statement_span(ast.parse(SOURCE), line) == span
+
+
+def test_notebook_cells_run_in_order_and_verdicts_name_the_cell():
+    from jaxlint import lint_paths
+
+    paths = [str(FIXTURES / "notebook_traced.ipynb"), str(FIXTURES / "notebook_keys.ipynb")]
+    findings = lint_paths(paths)
+    report = verify_findings(findings, root=FIXTURES, timeout=120)
+    by_code = {(f.code, f.cell, f.line): report.verdicts[f] for f in findings}
+    traced = by_code[("JAX101", 3, 3)]
+    assert traced.verdict == "CONFIRMED", traced.reason
+    assert traced.reason.startswith("TracerBoolConversionError at cell 3, line 3")
+    reused = by_code[("JAX301", 2, 3)]
+    assert reused.verdict == "CONFIRMED", reused.reason
+    assert reused.reason == "KeyReuseError at cell 2, line 3 while importing the module"

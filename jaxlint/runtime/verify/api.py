@@ -3,7 +3,9 @@ docstring); `parse_examples`: the declared examples, by module."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .child.expectations import CONFIRMABLE_CODES
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
+from .notebook_module import NotebookModule, write_notebook_module
 from .results import NOT_RUN, FindingVerdict, VerifyReport
 from .supervise import LIVE_CHILDREN
 
@@ -74,11 +77,11 @@ def unmatched_examples(examples: Any, root: Path) -> list[str]:
 def _skip_reason(finding: Finding, path: Path | None) -> str:
     if finding.code not in CONFIRMABLE_CODES:
         return f"{finding.code} is not confirmable by tracing"
-    if finding.cell is not None:
-        return "notebook cells are not verified"
     if path is None:
         return f"source file not found: {finding.path}"
-    if path.suffix != ".py":
+    if finding.cell is not None and path.suffix != ".ipynb":
+        return "cells of this kind of file are not verified"
+    if finding.cell is None and path.suffix != ".py":
         return "only .py files can be imported"
     return ""
 
@@ -104,10 +107,38 @@ def verify_findings(
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
     that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
-    root = Path(root)
+    with tempfile.TemporaryDirectory(prefix="jaxlint-notebooks-") as notebooks:
+        return _verify(
+            findings,
+            Path(notebooks),
+            python,
+            timeout,
+            jobs,
+            examples,
+            Path(root),
+            memory_limit_mb,
+            progress,
+            fork,
+        )
+
+
+def _verify(
+    findings: list[Finding],
+    notebooks: Path,
+    python: str | None,
+    timeout: float,
+    jobs: int,
+    examples: Any,
+    root: Path,
+    memory_limit_mb: int | None,
+    progress: Callable[[int, int, str], None] | None,
+    fork: bool,
+) -> VerifyReport:
     declared = parse_examples(examples)
     report = VerifyReport({})
     module_jobs: dict[Path, ModuleJob] = {}
+    joined: dict[Path, NotebookModule] = {}
+    from_cells: dict[Finding, tuple[Finding, NotebookModule]] = {}  # as run -> (as reported, its notebook)
     for finding in dict.fromkeys(findings):
         path = _source_path(finding, root)
         reason = _skip_reason(finding, path)
@@ -115,6 +146,21 @@ def verify_findings(
             report.verdicts[finding] = FindingVerdict(NOT_RUN, reason)
             continue
         assert path is not None
+        if finding.cell is not None:
+            try:
+                notebook = joined.get(path) or write_notebook_module(path, notebooks)
+            except (OSError, ValueError) as error:
+                report.verdicts[finding] = FindingVerdict(NOT_RUN, f"cannot read the notebook: {error}")
+                continue
+            joined[path] = notebook
+            line = notebook.lines.get((finding.cell, finding.line))
+            if line is None:
+                report.verdicts[finding] = FindingVerdict(NOT_RUN, "the cell changed since it was linted")
+                continue
+            end = notebook.lines.get((finding.cell, finding.end_line), line)
+            as_run = dataclasses.replace(finding, path=str(notebook.path), line=line, end_line=end, cell=None)
+            from_cells[as_run] = (finding, notebook)
+            finding, path = as_run, notebook.path
         location = locate_module(path, root)
         job = module_jobs.get(location.path)
         if job is None:
@@ -138,7 +184,11 @@ def verify_findings(
             for done, outcome in enumerate(pool.map(run, module_jobs.values()), 1):
                 if progress is not None:
                     progress(done, len(module_jobs), outcome.run.module)
-                report.verdicts.update(outcome.verdicts)
+                for finding, verdict in outcome.verdicts.items():
+                    if finding in from_cells:
+                        finding, notebook = from_cells[finding]
+                        verdict = dataclasses.replace(verdict, reason=notebook.describe(verdict.reason))
+                    report.verdicts[finding] = verdict
                 report.modules.append(outcome.run)
                 if outcome.environment is not None and outcome.environment not in report.environments:
                     report.environments.append(outcome.environment)
