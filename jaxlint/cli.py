@@ -70,6 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
     runtime.add_argument(
         "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
     )
+    runtime.add_argument(
+        "--all-functions",
+        action="store_true",
+        help="with --run: also list the jitted functions of installed libraries (flax, optax, ...)",
+    )
+    runtime.add_argument(
+        "--verbose", action="store_true", help="with --verify: each verdict's reason, inputs and device"
+    )
     return parser
 
 
@@ -374,10 +382,42 @@ def _say_notebooks_are_not_fixed(results: list, unsafe: bool) -> None:
 
 def _verify(args: argparse.Namespace, config, findings: list) -> int:
     try:
-        from .runtime.verify import cli_verify
+        from .runtime.verify import (
+            DEFAULT_MEMORY_LIMIT_MB,
+            Terminated,
+            ending_children_on_signals,
+            unmatched_examples,
+            verify_findings,
+        )
     except ImportError as error:
         return _fail(f"--verify is not available: {error}")
-    code = cli_verify(args, config, findings)
+    from .runtime_output import Progress, render_verify, verify_summary
+
+    settings = config.verify
+    root = Path(config.root or Path.cwd())
+    for key in unmatched_examples(settings.examples, root):
+        print(f"jaxlint: warning: [tool.jaxlint.verify.examples] {key}", file=sys.stderr)
+    try:
+        with ending_children_on_signals():
+            report = verify_findings(
+                findings,
+                python=args.python or settings.python,
+                timeout=config.verify_timeout,
+                jobs=args.jobs or settings.jobs or min(4, os.cpu_count() or 1),
+                examples=settings.examples,
+                root=root,
+                memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
+                progress=Progress(),
+            )
+    except Terminated as stop:
+        print(f"jaxlint: stopped by signal {stop.signum}; every verify child was killed", file=sys.stderr)
+        return 128 + stop.signum
+    except KeyboardInterrupt:
+        print("jaxlint: interrupted; every verify child was killed", file=sys.stderr)
+        return 128 + 2
+    sys.stdout.write(render_verify(report, findings, args.format, verbose=args.verbose))
+    print(verify_summary(report, len(findings)), file=sys.stderr)
+    code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN
     return EXIT_CLEAN if args.exit_zero else code
 
 
@@ -394,8 +434,10 @@ def _run_command(args: argparse.Namespace, config) -> int:
     # Static recompile hazards in the project, to cross-reference with what recompiled in the run.
     from .files import discover
     from .lint import lint_files
+    from .runtime.confirmable import RECOMPILE_CODES
 
-    hazard_config = dataclasses.replace(config, select=("JAX401", "JAX402"), extend_select=(), ignore=())
+    codes = tuple(sorted(RECOMPILE_CODES))
+    hazard_config = dataclasses.replace(config, select=codes, extend_select=(), ignore=())
     hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
     return run_command(
         command,
@@ -404,4 +446,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         fmt=fmt,
         out=sys.stdout,
         static_findings=hazards,
+        all_functions=args.all_functions,
     )

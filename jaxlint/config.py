@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,68 @@ class ConfigError(Exception):
 
 
 @dataclasses.dataclass(frozen=True)
+class VerifySettings:
+    """`[tool.jaxlint.verify]`, shape-checked. `examples` maps `"module:qualname"` (or
+    `"path/to/file.py:qualname"`) to the argument texts to try, in order."""
+
+    python: str | None = None  # the child's interpreter; a relative path is relative to the project
+    jobs: int | None = None
+    memory_limit_mb: int | None = None  # None: the runtime's default
+    examples: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+_VERIFY_KEYS = ("python", "jobs", "memory-limit-mb", "examples")
+
+
+def _example_entries(table: Any, where: str) -> list[tuple[str, tuple[str, ...]]]:
+    if not isinstance(table, dict):
+        raise ConfigError(f'\'{where}\' must be a table of "module:function" = "arguments", got {table!r}')
+    entries = []
+    for key, value in table.items():
+        module, sep, qualname = str(key).rpartition(":")
+        if not sep or not module or not qualname:
+            raise ConfigError(f"'{where}' key {key!r} is not 'module:function'")
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+            raise ConfigError(f"'{where}.{key}' must be a string or a list of strings, got {value!r}")
+        entries.append((str(key), tuple(values)))
+    return entries
+
+
+def verify_settings(table: Any, root: Path | None = None) -> VerifySettings:
+    """Validate `[tool.jaxlint.verify]`; a key with a colon directly in the table is an example too."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"'verify' must be a table, got {table!r}")
+    values: dict[str, Any] = {}
+    examples: list[tuple[str, tuple[str, ...]]] = []
+    for key, value in table.items():
+        if key == "python":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"'verify.python' must be the path of an interpreter, got {value!r}")
+            path = Path(value).expanduser()
+            if root is not None and os.sep in value and not path.is_absolute():
+                path = root / path  # relative to the project, not to wherever jaxlint runs
+            values["python"] = str(path) if os.sep in value or path.is_absolute() else value
+        elif key == "jobs":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"'verify.jobs' must be a positive integer, got {value!r}")
+            values["jobs"] = value
+        elif key == "memory-limit-mb":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 64:
+                raise ConfigError(
+                    f"'verify.memory-limit-mb' must be an integer of at least 64, got {value!r}"
+                )
+            values["memory_limit_mb"] = value
+        elif key == "examples":
+            examples += _example_entries(value, "verify.examples")
+        elif ":" in key:
+            examples += _example_entries({key: value}, "verify")
+        else:
+            raise ConfigError(f"unknown setting 'verify.{key}' (known: {', '.join(_VERIFY_KEYS)})")
+    return VerifySettings(**values, examples=tuple(examples))
+
+
+@dataclasses.dataclass(frozen=True)
 class Config:
     root: Path | None = None  # folder of the pyproject.toml the settings came from
     select: tuple[str, ...] = ("JAX",)
@@ -40,7 +103,7 @@ class Config:
     respect_gitignore: bool = True
     jit_decorators: tuple[str, ...] = ()
     cache_dir: str | None = None
-    verify: dict[str, Any] = dataclasses.field(default_factory=dict)  # [tool.jaxlint.verify]
+    verify: VerifySettings = VerifySettings()  # [tool.jaxlint.verify]
     verify_timeout: float = 60.0
     max_compiles: int | None = None
     max_compiles_per_function: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -48,9 +111,8 @@ class Config:
 
 
 def _codes(key: str, value: Any) -> tuple[str, ...]:
-    """A list of selectors; whether each names a rule is `selection.validate`'s question."""
-    if isinstance(value, str):
-        value = [value]
+    """A list of selectors; whether each names a rule is `selection.validate`'s question. A bare string is
+    refused, as ruff refuses it: `select = "JAX1"` is almost always a list someone forgot to bracket."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"'{key}' must be a list of rule codes or prefixes, got {value!r}")
     return tuple(value)
@@ -116,9 +178,7 @@ def from_table(table: dict[str, Any], root: Path | None = None) -> Config:
                 raise ConfigError(f"'max-file-size' must be a positive number of bytes, got {value!r}")
             values["max_file_size"] = value
         elif key == "verify":
-            if not isinstance(value, dict):
-                raise ConfigError(f"'verify' must be a table, got {value!r}")
-            values["verify"] = value
+            values["verify"] = verify_settings(value, root)
         elif key == "verify-timeout":
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError(f"'verify-timeout' must be a positive number of seconds, got {value!r}")

@@ -5,6 +5,9 @@ from __future__ import annotations
 from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME
 from .rules import ALL_RULES, Rule
 
+# Confirmed by counting recompiles in a real run (`--run`), not by tracing (`--verify`).
+from .runtime.confirmable import RECOMPILE_CODES
+
 # JAX000 is documented the way ruff documents syntax errors: not a rule, but a code that can be selected.
 _PARSE_ERROR_DOC = f"""# {PARSE_ERROR_CODE} {PARSE_ERROR_NAME}
 
@@ -20,15 +23,11 @@ It is on by default and takes part in selection like a rule code: `--ignore JAX0
 switches it off. A `# noqa` comment cannot suppress it: the file was not understood.
 """
 
-# Confirmed by counting recompiles in a real run (`jaxlint --verify --run`), not by tracing (`--verify`);
-# jaxlint.runtime.confirmable.RECOMPILE_CODES says the same.
-_CONFIRMED_BY_RUN = frozenset({"JAX401", "JAX402"})
-
 
 def _confirmed_by(rule: type[Rule]) -> str:
     if not rule.confirmable:
         return "—"
-    return "--run" if rule.code in _CONFIRMED_BY_RUN else "yes"
+    return "--run" if rule.code in RECOMPILE_CODES else "yes"
 
 
 def rule_table() -> str:

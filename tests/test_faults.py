@@ -417,3 +417,12 @@ def test_jax201_fix_keeps_literal_braces(tmp_path: Path) -> None:
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == "a {} b {{c}} 1.5\n"  # what print() showed, now on every call
+
+
+def test_a_selector_string_instead_of_a_list_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = "JAX1"\n')
+    (tmp_path / "m.py").write_text("import jax\n")
+    result = run(".", cwd=tmp_path)
+    assert result.returncode == 2, err(result)
+    assert "'select' must be a list" in err(result)
+    assert "Traceback" not in err(result)

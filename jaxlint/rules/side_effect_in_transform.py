@@ -69,6 +69,7 @@ def _write_mode(node: cst.Call) -> bool:
 class SideEffectInTransform(Rule):
     code = "JAX202"
     name = "side-effect-in-transform"
+    confirmable = True  # --verify: runs on the first (tracing) call, not on a cached second one
     summary = (
         "Python side effect (I/O, logging, time, stdlib/NumPy random, outer state) inside a transformation"
     )

@@ -183,19 +183,8 @@ def test_static_hook_fails_on_bad_file_and_passes_on_good_file(repos) -> None:
     assert "Passed" in good.stdout
 
 
-def _verify_available() -> bool:
-    try:
-        module = importlib.import_module("jaxlint.runtime.verify")
-    except ImportError:
-        return False
-    return hasattr(module, "cli_verify") and importlib.util.find_spec("jax") is not None
-
-
 @needs_pre_commit
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not _verify_available(), reason="jaxlint.runtime.verify.cli_verify (or jax) is not available yet"
-)
 def test_verify_hook_fails_on_bad_file_and_passes_on_good_file(repos) -> None:
     bad = try_repo(repos, "jaxlint-verify", "bad.py")
     assert bad.returncode == 1, _explain(bad)

@@ -18,14 +18,15 @@ CASES = os.path.join(ROOT, "tests", "fixtures", "recompiles")
 
 def _entry_point_installed() -> bool:
     return any(
-        ep.value == "jaxlint.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+        ep.value in ("jaxlint.pytest_plugin", "jaxlint.runtime.recompiles.pytest_plugin")
+        for ep in importlib.metadata.entry_points(group="pytest11")
     )
 
 
 def pytest_run(tmp_path, case: str, *args: str) -> subprocess.CompletedProcess:
     """Copy a case file under a test name into an empty project and run pytest there."""
     shutil.copy(os.path.join(CASES, case), tmp_path / f"test_{case}")
-    plugin = [] if _entry_point_installed() else ["-p", "jaxlint.pytest_plugin"]
+    plugin = [] if _entry_point_installed() else ["-p", "jaxlint.runtime.recompiles.pytest_plugin"]
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin, *args, f"test_{case}"],
@@ -66,6 +67,13 @@ def test_budget_from_pyproject(tmp_path):
     result = pytest_run(tmp_path, "plugin_demo_cases.py", "--jaxlint-recompiles")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "budget: 3 compiles per jitted function within one test" in result.stdout
+
+
+def test_a_bad_budget_in_pyproject_is_a_usage_error_as_in_jaxlint(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nmax-compiles = "3"\n')
+    result = pytest_run(tmp_path, "plugin_demo_cases.py", "--jaxlint-recompiles")
+    assert result.returncode == 4, result.stdout + result.stderr  # pytest's usage error
+    assert "'max-compiles' must be a positive integer" in result.stderr
 
 
 @pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")

@@ -204,3 +204,35 @@ def test_persistent_cache_hits_are_counted_quietly(tmp_path):
     ]
     assert [json.loads(r.stdout) for r in runs] == [[0], [2]]
     assert "persistent" not in runs[0].stderr.lower()  # JAX's cache-write warnings stay off stderr
+
+
+def test_budget_keys_that_match_no_function_are_warnings(capsys):
+    code, _ = run("three_shapes.py", budgets={"three_shapes:step": 3, "three_shapes:stepp": 2, "nothing": 1})
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "'three_shapes:stepp' matched no function" in err and "'nothing' matched no function" in err
+    assert "'three_shapes:step' matched" not in err
+
+
+def test_sigterm_to_jaxlint_ends_the_command_and_removes_the_folder(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "spin.py").write_text("import jax, time\nprint('up', flush=True)\ntime.sleep(300)\n")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": ROOT}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--verify", "--run", f"{sys.executable} spin.py"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "up"
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    time.sleep(0.3)
+    assert list(temp.iterdir()) == []

@@ -210,8 +210,35 @@ os.waitpid(pid, 0)
 
 def test_static_mode_imports_no_jax():
     code = (
-        "import sys, jaxlint.runtime, jaxlint.runtime.recompiles, jaxlint.pytest_plugin;"
-        "from jaxlint.runtime.recompiles import command, render, aggregate, crossref;"
+        "import sys, jaxlint.runtime, jaxlint.runtime.recompiles, jaxlint.pytest_plugin, jaxlint.runtime.recompiles.pytest_plugin;"
+        "from jaxlint.runtime.recompiles import instrumented_run, render, aggregate, crossref;"
         "assert 'jax' not in sys.modules, 'jax imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_text_shows_jax_explanation_for_a_pytree_static_part_and_hides_library_functions():
+    import io
+
+    from jaxlint.runtime.recompiles.retrace_reasons import UNEXPLAINED
+
+    recorder = Recorder()
+    info = _info("step", "/src/train.py", 5)
+    hint = "different input pytree: ... so the pytree node metadata does not match"
+    recorder.on_trace(TraceEvent(info, sig([Aval("f32[3]")]), None, "/src/train.py:9"))
+    recorder.on_trace(TraceEvent(info, sig([Aval("f32[3]")]), UNEXPLAINED, "/src/train.py:9", hint))
+    library = _info("update", "/venv/lib/python3.11/site-packages/optax/_src/base.py", 40, "optax._src.base")
+    for _ in range(2):
+        recorder.on_trace(TraceEvent(library, sig([Aval("f32[3]")]), None, None))
+        recorder.on_compile(CompileEvent("update", library))
+    run = merge([{**recorder.snapshot(), "pid": 1}], budgets={}, default_budget=10)
+    out = io.StringIO()
+    write_text(out, command="python train.py", exit_code=0, run=run, verdicts=[], default_budget=10)
+    text = out.getvalue()
+    assert f"retrace 2: JAX says: {hint}" in text and "cache was cleared" not in text
+    assert "optax" not in text and "1 jitted function of installed libraries (2 compiles" in text
+    everything = io.StringIO()
+    write_text(
+        everything, command="x", exit_code=0, run=run, verdicts=[], default_budget=10, all_functions=True
+    )
+    assert "optax._src.base:update" in everything.getvalue()

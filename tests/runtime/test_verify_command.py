@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from jaxlint.runtime.verify.command import settings
+from jaxlint.config import ConfigError, verify_settings
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_text_output_has_the_device_header_and_a_verdict_per_finding(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu"), result.stdout + result.stderr
     plain = [line for line in lines if ":14:" in line]
-    assert plain and plain[0].endswith("[CONFIRMED: TracerBoolConversionError at line 14 (with x: f32[])]")
+    assert plain and plain[0].endswith("[CONFIRMED: TracerBoolConversionError]")
     assert result.returncode == 1
 
 
@@ -100,9 +101,57 @@ def test_unknown_verify_setting_is_a_config_error(tmp_path):
     project = _project(tmp_path, "[tool.jaxlint.verify]\ntimeout_s = 3\n")
     result = _jaxlint(project, ".")
     _needs_linter(result)
-    assert result.returncode == 2 and "unknown key 'timeout_s'" in result.stderr
+    assert result.returncode == 2 and "unknown setting 'verify.timeout_s'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_settings_split_examples_from_options():
-    options, examples = settings({"jobs": 2, "examples": {"a:f": "1"}, "b:g": "2"})
-    assert options == {"jobs": 2} and examples == {"a:f": "1", "b:g": "2"}
+def test_settings_split_examples_from_options(tmp_path):
+    settings = verify_settings({"jobs": 2, "examples": {"a:f": "1"}, "b:g": ["2", "3"]}, tmp_path)
+    assert settings.jobs == 2 and settings.examples == (("a:f", ("1",)), ("b:g", ("2", "3")))
+    assert verify_settings({"python": "venv/bin/python"}, tmp_path).python == str(
+        tmp_path / "venv/bin/python"
+    )
+    assert verify_settings({"python": "python3"}, tmp_path).python == "python3"
+
+
+@pytest.mark.parametrize(
+    "table, says",
+    [
+        ({"examples": 3}, "'verify.examples' must be a table"),
+        ({"select": "JAX1"}, "unknown setting 'verify.select'"),
+        ({"jobs": 0}, "'verify.jobs' must be a positive integer"),
+        ({"jobs": True}, "'verify.jobs' must be a positive integer"),
+        ({"memory-limit-mb": "4G"}, "'verify.memory-limit-mb' must be an integer"),
+        ({"python": 3}, "'verify.python' must be the path"),
+        ({"examples": {"nocolon": "1"}}, "is not 'module:function'"),
+        ({"m:f": 3}, "must be a string or a list of strings"),
+    ],
+)
+def test_bad_verify_settings_are_one_line_config_errors(table, says):
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        verify_settings(table)
+
+
+def test_bad_verify_setting_exits_2_with_one_line_even_without_verify(tmp_path):
+    project = _project(tmp_path, "[tool.jaxlint.verify]\nexamples = 3\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "."], cwd=project, capture_output=True, text=True
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "'verify.examples' must be a table" in result.stderr
+
+
+def test_example_keys_that_match_nothing_are_warnings(tmp_path):
+    table = """\
+[tool.jaxlint.verify.examples]
+"model:needs" = "{'w': jnp.ones((2, 3))}, jnp.ones(3)"
+"model:neeeds" = "1"
+"nomodule:f" = "1"
+"""
+    project = _project(tmp_path, table)
+    result = _jaxlint(project, ".")
+    _needs_linter(result)
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 2, result.stderr
+    assert "model:neeeds (no function 'neeeds'" in warnings[0]
+    assert "nomodule:f (no module 'nomodule'" in warnings[1]

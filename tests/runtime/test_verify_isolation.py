@@ -3,10 +3,12 @@ jaxlint, and leaves no process behind."""
 
 from __future__ import annotations
 
-import json
 import os
+import signal
+import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from test_verify_support import FIXTURES, marked
 
 from jaxlint.runtime.verify import verify_findings
+from jaxlint.runtime_output import render_verify
 
 pytestmark = pytest.mark.slow
 
@@ -119,8 +122,8 @@ def test_exit_and_crash_while_tracing_cost_only_their_own_findings():
 def test_user_output_never_reaches_the_report(capfd):
     cases = marked("iso_noise.py") + marked("iso_in_trace.py")
     report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=120)
-    text = report.to_text([c.finding for c in cases])
-    data = json.dumps([report.extend_json(c.finding, c.finding.to_dict()) for c in cases])
+    text = render_verify(report, [c.finding for c in cases], "text", verbose=True)
+    data = render_verify(report, [c.finding for c in cases], "json")
     captured = capfd.readouterr()
     for noise in ("IMPORT-TIME-STDOUT-NOISE", "IMPORT-TIME-STDERR-NOISE", "TRACE-TIME-NOISE"):
         assert noise not in text and noise not in data
@@ -148,7 +151,7 @@ def test_interpreter_without_jax_is_not_run(tmp_path):
 
 
 def test_interrupted_verify_kills_its_children_at_once(marked_processes):
-    from jaxlint.runtime.verify.process import LIVE_CHILDREN
+    from jaxlint.runtime.verify.supervise import LIVE_CHILDREN
 
     (case,) = marked("iso_hang_import.py")
     results = []
@@ -157,11 +160,64 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
         daemon=True,
     )
     worker.start()
-    while not LIVE_CHILDREN._pids and worker.is_alive():
+    # The module's child, forked from the fork server: it has no marker of its own.
+    while worker.is_alive() and None not in LIVE_CHILDREN._children.values():
         threading.Event().wait(0.05)
     LIVE_CHILDREN.kill_all()  # what verify_findings does on KeyboardInterrupt
     worker.join(120)  # a guard against a hang, not a timing assertion
     assert not worker.is_alive()
     result = results[0].verdicts[case.finding]
-    assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason
+    assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason, result.reason
     assert marked_processes() == []
+
+
+def test_a_grandchild_in_a_new_session_dies_with_the_child(marked_processes):
+    verdict, run = _only("iso_setsid.py", timeout=8)
+    assert run.status == "timeout" and verdict.verdict == "NOT_RUN"
+    assert marked_processes() == []
+
+
+def test_the_module_cannot_hand_in_a_verdict_of_its_own():
+    verdict, run = _only("iso_spoof.py", timeout=120)
+    assert run.status == "done"
+    assert verdict.verdict == "NOT_REPRODUCED" and "spoofed" not in verdict.reason
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_to_jaxlint_ends_every_child_and_removes_its_folders(tmp_path, marked_processes, signum):
+    project = tmp_path / "proj"
+    project.mkdir()
+    spin = (FIXTURES / "iso_setsid.py").read_text()
+    (project / "spin.py").write_text("import jax\n" + spin.replace("def f(x):", "@jax.jit\ndef f(x):"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--verify", "--verify-timeout", "300", "."],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(marked_processes()) < 3 and time.monotonic() < deadline:  # jaxlint, child, grandchild
+        time.sleep(0.2)
+    assert len(marked_processes()) >= 3, "the verify child and its grandchild did not start"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    assert marked_processes() == []
+    assert list(temp.iterdir()) == []
+
+
+def test_modules_forked_from_one_server_do_not_see_each_other():
+    cases = marked("iso_pollute.py") + marked("verify_jax101.py")
+    report = verify_findings([c.finding for c in cases], root=FIXTURES, timeout=120, jobs=1)
+    for case in cases[1:]:
+        result = report.verdicts[case.finding]
+        assert (result.verdict == "CONFIRMED") == (case.expect == "confirmed"), result.reason
+        assert "f64" not in result.reason  # x64 stayed off in the sibling
+    assert len({m.pid for m in report.modules}) == 2

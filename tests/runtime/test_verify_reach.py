@@ -87,10 +87,12 @@ EXAMPLES = {c.finding.function: c.finding for c in marked("verify_examples.py")}
 NEEDS, CLEAN = EXAMPLES["needs_params"], EXAMPLES["clean_with_params"]
 
 
-def test_without_examples_the_search_cannot_feed_a_dict_of_params():
-    report = verify_findings([NEEDS], root=FIXTURES, timeout=120)
-    assert report.verdicts[NEEDS].verdict == "NOT_RUN"
-    assert "string indexing" in report.verdicts[NEEDS].reason
+def test_without_examples_a_dict_of_params_is_built_from_the_keys_the_function_reads():
+    report = verify_findings([NEEDS, CLEAN], root=FIXTURES, timeout=120)
+    needs, clean = report.verdicts[NEEDS], report.verdicts[CLEAN]
+    assert needs.verdict == "CONFIRMED", needs.reason
+    assert "params: {'w': f32[3]}" in needs.reason
+    assert clean.verdict == "NOT_REPRODUCED", clean.reason
 
 
 def test_declared_examples_are_used_first_and_only():

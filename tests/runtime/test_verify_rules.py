@@ -7,6 +7,7 @@ import pytest
 from test_verify_support import FIXTURES, Marked, marked
 
 from jaxlint.runtime.verify import CONFIRMABLE_CODES, verify_findings
+from jaxlint.runtime_output import render_verify
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +55,7 @@ def test_every_module_ran_to_the_end(report):
 
 def test_text_report_has_the_device_header_and_one_line_per_finding(report):
     findings = [c.finding for c in CASES]
-    lines = report.to_text(findings).splitlines()
+    lines = render_verify(report, findings, "text").splitlines()
     assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu")
-    assert len(lines) == len(findings) + 2
+    assert len(lines) == len(findings) + 1
     assert report.any_confirmed

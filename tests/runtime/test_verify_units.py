@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,6 @@ from test_verify_support import FIXTURES
 
 from jaxlint.finding import Finding
 from jaxlint.runtime.verify import (
-    CONFIRMABLE_CODES,
     Environment,
     FindingVerdict,
     ModuleRun,
@@ -21,9 +21,10 @@ from jaxlint.runtime.verify import (
     verify_findings,
 )
 from jaxlint.runtime.verify.child import inputs, source
-from jaxlint.runtime.verify.process import ChildRun
-from jaxlint.runtime.verify.project import example_keys, locate_module
+from jaxlint.runtime.verify.jobs import example_keys, locate_module
 from jaxlint.runtime.verify.readback import read_child
+from jaxlint.runtime.verify.supervise import ChildRun
+from jaxlint.runtime_output import render_verify, verify_summary
 
 
 def finding(code="JAX101", line=3, path="mod.py", function="f", cell=None) -> Finding:
@@ -34,11 +35,6 @@ def test_importing_verify_imports_no_jax_and_no_user_code():
     code = "import sys, jaxlint.runtime.verify; print('jax' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_confirmable_codes_match_the_issue():
-    expected = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX201", "JAX203", "JAX301"}
-    assert CONFIRMABLE_CODES == expected | {"JAX405", "JAX502"}
 
 
 def test_parse_examples_accepts_strings_lists_and_the_whole_table():
@@ -104,28 +100,30 @@ def _report() -> tuple[VerifyReport, list[Finding]]:
     return VerifyReport(verdicts, [env], [ModuleRun("mod.py", "mod", 2, 1.5, "done")]), found
 
 
-def test_text_report_has_header_and_one_line_per_finding():
+def test_text_report_has_header_and_one_short_verdict_per_finding():
     report, found = _report()
-    lines = report.to_text(found).splitlines()
+    lines = render_verify(report, found, "text").splitlines()
     assert lines[0] == "verify: jax 0.10.2, cpu"
-    assert lines[1] == "mod.py:3:5: JAX101 CONFIRMED: TracerBoolConversionError at line 3"
-    assert lines[2].startswith("mod.py:9:5: JAX201 NOT REPRODUCED: traced cleanly")
-    assert lines[3] == "mod.py:12:5: JAX402 NOT RUN: JAX402 is not confirmable by tracing"
-    assert lines[4] == "3 finding(s): 1 confirmed, 1 not reproduced, 1 not run"
+    assert lines[1] == "mod.py:3:5: JAX101 message [CONFIRMED: TracerBoolConversionError]"
+    assert lines[2] == "mod.py:9:5: JAX201 message [NOT REPRODUCED: traced cleanly with x: f32[]]"
+    assert lines[3] == "mod.py:12:5: JAX402 message [NOT RUN: JAX402 is not confirmable by tracing]"
+    assert verify_summary(report, 3) == "verify: 1 confirmed, 1 not reproduced, 1 not run, of 3 finding(s)"
+    verbose = render_verify(report, found, "text", verbose=True).splitlines()
+    assert verbose[1].endswith(
+        "[CONFIRMED: TracerBoolConversionError at line 3; inputs tried: x: f32[]; on jax 0.10.2, cpu]"
+    )
 
 
 def test_json_and_sarif_carry_verdict_inputs_and_device():
     report, found = _report()
-    data = report.extend_json(found[0], found[0].to_dict())
+    data = json.loads(render_verify(report, found, "json"))[0]
     assert data["code"] == "JAX101" and data["verdict"] == "CONFIRMED"
     assert data["verdict_reason"] == "TracerBoolConversionError at line 3"
     assert data["inputs"] == ["x: f32[]"] and data["device"] == "jax 0.10.2, cpu"
-    summary = report.json_summary()["verify"]
-    assert summary["environments"][0]["description"] == "jax 0.10.2, cpu"
-    assert summary["counts"] == {"CONFIRMED": 1, "NOT_REPRODUCED": 1, "NOT_RUN": 1}
-    properties = report.sarif_result_properties(found[1])
+    assert report.counts() == {"CONFIRMED": 1, "NOT_REPRODUCED": 1, "NOT_RUN": 1}
+    results = json.loads(render_verify(report, found, "sarif"))["runs"][0]["results"]
+    properties = results[1]["properties"]
     assert properties["verdict"] == "NOT_REPRODUCED" and properties["inputs"] == ["x: f32[]"]
-    assert report.sarif_run_properties()["verify"]["environments"][0]["backend"] == "cpu"
     assert report.any_confirmed and report.should_fail
 
 
@@ -255,3 +253,37 @@ def test_store_places_of_a_statement():
     assert source.store_places(module, 5, "self") == {"global:y"}  # a local: never holds new tracers globally
     assert source.store_places(module, 6, "self") == {"self:items"}
     assert source.store_places(module, 1, "self") is None
+
+
+def test_progress_goes_to_a_terminal_only():
+    import io
+
+    from jaxlint.runtime_output import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        progress = Progress(stream)
+        progress(1, 2, "pkg.model")
+        progress(2, 2, "pkg.data")
+    assert "verify: module 1/2 pkg.model" in tty.getvalue() and tty.getvalue().endswith("\r")
+    assert pipe.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    "body, keys",
+    [
+        ("return params['w'] @ x + params['b']", ["b", "w"]),
+        ("return helper(params) @ x", []),  # passed on: its structure is unknown
+        ("return params[0] @ x", []),  # not a dict of named parameters
+        ("params['w'] = x\n    return x", []),  # written, not read
+    ],
+)
+def test_dict_parameters_are_recognised_only_when_read_by_string_keys(body, keys):
+    import ast
+
+    node = ast.parse(f"def f(params, x):\n    {body}\n").body[0]
+    assert source.dict_keys_read(node, "params") == keys

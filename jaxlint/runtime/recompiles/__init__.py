@@ -34,14 +34,14 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_MAX_COMPILES = 10
+from .budget import DEFAULT_MAX_COMPILES
 
 __all__ = ["DEFAULT_MAX_COMPILES", "count_compiles", "run_command"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "run_command":
-        from .command import run_command
+        from .instrumented_run import run_command
 
         return run_command
     if name == "count_compiles":

@@ -13,44 +13,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-REASON_LIMIT = 200  # retrace reasons kept per function over all windows
-
-
-@dataclasses.dataclass
-class FunctionTotals:
-    module: str
-    qualname: str
-    path: str
-    line: int
-    first_line: int
-    traces: int = 0
-    compiles: int = 0
-    persistent_cache_hits: int = 0
-    compile_seconds: float = 0.0
-    signatures: list[str] = dataclasses.field(default_factory=list)
-    signatures_dropped: int = 0
-    reasons: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    reasons_dropped: int = 0
-    processes: int = 0
-    max_compiles_in_process: int = 0
-    budget: int = 0
-
-    @property
-    def over_budget(self) -> bool:
-        return self.max_compiles_in_process > self.budget
-
-    @property
-    def retraced(self) -> bool:
-        return self.traces > 1 or self.compiles > 1
-
-    @property
-    def name(self) -> str:
-        return f"{self.module}:{self.qualname}"
+from .function_record import FunctionRecord
 
 
 @dataclasses.dataclass
 class RunTotals:
-    functions: list[FunctionTotals]
+    functions: list[FunctionRecord]
     processes: list[dict[str, Any]]  # pid, ppid, argv, backend, … of each process that imported jax
     internal_traces: int = 0
     internal_compiles: int = 0
@@ -64,10 +32,10 @@ class RunTotals:
 
     @property
     def devices(self) -> list[str]:
-        return sorted({d for p in self.processes for d in p.get("devices", [])})
+        return sorted({d for p in self.processes for d in p.get("devices") or ()})
 
     @property
-    def over_budget(self) -> list[FunctionTotals]:
+    def over_budget(self) -> list[FunctionRecord]:
         return [f for f in self.functions if f.over_budget]
 
 
@@ -99,7 +67,7 @@ class Merger:
     """Adds up reports of separate windows (processes, or tests under pytest) function by function."""
 
     def __init__(self) -> None:
-        self._rows: dict[tuple[str, int, str], FunctionTotals] = {}
+        self._rows: dict[tuple[str, int, str], FunctionRecord] = {}
         self.run = RunTotals(functions=[], processes=[])
 
     def add(self, report: dict[str, Any], window: Any = None) -> None:
@@ -117,8 +85,8 @@ class Merger:
             key = (fn["path"], fn["first_line"], fn["qualname"])
             row = self._rows.get(key)
             if row is None:
-                row = self._rows[key] = FunctionTotals(
-                    fn["module"], fn["qualname"], fn["path"], fn["line"], fn["first_line"]
+                row = self._rows[key] = FunctionRecord(
+                    fn["module"], fn["qualname"], fn["path"], fn["line"], fn["first_line"], processes=0
                 )
             _add(row, fn, window)
 
@@ -133,10 +101,7 @@ class Merger:
     def as_report(self) -> dict[str, Any]:
         """A report that another Merger can add, keeping the per-window maximum (pytest-xdist workers)."""
         return {
-            "functions": [
-                {**dataclasses.asdict(row), "windows": row.processes, "reasons": row.reasons}
-                for row in self._rows.values()
-            ],
+            "functions": [{**row.to_dict(), "windows": row.processes} for row in self._rows.values()],
             "internal": {"traces": self.run.internal_traces, "compiles": self.run.internal_compiles},
             "unattributed_compiles": self.run.unattributed_compiles,
             "errors": self.run.errors,
@@ -153,7 +118,7 @@ def merge(reports: list[dict[str, Any]], *, budgets: Mapping[str, int], default_
     return merger.result(budgets=budgets, default_budget=default_budget)
 
 
-def _add(row: FunctionTotals, fn: dict[str, Any], window: Any) -> None:
+def _add(row: FunctionRecord, fn: dict[str, Any], window: Any) -> None:
     row.traces += fn["traces"]
     row.compiles += fn["compiles"]
     row.persistent_cache_hits += fn.get("persistent_cache_hits", 0)
@@ -163,10 +128,7 @@ def _add(row: FunctionTotals, fn: dict[str, Any], window: Any) -> None:
         row.max_compiles_in_process, fn.get("max_compiles_in_process", fn["compiles"])
     )
     for signature in fn.get("signatures", []):
-        if signature not in row.signatures:
-            row.signatures.append(signature)
+        row.add_signature(signature)
     row.signatures_dropped += fn.get("signatures_dropped", 0)
-    room = REASON_LIMIT - len(row.reasons)
     reasons = [r if "pid" in r else {**r, "pid": window} for r in fn.get("reasons", [])]
-    row.reasons.extend(reasons[: max(room, 0)])
-    row.reasons_dropped += fn.get("reasons_dropped", 0) + max(len(reasons) - max(room, 0), 0)
+    row.add_reasons(reasons, fn.get("reasons_dropped", 0))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from .._isolate import child_environment as _environment
+from .._isolate import private_loader
 from .process_report import ENV_DIR
 
 PRIVATE_NAME = "_jaxlint_recompiles"
@@ -24,17 +26,7 @@ def _jaxlint_start():
     directory = _os.environ.get({env_dir!r})
     if not directory:
         return
-    import importlib.util
-
-    if {name!r} not in _sys.modules:
-        package_dir = {package_dir!r}
-        spec = importlib.util.spec_from_file_location(
-            {name!r}, _os.path.join(package_dir, "__init__.py"), submodule_search_locations=[package_dir]
-        )
-        module = importlib.util.module_from_spec(spec)
-        _sys.modules[{name!r}] = module
-        spec.loader.exec_module(module)
-    from {name}.process_report import activate
+{loader}    from {name}.process_report import activate
 
     activate(directory)
 
@@ -66,7 +58,8 @@ def write_sitecustomize(directory: str) -> str:
     """Write the bootstrap into `directory` (created if needed); return the directory for PYTHONPATH."""
     os.makedirs(directory, exist_ok=True)
     package_dir = os.path.dirname(os.path.abspath(__file__))
-    source = _TEMPLATE.format(env_dir=ENV_DIR, name=PRIVATE_NAME, package_dir=package_dir)
+    loader = private_loader(repr(PRIVATE_NAME), repr(package_dir), indent="    ")
+    source = _TEMPLATE.format(env_dir=ENV_DIR, name=PRIVATE_NAME, loader=loader)
     with open(os.path.join(directory, "sitecustomize.py"), "w", encoding="utf-8") as handle:
         handle.write(source)
     return directory
@@ -74,8 +67,4 @@ def write_sitecustomize(directory: str) -> str:
 
 def child_environment(base: dict[str, str], site_dir: str, reports_dir: str) -> dict[str, str]:
     """The command's environment: the bootstrap first on PYTHONPATH, the reports directory named."""
-    env = dict(base)
-    existing = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = site_dir + (os.pathsep + existing if existing else "")
-    env[ENV_DIR] = reports_dir
-    return env
+    return _environment(base, pythonpath_first=site_dir, extra={ENV_DIR: reports_dir})

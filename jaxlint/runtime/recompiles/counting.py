@@ -15,7 +15,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from .recorder import FunctionStats, Recorder
+from .function_record import FunctionRecord
+from .recorder import Recorder
 
 
 class CompileCounts:
@@ -25,9 +26,9 @@ class CompileCounts:
         self._recorder = recorder
 
     @property
-    def functions(self) -> list[FunctionStats]:
+    def functions(self) -> list[FunctionRecord]:
         """Your jitted functions, most compiles first (JAX's own functions are left out)."""
-        return sorted(self._recorder.functions.values(), key=lambda s: (-s.compiles, -s.traces, s.info.key))
+        return sorted(self._recorder.functions.values(), key=lambda s: (-s.compiles, -s.traces, s.key))
 
     @property
     def compiles(self) -> int:
@@ -44,7 +45,7 @@ class CompileCounts:
         """Every compile, JAX's eager op-by-op dispatch included."""
         return self._recorder.compiles_total
 
-    def stats(self, fn: Any) -> FunctionStats | None:
+    def stats(self, fn: Any) -> FunctionRecord | None:
         """The counts of one function: the jitted function itself, its Python function, or a name.
 
         A name is a qualname (`step`, `Model.apply`, `train.<locals>.<lambda>`) or `module:qualname`.
@@ -68,10 +69,8 @@ class CompileCounts:
         """A few lines per function: counts, signatures and retrace reasons, for assertion messages."""
         lines = []
         for s in self.functions:
-            lines.append(
-                f"{s.info.module}:{s.info.qualname} ({s.info.path}:{s.info.line}): {s.compiles} compiles, {s.traces} traces"
-            )
-            lines.extend(f"    {sig}" for sig in s.to_dict()["signatures"])
+            lines.append(f"{s.name} ({s.path}:{s.line}): {s.compiles} compiles, {s.traces} traces")
+            lines.extend(f"    {sig}" for sig in s.signatures)
             lines.extend(f"    retrace {r['trace']}: {r['reason']}" for r in s.reasons)
         return "\n".join(lines) or "no jitted function was traced or compiled"
 
@@ -81,8 +80,8 @@ class CompileCounts:
         )
 
 
-def _matches(stats: FunctionStats, fn: Any) -> bool:
-    info = stats.info
+def _matches(stats: FunctionRecord, fn: Any) -> bool:
+    info = stats
     if isinstance(fn, str):
         return fn in (info.qualname, f"{info.module}:{info.qualname}")
     target = fn

@@ -12,15 +12,14 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from .aggregate import FunctionTotals
-
-RECOMPILE_CODES = frozenset({"JAX401", "JAX402"})
+from ..confirmable import RECOMPILE_CODES
+from .function_record import FunctionRecord
 
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     finding: Any  # jaxlint.finding.Finding (duck-typed: path, line, column, code, name, function)
-    function: FunctionTotals | None  # the function that confirms it, if any
+    function: FunctionRecord | None  # the function that confirms it, if any
 
     @property
     def confirmed(self) -> bool:
@@ -42,7 +41,7 @@ class Verdict:
         return data
 
 
-def cross_reference(findings: Iterable[Any] | None, functions: list[FunctionTotals]) -> list[Verdict]:
+def cross_reference(findings: Iterable[Any] | None, functions: list[FunctionRecord]) -> list[Verdict]:
     verdicts = []
     for finding in findings or ():
         if getattr(finding, "code", None) not in RECOMPILE_CODES:
@@ -53,7 +52,7 @@ def cross_reference(findings: Iterable[Any] | None, functions: list[FunctionTota
     return verdicts
 
 
-def _matches(finding: Any, fn: FunctionTotals) -> bool:
+def _matches(finding: Any, fn: FunctionRecord) -> bool:
     if not _same_file(finding.path, fn.path):
         return False
     line = finding.line

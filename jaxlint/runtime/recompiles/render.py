@@ -6,8 +6,10 @@ import json
 import os
 from typing import Any, TextIO
 
-from .aggregate import FunctionTotals, RunTotals
+from .aggregate import RunTotals
 from .crossref import Verdict
+from .function_record import FunctionRecord
+from .retrace_reasons import UNEXPLAINED
 
 _SIGNATURES_SHOWN = 4
 _REASONS_SHOWN = 5
@@ -43,7 +45,7 @@ def to_json(
     }
 
 
-def _function_json(f: FunctionTotals) -> dict[str, Any]:
+def _function_json(f: FunctionRecord) -> dict[str, Any]:
     return {
         "qualname": f.qualname,
         "module": f.module,
@@ -77,7 +79,14 @@ def write_json(out: TextIO, data: dict[str, Any]) -> None:
 
 
 def write_text(
-    out: TextIO, *, command: str, exit_code: int, run: RunTotals, verdicts: list[Verdict], default_budget: int
+    out: TextIO,
+    *,
+    command: str,
+    exit_code: int,
+    run: RunTotals,
+    verdicts: list[Verdict],
+    default_budget: int,
+    all_functions: bool = False,
 ) -> None:
     w = out.write
     count = len(run.processes)
@@ -93,7 +102,7 @@ def write_text(
             "  no Python process of the command imported jax: not a Python command, or one run with"
             " `python -I`, `-E` or `-S`, which skip the injected sitecustomize\n"
         )
-    write_table(out, run)
+    write_table(out, run, all_functions=all_functions)
     _write_verdicts(out, verdicts)
     over = run.over_budget
     if over:
@@ -103,7 +112,14 @@ def write_text(
         w(f"\n  the command failed with exit code {exit_code}\n")
 
 
-def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window: str = "process") -> None:
+def write_table(
+    out: TextIO,
+    run: RunTotals,
+    *,
+    by_window: bool = False,
+    window: str = "process",
+    all_functions: bool = False,
+) -> None:
     """Functions traced more than once (or over budget) with their signatures and retrace reasons,
     then one line for the rest, JAX's own functions and unattributed compiles.
 
@@ -111,8 +127,13 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window:
     instead of listed by retrace number, and budgets are checked per test by the plugin).
     """
     w = out.write
-    shown = [f for f in run.functions if f.retraced or f.over_budget]
-    quiet = [f for f in run.functions if f not in shown]
+    functions = run.functions
+    # Installed libraries' own jitted functions (optax's update, flax's internals) are not the user's to
+    # fix: one line for them unless asked, except any over budget, which must be explained.
+    libraries = [] if all_functions else [f for f in functions if is_library(f) and not f.over_budget]
+    functions = [f for f in functions if f not in libraries]
+    shown = [f for f in functions if f.retraced or f.over_budget]
+    quiet = [f for f in functions if f not in shown]
     if shown:
         w(f"\n  {'compiles':>8}  {'traces':>6}  {'sigs':>4}  function  (defined at)\n")
         for f in shown:
@@ -126,6 +147,12 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window:
             + (", …" if len(quiet) > 8 else "")
             + "\n"
         )
+    if libraries:
+        total = sum(f.compiles for f in libraries)
+        w(
+            f"  {len(libraries)} jitted function{'s' if len(libraries) != 1 else ''} of installed libraries"
+            f" ({total} compile{'s' if total != 1 else ''}; --all-functions lists them)\n"
+        )
     if run.internal_compiles or run.internal_traces:
         w(
             f"  JAX's own functions (eager op-by-op dispatch, jnp helpers): {run.internal_traces} traces,"
@@ -138,7 +165,7 @@ def write_table(out: TextIO, run: RunTotals, *, by_window: bool = False, window:
         w(f"  instrumentation error: {error}\n")
 
 
-def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool, window: str) -> None:
+def _write_function(out: TextIO, f: FunctionRecord, *, by_window: bool, window: str) -> None:
     w = out.write
     where = f"{display_path(f.path)}:{f.line}"
     flag = (
@@ -164,9 +191,19 @@ def _write_function(out: TextIO, f: FunctionTotals, *, by_window: bool, window: 
 
 
 def _reason_text(r: dict[str, Any]) -> str:
-    if r["reason"] == "unknown" and r.get("jax_hint"):
-        return f"unknown; JAX says: {r['jax_hint']}"
+    """Our reason, except where we could not tell and JAX could: a pytree's static part (a new optax
+    optimizer or flax TrainState each run) is outside the signature we compare, but JAX names it."""
+    if r.get("jax_hint") and r["reason"] in ("unknown", UNEXPLAINED):
+        return f"JAX says: {r['jax_hint']}"
     return r["reason"]
+
+
+_LIBRARY_DIRS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+
+
+def is_library(f: FunctionRecord) -> bool:
+    """Defined in an installed package (flax, optax, ...), not in the project being run."""
+    return any(d in f.path for d in _LIBRARY_DIRS)
 
 
 def _group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:

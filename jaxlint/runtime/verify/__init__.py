@@ -45,128 +45,25 @@ watchdog everywhere, modules run in parallel up to `jobs`.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
+from .api import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, parse_examples, unmatched_examples, verify_findings
 from .child.expectations import CONFIRMABLE_CODES
-from .model import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
-from .process import LIVE_CHILDREN
-from .project import example_keys, locate_module
-from .runner import ModuleJob, run_module
-
-if TYPE_CHECKING:
-    from jaxlint.finding import Finding
+from .results import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
+from .supervise import Terminated, ending_children_on_signals
 
 __all__ = [
     "CONFIRMABLE_CODES",
-    "cli_verify",
     "CONFIRMED",
+    "DEFAULT_MEMORY_LIMIT_MB",
+    "DEFAULT_TIMEOUT",
     "NOT_REPRODUCED",
     "NOT_RUN",
     "Environment",
     "FindingVerdict",
     "ModuleRun",
+    "Terminated",
     "VerifyReport",
+    "ending_children_on_signals",
     "parse_examples",
+    "unmatched_examples",
     "verify_findings",
 ]
-
-DEFAULT_TIMEOUT = 60.0
-DEFAULT_MEMORY_LIMIT_MB = 4096
-
-
-def parse_examples(table: Mapping[str, str | Sequence[str]] | None) -> dict[str, dict[str, list[str]]]:
-    """`{"pkg.mod:qual": "args" | ["args", ...]}` -> `{"pkg.mod": {"qual": ["args", ...]}}`.
-    Raises ValueError naming the bad entry (a configuration error)."""
-    parsed: dict[str, dict[str, list[str]]] = {}
-    if table and isinstance(table.get("examples"), Mapping):
-        table = table["examples"]  # handed the whole [tool.jaxlint.verify] table
-    for key, value in (table or {}).items():
-        module, sep, qualname = str(key).rpartition(":")
-        if not sep or not module or not qualname:
-            raise ValueError(f"[tool.jaxlint.verify.examples] key {key!r} is not 'module:function'")
-        values = [value] if isinstance(value, str) else list(value) if isinstance(value, Sequence) else []
-        if not values or not all(isinstance(v, str) for v in values):
-            raise ValueError(f"[tool.jaxlint.verify.examples] {key!r} must be a string or a list of strings")
-        parsed.setdefault(module, {}).setdefault(qualname, []).extend(values)
-    return parsed
-
-
-def _skip_reason(finding: Finding, path: Path | None) -> str:
-    if finding.code not in CONFIRMABLE_CODES:
-        return f"{finding.code} is not confirmable by tracing"
-    if finding.cell is not None:
-        return "notebook cells are not verified"
-    if path is None:
-        return f"source file not found: {finding.path}"
-    if path.suffix != ".py":
-        return "only .py files can be imported"
-    return ""
-
-
-def _source_path(finding: Finding, root: Path) -> Path | None:
-    for candidate in (Path(finding.path), root / finding.path):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def verify_findings(
-    findings: list[Finding],
-    *,
-    python: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    jobs: int = 1,
-    examples: Mapping[str, str | Sequence[str]] | None = None,
-    root: Path = Path("."),
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-) -> VerifyReport:
-    """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
-    that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
-    root = Path(root)
-    declared = parse_examples(examples)
-    report = VerifyReport({})
-    module_jobs: dict[Path, ModuleJob] = {}
-    for finding in dict.fromkeys(findings):
-        path = _source_path(finding, root)
-        reason = _skip_reason(finding, path)
-        if reason:
-            report.verdicts[finding] = FindingVerdict(NOT_RUN, reason)
-            continue
-        assert path is not None
-        location = locate_module(path, root)
-        job = module_jobs.get(location.path)
-        if job is None:
-            job = module_jobs[location.path] = ModuleJob(location)
-            for key in example_keys(location, root):
-                for qualname, values in declared.get(key, {}).items():
-                    job.examples.setdefault(qualname, []).extend(values)
-        job.findings.append(finding)
-
-    def run(job: ModuleJob):
-        return run_module(
-            job, python=python or sys.executable, timeout=timeout, memory_limit_mb=memory_limit_mb
-        )
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        try:
-            for outcome in pool.map(run, module_jobs.values()):
-                report.verdicts.update(outcome.verdicts)
-                report.modules.append(outcome.run)
-                if outcome.environment is not None and outcome.environment not in report.environments:
-                    report.environments.append(outcome.environment)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            LIVE_CHILDREN.kill_all()  # then the supervising threads see their children gone and return
-            raise
-    return report
-
-
-def cli_verify(args: Any, config: Any, findings: list[Finding]) -> int:
-    """`jaxlint --verify`: verify, print in `args.format`, return the exit code (see command.py)."""
-    from .command import cli_verify as run
-
-    return run(args, config, findings)

@@ -7,8 +7,8 @@ import signal
 
 from jaxlint.finding import Finding
 
-from .model import NOT_RUN, Environment, FindingVerdict
-from .process import ChildRun
+from .results import NOT_RUN, Environment, FindingVerdict
+from .supervise import ChildRun
 
 
 def _exit_description(returncode: int) -> str:

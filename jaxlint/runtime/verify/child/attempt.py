@@ -27,6 +27,8 @@ class Outcome:
     writes: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (line, text) printed in tracing
     debug_formats: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # jax.debug.print formats
     leaked_into: set[str] = dataclasses.field(default_factory=set)  # places holding new tracers (leak mode)
+    # Lines of the module that ran during a first (tracing) and a second (cached) call, in RUN_TWICE mode.
+    calls_lines: tuple[set[int], set[int]] | None = None
 
 
 class ModuleLines:
@@ -197,6 +199,28 @@ def run_attempt(
                     after = tracer_places(namespace, instance)
                     outcome.leaked_into = {p for p, ids in after.items() if ids - before.get(p, set())}
     except BaseException as error:  # user code may raise anything, SystemExit included
+        outcome.error = error
+    return outcome
+
+
+def run_twice_attempt(jax: Any, target: Target, call: CallInputs, path: str, jitted: Any) -> Outcome:
+    """Call the user's own jitted function twice with the same concrete inputs, recording which lines
+    of the module ran each time: a line that ran in the first call (the trace) and not in the second
+    (the cached executable) runs once per compile, not once per call."""
+    from .lines_run import LinesRun
+
+    outcome = Outcome()
+    clear_caches(jax)
+    try:
+        args = [*_bound_first(target, call), *[a.spec.build(False) for a in call.positional]]
+        kwargs = {name: a.spec.build(False) for name, a in call.keyword.items()}
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with LinesRun(path) as tracing:
+                jax.block_until_ready(jitted(*args, **kwargs))
+            with LinesRun(path) as cached:
+                jax.block_until_ready(jitted(*args, **kwargs))
+        outcome.calls_lines = (tracing.lines, cached.lines)
+    except BaseException as error:
         outcome.error = error
     return outcome
 

@@ -7,7 +7,8 @@ import dataclasses
 
 # How an attempt is traced: "plain" (jit trace with print capture), "leaks" (under jax.checking_leaks()),
 # "key-reuse" (jax_debug_key_reuse with custom PRNG so legacy PRNGKey keys are tracked too).
-PLAIN, LEAKS, KEY_REUSE = "plain", "leaks", "key-reuse"
+# "run-twice" (call under jit twice with the same inputs, recording the module's lines that ran).
+PLAIN, LEAKS, KEY_REUSE, RUN_TWICE = "plain", "leaks", "key-reuse", "run-twice"
 
 # What counts as the pitfall happening.
 EXCEPTION = "exception"  # a given exception class raised at the flagged line
@@ -18,6 +19,7 @@ DEBUG_PRINT_TRACER = (
     "debug-print-tracer"  # jax.debug.print called at the flagged line with a tracer in its format
 )
 SELF_NOT_ARRAY = "self-not-array"  # a jitted method rejects its own instance as a traced argument
+RUNS_ONCE = "runs-once"  # the flagged line ran while tracing (first call), not on a cached second call
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +57,9 @@ EXPECTATIONS: dict[str, Expectation] = {
         Expectation("JAX105", LEAK, LEAKS, looks_for="leaked tracer under jax.checking_leaks()"),
         Expectation("JAX106", DISCARDED_UPDATE, looks_for="array update whose result is never used"),
         Expectation("JAX201", PRINTED_TRACER, looks_for="tracer printed during tracing"),
+        Expectation(
+            "JAX202", RUNS_ONCE, RUN_TWICE, looks_for="line that runs on the first call only (while tracing)"
+        ),
         Expectation("JAX203", DEBUG_PRINT_TRACER, looks_for="tracer formatted into jax.debug.print's string"),
         _exception("JAX301", ("KeyReuseError",), mode=KEY_REUSE),
         Expectation("JAX405", SELF_NOT_ARRAY, looks_for="rejection of `self` by jax.jit"),

@@ -66,6 +66,20 @@ class ValueSpec:
         return self.value
 
 
+@dataclasses.dataclass(frozen=True)
+class DictSpec:
+    """A dict of arrays with the keys the function reads (`params["w"]`), all of one shape."""
+
+    keys: tuple[str, ...]
+    leaf: ArraySpec
+
+    def describe(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {self.leaf.describe()}" for k in self.keys) + "}"
+
+    def build(self, traced: bool) -> Any:
+        return {key: self.leaf.build(traced) for key in self.keys}
+
+
 Spec = Any  # ArraySpec | KeySpec | ValueSpec | ExampleSpec: has describe() and build(traced)
 
 
@@ -210,9 +224,13 @@ def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
                 )
             slots.append((param, False, (value,)))
             continue
-        candidates = traced_candidates(
-            param.name, annotation, src.integer_looking(target.node, param.name), dims
-        )
+        keys = [] if annotation else src.dict_keys_read(target.node, param.name)
+        if keys:
+            candidates: tuple[Spec, ...] = tuple(DictSpec(tuple(keys), leaf) for leaf in FLOAT_SEARCH)
+        else:
+            candidates = traced_candidates(
+                param.name, annotation, src.integer_looking(target.node, param.name), dims
+            )
         if candidates == INT_SEARCH and not target.under_jit:
             candidates = INT_SEARCH_UNJITTED
         if not candidates:

@@ -14,6 +14,7 @@ from .expectations import (
     EXCEPTION,
     LEAK,
     PRINTED_TRACER,
+    RUNS_ONCE,
     SELF_NOT_ARRAY,
     Expectation,
 )
@@ -45,9 +46,12 @@ def user_frames(error: BaseException, path: str) -> list[traceback.FrameSummary]
     return frames
 
 
-def frame_covers(frame: traceback.FrameSummary, line: int) -> bool:
+def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
+    """The frame's position (its own line range) overlaps the flagged statement's lines."""
+    if frame.lineno is None:
+        return False
     end = getattr(frame, "end_lineno", None) or frame.lineno
-    return frame.lineno is not None and frame.lineno <= line <= end
+    return frame.lineno <= span[1] and span[0] <= end
 
 
 def describe_error(error: BaseException, path: str) -> str:
@@ -75,17 +79,21 @@ def judge(
     path: str,
     self_type: tuple[str, str] = ("", ""),
     stores: set[str] | None = None,
+    span: tuple[int, int] | None = None,
 ) -> Judgement:
-    """`self_type` is (parameter name, class name) of a method, for SELF_NOT_ARRAY; `stores` the places
+    """`span` is the flagged statement's lines (default: the line alone). `self_type` is (parameter name, class name) of a method, for SELF_NOT_ARRAY; `stores` the places
     the flagged statement stores into (`global:STORE`, `self:cache`), for LEAK."""
     error = outcome.error
     kind = expectation.kind
+    span = span or (line, line)
     if kind == PRINTED_TRACER:
-        return _printed(outcome.writes, line, "printed", error, path)
+        return _printed(outcome.writes, line, span, "printed", error, path)
     if kind == DEBUG_PRINT_TRACER:
-        return _printed(outcome.debug_formats, line, "passed to jax.debug.print the format", error, path)
+        return _printed(
+            outcome.debug_formats, line, span, "passed to jax.debug.print the format", error, path
+        )
     if kind == EXCEPTION and error is not None and _class_matches(error, expectation):
-        if any(frame_covers(f, line) for f in user_frames(error, path)):
+        if any(frame_covers(f, span) for f in user_frames(error, path)):
             return Judgement(CONFIRMED, f"{type(error).__name__} at line {line}")
     if kind == LEAK and error is not None and "Leaked trace" in str(error):
         if stores is None:
@@ -105,9 +113,19 @@ def judge(
             return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
+    if kind == RUNS_ONCE and outcome.calls_lines is not None:
+        tracing, cached = outcome.calls_lines
+        during = any(span[0] <= n <= span[1] for n in tracing)
+        again = any(span[0] <= n <= span[1] for n in cached)
+        if during and not again:
+            return Judgement(
+                CONFIRMED,
+                f"line {line} ran while JAX traced the first call and not on a second call with the same "
+                "input: it runs once per compile, not per call",
+            )
     if kind == DISCARDED_UPDATE:
         try:
-            primitive = discarded_update(outcome.jaxpr, path, line)
+            primitive = discarded_update(outcome.jaxpr, path, span)
         except ImportError as missing:
             return Judgement(ERROR, f"this JAX does not map jaxpr equations to source lines ({missing})")
         if primitive:
@@ -115,8 +133,10 @@ def judge(
     return Judgement(CLEAN, "")
 
 
-def _printed(records: list[tuple[int, str]], line: int, verb: str, error: Any, path: str) -> Judgement:
-    text = "".join(t for at, t in records if at == line)
+def _printed(
+    records: list[tuple[int, str]], line: int, span: tuple[int, int], verb: str, error: Any, path: str
+) -> Judgement:
+    text = "".join(t for at, t in records if span[0] <= at <= span[1])
     match = TRACER_TEXT.search(text)
     if match:
         shown = text.strip().splitlines()[0][:120] if text.strip() else match.group(0)
@@ -164,7 +184,7 @@ def _eqn_line(eqn: Any, path: str) -> int | None:
     return None
 
 
-def discarded_update(root: Any, path: str, line: int) -> str | None:
+def discarded_update(root: Any, path: str, span: tuple[int, int]) -> str | None:
     if root is None:
         return None
     path = os.path.realpath(path)
@@ -175,6 +195,7 @@ def discarded_update(root: Any, path: str, line: int) -> str | None:
             if "scatter" not in name and "update_slice" not in name:
                 continue
             unused = all(type(v).__name__ == "DropVar" or id(v) not in read for v in eqn.outvars)
-            if eqn.outvars and unused and _eqn_line(eqn, path) == line:
+            at = _eqn_line(eqn, path)
+            if eqn.outvars and unused and at is not None and span[0] <= at <= span[1]:
                 return name
     return None

@@ -1,11 +1,12 @@
-"""Entry point of the verify child: `main([request.json, events.jsonl])`.
+"""Entry point of the verify child: `main([events_fd])`, the request (JSON) on stdin.
 
-Events are appended to the events file one JSON line at a time, each written whole with one os.write, so
-the parent can read everything that happened up to a hang, a crash or an `os._exit` in user code:
-environment, imported | import_failed, then begin/verdict per finding, then done."""
+Events are written to the inherited pipe one JSON line at a time as they happen, so the parent has
+everything up to a hang, a crash or an `os._exit` in user code: environment, imported | import_failed,
+then begin/verdict per finding, then done."""
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import importlib
 import importlib.util
@@ -15,18 +16,43 @@ import platform
 import sys
 import time
 import types
+from collections.abc import Iterator
 from typing import Any
 
-from .expectations import EXCEPTION, EXPECTATIONS, PLAIN
+from .expectations import EXCEPTION, EXPECTATIONS, KEY_REUSE, LEAKS
 from .judge import describe_error, frame_covers, user_frames
+from .lines_run import LinesRun
+from .source import ModuleSource, statement_span
 
 
 class EventLog:
-    def __init__(self, path: str) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    """Events go to a pipe the parent opened and passed by number: no file the module could find in its
+    working directory, and each event carries the run's nonce, which the module never sees, so a module
+    writing JSON lines (to any stream) cannot hand in a verdict of its own."""
+
+    def __init__(self, fd: int, nonce: str) -> None:
+        self._fd = fd
+        self._nonce = nonce
+        os.set_inheritable(fd, False)  # processes the module starts do not get it
 
     def write(self, **event: Any) -> None:
-        os.write(self._fd, (json.dumps(event, default=str) + "\n").encode())
+        data = (json.dumps({**event, "nonce": self._nonce}, default=str) + "\n").encode()
+        while data:
+            data = data[os.write(self._fd, data) :]
+
+
+def _read_request() -> dict[str, Any]:
+    """The request comes on stdin, which is then closed: the module reads nothing of ours there."""
+    chunks = []
+    while True:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return json.loads(b"".join(chunks))
 
 
 def _limit_core_dumps() -> None:
@@ -89,16 +115,18 @@ def import_user_module(name: str, path: str) -> types.ModuleType:
     return module
 
 
-def _import_failure_verdict(error: BaseException, finding: dict[str, Any], path: str) -> dict[str, Any]:
-    """Module-level code that raises the rule's exception at the flagged line confirms it by importing."""
+def _import_failure_verdict(
+    error: BaseException, finding: dict[str, Any], path: str, span: tuple[int, int]
+) -> dict[str, Any]:
+    """Importing runs the module's top-level code: the rule's exception raised inside the flagged
+    statement confirms it (scripts and notebooks do their work at top level)."""
     expectation = EXPECTATIONS[finding["code"]]
     names = {cls.__name__ for cls in type(error).__mro__}
     matches = (
         expectation.kind == EXCEPTION
-        and expectation.mode == PLAIN
         and names & set(expectation.exception_names)
         and (not expectation.message_patterns or any(p in str(error) for p in expectation.message_patterns))
-        and any(frame_covers(f, finding["line"]) for f in user_frames(error, path))
+        and any(frame_covers(f, span) for f in user_frames(error, path))
     )
     if matches:
         reason = f"{type(error).__name__} at line {finding['line']} while importing the module"
@@ -107,11 +135,41 @@ def _import_failure_verdict(error: BaseException, finding: dict[str, Any], path:
     return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
 
 
+def _module_level_verdict(finding: dict[str, Any], ran: LinesRun, span: tuple[int, int]) -> dict[str, Any]:
+    """A top-level finding of a module that imported cleanly, with the checkers it needs switched on."""
+    line = finding["line"]
+    if not ran.ran(span):
+        reason = (
+            f"line {line} did not run while importing the module (an `if __name__ == '__main__':` block "
+            "or a branch not taken); only code inside a function can be traced"
+        )
+        return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
+    looks_for = EXPECTATIONS[finding["code"]].looks_for
+    reason = f"line {line} ran while importing the module: no {looks_for}"
+    return {"verdict": "NOT_REPRODUCED", "reason": reason, "inputs": ["module import"]}
+
+
+@contextlib.contextmanager
+def _import_checks(jax: Any, modes: set[str]) -> Iterator[None]:
+    """The checkers top-level findings need while the module runs: key reuse (typed keys, and legacy
+    keys made typed by custom-PRNG mode) and tracer leaks. Off for every other module: they change what
+    module-level objects are (legacy keys become typed) and cost time."""
+    from .attempt import checking_mode
+
+    with contextlib.ExitStack() as stack:
+        for mode in sorted(modes & {KEY_REUSE, LEAKS}):
+            stack.enter_context(checking_mode(jax, mode))
+        yield
+
+
 def main(argv: list[str]) -> int:
-    request_path, events_path = argv
-    events = EventLog(events_path)
-    with open(request_path, encoding="utf-8") as handle:
-        request = json.load(handle)
+    request = _read_request()
+    return run_request(request, EventLog(int(argv[0]), request.pop("nonce")))
+
+
+def run_request(request: dict[str, Any], events: EventLog) -> int:
+    """Verify one module's findings (in a fresh process, or one forked from the zygote, which imported
+    jax already and never started a backend)."""
     path = request["path"]
     faulthandler.enable(file=sys.__stderr__)
     _limit_core_dumps()
@@ -128,24 +186,45 @@ def main(argv: list[str]) -> int:
     _limit_memory(environment["backend"], request.get("memory_limit_mb"))
 
     from .attempt import DebugPrintRecorder, ModuleLines
-    from .source import ModuleSource
     from .verifier import ModuleContext, verify_finding
 
     lines = ModuleLines(path)
     recorder = DebugPrintRecorder(jax, lines)
     findings = sorted(request["findings"], key=lambda f: f["line"])
-    started = time.perf_counter()
+    source: ModuleSource | None = None
     try:
-        module = import_user_module(request["module"], path)
         with open(path, encoding="utf-8") as handle:
             source = ModuleSource(path, handle.read())
+    except (OSError, SyntaxError, ValueError):
+        pass  # the import below fails the same way, and says why
+    spans = {
+        f["id"]: statement_span(source.tree, f["line"]) if source else (f["line"], f["line"])
+        for f in findings
+    }
+    top_level = [
+        f
+        for f in findings
+        if source is not None and f.get("function") is None and not source.inside_function(f["line"])
+    ]
+    modes = {EXPECTATIONS[f["code"]].mode for f in top_level}
+    started = time.perf_counter()
+    try:
+        with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran:
+            module = import_user_module(request["module"], path)
+        if source is None:
+            raise ImportError(f"cannot read {path}")
     except BaseException as error:
         events.write(event="import_failed", reason=describe_error(error, path))
         for finding in findings:
-            events.write(event="verdict", id=finding["id"], **_import_failure_verdict(error, finding, path))
+            verdict = _import_failure_verdict(error, finding, path, spans[finding["id"]])
+            events.write(event="verdict", id=finding["id"], **verdict)
         events.write(event="done")
         return 0
     events.write(event="imported", seconds=round(time.perf_counter() - started, 3))
+    for finding in top_level:
+        verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
+        events.write(event="verdict", id=finding["id"], **verdict)
+    findings = [f for f in findings if f not in top_level]
 
     context = ModuleContext(jax, module, source, request.get("examples", {}), lines, recorder)
     for finding in findings:

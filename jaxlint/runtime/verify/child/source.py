@@ -33,10 +33,47 @@ class ModuleSource:
                 return node
         return None
 
+    def inside_function(self, line: int) -> bool:
+        """True when the line belongs to a function: its body (code that runs when called, not when the
+        module is imported), or its decorators and `def` line (what a finding about the function is on)."""
+        for node in self._nodes:
+            start = node.body.lineno if isinstance(node, ast.Lambda) else first_line(node)
+            if start <= line <= (node.end_lineno or node.lineno):
+                return True
+        return False
+
     def segment(self, node: ast.AST | None) -> str:
         if node is None:
             return ""
         return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+
+Span = tuple[int, int]
+
+
+def statement_span(tree: ast.AST, line: int, end_line: int | None = None) -> Span:
+    """The lines of the innermost statement holding the flagged line: JAX (and Python's traceback)
+    name the first line of a multi-line call while the finding may sit on another line of it. For a
+    compound statement (`if`, `for`, `with`, ...) only its header counts, never its body."""
+    best: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if (
+                best is None
+                or node.lineno >= best.lineno
+                and (node.end_lineno or 0) <= (best.end_lineno or 0)
+            ):
+                best = node
+    if best is None:
+        return (line, max(line, end_line or line))
+    start, end = best.lineno, best.end_lineno or best.lineno
+    body = getattr(best, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        header_end = first_line(body[0]) - 1 if isinstance(body[0], FUNCTION_NODES) else body[0].lineno - 1
+        end = max(start, min(end, header_end))
+        if line > end:  # a line between the header and the body (a comment): the line alone
+            return (line, line)
+    return (start, end)
 
 
 def first_line(node: FunctionNode) -> int:
@@ -85,6 +122,30 @@ def _body(node: FunctionNode) -> list[ast.AST]:
 def _walk_body(node: FunctionNode) -> Iterator[ast.AST]:
     for statement in _body(node):
         yield from ast.walk(statement)
+
+
+def dict_keys_read(node: FunctionNode | None, name: str) -> list[str]:
+    """The string keys the body reads from parameter `name` (`params["w"]`), when that is the only way it
+    is used (not passed on, iterated or written): then a dict of arrays with those keys is an input the
+    function accepts. [] otherwise."""
+    if node is None:
+        return []
+    keys: list[str] = []
+    subscripted: set[int] = set()
+    for sub in _walk_body(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+            key = sub.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return []
+            if not isinstance(sub.ctx, ast.Load):
+                return []
+            subscripted.add(id(sub.value))
+            if key.value not in keys:
+                keys.append(key.value)
+    for sub in _walk_body(node):
+        if isinstance(sub, ast.Name) and sub.id == name and id(sub) not in subscripted:
+            return []  # used some other way: a dict of arrays is a guess too far
+    return sorted(keys)
 
 
 def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]:

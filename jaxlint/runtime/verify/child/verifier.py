@@ -5,13 +5,20 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from .attempt import DebugPrintRecorder, ModuleLines, Outcome, run_attempt, run_self_jit_attempt
+from .attempt import (
+    DebugPrintRecorder,
+    ModuleLines,
+    Outcome,
+    run_attempt,
+    run_self_jit_attempt,
+    run_twice_attempt,
+)
 from .examples import example_calls, example_namespace
-from .expectations import EXPECTATIONS, LEAK, SELF_NOT_ARRAY, Expectation
+from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .resolve import METHOD, Target, Unreachable, resolve
-from .source import ModuleSource, store_places
+from .source import ModuleSource, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 
@@ -60,11 +67,29 @@ class ModuleContext:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
         return search_calls(target, self.source)
 
+    def jitted(self, target: Target) -> Any:
+        """The user's own jit of the function: the name it resolved through, or a module global wrapping
+        it (`step_jit = jax.jit(step)`)."""
+        if target.jitted is not None:
+            return target.jitted
+        for value in list(vars(self.module).values()):
+            inner = value
+            for _ in range(4):
+                inner = getattr(inner, "__wrapped__", None)
+                if inner is target.function:
+                    return value if callable(value) and hasattr(value, "lower") else None
+                if inner is None:
+                    break
+        return None
+
     def outcome(self, target: Target, call: CallInputs, mode: str, self_jit: bool) -> Outcome:
         key = (id(target.function.__code__), mode, call.text, self_jit)
         if key not in self._outcomes:
             if self_jit:
                 self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
+            elif mode == RUN_TWICE:
+                jitted = self.jitted(target)
+                self._outcomes[key] = run_twice_attempt(self.jax, target, call, self.lines.path, jitted)
             else:
                 self._outcomes[key] = run_attempt(
                     self.jax, target, call, mode, self.lines, self.recorder, self.module.__dict__
@@ -80,6 +105,11 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
         calls = context.calls(target)
     except (Unreachable, NoInputs) as error:
         return verdict(NOT_RUN, str(error))
+    if expectation.mode == RUN_TWICE and context.jitted(target) is None:
+        reason = (
+            f"'{target.qualname}' is not wrapped by jax.jit at runtime, so there is no cached call to watch"
+        )
+        return verdict(NOT_RUN, reason)
     self_jit = expectation.kind == SELF_NOT_ARRAY
     if self_jit and (target.jitted is None or target.binding != METHOD):
         return verdict(NOT_RUN, f"'{target.qualname}' is not a jax.jit-wrapped method at runtime")
@@ -117,9 +147,10 @@ def _try_inputs(
     self_name = params[0].name if params and target.binding == METHOD else None
     self_type = (self_name or "", target.owner.__name__ if target.owner else "")
     stores = store_places(context.source, line, self_name) if expectation.kind == LEAK else None
+    span = statement_span(context.source.tree, line)
     for call in calls:
         outcome = context.outcome(target, call, expectation.mode, self_jit)
-        judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores)
+        judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores, span)
         tried.append(call.text)
         if judgement.status == CONFIRMED:
             return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)

@@ -1,17 +1,53 @@
-"""Verify one module: run its findings in a child, and start a new child for the findings a crash cut off."""
+"""One module's job: where the child imports it from (its dotted name and sys.path), which findings and
+examples it carries, and running it in a child, restarted for the findings a crash cut off."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 from typing import Any
 
 from jaxlint.finding import Finding
 
-from .model import NOT_RUN, Environment, FindingVerdict, ModuleRun
-from .process import ChildRun, run_child
-from .project import ModuleLocation
 from .readback import Reading, read_child
+from .results import NOT_RUN, Environment, FindingVerdict, ModuleRun
+from .supervise import ChildRun, run_child
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleLocation:
+    path: Path  # resolved file
+    name: str  # dotted module name, e.g. "pkg.sub.mod"
+    search_path: tuple[str, ...]  # put first on the child's sys.path, in this order
+
+
+def locate_module(path: Path, root: Path) -> ModuleLocation:
+    """Walk up from the file while folders are packages (have __init__.py): the first folder that is not
+    is the import root. The project root (and its src/) come after it, for absolute imports of the
+    project's other packages."""
+    path = path.resolve()
+    parts = [path.stem] if path.name != "__init__.py" else []
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    search = [str(folder)]
+    root = root.resolve()
+    for extra in (root, root / "src"):
+        if extra.is_dir() and str(extra) not in search:
+            search.append(str(extra))
+    return ModuleLocation(path, ".".join(parts) or path.parent.name, tuple(search))
+
+
+def example_keys(location: ModuleLocation, root: Path) -> tuple[str, ...]:
+    """Prefixes under which the user may declare examples for this module: `pkg.mod:` or `path/to/mod.py:`."""
+    keys = [location.name]
+    try:
+        keys.append(location.path.relative_to(root.resolve()).as_posix())
+    except ValueError:
+        pass
+    return tuple(keys)
 
 
 @dataclasses.dataclass
@@ -47,7 +83,9 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
 MAX_RESTARTS = 3
 
 
-def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None) -> ModuleOutcome:
+def run_module(
+    job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: int | None, server: Any = None
+) -> ModuleOutcome:
     deadline = time.monotonic() + timeout
     verdicts: dict[Finding, FindingVerdict] = {}
     pending = list(job.findings)
@@ -59,6 +97,7 @@ def run_module(job: ModuleJob, *, python: str, timeout: float, memory_limit_mb: 
             python=python,
             timeout=left,
             memory_limit_mb=memory_limit_mb,
+            server=server,
         )
         reading = read_child(pending, child, timeout, memory_limit_mb)
         runs.append((child, reading))

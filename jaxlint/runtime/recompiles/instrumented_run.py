@@ -10,6 +10,7 @@ started), else 1 when a function compiled more than its budget in one process, e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -17,13 +18,16 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from . import DEFAULT_MAX_COMPILES
+from .._isolate import processes_with_marker
 from .aggregate import load_reports, merge
 from .bootstrap import child_environment, write_sitecustomize
+from .budget import DEFAULT_MAX_COMPILES
 from .crossref import cross_reference
+from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
 
 
@@ -35,6 +39,7 @@ def run_command(
     fmt: str = "text",
     out: TextIO | None = None,
     static_findings: list[Any] | None = None,
+    all_functions: bool = False,
 ) -> int:
     """Run `argv` instrumented, write the report to `out`, and return the exit code (module docstring)."""
     out = out if out is not None else sys.stdout
@@ -49,10 +54,15 @@ def run_command(
         os.mkdir(reports_dir)
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))
         env = child_environment(dict(os.environ), site_dir, reports_dir)
-        exit_code = _run(argv, env, stdout=_stderr_fd() if fmt == "json" else None)
+        marker = f"{ENV_DIR}={reports_dir}".encode()
+        exit_code = _run(argv, env, stdout=_stderr_fd() if fmt == "json" else None, marker=marker)
         run = merge(load_reports(reports_dir), budgets=budgets or {}, default_budget=default_budget)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    for key in unmatched_budgets(budgets or {}, run.functions):
+        sys.stderr.write(
+            f"jaxlint: warning: max-compiles-per-function {key!r} matched no function that ran\n"
+        )
     verdicts = cross_reference(static_findings, run.functions)
     if fmt == "json":
         data = to_json(
@@ -67,28 +77,62 @@ def run_command(
             run=run,
             verdicts=verdicts,
             default_budget=default_budget,
+            all_functions=all_functions,
         )
     if exit_code != 0:
         return exit_code
     return 1 if run.over_budget else 0
 
 
-def _run(argv: list[str], env: dict[str, str], stdout: int | None) -> int:
+def unmatched_budgets(budgets: Mapping[str, int], functions: list[Any]) -> list[str]:
+    """Budget keys that named no function of the run: a typo, or a function that never compiled."""
+    names = set()
+    for f in functions:
+        names.update({f"{f.module}:{f.qualname}", f.qualname})
+        if f.module == "__main__":
+            names.add(f"{os.path.splitext(os.path.basename(f.path))[0]}:{f.qualname}")
+    return [key for key in budgets if key not in names]
+
+
+def _run(argv: list[str], env: dict[str, str], stdout: int | None, marker: bytes = b"") -> int:
     shell = len(argv) == 1
     try:
         process = subprocess.Popen(argv[0] if shell else argv, shell=shell, env=env, stdout=stdout)
     except OSError as exc:  # not found, not executable
         sys.stderr.write(f"jaxlint: cannot run {argv[0]!r}: {exc.strerror or exc}\n")
         return 127
+    # SIGTERM/SIGHUP to jaxlint go to every process of the command (found by the reports folder in
+    # their environment: the shell and what it started), so the command ends and our temporary folder
+    # is removed instead of both being left behind. A terminal's SIGINT reaches them by itself.
+    forwarded: list[int] = []
+
+    def forward(signum: int, frame: Any) -> None:
+        forwarded.append(signum)
+        for pid in {process.pid, *(processes_with_marker(marker) if marker else ())}:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signum)
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is not None:
+                previous[number] = signal.signal(number, forward)
     interrupted = False
-    while True:
-        try:
-            code = process.wait()
-            break
-        except KeyboardInterrupt:  # the command got the same SIGINT: let it finish and report
-            if interrupted:
-                process.kill()
-            interrupted = True
+    try:
+        while True:
+            try:
+                code = process.wait()
+                break
+            except KeyboardInterrupt:  # the command got the same SIGINT: let it finish and report
+                if interrupted:
+                    process.kill()
+                interrupted = True
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+    if forwarded:
+        return 128 + forwarded[0]
     if code < 0:
         return 128 - code if -code in signal.valid_signals() else 1
     return code

@@ -1,5 +1,5 @@
 """The records `--verify` produces: a verdict per finding, the environment the child traced on, and the
-cost of each module."""
+cost of each module. Data only: the faces (jaxlint.runtime_output) render them."""
 
 from __future__ import annotations
 
@@ -99,33 +99,3 @@ class VerifyReport:
     def should_fail(self) -> bool:
         """Exit 1: something was confirmed, or a finding could not be run (it still stands unverified)."""
         return any(v.verdict in (CONFIRMED, NOT_RUN) for v in self.verdicts.values())
-
-    def header(self) -> str:
-        from .report import header
-
-        return header(self)
-
-    def to_text(self, findings: list[Finding]) -> str:
-        from .report import render_text
-
-        return render_text(self, findings)
-
-    def extend_json(self, finding: Finding, data: dict[str, Any]) -> dict[str, Any]:
-        from .report import extend_finding_json
-
-        return extend_finding_json(self, finding, data)
-
-    def json_summary(self) -> dict[str, Any]:
-        from .report import json_summary
-
-        return json_summary(self)
-
-    def sarif_result_properties(self, finding: Finding) -> dict[str, Any]:
-        from .report import sarif_result_properties
-
-        return sarif_result_properties(self, finding)
-
-    def sarif_run_properties(self) -> dict[str, Any]:
-        from .report import sarif_run_properties
-
-        return sarif_run_properties(self)

@@ -1,0 +1,202 @@
+"""`verify_findings`: give static findings verdicts by running the flagged code (see the package
+docstring); `parse_examples`: the declared examples, by module."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .child.expectations import CONFIRMABLE_CODES
+from .fork_server import ForkServer
+from .jobs import ModuleJob, example_keys, locate_module, run_module
+from .notebook_module import NotebookModule, write_notebook_module
+from .results import NOT_RUN, FindingVerdict, VerifyReport
+from .supervise import LIVE_CHILDREN
+
+if TYPE_CHECKING:
+    from jaxlint.finding import Finding
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MEMORY_LIMIT_MB = 4096
+
+
+def parse_examples(table: Any) -> dict[str, dict[str, list[str]]]:
+    """`{"pkg.mod:qual": "args" | ["args", ...]}` (or the `examples` of VerifySettings) ->
+    `{"pkg.mod": {"qual": ["args", ...]}}`. Raises ValueError naming the bad entry."""
+    parsed: dict[str, dict[str, list[str]]] = {}
+    if isinstance(table, Mapping) and isinstance(table.get("examples"), Mapping):
+        table = table["examples"]  # handed the whole [tool.jaxlint.verify] table
+    items = table.items() if isinstance(table, Mapping) else (table or ())
+    for key, value in items:
+        module, sep, qualname = str(key).rpartition(":")
+        if not sep or not module or not qualname:
+            raise ValueError(f"[tool.jaxlint.verify.examples] key {key!r} is not 'module:function'")
+        values = [value] if isinstance(value, str) else list(value) if isinstance(value, Sequence) else []
+        if not values or not all(isinstance(v, str) for v in values):
+            raise ValueError(f"[tool.jaxlint.verify.examples] {key!r} must be a string or a list of strings")
+        parsed.setdefault(module, {}).setdefault(qualname, []).extend(values)
+    return parsed
+
+
+def _defined_names(path: Path) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {n.name for n in ast.walk(tree) if isinstance(n, kinds)} | {"<lambda>"}
+
+
+def unmatched_examples(examples: Any, root: Path) -> list[str]:
+    """Declared example keys that name no module file under `root` (`pkg.mod`, `src/` layouts, or a
+    path) or no function of that name in it: likely typos, which would otherwise be ignored silently."""
+    root = Path(root)
+    unmatched = []
+    for module, functions in parse_examples(examples).items():
+        dotted = module.replace(".", "/")
+        candidates = [root / module] if module.endswith(".py") else []
+        for base in (root, root / "src"):
+            candidates += [base / f"{dotted}.py", base / dotted / "__init__.py"]
+        path = next((c for c in candidates if c.is_file()), None)
+        names = _defined_names(path) if path is not None else set()
+        for qualname in functions:
+            if path is None:
+                unmatched.append(f"{module}:{qualname} (no module {module!r} in {root})")
+            elif qualname.split(".")[-1] not in names:
+                unmatched.append(f"{module}:{qualname} (no function {qualname.split('.')[-1]!r} in {path})")
+    return unmatched
+
+
+def _skip_reason(finding: Finding, path: Path | None) -> str:
+    if finding.code not in CONFIRMABLE_CODES:
+        return f"{finding.code} is not confirmable by tracing"
+    if path is None:
+        return f"source file not found: {finding.path}"
+    if finding.cell is not None and path.suffix != ".ipynb":
+        return "cells of this kind of file are not verified"
+    if finding.cell is None and path.suffix != ".py":
+        return "only .py files can be imported"
+    return ""
+
+
+def _source_path(finding: Finding, root: Path) -> Path | None:
+    for candidate in (Path(finding.path), root / finding.path):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def verify_findings(
+    findings: list[Finding],
+    *,
+    python: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    jobs: int = 1,
+    examples: Mapping[str, str | Sequence[str]] | Sequence[tuple[str, Sequence[str]]] | None = None,
+    root: Path = Path("."),
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+    progress: Callable[[int, int, str], None] | None = None,
+    fork: bool = True,
+) -> VerifyReport:
+    """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
+    that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
+    with tempfile.TemporaryDirectory(prefix="jaxlint-notebooks-") as notebooks:
+        return _verify(
+            findings,
+            Path(notebooks),
+            python,
+            timeout,
+            jobs,
+            examples,
+            Path(root),
+            memory_limit_mb,
+            progress,
+            fork,
+        )
+
+
+def _verify(
+    findings: list[Finding],
+    notebooks: Path,
+    python: str | None,
+    timeout: float,
+    jobs: int,
+    examples: Any,
+    root: Path,
+    memory_limit_mb: int | None,
+    progress: Callable[[int, int, str], None] | None,
+    fork: bool,
+) -> VerifyReport:
+    declared = parse_examples(examples)
+    report = VerifyReport({})
+    module_jobs: dict[Path, ModuleJob] = {}
+    joined: dict[Path, NotebookModule] = {}
+    from_cells: dict[Finding, tuple[Finding, NotebookModule]] = {}  # as run -> (as reported, its notebook)
+    for finding in dict.fromkeys(findings):
+        path = _source_path(finding, root)
+        reason = _skip_reason(finding, path)
+        if reason:
+            report.verdicts[finding] = FindingVerdict(NOT_RUN, reason)
+            continue
+        assert path is not None
+        if finding.cell is not None:
+            try:
+                notebook = joined.get(path) or write_notebook_module(path, notebooks)
+            except (OSError, ValueError) as error:
+                report.verdicts[finding] = FindingVerdict(NOT_RUN, f"cannot read the notebook: {error}")
+                continue
+            joined[path] = notebook
+            line = notebook.lines.get((finding.cell, finding.line))
+            if line is None:
+                report.verdicts[finding] = FindingVerdict(NOT_RUN, "the cell changed since it was linted")
+                continue
+            end = notebook.lines.get((finding.cell, finding.end_line), line)
+            as_run = dataclasses.replace(finding, path=str(notebook.path), line=line, end_line=end, cell=None)
+            from_cells[as_run] = (finding, notebook)
+            finding, path = as_run, notebook.path
+        location = locate_module(path, root)
+        job = module_jobs.get(location.path)
+        if job is None:
+            job = module_jobs[location.path] = ModuleJob(location)
+            for key in example_keys(location, root):
+                for qualname, values in declared.get(key, {}).items():
+                    job.examples.setdefault(qualname, []).extend(values)
+        job.findings.append(finding)
+
+    python = python or sys.executable
+    LIVE_CHILDREN.reopen()
+    # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
+    # server that cannot start, gives each module a fresh interpreter.
+    server = ForkServer(python) if fork and module_jobs else None
+
+    def run(job: ModuleJob):
+        return run_module(job, python=python, timeout=timeout, memory_limit_mb=memory_limit_mb, server=server)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        try:
+            for done, outcome in enumerate(pool.map(run, module_jobs.values()), 1):
+                if progress is not None:
+                    progress(done, len(module_jobs), outcome.run.module)
+                for finding, verdict in outcome.verdicts.items():
+                    if finding in from_cells:
+                        finding, notebook = from_cells[finding]
+                        verdict = dataclasses.replace(verdict, reason=notebook.describe(verdict.reason))
+                    report.verdicts[finding] = verdict
+                report.modules.append(outcome.run)
+                if outcome.environment is not None and outcome.environment not in report.environments:
+                    report.environments.append(outcome.environment)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            LIVE_CHILDREN.kill_all()  # then the supervising threads see their children gone and return
+            raise
+        finally:
+            if server is not None:
+                server.close()
+    return report

@@ -1,0 +1,355 @@
+"""Start a verify child under the user's interpreter and supervise it.
+
+The child gets a fresh session (its own process group), its request on stdin (then closed), an
+inherited pipe for its events, its stdout discarded and the tail of its stderr kept (never shown in
+the report), and an empty working directory of its own. It is killed, with everything it started (found
+by a marker in their environment, even after setsid), on timeout, on runaway memory of the whole
+tree, on SIGINT/SIGTERM/SIGHUP to jaxlint, and after it exits."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import functools
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .._isolate import JAX_CHECK_FLAGS, private_loader, processes_with_marker
+from .._isolate import child_environment as _environment
+
+CHILD_DIR = Path(__file__).resolve().parent / "child"
+
+# Loads the child package under a private name (see runtime/_isolate.py), runs it, and leaves with
+# os._exit: user threads or atexit hooks must not keep the child alive.
+BOOTSTRAP = (
+    "import os, sys\n"
+    "if sys.version_info < (3, 10):\n"
+    "    sys.stderr.write('jaxlint --verify needs Python >= 3.10 in the child\\n')\n"
+    "    os._exit(3)\n"
+    + private_loader("'jaxlint_verify_child'", "sys.argv[1]")
+    + "from jaxlint_verify_child.main import main\n"
+    "code = main(sys.argv[2:])\n"
+    "for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):\n"
+    "    try:\n"
+    "        stream.flush()\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "os._exit(code)\n"
+)
+
+
+def child_environment() -> dict[str, str]:
+    return _environment(drop=JAX_CHECK_FLAGS, scratch=True)
+
+
+# Every process a child starts inherits this variable (with the run's random value): found again by it
+# in /proc even after it called setsid() or was re-parented, for the kill and the memory watchdog.
+RUN_MARKER = "JAXLINT_VERIFY_RUN"
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _tree(pid: int, marker: bytes | None) -> list[int]:
+    """The child and what it started: its session (a child leads its own), and where it has a marker
+    of its own, every process carrying it (those that left the session with setsid)."""
+    if marker:
+        return processes_with_marker(marker)
+    try:
+        entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return []
+    return [n for n in entries if _session_of(n) == pid]
+
+
+def _kill_tree(pid: int, marker: bytes | None) -> None:
+    """The child's process group, then anything else it started (a new session, a daemon)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for other in _tree(pid, marker):
+        if other != os.getpid():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(other, signal.SIGKILL)
+
+
+class _LiveChildren:
+    """Children not yet reaped, so that an interrupted jaxlint (Ctrl-C, SIGTERM, an error in another
+    thread) can kill them at once instead of leaving each to its timeout: they do not get the
+    terminal's SIGINT, being in sessions of their own."""
+
+    def __init__(self) -> None:
+        self._children: dict[int, bytes | None] = {}
+        self._lock = threading.Lock()
+        self.stopped = False  # set by kill_all: no new child may start until the next run reopens
+
+    def reopen(self) -> None:
+        self.stopped = False
+
+    def add(self, pid: int, marker: bytes | None) -> None:
+        with self._lock:
+            self._children[pid] = marker
+
+    def discard(self, pid: int) -> None:
+        with self._lock:
+            self._children.pop(pid, None)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            self.stopped = True
+            children = list(self._children.items())
+        for pid, marker in children:
+            _kill_tree(pid, marker)
+
+
+LIVE_CHILDREN = _LiveChildren()
+atexit.register(LIVE_CHILDREN.kill_all)
+
+
+class Terminated(BaseException):
+    """jaxlint got SIGTERM or SIGHUP: unwinds like Ctrl-C, so children die and temp folders go."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def ending_children_on_signals() -> Iterator[None]:
+    """In the main thread: SIGTERM and SIGHUP raise Terminated (SIGINT already raises
+    KeyboardInterrupt), and any of them kills every live child tree at once, before unwinding."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        LIVE_CHILDREN.kill_all()
+        raise Terminated(signum)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        LIVE_CHILDREN.kill_all()
+        raise
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+def _has_exited(proc: subprocess.Popen) -> bool:
+    """True once the child has exited, without reaping it: its process-group id stays reserved until we
+    kill the group, so the kill can never hit an unrelated process that reused the id."""
+    if hasattr(os, "waitid"):
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return info is not None and info.si_pid == proc.pid
+    return proc.poll() is not None
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_TREE_CHECK_INTERVAL = 0.5  # seconds between memory checks over the whole tree (a /proc scan)
+
+
+def _supervise(
+    exited: Callable[[], bool], pid: int, timeout: float, rss_limit: int | None, marker: bytes | None
+) -> str:
+    deadline = time.monotonic() + timeout
+    next_tree_check = 0.0
+    outcome = "exited"
+    while not exited():
+        now = time.monotonic()
+        if now >= deadline:
+            outcome = "timeout"
+            break
+        if rss_limit and _rss_bytes(pid) > rss_limit:
+            outcome = "memory"
+            break
+        if rss_limit and now >= next_tree_check:
+            next_tree_check = now + _TREE_CHECK_INTERVAL
+            if sum(_rss_bytes(p) for p in _tree(pid, marker)) > rss_limit:
+                outcome = "memory"
+                break
+        time.sleep(0.02)
+    _kill_tree(pid, marker)  # whatever the child started dies with it, exited or not
+    return outcome
+
+
+class _Drain(threading.Thread):
+    """Reads a pipe to its end (or until stopped) so the child never blocks on it; keeps everything
+    (`limit` None) or only the last `limit` bytes."""
+
+    def __init__(self, fd: int, limit: int | None) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.limit = fd, limit
+        self.data = bytearray()
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        import select
+
+        try:
+            while not self._halt.is_set():
+                ready, _, _ = select.select([self.fd], [], [], 0.1)
+                if not ready:
+                    continue
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    break
+                self.data += chunk
+                if self.limit is not None and len(self.data) > self.limit:
+                    del self.data[: len(self.data) - self.limit]
+        except OSError:
+            pass
+
+    def finish(self) -> bytes:
+        """After the child and its tree are dead: what is left in the pipe is read, then it is closed (a
+        forked grandchild that kept the pipe open must not hold us up)."""
+        self.join(timeout=2.0)
+        self._halt.set()
+        self.join()
+        os.close(self.fd)
+        return bytes(self.data)
+
+
+def _events(data: bytes, nonce: str) -> list[dict[str, Any]]:
+    """The child's events; lines without the run's nonce are not the child's and are dropped."""
+    events = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            event = json.loads(line)
+            if isinstance(event, dict) and event.pop("nonce", None) == nonce:
+                events.append(event)
+    return events
+
+
+# Lines the interpreter or XLA write when a process dies; anything else on stderr is the user's and stays out
+# of the report.
+_FATAL_LINE = re.compile(
+    r"^(Fatal Python error:.*|terminate called.*|.*std::bad_alloc.*|F\d{4} .*|Check failed:.*|"
+    r"jaxlint --verify needs Python.*)$"
+)
+
+STDERR_KEPT = 64 * 1024  # bytes of the child's stderr kept (the end: where a fatal error is written)
+
+
+def _stderr_hint(data: bytes) -> str:
+    """The last line the runtime wrote about a fatal error, e.g. `Fatal Python error: Segmentation fault`."""
+    for line in reversed(data.decode("utf-8", errors="replace").splitlines()):
+        if _FATAL_LINE.match(line.strip()):
+            return line.strip()[:200]
+    return ""
+
+
+@dataclasses.dataclass
+class ChildRun:
+    """What one child left behind: its events, how it ended, and the last informative stderr line."""
+
+    events: list[dict[str, Any]]
+    ended: str  # "exited", "timeout", "memory" or "not_started"
+    returncode: int
+    hint: str
+    seconds: float
+    pid: int | None
+
+
+def _feed(stream: Any, data: bytes) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(data)
+        stream.close()
+
+
+def run_child(
+    request_data: dict[str, Any],
+    *,
+    python: str,
+    timeout: float,
+    memory_limit_mb: int | None,
+    server: Any = None,
+) -> ChildRun:
+    """Run one child on `request_data` (see child/main.py) and wait for it, within `timeout`: forked
+    from `server` (a ForkServer) when one is given and running, else a fresh interpreter."""
+    if LIVE_CHILDREN.stopped:
+        return ChildRun([], "not_started", 0, "jaxlint was interrupted", 0.0, None)
+    nonce = secrets.token_hex(16)
+    rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
+    with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
+        read_events, write_events = os.pipe()
+        read_stderr, write_stderr = os.pipe()
+        started = time.monotonic()
+        request = {**request_data, "nonce": nonce}
+        forked = server.start(request, folder, write_events, write_stderr) if server is not None else None
+        if forked is not None:
+            os.close(write_events)
+            os.close(write_stderr)
+            pid, marker = forked, None
+            exited = functools.partial(server.exited, pid)
+        else:
+            marker_value = secrets.token_hex(8)
+            marker = f"{RUN_MARKER}={marker_value}".encode()
+            try:
+                proc = subprocess.Popen(
+                    [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
+                    cwd=folder,  # empty: nothing of ours to find or overwrite there
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=write_stderr,
+                    pass_fds=(write_events,),
+                    env={**child_environment(), RUN_MARKER: marker_value},
+                    start_new_session=True,
+                )
+            except OSError as error:
+                for fd in (read_events, write_events, read_stderr, write_stderr):
+                    os.close(fd)
+                hint = f"cannot start the interpreter {python}: {error}"
+                return ChildRun([], "not_started", 0, hint, 0.0, None)
+            os.close(write_events)
+            os.close(write_stderr)
+            pid = proc.pid
+            exited = functools.partial(_has_exited, proc)
+            threading.Thread(
+                target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
+            ).start()
+        LIVE_CHILDREN.add(pid, marker)
+        events, stderr = _Drain(read_events, None), _Drain(read_stderr, STDERR_KEPT)
+        events.start()
+        stderr.start()
+        try:
+            ended = _supervise(exited, pid, timeout, rss_limit, marker)
+        finally:
+            _kill_tree(pid, marker)
+            LIVE_CHILDREN.discard(pid)
+            event_data, stderr_data = events.finish(), stderr.finish()
+        returncode = server.returncode(pid) if forked is not None else proc.wait()
+        seconds = round(time.monotonic() - started, 3)
+        return ChildRun(
+            _events(event_data, nonce), ended, returncode, _stderr_hint(stderr_data), seconds, pid
+        )

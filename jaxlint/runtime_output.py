@@ -1,0 +1,116 @@
+"""`--verify` results in the report formats: the one place verdicts are turned into text, JSON and SARIF.
+
+Text: a header naming the device, then each finding with a short verdict (`[CONFIRMED]`,
+`[NOT RUN: timed out after 60 s]`); `--verbose` adds the reason, the inputs tried and the device. JSON
+and SARIF always carry everything (`verdict`, `verdict_reason`, `inputs`, `device`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from . import report as formats
+from .finding import Finding
+
+if TYPE_CHECKING:
+    from .runtime.verify.results import FindingVerdict, VerifyReport
+
+_LABELS = {"CONFIRMED": "CONFIRMED", "NOT_REPRODUCED": "NOT REPRODUCED", "NOT_RUN": "NOT RUN"}
+_UNVERIFIED = {"verdict": "NOT_RUN", "verdict_reason": "not verified", "inputs": [], "device": None}
+
+
+def header(report: VerifyReport) -> str:
+    """`verify: jax 0.10.2, cpu`; several environments are listed; none when no child ran."""
+    described = sorted({e.describe() for e in report.environments})
+    return "verify: " + ("; ".join(described) if described else "no JAX environment (no child ran)")
+
+
+def _short_reason(result: FindingVerdict) -> str:
+    """What a person needs at a glance: for CONFIRMED the error class, otherwise why not, without the
+    inputs (they are in --verbose, JSON and SARIF)."""
+    reason = result.reason.split(" (with ", 1)[0]
+    if result.verdict == "CONFIRMED":
+        return reason.split(" at line ", 1)[0]
+    return reason
+
+
+def verdict_text(report: VerifyReport, finding: Finding, verbose: bool = False) -> str:
+    """`CONFIRMED: TracerBoolConversionError`, or with `verbose` the whole reason, inputs and device."""
+    result = report.verdicts.get(finding)
+    if result is None:
+        return "NOT RUN: not verified"
+    label = _LABELS[result.verdict]
+    if not verbose:
+        short = _short_reason(result)
+        return f"{label}: {short}" if short else label
+    text = f"{label}: {result.reason}" if result.reason else label
+    if result.inputs and "(with " not in result.reason:
+        text += f"; inputs tried: {' | '.join(result.inputs)}"
+    if result.device:
+        text += f"; on {result.device}"
+    return text
+
+
+def verdict_json(report: VerifyReport, finding: Finding) -> dict[str, Any]:
+    result = report.verdicts.get(finding)
+    return dict(_UNVERIFIED) if result is None else result.to_dict()
+
+
+def _sarif_properties(report: VerifyReport, finding: Finding) -> dict[str, Any]:
+    data = verdict_json(report, finding)
+    return {
+        "verdict": data["verdict"],
+        "verdictReason": data["verdict_reason"],
+        "inputs": data["inputs"],
+        "device": data["device"],
+    }
+
+
+def render_verify(report: VerifyReport, findings: list[Finding], fmt: str, verbose: bool = False) -> str:
+    ordered = sorted(findings, key=lambda f: f.sort_key())
+    if fmt == "json":
+        return formats.as_json(ordered, extra=lambda f: verdict_json(report, f))
+    if fmt == "sarif":
+        return formats.sarif(ordered, extra=lambda f: _sarif_properties(report, f))
+    if fmt == "github":
+        noted = [
+            dataclasses.replace(f, message=f"{f.message} [{verdict_text(report, f, verbose)}]")
+            for f in ordered
+        ]
+        return formats.github(noted)
+    lines = [header(report)]
+    lines += [
+        f"{formats.location(f)}: {f.code} {f.message} [{verdict_text(report, f, verbose)}]" for f in ordered
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def verify_summary(report: VerifyReport, total: int) -> str:
+    counts = report.counts()
+    return (
+        f"verify: {counts['CONFIRMED']} confirmed, {counts['NOT_REPRODUCED']} not reproduced, "
+        f"{counts['NOT_RUN']} not run, of {total} finding(s)"
+    )
+
+
+class Progress:
+    """`verify: module 3/12 pkg.model` on one rewritten stderr line, only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        try:
+            self.enabled = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.enabled = False
+        self._width = 0
+
+    def __call__(self, done: int, total: int, module: str) -> None:
+        if not self.enabled:
+            return
+        text = f"verify: module {done}/{total} {module}"[:120]
+        self.stream.write("\r" + text.ljust(self._width))
+        self._width = len(text)
+        if done == total:
+            self.stream.write("\r" + " " * self._width + "\r")
+        self.stream.flush()
