@@ -198,11 +198,11 @@ class ModuleIndex:
     # -- positions -------------------------------------------------------------------------------------
 
     def positions(self):
-        """Line/column of every node, computed once and only when asked (files with findings)."""
+        """Line/column of nodes, computed only for the nodes asked about (`Positions`), shared by the module's users."""
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+            from .positions import Positions
 
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = Positions(self.module)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:
