@@ -13,7 +13,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis import ModuleIndex
-from jaxlint.analysis.positions import Positions, positions_of
+from jaxlint.analysis.positions import Positions, all_positions, positions_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
@@ -30,6 +30,7 @@ def test_positions_equal_position_provider(path: Path) -> None:
     module = cst.parse_module(path.read_text(encoding="utf-8"))
     full = _full(module)
     assert positions_of(module, list(full)) == dict(full)  # every node, one pass
+    assert all_positions(module) == dict(full)
     rng = random.Random(str(path.name))
     nodes = list(full)
     for node in rng.sample(nodes, min(25, len(nodes))):  # one node: the pass stops early
@@ -68,6 +69,7 @@ def test_positions_on_odd_layouts(source: str) -> None:
     module = cst.parse_module(source)
     full = _full(module)
     assert positions_of(module, list(full)) == dict(full)
+    assert all_positions(module) == dict(full)
     for node in full:
         assert positions_of(module, [node]) == {node: full[node]}
 

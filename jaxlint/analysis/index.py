@@ -339,6 +339,10 @@ class ModuleIndex:
             if chain:
                 unit.apply(self._combine(chain, False))
 
+    def calls(self) -> list[cst.Call]:
+        """Every call the index pass saw (the whole module but a class's PEP 695 type parameters)."""
+        return [call for call, _unit in self._sites]
+
     def _resolve_sites(self) -> None:
         for call, unit in self._sites:
             callee = self.qualname(call.func, unit)

@@ -9,6 +9,7 @@ second is kept as the call node so transform detection can unwrap it.
 from __future__ import annotations
 
 import builtins
+import functools
 
 import libcst as cst
 
@@ -32,6 +33,7 @@ _CANONICAL_PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every resolved name; few distinct names per run
 def canonical(qualname: str) -> str:
     for prefix, replacement in _CANONICAL_PREFIXES:
         if qualname == prefix or qualname.startswith(prefix + "."):
@@ -42,10 +44,11 @@ def canonical(qualname: str) -> str:
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain, None for anything else."""
     parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
+    # Type identity, not isinstance(): libcst's abstract bases make isinstance() slow, and this is hot.
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
