@@ -39,7 +39,9 @@ def _code_fields(cls: type) -> tuple[str, ...]:
         names = tuple(
             f.name
             for f in dataclasses.fields(cls)
-            if f.name not in _SKIP_FIELDS and not any(part in f.name for part in _SKIP_FIELD_PARTS)
+            if f.name not in _SKIP_FIELDS
+            and not any(part in f.name for part in _SKIP_FIELD_PARTS)
+            and f.type is not str  # `Name.value` and the like: never a node, so not worth a look per node
         )
         _FIELDS[cls] = names
     return names
