@@ -58,9 +58,9 @@ class _Syntactic:
             return False
         state = self.state
         computed = state.computed
-        start = (self.line, self.column) if self.start_node is None else computed[self.start_node][0]
-        end = (state.line, state.column) if self.end_node is None else computed[self.end_node][1]
-        computed[self.node] = (start, end)  # overrides, as libcst's does
+        start = (self.line, self.column) if self.start_node is None else computed[id(self.start_node)][0]
+        end = (state.line, state.column) if self.end_node is None else computed[id(self.end_node)][1]
+        computed[id(self.node)] = (start, end)  # overrides, as libcst's does
         return False
 
 
@@ -83,10 +83,12 @@ class _RecordingState(CodegenState):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.line = 1
         self.column = 0
+        # Sets and maps of id(node): libcst's CSTNode.__hash__ is a Python-level call, id() is not.
         # The targets and the children their positions are hoisted from; None: every node.
-        self.wanted: Any = _Everything() if targets is None else set(targets)
-        self.pending = set(targets or ())  # targets not closed yet
-        self.computed: dict[Any, tuple[tuple[int, int], tuple[int, int]]] = {}
+        self.wanted: Any = _Everything() if targets is None else {id(node) for node in targets}
+        self.pending = {id(node) for node in targets or ()}  # targets not closed yet
+        self.computed: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+        self.nodes: dict[int, Any] = {}  # id -> node, for every node recorded
         self.starts: list[tuple[int, int]] = []
 
     def _advance(self, value: str) -> None:
@@ -112,28 +114,31 @@ class _RecordingState(CodegenState):
             self.column += len(value)
 
     def before_codegen(self, node) -> None:
-        if node in self.wanted:
+        if id(node) in self.wanted:
             self.starts.append((self.line, self.column))
 
     def after_codegen(self, node) -> None:
-        if node in self.wanted:
+        key = id(node)
+        if key in self.wanted:
             start = self.starts.pop()
-            if node not in self.computed:  # a syntactic position recorded inside wins, as in libcst
-                self.computed[node] = (start, (self.line, self.column))
+            if key not in self.computed:  # a syntactic position recorded inside wins, as in libcst
+                self.computed[key] = (start, (self.line, self.column))
+                self.nodes[key] = node
             pending = self.pending
-            if node in pending:
-                pending.discard(node)
+            if key in pending:
+                pending.discard(key)
                 if not pending:
                     raise _Stop
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        if node not in self.wanted:
+        if id(node) not in self.wanted:
             return _NO_RECORD
+        self.nodes[id(node)] = node
         # The hoisted-from children are generated inside this context, so asking for them now is in time.
         if start_node is not None:
-            self.wanted.add(start_node)
+            self.wanted.add(id(start_node))
         if end_node is not None:
-            self.wanted.add(end_node)
+            self.wanted.add(id(end_node))
         return _Syntactic(self, node, start_node, end_node)
 
 
@@ -153,14 +158,15 @@ def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.C
     except _Stop:
         pass
     computed = state.computed
-    return {node: _range(computed[node]) for node in targets if node in computed}
+    return {node: _range(computed[id(node)]) for node in targets if id(node) in computed}
 
 
 def all_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     """`PositionProvider`'s range of every node of `module` (still about half its cost)."""
     state = _RecordingState(module, None)
     module._codegen(state)
-    return {node: _range(pair) for node, pair in state.computed.items()}
+    nodes = state.nodes
+    return {nodes[key]: _range(pair) for key, pair in state.computed.items()}
 
 
 class Positions(Mapping):

@@ -55,7 +55,8 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     # isinstance() against libcst's abstract base classes is slow; a per-type answer is cached.
     is_node = _IS_NODE
     out = []
-    for name in _FIELDS.get(type(node)) or _code_fields(type(node)):
+    fields = _FIELDS.get(type(node))
+    for name in _code_fields(type(node)) if fields is None else fields:
         value = getattr(node, name)
         cls = type(value)
         if cls is tuple or cls is list:
