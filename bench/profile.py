@@ -1,8 +1,10 @@
 """Where jaxlint's time goes, per phase, in one process: read, prefilter, parse, index, walk, positions, findings.
 
-Usage: ``python bench/profile.py [--libs flax,optax,equinox] [--files-from LIST] [--rules] [--json PATH]``
+Usage: ``python bench/profile.py [--libs flax,optax,equinox] [--files-from LIST] [--rules] [--json PATH]
+[--jaxlint CHECKOUT]``
 
-Each file goes through the same steps as ``engine.lint_text``, timed one by one with ``perf_counter``:
+Each file goes through the same steps as ``engine.lint_text``, each phase timed in CPU time of this process
+(``process_time``: a loaded machine inflates it far less than wall time; the total wall time is printed too):
 
 - **read**: bytes from disk and decoding;
 - **prefilter**: the cheap "does it mention JAX" test that lets most files skip parsing;
@@ -10,12 +12,15 @@ Each file goes through the same steps as ``engine.lint_text``, timed one by one 
 - **index**: ``ModuleIndex`` (imports, units, transform sites);
 - **walk**: the flow walk with every default rule riding on it (``--rules`` splits it per rule, which adds
   a timer call per hook and so inflates the total a little; without it the walk is timed as a whole);
-- **positions**: line/column metadata, computed only for files with findings;
+- **positions**: line/column of the reported nodes (`analysis/positions.py`), only for files with findings;
 - **findings**: placing, suppressing and describing the findings.
 
 The figures that matter are the ratios to the parse: ``(index + walk + positions + findings) / parse`` is what
 the analysis and rules cost on top of the parse floor in one process (issue 17 asks for <= 0.3).
 Worker start-up and result transfer are measured by ``bench/run.py`` (all-core rows against the parse floor).
+
+``--jaxlint CHECKOUT`` profiles the jaxlint of another checkout (e.g. a copy of an older commit) with this
+script, so that before/after figures come from the same harness; alternate the runs.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+
+_clock = time.process_time
 
 PHASES = ("read", "prefilter", "parse", "index", "walk", "positions", "findings")
 
@@ -55,11 +61,11 @@ class _Timed:
         self.hook, self.code, self.totals = hook, code, totals
 
     def __call__(self, *args, **kwargs):
-        start = time.perf_counter()
+        start = _clock()
         try:
             return self.hook(*args, **kwargs)
         finally:
-            self.totals[self.code] += time.perf_counter() - start
+            self.totals[self.code] += _clock() - start
 
 
 def profile(files: list[str], per_rule: bool) -> dict:
@@ -73,17 +79,17 @@ def profile(files: list[str], per_rule: bool) -> dict:
     rules_time: dict[str, float] = defaultdict(float)
     counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
     for path in files:
-        t0 = time.perf_counter()
+        t0 = _clock()
         data = Path(path).read_bytes()
         try:
             source = engine.decode(data)
         except (UnicodeDecodeError, SyntaxError, LookupError):
             continue
-        t1 = time.perf_counter()
+        t1 = _clock()
         counts["files"] += 1
         counts["lines"] += source.count("\n")
         mentions = any(word in source for word in engine._PREFILTER)
-        t2 = time.perf_counter()
+        t2 = _clock()
         phases["read"] += t1 - t0
         phases["prefilter"] += t2 - t1
         if not mentions:
@@ -92,11 +98,11 @@ def profile(files: list[str], per_rule: bool) -> dict:
             module = cst.parse_module(source)
         except Exception:
             continue
-        t3 = time.perf_counter()
+        t3 = _clock()
         phases["parse"] += t3 - t2
         counts["parsed"] += 1
         index = ModuleIndex(module, settings.jit_decorators)
-        t4 = time.perf_counter()
+        t4 = _clock()
         phases["index"] += t4 - t3
         if not index.imports.mentions_jax:
             continue
@@ -108,18 +114,22 @@ def profile(files: list[str], per_rule: bool) -> dict:
                 hooks.setdefault(name, []).append(hook)
         raw: list = []
         FlowWalker(index, hooks, lambda rule, node, message, frame, fix, raw=raw: raw.append(node)).run()
-        t5 = time.perf_counter()
+        t5 = _clock()
         phases["walk"] += t5 - t4
         if not raw:
             continue
         positions = index.positions()
-        t6 = time.perf_counter()
+        if hasattr(
+            positions, "resolve"
+        ):  # as the engine does: only the reported nodes (older checkouts: all)
+            positions.resolve(raw)
+        t6 = _clock()
         phases["positions"] += t6 - t5
         # The findings phase is timed through the engine itself on the already-parsed module, minus the
         # index, walk and positions it redoes (measured just above), so it stays honest as the engine changes.
-        t7 = time.perf_counter()
+        t7 = _clock()
         findings = engine.lint_module(module, source, path, settings)
-        t8 = time.perf_counter()
+        t8 = _clock()
         redone = (t4 - t3) + (t5 - t4) + (t6 - t5)
         phases["findings"] += max(0.0, (t8 - t7) - redone)
         del positions
@@ -143,17 +153,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.environ.get("JAXLINT_BENCH_CACHE"))
     ap.add_argument("--rules", action="store_true", help="time each rule's hooks (adds overhead)")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--jaxlint", default=str(HERE.parent), help="the checkout whose jaxlint is profiled")
     args = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(args.jaxlint).resolve()))
     if args.files_from:
         files = [line.strip() for line in Path(args.files_from).read_text().splitlines() if line.strip()]
     else:
         files = corpus_files(args.libs, args.cache)
+    wall = time.perf_counter()
     result = profile(files, args.rules)
+    result["wall_seconds"] = round(time.perf_counter() - wall, 2)
+    result["load_average"] = os.getloadavg()
     c = result["counts"]
     print(
         f"{c['files']} files, {c['lines']:,} lines; parsed {c['parsed']}, {c['with_findings']} with findings"
     )
-    print(f"{'phase':<12}{'seconds':>10}{'x parse':>10}")
+    import jaxlint
+
+    print(
+        f"jaxlint from {Path(jaxlint.__file__).parent}; wall {result['wall_seconds']:.1f} s; load average after "
+        + " ".join(f"{x:.2f}" for x in result["load_average"])
+    )
+    print(f"{'phase':<12}{'CPU s':>10}{'x parse':>10}")
     for phase in PHASES:
         print(f"{phase:<12}{result['seconds'][phase]:>10.2f}{result['ratio_to_parse'][phase]:>10.2f}")
     print(f"analysis + rules over parse: {result['analysis_and_rules_over_parse']:.2f}x")

@@ -159,7 +159,7 @@ def lint_module(
     FlowWalker(index, hooks, collect).run()
     if not raw:
         return []
-    positions = index.positions()
+    positions = index.positions().resolve([item[1] for item in raw])  # one pass, only the reported nodes
     suppressions = Suppressions(source if noqa else "")
     findings = []
     for rule, node, message, function, fix in raw:

@@ -47,7 +47,9 @@ def _code_fields(cls: type) -> tuple[str, ...]:
         names = tuple(
             f.name
             for f in dataclasses.fields(cls)
-            if f.name not in _SKIP_FIELDS and not any(part in f.name for part in _SKIP_FIELD_PARTS)
+            if f.name not in _SKIP_FIELDS
+            and not any(part in f.name for part in _SKIP_FIELD_PARTS)
+            and f.type is not str  # `Name.value` and the like: never a node, so not worth a look per node
         )
         _FIELDS[cls] = names
     return names
@@ -61,7 +63,8 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     # isinstance() against libcst's abstract base classes is slow; a per-type answer is cached.
     is_node = _IS_NODE
     out = []
-    for name in _FIELDS.get(type(node)) or _code_fields(type(node)):
+    fields = _FIELDS.get(type(node))
+    for name in _code_fields(type(node)) if fields is None else fields:
         value = getattr(node, name)
         cls = type(value)
         if cls is tuple or cls is list:
@@ -118,10 +121,11 @@ def own_nodes(unit_node: cst.CSTNode, skip: tuple[type, ...] = SCOPES) -> Iterat
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain, None for anything else."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    # Type identity, not isinstance(): libcst's abstract bases make isinstance() slow, and this is hot.
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

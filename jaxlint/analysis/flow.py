@@ -17,6 +17,7 @@ until nothing changes (a few rounds at most).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 import libcst as cst
@@ -444,7 +445,7 @@ class FlowWalker:
                 continue
             if kind is cst.Call and frame.kind > NONE:
                 self._propagate(node, frame)
-            stack.extend((child, frame, False) for child in reversed(children(node)))
+            stack.extend(zip(reversed(children(node)), repeat(frame), repeat(False)))  # built in C: hot
 
     def _comprehension_parts(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, frame: Frame

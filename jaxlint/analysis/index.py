@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 import libcst as cst
@@ -203,7 +204,8 @@ class ModuleIndex:
                 continue
             if kind in _NOTED:
                 self._note(node, unit, in_class)
-            stack.extend((sub, unit, None, in_class) for sub in reversed(children(node)))
+            # zip/repeat build the entries in C (a generator expression here cost a tenth of the index pass).
+            stack.extend(zip(reversed(children(node)), repeat(unit), repeat(None), repeat(in_class)))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
@@ -236,9 +238,10 @@ class ModuleIndex:
 
     def _note(self, node: cst.CSTNode, unit: Unit, in_class: bool) -> None:
         """Record what a node binds or applies (bindings in class bodies are attributes, not the unit's)."""
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:  # the commonest noted node: no isinstance() chain (slow on libcst's ABCs)
             self._sites.append((node, unit))
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            return
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
             if isinstance(node, cst.Import):
                 self.imports.add_import(node)
             else:
@@ -297,11 +300,11 @@ class ModuleIndex:
     # -- positions -------------------------------------------------------------------------------------
 
     def positions(self):
-        """Line/column of every node, computed once and only when asked (files with findings)."""
+        """Line/column of nodes, computed only for the nodes asked about (`Positions`), shared by the module's users."""
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+            from .positions import Positions
 
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = Positions(self.module)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:
@@ -431,6 +434,10 @@ class ModuleIndex:
                     chain.append(found)
             if chain:
                 unit.apply(self._combine(chain, False))
+
+    def calls(self) -> list[cst.Call]:
+        """Every call the index pass saw (the whole module but a class's PEP 695 type parameters)."""
+        return [call for call, _unit in self._sites]
 
     def _resolve_sites(self) -> None:
         for call, unit in self._sites:

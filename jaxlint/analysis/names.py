@@ -9,6 +9,7 @@ second is kept as the call node so transform detection can unwrap it.
 from __future__ import annotations
 
 import builtins
+import functools
 
 import libcst as cst
 
@@ -34,6 +35,7 @@ _CANONICAL_PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every resolved name; few distinct names per run
 def canonical(qualname: str) -> str:
     for prefix, replacement in _CANONICAL_PREFIXES:
         if qualname == prefix or qualname.startswith(prefix + "."):

@@ -95,7 +95,11 @@ No automatic fix: which key should be split, and where, is the author's choice.
         analysis = self._analysis
         if analysis is None or not analysis.relevant:
             return
-        for reuse in analysis.reuses(unit):
+        reuses = analysis.reuses(unit)
+        if reuses:  # the messages quote lines: one positions pass for them and the findings, not one each
+            nodes = (node for r in reuses for node in (r.node, r.first.node, r.loop) if node is not None)
+            ctx.index.positions().resolve(nodes)
+        for reuse in reuses:
             ctx.report(self, reuse.node, self._message(reuse, ctx.index))
 
     # -- messages ------------------------------------------------------------------------------------
