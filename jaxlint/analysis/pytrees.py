@@ -207,6 +207,10 @@ class PytreeModel:
             elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
                 parent = self.classes[base.value.value]
                 how = how or parent.how
+        if how is None and _declares_static_field(node, self._makes_static_field):
+            # A project's own dataclass decorator (`from jax_md import dataclasses`), seen through the
+            # static fields it declares: nobody writes `static_field()` outside a pytree class.
+            how = FIELDS
         if how is None:
             return None
         cls = PytreeClass(node.name.value, how)
@@ -381,6 +385,16 @@ def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cs
                     stack.append(part if isinstance(part, cst.BaseCompoundStatement) else part.body)
             for handler in getattr(node, "handlers", ()):
                 stack.append(handler.body)
+
+
+def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:
+    """Whether a class body annotates a field with a static-field maker (`x: int = static_field()`)."""
+    for statement in node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.AnnAssign) and small.value is not None and makes_static(small.value):
+                    return True
+    return False
 
 
 def _name(node: cst.BaseExpression) -> str:
