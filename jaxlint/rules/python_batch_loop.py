@@ -158,6 +158,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
     def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
+        if isinstance(node, cst.Name) and node.value in ctx.unit.local_names:
+            built = ctx.unit.single_assignment(node.value)
+            if isinstance(built, cst.Call) and ctx.qualname(built.func) in _LIST_RESULTS:
+                return False  # `heads = jnp.split(logits, n)`: a few arrays, not the rows of one
         if ctx.flags(node) & ARRAY:
             return True
         if _numpy_array(node, ctx):
