@@ -1,9 +1,10 @@
-"""Fetch the benchmark corpus: pinned releases of 13 real JAX libraries, their ``.py`` files only.
+"""Fetch the benchmark corpus: pinned releases of real JAX code bases, their ``.py`` files only.
 
 Usage::
 
-    python bench/corpus.py                       # all 13 libraries
+    python bench/corpus.py                       # the 13 libraries of the speed rows
     python bench/corpus.py --libs flax,optax     # a subset
+    python bench/corpus.py --libs users          # the users' corpus (precision triage), or `everything`
     python bench/corpus.py --cache /tmp/corpus   # another cache folder (or env JAXLINT_BENCH_CACHE)
     python bench/corpus.py --paths               # print `name path` lines only (for scripts)
 
@@ -46,6 +47,32 @@ PINS: dict[str, str] = {
     "trax": "1.4.1",
 }
 
+# The users' corpus, for precision (bench/triage.md): code written *with* JAX rather than JAX's own
+# libraries -- RL environments and agents, single-file training scripts, evolution strategies, molecular
+# dynamics, optimal transport, research frameworks.  Pinned the same way, but not part of the speed rows
+# unless named (``--libs users``), so that the speed figures above stay comparable.
+USER_PINS: dict[str, str] = {
+    "rlax": "0.1.9",
+    "mctx": "0.0.71",
+    "gymnax": "1.0.1",
+    "evosax": "0.3.2",
+    "jumanji": "1.1.2",
+    "optimistix": "0.1.0",
+    "ott-jax": "0.6.0",
+    "neural-tangents": "0.6.5",
+    "jax-md": "0.2.29",
+    "sbx-rl": "0.28.0",
+    "dopamine-rl": "4.1.2",
+    "cleanrl": "1.2.0",
+    "qdax": "0.5.0",
+    "evojax": "0.2.17",
+    "jaxmarl": "0.2.0",
+    "penzai": "0.2.5",
+    "craftax": "1.6.1",
+}
+
+ALL_PINS: dict[str, str] = {**PINS, **USER_PINS}
+
 MARKER = ".jaxlint-bench-pin"
 
 
@@ -66,14 +93,19 @@ def default_cache() -> Path:
 
 
 def parse_libs(text: str | None) -> list[str]:
-    """``"flax, optax"`` -> ``["flax", "optax"]`` in the order given; None or ``all`` -> every pin."""
-    if not text or text.strip() == "all":
+    """``"flax, optax"`` -> ``["flax", "optax"]`` in the order given; None or ``all`` -> the 13 speed
+    libraries; ``users`` -> the users' corpus; ``everything`` -> both."""
+    groups = {"all": list(PINS), "users": list(USER_PINS), "everything": list(ALL_PINS)}
+    if not text:
         return list(PINS)
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in PINS]
+    names: list[str] = []
+    for n in (n.strip() for n in text.split(",")):
+        if n:
+            names.extend(groups.get(n, [n]))
+    unknown = [n for n in names if n not in ALL_PINS]
     if unknown:
-        raise SystemExit(f"unknown libraries {', '.join(unknown)}; known: {', '.join(PINS)}")
-    return names
+        raise SystemExit(f"unknown libraries {', '.join(unknown)}; known: {', '.join(ALL_PINS)}")
+    return list(dict.fromkeys(names))
 
 
 def _normalise(name: str) -> str:
@@ -167,7 +199,7 @@ def _unpack(archive: Path, dest: Path) -> None:
 
 def ensure(name: str, cache: Path, quiet: bool = False) -> Library:
     """Return the unpacked library ``name`` at its pinned version, downloading it if needed."""
-    version = PINS[name]
+    version = ALL_PINS[name]
     dest = cache / "src" / name
     marker = dest / MARKER
     archive_name = marker.read_text().strip() if marker.is_file() else ""
@@ -202,7 +234,12 @@ def format_table(libs: list[Library]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--libs", help="comma-separated subset of: " + ", ".join(PINS), default=None)
+    ap.add_argument(
+        "--libs",
+        help="comma-separated names or groups (all = the 13 speed libraries, users, everything): "
+        + ", ".join(ALL_PINS),
+        default=None,
+    )
     ap.add_argument(
         "--cache",
         type=Path,

@@ -6,3 +6,7 @@ import jax.numpy as jnp
 def log_likelihood(residuals, variance):
     residuals = jnp.asarray(residuals, dtype=jnp.float64)  # JAX501: silently float32
     return -0.5 * jnp.sum(residuals**2 / variance + jnp.log(2 * jnp.pi * variance))
+
+
+if __name__ == "__main__":  # a program: enabling x64 is this module's job (library modules are not checked)
+    print(log_likelihood(jnp.ones(3), 1.0))

@@ -25,7 +25,9 @@ import libcst as cst
 from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
-from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
+from .values import ARRAY, BOOL, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
+
+_BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
@@ -367,6 +369,8 @@ class FlowWalker:
             self._store(node.target, node.value, node, frame)
             if isinstance(node.target, cst.Name):
                 flags = evaluate(node.target, frame) | evaluate(node.value, frame)
+                if not isinstance(node.operator, _BITWISE_ASSIGN):
+                    flags &= ~BOOL  # as for `a + b`: `count += mask` is a number, not a mask
                 frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
         elif isinstance(node, cst.Del):
             for deleted in _delete_targets(node.target):

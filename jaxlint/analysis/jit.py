@@ -58,6 +58,9 @@ class Jitted:
     spec: StaticSpec
     offset: int  # call position i is parameter i + offset of the def
     label: str  # for messages: the name called
+    # static_argnums index i is parameter i + argnums_offset of the def (None: the same as `offset`). A jit
+    # decorator on a method counts `self` as argument 0, while `self.step(x)` passes `x` at position 0.
+    argnums_offset: int | None = None
 
     @property
     def params(self) -> cst.Parameters:
@@ -67,8 +70,9 @@ class Jitted:
     def static_parameters(self) -> tuple[set[int], set[str]]:
         """(parameter indices, parameter names) that are static, following JAX's inference rules."""
         names = [p.name.value for p in positional_params(self.params)]
-        count = len(names) - self.offset
-        indices = {self.offset + (i + count if i < 0 else i) for i in self.spec.argnums}
+        base = self.offset if self.argnums_offset is None else self.argnums_offset
+        count = len(names) - base
+        indices = {base + (i + count if i < 0 else i) for i in self.spec.argnums}
         indices = {i for i in indices if 0 <= i < len(names)}
         static_names = set(self.spec.argnames)
         if self.spec.argnums and not self.spec.argnames:
@@ -117,7 +121,7 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
         if spec.unknown:
             return None
         offset = 1 if target.is_method and bound_self else 0
-        return Jitted(target, spec, offset, target.name)
+        return Jitted(target, spec, offset, target.name, argnums_offset=0)
     return None
 
 

@@ -95,7 +95,9 @@ class ImportTable:
                 self.names[target] = resolved
                 return
         if isinstance(value, cst.Call) and self.qualname(value.func) == "functools.partial":
-            self.partial_aliases[target] = value
+            first = value.args[0].value if value.args else None
+            if not (isinstance(first, cst.Name) and first.value == target):  # `f = partial(f, ...)`: no loop
+                self.partial_aliases[target] = value
             return
         if target in _BUILTINS:
             self.rebound.add(target)

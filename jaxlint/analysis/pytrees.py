@@ -207,6 +207,14 @@ class PytreeModel:
             elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
                 parent = self.classes[base.value.value]
                 how = how or parent.how
+        if (
+            how is None
+            and self._own_decorator(node)
+            and _declares_static_field(node, self._makes_static_field)
+        ):
+            # A project's own dataclass decorator (`from jax_md import dataclasses`), seen through the
+            # static fields it declares: nobody decorates a class with static fields except to make a pytree.
+            how = FIELDS
         if how is None:
             return None
         cls = PytreeClass(node.name.value, how)
@@ -245,6 +253,14 @@ class PytreeModel:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)
         return cls
+
+    def _own_decorator(self, node: cst.ClassDef) -> bool:
+        """A decorator other than the standard library's `dataclass` (which makes no pytree by itself)."""
+        return any(
+            self._qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            != "dataclasses.dataclass"
+            for d in node.decorators
+        )
 
     def _read_properties(self, node: cst.ClassDef, cls: PytreeClass) -> None:
         """`@property def depth(self): return len(self.sizes)` over static fields only is static too."""
@@ -381,6 +397,16 @@ def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cs
                     stack.append(part if isinstance(part, cst.BaseCompoundStatement) else part.body)
             for handler in getattr(node, "handlers", ()):
                 stack.append(handler.body)
+
+
+def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:
+    """Whether a class body annotates a field with a static-field maker (`x: int = static_field()`)."""
+    for statement in node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.AnnAssign) and small.value is not None and makes_static(small.value):
+                    return True
+    return False
 
 
 def _name(node: cst.BaseExpression) -> str:

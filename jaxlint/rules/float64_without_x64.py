@@ -54,6 +54,17 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
 counts, so code that already chooses a dtype by checking the flag is left alone).
 
+Only **programs** are checked: where x64 is off, the module itself is where it should have been turned on.
+A module is a program when it has an `if __name__ == "__main__":` block that is not just a test runner
+(`absltest.main()`, `unittest.main()`, `pytest.main()`), or when its top-level statements (outside functions
+and classes) compute with JAX — call a `jnp`, `jax.random`, `lax`, `jax.nn`, `jax.scipy` function or
+`jax.device_put` — or call `print`, `app.run` or a function of the module (`main()`): scripts and notebooks.
+Everything else is **library code** (and test modules, whose x64 setting comes from the test runner's
+configuration: `JAX_ENABLE_X64`, `--jax_enable_x64`, a conftest): there, enabling x64 is the application's
+choice, taken once at start-up for the whole program, and a library asking for `float64` gets it exactly
+when the application wants double precision. Users reading library code (jax-md's force fields ask for
+`float64` everywhere and document that x64 must be enabled) judged those findings unhelpful.
+
 ## Why is this bad
 JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
 `float32` (JAX emits a `UserWarning` attributed to its own source, not to your line), so computations that
@@ -86,6 +97,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
 
     def __init__(self) -> None:
         self._x64: bool | None = None
+        self._program: bool | None = None
         self._guarded: set[int] | None = None
 
     def _mentions_x64(self, ctx: RuleContext) -> bool:
@@ -94,8 +106,13 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         return self._x64
 
     def _silent(self, node: cst.CSTNode, ctx: RuleContext) -> bool:
-        """x64 is enabled in the module, or the request sits in a branch that only runs on 64-bit input."""
+        """x64 is enabled in the module, the module is library code (x64 is the application's choice), or
+        the request sits in a branch that only runs on 64-bit input."""
         if self._mentions_x64(ctx):
+            return True
+        if self._program is None:
+            self._program = _is_program(ctx.index.module, ctx)
+        if not self._program:
             return True
         if self._guarded is None:
             self._guarded = _guarded_nodes(ctx.index.module, lambda e: self._width(e, ctx) is not None)
@@ -197,3 +214,69 @@ def _guarded_nodes(module: cst.Module, is_wide) -> set[int]:
             continue
         stack.extend((child, inside) for child in children(node))
     return guarded
+
+
+# -- programs and library code -----------------------------------------------------------------------------
+
+# Top-level calls of these compute with JAX: the module runs JAX code itself (a script, a notebook).
+_COMPUTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.device_put")
+_NOT_COMPUTING = frozenset(
+    {
+        "jax.numpy.finfo",
+        "jax.numpy.iinfo",
+        "jax.numpy.dtype",
+        "jax.numpy.issubdtype",
+        "jax.numpy.promote_types",
+    }
+)
+_TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "parameterized", "test")
+
+
+def _is_main_guard(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.If) or not isinstance(node.test, cst.Comparison):
+        return False
+    parts = [node.test.left, *(c.comparator for c in node.test.comparisons)]
+    names = {p.value for p in parts if isinstance(p, cst.Name)}
+    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
+    return "__name__" in names and "__main__" in strings
+
+
+def _runs_tests_only(guard: cst.If) -> bool:
+    """`if __name__ == "__main__": absltest.main()`: a test module's runner, not a program."""
+    calls = [n for n in walk(guard.body) if isinstance(n, cst.Call)]
+    return bool(calls) and all(
+        isinstance(c.func, cst.Attribute)
+        and c.func.attr.value == "main"
+        and isinstance(c.func.value, cst.Name)
+        and c.func.value.value in _TEST_RUNNERS
+        for c in calls
+    )
+
+
+def _is_program(module: cst.Module, ctx: RuleContext) -> bool:
+    """Whether the module is a program (script, notebook, `__main__` module) rather than library code."""
+    functions = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    for statement in module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if _is_main_guard(statement):
+            if not _runs_tests_only(statement):  # type: ignore[arg-type]
+                return True
+            continue
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        bare = {  # `main()` as a statement of its own
+            id(small.value)
+            for small in smalls
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+        }
+        for node in walk(statement):
+            if not isinstance(node, cst.Call):
+                continue
+            name = ctx.qualname(node.func)
+            if name is not None and name.startswith(_COMPUTING) and name not in _NOT_COMPUTING:
+                return True
+            if name in ("builtins.print", "absl.app.run"):
+                return True
+            if id(node) in bare and isinstance(node.func, cst.Name) and node.func.value in functions:
+                return True
+    return False

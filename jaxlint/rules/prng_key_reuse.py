@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.keys import KeyAnalysis, KeyReuse
+from ..syntax import walk
 from .base import Rule
 
 _LOOP_WORDS = {
@@ -40,6 +41,16 @@ A reuse on *some* path is flagged (consumed in one branch and again after it; a 
 key only when a flag is set). Keys held in parameters, attributes (`self.key`) and dict entries are tracked
 only while no unknown code could have replaced them; functions of other modules and methods of unknown
 objects are assumed not to consume the keys they get.
+
+Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
+a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
+class asserts something (an `assert` statement, or a call of `assert*`, `*allclose`, `*array_equal`,
+`np.testing.*`, `chex.assert_*`) draws its inputs from one key on purpose: paired draws that compare two
+implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
+correlation does not matter to what is checked. Users reading real test suites (distrax, optax,
+neural-tangents) judged these findings noise. Reuse in a test helper outside such functions and classes, and
+in any non-test code, is still flagged; deliberate paired sampling there (common random numbers) takes a
+`# noqa: JAX301` that says so.
 
 `--verify` confirms a finding by tracing the function with typed keys under `jax_debug_key_reuse`; JAX's
 checker does not see the same-`fold_in`-data case, nor reuse spread over several calls of a generator.
@@ -96,6 +107,8 @@ No automatic fix: which key should be split, and where, is the author's choice.
         if analysis is None or not analysis.relevant:
             return
         reuses = analysis.reuses(unit)
+        if reuses and _in_asserting_test(unit):
+            return  # test inputs drawn from one key on purpose (see the doc's "Not flagged")
         if reuses:  # the messages quote lines: one positions pass for them and the findings, not one each
             nodes = (node for r in reuses for node in (r.node, r.first.node, r.loop) if node is not None)
             ctx.index.positions().resolve(nodes)
@@ -132,3 +145,40 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 "consumes it again; carry the new key from `jax.random.split` instead"
             )
         return f"{first}, again by {reuse.consumer}; split it (`jax.random.split`) and use each subkey once"
+
+
+# -- test code ---------------------------------------------------------------------------------------------
+
+_ASSERT_SUFFIXES = ("allclose", "array_equal", "array_almost_equal")
+
+
+def _is_test_class(node: cst.ClassDef) -> bool:
+    name = node.name.value
+    return name.startswith("Test") or name.endswith(("Test", "Tests", "TestCase"))
+
+
+def _in_asserting_test(unit: Unit) -> bool:
+    """Whether `unit` is (inside) a test function or a test class method, and that test asserts something."""
+    scope: Unit | None = unit
+    while scope is not None:
+        node = scope.node
+        if scope.class_node is not None and _is_test_class(scope.class_node):
+            return _asserts(scope.class_node)
+        if isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
+            return _asserts(node)
+        scope = scope.parent
+    return False
+
+
+def _asserts(node: cst.CSTNode) -> bool:
+    for inner in walk(node):
+        if isinstance(inner, cst.Assert):
+            return True
+        if isinstance(inner, cst.Call):
+            callee = inner.func
+            name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+            if isinstance(name, str) and (
+                name.startswith(("assert", "assert_")) or name.endswith(_ASSERT_SUFFIXES)
+            ):
+                return True
+    return False

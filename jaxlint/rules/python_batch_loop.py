@@ -158,6 +158,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
     def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
+        if isinstance(node, cst.Name) and _split_last(node, ctx):
+            return False  # `heads = jnp.split(logits, n)`: a few arrays, not the rows of one
         if ctx.flags(node) & ARRAY:
             return True
         if _numpy_array(node, ctx):
@@ -299,6 +301,18 @@ def _built_by(unit: Unit, name: str):
     if isinstance(value, cst.List) and not value.elements and len(appends) == 1 and id(appends[0]) in loops:
         return loops[id(appends[0])], appends[0]
     return None
+
+
+def _split_last(name: cst.Name, ctx: RuleContext) -> bool:
+    """Whether the name's last assignment above its use (`x = jnp.split(x, n)` after `x = dense(h)`) builds a
+    list of arrays."""
+    line = ctx.index.line_of(name)
+    above = [b for b in ctx.unit.bindings.get(name.value, ()) if ctx.index.line_of(b.node) <= line]
+    if not above:
+        return False
+    last = max(above, key=lambda b: ctx.index.line_of(b.node))
+    value = last.value if last.plain else None
+    return isinstance(value, cst.Call) and ctx.qualname(value.func) in _LIST_RESULTS
 
 
 def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
