@@ -236,3 +236,24 @@ def test_an_error_confirms_a_finding_when_a_user_frame_is_inside_the_statement(t
     verdicts = cross_reference_errors([inside, outside, other_rule], [encoded])
     assert [v.confirmed for v in verdicts] == [True, False, False]
     assert verdicts[0].to_dict()["error"] == "TracerBoolConversionError"
+
+
+# -- registered dataclasses built from their fields' annotations (no recording) ------------------------
+
+
+@pytest.mark.slow
+def test_registered_dataclasses_are_built_from_their_field_annotations():
+    from test_verify_support import FIXTURES, marked
+
+    from jaxlint.runtime.verify import verify_findings
+
+    cases = {c.finding.function: c for c in marked("verify_structs.py")}
+    report = verify_findings([c.finding for c in cases.values()], root=FIXTURES, timeout=120)
+    results = {name: report.verdicts[c.finding] for name, c in cases.items()}
+    assert results["annotated"].verdict == "CONFIRMED", results["annotated"]
+    assert "state: State(params: f32[], step: f32[], lr: 0.1)" in results["annotated"].reason
+    assert results["by_attributes"].verdict == "CONFIRMED", results["by_attributes"]
+    assert results["nested"].verdict == "CONFIRMED", results["nested"]
+    assert "outer: Outer(inner: State(params: f32[]" in results["nested"].reason
+    assert results["plain"].verdict == "NOT_RUN", results["plain"]
+    assert "jaxlint --verify --run" in results["plain"].reason
