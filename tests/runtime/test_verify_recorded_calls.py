@@ -178,6 +178,18 @@ def test_a_recorded_argument_rebuilds_the_same_tree_in_the_verify_child():
     assert float(concrete[0].params["w"].sum()) == 6.0
 
 
+def test_key_leaves_are_rebuilt_as_keys_of_the_same_implementation():
+    import jax
+
+    from jaxlint.runtime.verify.child.recorded import Decoder, RecordedSpec
+
+    value = {"k": jax.random.split(jax.random.key(1), 3), "r": jax.random.key(0, impl="rbg")}
+    encoded = encode_argument(jax, value)
+    leaves = tuple((tuple(s), d, w) for s, d, w in encoded["leaves"])
+    rebuilt = RecordedSpec(Decoder(jax, types.ModuleType("m")), encoded["tree"], leaves).build(traced=True)
+    assert jax.tree_util.tree_map(jax.typeof, rebuilt) == jax.tree_util.tree_map(jax.typeof, value)
+
+
 def test_static_values_are_kept_and_unrebuildable_calls_are_not_recorded():
     import jax
 

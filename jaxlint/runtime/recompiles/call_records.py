@@ -86,7 +86,11 @@ def encode_treedef(treedef: Any, children_of: Any, depth: int = 0) -> Any:
 
 def _leaf(jax: Any, leaf: Any) -> list[Any]:
     aval = jax.typeof(leaf) if hasattr(jax, "typeof") else jax.core.get_aval(leaf)
-    return [list(aval.shape), str(aval.dtype), bool(getattr(aval, "weak_type", False))]
+    dtype = str(aval.dtype)
+    impl = getattr(getattr(aval.dtype, "_impl", None), "name", None)
+    if dtype.startswith("key<") and isinstance(impl, str):
+        dtype = f"key<{impl}>"  # `key<fry>` shows a short name that jax.random.key(impl=) does not take
+    return [list(aval.shape), dtype, bool(getattr(aval, "weak_type", False))]
 
 
 def encode_argument(jax: Any, value: Any) -> dict[str, Any]:
