@@ -32,7 +32,7 @@ from .bootstrap import child_environment, write_sitecustomize
 from .budget import DEFAULT_MAX_COMPILES
 from .crossref import cross_reference, cross_reference_errors
 from .process_report import ENV_DIR
-from .render import to_json, write_json, write_recorded, write_text
+from .render import to_json, write_json, write_text
 from .signature_store import write_calls
 
 
@@ -93,8 +93,9 @@ def run_command(
             verdicts=verdicts,
             default_budget=default_budget,
             all_functions=all_functions,
+            recorded=recorded,
+            store=signatures_dir or "",
         )
-        write_recorded(out, recorded, signatures_dir or "")
     if exit_code != 0:
         return exit_code
     return 1 if run.over_budget else 0

@@ -88,6 +88,8 @@ def write_text(
     verdicts: list[Verdict],
     default_budget: int,
     all_functions: bool = False,
+    recorded: int = 0,
+    store: str = "",
 ) -> None:
     w = out.write
     count = len(run.processes)
@@ -105,6 +107,7 @@ def write_text(
         )
     write_table(out, run, all_functions=all_functions)
     _write_verdicts(out, verdicts)
+    write_recorded(out, recorded, store)
     over = run.over_budget
     if over:
         w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
