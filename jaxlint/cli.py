@@ -408,6 +408,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 root=root,
                 memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
                 progress=Progress(),
+                signatures_dir=_signatures_dir(args, config),
             )
     except Terminated as stop:
         print(f"jaxlint: stopped by signal {stop.signum}; every verify child was killed", file=sys.stderr)
@@ -421,6 +422,16 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     return EXIT_CLEAN if args.exit_zero else code
 
 
+def _signatures_dir(args: argparse.Namespace, config) -> str:
+    """Where `--run` records jitted calls and `--verify` reads them: `signatures/` in the cache folder
+    (kept with --no-cache, which is about the findings cache)."""
+    from .cache import DEFAULT_DIR
+    from .runtime.recompiles.signature_store import SUBDIR
+
+    base = config.root if config.root is not None else Path.cwd()
+    return os.path.join(args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR)), SUBDIR)
+
+
 def _run_command(args: argparse.Namespace, config) -> int:
     # A list is an argv; a single string is a shell command line (`"make data && python train.py"`).
     command = args.run if isinstance(args.run, list) else [args.run] if args.run.strip() else []
@@ -431,12 +442,14 @@ def _run_command(args: argparse.Namespace, config) -> int:
     except ImportError as error:
         return _fail(f"--run is not available: {error}")
     fmt = "json" if args.format == "json" else "text"
-    # Static recompile hazards in the project, to cross-reference with what recompiled in the run.
+    # Static findings the run can prove: recompile hazards by recompiling, exception rules (`if tracer:`)
+    # by raising at their line. The run records the jitted calls for a later --verify.
     from .files import discover
     from .lint import lint_files
     from .runtime.confirmable import RECOMPILE_CODES
+    from .runtime.verify.child.expectations import CONFIRMABLE_CODES
 
-    codes = tuple(sorted(RECOMPILE_CODES))
+    codes = tuple(sorted(RECOMPILE_CODES | CONFIRMABLE_CODES))
     hazard_config = dataclasses.replace(config, select=codes, extend_select=(), ignore=())
     hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
     return run_command(
@@ -446,5 +459,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
         fmt=fmt,
         out=sys.stdout,
         static_findings=hazards,
+        signatures_dir=_signatures_dir(args, config),
+        root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
     )

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from .call_records import MAX_CALLS_PER_FUNCTION
 from .function_record import FunctionRecord
 
 
@@ -24,6 +25,8 @@ class RunTotals:
     internal_compiles: int = 0
     unattributed_compiles: dict[str, int] = dataclasses.field(default_factory=dict)
     errors: list[str] = dataclasses.field(default_factory=list)
+    calls: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # replayable calls (call_records)
+    raised: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # errors with the user's frames
 
     @property
     def backend(self) -> str | None:
@@ -80,6 +83,9 @@ class Merger:
         for name, count in report.get("unattributed_compiles", {}).items():
             run.unattributed_compiles[name] = run.unattributed_compiles.get(name, 0) + count
         run.errors.extend(e for e in report.get("errors", []) if e not in run.errors)
+        for entry in report.get("calls", []):
+            _add_calls(run.calls, entry)
+        run.raised.extend(e for e in report.get("raised", []) if e not in run.raised)
         window = report.get("pid") if window is None else window
         for fn in report.get("functions", []):
             key = (fn["path"], fn["first_line"], fn["qualname"])
@@ -116,6 +122,17 @@ def merge(reports: list[dict[str, Any]], *, budgets: Mapping[str, int], default_
     for report in reports:
         merger.add(report)
     return merger.result(budgets=budgets, default_budget=default_budget)
+
+
+def _add_calls(rows: list[dict[str, Any]], entry: dict[str, Any]) -> None:
+    """One function's recorded calls, merged with those other processes recorded, a few at most."""
+    key = (entry.get("path"), entry.get("first_line"), entry.get("qualname"))
+    for row in rows:
+        if (row.get("path"), row.get("first_line"), row.get("qualname")) == key:
+            row["calls"] += [c for c in entry.get("calls", []) if c not in row["calls"]]
+            del row["calls"][MAX_CALLS_PER_FUNCTION:]
+            return
+    rows.append({**entry, "calls": list(entry.get("calls", []))[:MAX_CALLS_PER_FUNCTION]})
 
 
 def _add(row: FunctionRecord, fn: dict[str, Any], window: Any) -> None:

@@ -1,8 +1,13 @@
-"""Static findings that a run proves: JAX401 (jit-in-loop) and JAX402 (unhashable static argument).
+"""Static findings that a run proves.
 
-A finding is CONFIRMED by a function that was traced or compiled more than once, in the same file,
-when the finding's line is the function's definition (decorators to `def`, or the `lambda` line), a
-line from which a retrace was called, or when the finding names the function as its own.
+JAX401 (jit-in-loop) and JAX402 (unhashable static argument): CONFIRMED by a function that was traced
+or compiled more than once, in the same file, when the finding's line is the function's definition
+(decorators to `def`, or the `lambda` line), a line from which a retrace was called, or when the
+finding names the function as its own.
+
+Rules whose pitfall is an exception (JAX101 `if tracer:`, JAX102, JAX103, ...; see
+`verify/child/expectations.py`): CONFIRMED by an error the run raised, of a class the rule predicts,
+with one of the user's frames inside the flagged statement's lines (as `--verify` matches).
 """
 
 from __future__ import annotations
@@ -20,10 +25,19 @@ from .function_record import FunctionRecord
 class Verdict:
     finding: Any  # jaxlint.finding.Finding (duck-typed: path, line, column, code, name, function)
     function: FunctionRecord | None  # the function that confirms it, if any
+    error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
 
     @property
     def confirmed(self) -> bool:
-        return self.function is not None
+        return self.function is not None or self.error is not None
+
+    @property
+    def error_line(self) -> int | None:
+        if self.error is None:
+            return None
+        return next(
+            (f[1] for f in reversed(self.error["frames"]) if _same_file(f[0], self.finding.path)), None
+        )
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
@@ -32,8 +46,12 @@ class Verdict:
             "path": f.path,
             "line": f.line,
             "column": f.column,
-            "status": "CONFIRMED" if self.function else "NOT OBSERVED",
+            "status": "CONFIRMED" if self.confirmed else "NOT OBSERVED",
         }
+        if self.error is not None:
+            data.update(
+                error=self.error["types"][0], message=self.error["message"], error_line=self.error_line
+            )
         if self.function is not None:
             data.update(
                 qualname=self.function.qualname, traces=self.function.traces, compiles=self.function.compiles
@@ -50,6 +68,51 @@ def cross_reference(findings: Iterable[Any] | None, functions: list[FunctionReco
         best = max(matches, key=lambda fn: (fn.compiles, fn.traces), default=None)
         verdicts.append(Verdict(finding, best))
     return verdicts
+
+
+def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str, Any]]) -> list[Verdict]:
+    """Findings of exception rules, each with the first error of the run that confirms it (or none)."""
+    from ..verify.child.expectations import EXCEPTION, EXPECTATIONS
+
+    verdicts = []
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for finding in findings or ():
+        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
+        if expectation is None or expectation.kind != EXCEPTION:
+            continue
+        key = (finding.path, finding.line)
+        if key not in spans:
+            spans[key] = _span(finding)
+        match = next((e for e in raised if _error_matches(e, expectation, finding.path, spans[key])), None)
+        verdicts.append(Verdict(finding, None, match))
+    return verdicts
+
+
+def _error_matches(error: dict[str, Any], expectation: Any, path: str, span: tuple[int, int]) -> bool:
+    if not set(error.get("types", ())) & set(expectation.exception_names):
+        return False
+    message = error.get("message", "")
+    if expectation.message_patterns and not any(p in message for p in expectation.message_patterns):
+        return False
+    return any(
+        _same_file(file, path) and first <= span[1] and span[0] <= (last or first)
+        for file, first, last in error.get("frames", ())
+    )
+
+
+def _span(finding: Any) -> tuple[int, int]:
+    """The flagged statement's lines (a multi-line call is reported by its first line)."""
+    import ast
+
+    from ..verify.child.source import statement_span
+
+    end = getattr(finding, "end_line", None)
+    try:
+        with open(finding.path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return (finding.line, max(finding.line, end or finding.line))
+    return statement_span(tree, finding.line, end)
 
 
 def _matches(finding: Any, fn: FunctionRecord) -> bool:

@@ -4,6 +4,10 @@ A single string is run by the shell (`--run "python train.py && python eval.py"`
 as is (`--run -- python train.py --epochs 2`). The command's output goes to the terminal as usual; with
 `--format json` its stdout is sent to stderr so that stdout holds the JSON report only.
 
+Errors the command raised at a flagged line confirm that finding (crossref.py). Every jitted call's
+abstract signature is recorded (call_records.py) into `signatures_dir`, the store that a later
+`jaxlint --verify` builds its inputs from (signature_store.py).
+
 Exit code: the command's own when it fails (128+N when killed by signal N, 127 when it cannot be
 started), else 1 when a function compiled more than its budget in one process, else 0.
 """
@@ -26,9 +30,10 @@ from .._isolate import processes_with_marker
 from .aggregate import load_reports, merge
 from .bootstrap import child_environment, write_sitecustomize
 from .budget import DEFAULT_MAX_COMPILES
-from .crossref import cross_reference
+from .crossref import cross_reference, cross_reference_errors
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
+from .signature_store import write_calls
 
 
 def run_command(
@@ -40,6 +45,8 @@ def run_command(
     out: TextIO | None = None,
     static_findings: list[Any] | None = None,
     all_functions: bool = False,
+    signatures_dir: str | None = None,
+    root: str | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out`, and return the exit code (module docstring)."""
     out = out if out is not None else sys.stdout
@@ -64,10 +71,18 @@ def run_command(
             f"jaxlint: warning: max-compiles-per-function {key!r} matched no function that ran\n"
         )
     verdicts = cross_reference(static_findings, run.functions)
+    verdicts += cross_reference_errors(static_findings, run.raised)
+    recorded = 0
+    if signatures_dir:
+        try:
+            recorded = write_calls(signatures_dir, run.calls, root)
+        except OSError as error:
+            sys.stderr.write(f"jaxlint: cannot write the recorded calls to {signatures_dir}: {error}\n")
     if fmt == "json":
         data = to_json(
             command=command, exit_code=exit_code, run=run, verdicts=verdicts, default_budget=default_budget
         )
+        data["recorded_functions"] = recorded
         write_json(out, data)
     else:
         write_text(
@@ -78,6 +93,8 @@ def run_command(
             verdicts=verdicts,
             default_budget=default_budget,
             all_functions=all_functions,
+            recorded=recorded,
+            store=signatures_dir or "",
         )
     if exit_code != 0:
         return exit_code

@@ -33,6 +33,7 @@ import sys
 import threading
 from typing import Any
 
+from .call_records import encode_call, encode_error
 from .events import CompileEvent, FunctionInfo, TraceEvent
 from .retrace_reasons import RetraceExplainer
 from .signatures import build_signature
@@ -73,6 +74,17 @@ class Bus:
     def publish_compile(self, event: CompileEvent) -> None:
         for recorder in self._subscribers:
             self._guard(recorder.on_compile, event)
+
+    @property
+    def wants_calls(self) -> bool:
+        return any(hasattr(recorder, "on_call") for recorder in self._subscribers)
+
+    def publish_call(self, info: FunctionInfo, call: dict[str, Any] | None, error: dict | None) -> None:
+        """A jitted call about to be traced (`call`, see call_records), or the error its tracing raised."""
+        for recorder in self._subscribers:
+            method = getattr(recorder, "on_call", None)
+            if method is not None:
+                self._guard(lambda event, method=method: method(*event), (info, call, error))
 
     def report_error(self, where: str, exc: BaseException) -> None:
         message = f"{where}: {type(exc).__name__}: {exc}"
@@ -118,6 +130,7 @@ class _ThreadState(threading.local):
         self.names: dict[str, FunctionInfo] = {}  # jit name → function last traced under it here
         self.cache_hit = False  # a persistent-cache hit was announced for the next compile
         self.fallback_hint: tuple[str, int, str] | None = None
+        self.last_error = 0  # id() of the error last announced: nested jits see it once each
 
 
 class _Instrumentation:
@@ -183,11 +196,19 @@ class _Instrumentation:
             self._chain_test_events(util)
 
         def trace_for_jit(*args: Any, **kwargs: Any) -> Any:
+            wants_calls = self.bus.wants_calls
+            if wants_calls:  # at entry: a body that raises while tracing still leaves its inputs
+                self._announce(original, args, kwargs, None)
             frame = _Frame()
             frames = self.local.frames
             frames.append(frame)
             try:
                 result = original(*args, **kwargs)
+            except Exception as error:
+                if wants_calls and id(error) != self.local.last_error:  # nested jits: once
+                    self.local.last_error = id(error)
+                    self._announce(original, args, kwargs, error)
+                raise
             finally:
                 frames.pop()
             try:
@@ -206,6 +227,29 @@ class _Instrumentation:
         except Exception:
             pass
         return True
+
+    def _announce(self, original: Any, args: tuple, kwargs: dict, error: BaseException | None) -> None:
+        try:
+            fun, ji, _, _, _, call_args, call_kwargs = (
+                args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
+            )
+            info = self._function_info(fun)
+            if info.internal:
+                return
+            if error is not None:
+                self.bus.publish_call(info, None, encode_error(error, self.skip_dirs))
+                return
+            call = encode_call(
+                self.jax,
+                tuple(call_args),
+                dict(call_kwargs or {}),
+                tuple(getattr(ji, "static_argnums", ()) or ()),
+                tuple(getattr(ji, "static_argnames", ()) or ()),
+                _positional_names(getattr(ji, "fun_signature", None)),
+            )
+            self.bus.publish_call(info, call, None)
+        except Exception as exc:
+            self.bus.report_error("call hook", exc)
 
     @staticmethod
     def _bind(original: Any, args: tuple, kwargs: dict) -> tuple:

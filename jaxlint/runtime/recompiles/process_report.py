@@ -19,6 +19,7 @@ import time
 import uuid
 from typing import Any
 
+from .call_records import MAX_CALLS_PER_FUNCTION, MAX_ERRORS, encode_error
 from .recorder import Recorder
 
 ENV_DIR = "JAXLINT_RECOMPILES_DIR"
@@ -35,10 +36,18 @@ class ProcessReport:
         self.path = self._new_path()
         self.write_through = False
         self._lock = threading.Lock()
-        self._written_version = -1
+        self._written_version: Any = None
         self._last_write = 0.0
         self._bus: Any = None
         self._backend: tuple[str, list[str]] | None = None
+        self._reset_calls()
+
+    def _reset_calls(self) -> None:
+        # Calls as `--verify` can replay them (call_records), a few per function, and the errors that
+        # tracing raised or that ended the process, with the user's frames.
+        self.calls: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self.raised: list[dict[str, Any]] = []
+        self.calls_version = 0
 
     def start(self) -> None:
         from .jax_hooks import install
@@ -50,6 +59,16 @@ class ProcessReport:
 
     def register_process_hooks(self) -> None:
         atexit.register(self.write)
+        previous = sys.excepthook
+
+        def excepthook(kind: Any, error: BaseException, tb: Any) -> None:
+            try:  # an error that ends the program, raised outside any trace (eager code)
+                self._add_error(None, encode_error(error, _skip_dirs()))
+            except Exception:
+                pass
+            previous(kind, error, tb)
+
+        sys.excepthook = excepthook
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._after_fork)
 
@@ -62,6 +81,37 @@ class ProcessReport:
         self.recorder.on_compile(event)
         self._maybe_write()
 
+    def on_call(self, info: Any, call: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
+        if error is not None:
+            self._add_error(info, error)
+        elif call is not None:
+            with self._lock:
+                entry = self.calls.setdefault(
+                    info.key,
+                    {
+                        "module": info.module,
+                        "qualname": info.qualname,
+                        "path": info.path,
+                        "line": info.line,
+                        "first_line": info.first_line,
+                        "calls": [],
+                    },
+                )
+                if call in entry["calls"] or len(entry["calls"]) >= MAX_CALLS_PER_FUNCTION:
+                    return
+                entry["calls"].append(call)
+                self.calls_version += 1
+        self._maybe_write()
+
+    def _add_error(self, info: Any, error: dict[str, Any]) -> None:
+        with self._lock:
+            if error in self.raised or len(self.raised) >= MAX_ERRORS:
+                return
+            if info is not None:
+                error["function"] = {"qualname": info.qualname, "path": info.path, "line": info.line}
+            self.raised.append(error)
+            self.calls_version += 1
+
     def _maybe_write(self) -> None:
         if self.write_through or time.monotonic() - self._last_write >= _WRITE_INTERVAL:
             self.write()
@@ -71,16 +121,18 @@ class ProcessReport:
         self.path = self._new_path()
         self.write_through = True
         self._lock = threading.Lock()
-        self._written_version = -1
+        self._written_version = None
+        self._reset_calls()
 
     def _new_path(self) -> str:
         return os.path.join(self.directory, f"{os.getpid()}-{uuid.uuid4().hex[:8]}.json")
 
     def write(self) -> None:
         with self._lock:
-            if self.recorder.version == self._written_version and self._written_version >= 0:
+            version = (self.recorder.version, self.calls_version)
+            if version == self._written_version:
                 return
-            self._written_version = self.recorder.version
+            self._written_version = version
             self._last_write = time.monotonic()
             data = self.recorder.snapshot()
             data.update(
@@ -92,6 +144,8 @@ class ProcessReport:
                 mode=getattr(self._bus, "mode", "?"),
                 errors=list(getattr(self._bus, "errors", [])),
                 jax_version=_jax_version(),
+                calls=list(self.calls.values()),
+                raised=list(self.raised),
             )
             if data["compiles_total"]:  # the backend is up: asking does not start one
                 data["backend"], data["devices"] = self._devices()
@@ -116,6 +170,16 @@ class ProcessReport:
             except Exception as exc:
                 self._backend = (f"unknown ({type(exc).__name__})", [])
         return self._backend
+
+
+def _skip_dirs() -> tuple[str, ...]:
+    """Frames that are not the user's: jax, jaxlib and this package."""
+    dirs = [os.path.dirname(os.path.abspath(__file__))]
+    for name in ("jax", "jaxlib"):
+        module = sys.modules.get(name)
+        if getattr(module, "__file__", None):
+            dirs.append(os.path.dirname(os.path.abspath(module.__file__)))
+    return tuple(d + os.sep for d in dirs)
 
 
 def _jax_version() -> str | None:

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any, TextIO
 
+from ..confirmable import RECOMPILE_CODES
 from .aggregate import RunTotals
 from .crossref import Verdict
 from .function_record import FunctionRecord
@@ -87,6 +88,8 @@ def write_text(
     verdicts: list[Verdict],
     default_budget: int,
     all_functions: bool = False,
+    recorded: int = 0,
+    store: str = "",
 ) -> None:
     w = out.write
     count = len(run.processes)
@@ -104,6 +107,7 @@ def write_text(
         )
     write_table(out, run, all_functions=all_functions)
     _write_verdicts(out, verdicts)
+    write_recorded(out, recorded, store)
     over = run.over_budget
     if over:
         w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
@@ -237,17 +241,33 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
     if confirmed:
         out.write("\n")
     for v in confirmed:
-        f, fn = v.finding, v.function
-        assert fn is not None
+        f, fn, error = v.finding, v.function, v.error
+        where = f"{display_path(f.path)}:{f.line}:{f.column}"
+        if fn is not None:
+            seen = f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+        else:
+            assert error is not None
+            seen = f"{error['types'][0]} raised at line {v.error_line} during the run"
+        out.write(f"  CONFIRMED {f.code} {where}: {seen}\n")
+    recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
+    if recompiles:
         out.write(
-            f"  CONFIRMED {f.code} {display_path(f.path)}:{f.line}:{f.column}: '{fn.qualname}' was traced"
-            f" {fn.traces} times and compiled {fn.compiles} times\n"
-        )
-    unconfirmed = len(verdicts) - len(confirmed)
-    if unconfirmed:
-        out.write(
-            f"  {unconfirmed} JAX401/JAX402 finding{'s' if unconfirmed != 1 else ''} not observed recompiling"
+            f"  {recompiles} JAX401/JAX402 finding{'s' if recompiles != 1 else ''} not observed recompiling"
             " in this run\n"
+        )
+    others = len(verdicts) - len(confirmed) - recompiles
+    if others:
+        out.write(
+            f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed raising in this run"
+            " (`jaxlint --verify` traces them)\n"
+        )
+
+
+def write_recorded(out: TextIO, functions: int, directory: str) -> None:
+    if functions:
+        out.write(
+            f"\n  recorded the calls of {functions} jitted function{'s' if functions != 1 else ''} in"
+            f" {display_path(directory)}: `jaxlint --verify` traces them with these inputs first\n"
         )
 
 

@@ -13,7 +13,7 @@ and traces it with `jax.jit(entry).trace(...)`, which costs no device time. Verd
 - NOT_REPRODUCED: traced cleanly with the inputs tried (listed in `inputs`).
 - NOT_RUN: with the reason: import failed, timeout, crash, memory, no inputs, closure variables, ...
 
-Inputs, cheapest first; the first source that applies is the only one used:
+Inputs, cheapest first; declared examples are used alone, the other sources in order:
 
 1. Examples the user declares in pyproject.toml::
 
@@ -31,12 +31,22 @@ Inputs, cheapest first; the first source that applies is the only one used:
    `self` is the class's instance made without __init__, with the attributes the method reads set to
    arrays. Examples are evaluated afresh for each attempt, so keys they make are checked for reuse. The
    CLI passes this table (or the whole `[tool.jaxlint.verify]` table) as `examples`.
-2. Annotations: `jax.Array`/`ArrayLike` (shape searched), jaxtyping `Float[Array, "b n"]` (named dims get
+2. Calls recorded by `jaxlint --verify --run CMD` (recompiles/call_records.py, stored by
+   recompiles/signature_store.py under `<cache>/signatures/`, handed to the child in the request as plain
+   JSON and rebuilt by child/recorded.py: pytree structure through JAX's node data, ShapeDtypeStruct
+   leaves, static values), tried before the annotations and the search, which still follow them. The
+   verdict names them ("a call recorded by `jaxlint --verify --run`: ...").
+3. Annotations: `jax.Array`/`ArrayLike` (shape searched), jaxtyping `Float[Array, "b n"]` (named dims get
    2, 3, 4, ... shared across parameters), `float`/`int`/`bool` scalars, typed PRNG keys. Static
-   parameters (static_argnums/argnames) take their default, else a value from their annotation.
-3. A small search: float32 scalar, then (3,), then (2, 3) (a vector would turn `if x > 0` into a plain
+   parameters (static_argnums/argnames) take their default, else a value from their annotation. A
+   registered dataclass (by annotation, or the module's one dataclass whose fields cover the attributes
+   read on the parameter) is built from its fields' annotations (child/structs.py).
+4. A small search: float32 scalar, then (3,), then (2, 3) (a vector would turn `if x > 0` into a plain
    ValueError); int32 first for parameters named or used like counts and indices; `jax.random.key(0)`
    then a legacy `PRNGKey(0)` for parameters named like keys. Parameters with defaults keep them.
+
+When none fits, NOT_RUN says how to give inputs: `--verify --run` the tests or the script, or declare an
+example (with the key to use).
 
 Isolation: a fresh session per child (killed as a group on timeout and after exit), stdin closed,
 stdout/stderr captured and never shown, results through an events file, RLIMIT_AS on CPU runs and an RSS

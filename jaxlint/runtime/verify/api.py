@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..recompiles.signature_store import read_functions
 from .child.expectations import CONFIRMABLE_CODES
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
@@ -104,6 +105,7 @@ def verify_findings(
     memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
     progress: Callable[[int, int, str], None] | None = None,
     fork: bool = True,
+    signatures_dir: str | None = None,
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
     that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
@@ -119,6 +121,7 @@ def verify_findings(
             memory_limit_mb,
             progress,
             fork,
+            signatures_dir,
         )
 
 
@@ -133,6 +136,7 @@ def _verify(
     memory_limit_mb: int | None,
     progress: Callable[[int, int, str], None] | None,
     fork: bool,
+    signatures_dir: str | None = None,
 ) -> VerifyReport:
     declared = parse_examples(examples)
     report = VerifyReport({})
@@ -165,6 +169,8 @@ def _verify(
         job = module_jobs.get(location.path)
         if job is None:
             job = module_jobs[location.path] = ModuleJob(location)
+            # Calls a `--verify --run` recorded (recompiles/signature_store.py): inputs tried first.
+            job.recorded = read_functions(signatures_dir, str(location.path))
             for key in example_keys(location, root):
                 for qualname, values in declared.get(key, {}).items():
                     job.examples.setdefault(qualname, []).extend(values)

@@ -55,6 +55,7 @@ class ModuleJob:
     location: ModuleLocation
     findings: list[Finding] = dataclasses.field(default_factory=list)
     examples: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # qualname -> argument strings
+    recorded: dict[str, Any] = dataclasses.field(default_factory=dict)  # qualname -> calls from `--run`
 
 
 @dataclasses.dataclass
@@ -71,6 +72,7 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
         "search_path": list(job.location.search_path),
         "memory_limit_mb": memory_limit_mb,
         "examples": job.examples,
+        "recorded": job.recorded,
         "findings": [
             {"id": i, "code": f.code, "line": f.line, "end_line": f.end_line, "function": f.function}
             for i, f in enumerate(job.findings)

@@ -1,5 +1,6 @@
-"""Arguments to trace a function with when the user declared none (see examples.py): what the
-annotations say, else a small search (float32 scalar, then (3,), then (2, 3); int32 first for parameters
+"""Arguments to trace a function with when the user declared none (see examples.py) and no run recorded a
+call (recorded.py): what the annotations say, a registered dataclass built from its fields (structs.py),
+else a small search (float32 scalar, then (3,), then (2, 3); int32 first for parameters
 that look like counts or indices; typed keys for parameters that look like PRNG keys)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from . import source as src
 from .resolve import CLASSMETHOD, METHOD, Target
+from .structs import struct_candidates, struct_class
 
 
 class NoInputs(Exception):
@@ -224,9 +226,14 @@ def search_calls(target: Target, source: src.ModuleSource) -> list[CallInputs]:
                 )
             slots.append((param, False, (value,)))
             continue
-        keys = [] if annotation else src.dict_keys_read(target.node, param.name)
-        if keys:
-            candidates: tuple[Spec, ...] = tuple(DictSpec(tuple(keys), leaf) for leaf in FLOAT_SEARCH)
+        read = [] if annotation else src.self_attributes_read(target.node, param.name)
+        struct = struct_class(annotation, target.function.__globals__, read)
+        structs = struct_candidates(struct, len(FLOAT_SEARCH)) if struct is not None else ()
+        keys = [] if annotation or structs else src.dict_keys_read(target.node, param.name)
+        if structs:
+            candidates: tuple[Spec, ...] = structs
+        elif keys:
+            candidates = tuple(DictSpec(tuple(keys), leaf) for leaf in FLOAT_SEARCH)
         else:
             candidates = traced_candidates(
                 param.name, annotation, src.integer_looking(target.node, param.name), dims

@@ -226,7 +226,16 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         events.write(event="verdict", id=finding["id"], **verdict)
     findings = [f for f in findings if f not in top_level]
 
-    context = ModuleContext(jax, module, source, request.get("examples", {}), lines, recorder)
+    context = ModuleContext(
+        jax,
+        module,
+        source,
+        request.get("examples", {}),
+        lines,
+        recorder,
+        recorded=request.get("recorded"),
+        module_name=request["module"],
+    )
     for finding in findings:
         events.write(event="begin", id=finding["id"])
         try:

@@ -17,6 +17,7 @@ from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
+from .recorded import recorded_calls
 from .resolve import METHOD, Target, Unreachable, resolve
 from .source import ModuleSource, statement_span, store_places
 
@@ -39,8 +40,12 @@ class ModuleContext:
         examples: dict[str, list[str]],
         lines: ModuleLines,
         recorder: DebugPrintRecorder,
+        recorded: dict[str, Any] | None = None,
+        module_name: str = "",
     ) -> None:
         self.jax = jax
+        self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
+        self.module_name = module_name
         self.module = module
         self.source = source
         self.examples = examples
@@ -62,10 +67,28 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
+        """Declared examples; else the calls a run recorded, then the search's own inputs."""
         declared = self.examples.get(target.qualname)
         if declared:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
-        return search_calls(target, self.source)
+        recorded, skipped = recorded_calls(self.jax, self.module, target, self.recorded)
+        try:
+            searched = search_calls(target, self.source)
+        except NoInputs as error:
+            if recorded:
+                return recorded
+            unusable = f"; the recorded calls do not fit: {skipped[0]}" if skipped else ""
+            raise NoInputs(f"{error}{unusable}; {self.how_to_give_inputs(target)}") from None
+        return recorded + searched
+
+    def how_to_give_inputs(self, target: Target) -> str:
+        """The NOT_RUN advice: the two ways a user gives verify real inputs."""
+        key = f"{self.module_name}:{target.qualname}" if self.module_name else target.qualname
+        return (
+            "to give inputs, run code that calls it (the tests, or the script) under "
+            '`jaxlint --verify --run "pytest"` or `jaxlint --verify --run "python script.py"`, which records '
+            f'its calls for later runs, or declare `[tool.jaxlint.verify.examples]` "{key}" = "<call arguments>"'
+        )
 
     def jitted(self, target: Target) -> Any:
         """The user's own jit of the function: the name it resolved through, or a module global wrapping
@@ -179,7 +202,8 @@ def _try_inputs(
     if isinstance(error, (SystemExit, KeyboardInterrupt)):
         return verdict(NOT_RUN, f"{detail} while being traced (with {call.text})", tried)
     shown = "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:3])
-    return verdict(NOT_RUN, f"no input traced far enough: {shown}", tried)
+    advice = "" if any(c.declared for c, _, _ in errors) else f"; {context.how_to_give_inputs(target)}"
+    return verdict(NOT_RUN, f"no input traced far enough: {shown}{advice}", tried)
 
 
 def _missing_closure(target: Target, errors: list[BaseException | None]) -> list[str]:
