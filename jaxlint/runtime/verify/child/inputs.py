@@ -8,11 +8,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import sys
 from typing import Any
 
 from . import source as src
 from .resolve import CLASSMETHOD, METHOD, Target
-from .structs import struct_candidates, struct_class
+from .structs import StructSpec, data_fields, struct_class
 
 
 class NoInputs(Exception):
@@ -298,3 +299,41 @@ def attribute_candidates(target: Target, self_name: str | None) -> dict[str, tup
 def _short_repr(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+_STRUCT_DEPTH = 3  # nested dataclasses built at most this deep
+
+
+def struct_candidates(cls: type, rounds: int, depth: int = 0) -> tuple[StructSpec, ...]:
+    """One StructSpec per search round (each field takes its candidate of that round); () when a field
+    cannot be built."""
+    data = data_fields(cls)
+    if data is None or depth > _STRUCT_DEPTH:
+        return ()
+    slots: list[tuple[str, tuple[Any, ...], bool]] = []
+    for field in dataclasses.fields(cls):
+        text = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", str(field.type))
+        if field.name in data:
+            nested = _field_class(cls, text)
+            candidates = struct_candidates(nested, rounds, depth + 1) if nested else ()
+            candidates = candidates or traced_candidates(field.name, text, False, DimSizes())
+        elif field.default is not dataclasses.MISSING:
+            candidates = (ValueSpec(field.default),)
+        else:
+            value = static_value(text)
+            candidates = (value,) if value is not None else ()
+        if not candidates:
+            return ()
+        slots.append((field.name, candidates, field.name in data))
+    return tuple(
+        StructSpec(cls, tuple((n, c[min(r, len(c) - 1)], d) for n, c, d in slots)) for r in range(rounds)
+    )
+
+
+def _field_class(cls: type, text: str) -> type | None:
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    namespace = vars(module) if module is not None else {}
+    found: Any = namespace.get(text.split(".")[0])
+    for part in text.split(".")[1:]:
+        found = getattr(found, part, None)
+    return found if isinstance(found, type) and dataclasses.is_dataclass(found) else None

@@ -3,7 +3,8 @@
 parameter's annotation, or else the one dataclass of the module whose fields cover every attribute the
 function reads on the parameter (`state.params`, `state.step`). Its fields are built from their own
 annotations: arrays for array fields (the search's shapes), weak scalars for `float`/`int`, nested
-dataclasses likewise; static (meta) fields get the guesses static parameters get, or their defaults.
+dataclasses likewise; static (meta) fields get the guesses static parameters get, or their defaults
+(`inputs.struct_candidates` builds them: this module only says which class and which fields).
 
 Which fields are data and which are static is asked of JAX itself: an instance holding a marker per field
 is flattened, and the markers that come out as leaves are the data fields.
@@ -12,10 +13,7 @@ is flattened, and the markers that come out as leaves are the data fields.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Any
-
-_DEPTH = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,40 +79,3 @@ class _Marker:
 
     def __init__(self, name: str) -> None:
         self.name = name
-
-
-def struct_candidates(cls: type, rounds: int, depth: int = 0) -> tuple[StructSpec, ...]:
-    """One StructSpec per search round (each field takes its candidate of that round); () when a field
-    cannot be built."""
-    from .inputs import DimSizes, ValueSpec, static_value, traced_candidates
-
-    data = data_fields(cls)
-    if data is None or depth > _DEPTH:
-        return ()
-    slots: list[tuple[str, tuple[Any, ...], bool]] = []
-    for field in dataclasses.fields(cls):
-        text = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", str(field.type))
-        if field.name in data:
-            nested = _field_class(cls, text)
-            candidates = struct_candidates(nested, rounds, depth + 1) if nested else ()
-            candidates = candidates or traced_candidates(field.name, text, False, DimSizes())
-        elif field.default is not dataclasses.MISSING:
-            candidates = (ValueSpec(field.default),)
-        else:
-            value = static_value(text)
-            candidates = (value,) if value is not None else ()
-        if not candidates:
-            return ()
-        slots.append((field.name, candidates, field.name in data))
-    return tuple(
-        StructSpec(cls, tuple((n, c[min(r, len(c) - 1)], d) for n, c, d in slots)) for r in range(rounds)
-    )
-
-
-def _field_class(cls: type, text: str) -> type | None:
-    module = sys.modules.get(getattr(cls, "__module__", None) or "")
-    namespace = vars(module) if module is not None else {}
-    found: Any = namespace.get(text.split(".")[0])
-    for part in text.split(".")[1:]:
-        found = getattr(found, part, None)
-    return found if isinstance(found, type) and dataclasses.is_dataclass(found) else None
