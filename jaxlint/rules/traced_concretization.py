@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.numpy_arrays import is_numpy_array
 from .base import Rule
 from .common import culprit
 
@@ -15,6 +16,15 @@ _NUMPY_SAFE = frozenset(
     for n in (
         "shape ndim size result_type dtype issubdtype iscomplexobj isrealobj isscalar promote_types can_cast "
         "broadcast_shapes finfo iinfo"
+    ).split()
+)
+# NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
+# `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
+_NUMPY_DELEGATING = frozenset(
+    "numpy." + n
+    for n in (
+        "sum mean max min amax amin prod std var any all argmax argmin cumsum cumprod round around transpose "
+        "reshape squeeze swapaxes repeat searchsorted"
     ).split()
 )
 # (what, exception, advice, still raises under grad alone)
@@ -73,7 +83,10 @@ class TracedConcretization(Rule):
 ## What it does
 Flags conversions of traced values to concrete Python or NumPy values inside transformed code:
 `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `np.asarray()`/`np.array()` and other NumPy functions,
-`math.*` functions, `range()` with a traced bound, and indexing a Python list with a traced index.
+`math.*` functions, `range()` with a traced bound, and indexing a Python list or a NumPy array (a name bound
+once to a NumPy constructor) with a traced index. NumPy functions that call the array's own method
+(`np.sum(x)` runs `x.sum()`: `sum`, `mean`, `max`, `argmax`, `reshape`, `transpose`, ...) work on tracers and
+are not flagged.
 
 It also flags traced values where JAX needs a static Python int: the shape of `jnp.zeros`/`ones`/`full`/
 `empty`/`eye`/`identity`, the bounds of `jnp.arange`, `num` of `linspace`, the new shape of `reshape` (function
@@ -151,7 +164,7 @@ No automatic fix.
             if name in _NUMPY_SAFE or name.startswith(("numpy.random.", "numpy.dtype")):
                 return
             traced = [v for v in positional if ctx.traced(v)]
-            if not traced:
+            if not traced or (name in _NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
             if name.startswith("math."):
@@ -254,6 +267,20 @@ No automatic fix.
                             "static size, or jnp.where with a mask",
                         )
                         return
+        if is_numpy_array(node.value, ctx):
+            for element in node.slice:
+                index = element.slice
+                if isinstance(index, cst.Index) and ctx.traced(index.value):
+                    self._report(
+                        node,
+                        index.value,
+                        "Indexing a NumPy array",
+                        "TracerArrayConversionError",
+                        "make the table a jnp array (jnp.asarray) and index that",
+                        ctx,
+                    )
+                    return
+            return
         base = ctx.flags(node.value)
         if not base & LIST or base & (ARRAY | TRACED):
             return
