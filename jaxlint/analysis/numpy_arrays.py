@@ -9,14 +9,9 @@ from __future__ import annotations
 import libcst as cst
 
 from .context import RuleContext
+from .namespaces import NUMPY_ARRAYS
 
-_CONSTRUCTORS = frozenset(
-    "numpy." + name
-    for name in (
-        "array asarray arange zeros ones full empty eye identity linspace logspace geomspace stack vstack hstack "
-        "concatenate tri tril triu diag meshgrid load loadtxt genfromtxt fromfile frombuffer"
-    ).split()
-)
+_CONSTRUCTORS = NUMPY_ARRAYS - {"numpy.meshgrid"}  # meshgrid gives a list of arrays
 
 
 def is_numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
