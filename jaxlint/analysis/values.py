@@ -296,7 +296,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if (
         isinstance(func, cst.Name)
         and scope.kind >= STRICT
-        and returns_array(func, scope.unit, scope.index, _returns_array)
+        and returns_array(func, scope.unit, scope.index, returns_one_array)
     ):
         return TRACED | ARRAY  # a same-module helper whose every return is a jnp result: a tracer here
     return 0
@@ -314,7 +314,7 @@ _NOT_ONE_ARRAY = frozenset(
 )
 
 
-def _returns_array(name: str | None) -> bool:
+def returns_one_array(name: str | None) -> bool:
     """Whether a call of `name` surely gives one JAX array (for what helpers return)."""
     return (
         name is not None
