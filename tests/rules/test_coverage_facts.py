@@ -64,7 +64,7 @@ def decorated(x):
         ("decorated", False),
     ],
 )
-def test_helperreturns_one_array(name: str, expected: bool) -> None:
+def test_helper_returns_array(name: str, expected: bool) -> None:
     index = ModuleIndex(cst.parse_module(HELPERS))
     assert returns_array(cst.Name(name), index.root, index, returns_one_array) is expected
 
