@@ -305,7 +305,7 @@ class KeyAnalysis:
                     arg = argument(node, 0, "f")
                     if arg is None:
                         continue
-                    function, bound, names = arg.value, 0, frozenset()
+                    function, bound, names = arg.value, 0, frozenset[str]()
                     if (
                         isinstance(function, cst.Call)
                         and index.qualname(function.func, scope) == "functools.partial"
@@ -352,7 +352,9 @@ class KeyAnalysis:
         owner: Unit | None = scope
         while owner is not None and owner is not index.root and func.value not in owner.local_names:
             owner = owner.parent
-        value = owner.single_assignment(func.value) if owner is not None else None
+        if owner is None:
+            return []
+        value = owner.single_assignment(func.value)
         if isinstance(value, cst.Call) and index.transform_of(value.func, owner) is not None:
             return [u for u, _ in index.applications(value, owner)]
         return []
