@@ -18,7 +18,9 @@ a call of a same-module function consumes the caller's arguments accordingly, al
 `lax.scan(f, init, ...)` and friends. The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
 iteration: a key they close over, or receive through `partial`, is the same on every iteration, and a carried
 key returned unchanged after being consumed is consumed again by the next iteration. The same holds for a
-function mapped by `jax.vmap`/`equinox.filter_vmap` (every element) and a `jax.tree.map` callback (every leaf).
+function mapped by `jax.vmap`/`equinox.filter_vmap` (every element) and a `jax.tree.map` callback (every leaf),
+for draws of noise (`normal`, `uniform`, ...); draws that pick or mask entries (`permutation`, `choice`,
+`randint`, `bernoulli`, ...) share a key across a batch on purpose, to keep its parts aligned.
 A key made from a literal seed (`jax.random.key(0)`) is the same key on every run of the function that makes
 it: consumed in one of those bodies, or in a function that some loop of the module calls (directly or through
 its jitted binding; not a loop over a literal list of configurations), every run draws the same numbers.
@@ -70,6 +72,13 @@ _LAX_CALLS: dict[str, tuple[tuple[tuple[int, str], ...], int | None, int]] = {
 _LAX_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
 # Transformations that run their function once per element (labels as `transforms.TRANSFORMS` gives them).
 _MAPPING_LABELS = frozenset({"jax.vmap-mapped", "equinox.filter_vmap-mapped"})
+# Draws that pick or mask entries: one key across the elements or leaves of a batch keeps them aligned (brax
+# permutes every leaf of a transition batch with one key), so a mapped function sharing a key for these is
+# deliberate. Helpers are not judged either: what they draw is not known here.
+_ALIGNING = frozenset(
+    _RANDOM + n
+    for n in "permutation shuffle choice randint bits random_bits categorical bernoulli split".split()
+)
 # Calls that run their first argument once per leaf.
 _TREE_MAPS = frozenset(
     {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
@@ -605,7 +614,8 @@ class _UnitWalk:
             return
         state.consumed[version] = site
         if self.loop_label is not None and version.root is not None:
-            self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
+            if self.repeat_kind != "mapped" or (consumer.startswith(_RANDOM) and consumer not in _ALIGNING):
+                self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
         elif version.seed is not None and not self.is_root and not _in_test(self.unit):
             if self.loop_label is not None:
                 self._add(KeyReuse(node, text, consumer, site, "seed", context=self.loop_label))

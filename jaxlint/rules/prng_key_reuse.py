@@ -32,8 +32,9 @@ consumption of the same key: two `jax.random` samplers given the same key; a key
 replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
 same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
 same module that consumes it, then consumed again. Jitted or not. Also: a key closed over (or bound by
-`partial`) by a function mapped with `vmap` or a `jax.tree.map` callback (every element or leaf gets the same
-key), and a key made from a literal seed (`jax.random.key(0)`) inside a function that runs repeatedly (a lax
+`partial`) by a function mapped with `vmap` or a `jax.tree.map` callback and drawn noise from (every element or
+leaf gets the same noise; `permutation`, `choice`, `randint`, `bernoulli` share one key on purpose to keep a
+batch aligned), and a key made from a literal seed (`jax.random.key(0)`) inside a function that runs repeatedly (a lax
 loop body, a mapped function, or a function that a loop calls; not in tests, where fixed seeds are deliberate).
 
 `jax.random.split` consumes its key and returns fresh ones; `fold_in(key, data)`, `clone`, `key_data`,
