@@ -14,8 +14,7 @@ class TracedControlFlow(Rule):
     code = "JAX101"
     name = "traced-control-flow"
     summary = (
-        "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`, `max`/`min`/`sorted`/"
-        "`any`/`all`) on a traced value"
+        "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`) on a traced value"
     )
     confirmable = True
     doc = """
