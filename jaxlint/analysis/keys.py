@@ -17,7 +17,14 @@ Across functions: a function's `Summary` says which of its parameters (and close
 a call of a same-module function consumes the caller's arguments accordingly, also through `jax.jit(f)(...)`,
 `lax.scan(f, init, ...)` and friends. The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
 iteration: a key they close over, or receive through `partial`, is the same on every iteration, and a carried
-key returned unchanged after being consumed is consumed again by the next iteration.
+key returned unchanged after being consumed is consumed again by the next iteration. The same holds for a
+function mapped by `jax.vmap`/`equinox.filter_vmap` (every element) and a `jax.tree.map` callback (every leaf),
+for draws of noise (`normal`, `uniform`, ...); draws that pick or mask entries (`permutation`, `choice`,
+`randint`, `bernoulli`, ...) share a key across a batch on purpose, to keep its parts aligned.
+A key made from a literal seed (`jax.random.key(0)`) is the same key on every run of the function that makes
+it: consumed in one of those bodies, or in a function that some loop of the module calls (directly or through
+its jitted binding; not a loop over a literal list of configurations), every run draws the same numbers.
+Inside tests (`test_*` functions, `Test*` classes) fixed seeds are deliberate and not reported.
 
 Precision comes first: calls of unknown functions consume nothing; attributes and dict entries are forgotten
 as soon as unknown code could change them; anything not understood gets a fresh version, which can only hide
@@ -32,7 +39,7 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from ..syntax import argument, children, int_literal, source_of, walk
+from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
 
@@ -63,6 +70,21 @@ _LAX_CALLS: dict[str, tuple[tuple[tuple[int, str], ...], int | None, int]] = {
     "jax.lax.map": (((0, "f"),), None, 0),
 }
 _LAX_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
+# Transformations that run their function once per element (labels as `transforms.TRANSFORMS` gives them).
+_MAPPING_LABELS = frozenset({"jax.vmap-mapped", "equinox.filter_vmap-mapped"})
+# Draws that pick or mask entries: one key across the elements or leaves of a batch keeps them aligned (brax
+# permutes every leaf of a transition batch with one key), so a mapped function sharing a key for these is
+# deliberate. Helpers are not judged either: what they draw is not known here.
+_ALIGNING = frozenset(
+    _RANDOM + n
+    for n in "permutation shuffle choice randint bits random_bits categorical bernoulli split".split()
+)
+# Calls that run their first argument once per leaf.
+_TREE_MAPS = frozenset(
+    {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
+)
+# Key makers whose literal first argument makes the same key on every run.
+_SEEDED = frozenset({_RANDOM + "key", _RANDOM + "PRNGKey"})
 # Wrappers that call their function with the arguments they get: `jax.jit(f)(key)` calls f(key).
 _CALL_THROUGH = frozenset(
     {"jax.jit", "jax.checkpoint", "jax.vmap", "jax.pmap", "equinox.filter_jit", "equinox.filter_vmap"}
@@ -97,12 +119,19 @@ _PATH_DEPTH = 3
 class Version:
     """One value that may be a key. Identity is what matters; the fields help summaries and messages."""
 
-    __slots__ = ("immutable", "param", "root")
+    __slots__ = ("immutable", "param", "root", "seed")
 
-    def __init__(self, immutable: bool = False, param: tuple | None = None, root: str | None = None) -> None:
+    def __init__(
+        self,
+        immutable: bool = False,
+        param: tuple | None = None,
+        root: str | None = None,
+        seed: str | None = None,
+    ) -> None:
         self.immutable = immutable  # known to be a JAX key (or key array): unknown calls cannot change it
         self.param = param  # (parameter name, index path) when it is (part of) a parameter's initial value
         self.root = root  # closed-over name it comes from, when the same on every call/iteration
+        self.seed = seed  # `jax.random.key(0)`: made from a literal seed, the same on every run
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<Version param={self.param} root={self.root} immutable={self.immutable} at {id(self):#x}>"
@@ -125,9 +154,16 @@ class KeyReuse:
     key: str  # its source text
     consumer: str  # what consumes it the second time
     first: Site
-    kind: str  # "reuse" | "loop" (carried around a Python loop) | "closure" | "carry" (lax loop bodies)
-    loop: cst.CSTNode | None = None  # kind "loop": the loop or comprehension
-    context: str = ""  # kinds "closure"/"carry": e.g. "lax.scan body 'step'"
+    # "reuse" | "loop" (carried around a Python loop) | "closure" | "carry" (lax loop bodies) | "mapped" (a key
+    # closed over by a function run per element or leaf: vmap, tree.map) | "seed" (a literal-seed key in a
+    # function that runs repeatedly)
+    kind: str
+    loop: cst.CSTNode | None = (
+        None  # kind "loop": the loop or comprehension; "seed": the loop calling it, if any
+    )
+    context: str = (
+        ""  # kinds "closure"/"carry"/"mapped"/"seed": e.g. "lax.scan body 'step'", "jax.vmap-mapped 'f'"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,6 +269,8 @@ class KeyAnalysis:
         self._results: dict[int, UnitResult] = {}
         self._running: set[int] = set()
         self.relevant = self._mentions_random()
+        self._per_leaf: dict[int, tuple[str, int, frozenset[str]]] | None = None
+        self._loop_calls: dict[int, cst.CSTNode] | None = None
 
     def _mentions_random(self) -> bool:
         """Cheap pre-check: does the module name anything in jax.random at all?"""
@@ -264,6 +302,72 @@ class KeyAnalysis:
     def reuses(self, unit: Unit) -> list[KeyReuse]:
         return self.result(unit).reuses
 
+    def per_leaf(self, unit: Unit) -> tuple[str, int, frozenset[str]] | None:
+        """For a `jax.tree.map` callback: (its label, positional parameters bound by partial, names bound)."""
+        if self._per_leaf is None:
+            self._per_leaf = {}
+            index = self.index
+            for scope in [index.root, *index.units.values()]:
+                for node in own_nodes(scope.node):
+                    if not isinstance(node, cst.Call) or index.qualname(node.func, scope) not in _TREE_MAPS:
+                        continue
+                    arg = argument(node, 0, "f")
+                    if arg is None:
+                        continue
+                    function, bound, names = arg.value, 0, frozenset[str]()
+                    if (
+                        isinstance(function, cst.Call)
+                        and index.qualname(function.func, scope) == "functools.partial"
+                        and function.args
+                        and not any(a.star for a in function.args)
+                    ):
+                        bound = sum(1 for a in function.args[1:] if a.keyword is None)
+                        names = frozenset(a.keyword.value for a in function.args[1:] if a.keyword is not None)
+                        function = function.args[0].value
+                    label = str(index.qualname(node.func, scope))
+                    for target, _ in index.resolve_function(function, scope):
+                        self._per_leaf[id(target)] = (f"{label} callback", bound, names)
+        return self._per_leaf.get(id(unit))
+
+    def loop_call(self, unit: Unit) -> cst.CSTNode | None:
+        """A loop of the module that calls `unit` (by name, or through a name bound to `jax.jit(unit)`), if any.
+        Loops over a literal list of configurations (`for n in (4, 8)`) do not count."""
+        if self._loop_calls is None:
+            self._loop_calls = {}
+            index = self.index
+            for scope in [index.root, *index.units.values()]:
+                for node in own_nodes(scope.node):
+                    if not isinstance(node, cst.Call):
+                        continue
+                    loops = [
+                        loop
+                        for loop in scope.loops_of(node)
+                        if not (
+                            isinstance(loop, cst.For)
+                            and isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set))
+                        )
+                    ]
+                    if not loops:
+                        continue
+                    for target in self._called(node.func, scope):
+                        self._loop_calls.setdefault(id(target), loops[-1])
+        return self._loop_calls.get(id(unit))
+
+    def _called(self, func: cst.BaseExpression, scope: Unit) -> list[Unit]:
+        index = self.index
+        found = [u for u, _ in index.resolve_function(func, scope)]
+        if found or not isinstance(func, cst.Name):
+            return found
+        owner: Unit | None = scope
+        while owner is not None and owner is not index.root and func.value not in owner.local_names:
+            owner = owner.parent
+        if owner is None:
+            return []
+        value = owner.single_assignment(func.value)
+        if isinstance(value, cst.Call) and index.transform_of(value.func, owner) is not None:
+            return [u for u, _ in index.applications(value, owner)]
+        return []
+
     def summary(self, unit: Unit) -> Summary:
         return self.result(unit).summary
 
@@ -294,6 +398,17 @@ def analyze_module(index: ModuleIndex) -> dict[str, list[KeyReuse]]:
     return out
 
 
+def _in_test(unit: Unit | None) -> bool:
+    """Inside a test (`test_*` function, `Test*`/`*Test` class): fixed seeds there are deliberate."""
+    while unit is not None:
+        if unit.name.startswith("test") or (
+            unit.class_node is not None and "Test" in unit.class_node.name.value
+        ):
+            return True
+        unit = unit.parent
+    return False
+
+
 class _UnitWalk:
     """The walk over one function body (or the module body)."""
 
@@ -311,7 +426,10 @@ class _UnitWalk:
         self.exits: list[State] = []
         self.params: list[str] = []
         self.constant_params: set[str] = set()
-        self.loop_label: str | None = None  # set for lax loop bodies
+        self.loop_label: str | None = (
+            None  # set for lax loop bodies, vmapped functions and tree.map callbacks
+        )
+        self.repeat_kind = "closure"  # what a closed-over key consumed there is: "closure" (lax) or "mapped"
         self.carry: str | None = None  # the carry parameter of a lax loop body
         self.carry_in_tuple = False  # scan bodies return (carry, y)
         self._setup()
@@ -342,6 +460,21 @@ class _UnitWalk:
                 self.carry = own[position]
                 self.carry_in_tuple = app.label == "lax.scan body"
             break
+        if self.loop_label is not None:
+            return
+        per_leaf = self.analysis.per_leaf(self.unit)
+        mapped = next((a for a in self.unit.applications if a.label in _MAPPING_LABELS), None)
+        if per_leaf is not None:
+            label, bound, names = per_leaf
+        elif mapped is not None:
+            label, bound, names = mapped.label, mapped.bound_positional, mapped.bound_names
+            if mapped.bound_self and self.unit.is_method:
+                positional = positional[1:]
+        else:
+            return
+        self.loop_label = f"{label} '{self.unit.name}'"
+        self.repeat_kind = "mapped"
+        self.constant_params = set(positional[:bound]) | set(names)
 
     def run(self) -> UnitResult:
         state = State({}, {}, 0)
@@ -481,7 +614,16 @@ class _UnitWalk:
             return
         state.consumed[version] = site
         if self.loop_label is not None and version.root is not None:
-            self._add(KeyReuse(node, text, consumer, site, "closure", context=self.loop_label))
+            if self.repeat_kind != "mapped" or (consumer.startswith(_RANDOM) and consumer not in _ALIGNING):
+                self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
+        elif version.seed is not None and not self.is_root and not _in_test(self.unit):
+            if self.loop_label is not None:
+                self._add(KeyReuse(node, text, consumer, site, "seed", context=self.loop_label))
+            else:
+                caller_loop = self.analysis.loop_call(self.unit)
+                if caller_loop is not None:
+                    context = f"'{self.unit.name}'"
+                    self._add(KeyReuse(node, text, consumer, site, "seed", loop=caller_loop, context=context))
 
     def _report(self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple) -> None:
         carried_by = None
@@ -939,6 +1081,8 @@ class _UnitWalk:
                     return derived
             return Version(immutable=True)
         if name in KEY_MAKERS:
+            if name in _SEEDED and key_arg is not None and int_literal(key_arg.value) is not None:
+                return Version(immutable=True, seed=source_of(node))
             return Version(immutable=True)
         return None
 

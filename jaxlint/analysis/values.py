@@ -16,6 +16,7 @@ from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_I
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
+from .returns import returns_array
 from .transforms import ARRAY_ANNOTATIONS, GRAD, STRICT
 
 TRACED = 1  # an abstract tracer (its value is unknown at trace time)
@@ -304,7 +305,38 @@ def _call(node: cst.Call, scope: Scope) -> int:
             for arg in node.args:
                 args |= evaluate(arg.value, scope)
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
+    if (
+        isinstance(func, cst.Name)
+        and scope.kind >= STRICT
+        and returns_array(func, scope.unit, scope.index, returns_one_array)
+    ):
+        return TRACED | ARRAY  # a same-module helper whose every return is a jnp result: a tracer here
     return 0
+
+
+# Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.
+_RETURNED_ARRAY_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.special.")
+_NOT_ONE_ARRAY = frozenset(
+    (
+        "nonzero split array_split hsplit vsplit dsplit meshgrid divmod frexp modf histogram histogram2d "
+        "histogramdd unique unique_all unique_counts unique_inverse broadcast_arrays atleast_1d atleast_2d "
+        "atleast_3d ix_ tril_indices triu_indices diag_indices mask_indices unravel_index where svd eig eigh qr "
+        "slogdet lstsq lu lu_factor schur polar"
+    ).split()
+)
+
+
+def returns_one_array(name: str | None) -> bool:
+    """Whether a call of `name` surely gives one JAX array (for what helpers return)."""
+    return (
+        name is not None
+        and name.startswith(_RETURNED_ARRAY_NAMESPACES)
+        and name not in CONCRETE_JAX_FUNCTIONS
+        and name not in CALL_RESULTS
+        and not name.startswith(CONCRETE_JAX_PREFIXES)
+        and not name.rsplit(".", 1)[-1].startswith("_")
+        and name.rsplit(".", 1)[-1] not in _NOT_ONE_ARRAY
+    )
 
 
 def _is_bool_dtype(node: cst.BaseExpression) -> bool:

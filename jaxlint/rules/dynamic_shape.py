@@ -15,6 +15,8 @@ _VALUE_SIZED = frozenset(
     "jax.numpy." + n
     for n in "nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all".split()
 )
+# Functions that keep the items where a condition (their first argument) holds, unless `size=` is given.
+_CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
 
 
 class DynamicShape(Rule):
@@ -26,12 +28,13 @@ class DynamicShape(Rule):
 ## What it does
 Inside `jit`, `vmap`, `pmap` and `lax` bodies, flags indexing with a traced boolean mask (`x[x > 0]`,
 `x.at[mask]`) and calls to `jnp.nonzero`, `argwhere`, `flatnonzero`, `unique*` and one-argument `jnp.where`
-on traced values without a static `size=`.
+on traced values without a static `size=`, and `jnp.compress`/`jnp.extract` with a traced condition and no
+`size=`.
 
 ## Why is this bad
 Every array shape must be known at trace time. The number of `True` entries of a traced mask is not, so
-boolean indexing raises `NonConcreteBooleanIndexError` and the size-returning functions raise
-`ConcretizationTypeError`. Masks built from NumPy (`np.arange(n) < k` with static `n`, `k`) are concrete and fine.
+boolean indexing raises `NonConcreteBooleanIndexError`, the size-returning functions raise
+`ConcretizationTypeError`, and `compress`/`extract` raise `TracerBoolConversionError`. Masks built from NumPy (`np.arange(n) < k` with static `n`, `k`) are concrete and fine.
 
 ## Example
 ```python
@@ -77,6 +80,21 @@ No automatic fix.
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value for a in node.args if a.keyword is not None}
         if "size" in keywords or not positional:
+            return
+        if name in _CONDITION_SIZED:
+            condition = next(
+                (a.value for a in node.args if a.keyword and a.keyword.value == "condition"), None
+            )
+            condition = condition or positional[0]
+            if ctx.traced(condition):
+                short = "jnp." + name.rsplit(".", 1)[1]
+                ctx.report(
+                    self,
+                    node,
+                    f"{short}() without size= on traced condition {culprit(condition, ctx)} inside {ctx.context}: "
+                    "its output shape depends on values (TracerBoolConversionError); pass size= (and fill_value=), "
+                    "or keep the shape with jnp.where(condition, x, fill)",
+                )
             return
         if name in _VALUE_SIZED or (
             name == "jax.numpy.where" and len(positional) == 1 and "x" not in keywords

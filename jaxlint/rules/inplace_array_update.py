@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.transforms import positional_params
 from ..analysis.usage import usage_of
 from ..fix import SAFE, UNSAFE, replace
 from ..syntax import source_of
@@ -35,7 +36,9 @@ class InplaceArrayUpdate(Rule):
     doc = """
 ## What it does
 Flags item assignment, augmented item assignment and item deletion on a JAX array: a traced value inside a
-transformation, or an array made by `jnp`/`lax`/`jax.random` anywhere, jitted or not.
+transformation, or an array made by `jnp`/`lax`/`jax.random` anywhere, jitted or not. A parameter of a
+same-module helper counts as an array when a call the analysis has already walked passes it a JAX array
+(`update(x * 2, i, v)`, `bump(jnp.zeros(3))`) and the helper never rebinds it.
 
 ## Why is this bad
 JAX arrays are immutable. `x[i] = v` raises `TypeError: JAX arrays are immutable and do not support in-place
@@ -62,13 +65,38 @@ name at module level): the statement raised `TypeError` before and now does what
 when `x` is an attribute or item (`self.x[i] = v` rebinds `self.x`, which other references to the old array do
 not see), a name declared `global`/`nonlocal`, or a name in a class body. There is no fix when `x` is a name
 the function only reads from an enclosing scope (assigning it would make it local), for `del x[i]`, or for
-chained (`x[i] = y = v`) and unpacking assignments. Note that `.at[i].add(v)` adds once per occurrence of a
+chained (`x[i] = y = v`) and unpacking assignments. For a helper's parameter known to be an array only from its
+callers, the fix is **unsafe**: a caller that relied on the update sees none unless the helper returns the
+array and the caller uses what it returns. Note that `.at[i].add(v)` adds once per occurrence of a
 repeated index, where NumPy's buffered `x[i] += v` adds once.
 
 ## References
 - https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
 - https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates
 """
+
+    def __init__(self) -> None:
+        # (id of a same-module function's unit, parameter name) that some call passes a JAX array
+        self._array_args: set[tuple[int, str]] = set()
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        if not node.args or not isinstance(node.func, cst.Name):
+            return
+        for callee, _ in ctx.index.resolve_function(node.func, ctx.unit):
+            if not isinstance(callee.node, cst.FunctionDef):
+                continue
+            params = positional_params(callee.params)
+            names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+            for i, arg in enumerate(node.args):
+                if arg.star:
+                    break
+                name = (
+                    arg.keyword.value
+                    if arg.keyword is not None
+                    else (params[i].name.value if i < len(params) else None)
+                )
+                if name in names and ctx.flags(arg.value) & ARRAY:
+                    self._array_args.add((id(callee), name))
 
     def _is_array(self, target: cst.Subscript, ctx: RuleContext) -> bool:
         if any(
@@ -83,6 +111,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             usage = usage_of(ctx.unit.node)
             if base.value in usage.containers:
                 return False
+            if (id(ctx.unit), base.value) in self._array_args and base.value not in ctx.unit.assigned_names():
+                return True  # a parameter that a call passes a JAX array, never rebound here
             if flags & TRACED and not flags & ARRAY:
                 return usage.is_array(base.value)  # a traced parameter: array only if used as one
         return bool(flags & ARRAY)
@@ -130,6 +160,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             return None
         base = target.value
         safety = _fix_safety(base, ctx)
+        if safety == SAFE and isinstance(base, cst.Name) and (id(ctx.unit), base.value) in self._array_args:
+            safety = UNSAFE  # the caller's array is not the rebound parameter: a caller relying on the update sees none
         if safety is None or isinstance(value, (cst.Yield, cst.Await)) and not value.lpar:
             return None
         assert isinstance(base, (cst.Name, cst.Attribute, cst.Subscript))  # what _fix_safety accepts

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.outer_objects import outer_object_container
 from ..analysis.storage import StorageResolver, container_storage, storage_of
 from ..analysis.values import element_flags
 from .base import Rule
@@ -31,7 +32,10 @@ Flags a traced value stored, inside a transformation (`jit`, `vmap`, `pmap`, `gr
 bodies), somewhere that outlives the trace: a `global` or `nonlocal` variable, an attribute or item of `self`,
 an attribute or item of a module-level or enclosing-scope object, or an outer list/dict/set through `append`,
 `extend`, `insert` or `outer[k] = y` (and `add`, `update`, `setdefault` when the outer name is bound to a
-list/dict/set: `opt.update(...)` is optax's API, not a store).
+list/dict/set: `opt.update(...)` is optax's API, not a store). Also containers reached through an outer
+object, when the code shows both: `logger.values.append(y)` with a module-level `logger = Logger()` whose class
+binds `self.values = []`, `STATE["hist"].append(y)` with `STATE = {"hist": []}`, and `setattr(obj, "name", y)`.
+Helpers called from traced code with traced arguments count as traced code.
 
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
@@ -93,13 +97,20 @@ No automatic fix: the value has to be returned through the function's outputs.
         if isinstance(target, cst.Subscript) and ctx.flags(target.value) & (ARRAY | TRACED):
             return  # item assignment on an array: JAX103
         where = storage_of(target, ctx, self.resolver)
+        if where is None and isinstance(target, cst.Subscript):
+            where = outer_object_container(target.value, ctx, self.resolver)
         if where is None:
             return
         shown = value if value is not None and ctx.flags(value) & (TRACED | HOLDS_TRACED) else target
         self._report(target, shown, where, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if ctx.kind < GRAD or not isinstance(node.func, cst.Attribute):
+        if ctx.kind < GRAD:
+            return
+        if isinstance(node.func, cst.Name):
+            self._setattr(node, ctx)
+            return
+        if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
         receiver = node.func.value
@@ -108,10 +119,33 @@ No automatic fix: the value has to be returned through the function's outputs.
         stored = next((a.value for a in node.args if ctx.flags(a.value) & (TRACED | HOLDS_TRACED)), None)
         if stored is None or ctx.flags(receiver) & (ARRAY | TRACED):
             return
-        where = container_storage(receiver, ctx, self.resolver)
+        where = container_storage(receiver, ctx, self.resolver) or outer_object_container(
+            receiver, ctx, self.resolver
+        )
         if where is None:
             return
         self._report(node, stored, where, ctx)
+
+    def _setattr(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`setattr(obj, "name", y)`: the store `obj.name = y`."""
+        args = node.args
+        if len(args) != 3 or any(a.keyword is not None or a.star for a in args):
+            return
+        obj, name, value = (a.value for a in args)
+        if not isinstance(obj, cst.Name) or not isinstance(name, cst.SimpleString):
+            return
+        attr = name.evaluated_value
+        if (
+            not isinstance(attr, str)
+            or not attr.isidentifier()
+            or ctx.qualname(node.func) != "builtins.setattr"
+        ):
+            return
+        if not ctx.flags(value) & (TRACED | HOLDS_TRACED):
+            return
+        where = storage_of(cst.Attribute(value=obj, attr=cst.Name(attr)), ctx, self.resolver)
+        if where is not None:
+            self._report(node, value, where, ctx)
 
     def _report(self, node: cst.CSTNode, shown: cst.BaseExpression, where: str, ctx: RuleContext) -> None:
         ctx.report(

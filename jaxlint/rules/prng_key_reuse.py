@@ -32,7 +32,11 @@ consumption of the same key: two `jax.random` samplers given the same key; a key
 (Python `for`/`while`, a comprehension, or a `lax.scan`/`fori_loop`/`while_loop`/`map` body) without being
 replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
 same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
-same module that consumes it, then consumed again. Jitted or not.
+same module that consumes it, then consumed again. Jitted or not. Also: a key closed over (or bound by
+`partial`) by a function mapped with `vmap` or a `jax.tree.map` callback and drawn noise from (every element or
+leaf gets the same noise; `permutation`, `choice`, `randint`, `bernoulli` share one key on purpose to keep a
+batch aligned), and a key made from a literal seed (`jax.random.key(0)`) inside a function that runs repeatedly (a lax
+loop body, a mapped function, or a function that a loop calls; not in tests, where fixed seeds are deliberate).
 
 `jax.random.split` consumes its key and returns fresh ones; `fold_in(key, data)`, `clone`, `key_data`,
 `wrap_key_data` and storing a key in a pytree do not consume it (but `fold_in(key, 0)` twice derives the same
@@ -138,6 +142,22 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"{first}, again on every iteration of {reuse.context}, which gets the same key each time (closed "
                 "over or bound by partial); pass the key in the carry and split it each step, or use "
                 "`jax.random.fold_in(key, i)`"
+            )
+        if reuse.kind == "mapped":
+            return (
+                f"{first}, the same key for every call of {reuse.context} (closed over or bound by partial): "
+                "every element or leaf draws the same numbers; split it into one key per element and map over those"
+            )
+        if reuse.kind == "seed":
+            where = (
+                f"called in the loop at line {self._line(reuse.loop, index)}"
+                if reuse.loop
+                else "per iteration"
+            )
+            return (
+                f"key '{reuse.key}' comes from a constant seed and is consumed by {reuse.first.consumer} in "
+                f"{reuse.context}, which runs repeatedly ({where}): every run draws the same numbers; pass a key "
+                "in and split it, or `jax.random.fold_in(key, step)`"
             )
         if reuse.kind == "carry":
             return (

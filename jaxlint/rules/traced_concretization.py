@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.numpy_arrays import is_numpy_array
 from .base import Rule
 from .common import culprit
 
@@ -15,6 +16,15 @@ _NUMPY_SAFE = frozenset(
     for n in (
         "shape ndim size result_type dtype issubdtype iscomplexobj isrealobj isscalar promote_types can_cast "
         "broadcast_shapes finfo iinfo"
+    ).split()
+)
+# NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
+# `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
+_NUMPY_DELEGATING = frozenset(
+    "numpy." + n
+    for n in (
+        "sum mean max min amax amin prod std var any all argmax argmin cumsum cumprod round around transpose "
+        "reshape squeeze swapaxes repeat searchsorted"
     ).split()
 )
 # (what, exception, advice, still raises under grad alone)
@@ -36,6 +46,33 @@ _CONVERSIONS = {
     "operator.index": ("operator.index()", "TracerIntegerConversionError", "make the value static", False),
 }
 
+_SHAPE = "TypeError"
+_CONCRETE = "ConcretizationTypeError"
+# Parameters that JAX reads as Python ints when it traces the call (a shape, a size, a count):
+# function -> (error raised, ((position, keyword), ...), a keyword that makes the call fine).
+# Each fails for any traced value, array or pytree alike, so no evidence beyond "traced" is needed.
+_STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
+    **{f"jax.numpy.{n}": (_SHAPE, ((0, "shape"),), None) for n in ("zeros", "ones", "empty", "full")},
+    "jax.numpy.eye": (_SHAPE, ((0, "N"), (1, "M")), None),
+    "jax.numpy.identity": (_SHAPE, ((0, "n"),), None),
+    "jax.numpy.arange": (_CONCRETE, ((0, "start"), (1, "stop"), (2, "step")), None),
+    **{f"jax.numpy.{n}": (_CONCRETE, ((2, "num"),), None) for n in ("linspace", "logspace", "geomspace")},
+    "jax.numpy.reshape": (_SHAPE, ((1, "shape"), (1, "newshape")), None),
+    "jax.numpy.broadcast_to": (_SHAPE, ((1, "shape"),), None),
+    "jax.numpy.tile": (_SHAPE, ((1, "reps"),), None),
+    "jax.numpy.repeat": (_CONCRETE, ((1, "repeats"),), "total_repeat_length"),
+    "jax.numpy.split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    "jax.numpy.array_split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    **{
+        f"jax.ops.segment_{n}": (_CONCRETE, ((2, "num_segments"),), None)
+        for n in ("sum", "prod", "max", "min")
+    },
+    "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
+    "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+}
+# Array methods with the same needs: method -> (error, a keyword that makes the call fine).
+_STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_repeat_length")}
+
 
 class TracedConcretization(Rule):
     code = "JAX102"
@@ -46,12 +83,29 @@ class TracedConcretization(Rule):
 ## What it does
 Flags conversions of traced values to concrete Python or NumPy values inside transformed code:
 `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `np.asarray()`/`np.array()` and other NumPy functions,
-`math.*` functions, `range()` with a traced bound, and indexing a Python list with a traced index.
+`math.*` functions, `range()` with a traced bound, and indexing a Python list or a NumPy array (a name bound
+once to a NumPy constructor) with a traced index. NumPy functions that call the array's own method
+(`np.sum(x)` runs `x.sum()`: `sum`, `mean`, `max`, `argmax`, `reshape`, `transpose`, ...) work on tracers and
+are not flagged.
+A call of a same-module helper counts as traced when every `return` of the helper gives a `jnp`/`jax.nn`/
+`jax.random` result (directly, by arithmetic or array methods, or through another such helper): under `jit`
+those are tracers even on constants, so `float(loss_fn(params, x))` raises too. Helpers that are decorated,
+return tuples or sometimes return Python values are not judged.
+
+It also flags traced values where JAX needs a static Python int: the shape of `jnp.zeros`/`ones`/`full`/
+`empty`/`eye`/`identity`, the bounds of `jnp.arange`, `num` of `linspace`, the new shape of `reshape` (function
+and method) and `broadcast_to`, `tile` reps, `repeat` counts without `total_repeat_length`, `split` sections,
+`segment_sum` `num_segments`, `jax.nn.one_hot` `num_classes`, `lax.top_k` `k`, and slice bounds (`x[:n]`,
+`x.at[i:i + 2]`). These fail for every kind of traced value, array or pytree, so a bare traced parameter is
+flagged too. They live here rather than in JAX104 (dynamic-shape) because the error is the same as for
+`int()`: a concrete value was needed and a tracer came.
 
 ## Why is this bad
 A tracer has no value during tracing, so each of these raises: `ConcretizationTypeError` (`float`, `int`,
 `.item()`, `.tolist()`), `TracerArrayConversionError` (NumPy functions) or `TracerIntegerConversionError`
-(`range`, list indexing). Under `jax.grad` alone the primal is concrete, so only `float()`, `complex()`,
+(`range`, list indexing). Shapes and sizes raise `TypeError: Shapes must be 1D sequences of concrete values`
+or `ConcretizationTypeError`, traced slice bounds `IndexError: Slice entries must be static integers`.
+Under `jax.grad` alone the primal is concrete, so only `float()`, `complex()`,
 `.tolist()`, NumPy and `math` calls fail there; `int()` and `.item()` silently cut the gradient instead.
 
 ## Example
@@ -70,6 +124,8 @@ def scale(x, n):
 def scale(x, n):
     return jnp.sum(x[:n])
 ```
+Make sizes static (`static_argnums`, or derive them from `x.shape`), use `lax.dynamic_slice(x, (i,), (2,))`
+for a window at a traced offset, and `jnp.where(jnp.arange(len(x)) < n, x, 0)` for a traced length.
 
 ## Fix safety
 No automatic fix.
@@ -99,6 +155,8 @@ No automatic fix.
         if ctx.kind < GRAD:
             return
         name = ctx.qualname(node.func)
+        if ctx.kind >= STRICT:
+            self._static_ints(node, name, ctx)
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         if name in _CONVERSIONS and positional:
             what, error, advice, under_grad = _CONVERSIONS[name]
@@ -110,7 +168,7 @@ No automatic fix.
             if name in _NUMPY_SAFE or name.startswith(("numpy.random.", "numpy.dtype")):
                 return
             traced = [v for v in positional if ctx.traced(v)]
-            if not traced:
+            if not traced or (name in _NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
             if name.startswith("math."):
@@ -142,8 +200,90 @@ No automatic fix.
                         ctx,
                     )
 
+    def _static_ints(self, node: cst.Call, name: str | None, ctx: RuleContext) -> None:
+        """A traced value where JAX needs a Python int (a shape, size or count)."""
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if name in _STATIC_INTS:
+            error, params, unless = _STATIC_INTS[name]
+            if unless in keywords:
+                return
+            short = "jnp." + name.removeprefix("jax.numpy.") if name.startswith("jax.numpy.") else name
+            short = short.removeprefix("jax.")
+            for position, keyword in params:
+                value = keywords.get(keyword, positional[position] if position < len(positional) else None)
+                traced = self._traced_int(value, ctx) if value is not None else None
+                if traced is not None:
+                    self._report_static(node, short, keyword, traced, error, ctx)
+                    return
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STATIC_INT_METHODS:
+            error, unless = _STATIC_INT_METHODS[node.func.attr.value]
+            if unless in keywords or not ctx.flags(node.func.value) & (TRACED | ARRAY):
+                return  # only arrays' methods: another object's `.reshape` is its own business
+            for value in [*positional, *(v for k, v in keywords.items() if k in ("shape", "repeats"))]:
+                traced = self._traced_int(value, ctx)
+                if traced is not None:
+                    what = "new shape" if node.func.attr.value == "reshape" else "repeats"
+                    self._report_static(node, f".{node.func.attr.value}", what, traced, error, ctx)
+                    return
+
+    @staticmethod
+    def _traced_int(value: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+        """The traced part of a size argument: the value itself, or an item of a shape tuple."""
+        if ctx.traced(value):
+            return value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return next(
+                (e.value for e in value.elements if isinstance(e, cst.Element) and ctx.traced(e.value)), None
+            )
+        return None
+
+    def _report_static(
+        self,
+        node: cst.CSTNode,
+        what: str,
+        param: str,
+        value: cst.BaseExpression,
+        error: str,
+        ctx: RuleContext,
+    ) -> None:
+        ctx.report(
+            self,
+            node,
+            f"{what}() needs a static {param}, got traced value {culprit(value, ctx)} inside {ctx.context}: "
+            f"raises {error}; make it static (static_argnums, or derive it from .shape)",
+        )
+
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         if ctx.kind < STRICT:
+            return
+        for element in node.slice:
+            bounds = element.slice
+            if isinstance(bounds, cst.Slice):
+                for bound in (bounds.lower, bounds.upper, bounds.step):
+                    if bound is not None and ctx.traced(bound):
+                        ctx.report(
+                            self,
+                            node,
+                            f"Slice bound on traced value {culprit(bound, ctx)} inside {ctx.context}: raises "
+                            "IndexError (TracerIntegerConversionError on a list); use lax.dynamic_slice with a "
+                            "static size, or jnp.where with a mask",
+                        )
+                        return
+        if is_numpy_array(node.value, ctx):
+            for element in node.slice:
+                index = element.slice
+                if isinstance(index, cst.Index) and ctx.traced(index.value):
+                    self._report(
+                        node,
+                        index.value,
+                        "Indexing a NumPy array",
+                        "TracerArrayConversionError",
+                        "make the table a jnp array (jnp.asarray) and index that",
+                        ctx,
+                    )
+                    return
             return
         base = ctx.flags(node.value)
         if not base & LIST or base & (ARRAY | TRACED):

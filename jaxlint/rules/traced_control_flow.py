@@ -20,14 +20,18 @@ class TracedControlFlow(Rule):
     doc = """
 ## What it does
 Flags Python `if`/`elif`/`while`/`assert`, conditional expressions, `and`/`or`/`not` and `bool()` whose
-condition is a traced value inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body.
+condition is a traced value inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body,
+and the builtins that test truth or compare behind the scenes: `max`/`min` of traced values (several, or the
+items of one traced array), `sorted`, `any` and `all`.
 
 ## Why is this bad
 Under these transformations arrays are abstract tracers: their values do not exist yet when Python runs
 the function. Python needs a concrete `True`/`False`, so JAX raises `TracerBoolConversionError` (a
 `ConcretizationTypeError`) the first time the function is traced. Conditions on static values — shapes,
 dtypes, `static_argnums` parameters, `x is None` — are fine, and so is control flow under `jax.grad` alone,
-whose primal values are concrete.
+whose primal values are concrete. `max(a, b)` runs `b > a` and keeps the winner, `sorted` compares pairs and
+`any`/`all` call `bool()` on each item, so each raises the same error; `sum` only adds and is fine. A call
+with `key=` is not flagged (the key may be static), nor a bare parameter that may be a pytree.
 
 ## Example
 ```python
@@ -45,7 +49,8 @@ def relu(x):
     return jnp.where(x > 0, x, 0.0)
 ```
 Use `jnp.where` or `lax.cond`/`lax.switch` for branches, `lax.while_loop` for loops, and mark truly static
-parameters with `static_argnums`/`static_argnames`.
+parameters with `static_argnums`/`static_argnames`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),
+`jnp.max`/`jnp.min`, `jnp.sort`, `jnp.any`, `jnp.all`.
 
 ## Fix safety
 No automatic fix: the right replacement depends on whether both branches can be computed.
@@ -66,10 +71,20 @@ No automatic fix: the right replacement depends on whether both branches can be 
         "not": "use jnp.logical_not",
         "bool()": "keep it an array, or use lax.cond",
     }
+    # Builtins that compare or test truth: (advice for several arguments, advice for one iterable).
+    _BUILTINS = {
+        "builtins.max": ("use jnp.maximum", "use jnp.max"),
+        "builtins.min": ("use jnp.minimum", "use jnp.min"),
+        "builtins.sorted": (None, "use jnp.sort"),
+        "builtins.any": (None, "use jnp.any"),
+        "builtins.all": (None, "use jnp.all"),
+    }
 
     def __init__(self) -> None:
         self._covered: set[int] = set()
         self._elifs: set[int] = set()
+        # id of a comprehension's element -> the builtin that tests it (`any(v > 0 for v in xs)`)
+        self._items: dict[int, str] = {}
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: RuleContext) -> None:
         # A bare traced parameter may be a pytree (`if params:` is legal); only arrays are flagged.
@@ -127,5 +142,71 @@ No automatic fix: the right replacement depends on whether both branches can be 
             self._check(node.expression, "not", ctx)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if node.args and ctx.qualname(node.func) == "builtins.bool":
+        if id(node) in self._items:
+            self._item(node, ctx)
+        if not node.args:
+            return
+        name = ctx.qualname(node.func)
+        if name == "builtins.bool":
             self._check(node.args[0].value, "bool()", ctx)
+        elif name in self._BUILTINS:
+            self._builtin(node, name, ctx)
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: RuleContext) -> None:
+        if id(node) in self._items:
+            self._item(node, ctx)
+
+    def _builtin(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
+        if ctx.kind < STRICT or any(a.star or a.keyword is not None for a in node.args):
+            return  # `key=` may map items to static values; `*xs` is unknown
+        what = name.removeprefix("builtins.") + "()"
+        several, one = self._BUILTINS[name]
+        values = [a.value for a in node.args]
+        if len(values) > 1:
+            if several is None:
+                return
+            traced = [v for v in values if self._is_traced_array(v, ctx)]
+            if traced:
+                self._report_builtin(node, traced[0], what, "compares", several, ctx)
+            return
+        items = values[0]
+        if isinstance(items, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            self._items[id(items.elt)] = name  # judged when the walk reaches the element, in its own scope
+            return
+        if isinstance(items, (cst.List, cst.Tuple, cst.Set)):
+            traced = [e.value for e in items.elements if self._is_traced_array(e.value, ctx)]
+            if traced:
+                self._report_builtin(node, traced[0], what, self._verb(name), one, ctx)
+        elif self._is_traced_array(items, ctx):
+            # Iterating a traced array gives traced rows: comparing or testing them needs their values.
+            self._report_builtin(node, items, what, self._verb(name), one, ctx)
+
+    def _item(self, node: cst.BaseExpression, ctx: RuleContext) -> None:
+        name = self._items.pop(id(node))
+        if ctx.kind >= STRICT and self._is_traced_array(node, ctx):
+            what = name.removeprefix("builtins.") + "()"
+            self._report_builtin(node, node, what, self._verb(name), self._BUILTINS[name][1], ctx)
+
+    @staticmethod
+    def _verb(name: str) -> str:
+        return "tests the truth of" if name in ("builtins.any", "builtins.all") else "compares"
+
+    @staticmethod
+    def _is_traced_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
+        return ctx.flags(node) & (TRACED | ARRAY) == TRACED | ARRAY
+
+    def _report_builtin(
+        self,
+        node: cst.CSTNode,
+        value: cst.BaseExpression,
+        what: str,
+        verb: str,
+        advice: str,
+        ctx: RuleContext,
+    ) -> None:
+        ctx.report(
+            self,
+            node,
+            f"Python '{what}' {verb} traced value {culprit(value, ctx)} inside {ctx.context}: "
+            f"raises TracerBoolConversionError; {advice}",
+        )

@@ -1,0 +1,112 @@
+"""What a same-module helper returns, when that is sure: an array computed by JAX.
+
+Under jit, vmap and lax bodies every `jnp`/`lax`/`jax.random` result is a tracer, even on constants, so a
+helper whose every `return` gives such a result returns a tracer to a traced caller (`float(loss_fn(p, x))`
+raises). Only plain, undecorated functions qualify, and only when every return value is built from a JAX call
+by arithmetic, indexing, array methods, a local bound once, or another such helper; anything else is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+
+# Methods of an array that return an array again.
+_ARRAY_METHODS = frozenset(
+    (
+        "sum mean max min prod std var any all argmax argmin cumsum cumprod astype reshape ravel flatten "
+        "squeeze transpose clip round dot conj"
+    ).split()
+)
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_MEMO = "returns_array"
+_DEPTH = 4
+
+
+def returns_array(
+    func: cst.Name, unit: Any, index: Any, is_array_function: Callable[[str | None], bool]
+) -> bool:
+    """Whether calling the same-module function(s) named `func` from `unit` surely gives a JAX array."""
+    targets = index.resolve_function(func, unit)
+    return bool(targets) and all(
+        not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
+        for target, bound in targets
+    )
+
+
+def _function_returns_array(
+    unit: Any, index: Any, is_array_function: Callable[[str | None], bool], depth: int
+) -> bool:
+    memo = unit.memo
+    if _MEMO in memo:
+        return bool(memo[_MEMO])
+    memo[_MEMO] = False  # recursion answers "unknown"
+    node = unit.node
+    answer = False
+    if isinstance(node, cst.FunctionDef) and not node.decorators and node.asynchronous is None and depth > 0:
+        values = _return_values(node)
+        answer = values is not None and all(
+            _is_array(v, unit, index, is_array_function, depth) for v in values
+        )
+    memo[_MEMO] = answer
+    return answer
+
+
+def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+    """The values of the function's own `return` statements; None for a generator, a bare `return` or none."""
+    values: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return None
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return None
+            values.append(node.value)
+        stack.extend(node.children)
+    return values or None
+
+
+def _is_array(
+    node: cst.BaseExpression,
+    unit: Any,
+    index: Any,
+    is_array_function: Callable[[str | None], bool],
+    depth: int,
+) -> bool:
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _ARRAY_METHODS:
+            if _is_array(func.value, unit, index, is_array_function, depth):
+                return True
+        name = index.qualname(func, unit)
+        if name is not None:
+            return is_array_function(name)
+        if isinstance(func, cst.Name):
+            targets = index.resolve_function(func, unit)
+            return bool(targets) and all(
+                not bound and _function_returns_array(t, index, is_array_function, depth - 1)
+                for t, bound in targets
+            )
+        return False
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.left, _STRINGS) or isinstance(node.right, _STRINGS):
+            return False  # `"%s" % x`: text
+        return _is_array(node.left, unit, index, is_array_function, depth) or _is_array(
+            node.right, unit, index, is_array_function, depth
+        )
+    if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+        return _is_array(node.expression, unit, index, is_array_function, depth)
+    if isinstance(node, cst.Subscript):
+        return _is_array(node.value, unit, index, is_array_function, depth)
+    if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag"):
+        return _is_array(node.value, unit, index, is_array_function, depth)
+    if isinstance(node, cst.Name) and node.value in unit.local_names:
+        value = unit.single_assignment(node.value)
+        return value is not None and _is_array(value, unit, index, is_array_function, depth)
+    return False
