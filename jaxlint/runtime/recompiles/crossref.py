@@ -89,10 +89,7 @@ def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str
 
 
 def _error_matches(error: dict[str, Any], expectation: Any, path: str, span: tuple[int, int]) -> bool:
-    if not set(error.get("types", ())) & set(expectation.exception_names):
-        return False
-    message = error.get("message", "")
-    if expectation.message_patterns and not any(p in message for p in expectation.message_patterns):
+    if not expectation.matches(set(error.get("types", ())), error.get("message", "")):
         return False
     return any(
         _same_file(file, path) and first <= span[1] and span[0] <= (last or first)

@@ -30,6 +30,14 @@ class Expectation:
     exception_names: tuple[str, ...] = ()  # any class in the exception's MRO with one of these names
     message_patterns: tuple[str, ...] = ()  # and, when given, one of these substrings in its message
     looks_for: str = ""  # said in NOT_REPRODUCED reasons
+    # Broad classes that count only with their own message (a traced shape raises a plain TypeError).
+    guarded: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def matches(self, class_names: set[str], message: str) -> bool:
+        """Whether an exception (the names of its MRO, its message) is this rule's pitfall happening."""
+        if class_names & set(self.exception_names):
+            return not self.message_patterns or any(p in message for p in self.message_patterns)
+        return any(name in class_names and any(p in message for p in pats) for name, pats in self.guarded)
 
 
 def _exception(code: str, names: tuple[str, ...], *patterns: str, mode: str = PLAIN) -> Expectation:
@@ -40,9 +48,19 @@ EXPECTATIONS: dict[str, Expectation] = {
     e.code: e
     for e in (
         _exception("JAX101", ("TracerBoolConversionError", "ConcretizationTypeError")),
-        _exception(
-            "JAX102",
-            ("ConcretizationTypeError", "TracerIntegerConversionError", "TracerArrayConversionError"),
+        dataclasses.replace(
+            _exception(
+                "JAX102",
+                ("ConcretizationTypeError", "TracerIntegerConversionError", "TracerArrayConversionError"),
+            ),
+            # A traced shape or size, a traced slice bound (checked on JAX 0.10.2).
+            guarded=(
+                (
+                    "TypeError",
+                    ("Shapes must be 1D sequences of concrete values", "must have __hash__ and __eq__"),
+                ),
+                ("IndexError", ("Slice entries must be static",)),
+            ),
         ),
         # `x[i] = v` raises TypeError (immutable); `del x[i]` on a tracer raises AttributeError: __delitem__.
         _exception(

@@ -65,11 +65,7 @@ def describe_error(error: BaseException, path: str) -> str:
 
 
 def _class_matches(error: BaseException, expectation: Expectation) -> bool:
-    names = {cls.__name__ for cls in type(error).__mro__}
-    if not names & set(expectation.exception_names):
-        return False
-    message = str(error)
-    return not expectation.message_patterns or any(p in message for p in expectation.message_patterns)
+    return expectation.matches({cls.__name__ for cls in type(error).__mro__}, str(error))
 
 
 def judge(

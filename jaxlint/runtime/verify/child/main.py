@@ -124,8 +124,7 @@ def _import_failure_verdict(
     names = {cls.__name__ for cls in type(error).__mro__}
     matches = (
         expectation.kind == EXCEPTION
-        and names & set(expectation.exception_names)
-        and (not expectation.message_patterns or any(p in str(error) for p in expectation.message_patterns))
+        and expectation.matches(names, str(error))
         and any(frame_covers(f, span) for f in user_frames(error, path))
     )
     if matches:
