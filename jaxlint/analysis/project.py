@@ -64,16 +64,26 @@ class CallFact:
 Incoming = Mapping[str, tuple[CallFact, ...]]
 
 
-class ModuleFacts:
-    """The project as one module's walk sees it: what it receives, which calls to record, and its summary."""
+# Packages that are never the linted project: calls into them are not recorded.
+_LIBRARIES = frozenset(
+    "builtins jax jaxlib numpy scipy flax equinox optax chex haiku jaxtyping orbax einops torch tensorflow "
+    "functools itertools collections dataclasses typing math os sys time random re json logging abc".split()
+)
 
-    def __init__(self, heads: Iterable[str] = (), incoming: Incoming | None = None) -> None:
-        self.heads = frozenset(heads)  # first names of the project's modules: calls into them are recorded
+
+class ModuleFacts:
+    """The project as one module's walk sees it: what it receives, which calls to record, and its summary.
+
+    The summary records calls into any imported module but the libraries above: which modules belong to the
+    project is the driver's business, so a module's summary (and its cache entry) does not depend on it."""
+
+    def __init__(self, incoming: Incoming | None = None) -> None:
         self.incoming: Incoming = incoming or {}
         self.outgoing: set[CallFact] = set()
 
-    def records(self, qualname: str | None) -> bool:
-        return qualname is not None and qualname.partition(".")[0] in self.heads
+    @staticmethod
+    def records(qualname: str | None) -> bool:
+        return qualname is not None and "." in qualname and qualname.partition(".")[0] not in _LIBRARIES
 
     def summary(self) -> tuple[CallFact, ...]:
         return tuple(sorted(self.outgoing))
