@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .analysis.project import CallFact
+from .analysis.project import Summary
 from .finding import Finding
 from .rules import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RULES_BY_CODE
 
@@ -79,7 +79,7 @@ class FindingCache:
         found = self.lookup(key, path)
         return None if found is None else found[0]
 
-    def lookup(self, key: str, path: str) -> tuple[list[Finding], tuple[CallFact, ...]] | None:
+    def lookup(self, key: str, path: str) -> tuple[list[Finding], Summary] | None:
         """The findings and the module summary (`analysis.project`) stored under `key`, or None."""
         entry = self._entry(key)
         try:
@@ -98,7 +98,7 @@ class FindingCache:
         except (OSError, ValueError, TypeError, RecursionError):
             return None
 
-    def put(self, key: str, findings: list[Finding], summary: tuple[CallFact, ...] = ()) -> None:
+    def put(self, key: str, findings: list[Finding], summary: Summary | None = None) -> None:
         entry = self._entry(key)
         rows = []
         for finding in findings:
@@ -111,8 +111,8 @@ class FindingCache:
             handle, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 document = {"schema": SCHEMA, "key": key, "findings": rows}
-                if summary:
-                    document["summary"] = [fact.to_json() for fact in summary]
+                if summary is not None and summary != Summary():
+                    document["summary"] = summary.to_json()
                 json.dump(document, out)
             os.replace(temporary, entry)
         except OSError:
@@ -192,13 +192,11 @@ def _remove_if_empty(folder: Path) -> None:
         pass
 
 
-def _summary(document: dict) -> tuple[CallFact, ...] | None:
+def _summary(document: dict) -> Summary | None:
     """The entry's module summary (none written: empty), or None when it is not what `put` writes."""
-    rows = document.get("summary", [])
-    if not isinstance(rows, list) or len(rows) > MAX_FINDINGS:
-        return None
-    facts = tuple(CallFact.from_json(row) for row in rows)
-    return None if None in facts else facts  # type: ignore[return-value]
+    if "summary" not in document:
+        return Summary()
+    return Summary.from_json(document["summary"])
 
 
 def _findings(document: Any, key: str, path: str) -> list[Finding] | None:

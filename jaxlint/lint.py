@@ -20,7 +20,15 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from .analysis.project import MAX_ROUNDS, CallFact, Incoming, ModuleFacts, ProjectIndex, incoming_key
+from .analysis.project import (
+    MAX_ROUNDS,
+    Incoming,
+    ModuleFacts,
+    ProjectIndex,
+    Summary,
+    incoming_key,
+    library_heads,
+)
 from .cache import FindingCache
 from .config import Config
 from .engine import LintSettings, decode, internal_error, lint_text, parse_error, too_large
@@ -95,26 +103,27 @@ def lint_file(path: str, config: Config, cache: FindingCache | None = None) -> l
     return lint_project_file(path, config, cache)[0]
 
 
-Summary = tuple[CallFact, ...]
-
-
 def lint_project_file(
-    path: str, config: Config, cache: FindingCache | None = None, incoming: Incoming | None = None
+    path: str,
+    config: Config,
+    cache: FindingCache | None = None,
+    incoming: Incoming | None = None,
+    also: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], Summary]:
-    """One file of a project: its findings given the facts other modules give it, and its own summary."""
+    """One file of a project: its findings given the facts other modules give it, and its own summary
+    (`also`: library names that are the project's own packages, `analysis.project.library_heads`)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
-        return keep_selected(read, settings), ()
+        return keep_selected(read, settings), Summary()
     data, source = read
-    project = ModuleFacts(incoming)
+    project = ModuleFacts(incoming, also)
     if cache is None:
-        return keep_selected(
-            lint_guarded(source, path, settings, project=project), settings
-        ), project.summary()
+        findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+        return findings, project.summary()
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
-    key = cache.key(data, _settings_key(settings, path) + incoming_key(project.incoming))
+    key = cache.key(data, _settings_key(settings, path) + incoming_key(project.incoming) + repr(sorted(also)))
     found = cache.lookup(key, path)
     if found is not None:
         return found
@@ -212,10 +221,14 @@ def die_with_parent(parent: int) -> None:
 
 
 def _lint_batch(
-    paths: list[str], config: Config, cache_dir: str | None, incoming: dict[str, Incoming]
+    paths: list[str],
+    config: Config,
+    cache_dir: str | None,
+    incoming: dict[str, Incoming],
+    also: frozenset[str] = frozenset(),
 ) -> list[tuple[list[Finding], Summary]]:
     cache = FindingCache(cache_dir) if cache_dir else None
-    return [lint_project_file(path, config, cache, incoming.get(path)) for path in paths]
+    return [lint_project_file(path, config, cache, incoming.get(path), also) for path in paths]
 
 
 def lint_files(
@@ -225,35 +238,44 @@ def lint_files(
     facts from the other modules) are not linted again."""
     files = list(paths)
     jobs = jobs or os.cpu_count() or 1
-    results = _lint_many(files, config, jobs, cache_dir, {})
-    project = ProjectIndex(results)
+    project = ProjectIndex(dict.fromkeys(files))
+    also = library_heads(project.heads)
+    results = _lint_many(files, config, jobs, cache_dir, {}, also)
+    own = {path: summary for path, (_, summary) in results.items()}
     given: dict[str, Incoming] = {}
     for _ in range(MAX_ROUNDS):
-        incoming = project.incoming({path: summary for path, (_, summary) in results.items()})
+        incoming = project.incoming({path: summary for path, (_, summary) in results.items()}, own)
         changed = [path for path in results if incoming.get(path, {}) != given.get(path, {})]
         if not changed:
             break
         given.update((path, incoming.get(path, {})) for path in changed)
-        results.update(_lint_many(changed, config, jobs, cache_dir, {path: given[path] for path in changed}))
+        results.update(
+            _lint_many(changed, config, jobs, cache_dir, {path: given[path] for path in changed}, also)
+        )
     findings = [finding for path in files for finding in results[path][0]]
     findings.sort(key=Finding.sort_key)
     return findings
 
 
 def _lint_many(
-    files: list[str], config: Config, jobs: int, cache_dir: str | None, incoming: dict[str, Incoming]
+    files: list[str],
+    config: Config,
+    jobs: int,
+    cache_dir: str | None,
+    incoming: dict[str, Incoming],
+    also: frozenset[str],
 ) -> dict[str, tuple[list[Finding], Summary]]:
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming), strict=True))
+        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming, also), strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
-        (config, cache_dir, incoming),
+        (config, cache_dir, incoming, also),
         lambda path: (
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
-            (),
+            Summary(),
         ),
     )
     return dict(zip(ordered, per_file, strict=True))

@@ -27,7 +27,7 @@ import libcst as cst
 from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
 from .jit import jitted_callable
-from .project import LITERAL, CallFact, ModuleFacts
+from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
 
@@ -201,6 +201,29 @@ class FlowWalker:
             dirty, self._dirty = list(self._dirty.values()), {}
             for unit in dirty:
                 self.walk_unit(unit, self._parent_frames[id(unit)])
+        if self.project is not None:
+            self.project.functions = self._functions(root)
+
+    def _functions(self, root: Frame) -> tuple[FunctionFacts, ...]:
+        """The module's top-level functions as the walk leaves them (for `ModuleFacts.summary`)."""
+        facts = []
+        for name, defs in self.index.root.defs.items():
+            unit = defs[-1]
+            params = unit.params
+            jitted = jitted_callable(cst.Name(name), root)
+            facts.append(
+                FunctionFacts(
+                    name,
+                    tuple(p.name.value for p in positional_params(params)),
+                    tuple(p.name.value for p in params.kwonly_params),
+                    unit.kind,
+                    tuple(sorted(unit.traced_params | unit.container_params)),
+                    tuple(sorted(unit.array_params & unit.traced_params)),
+                    jitted is not None and jitted.unit is unit,
+                    tuple(sorted(unit.passed_params)),
+                )
+            )
+        return tuple(sorted(facts))
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
@@ -272,9 +295,8 @@ class FlowWalker:
                             jitted, [bool(f & LITERAL) for f in fact.positional], fact.keywords
                         )
                 if fact.kind > NONE and callee.kind != HOST:
-                    self._pass(
-                        callee, False, list(fact.positional), dict(fact.keywords), fact.kind, fact.context
-                    )
+                    positional, keywords = list(fact.positional), dict(fact.keywords)
+                    self._pass(callee, False, positional, keywords, fact.kind, fact.context, fact.starred)
 
     # -- functions ---------------------------------------------------------------------------------------
 
@@ -337,6 +359,15 @@ class FlowWalker:
             self.dispatch(node, frame)
         if isinstance(node, cst.If):
             self.expr(node.test, frame)
+            taken = self._constant_guard(node.test, frame)
+            if taken is not None:  # only one branch runs whenever this function is traced
+                if taken:
+                    self.block(node.body, frame)
+                elif isinstance(node.orelse, cst.If):
+                    self.statement(node.orelse, frame)
+                elif node.orelse is not None:
+                    self.block(node.orelse.body, frame)
+                return
             before = dict(frame.env)
             self.block(node.body, frame)
             after_body, frame.env = frame.env, before
@@ -402,6 +433,29 @@ class FlowWalker:
                     self.expr(child, frame)
                 elif isinstance(child, (cst.BaseSuite, cst.CSTNode)):
                     self.statement(child, frame)
+
+    @staticmethod
+    def _constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
+        """`if flag:` / `if not flag:` in a helper traced only through its callers, where `flag` is a parameter
+        with a literal default that no traced caller passes (nor the body rebinds): whether the body runs."""
+        unit = frame.unit
+        if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
+            return None
+        negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        if negate:
+            assert isinstance(test, cst.UnaryOperation)
+            test = test.expression
+        if not isinstance(test, cst.Name):
+            return None
+        name = test.value
+        if name in unit.passed_params or name in unit.bindings or not isinstance(unit.node, cst.FunctionDef):
+            return None
+        params = unit.node.params
+        default = next(
+            (p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None
+        )
+        value = _literal_truth(default) if default is not None else None
+        return None if value is None else value != negate
 
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
         if isinstance(node, cst.For):
@@ -559,6 +613,7 @@ class FlowWalker:
         if not callees and self.project is None:
             return
         positional: list[int] = []
+        starred = any(arg.star for arg in call.args)
         for arg in call.args:
             if arg.keyword is None:
                 if arg.star:
@@ -573,7 +628,12 @@ class FlowWalker:
             ):
                 assert target is not None
                 fact = CallFact(
-                    target, frame.kind, frame.context, tuple(positional), tuple(sorted(keywords.items()))
+                    target,
+                    frame.kind,
+                    frame.context,
+                    tuple(positional),
+                    tuple(sorted(keywords.items())),
+                    starred,
                 )
                 self.project.outgoing.add(fact)
             return
@@ -583,7 +643,7 @@ class FlowWalker:
             if callee.is_target:
                 self._mark(callee, set(), frame.kind, frame.context)
                 continue
-            self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context)
+            self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
 
     def _pass(
         self,
@@ -593,14 +653,21 @@ class FlowWalker:
         keywords: dict[str, int],
         kind: int,
         context: str,
+        starred: bool = False,
     ) -> None:
-        """`callee` is called from code under `kind` with arguments of these flags."""
+        """`callee` is called from code under `kind` with arguments of these flags (`starred`: and with
+        `*args`/`**kwargs` too, which may pass any parameter)."""
         params = positional_params(callee.params)
         if callee.is_method and bound_self:
             params = params[1:]
         passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
         all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
         passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        given = all_names if starred else {name for name, _ in passed}
+        if kind > NONE and not given <= callee.passed_params:
+            callee.passed_params |= given
+            if id(callee) in self._parent_frames:
+                self._dirty[id(callee)] = callee
         names: set[str] = set()
         arrays: set[str] = set()
         containers: set[str] = set()
@@ -682,3 +749,18 @@ def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> 
         return False
     value = owner.single_assignment(node.value)
     return value is not None and _is_scalar_literal(value)
+
+
+def _literal_truth(node: cst.BaseExpression) -> bool | None:
+    """The truth of a literal default (`False`, `None`, `0`, `"mean"`), or None when it is not one."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return (
+            bool(float(node.value.replace("_", "")))
+            if isinstance(node, cst.Float)
+            else bool(int(node.value, 0))
+        )
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return bool(node.evaluated_value)
+    return None

@@ -79,6 +79,7 @@ class Unit:
     # Traced parameters known to hold arrays, not pytrees: a call site passes a Python scalar to the jitted
     # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
     array_params: set[str] = dataclasses.field(default_factory=set)
+    passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
     order: int = 0  # units created before it in source order: which def a later statement sees
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
