@@ -604,9 +604,12 @@ class FlowWalker:
             # Each parameter receives the leaves of the tree in its position.
             trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
+            starred = any(a.star for a in call.args[1:])
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
                 params = positional_params(callee.params)
                 names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
+                leaves = params if starred else params[: len(trees)]
+                callee.passed_params |= {p.name.value for p in leaves}
                 self._mark(callee, names, frame.kind, frame.context)
             return
         callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
@@ -728,9 +731,7 @@ def _literal_arguments(
     found = False
     for arg in call.args:
         if arg.star:
-            if arg.keyword is None:
-                break
-            continue
+            break
         is_literal = _is_scalar_literal(arg.value) or _names_literal(arg.value, unit, index)
         found = found or is_literal
         if arg.keyword is None:
@@ -745,8 +746,6 @@ def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> 
     if not isinstance(node, cst.Name) or node.value in ("True", "False", "None"):
         return False
     owner = unit if unit is not index.root and node.value in unit.local_names else index.root
-    if owner is index.root and unit is not index.root and node.value in unit.local_names:
-        return False
     value = owner.single_assignment(node.value)
     return value is not None and _is_scalar_literal(value)
 
