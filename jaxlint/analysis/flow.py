@@ -345,16 +345,20 @@ class FlowWalker:
 
     # -- statements --------------------------------------------------------------------------------------
 
-    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> None:
+    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> bool:
+        """Walk statements in order; True when one of them is known to leave the block (the rest is dead)."""
         statements = body.body if isinstance(body, cst.BaseSuite) else body
         for statement in statements:
-            self.statement(statement, frame)
+            if self.statement(statement, frame):
+                return True
+        return False
 
-    def statement(self, node: cst.CSTNode, frame: Frame) -> None:
+    def statement(self, node: cst.CSTNode, frame: Frame) -> bool | None:
+        """Walk one statement; True only after a constant guard whose taken branch returns or raises."""
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.small_statement(small, frame)
-            return
+            return None
         if not isinstance(node, cst.While):  # a while's hooks run with each round's environment
             self.dispatch(node, frame)
         if isinstance(node, cst.If):
@@ -362,12 +366,12 @@ class FlowWalker:
             taken = self._constant_guard(node.test, frame)
             if taken is not None:  # only one branch runs whenever this function is traced
                 if taken:
-                    self.block(node.body, frame)
-                elif isinstance(node.orelse, cst.If):
-                    self.statement(node.orelse, frame)
-                elif node.orelse is not None:
-                    self.block(node.orelse.body, frame)
-                return
+                    return self.block(node.body, frame) or _leaves(node.body)
+                if isinstance(node.orelse, cst.If):
+                    return self.statement(node.orelse, frame)
+                if node.orelse is not None:
+                    return self.block(node.orelse.body, frame) or _leaves(node.orelse.body)
+                return None
             before = dict(frame.env)
             self.block(node.body, frame)
             after_body, frame.env = frame.env, before
@@ -445,6 +449,17 @@ class FlowWalker:
         if negate:
             assert isinstance(test, cst.UnaryOperation)
             test = test.expression
+        is_none = False  # `flag is None` / `flag is not None`
+        if (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+        ):
+            is_none = True
+            negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
+            test = test.left
         if not isinstance(test, cst.Name):
             return None
         name = test.value
@@ -454,7 +469,12 @@ class FlowWalker:
         default = next(
             (p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None
         )
-        value = _literal_truth(default) if default is not None else None
+        if default is None:
+            return None
+        if is_none:
+            value = isinstance(default, cst.Name) and default.value == "None"
+            return value != negate if _literal_truth(default) is not None else None
+        value = _literal_truth(default)
         return None if value is None else value != negate
 
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
@@ -763,3 +783,11 @@ def _literal_truth(node: cst.BaseExpression) -> bool | None:
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
         return bool(node.evaluated_value)
     return None
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """A block whose last statement is `return` or `raise`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return isinstance(body, cst.SimpleStatementSuite) and isinstance(body.body[-1], (cst.Return, cst.Raise))
