@@ -57,7 +57,9 @@ def lint_paths(
     config: Config | None = None,
     jobs: int | None = 1,
 ) -> list[Finding]:
-    """Lint files and folders (searched recursively, honouring excludes and .gitignore).
+    """Lint files and folders (searched recursively, honouring excludes and .gitignore) as one project: facts
+    cross the modules given (a helper in one module called from jitted code in another is traced), which
+    `lint_source` (one text) cannot know.
 
     Without `config`, the `[tool.jaxlint]` table of the nearest pyproject.toml above the first path applies
     (per-file-ignores included), as it does for the `jaxlint` command."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
+from .analysis.project import Summary
 from .finding import Finding
 from .rules import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RULES_BY_CODE
 
@@ -75,6 +76,11 @@ class FindingCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, path: str) -> list[Finding] | None:
+        found = self.lookup(key, path)
+        return None if found is None else found[0]
+
+    def lookup(self, key: str, path: str) -> tuple[list[Finding], Summary] | None:
+        """The findings and the module summary (`analysis.project`) stored under `key`, or None."""
         entry = self._entry(key)
         try:
             with open(entry, "rb") as handle:
@@ -83,13 +89,16 @@ class FindingCache:
                     return None
                 document = json.loads(handle.read())
             findings = _findings(document, key, path)
-            if findings is not None and time.time() - info.st_mtime > _TOUCH_AFTER_S:
+            summary = _summary(document)
+            if findings is None or summary is None:
+                return None
+            if time.time() - info.st_mtime > _TOUCH_AFTER_S:
                 os.utime(entry)  # still in use: not pruned
-            return findings
+            return findings, summary
         except (OSError, ValueError, TypeError, RecursionError):
             return None
 
-    def put(self, key: str, findings: list[Finding]) -> None:
+    def put(self, key: str, findings: list[Finding], summary: Summary | None = None) -> None:
         entry = self._entry(key)
         rows = []
         for finding in findings:
@@ -101,7 +110,10 @@ class FindingCache:
             entry.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({"schema": SCHEMA, "key": key, "findings": rows}, out)
+                document = {"schema": SCHEMA, "key": key, "findings": rows}
+                if summary is not None and summary != Summary():
+                    document["summary"] = summary.to_json()
+                json.dump(document, out)
             os.replace(temporary, entry)
         except OSError:
             pass  # a read-only tree still gets linted, just not cached
@@ -178,6 +190,13 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         pass
+
+
+def _summary(document: dict) -> Summary | None:
+    """The entry's module summary (none written: empty), or None when it is not what `put` writes."""
+    if "summary" not in document:
+        return Summary()
+    return Summary.from_json(document["summary"])
 
 
 def _findings(document: Any, key: str, path: str) -> list[Finding] | None:

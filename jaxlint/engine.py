@@ -10,6 +10,7 @@ from typing import Any
 import libcst as cst
 
 from .analysis import FlowWalker, ModuleIndex
+from .analysis.project import ModuleFacts
 from .config import DEFAULT_MAX_FILE_SIZE
 from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
 from .fix import FixCollector
@@ -58,10 +59,13 @@ def lint_text(
     noqa: bool = True,
     magics: Any = None,
     fixes: FixCollector | None = None,
+    project: ModuleFacts | None = None,
 ) -> list[Finding]:
     """One text -> findings, sorted. Never raises for bad input (JAX000); a bug may raise.
 
     `noqa=False` leaves `# noqa` to the caller (flake8 owns it); `magics` (notebooks) goes to `index.magics`.
+    `project` (the file drivers' project mode) brings the facts other modules give this one and collects its
+    summary (`analysis.project`).
 
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     """
@@ -80,7 +84,7 @@ def lint_text(
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
-    return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes)
+    return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes, project=project)
 
 
 def internal_error(path: str, error: BaseException | str) -> Finding:
@@ -140,6 +144,7 @@ def lint_module(
     noqa: bool = True,
     magics: Any = None,
     fixes: FixCollector | None = None,
+    project: ModuleFacts | None = None,
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators)
     if magics is not None:
@@ -156,7 +161,7 @@ def lint_module(
     def collect(rule, node, message, frame, fix) -> None:
         raw.append((rule, node, message, frame.function, fix))
 
-    FlowWalker(index, hooks, collect).run()
+    FlowWalker(index, hooks, collect, project).run()
     if not raw:
         return []
     positions = index.positions().resolve([item[1] for item in raw])  # one pass, only the reported nodes

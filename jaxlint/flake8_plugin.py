@@ -15,6 +15,11 @@ Settings:
   `selection.rules_for_flake8` answers this, with the same code as the `jaxlint` command.
 - `# noqa: jax201` (lowercase codes) suppresses nothing, in flake8 and in `jaxlint` alike.
 
+One file at a time: flake8 hands the plugin one file, so the facts other modules give it are unknown here. The
+`jaxlint` command and `jaxlint.lint_paths` lint the given files as one project (`lint.lint_files`): a helper
+in `model.py` that `train.py` calls from jitted code with traced arguments is traced there too; under flake8 it
+is traced only when its own module calls it so. Call-site evidence within the file applies in both.
+
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
 """

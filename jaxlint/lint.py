@@ -6,7 +6,11 @@ This module owns what every file driver shares (`autofix.py` reuses it):
   finding for that file, and the other files are still reported;
 - the one JAX000 filter (`keep_selected`), answered by `selection.settings_for`;
 - the worker pool (`run_batches`): workers die with the parent, and when one dies anyway (a crash in native
-  code) its files are linted again one per process, so only the file that crashes gets a JAX000.
+  code) its files are linted again one per process, so only the file that crashes gets a JAX000;
+- project mode (`lint_files`): every file is linted once and leaves a summary of its calls into other modules
+  (`analysis.project`); the files that other modules' summaries give facts to are linted again with them
+  (parsed a second time: keeping every parsed module of a large project would cost more memory than the few
+  re-parsed files cost time), round after round until the facts stop changing.
 """
 
 from __future__ import annotations
@@ -16,6 +20,15 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from .analysis.project import (
+    MAX_ROUNDS,
+    Incoming,
+    ModuleFacts,
+    ProjectIndex,
+    Summary,
+    incoming_key,
+    library_heads,
+)
 from .cache import FindingCache
 from .config import Config
 from .engine import LintSettings, decode, internal_error, lint_text, parse_error, too_large
@@ -54,7 +67,11 @@ def read_source(path: str, settings: LintSettings) -> tuple[bytes, str] | list[F
 
 
 def lint_guarded(
-    source: str, path: str, settings: LintSettings, fixes: FixCollector | None = None
+    source: str,
+    path: str,
+    settings: LintSettings,
+    fixes: FixCollector | None = None,
+    project: ModuleFacts | None = None,
 ) -> list[Finding]:
     """Lint one text; never raises: a bug in jaxlint costs this file a JAX000, not the run."""
     try:
@@ -62,7 +79,7 @@ def lint_guarded(
             from .notebook import lint_notebook
 
             return lint_notebook(source, path, settings)
-        return lint_text(source, path, settings, fixes=fixes)
+        return lint_text(source, path, settings, fixes=fixes, project=project)
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
     except Exception as error:
@@ -83,19 +100,36 @@ def lint_source_for(source: str, path: str, config: Config) -> list[Finding]:
 
 def lint_file(path: str, config: Config, cache: FindingCache | None = None) -> list[Finding]:
     """One file, never raising: unreadable, undecodable and unparsable files become JAX000 findings."""
+    return lint_project_file(path, config, cache)[0]
+
+
+def lint_project_file(
+    path: str,
+    config: Config,
+    cache: FindingCache | None = None,
+    incoming: Incoming | None = None,
+    also: frozenset[str] = frozenset(),
+) -> tuple[list[Finding], Summary]:
+    """One file of a project: its findings given the facts other modules give it, and its own summary
+    (`also`: library names that are the project's own packages, `analysis.project.library_heads`)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
-        return keep_selected(read, settings)
+        return keep_selected(read, settings), Summary()
     data, source = read
+    project = ModuleFacts(incoming, also)
     if cache is None:
-        return keep_selected(lint_guarded(source, path, settings), settings)
-    key = cache.key(data, _settings_key(settings, path))
-    findings = cache.get(key, path)
-    if findings is None:
-        findings = keep_selected(lint_guarded(source, path, settings), settings)
-        cache.put(key, findings)
-    return findings
+        findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+        return findings, project.summary()
+    # The facts a file was linted with are part of its key: a change in another module that changes them
+    # lints it again.
+    key = cache.key(data, _settings_key(settings, path) + incoming_key(project.incoming) + repr(sorted(also)))
+    found = cache.lookup(key, path)
+    if found is not None:
+        return found
+    findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+    cache.put(key, findings, project.summary())
+    return findings, project.summary()
 
 
 def _settings_key(settings: LintSettings, path: str) -> str:
@@ -186,33 +220,65 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="jaxlint-parent-watch", daemon=True).start()
 
 
-def _lint_batch(paths: list[str], config: Config, cache_dir: str | None) -> list[list[Finding]]:
+def _lint_batch(
+    paths: list[str],
+    config: Config,
+    cache_dir: str | None,
+    incoming: dict[str, Incoming],
+    also: frozenset[str] = frozenset(),
+) -> list[tuple[list[Finding], Summary]]:
     cache = FindingCache(cache_dir) if cache_dir else None
-    return [lint_file(path, config, cache) for path in paths]
+    return [lint_project_file(path, config, cache, incoming.get(path), also) for path in paths]
 
 
 def lint_files(
     paths: Iterable[str], config: Config, jobs: int | None = None, cache_dir: str | None = None
 ) -> list[Finding]:
-    """Lint files; with `cache_dir`, unchanged files under unchanged settings are not linted again."""
+    """Lint files as one project; with `cache_dir`, unchanged files under unchanged settings (and unchanged
+    facts from the other modules) are not linted again."""
     files = list(paths)
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        per_file = _lint_batch(files, config, cache_dir)
-    else:
-        files.sort(key=_size, reverse=True)
-        per_file = run_batches(
-            _lint_batch,
-            files,
-            jobs,
-            (config, cache_dir),
-            lambda path: keep_selected(
-                [internal_error(path, "its worker process died")], settings_for(config, path)
-            ),
+    project = ProjectIndex(dict.fromkeys(files))
+    also = library_heads(project.heads)
+    results = _lint_many(files, config, jobs, cache_dir, {}, also)
+    own = {path: summary for path, (_, summary) in results.items()}
+    given: dict[str, Incoming] = {}
+    for _ in range(MAX_ROUNDS):
+        incoming = project.incoming({path: summary for path, (_, summary) in results.items()}, own)
+        changed = [path for path in results if incoming.get(path, {}) != given.get(path, {})]
+        if not changed:
+            break
+        given.update((path, incoming.get(path, {})) for path in changed)
+        results.update(
+            _lint_many(changed, config, jobs, cache_dir, {path: given[path] for path in changed}, also)
         )
-    findings = [finding for found in per_file for finding in found]
+    findings = [finding for path in files for finding in results[path][0]]
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+def _lint_many(
+    files: list[str],
+    config: Config,
+    jobs: int,
+    cache_dir: str | None,
+    incoming: dict[str, Incoming],
+    also: frozenset[str],
+) -> dict[str, tuple[list[Finding], Summary]]:
+    if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
+        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming, also), strict=True))
+    ordered = sorted(files, key=_size, reverse=True)
+    per_file = run_batches(
+        _lint_batch,
+        ordered,
+        jobs,
+        (config, cache_dir, incoming, also),
+        lambda path: (
+            keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
+            Summary(),
+        ),
+    )
+    return dict(zip(ordered, per_file, strict=True))
 
 
 def _size(path: str) -> int:

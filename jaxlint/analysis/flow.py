@@ -10,8 +10,11 @@ Phases: `on_module(module, ctx)` once, before anything else; `on_unit(unit, ctx)
 visited (`visit_FunctionDef`, `visit_Lambda`) where it is defined, in the enclosing frame; the module node is
 not visited.
 
-Helpers called from traced code with traced arguments become traced themselves; their bodies are walked again
-until nothing changes (a few rounds at most).
+Helpers called from traced code with traced arguments become traced themselves (arrays stay arrays); their
+bodies are walked again until nothing changes (a few rounds at most). Before the walk, call sites that pass a
+Python bool/int/float to a non-static parameter of a jitted function make that parameter a traced scalar.
+With a `ModuleFacts` (project mode, `project.py`), the walk also applies the calls other modules make to this
+module's functions, and records the calls this module makes to theirs.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
+from .jit import jitted_callable
+from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
 from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, BOOL, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
 
@@ -168,10 +173,17 @@ class Frame:
 
 
 class FlowWalker:
-    def __init__(self, index: ModuleIndex, hooks: dict[str, list[Callable]], report: Report) -> None:
+    def __init__(
+        self,
+        index: ModuleIndex,
+        hooks: dict[str, list[Callable]],
+        report: Report,
+        project: ModuleFacts | None = None,
+    ) -> None:
         self.index = index
         self.hooks = hooks
         self._report = report
+        self.project = project
         self.silent = 0
         self._seen: set[tuple[Any, int]] = set()
         self._parent_frames: dict[int, Frame] = {}
@@ -179,6 +191,9 @@ class FlowWalker:
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
+        self._call_sites()
+        if self.project is not None:
+            self._receive(root)
         for hook in self.hooks.get("on_module", ()):
             hook(self.index.module, root)
         self.dispatch(self.index.root, root, "on_unit")
@@ -189,6 +204,29 @@ class FlowWalker:
             dirty, self._dirty = list(self._dirty.values()), {}
             for unit in dirty:
                 self.walk_unit(unit, self._parent_frames[id(unit)])
+        if self.project is not None:
+            self.project.functions = self._functions(root)
+
+    def _functions(self, root: Frame) -> tuple[FunctionFacts, ...]:
+        """The module's top-level functions as the walk leaves them (for `ModuleFacts.summary`)."""
+        facts = []
+        for name, defs in self.index.root.defs.items():
+            unit = defs[-1]
+            params = unit.params
+            jitted = jitted_callable(cst.Name(name), root)
+            facts.append(
+                FunctionFacts(
+                    name,
+                    tuple(p.name.value for p in positional_params(params)),
+                    tuple(p.name.value for p in params.kwonly_params),
+                    unit.kind,
+                    tuple(sorted(unit.traced_params | unit.container_params)),
+                    tuple(sorted(unit.array_params & unit.traced_params)),
+                    jitted is not None and jitted.unit is unit,
+                    tuple(sorted(unit.passed_params)),
+                )
+            )
+        return tuple(sorted(facts))
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
@@ -200,6 +238,68 @@ class FlowWalker:
     def dispatch(self, node: Any, frame: Frame, name: str | None = None) -> None:
         for hook in self.hooks.get(name or type(node).__name__, ()):
             hook(node, frame)
+
+    # -- call-site evidence --------------------------------------------------------------------------------
+
+    def _call_sites(self) -> None:
+        """`step(x, True)` with `step` jitted: `True` becomes a traced bool inside `step` (unless static).
+        Calls into other project modules with such arguments are recorded for them (project mode)."""
+        project = self.project
+        frames: dict[int, Frame] = {}
+        for call, unit, _ in self.index._sites:
+            literal = _literal_arguments(call, unit, self.index)
+            if literal is None:
+                continue
+            frame = frames.get(id(unit))
+            if frame is None:
+                frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
+            jitted = jitted_callable(call.func, frame)
+            if jitted is not None:
+                self._traced_scalars(jitted, *literal)
+            elif project is not None and not self.index.resolve_function(call.func, unit):
+                target = frame.qualname(call.func)
+                if project.records(target):
+                    assert target is not None
+                    positional, keywords = literal
+                    project.outgoing.add(
+                        CallFact(target, NONE, "", tuple(LITERAL if p else 0 for p in positional), keywords)
+                    )
+
+    @staticmethod
+    def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
+        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays."""
+        params = positional_params(jitted.params)
+        static_indices, static_names = jitted.static_parameters()
+        names: set[str] = set()
+        for i, is_literal in enumerate(positional):
+            index = i + jitted.offset
+            if is_literal and index < len(params) and index not in static_indices:
+                names.add(params[index].name.value)
+        known = {p.name.value for p in [*params, *jitted.params.kwonly_params]}
+        names |= {name for name, flags in keywords if flags & LITERAL and name in known}
+        names -= static_names
+        unit = jitted.unit
+        unit.traced_params |= names
+        unit.array_params |= names
+
+    def _receive(self, root: Frame) -> None:
+        """Apply the calls other modules make to this module's top-level functions."""
+        assert self.project is not None
+        for name, facts in self.project.incoming.items():
+            defs = self.index.root.defs.get(name)
+            if not defs:
+                continue
+            callee = defs[-1]  # what an importer sees: the module's last binding of the name
+            for fact in facts:
+                if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
+                    jitted = jitted_callable(cst.Name(name), root)
+                    if jitted is not None and jitted.unit is callee:
+                        self._traced_scalars(
+                            jitted, [bool(f & LITERAL) for f in fact.positional], fact.keywords
+                        )
+                if fact.kind > NONE and callee.kind != HOST:
+                    positional, keywords = list(fact.positional), dict(fact.keywords)
+                    self._pass(callee, False, positional, keywords, fact.kind, fact.context, fact.starred)
 
     # -- functions ---------------------------------------------------------------------------------------
 
@@ -216,8 +316,9 @@ class FlowWalker:
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             name = param.name.value
             if name in unit.traced_params:
-                # A traced parameter may be a whole pytree; only an annotation says it is one array.
-                frame.env[name] = TRACED | ARRAY if annotation_name(param) in ARRAY_ANNOTATIONS else TRACED
+                # A traced parameter may be a whole pytree; an annotation or a call site says it is one array.
+                is_array = name in unit.array_params or annotation_name(param) in ARRAY_ANNOTATIONS
+                frame.env[name] = TRACED | ARRAY if is_array else TRACED
             else:
                 frame.env[name] = HOLDS_TRACED if name in unit.container_params else 0
         for star in (params.star_arg, params.star_kwarg):
@@ -247,20 +348,33 @@ class FlowWalker:
 
     # -- statements --------------------------------------------------------------------------------------
 
-    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> None:
+    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> bool:
+        """Walk statements in order; True when one of them is known to leave the block (the rest is dead)."""
         statements = body.body if isinstance(body, cst.BaseSuite) else body
         for statement in statements:
-            self.statement(statement, frame)
+            if self.statement(statement, frame):
+                return True
+        return False
 
-    def statement(self, node: cst.CSTNode, frame: Frame) -> None:
+    def statement(self, node: cst.CSTNode, frame: Frame) -> bool | None:
+        """Walk one statement; True only after a constant guard whose taken branch returns or raises."""
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.small_statement(small, frame)
-            return
+            return None
         if not isinstance(node, cst.While):  # a while's hooks run with each round's environment
             self.dispatch(node, frame)
         if isinstance(node, cst.If):
             self.expr(node.test, frame)
+            taken = self._constant_guard(node.test, frame)
+            if taken is not None:  # only one branch runs whenever this function is traced
+                if taken:
+                    return self.block(node.body, frame) or _leaves(node.body)
+                if isinstance(node.orelse, cst.If):
+                    return self.statement(node.orelse, frame)
+                if node.orelse is not None:
+                    return self.block(node.orelse.body, frame) or _leaves(node.orelse.body)
+                return None
             before = dict(frame.env)
             self.block(node.body, frame)
             after_body, frame.env = frame.env, before
@@ -326,6 +440,46 @@ class FlowWalker:
                     self.expr(child, frame)
                 elif isinstance(child, (cst.BaseSuite, cst.CSTNode)):
                     self.statement(child, frame)
+        return None
+
+    @staticmethod
+    def _constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
+        """`if flag:` / `if not flag:` in a helper traced only through its callers, where `flag` is a parameter
+        with a literal default that no traced caller passes (nor the body rebinds): whether the body runs."""
+        unit = frame.unit
+        if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
+            return None
+        negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        if negate:
+            assert isinstance(test, cst.UnaryOperation)
+            test = test.expression
+        is_none = False  # `flag is None` / `flag is not None`
+        if (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+        ):
+            is_none = True
+            negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
+            test = test.left
+        if not isinstance(test, cst.Name):
+            return None
+        name = test.value
+        if name in unit.passed_params or name in unit.bindings or not isinstance(unit.node, cst.FunctionDef):
+            return None
+        params = unit.node.params
+        default = next(
+            (p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None
+        )
+        if default is None:
+            return None
+        if is_none:
+            none = isinstance(default, cst.Name) and default.value == "None"
+            return none != negate if _literal_truth(default) is not None else None
+        truth = _literal_truth(default)
+        return None if truth is None else truth != negate
 
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
         if isinstance(node, cst.For):
@@ -471,56 +625,101 @@ class FlowWalker:
         return parts
 
     def _propagate(self, call: cst.Call, frame: Frame) -> None:
-        """A same-module function called with traced arguments is traced too."""
+        """A same-module function called with traced arguments is traced too (another module's: recorded)."""
         if frame.qualname(call.func) in _TREE_MAPS and call.args:
             # Each parameter receives the leaves of the tree in its position.
             trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
+            starred = any(a.star for a in call.args[1:])
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
                 params = positional_params(callee.params)
-                self._mark(callee, {p.name.value for p, t in zip(params, traced, strict=False) if t}, frame)
+                names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
+                leaves = params if starred else params[: len(trees)]
+                callee.passed_params |= {p.name.value for p in leaves}
+                self._mark(callee, names, frame.kind, frame.context)
             return
-        for callee, bound_self in self.index.resolve_function(call.func, frame.unit):
+        callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+        if not callees and self.project is None:
+            return
+        positional: list[int] = []
+        starred = any(arg.star for arg in call.args)
+        for arg in call.args:
+            if arg.keyword is None:
+                if arg.star:
+                    break
+                positional.append(evaluate(arg.value, frame))
+        keywords = {a.keyword.value: evaluate(a.value, frame) for a in call.args if a.keyword is not None}
+        if not callees:
+            assert self.project is not None
+            target = frame.qualname(call.func)
+            if self.project.records(target) and any(
+                f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()]
+            ):
+                assert target is not None
+                fact = CallFact(
+                    target,
+                    frame.kind,
+                    frame.context,
+                    tuple(positional),
+                    tuple(sorted(keywords.items())),
+                    starred,
+                )
+                self.project.outgoing.add(fact)
+            return
+        for callee, bound_self in callees:
             if callee.kind == HOST or isinstance(callee.node, cst.Module):
                 continue
             if callee.is_target:
-                self._mark(callee, set(), frame)
+                self._mark(callee, set(), frame.kind, frame.context)
                 continue
-            params = positional_params(callee.params)
-            if callee.is_method and bound_self:
-                params = params[1:]
-            names: set[str] = set()
-            containers: set[str] = set()
-            passed: list[tuple[str, cst.BaseExpression]] = []
-            positional = [a for a in call.args if a.keyword is None]
-            for i, arg in enumerate(positional):
-                if arg.star:
-                    break
-                if i < len(params):
-                    passed.append((params[i].name.value, arg.value))
-            all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
-            passed += [
-                (a.keyword.value, a.value) for a in call.args if a.keyword and a.keyword.value in all_names
-            ]
-            for name, value in passed:
-                flags = evaluate(value, frame)
-                if flags & TRACED:
-                    names.add(name)
-                elif flags & HOLDS_TRACED:
-                    containers.add(name)
-            if containers - callee.container_params:
-                callee.container_params |= containers
-                self._mark(callee, names, frame, force=True)
-            elif names:
-                self._mark(callee, names, frame)
+            self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
 
-    def _mark(self, callee: Unit, names: set[str], frame: Frame, force: bool = False) -> None:
+    def _pass(
+        self,
+        callee: Unit,
+        bound_self: bool,
+        positional: list[int],
+        keywords: dict[str, int],
+        kind: int,
+        context: str,
+        starred: bool = False,
+    ) -> None:
+        """`callee` is called from code under `kind` with arguments of these flags (`starred`: and with
+        `*args`/`**kwargs` too, which may pass any parameter)."""
+        params = positional_params(callee.params)
+        if callee.is_method and bound_self:
+            params = params[1:]
+        passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
+        all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+        passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        given = all_names if starred else {name for name, _ in passed}
+        if kind > NONE and not given <= callee.passed_params:
+            callee.passed_params |= given
+            if id(callee) in self._parent_frames:
+                self._dirty[id(callee)] = callee
+        names: set[str] = set()
+        arrays: set[str] = set()
+        containers: set[str] = set()
+        for name, flags in passed:
+            if flags & TRACED:
+                names.add(name)
+                if flags & ARRAY:
+                    arrays.add(name)
+            elif flags & HOLDS_TRACED:
+                containers.add(name)
+        force = bool(containers - callee.container_params or arrays - callee.array_params)
+        callee.container_params |= containers
+        callee.array_params |= arrays
+        if force or names:
+            self._mark(callee, names, kind, context, force=force)
+
+    def _mark(self, callee: Unit, names: set[str], kind: int, context: str, force: bool = False) -> None:
         changed = force or not names <= callee.traced_params
         callee.traced_params |= names
-        if callee.kind < frame.kind:
-            callee.kind = frame.kind
+        if callee.kind < kind:
+            callee.kind = kind
             if not callee.is_target:
-                callee.context = f"'{callee.name}' (called from {frame.context})"
+                callee.context = f"'{callee.name}' (called from {context})"
             changed = True
         if changed and id(callee) in self._parent_frames:  # already walked: walk it again
             self._dirty[id(callee)] = callee
@@ -537,3 +736,64 @@ def _delete_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [t for e in target.elements for t in _delete_targets(e.value)]
     return [target]
+
+
+_NUMBERS = (cst.Integer, cst.Float)
+
+
+def _is_scalar_literal(node: cst.BaseExpression) -> bool:
+    """`True`, `3`, `-0.5`: a Python bool, int or float written out."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, _NUMBERS) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+
+
+def _literal_arguments(
+    call: cst.Call, unit: Unit, index: ModuleIndex
+) -> tuple[list[bool], tuple[tuple[str, int], ...]] | None:
+    """Which arguments of a call are Python scalars (literals, or names bound once to one); None when none."""
+    positional: list[bool] = []
+    keywords: list[tuple[str, int]] = []
+    found = False
+    for arg in call.args:
+        if arg.star:
+            break
+        is_literal = _is_scalar_literal(arg.value) or _names_literal(arg.value, unit, index)
+        found = found or is_literal
+        if arg.keyword is None:
+            positional.append(is_literal)
+        elif is_literal:
+            keywords.append((arg.keyword.value, LITERAL))
+    return (positional, tuple(keywords)) if found else None
+
+
+def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
+    """A name whose only binding (in its function, or at module level) is `name = <scalar literal>`."""
+    if not isinstance(node, cst.Name) or node.value in ("True", "False", "None"):
+        return False
+    owner = unit if unit is not index.root and node.value in unit.local_names else index.root
+    value = owner.single_assignment(node.value)
+    return value is not None and _is_scalar_literal(value)
+
+
+def _literal_truth(node: cst.BaseExpression) -> bool | None:
+    """The truth of a literal default (`False`, `None`, `0`, `"mean"`), or None when it is not one."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return (
+            bool(float(node.value.replace("_", "")))
+            if isinstance(node, cst.Float)
+            else bool(int(node.value, 0))
+        )
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return bool(node.evaluated_value)
+    return None
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """A block whose last statement is `return` or `raise`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return isinstance(body, cst.SimpleStatementSuite) and isinstance(body.body[-1], (cst.Return, cst.Raise))

@@ -77,6 +77,11 @@ class Unit:
     context: str = ""
     traced_params: set[str] = dataclasses.field(default_factory=set)
     container_params: set[str] = dataclasses.field(default_factory=set)  # receive tuples/lists of tracers
+    # Traced parameters known to hold arrays, not pytrees: a call site passes a Python scalar to the jitted
+    # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
+    array_params: set[str] = dataclasses.field(default_factory=set)
+    passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
+    order: int = 0  # units created before it in source order: which def a later statement sees
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
@@ -167,7 +172,7 @@ class ModuleIndex:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
-        self._sites: list[tuple[cst.Call, Unit]] = []
+        self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, units defined before it)
         self._decorated: list[Unit] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
@@ -218,7 +223,7 @@ class ModuleIndex:
         else:
             name = "<lambda>"
             qualname = f"{parent.qualname}.<locals>.<lambda>" if parent.qualname else "<lambda>"
-        unit = Unit(node, parent, qualname, class_node=class_node)
+        unit = Unit(node, parent, qualname, class_node=class_node, order=len(self.units))
         self.units[id(node)] = unit
         params = node.params
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -239,7 +244,7 @@ class ModuleIndex:
     def _note(self, node: cst.CSTNode, unit: Unit, in_class: bool) -> None:
         """Record what a node binds or applies (bindings in class bodies are attributes, not the unit's)."""
         if type(node) is cst.Call:  # the commonest noted node: no isinstance() chain (slow on libcst's ABCs)
-            self._sites.append((node, unit))
+            self._sites.append((node, unit, len(self.units)))
             return
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             if isinstance(node, cst.Import):
@@ -351,8 +356,14 @@ class ModuleIndex:
     def _canonical_transform(name: str) -> str:
         return name if name in TRANSFORMS else "jax.jit"
 
-    def resolve_function(self, node: cst.BaseExpression, unit: Unit) -> list[tuple[Unit, bool]]:
-        """Same-module functions that an expression names: [(unit, bound_self)]."""
+    def resolve_function(
+        self, node: cst.BaseExpression, unit: Unit, before: int | None = None
+    ) -> list[tuple[Unit, bool]]:
+        """Same-module functions that an expression names: [(unit, bound_self)].
+
+        `before` (the `order` of a statement of `unit`) makes a name defined in `unit` itself mean the def
+        bound at that point: the last one before it (scripts and notebooks redefine names), when there is one.
+        """
         if isinstance(node, cst.Lambda):
             found = self.units.get(id(node))
             return [(found, False)] if found else []
@@ -360,7 +371,12 @@ class ModuleIndex:
             scope: Unit | None = unit
             while scope is not None:
                 if node.value in scope.defs:
-                    return [(u, False) for u in scope.defs[node.value]]
+                    defs = scope.defs[node.value]
+                    if before is not None and scope is unit and len(defs) > 1:
+                        earlier = [u for u in defs if u.order < before]
+                        if earlier:
+                            defs = earlier[-1:]
+                    return [(u, False) for u in defs]
                 if node.value in scope.local_names and scope is not self.root:
                     return []
                 scope = scope.parent
@@ -379,12 +395,25 @@ class ModuleIndex:
             return [(m, True) for m in methods]
         return []
 
+    def call_order(self, call: cst.Call) -> int | None:
+        """The `order` of a call: how many units were defined before it in source order."""
+        table = self.root.memo.get("call_order")
+        if table is None:
+            table = self.root.memo["call_order"] = {id(c): order for c, _, order in self._sites}
+        return table.get(id(call))
+
     def applications(self, node: cst.BaseExpression, unit: Unit) -> list[tuple[Unit, Application]]:
         """The same-module functions a transformation expression (`jax.jit(partial(f, a), ...)`) applies to."""
-        return self._applications(node, unit, [])
+        return self._applications(
+            node, unit, [], self.call_order(node) if isinstance(node, cst.Call) else None
+        )
 
     def _applications(
-        self, node: cst.BaseExpression, unit: Unit, outer: list[tuple[str, list[cst.Arg]]]
+        self,
+        node: cst.BaseExpression,
+        unit: Unit,
+        outer: list[tuple[str, list[cst.Arg]]],
+        before: int | None = None,
     ) -> list[tuple[Unit, Application]]:
         """Unwrap `transform(transform(partial(f, a)))` down to the functions, with the combined effect."""
         if isinstance(node, cst.Call):
@@ -395,7 +424,7 @@ class ModuleIndex:
                     return []  # `partial(f, *args, **kwargs)`: which parameters are bound is unknown
                 positional = sum(1 for a in node.args[1:] if a.keyword is None)
                 names = frozenset(a.keyword.value for a in node.args[1:] if a.keyword is not None)
-                for target, app in self._applications(node.args[0].value, unit, outer):
+                for target, app in self._applications(node.args[0].value, unit, outer, before):
                     app.bound_positional += positional
                     app.bound_names |= names
                     results.append((target, app))
@@ -404,11 +433,11 @@ class ModuleIndex:
             if found is not None and node.args and node.args[0].keyword is None:
                 name, keywords = found
                 return self._applications(
-                    node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])]
+                    node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
             return []
         results = []
-        for target, bound_self in self.resolve_function(node, unit):
+        for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
         return results
 
@@ -437,10 +466,10 @@ class ModuleIndex:
 
     def calls(self) -> list[cst.Call]:
         """Every call the index pass saw (the whole module but a class's PEP 695 type parameters)."""
-        return [call for call, _unit in self._sites]
+        return [call for call, _unit, _order in self._sites]
 
     def _resolve_sites(self) -> None:
-        for call, unit in self._sites:
+        for call, unit, order in self._sites:
             callee = self.qualname(call.func, unit)
             if callee is None:
                 continue
@@ -455,7 +484,7 @@ class ModuleIndex:
                     )
                     label = "lax." + callee.rsplit(".", 1)[1] + " body"
                     for value in values:
-                        for target, app in self._applications(value, unit, []):
+                        for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, label
                             target.apply(app)
             elif callee in HOST_CALLBACKS:
@@ -474,7 +503,7 @@ class ModuleIndex:
             elif self.transform_of(call.func, unit) is not None or callee == "functools.partial":
                 if callee == "functools.partial":
                     continue  # handled when the partial is the argument of a transformation
-                for target, app in self._applications(call, unit, []):
+                for target, app in self._applications(call, unit, [], order):
                     target.apply(app)
         # A transformation applied inside traced code runs under the outer trace too.
         for unit in self.units.values():

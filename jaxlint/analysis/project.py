@@ -1,0 +1,283 @@
+"""Facts that cross module boundaries: which project functions other modules call, and with what.
+
+While a module is walked, calls to functions of *other* project modules are recorded as `CallFact`s (its
+summary): calls from traced code with traced arguments, and calls from anywhere with Python scalar literals.
+The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the linted paths and their package
+roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
+again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
+them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
+passed to a non-static parameter of a jitted function is a traced scalar there.
+
+Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping
+
+from .values import ARRAY, HOLDS_TRACED, TRACED
+
+# A per-argument fact beside values.py's flags: the argument is a Python bool/int/float literal (or a name
+# bound to one). Above every flag values.py defines.
+LITERAL = 1 << 12
+
+# Rounds of "lint again the modules whose incoming facts changed": each round carries facts one call deeper.
+MAX_ROUNDS = 4
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class CallFact:
+    """One call of another module's function, as the caller sees it."""
+
+    target: str  # the callee's dotted name as the caller's imports resolve it ("model.dropout")
+    kind: int  # the caller's transformation kind (transforms.NONE outside traced code)
+    context: str  # the caller's context, for messages ("jax.jit-compiled 'step'")
+    positional: tuple[int, ...]  # per positional argument up to any `*args`: value flags, or LITERAL
+    keywords: tuple[tuple[str, int], ...] = ()
+    starred: bool = False  # `*args`/`**kwargs` in the call: any parameter may be passed
+
+    def to_json(self) -> list:
+        keywords = [list(k) for k in self.keywords]
+        return [self.target, self.kind, self.context, list(self.positional), keywords, self.starred]
+
+    @staticmethod
+    def from_json(row: object) -> CallFact | None:
+        """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
+        if not isinstance(row, list) or len(row) != 6:
+            return None
+        target, kind, context, positional, keywords, starred = row
+        if not (
+            type(starred) is bool
+            and isinstance(target, str)
+            and isinstance(kind, int)
+            and isinstance(context, str)
+            and isinstance(positional, list)
+            and all(type(p) is int for p in positional)
+            and isinstance(keywords, list)
+            and all(
+                isinstance(k, list) and len(k) == 2 and isinstance(k[0], str) and type(k[1]) is int
+                for k in keywords
+            )
+        ):
+            return None
+        return CallFact(target, kind, context, tuple(positional), tuple((k, v) for k, v in keywords), starred)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class FunctionFacts:
+    """One top-level function as its own module sees it (before any other module's facts): what a fact must
+    add for the module to be worth linting again."""
+
+    name: str
+    positional: tuple[str, ...]  # parameter names, in order
+    keyword_only: tuple[str, ...]
+    kind: int  # transforms.NONE / GRAD / STRICT (HOST: a host callback, never traced)
+    traced: tuple[str, ...]  # traced parameters, sorted
+    arrays: tuple[str, ...]  # traced parameters known to be arrays, sorted
+    jitted: bool  # calling the name runs the jitted function
+    passed: tuple[str, ...] = ()  # parameters some traced caller passes (the others keep their defaults)
+
+    def to_json(self) -> list:
+        return [
+            self.name,
+            list(self.positional),
+            list(self.keyword_only),
+            self.kind,
+            list(self.traced),
+            list(self.arrays),
+            self.jitted,
+            list(self.passed),
+        ]
+
+    @staticmethod
+    def from_json(row: object) -> FunctionFacts | None:
+        if not isinstance(row, list) or len(row) != 8:
+            return None
+        name, positional, keyword_only, kind, traced, arrays, jitted, passed = row
+        lists = (positional, keyword_only, traced, arrays, passed)
+        if not (
+            isinstance(name, str)
+            and type(kind) is int
+            and type(jitted) is bool
+            and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
+        ):
+            return None
+        return FunctionFacts(
+            name,
+            tuple(positional),
+            tuple(keyword_only),
+            kind,
+            tuple(traced),
+            tuple(arrays),
+            jitted,
+            tuple(passed),
+        )
+
+    def adds(self, fact: CallFact) -> bool:
+        """Whether `fact` could change what the walk of this function finds."""
+        passed = list(zip(self.positional, fact.positional, strict=False))
+        known = set(self.positional) | set(self.keyword_only)
+        passed += [(name, flags) for name, flags in fact.keywords if name in known]
+        if fact.kind > 0 and self.kind > 0 and (fact.starred or {n for n, _ in passed} - set(self.passed)):
+            return True  # a parameter a guard reads may no longer hold its default
+        for name, flags in passed:
+            if flags & LITERAL and self.jitted and name not in self.arrays:
+                return True
+            if (
+                fact.kind > 0
+                and flags & TRACED
+                and (name not in self.traced or flags & ARRAY and name not in self.arrays)
+            ):
+                return True
+            if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
+                return True
+        return (
+            fact.kind > self.kind and self.kind >= 0 and any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """What one module tells the others: its calls into them, and its own top-level functions."""
+
+    calls: tuple[CallFact, ...] = ()
+    functions: tuple[FunctionFacts, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "calls": [c.to_json() for c in self.calls],
+            "functions": [f.to_json() for f in self.functions],
+        }
+
+    @staticmethod
+    def from_json(document: object) -> Summary | None:
+        if not isinstance(document, dict):
+            return None
+        calls, functions = document.get("calls"), document.get("functions")
+        if not isinstance(calls, list) or not isinstance(functions, list):
+            return None
+        parsed_calls = tuple(CallFact.from_json(row) for row in calls)
+        parsed_functions = tuple(FunctionFacts.from_json(row) for row in functions)
+        if None in parsed_calls or None in parsed_functions:
+            return None
+        return Summary(parsed_calls, parsed_functions)  # type: ignore[arg-type]
+
+
+# What one module receives: its top-level function name -> the facts other modules give it, sorted.
+Incoming = Mapping[str, tuple[CallFact, ...]]
+
+
+# Packages that are never the linted project: calls into them are not recorded.
+_LIBRARIES = frozenset(
+    "builtins jax jaxlib numpy scipy flax equinox optax chex haiku jaxtyping orbax einops torch tensorflow "
+    "functools itertools collections dataclasses typing math os sys time random re json logging abc".split()
+)
+
+
+def library_heads(heads: Iterable[str]) -> frozenset[str]:
+    """The project's top-level names that are also library names (linting flax itself, say)."""
+    return frozenset(heads) & _LIBRARIES
+
+
+class ModuleFacts:
+    """The project as one module's walk sees it: what it receives, which calls to record, and its summary.
+
+    The summary records calls into any imported module but the libraries above (unless the project is one of
+    them: `also`): which modules belong to the project is the driver's business, so a module's summary (and
+    its cache entry) does not depend on the other files linted with it."""
+
+    def __init__(self, incoming: Incoming | None = None, also: frozenset[str] = frozenset()) -> None:
+        self.incoming: Incoming = incoming or {}
+        self.also = also
+        self.outgoing: set[CallFact] = set()
+        self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+
+    def records(self, qualname: str | None) -> bool:
+        if qualname is None or "." not in qualname:
+            return False
+        head = qualname.partition(".")[0]
+        return head not in _LIBRARIES or head in self.also
+
+    def summary(self) -> Summary:
+        return Summary(tuple(sorted(self.outgoing)), self.functions)
+
+
+def incoming_key(incoming: Incoming) -> str:
+    """A stable text of the facts a module was linted with (for the findings cache key)."""
+    return repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
+
+
+def module_name(path: str) -> str | None:
+    """`pkg/sub/mod.py` -> "pkg.sub.mod" when `pkg` and `sub` hold `__init__.py` (the package root is the
+    first folder up without one); a lone `train.py` is "train". None for notebooks and non-identifiers."""
+    if not path.endswith(".py"):
+        return None
+    folder, file = os.path.split(os.path.abspath(path))
+    parts = [file[:-3]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        if not package:
+            break
+        parts.append(package)
+    if parts[0] == "__init__":
+        parts.pop(0)
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(reversed(parts))
+
+
+class ProjectIndex:
+    """The linted modules by dotted name, and the facts their summaries give each other."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.modules: dict[str, str] = {}  # dotted name -> path
+        self.names: dict[str, str] = {}  # path -> dotted name
+        ambiguous: set[str] = set()
+        for path in paths:
+            name = module_name(path)
+            if name is None:
+                continue
+            if name in self.modules:
+                ambiguous.add(name)  # two roots give one name: which one an import means is unknown
+            self.modules[name] = path
+            self.names[path] = name
+        for name in ambiguous:
+            self.names.pop(self.modules.pop(name), None)
+        self.names = {path: name for path, name in self.names.items() if name in self.modules}
+        self.heads = frozenset(name.partition(".")[0] for name in self.modules)
+
+    def resolve(self, target: str) -> tuple[str, str] | None:
+        """ "pkg.model.dropout" -> (path of pkg/model.py, "dropout"): a top-level function of a project module."""
+        module, _, function = target.rpartition(".")
+        if module in self.modules and function:
+            return self.modules[module], function
+        return None
+
+    def incoming(
+        self, summaries: Mapping[str, Summary], own: Mapping[str, Summary] | None = None
+    ) -> dict[str, dict[str, tuple[CallFact, ...]]]:
+        """path -> function name -> the facts the other modules' summaries give it. With `own` (each module's
+        summary linted on its own), only facts that could change a finding are kept: the function exists, and
+        the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind."""
+        tables = {
+            path: {f.name: f for f in summary.functions} for path, summary in (own or summaries).items()
+        }
+        found: dict[str, dict[str, set[CallFact]]] = {}
+        for caller, summary in summaries.items():
+            origin = self.names.get(caller, os.path.basename(caller))
+            for fact in summary.calls:
+                resolved = self.resolve(fact.target)
+                if resolved is None or resolved[0] == caller:
+                    continue
+                path, function = resolved
+                callee = tables.get(path, {}).get(function)
+                if callee is None or not callee.adds(fact):
+                    continue
+                fact = dataclasses.replace(fact, target=function, context=f"{fact.context} in {origin}")
+                found.setdefault(path, {}).setdefault(function, set()).add(fact)
+        return {
+            path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}
+            for path, functions in found.items()
+        }

@@ -1,0 +1,145 @@
+"""Cross-module facts on their own: module names, summaries, what a module receives, and their cache form."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from jaxlint.analysis.project import (
+    LITERAL,
+    CallFact,
+    FunctionFacts,
+    ModuleFacts,
+    ProjectIndex,
+    Summary,
+    incoming_key,
+    module_name,
+)
+from jaxlint.analysis.transforms import NONE, STRICT
+from jaxlint.analysis.values import ARRAY, TRACED
+from jaxlint.engine import LintSettings, lint_text
+
+
+def summarize(source: str, incoming=None) -> Summary:
+    facts = ModuleFacts(incoming)
+    lint_text(textwrap.dedent(source), "m.py", LintSettings(), project=facts)
+    return facts.summary()
+
+
+def test_module_names_follow_package_roots(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "train.py", "bad-name.py"):
+        (tmp_path / name).write_text("")
+    assert module_name(str(tmp_path / "pkg" / "sub" / "mod.py")) == "pkg.sub.mod"
+    assert module_name(str(tmp_path / "pkg" / "__init__.py")) == "pkg"
+    assert module_name(str(tmp_path / "train.py")) == "train"
+    assert module_name(str(tmp_path / "bad-name.py")) is None
+    assert module_name(str(tmp_path / "notebook.ipynb")) is None
+
+
+def test_two_roots_giving_one_name_resolve_nowhere(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    paths = [str(tmp_path / "a" / "model.py"), str(tmp_path / "b" / "model.py"), str(tmp_path / "train.py")]
+    project = ProjectIndex(paths)
+    assert project.resolve("model.dropout") is None
+    assert project.resolve("train.step") == (paths[2], "step")
+    assert project.resolve("train") is None
+
+
+def test_summary_records_traced_and_literal_calls_into_other_modules() -> None:
+    summary = summarize(
+        """
+        import jax
+        import model
+        from helpers import scale
+
+        @jax.jit
+        def step(x, flag):
+            return model.dropout(x * 2, flag, 0.5)
+
+        scale(3, True)
+        model.nothing_traced(1.0 + 2.0)
+        jax.numpy.zeros(3)
+        """
+    )
+    calls = {call.target: call for call in summary.calls}
+    assert set(calls) == {"model.dropout", "helpers.scale"}
+    dropout = calls["model.dropout"]
+    assert dropout.kind == STRICT and dropout.context == "jax.jit-compiled 'step'"
+    assert dropout.positional[0] & (TRACED | ARRAY) == TRACED | ARRAY
+    assert dropout.positional[1] & TRACED and not dropout.positional[2] & TRACED
+    assert calls["helpers.scale"] == CallFact("helpers.scale", NONE, "", (LITERAL, LITERAL))
+    step = {f.name: f for f in summary.functions}["step"]
+    assert step.jitted and step.kind == STRICT and step.traced == ("flag", "x")
+
+
+def test_facts_that_add_nothing_are_dropped() -> None:
+    helper = FunctionFacts("helper", ("x", "flag"), (), NONE, (), (), False)
+    jitted = FunctionFacts("step", ("x", "flag"), (), STRICT, ("x",), (), True)
+    traced = CallFact("m.helper", STRICT, "c", (TRACED | ARRAY, 0))
+    literal = CallFact("m.step", NONE, "", (0, LITERAL))
+    assert helper.adds(traced)
+    assert not helper.adds(CallFact("m.helper", STRICT, "c", (0, 0)))  # nothing traced passed
+    assert not helper.adds(literal)  # a literal matters only to a jitted function
+    assert jitted.adds(literal)
+    assert jitted.adds(
+        CallFact("m.step", NONE, "", (LITERAL,))
+    )  # `x` was traced, maybe a pytree: now an array
+    assert jitted.adds(CallFact("m.step", NONE, "", (), (("flag", LITERAL),)))
+    assert not FunctionFacts("step", ("x", "flag"), (), STRICT, ("flag", "x"), ("flag", "x"), True).adds(
+        literal
+    )
+
+
+def test_incoming_keeps_facts_for_existing_functions_only(tmp_path: Path) -> None:
+    model, train = str(tmp_path / "model.py"), str(tmp_path / "train.py")
+    project = ProjectIndex([model, train])
+    helper = FunctionFacts("dropout", ("x", "deterministic"), (), NONE, (), (), False)
+    summaries = {
+        model: Summary((), (helper,)),
+        train: Summary(
+            (
+                CallFact(
+                    "model.dropout", STRICT, "jax.jit-compiled 'step'", (TRACED | ARRAY, TRACED | ARRAY)
+                ),
+                CallFact("model.missing", STRICT, "jax.jit-compiled 'step'", (TRACED,)),
+                CallFact("numpy.zeros", NONE, "", (LITERAL,)),
+            ),
+        ),
+    }
+    incoming = project.incoming(summaries)
+    assert list(incoming) == [model]
+    (fact,) = incoming[model]["dropout"]
+    assert fact.target == "dropout" and fact.context == "jax.jit-compiled 'step' in train"
+    assert incoming_key(incoming[model]) and incoming_key({}) == ""
+
+
+def test_incoming_facts_make_the_receiving_module_traced() -> None:
+    source = """
+        import jax.numpy as jnp
+
+        def dropout(x, deterministic):
+            if not deterministic:
+                x = x * 0.5
+            return x
+        """
+    fact = CallFact("dropout", STRICT, "jax.jit-compiled 'step' in train", (TRACED | ARRAY, TRACED | ARRAY))
+    findings = lint_text(
+        textwrap.dedent(source), "model.py", LintSettings(), project=ModuleFacts({"dropout": (fact,)})
+    )
+    assert [(f.line, f.code) for f in findings] == [(5, "JAX101")]
+    assert "called from jax.jit-compiled 'step' in train" in findings[0].message
+    assert lint_text(textwrap.dedent(source), "model.py", LintSettings(), project=ModuleFacts()) == []
+
+
+def test_summaries_survive_the_cache_form() -> None:
+    summary = Summary(
+        (CallFact("m.f", STRICT, "ctx", (TRACED, LITERAL), (("k", TRACED | ARRAY),), True),),
+        (FunctionFacts("f", ("a",), ("k",), STRICT, ("a",), ("a",), True, ("a",)),),
+    )
+    assert Summary.from_json(summary.to_json()) == summary
+    broken = summary.to_json()
+    broken["calls"][0][1] = "STRICT"
+    assert Summary.from_json(broken) is None
+    assert Summary.from_json({"calls": [], "functions": [["f"]]}) is None

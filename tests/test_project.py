@@ -1,0 +1,254 @@
+"""Project mode: facts cross module boundaries, through the `jaxlint` command and `jaxlint.lint_paths`.
+
+Issue 13's "done when": `train.py` passes `False` to a jitted `step` that hands it to `model.dropout`, whose
+`if not deterministic:` raises under jit: JAX101 in `model.py`. The same with `deterministic` static, or under
+equinox's `filter_jit` (which keeps Python bools static), gets nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jaxlint
+
+MODEL = """
+import jax
+import jax.numpy as jnp
+
+
+def dropout(x, rate, deterministic, key):
+    if not deterministic:
+        keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
+        x = jnp.where(keep, x / (1.0 - rate), 0.0)
+    return x
+"""
+
+TRAIN = """
+import jax
+import jax.numpy as jnp
+
+import model
+
+
+@jax.jit
+def step(x, deterministic, key):
+    return model.dropout(x, 0.1, deterministic, key)
+
+
+step(jnp.ones(3), False, jax.random.key(0))
+"""
+
+TRAIN_STATIC = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+from model import dropout
+
+
+@partial(jax.jit, static_argnames="deterministic")
+def step(x, deterministic, key):
+    return dropout(x, 0.1, deterministic, key)
+
+
+step(jnp.ones(3), False, jax.random.key(0))
+"""
+
+# Equinox style: a module's layer helper, called from a filter_jit-ed step (bools static) or a jax.jit one.
+EQX_MODEL = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class MLP(eqx.Module):
+    weight: jax.Array
+
+    def __call__(self, x):
+        return self.weight @ x
+
+
+def apply_dropout(x, *, inference, key):
+    if inference:
+        return x
+    return jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0.0)
+"""
+
+EQX_TRAIN = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from model import MLP, apply_dropout
+
+
+@{jit}
+def step(model, x, inference, key):
+    return apply_dropout(model(x), inference=inference, key=key)
+
+
+step(MLP(jnp.eye(3)), jnp.ones(3), False, jax.random.key(0))
+"""
+
+# Flax style: a package `net` whose layers module is imported by the training script.
+FLAX_LAYERS = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+def maybe_dropout(x, rng, train):
+    if train:
+        x = jnp.where(jax.random.bernoulli(rng, 0.9, x.shape), x / 0.9, 0.0)
+    return x
+
+
+class Dense(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(self.features)(x)
+"""
+
+FLAX_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+from net import layers
+
+model = layers.Dense(3)
+
+
+def loss_fn(params, x, rng, train):
+    y = model.apply(params, layers.maybe_dropout(x, rng, train))
+    return jnp.mean(y**2)
+
+
+train_step = jax.jit(jax.grad(loss_fn){static})
+params = model.init(jax.random.key(0), jnp.ones(3))
+train_step(params, jnp.ones(3), jax.random.key(1), True)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+def codes(findings) -> list[tuple[str, int, str]]:
+    return sorted((Path(f.path).name, f.line, f.code) for f in findings)
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)}
+    return subprocess.run(
+        [sys.executable, "-m", "jaxlint", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_cli_flags_the_helper_in_the_other_module(tmp_path: Path) -> None:
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    result = run_cli("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = [line for line in result.stdout.splitlines() if "JAX" in line]
+    assert len(lines) == 1, result.stdout
+    assert lines[0].startswith("model.py:6:12: JAX101") or lines[0].startswith("./model.py:6:12: JAX101")
+    assert "called from jax.jit-compiled 'step' in train" in lines[0]
+
+
+def test_lint_paths_flags_the_helper_in_the_other_module(tmp_path: Path) -> None:
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("model.py", 6, "JAX101")]
+
+
+def test_one_module_alone_knows_nothing_of_its_callers(tmp_path: Path) -> None:
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    assert codes(jaxlint.lint_paths([str(tmp_path / "model.py")])) == []
+    assert jaxlint.lint_source((tmp_path / "model.py").read_text(), "model.py") == []
+
+
+def test_static_parameter_gets_nothing(tmp_path: Path) -> None:
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN_STATIC})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    result = run_cli("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_equinox_style(tmp_path: Path) -> None:
+    write(tmp_path, {"model.py": EQX_MODEL, "train.py": EQX_TRAIN.format(jit="jax.jit")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("model.py", 14, "JAX101")]
+    # filter_jit keeps the Python bool static (and the model's non-array fields): nothing to flag.
+    write(tmp_path, {"train.py": EQX_TRAIN.format(jit="eqx.filter_jit")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_flax_style_package(tmp_path: Path) -> None:
+    files = {"net/__init__.py": "", "net/layers.py": FLAX_LAYERS, "train.py": FLAX_TRAIN.format(static="")}
+    write(tmp_path, files)
+    # grad differentiates params only; under the outer jit every argument is traced, `train` included.
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("layers.py", 7, "JAX101")]
+    write(tmp_path, {"train.py": FLAX_TRAIN.format(static=", static_argnums=3")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_cache_follows_the_other_module(tmp_path: Path) -> None:
+    """The facts a file was linted with are in its cache key: editing train.py re-lints model.py."""
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    first = run_cli(".", cwd=tmp_path)
+    assert "model.py:6:12: JAX101" in first.stdout, first.stdout + first.stderr
+    again = run_cli(".", cwd=tmp_path)  # from the cache, summaries included
+    assert again.stdout == first.stdout
+    write(tmp_path, {"train.py": TRAIN_STATIC})
+    edited = run_cli(".", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+    write(tmp_path, {"train.py": TRAIN})
+    back = run_cli(".", cwd=tmp_path)
+    assert back.stdout == first.stdout
+
+
+def test_worker_pool_carries_summaries(tmp_path: Path) -> None:
+    filler = {f"util{i}.py": "import jax\n\nx = jax.numpy.ones(3)\n" for i in range(10)}
+    write(tmp_path, {"model.py": MODEL, "train.py": TRAIN, **filler})
+    assert codes(jaxlint.lint_paths([str(tmp_path)], jobs=2)) == [("model.py", 6, "JAX101")]
+
+
+def test_helpers_chain_across_three_modules(tmp_path: Path) -> None:
+    files = {
+        "ops.py": """
+            import jax.numpy as jnp
+
+
+            def gate(x, on):
+                if on:
+                    return x
+                return jnp.zeros_like(x)
+            """,
+        "model.py": """
+            import jax
+
+            import ops
+
+
+            def block(x, on):
+                return ops.gate(x * 2, on)
+            """,
+        "train.py": TRAIN.replace(
+            "model.dropout(x, 0.1, deterministic, key)", "model.block(x, deterministic)"
+        ),
+    }
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("ops.py", 5, "JAX101")]
