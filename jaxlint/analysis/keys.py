@@ -41,6 +41,7 @@ import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
 from .index import ModuleIndex, Unit
+from .pytrees import pytree_model
 from .transforms import positional_params
 
 _RANDOM = "jax.random."
@@ -56,6 +57,8 @@ SAMPLERS = frozenset(
 )
 SPLIT = _RANDOM + "split"
 FOLD_IN = _RANDOM + "fold_in"
+# flax.linen Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
+_LINEN_INITS = frozenset({"init", "init_with_output"})
 # Functions that make a fresh key without consuming one.
 KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 
@@ -1034,6 +1037,17 @@ class _UnitWalk:
             self._lax_branches(node, name, arg_versions, state)
             return None
 
+        initialised = self._module_init(func)
+        if initialised is not None:  # flax: `model.init(key, x)` draws the parameters from `key`
+            arg = argument(node, 0, "rngs")
+            version = arg_versions.get(id(arg)) if arg is not None else None
+            first = state.consumed.get(version) if version is not None else None
+            # The same module initialised twice from one key is a copy on purpose (a target network that
+            # starts equal to the online one), not a reuse.
+            if arg is not None and (first is None or first.consumer != initialised):
+                self.consume(version, arg.value, initialised, state)
+            return None
+
         callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
         through = self._call_through(func)
         if through is not None:
@@ -1085,6 +1099,22 @@ class _UnitWalk:
                 return Version(immutable=True, seed=source_of(node))
             return Version(immutable=True)
         return None
+
+    def _module_init(self, func: cst.BaseExpression) -> str | None:
+        """`Model().init` / `model.init` (also `init_with_output`) of a same-module flax.linen Module class:
+        the consumer's name for messages, or None. Only a module instance built right there or bound once in
+        this function counts; anything else is unknown code, which consumes nothing."""
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
+            return None
+        receiver: cst.BaseExpression | None = func.value
+        if isinstance(receiver, cst.Name):
+            receiver = self.unit.single_assignment(receiver.value) or self.index.root.single_assignment(
+                receiver.value
+            )
+        if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Name):
+            return None
+        cls = pytree_model(self.index).classes.get(receiver.func.value)
+        return f"'{source_of(func)}'" if cls is not None and cls.how == "linen" else None
 
     def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)`: the function `f` that the outer call runs."""

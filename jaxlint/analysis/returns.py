@@ -78,11 +78,12 @@ def _is_array(
     index: Any,
     is_array_function: Callable[[str | None], bool],
     depth: int,
+    seen: frozenset[str] = frozenset(),  # names being followed: `x = x / jnp.max(x)` must not loop
 ) -> bool:
     if isinstance(node, cst.Call):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _ARRAY_METHODS:
-            if _is_array(func.value, unit, index, is_array_function, depth):
+            if _is_array(func.value, unit, index, is_array_function, depth, seen):
                 return True
         name = index.qualname(func, unit)
         if name is not None:
@@ -97,16 +98,18 @@ def _is_array(
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.left, _STRINGS) or isinstance(node.right, _STRINGS):
             return False  # `"%s" % x`: text
-        return _is_array(node.left, unit, index, is_array_function, depth) or _is_array(
-            node.right, unit, index, is_array_function, depth
+        return _is_array(node.left, unit, index, is_array_function, depth, seen) or _is_array(
+            node.right, unit, index, is_array_function, depth, seen
         )
     if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
-        return _is_array(node.expression, unit, index, is_array_function, depth)
+        return _is_array(node.expression, unit, index, is_array_function, depth, seen)
     if isinstance(node, cst.Subscript):
-        return _is_array(node.value, unit, index, is_array_function, depth)
+        return _is_array(node.value, unit, index, is_array_function, depth, seen)
     if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag"):
-        return _is_array(node.value, unit, index, is_array_function, depth)
-    if isinstance(node, cst.Name) and node.value in unit.local_names:
+        return _is_array(node.value, unit, index, is_array_function, depth, seen)
+    if isinstance(node, cst.Name) and node.value in unit.local_names and node.value not in seen:
         value = unit.single_assignment(node.value)
-        return value is not None and _is_array(value, unit, index, is_array_function, depth)
+        return value is not None and _is_array(
+            value, unit, index, is_array_function, depth, seen | {node.value}
+        )
     return False
