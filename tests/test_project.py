@@ -270,3 +270,32 @@ def test_relative_imports_inside_a_package(tmp_path: Path) -> None:
     # Without the package's `__init__.py` the dots lead nowhere: nothing crosses.
     (tmp_path / "pkg" / "__init__.py").unlink()
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_tracer_check_guards_the_helper(tmp_path: Path) -> None:
+    """equinox's `error_if` reads `pred` only when `not isinstance(pred, jax.core.Tracer)`: never under jit."""
+    helper = """
+        import jax
+
+
+        def check(x, pred):
+            if {test}:
+                if pred:
+                    raise ValueError("bad")
+            return x
+        """
+    train = """
+        import jax
+
+        from .helpers import check
+
+
+        @jax.jit
+        def step(x):
+            return check(x, x > 0)
+        """
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": helper, "pkg/train.py": train}
+    write(tmp_path, {**files, "pkg/helpers.py": helper.format(test="not isinstance(pred, jax.core.Tracer)")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    write(tmp_path, {"pkg/helpers.py": helper.format(test="isinstance(pred, jax.core.Tracer)")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("helpers.py", 6, "JAX101")]
