@@ -146,7 +146,7 @@ def lint_module(
     fixes: FixCollector | None = None,
     project: ModuleFacts | None = None,
 ) -> list[Finding]:
-    index = ModuleIndex(module, settings.jit_decorators)
+    index = ModuleIndex(module, settings.jit_decorators, project.package if project is not None else None)
     if magics is not None:
         index.magics = magics
     if not index.imports.mentions_jax and not settings.jit_decorators:

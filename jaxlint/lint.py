@@ -28,6 +28,7 @@ from .analysis.project import (
     Summary,
     incoming_key,
     library_heads,
+    package_name,
 )
 from .cache import FindingCache
 from .config import Config
@@ -117,13 +118,18 @@ def lint_project_file(
     if isinstance(read, list):
         return keep_selected(read, settings), Summary()
     data, source = read
-    project = ModuleFacts(incoming, also)
+    project = ModuleFacts(incoming, also, package_name(path))
     if cache is None:
         findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
         return findings, project.summary()
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
-    key = cache.key(data, _settings_key(settings, path) + incoming_key(project.incoming) + repr(sorted(also)))
+    key = cache.key(
+        data,
+        _settings_key(settings, path)
+        + incoming_key(project.incoming)
+        + repr((sorted(also), project.package)),
+    )
     found = cache.lookup(key, path)
     if found is not None:
         return found

@@ -252,3 +252,50 @@ def test_helpers_chain_across_three_modules(tmp_path: Path) -> None:
     }
     write(tmp_path, files)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("ops.py", 5, "JAX101")]
+
+
+def test_relative_imports_inside_a_package(tmp_path: Path) -> None:
+    """`from .model import dropout` and `from . import model` inside package `pkg` name `pkg.model`."""
+    relative_from = TRAIN_STATIC.replace("from model import dropout", "from .model import dropout").replace(
+        ', static_argnames="deterministic"', ""
+    )
+    relative_module = TRAIN.replace("import model\n", "from . import model\n")
+    for train in (relative_from, relative_module):
+        write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": MODEL, "pkg/train.py": train})
+        result = run_cli("--no-cache", ".", cwd=tmp_path)
+        assert result.returncode == 1, result.stdout + result.stderr
+        lines = [line for line in result.stdout.splitlines() if "JAX" in line]
+        assert len(lines) == 1 and "model.py:6:12: JAX101" in lines[0], result.stdout
+        assert "called from jax.jit-compiled 'step' in pkg.train" in lines[0]
+    # Without the package's `__init__.py` the dots lead nowhere: nothing crosses.
+    (tmp_path / "pkg" / "__init__.py").unlink()
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_tracer_check_guards_the_helper(tmp_path: Path) -> None:
+    """equinox's `error_if` reads `pred` only when `not isinstance(pred, jax.core.Tracer)`: never under jit."""
+    helper = """
+        import jax
+
+
+        def check(x, pred):
+            if {test}:
+                if pred:
+                    raise ValueError("bad")
+            return x
+        """
+    train = """
+        import jax
+
+        from .helpers import check
+
+
+        @jax.jit
+        def step(x):
+            return check(x, x > 0)
+        """
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": helper, "pkg/train.py": train}
+    write(tmp_path, {**files, "pkg/helpers.py": helper.format(test="not isinstance(pred, jax.core.Tracer)")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    write(tmp_path, {"pkg/helpers.py": helper.format(test="isinstance(pred, jax.core.Tracer)")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("helpers.py", 6, "JAX101")]

@@ -367,6 +367,8 @@ class FlowWalker:
         if isinstance(node, cst.If):
             self.expr(node.test, frame)
             taken = self._constant_guard(node.test, frame)
+            if taken is None:
+                taken = _tracer_check(node.test, frame)
             if taken is not None:  # only one branch runs whenever this function is traced
                 if taken:
                     return self.block(node.body, frame) or _leaves(node.body)
@@ -788,6 +790,24 @@ def _literal_truth(node: cst.BaseExpression) -> bool | None:
         )
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
         return bool(node.evaluated_value)
+    return None
+
+
+def _tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
+    """`if isinstance(x, jax.core.Tracer):` on a traced `x` always runs its body, `if not isinstance(...)` never
+    (equinox's `error_if` reads `pred` only after such a check)."""
+    negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    if isinstance(test, cst.UnaryOperation) and negate:
+        test = test.expression
+    if not (
+        isinstance(test, cst.Call)
+        and len(test.args) == 2
+        and frame.qualname(test.func) == "builtins.isinstance"
+    ):
+        return None
+    kind = frame.qualname(test.args[1].value) or ""
+    if kind.startswith("jax.") and kind.endswith(".Tracer") and frame.traced(test.args[0].value):
+        return not negate
     return None
 
 

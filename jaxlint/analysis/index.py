@@ -164,9 +164,11 @@ class Unit:
 
 
 class ModuleIndex:
-    def __init__(self, module: cst.Module, jit_decorators: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, module: cst.Module, jit_decorators: frozenset[str] = frozenset(), package: str | None = None
+    ) -> None:
         self.module = module
-        self.imports = ImportTable()
+        self.imports = ImportTable(package)
         self.jit_decorators = jit_decorators
         self.root = Unit(module, None, "")
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None

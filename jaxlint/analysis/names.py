@@ -46,7 +46,10 @@ def canonical(qualname: str) -> str:
 class ImportTable:
     """Local names bound by imports (anywhere in the module) and module-level aliases."""
 
-    def __init__(self) -> None:
+    def __init__(self, package: str | None = None) -> None:
+        # The dotted package the module belongs to (project mode: `analysis.project.package_name`); relative
+        # imports resolve against it, and stay unresolved without it (one file, the flake8 plugin).
+        self.package = package
         self.names: dict[str, str] = {}
         self.rebound: set[str] = set()  # module-level names that shadow builtins
         self.partial_aliases: dict[str, cst.Call] = {}  # `my_jit = partial(jax.jit, ...)`
@@ -67,9 +70,14 @@ class ImportTable:
                 self._bind(top, top)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar) or node.relative:
+        if isinstance(node.names, cst.ImportStar):
             return
         module = dotted_name(node.module) if node.module is not None else None
+        if node.relative:
+            module = self.relative_module(len(node.relative), module)
+            relative = True
+        else:
+            relative = False
         if module is None:
             return
         for alias in node.names:
@@ -79,7 +87,26 @@ class ImportTable:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            self._bind(local, f"{module}.{name}")
+            if relative:
+                # A project's own module: not canonicalised, and no sign by itself that the module uses JAX.
+                self.names[local] = f"{module}.{name}"
+            else:
+                self._bind(local, f"{module}.{name}")
+
+    def relative_module(self, level: int, module: str | None) -> str | None:
+        """`from ..x import y` (level 2, "x") in package "pkg.sub" -> "pkg.x"; None without a package, past
+        the top package, or into a package named `jax` (a project's `jax` folder is not the library)."""
+        if not self.package or level < 1:
+            return None
+        parts = self.package.split(".")
+        if level - 1 >= len(parts):
+            return None
+        base = parts[: len(parts) - (level - 1)]
+        if module:
+            base.append(module)
+        if base[0] == "jax":
+            return None
+        return ".".join(base)
 
     def _bind(self, local: str, qualname: str) -> None:
         qualname = canonical(qualname)

@@ -188,9 +188,12 @@ class ModuleFacts:
     them: `also`): which modules belong to the project is the driver's business, so a module's summary (and
     its cache entry) does not depend on the other files linted with it."""
 
-    def __init__(self, incoming: Incoming | None = None, also: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, incoming: Incoming | None = None, also: frozenset[str] = frozenset(), package: str | None = None
+    ) -> None:
         self.incoming: Incoming = incoming or {}
         self.also = also
+        self.package = package  # what the module's relative imports resolve against (`package_name`)
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
 
@@ -226,6 +229,17 @@ def module_name(path: str) -> str | None:
     if not parts or not all(p.isidentifier() for p in parts):
         return None
     return ".".join(reversed(parts))
+
+
+def package_name(path: str) -> str | None:
+    """The package a module's relative imports start from: "pkg.sub" for `pkg/sub/mod.py` and for
+    `pkg/sub/__init__.py` (a package is its own); None for a module outside any package."""
+    name = module_name(path)
+    if name is None:
+        return None
+    if os.path.basename(path) == "__init__.py":
+        return name
+    return name.rpartition(".")[0] or None
 
 
 class ProjectIndex:

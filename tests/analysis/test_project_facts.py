@@ -5,6 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import libcst as cst
+
+from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.project import (
     LITERAL,
     CallFact,
@@ -14,6 +17,7 @@ from jaxlint.analysis.project import (
     Summary,
     incoming_key,
     module_name,
+    package_name,
 )
 from jaxlint.analysis.transforms import NONE, STRICT
 from jaxlint.analysis.values import ARRAY, TRACED
@@ -143,3 +147,30 @@ def test_summaries_survive_the_cache_form() -> None:
     broken["calls"][0][1] = "STRICT"
     assert Summary.from_json(broken) is None
     assert Summary.from_json({"calls": [], "functions": [["f"]]}) is None
+
+
+def test_relative_imports_resolve_against_the_package(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "top.py"):
+        (tmp_path / name).write_text("")
+    assert package_name(str(tmp_path / "pkg" / "sub" / "mod.py")) == "pkg.sub"
+    assert package_name(str(tmp_path / "pkg" / "sub" / "__init__.py")) == "pkg.sub"  # a package is its own
+    assert package_name(str(tmp_path / "top.py")) is None
+
+    def names(source: str, package: str | None) -> dict[str, str]:
+        table = ImportTable(package)
+        statement = cst.parse_statement(source)
+        assert isinstance(statement, cst.SimpleStatementLine)
+        node = statement.body[0]
+        assert isinstance(node, cst.ImportFrom)
+        table.add_import_from(node)
+        return table.names
+
+    assert names("from . import model", "pkg.sub") == {"model": "pkg.sub.model"}
+    assert names("from .model import dropout as d", "pkg.sub") == {"d": "pkg.sub.model.dropout"}
+    assert names("from ..layers import dense", "pkg.sub") == {"dense": "pkg.layers.dense"}
+    assert names("from .. import layers", "pkg.sub") == {"layers": "pkg.layers"}
+    assert names("from ... import x", "pkg.sub") == {}  # past the top package
+    assert names("from .model import dropout", None) == {}  # one file: no package known
+    assert names("from .numpy import zeros", "jax") == {}  # never the jax library's names
+    assert names("from jax import numpy", "pkg.sub") == {"numpy": "jax.numpy"}
