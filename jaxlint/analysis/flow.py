@@ -29,7 +29,7 @@ from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
-from .transforms import ARRAY_ANNOTATIONS, HOST, NONE, annotation_name, positional_params
+from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, annotation_name, positional_params
 from .values import ARRAY, BOOL, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
 
 _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
@@ -640,7 +640,11 @@ class FlowWalker:
                 callee.passed_params |= {p.name.value for p in leaves}
                 self._mark(callee, names, frame.kind, frame.context)
             return
-        callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+        through = self._called_through(call, frame)
+        if through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
+            callees = through
+        else:
+            callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
         if not callees and self.project is None:
             return
         positional: list[int] = []
@@ -673,8 +677,23 @@ class FlowWalker:
                 continue
             if callee.is_target:
                 self._mark(callee, set(), frame.kind, frame.context)
+                if through or any(app.kind == GRAD for app in callee.applications):
+                    # A transformed function nested in traced code gets tracers where its caller passes them.
+                    self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+
+    def _called_through(self, call: cst.Call, frame: Frame) -> list[tuple[Unit, bool]]:
+        """`jax.grad(f)(...)`, `jax.vmap(f)(...)` (or `g = jax.grad(f)` then `g(...)`): the function the outer
+        call runs, when `f` is ours."""
+        func = call.func
+        if isinstance(func, cst.Name) and isinstance(frame.unit.node, (cst.FunctionDef, cst.Lambda)):
+            func = frame.unit.single_assignment(func.value) or func
+        if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
+            return []
+        if self.index.transform_of(func.func, frame.unit) is None:
+            return []
+        return self.index.resolve_function(func.args[0].value, frame.unit)
 
     def _pass(
         self,

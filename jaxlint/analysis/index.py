@@ -514,10 +514,9 @@ class ModuleIndex:
                 while parent is not None and parent.kind == NONE:
                     parent = parent.parent
                 if parent is not None and parent.kind == STRICT:
+                    # Under the outer trace the body is staged out; its undifferentiated arguments are
+                    # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
-                    for app in unit.applications:  # under the outer trace, undifferentiated arguments too
-                        app.spec = app.spec.everywhere()
-                        unit.traced_params |= traced_parameters(unit.node.params, app, unit.is_method)  # type: ignore[attr-defined]
 
 
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})
