@@ -222,6 +222,16 @@ def ensure_all(names: list[str], cache: Path, quiet: bool = False) -> list[Libra
     return [ensure(n, cache, quiet=quiet) for n in names]
 
 
+def python_files(libs: str | None, cache: Path | str | None = None) -> list[str]:
+    """Every `.py` file of the named libraries (downloaded first if missing), sorted per library."""
+    root = Path(cache).expanduser().resolve() if cache else default_cache()
+    return [
+        str(p)
+        for lib in ensure_all(parse_libs(libs), root, quiet=True)
+        for p in sorted(lib.path.rglob("*.py"))
+    ]
+
+
 def format_table(libs: list[Library]) -> str:
     rows = ["| library | version | files | lines |", "| --- | --- | ---: | ---: |"]
     for lib in libs:

@@ -12,25 +12,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import subprocess
 import sys
 from pathlib import Path
 
+from corpus import python_files  # bench/ is this script's folder, first on sys.path
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-
-
-def corpus_files(libs: str, cache: str | None) -> list[str]:
-    command = [sys.executable, str(HERE / "corpus.py"), "--libs", libs, "--paths"]
-    if cache:
-        command += ["--cache", cache]
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    files: list[str] = []
-    for line in out.splitlines():
-        _name, _, root = line.partition(" ")
-        if root:
-            files += sorted(str(p) for p in Path(root).rglob("*.py"))
-    return files
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=None)
     ap.add_argument("--sample", type=int, default=20, help="single-node checks per file")
     args = ap.parse_args(argv)
-    files = corpus_files(args.libs, args.cache)
+    files = python_files(args.libs, args.cache)
     checked = nodes = bad = 0
     for path in files:
         try:

@@ -106,12 +106,7 @@ class _RecordingState(CodegenState):
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
-        if "\n" in value or "\r" in value:
-            segments = _NEWLINE.split(value)
-            self.line += len(segments) - 1
-            self.column = len(segments[-1])
-        else:
-            self.column += len(value)
+        self._advance(value)
 
     def before_codegen(self, node) -> None:
         if id(node) in self.wanted:

@@ -272,31 +272,36 @@ No automatic fix.
                         )
                         return
         if is_numpy_array(node.value, ctx):
-            for element in node.slice:
-                index = element.slice
-                if isinstance(index, cst.Index) and ctx.traced(index.value):
-                    self._report(
-                        node,
-                        index.value,
-                        "Indexing a NumPy array",
-                        "TracerArrayConversionError",
-                        "make the table a jnp array (jnp.asarray) and index that",
-                        ctx,
-                    )
-                    return
+            index = _traced_index(node, ctx)
+            if index is not None:
+                self._report(
+                    node,
+                    index,
+                    "Indexing a NumPy array",
+                    "TracerArrayConversionError",
+                    "make the table a jnp array (jnp.asarray) and index that",
+                    ctx,
+                )
             return
         base = ctx.flags(node.value)
         if not base & LIST or base & (ARRAY | TRACED):
             return
-        for element in node.slice:
-            index = element.slice
-            if isinstance(index, cst.Index) and ctx.traced(index.value):
-                self._report(
-                    node,
-                    index.value,
-                    "Indexing a Python list",
-                    "TracerIntegerConversionError",
-                    "stack the list into an array (jnp.stack) and index that",
-                    ctx,
-                )
-                return
+        index = _traced_index(node, ctx)
+        if index is not None:
+            self._report(
+                node,
+                index,
+                "Indexing a Python list",
+                "TracerIntegerConversionError",
+                "stack the list into an array (jnp.stack) and index that",
+                ctx,
+            )
+
+
+def _traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The first plain (non-slice) index of the subscript that is traced."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Index) and ctx.traced(index.value):
+            return index.value
+    return None

@@ -1,6 +1,6 @@
 """Where jaxlint's time goes, per phase, in one process: read, prefilter, parse, index, walk, positions, findings.
 
-Usage: ``python bench/profile.py [--libs flax,optax,equinox] [--files-from LIST] [--rules] [--json PATH]
+Usage: ``python bench/phases.py [--libs flax,optax,equinox] [--files-from LIST] [--rules] [--json PATH]
 [--jaxlint CHECKOUT]``
 
 Each file goes through the same steps as ``engine.lint_text``, each phase timed in CPU time of this process
@@ -28,30 +28,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from corpus import python_files  # bench/ is this script's folder, first on sys.path
 
 HERE = Path(__file__).resolve().parent
 
 _clock = time.process_time
 
 PHASES = ("read", "prefilter", "parse", "index", "walk", "positions", "findings")
-
-
-def corpus_files(libs: str, cache: str | None) -> list[str]:
-    command = [sys.executable, str(HERE / "corpus.py"), "--libs", libs, "--paths"]
-    if cache:
-        command += ["--cache", cache]
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    files: list[str] = []
-    for line in out.splitlines():
-        _name, _, root = line.partition(" ")
-        if root:
-            files += sorted(str(p) for p in Path(root).rglob("*.py"))
-    return files
 
 
 class _Timed:
@@ -159,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.files_from:
         files = [line.strip() for line in Path(args.files_from).read_text().splitlines() if line.strip()]
     else:
-        files = corpus_files(args.libs, args.cache)
+        files = python_files(args.libs, args.cache)
     wall = time.perf_counter()
     result = profile(files, args.rules)
     result["wall_seconds"] = round(time.perf_counter() - wall, 2)
