@@ -29,7 +29,7 @@ from ..syntax import COMPREHENSIONS, bound_names, children
 from .index import ModuleIndex, Unit
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
-from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, annotation_name, positional_params
+from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, STRICT, annotation_name, eager, positional_params
 from .values import ARRAY, BOOL, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
 
 _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
@@ -49,6 +49,9 @@ class Frame:
         self.parent = parent
         self.kind = kind  # transforms.NONE / GRAD / STRICT / HOST
         self.context = context  # "jax.jit-compiled 'step'", for messages
+        # JAX stages the body out (jit, lax bodies): every jnp result is a tracer. False in an eager vmap's body
+        # (FlowWalker._stages), where only values computed from the mapped arguments are.
+        self.staged = kind >= STRICT
         self.env: dict[str, int] = {}
         self.own_names: set[str] | None = None  # comprehension targets; None for a function's frame
         self.declared_global: set[str] = set()
@@ -108,6 +111,7 @@ class Frame:
     def comprehension(self, node: cst.BaseExpression) -> Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
         frame.own_names = set()
+        frame.staged = self.staged
         assert isinstance(node, COMPREHENSIONS)  # values.Scope's signature is wider than its callers
         first: cst.CompFor | None = node.for_in
         for_in = first
@@ -188,6 +192,9 @@ class FlowWalker:
         self._seen: set[tuple[Any, int]] = set()
         self._parent_frames: dict[int, Frame] = {}
         self._dirty: dict[int, Unit] = {}
+        # Units called from traced code whose body is staged out, and from an eager vmap's body.
+        self._staged_calls: set[int] = set()
+        self._eager_calls: set[int] = set()
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
@@ -311,6 +318,7 @@ class FlowWalker:
             # Defined inside traced code: it runs (if at all) while the outer function is traced.
             kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
         frame = Frame(self, unit, parent, kind, context)
+        frame.staged = self._stages(unit, parent, kind)
         node = unit.node
         params = unit.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -329,6 +337,23 @@ class FlowWalker:
             self.block(node.body, frame)
         elif isinstance(node, cst.Lambda):
             self.expr(node.body, frame)
+
+    def _stages(self, unit: Unit, parent: Frame, kind: int) -> bool:
+        """Whether JAX stages the unit's body out. Not when only eager vmaps map it (`jax.vmap(f)(xs)` outside
+        jit) and no staged code defines or calls it: vmap traces only its mapped arguments, so `jnp.zeros(3)`
+        or `split(closed_key)` there are concrete arrays (checked on jax 0.10)."""
+        if kind < STRICT:
+            return False
+        if parent.staged or id(unit) in self._staged_calls:
+            return True
+        if unit.is_target:
+            apps = [app for app in unit.applications if app.kind >= STRICT]
+            return not apps or not all(eager(app) for app in apps)
+        if unit.kind == NONE:
+            return False  # defined in an eager vmap's body, runs there
+        return (
+            id(unit) not in self._eager_calls
+        )  # traced through its callers: eager only when all of them are
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
         """Decorators, defaults and annotations run in the enclosing scope."""
@@ -424,6 +449,7 @@ class FlowWalker:
                 self.expr(arg.value, frame)
             class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
             class_frame.own_names = set()
+            class_frame.staged = frame.staged
             self.block(node.body, class_frame)
             frame.env[node.name.value] = 0
         elif isinstance(node, cst.Match):
@@ -634,6 +660,7 @@ class FlowWalker:
             traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
             starred = any(a.star for a in call.args[1:])
             for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
+                self._called_from(callee, frame)
                 params = positional_params(callee.params)
                 names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
                 leaves = params if starred else params[: len(trees)]
@@ -675,6 +702,7 @@ class FlowWalker:
         for callee, bound_self in callees:
             if callee.kind == HOST or isinstance(callee.node, cst.Module):
                 continue
+            self._called_from(callee, frame)
             if callee.is_target:
                 self._mark(callee, set(), frame.kind, frame.context)
                 if through or any(app.kind == GRAD for app in callee.applications):
@@ -682,6 +710,16 @@ class FlowWalker:
                     self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+
+    def _called_from(self, callee: Unit, frame: Frame) -> None:
+        """Note whether traced code that stages its body out calls `callee` (see `_stages`)."""
+        if frame.staged:
+            if id(callee) not in self._staged_calls:
+                self._staged_calls.add(id(callee))
+                if id(callee) in self._parent_frames:
+                    self._dirty[id(callee)] = callee
+        else:
+            self._eager_calls.add(id(callee))
 
     def _called_through(self, call: cst.Call, frame: Frame) -> list[tuple[Unit, bool]]:
         """`jax.grad(f)(...)`, `jax.vmap(f)(...)` (or `g = jax.grad(f)` then `g(...)`): the function the outer

@@ -51,6 +51,9 @@ TRANSFORMS: dict[str, tuple[int, str]] = {
 
 # Transformations whose plain (non-array) arguments are static: only array-annotated parameters are traced.
 FILTERING = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.jit"})
+# Transformations that stage nothing out: called eagerly, only the values computed from their mapped arguments
+# are tracers (`jnp.zeros(3)` or `split(closed_key)` inside a bare vmap are concrete arrays, checked on 0.10).
+EAGER_MAPS = frozenset({"jax.vmap", "equinox.filter_vmap"})
 
 # lax control flow: qualified name -> (positional index, keyword) of each function argument.
 LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
@@ -105,6 +108,7 @@ class StaticSpec:
     filtering: bool = False  # equinox-style: only array-annotated parameters are traced
     # grad alone: only these positions are tracers; None when every parameter is (jit, vmap, ...).
     differentiated: frozenset[int] | None = None
+    eager_map: bool = False  # only vmaps (EAGER_MAPS) in the chain: nothing is staged out by the chain itself
 
     def merged(self, other: StaticSpec) -> StaticSpec:
         """Two transformations applied to one function (`jit(grad(f))`): a parameter is traced when either
@@ -120,6 +124,7 @@ class StaticSpec:
             self.unknown or other.unknown,
             self.filtering or other.filtering,
             differentiated,
+            self.eager_map and other.eager_map,
         )
 
     def everywhere(self) -> StaticSpec:
@@ -241,7 +246,17 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         unknown,
         filtering=qualname in FILTERING,
         differentiated=differentiated,
+        eager_map=qualname in EAGER_MAPS,
     )
+
+
+def eager(app: Application) -> bool:
+    """Whether `app` stages nothing out: only eager vmaps, applied directly (a lax body built from a vmap,
+    `lax.scan(jax.vmap(f), ...)`, is relabelled by the index and staged like any lax body)."""
+    return app.spec.eager_map and app.label in _EAGER_LABELS
+
+
+_EAGER_LABELS = frozenset(TRANSFORMS[name][1] for name in EAGER_MAPS)
 
 
 def annotation_name(param: cst.Param) -> str | None:

@@ -1,7 +1,7 @@
 """Is this expression traced? Abstract values as bit flags, and the rules for computing them.
 
 Inside a traced function, parameters that the transformation traces are tracers; so is anything computed
-from a tracer, and (under jit, vmap and lax bodies) every `jnp`/`lax`/`jax.random` result, because JAX
+from a tracer, and (under jit, pmap and lax bodies) every `jnp`/`lax`/`jax.random` result, because JAX
 stages those calls out even on constants. Shapes, dtypes, `len()`, `is None` and `isinstance` are concrete.
 When in doubt the answer is "not traced": rules only speak about values known to be tracers.
 """
@@ -94,6 +94,7 @@ class Scope(Protocol):
     """What evaluation needs from the walker."""
 
     kind: int
+    staged: bool  # JAX stages the code out (jit, lax bodies), unlike an eager vmap: constants become tracers
 
     @property
     def index(self) -> Any: ...  # the ModuleIndex: its pytree classes say which fields are static
@@ -279,7 +280,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
         if name.startswith(ARRAY_NAMESPACES) or name in ARRAY_FUNCTIONS:
             out = ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0)
-            if scope.kind >= STRICT or (scope.kind == GRAD and args & (TRACED | HOLDS_TRACED)):
+            if (scope.kind >= STRICT and scope.staged) or (
+                scope.kind >= GRAD and args & (TRACED | HOLDS_TRACED)
+            ):
                 out |= TRACED
             return out
         if name in ("builtins.list", "builtins.tuple"):
@@ -309,6 +312,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
         isinstance(func, cst.Name)
         and scope.kind >= STRICT
         and returns_array(func, scope.unit, scope.index, returns_one_array)
+        and (scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args))
     ):
         return TRACED | ARRAY  # a same-module helper whose every return is a jnp result: a tracer here
     return 0

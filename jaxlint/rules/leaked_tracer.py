@@ -40,7 +40,10 @@ Helpers called from traced code with traced arguments count as traced code.
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
 classes (`register_pytree_node_class`, `flax.struct.dataclass`, `equinox.Module`) and `flax.nnx` modules,
-whose attribute updates the transformation handles; `x.value = ...` state variables; constructors.
+whose attribute updates the transformation handles; `x.value = ...` state variables; constructors; in a
+function only an eager `jax.vmap`/`eqx.filter_vmap` maps (called outside jit), values not computed from its
+mapped arguments (`self._rng, key = jax.random.split(self._rng)`): vmap stages nothing out, so they are
+concrete arrays.
 
 ## Why is this bad
 A tracer is only meaningful during the trace that made it. Stored outside, it survives the function's

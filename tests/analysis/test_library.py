@@ -63,7 +63,7 @@ def test_collectives_on_python_values_are_python_values() -> None:
             probe(lax.axis_index("batch"))
             probe(x / n)
 
-        jax.vmap(body, axis_name="batch", in_axes=(0, None))
+        jax.jit(jax.vmap(body, axis_name="batch", in_axes=(0, None)))  # staged: see the eager test below
         """
     )
     assert seen == {
