@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import attribute_root, children, walk
+from ..syntax import attribute_root, bound_names, children, parameter_names, walk
 from .context import RuleContext
+from .index import Unit
+from .transforms import NONE
 
 
 def free_locals(
@@ -69,3 +71,152 @@ def called_locals(fn: cst.CSTNode, ctx: RuleContext, extra: frozenset[str] = fro
                     found.add(head)
         return found
     return set()
+
+
+# -- closure variables a transformed inner function sees as not None --------------------------------------
+
+
+def closure_none_test(test: cst.BaseExpression, unit: Unit) -> bool | None:
+    """`if v is None:` (or `is not None`) on a closure variable `v` of `unit` that is never None wherever a
+    transformation runs `unit`: whether the body runs under the trace (None when that is not known)."""
+    negate = False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negate, test = True, test.expression
+    tested = _none_comparison(test)
+    if tested is None:
+        return None
+    name, is_none = tested
+    if unit.parent is None or unit.parent.kind != NONE:
+        return None  # the enclosing function is traced itself: its direct calls run the function traced too
+    if name in unit.local_names or name not in _non_none_closures(unit):
+        return None
+    return (not is_none) != negate
+
+
+def _none_comparison(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`name is None` -> (name, True); `name is not None` -> (name, False)."""
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
+    return None
+
+
+def _non_none_closures(unit: Unit) -> frozenset[str]:
+    """Parameters of the enclosing (untraced) function that are not None wherever `unit` is handed on:
+    `if neighbors is None: return f(...)` (directly or through `nbrs = neighbors`) before every reference to
+    `unit` other than a direct call, or all such references inside `if neighbors is not None:` (jax-md's
+    neighbor list: the branch of the `lax.cond` never sees `neighbors is None`). Computed once per unit."""
+    found = unit.memo.get("non_none_closures")
+    if found is None:
+        found = unit.memo["non_none_closures"] = frozenset(_scan_guards(unit))
+    return found
+
+
+def _scan_guards(unit: Unit) -> set[str]:
+    parent = unit.parent
+    node = unit.node
+    if (
+        not unit.is_target
+        or parent is None
+        or not isinstance(node, cst.FunctionDef)
+        or not isinstance(parent.node, cst.FunctionDef)
+        or not isinstance(parent.node.body, cst.IndentedBlock)
+    ):
+        return set()
+    # Parameters never rebound in the enclosing function (nor by `nonlocal` in the inner one).
+    params = parameter_names(parent.node.params) - set(parent.bindings) - unit.declared_nonlocals
+    name = node.name.value
+    statements = parent.node.body.body
+    referring = [i for i, statement in enumerate(statements) if _refers(statement, name, node)]
+    if not params or not referring:
+        return set()
+    known: set[str] = set()
+    aliases: dict[str, str] = {}  # `nbrs = neighbors`: nbrs -> neighbors, until nbrs is rebound
+    first = referring[0]
+    for statement in statements[:first]:
+        guard = _early_exit_none_guard(statement)
+        if guard is not None:
+            root = guard if guard in params else aliases.get(guard)
+            if root is not None:
+                known.add(root)
+            continue
+        assigned = _assigned_names(statement)
+        for alias in [a for a in aliases if a in assigned]:
+            del aliases[alias]
+        if (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign)
+            and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)
+            and isinstance(statement.body[0].value, cst.Name)
+        ):
+            source = statement.body[0].value.value
+            root = source if source in params else aliases.get(source)
+            if root is not None:
+                aliases[statement.body[0].targets[0].target.value] = root
+    wrapper = statements[first]
+    if len(referring) == 1 and isinstance(wrapper, cst.If):
+        tested = _none_comparison(wrapper.test)
+        if (
+            tested is not None
+            and not tested[1]
+            and not _refers(wrapper.test, name, node)
+            and (wrapper.orelse is None or not _refers(wrapper.orelse, name, node))
+        ):
+            root = tested[0] if tested[0] in params else aliases.get(tested[0])
+            if root is not None:
+                known.add(root)
+    return known
+
+
+def _early_exit_none_guard(statement: cst.CSTNode) -> str | None:
+    """`if name is None: ...; return ...` (or raise), without an else: the name tested."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None:
+        return None
+    tested = _none_comparison(statement.test)
+    body = statement.body.body
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if tested is None or not tested[1] or not isinstance(last, (cst.Return, cst.Raise)):
+        return None
+    return tested[0]
+
+
+def _refers(start: cst.CSTNode, name: str, function: cst.FunctionDef) -> bool:
+    """Whether `start` mentions `name` other than as the function of a direct call (an eager call in the
+    untraced enclosing function) or in the definition `function` itself."""
+    stack: list[cst.CSTNode] = [start]
+    while stack:
+        node = stack.pop()
+        if node is function:
+            continue
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+            stack.extend(node.args)
+            continue
+        stack.extend(children(node))
+    return False
+
+
+def _assigned_names(statement: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for node in walk(statement):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names.update(bound_names(target.target))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names.update(bound_names(node.target))
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            names.update(bound_names(node.asname.name))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            names.add(node.name.value)
+    return names

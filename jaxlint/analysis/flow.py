@@ -26,6 +26,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names, children
+from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
@@ -394,6 +395,13 @@ class FlowWalker:
             taken = self._constant_guard(node.test, frame)
             if taken is None:
                 taken = _tracer_check(node.test, frame)
+            if (
+                taken is None
+                and frame.own_names is None
+                and frame.kind > NONE
+                and frame.unit.parent is not None
+            ):
+                taken = closure_none_test(node.test, frame.unit)
             if taken is not None:  # only one branch runs whenever this function is traced
                 if taken:
                     return self.block(node.body, frame) or _leaves(node.body)
