@@ -31,7 +31,17 @@ from .index import ModuleIndex, Unit
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
 from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, STRICT, annotation_name, eager, positional_params
-from .values import ARRAY, BOOL, HOLDS_TRACED, TRACED, element_flags, evaluate, key_value_flags
+from .values import (
+    ARRAY,
+    ARRAY_TYPES,
+    BOOL,
+    HOLDS_TRACED,
+    NOT_TRACER_TYPES,
+    TRACED,
+    element_flags,
+    evaluate,
+    key_value_flags,
+)
 
 _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
@@ -411,12 +421,24 @@ class FlowWalker:
                     return self.block(node.orelse.body, frame) or _leaves(node.orelse.body)
                 return None
             before = dict(frame.env)
+            narrowed = _narrowing(node.test, frame)
+            if narrowed is not None and narrowed[1] is not None:
+                frame.env[narrowed[0]] = narrowed[1]
             self.block(node.body, frame)
             after_body, frame.env = frame.env, before
+            if narrowed is not None:
+                name, in_body, in_else = narrowed
+                if in_body is not None and after_body.get(name) == in_body:
+                    after_body[name] = before[name]  # what the test showed holds inside the branch only
+                if in_else is not None:
+                    frame.env = dict(before)
+                    frame.env[name] = in_else
             if isinstance(node.orelse, cst.If):
                 self.statement(node.orelse, frame)
             elif node.orelse is not None:
                 self.block(node.orelse.body, frame)
+            if narrowed is not None and narrowed[2] is not None and frame.env.get(narrowed[0]) == narrowed[2]:
+                frame.env[narrowed[0]] = before[narrowed[0]]
             frame.env = _merge(after_body, frame.env)
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node, frame)
@@ -860,20 +882,81 @@ def _literal_truth(node: cst.BaseExpression) -> bool | None:
 
 def _tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
     """`if isinstance(x, jax.core.Tracer):` on a traced `x` always runs its body, `if not isinstance(...)` never
-    (equinox's `error_if` reads `pred` only after such a check)."""
+    (equinox's `error_if` reads `pred` only after such a check). `isinstance(x, (int, float))`, `bool`, NumPy
+    types: never true of a tracer, so the body does not run under the trace; `isinstance(x, jax.Array)` of a
+    traced array always is."""
     negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     if isinstance(test, cst.UnaryOperation) and negate:
         test = test.expression
+    kinds = _isinstance_types(test, frame)
+    if kinds is None:
+        return None
+    assert isinstance(test, cst.Call)
+    flags = frame.flags(test.args[0].value)
+    if not flags & TRACED:
+        return None
+    if all(k.startswith("jax.") and k.endswith(".Tracer") for k in kinds):
+        return not negate
+    if all(k in NOT_TRACER_TYPES for k in kinds):
+        return negate
+    if flags & ARRAY and any(k in ARRAY_TYPES for k in kinds):
+        return not negate
+    return None
+
+
+def _isinstance_types(test: cst.BaseExpression, frame: Frame) -> list[str] | None:
+    """The qualified names of the types in `isinstance(x, T)` / `isinstance(x, (T1, T2))`; None when the test
+    is not such a call or a type is not known by name."""
     if not (
         isinstance(test, cst.Call)
         and len(test.args) == 2
+        and not any(a.keyword or a.star for a in test.args)
         and frame.qualname(test.func) == "builtins.isinstance"
     ):
         return None
-    kind = frame.qualname(test.args[1].value) or ""
-    if kind.startswith("jax.") and kind.endswith(".Tracer") and frame.traced(test.args[0].value):
-        return not negate
-    return None
+    spec = test.args[1].value
+    nodes = [e.value for e in spec.elements] if isinstance(spec, cst.Tuple) else [spec]
+    kinds = [frame.qualname(n) for n in nodes]
+    return None if not kinds or None in kinds else kinds  # type: ignore[return-value]
+
+
+def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None, int | None] | None:
+    """What a test shows about a traced local name inside the branches: (name, flags in the body, flags in the
+    else branch), None for "unchanged". `x is None` holds only when `x` is the Python None (a traced value
+    never is); `isinstance(x, jax.Array)` makes `x` an array."""
+    negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    if isinstance(test, cst.UnaryOperation) and negate:
+        test = test.expression
+    name: str | None = None
+    body: int | None = None
+    orelse: int | None = None
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        name = test.left.value
+        if isinstance(test.comparisons[0].operator, cst.Is):
+            body = 0
+        else:
+            orelse = 0
+    else:
+        kinds = _isinstance_types(test, frame)
+        if kinds is None or not all(k in ARRAY_TYPES for k in kinds):
+            return None
+        assert isinstance(test, cst.Call)
+        if not isinstance(test.args[0].value, cst.Name):
+            return None
+        name = test.args[0].value.value
+        flags = frame.env.get(name, 0)
+        body = flags | ARRAY if flags & TRACED else None
+    flags = frame.env.get(name)
+    if flags is None or not flags & TRACED or (body is None and orelse is None):
+        return None
+    return (name, orelse, body) if negate else (name, body, orelse)
 
 
 def _leaves(body: cst.BaseSuite) -> bool:

@@ -88,6 +88,15 @@ BOOL_FUNCTIONS = frozenset(
 ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
 CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
 NON_BOOL_OPERATORS = (cst.Is, cst.IsNot)
+# Types no tracer is an instance of (checked on jax 0.10 under jit, vmap and grad): `isinstance(x, int)` on a
+# traced `x` is False, so the branch it guards does not run under the trace ...
+NOT_TRACER_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+)
+# ... and types every tracer of an array is an instance of: in the branch they guard, the value is an array.
+ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray"})
 
 
 class Scope(Protocol):
