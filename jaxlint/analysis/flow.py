@@ -362,9 +362,8 @@ class FlowWalker:
             return not apps or not all(eager(app) for app in apps)
         if unit.kind == NONE:
             return False  # defined in an eager vmap's body, runs there
-        return (
-            id(unit) not in self._eager_calls
-        )  # traced through its callers: eager only when all of them are
+        # Traced through its callers: eager only when all of them are.
+        return id(unit) not in self._eager_calls
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
         """Decorators, defaults and annotations run in the enclosing scope."""
