@@ -206,6 +206,7 @@ class FlowWalker:
         # Units called from traced code whose body is staged out, and from an eager vmap's body.
         self._staged_calls: set[int] = set()
         self._eager_calls: set[int] = set()
+        self._walked_eager: set[int] = set()  # units last walked as an eager vmap's code
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
@@ -330,6 +331,10 @@ class FlowWalker:
             kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
         frame = Frame(self, unit, parent, kind, context)
         frame.staged = self._stages(unit, parent, kind)
+        if kind >= STRICT and not frame.staged:
+            self._walked_eager.add(id(unit))
+        else:
+            self._walked_eager.discard(id(unit))
         node = unit.node
         params = unit.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -745,7 +750,7 @@ class FlowWalker:
         if frame.staged:
             if id(callee) not in self._staged_calls:
                 self._staged_calls.add(id(callee))
-                if id(callee) in self._parent_frames:
+                if id(callee) in self._walked_eager:  # walked as eager code: again, staged
                     self._dirty[id(callee)] = callee
         else:
             self._eager_calls.add(id(callee))
