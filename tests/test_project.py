@@ -299,3 +299,112 @@ def test_tracer_check_guards_the_helper(tmp_path: Path) -> None:
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
     write(tmp_path, {"pkg/helpers.py": helper.format(test="isinstance(pred, jax.core.Tracer)")})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("helpers.py", 6, "JAX101")]
+
+
+# Issue 13's second "done when": a key consumed by `model.init` in train.py, with the flax Module class defined
+# in model.py, and then passed to `step`, is reused.
+LINEN_MODEL = """
+import flax.linen as nn
+
+
+class MLP(nn.Module):
+    features: int = 4
+
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(self.features)(x)
+"""
+
+INIT_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+{imports}
+
+
+@jax.jit
+def step(params, key, x):
+    return {cls}().apply(params, x + jax.random.normal(key, x.shape))
+
+
+def main():
+    key = jax.random.key(0)
+    x = jnp.ones(3)
+    net = {cls}()
+    params = net.init(key, x)
+    return step(params, key, x)
+"""
+
+
+def test_module_init_consumes_the_key_across_modules(tmp_path: Path) -> None:
+    for imports, cls in (("from model import MLP", "MLP"), ("import model", "model.MLP")):
+        write(tmp_path, {"model.py": LINEN_MODEL, "train.py": INIT_TRAIN.format(imports=imports, cls=cls)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("train.py", 17, "JAX301")], imports
+        assert "by 'net.init', again by 'step'" in findings[0].message
+    result = run_cli("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "train.py:17:" in result.stdout, result.stdout + result.stderr
+    # One file alone does not know what `model.MLP` is: silent.
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+    assert codes(jaxlint.lint_paths([str(tmp_path / "train.py")])) == []
+
+
+def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) -> None:
+    """`from .model import MLP` inside a package; MLP derives from the package's own linen base class, and
+    the package's `__init__.py` re-exports it."""
+    base = LINEN_MODEL.replace("class MLP", "class Base")
+    # (A module that names no JAX library is not linted, so it says nothing of its classes.)
+    model = "import flax.linen as nn\n\nfrom .base import Base\n\n\nclass MLP(Base):\n    act: str = 'relu'\n"
+    # The package's `__init__.py` re-exports MLP (and names JAX, or it would not be linted: see "left").
+    init = "import jax\n\nfrom .model import MLP\n"
+    files = {"pkg/__init__.py": init, "pkg/base.py": base, "pkg/model.py": model}
+    for imports in ("from .model import MLP", "from . import model as m", "from pkg import MLP"):
+        cls = "m.MLP" if " as m" in imports else "MLP"
+        write(tmp_path, {**files, "pkg/train.py": INIT_TRAIN.format(imports=imports, cls=cls)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 17, "JAX301")], imports
+
+
+def test_module_init_of_classes_that_are_not_linen_modules(tmp_path: Path) -> None:
+    """An imported class whose `init` is its own (an equinox Module, a plain class) consumes nothing, and one
+    module initialised twice from one key is a deliberate copy (target networks)."""
+    eqx_model = """
+        import equinox as eqx
+        import jax
+
+
+        class MLP(eqx.Module):
+            weight: jax.Array
+
+            def init(self, key, x):
+                return self
+
+            def apply(self, params, x):
+                return self.weight @ x
+        """
+    write(
+        tmp_path,
+        {"model.py": eqx_model, "train.py": INIT_TRAIN.format(imports="from model import MLP", cls="MLP")},
+    )
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    plain = "class MLP:\n    def init(self, key, x):\n        return {}\n"
+    write(tmp_path, {"model.py": plain})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    copy = INIT_TRAIN.format(imports="from model import MLP", cls="MLP").replace(
+        "return step(params, key, x)", "target = net.init(key, x)\n    return params, target"
+    )
+    write(tmp_path, {"model.py": LINEN_MODEL, "train.py": copy})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_cache_follows_the_class_kind(tmp_path: Path) -> None:
+    """The kinds of imported classes are in the cache key: MLP ceasing to be a flax Module re-lints train.py."""
+    write(
+        tmp_path,
+        {"model.py": LINEN_MODEL, "train.py": INIT_TRAIN.format(imports="from model import MLP", cls="MLP")},
+    )
+    first = run_cli(".", cwd=tmp_path)
+    assert "train.py:17:" in first.stdout, first.stdout + first.stderr
+    assert run_cli(".", cwd=tmp_path).stdout == first.stdout
+    write(tmp_path, {"model.py": "class MLP:\n    def init(self, key, x):\n        return {}\n"})
+    edited = run_cli(".", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stdout + edited.stderr

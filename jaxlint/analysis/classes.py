@@ -6,10 +6,13 @@ is being built in `analysis/pytrees.py`; the sets here are the ones the rules us
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..syntax import bound_names
-from .index import ModuleIndex
+from .index import ModuleIndex, Unit
+from .library import LINEN_MODULE_BASES
 
 # Methods that build the object: an object built inside the trace does not outlive it.
 CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
@@ -62,3 +65,70 @@ def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
         if key == "eq" and literal != "True":
             return None
     return "a non-frozen dataclass"
+
+
+# -- flax.linen Module classes, across modules ------------------------------------------------------------
+
+LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
+# Methods whose calls on an instance depend on what the class is (project mode sends the class facts only to
+# modules calling them).
+MODULE_METHODS = frozenset({"init", "init_with_output", "apply"})
+
+
+def top_level_class_facts(
+    index: ModuleIndex, project_name: Callable[[str], bool]
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, kind, imported bases) for the module's top-level classes that are flax.linen Modules, or whose
+    bases (directly or through the module's own classes) include classes imported from other project modules
+    (`project_name` says which qualified names those are): what another module needs to know their kind."""
+    out = []
+    for name, node in index.classes.items():
+        if node is None:
+            continue
+        kind, bases = _local_kind(index, node, project_name, 0)
+        if kind or bases:
+            out.append((name, kind, tuple(sorted(bases))))
+    return sorted(out)
+
+
+def _local_kind(
+    index: ModuleIndex, node: cst.ClassDef, project_name: Callable[[str], bool], depth: int
+) -> tuple[str, set[str]]:
+    imported: set[str] = set()
+    for base in node.bases:
+        if base.keyword is not None:
+            continue
+        qualname = index.qualname(base.value)
+        if qualname in LINEN_MODULE_BASES:
+            return LINEN, set()
+        if isinstance(base.value, cst.Name) and qualname is None and depth < _MAX_DEPTH:
+            parent = index.classes.get(base.value.value)
+            if parent is not None and parent is not node:
+                kind, more = _local_kind(index, parent, project_name, depth + 1)
+                if kind:
+                    return kind, set()
+                imported |= more
+        elif qualname is not None and project_name(qualname):
+            imported.add(qualname)
+    return "", imported
+
+
+def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit | None = None) -> str | None:
+    """What class `func` in `func(...)` builds: LINEN for a flax.linen Module class of this module (directly
+    or through its own or imported project bases) or one imported from another project module (project mode:
+    `index.project` holds the kinds the other modules' summaries give); None when unknown."""
+    project = index.project
+    known = project.classes if project is not None else {}
+    if isinstance(func, cst.Name):
+        in_function = unit is not None and unit is not index.root and func.value in unit.local_names
+        node = None if in_function else index.classes.get(func.value)
+        if node is not None:
+            kind, bases = _local_kind(index, node, lambda q: q in known, 0)
+            if kind or any(known.get(q) == LINEN for q in bases):
+                return LINEN
+            return None
+    qualname = index.qualname(func, unit)
+    return known.get(qualname) if qualname is not None else None
+
+
+_MAX_DEPTH = 8

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
+from .classes import LINEN, module_class_kind
 from .index import ModuleIndex, Unit
 from .pytrees import pytree_model
 from .transforms import positional_params
@@ -1101,9 +1102,10 @@ class _UnitWalk:
         return None
 
     def _module_init(self, func: cst.BaseExpression) -> str | None:
-        """`Model().init` / `model.init` (also `init_with_output`) of a same-module flax.linen Module class:
-        the consumer's name for messages, or None. Only a module instance built right there or bound once in
-        this function counts; anything else is unknown code, which consumes nothing."""
+        """`Model().init` / `model.init` (also `init_with_output`) of a flax.linen Module class: the consumer's
+        name for messages, or None. The class is one of this module, or (project mode) one another project
+        module defines (`classes.module_class_kind`); only an instance built right there or bound once in
+        this function (or at module level) counts; anything else is unknown code, which consumes nothing."""
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
             return None
         receiver: cst.BaseExpression | None = func.value
@@ -1111,10 +1113,20 @@ class _UnitWalk:
             receiver = self.unit.single_assignment(receiver.value) or self.index.root.single_assignment(
                 receiver.value
             )
-        if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Name):
+        if not isinstance(receiver, cst.Call):
             return None
-        cls = pytree_model(self.index).classes.get(receiver.func.value)
-        return f"'{source_of(func)}'" if cls is not None and cls.how == "linen" else None
+        cls = (
+            pytree_model(self.index).classes.get(receiver.func.value)
+            if isinstance(receiver.func, cst.Name)
+            else None
+        )
+        if (
+            cls is not None
+            and cls.how == "linen"
+            or module_class_kind(self.index, receiver.func, self.unit) == LINEN
+        ):
+            return f"'{source_of(func)}'"
+        return None
 
     def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)`: the function `f` that the outer call runs."""

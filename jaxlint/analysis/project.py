@@ -17,6 +17,10 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
+import libcst as cst
+
+from .classes import MODULE_METHODS, top_level_class_facts
+from .index import ModuleIndex
 from .values import ARRAY, HOLDS_TRACED, TRACED
 
 # A per-argument fact beside values.py's flags: the argument is a Python bool/int/float literal (or a name
@@ -138,17 +142,48 @@ class FunctionFacts:
         )
 
 
+@dataclasses.dataclass(frozen=True, order=True)
+class ClassFacts:
+    """One top-level class as its own module sees it: its kind when known there (`classes.LINEN`), else the
+    classes of other project modules it derives from, whose kinds the project index looks up."""
+
+    name: str
+    kind: str
+    bases: tuple[str, ...] = ()  # qualified names, as the module's imports resolve them
+
+    def to_json(self) -> list:
+        return [self.name, self.kind, list(self.bases)]
+
+    @staticmethod
+    def from_json(row: object) -> ClassFacts | None:
+        if not (isinstance(row, list) and len(row) == 3 and all(isinstance(v, str) for v in row[:2])):
+            return None
+        bases = row[2]
+        if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
+            return None
+        return ClassFacts(row[0], row[1], tuple(bases))
+
+
 @dataclasses.dataclass(frozen=True)
 class Summary:
-    """What one module tells the others: its calls into them, and its own top-level functions."""
+    """What one module tells the others: its calls into them, its own top-level functions and classes, the
+    project names it imports (local name, qualified name: re-exports are followed through them), and whether
+    it calls flax Module methods (`init`, `apply`) on something, so that the kinds of imported classes
+    matter to it."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
+    classes: tuple[ClassFacts, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    module_methods: bool = False
 
     def to_json(self) -> dict:
         return {
             "calls": [c.to_json() for c in self.calls],
             "functions": [f.to_json() for f in self.functions],
+            "classes": [c.to_json() for c in self.classes],
+            "imports": [list(pair) for pair in self.imports],
+            "module_methods": self.module_methods,
         }
 
     @staticmethod
@@ -156,13 +191,29 @@ class Summary:
         if not isinstance(document, dict):
             return None
         calls, functions = document.get("calls"), document.get("functions")
-        if not isinstance(calls, list) or not isinstance(functions, list):
+        classes, imports = document.get("classes"), document.get("imports")
+        module_methods = document.get("module_methods")
+        if not all(isinstance(rows, list) for rows in (calls, functions, classes, imports)):
+            return None
+        assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
+        assert isinstance(classes, list) and isinstance(imports, list)
+        if type(module_methods) is not bool or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
+            for pair in imports
+        ):
             return None
         parsed_calls = tuple(CallFact.from_json(row) for row in calls)
         parsed_functions = tuple(FunctionFacts.from_json(row) for row in functions)
-        if None in parsed_calls or None in parsed_functions:
+        parsed_classes = tuple(ClassFacts.from_json(row) for row in classes)
+        if None in parsed_calls or None in parsed_functions or None in parsed_classes:
             return None
-        return Summary(parsed_calls, parsed_functions)  # type: ignore[arg-type]
+        return Summary(
+            parsed_calls,  # type: ignore[arg-type]
+            parsed_functions,  # type: ignore[arg-type]
+            parsed_classes,  # type: ignore[arg-type]
+            tuple((local, qualname) for local, qualname in imports),
+            module_methods,
+        )
 
 
 # What one module receives: its top-level function name -> the facts other modules give it, sorted.
@@ -189,13 +240,26 @@ class ModuleFacts:
     its cache entry) does not depend on the other files linted with it."""
 
     def __init__(
-        self, incoming: Incoming | None = None, also: frozenset[str] = frozenset(), package: str | None = None
+        self,
+        incoming: Incoming | None = None,
+        also: frozenset[str] = frozenset(),
+        package: str | None = None,
+        classes: Mapping[str, str] | None = None,
     ) -> None:
         self.incoming: Incoming = incoming or {}
         self.also = also
         self.package = package  # what the module's relative imports resolve against (`package_name`)
+        # The kinds of the project classes this module imports, by the qualified name its imports give them.
+        self.classes: Mapping[str, str] = classes or {}
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+        self._index: ModuleIndex | None = None
+
+    def observe(self, index: ModuleIndex) -> None:
+        """The engine hands over the module's index: the analysis reads these facts from it (`index.project`),
+        and the summary reads the module's classes and imports."""
+        self._index = index
+        index.project = self
 
     def records(self, qualname: str | None) -> bool:
         if qualname is None or "." not in qualname:
@@ -204,12 +268,28 @@ class ModuleFacts:
         return head not in _LIBRARIES or head in self.also
 
     def summary(self) -> Summary:
-        return Summary(tuple(sorted(self.outgoing)), self.functions)
+        index = self._index
+        if index is None:
+            return Summary(tuple(sorted(self.outgoing)), self.functions)
+        classes = tuple(ClassFacts(*row) for row in top_level_class_facts(index, self._is_project_name))
+        imports = tuple(
+            sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
+        )
+        module_methods = any(
+            isinstance(call.func, cst.Attribute) and call.func.attr.value in MODULE_METHODS
+            for call in index.calls()
+        )
+        return Summary(tuple(sorted(self.outgoing)), self.functions, classes, imports, module_methods)
+
+    def _is_project_name(self, qualname: str) -> bool:
+        head = qualname.partition(".")[0]
+        return head not in _LIBRARIES or head in self.also
 
 
-def incoming_key(incoming: Incoming) -> str:
+def incoming_key(incoming: Incoming, classes: Mapping[str, str] | None = None) -> str:
     """A stable text of the facts a module was linted with (for the findings cache key)."""
-    return repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
+    calls = repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
+    return calls + (repr(sorted(classes.items())) if classes else "")
 
 
 def module_name(path: str) -> str | None:
@@ -295,3 +375,47 @@ class ProjectIndex:
             path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}
             for path, functions in found.items()
         }
+
+    def classes(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, str]]:
+        """path -> the kinds of the project classes the module imports (by the qualified name its imports give
+        them: `from model import MLP` "model.MLP", `import model` every "model.<class>"), for the modules that
+        call flax Module methods. A class's kind comes from its own module, else from its project bases; names
+        a module re-exports (`from .model import MLP` in a package's `__init__.py`) are followed."""
+        by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
+        classes = {m: {c.name: c for c in s.classes} for m, s in by_module.items()}
+        aliases = {m: dict(s.imports) for m, s in by_module.items()}
+        memo: dict[str, str] = {}
+
+        def kind_of(qualname: str, depth: int = 0) -> str:
+            if qualname in memo:
+                return memo[qualname]
+            memo[qualname] = ""  # a cycle of bases or re-exports finds nothing
+            module, _, name = qualname.rpartition(".")
+            found = ""
+            if depth < 8 and module in classes:
+                cls = classes[module].get(name)
+                if cls is not None:
+                    found = cls.kind or next((k for k in (kind_of(b, depth + 1) for b in cls.bases) if k), "")
+                elif name in aliases[module]:
+                    found = kind_of(aliases[module][name], depth + 1)
+            memo[qualname] = found
+            return found
+
+        out: dict[str, dict[str, str]] = {}
+        for path, summary in summaries.items():
+            if not summary.module_methods:
+                continue
+            table: dict[str, str] = {}
+            for _, qualname in summary.imports:
+                kind = kind_of(qualname)
+                if kind:
+                    table[qualname] = kind
+                for module in classes:  # a module (or package) imported whole: its classes by attribute
+                    if module == qualname or module.startswith(qualname + "."):
+                        for name in classes[module]:
+                            kind = kind_of(f"{module}.{name}")
+                            if kind:
+                                table[f"{module}.{name}"] = kind
+            if table:
+                out[path] = dict(sorted(table.items()))
+        return out

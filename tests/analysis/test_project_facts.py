@@ -11,6 +11,7 @@ from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.project import (
     LITERAL,
     CallFact,
+    ClassFacts,
     FunctionFacts,
     ModuleFacts,
     ProjectIndex,
@@ -174,3 +175,54 @@ def test_relative_imports_resolve_against_the_package(tmp_path: Path) -> None:
     assert names("from .model import dropout", None) == {}  # one file: no package known
     assert names("from .numpy import zeros", "jax") == {}  # never the jax library's names
     assert names("from jax import numpy", "pkg.sub") == {"numpy": "jax.numpy"}
+
+
+def test_summary_names_linen_classes_and_project_bases() -> None:
+    summary = summarize(
+        """
+        import flax.linen as nn
+        import equinox as eqx
+        from layers import Base
+        import model
+
+        class Dense(nn.Module):
+            features: int
+
+        class Deep(Dense):
+            depth: int
+
+        class Head(Base):
+            pass
+
+        class Other(eqx.Module):
+            pass
+
+        def build(key, x):
+            return model.MLP().init(key, x)
+        """
+    )
+    assert summary.classes == (
+        ClassFacts("Deep", "linen"),
+        ClassFacts("Dense", "linen"),
+        ClassFacts("Head", "", ("layers.Base",)),
+    )
+    assert summary.imports == (("Base", "layers.Base"), ("model", "model"))
+    assert summary.module_methods
+    assert not summarize("import jax\n\nx = jax.numpy.ones(3)\n").module_methods
+    assert Summary.from_json(summary.to_json()) == summary
+
+
+def test_class_kinds_follow_bases_and_re_exports(tmp_path: Path) -> None:
+    paths = {name: str(tmp_path / f"{name}.py") for name in ("layers", "model", "api", "train", "other")}
+    project = ProjectIndex(paths.values())
+    summaries = {
+        paths["layers"]: Summary(classes=(ClassFacts("Base", "linen"),)),
+        paths["model"]: Summary(
+            classes=(ClassFacts("MLP", "", ("layers.Base",)), ClassFacts("Loop", "", ("model.Loop",))),
+            imports=(("Base", "layers.Base"),),
+        ),
+        paths["api"]: Summary(imports=(("MLP", "model.MLP"),)),
+        paths["train"]: Summary(imports=(("MLP", "api.MLP"), ("model", "model")), module_methods=True),
+        paths["other"]: Summary(imports=(("MLP", "api.MLP"),)),  # calls no Module method: gets nothing
+    }
+    assert project.classes(summaries) == {paths["train"]: {"api.MLP": "linen", "model.MLP": "linen"}}
