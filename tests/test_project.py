@@ -408,3 +408,72 @@ def test_cache_follows_the_class_kind(tmp_path: Path) -> None:
     write(tmp_path, {"model.py": "class MLP:\n    def init(self, key, x):\n        return {}\n"})
     edited = run_cli(".", cwd=tmp_path)
     assert edited.returncode == 0, edited.stdout + edited.stderr
+
+
+APPLY_MODEL = """
+import flax.linen as nn
+
+
+class MLP(nn.Module):
+    features: int = 4
+
+    @nn.compact
+    def __call__(self, x, train):
+        if self.features > 2:
+            x = x + 1.0
+        if train:
+            x = x * 0.5
+        return nn.Dense(self.features)(x)
+
+    def score(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+"""
+
+APPLY_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+{imports}
+
+net = {cls}()
+
+
+@jax.jit
+def step(params, x, train):
+    return net.apply(params, x, {train}) + net.apply(params, x, method="score")
+
+
+step({{}}, jnp.ones(3), False)
+"""
+
+
+def test_module_apply_runs_the_method_of_the_other_module(tmp_path: Path) -> None:
+    """`net.apply(params, x, train)` in a jitted step runs `MLP.__call__(x, train)` under jit: the `train` that
+    crossed the jit boundary as `False` is traced there; the `x` passed to `method="score"` too."""
+    for imports, cls in (("from model import MLP", "MLP"), ("import model", "model.MLP")):
+        train = APPLY_TRAIN.format(imports=imports, cls=cls, train="train")
+        write(tmp_path, {"model.py": APPLY_MODEL, "train.py": train})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("model.py", 11, "JAX101"), ("model.py", 16, "JAX101")], imports
+        assert "'__call__' (called from jax.jit-compiled 'step' in train)" in findings[0].message
+    assert jaxlint.lint_source(APPLY_MODEL, "model.py") == []  # one file alone: nothing known of callers
+
+
+def test_module_apply_negatives(tmp_path: Path) -> None:
+    """A literal passed inside the jitted body stays a Python bool; an imported class that is not a flax
+    Module (equinox style, with its own `apply`) runs nothing known."""
+    train = APPLY_TRAIN.format(imports="from model import MLP", cls="MLP", train="True")
+    write(tmp_path, {"model.py": APPLY_MODEL, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("model.py", 16, "JAX101")]  # `score`'s x only
+    eqx_model = APPLY_MODEL.replace("import flax.linen as nn", "import equinox as eqx").replace(
+        "MLP(nn.Module)", "MLP(eqx.Module)"
+    )
+    eqx_model = eqx_model.replace("    @nn.compact\n", "").replace("nn.Dense(self.features)(x)", "x")
+    eqx_model += (
+        "\n    def apply(self, params, x, train=False, method=None):\n        return self(x, train)\n"
+    )
+    train = APPLY_TRAIN.format(imports="from model import MLP", cls="MLP", train="train")
+    write(tmp_path, {"model.py": eqx_model, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []

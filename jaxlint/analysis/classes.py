@@ -6,6 +6,7 @@ is being built in `analysis/pytrees.py`; the sets here are the ones the rules us
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import libcst as cst
@@ -132,3 +133,84 @@ def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit |
 
 
 _MAX_DEPTH = 8
+
+
+# -- flax.linen Module.apply: which method runs, with which arguments --------------------------------------
+
+# `apply`'s own keywords (the rest go to the method).
+_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
+
+
+def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
+    """The `Model(...)` call an instance comes from: built right there, or a name bound once to it in this
+    function or at module level."""
+    if isinstance(receiver, cst.Name):
+        found = unit.single_assignment(receiver.value)
+        if found is None and (unit is index.root or receiver.value not in unit.local_names):
+            found = index.root.single_assignment(receiver.value)
+        receiver = found if found is not None else receiver
+    return receiver if isinstance(receiver, cst.Call) else None
+
+
+@dataclasses.dataclass
+class AppliedMethod:
+    """`model.apply(variables, x, train, method=...)` of a flax.linen Module: the method it runs (this module's
+    units, bound to the instance, or another project module's `target` "model.MLP.__call__") and the
+    arguments the method receives."""
+
+    units: list[Unit]
+    target: str | None
+    args: list[cst.Arg]
+
+
+def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+        return None
+    built = module_instance(index, func.value, unit)
+    if built is None or module_class_kind(index, built.func, unit) != LINEN:
+        return None
+    method = "__call__"
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "method":
+            named = _method_name(arg.value)
+            if named is None:
+                return None  # a lambda or a function: not followed
+            method = named
+        if arg.star:
+            return None
+    positional = [a for a in call.args if a.keyword is None]
+    if not positional:
+        return None
+    args = positional[1:] + [
+        a for a in call.args if a.keyword is not None and a.keyword.value not in _APPLY_KEYWORDS
+    ]
+    if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+        return AppliedMethod(class_methods(index, built.func.value, method), None, args)
+    qualname = index.qualname(built.func, unit)
+    return AppliedMethod([], f"{qualname}.{method}", args) if qualname is not None else None
+
+
+def _method_name(node: cst.BaseExpression) -> str | None:
+    """`method=MLP.encode` / `method=model.encode` / `method="encode"`."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value if node.evaluated_value.isidentifier() else None
+    return None
+
+
+def class_methods(index: ModuleIndex, class_name: str, method: str, depth: int = 0) -> list[Unit]:
+    """The units of a top-level class's method `method`, its own or inherited from this module's classes."""
+    node = index.classes.get(class_name)
+    if node is None or depth > _MAX_DEPTH:
+        return []
+    own = index.class_methods.get(id(node), {}).get(method)
+    if own:
+        return list(own)
+    for base in node.bases:
+        if base.keyword is None and isinstance(base.value, cst.Name):
+            found = class_methods(index, base.value.value, method, depth + 1)
+            if found:
+                return found
+    return []

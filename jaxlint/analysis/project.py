@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping
 
 import libcst as cst
 
-from .classes import MODULE_METHODS, top_level_class_facts
-from .index import ModuleIndex
+from .classes import LINEN, MODULE_METHODS, top_level_class_facts
+from .index import ModuleIndex, Unit
+from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
 
 # A per-argument fact beside values.py's flags: the argument is a Python bool/int/float literal (or a name
@@ -279,11 +280,36 @@ class ModuleFacts:
             isinstance(call.func, cst.Attribute) and call.func.attr.value in MODULE_METHODS
             for call in index.calls()
         )
-        return Summary(tuple(sorted(self.outgoing)), self.functions, classes, imports, module_methods)
+        methods = tuple(
+            _method_facts(f"{cls.name}.{unit.name}", unit)
+            for cls in classes
+            if cls.kind == LINEN
+            for units in index.class_methods.get(id(index.classes[cls.name]), {}).values()
+            for unit in units[-1:]
+            if unit.is_method
+        )
+        functions = tuple(sorted(self.functions + methods))
+        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, module_methods)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
         return head not in _LIBRARIES or head in self.also
+
+
+def _method_facts(name: str, unit: Unit) -> FunctionFacts:
+    """A method as the class's own module leaves it (its parameters after `self`): what the walk of another
+    module's `model.apply(...)` must add for it to be worth linting again."""
+    params = unit.params
+    return FunctionFacts(
+        name,
+        tuple(p.name.value for p in positional_params(params)[1:]),
+        tuple(p.name.value for p in params.kwonly_params),
+        unit.kind,
+        tuple(sorted(unit.traced_params | unit.container_params)),
+        tuple(sorted(unit.array_params & unit.traced_params)),
+        False,
+        tuple(sorted(unit.passed_params)),
+    )
 
 
 def incoming_key(incoming: Incoming, classes: Mapping[str, str] | None = None) -> str:
@@ -343,10 +369,14 @@ class ProjectIndex:
         self.heads = frozenset(name.partition(".")[0] for name in self.modules)
 
     def resolve(self, target: str) -> tuple[str, str] | None:
-        """ "pkg.model.dropout" -> (path of pkg/model.py, "dropout"): a top-level function of a project module."""
+        """ "pkg.model.dropout" -> (path of pkg/model.py, "dropout"): a top-level function of a project module;
+        "pkg.model.MLP.__call__" -> (its path, "MLP.__call__"): a method of a top-level class."""
         module, _, function = target.rpartition(".")
         if module in self.modules and function:
             return self.modules[module], function
+        module, _, cls = module.rpartition(".")
+        if module in self.modules and cls and function:
+            return self.modules[module], f"{cls}.{function}"
         return None
 
     def incoming(

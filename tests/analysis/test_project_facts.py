@@ -226,3 +226,25 @@ def test_class_kinds_follow_bases_and_re_exports(tmp_path: Path) -> None:
         paths["other"]: Summary(imports=(("MLP", "api.MLP"),)),  # calls no Module method: gets nothing
     }
     assert project.classes(summaries) == {paths["train"]: {"api.MLP": "linen", "model.MLP": "linen"}}
+
+
+def test_methods_of_linen_classes_are_summarised_and_resolved(tmp_path: Path) -> None:
+    summary = summarize(
+        """
+        import flax.linen as nn
+
+        class MLP(nn.Module):
+            @nn.compact
+            def __call__(self, x, train=False):
+                return x
+
+        class Plain:
+            def __call__(self, x):
+                return x
+        """
+    )
+    (method,) = [f for f in summary.functions if "." in f.name]
+    assert method.name == "MLP.__call__" and method.positional == ("x", "train")  # `self` left out
+    project = ProjectIndex([str(tmp_path / "model.py")])
+    assert project.resolve("model.MLP.__call__") == (str(tmp_path / "model.py"), "MLP.__call__")
+    assert project.resolve("other.MLP.__call__") is None
