@@ -156,11 +156,17 @@ def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
 class AppliedMethod:
     """`model.apply(variables, x, train, method=...)` of a flax.linen Module: the method it runs (this module's
     units, bound to the instance, or another project module's `target` "model.MLP.__call__") and the
-    arguments the method receives."""
+    arguments the method receives. Also `net.apply(params, rng, x)` of `net = hk.transform(f)`: `f(x)`."""
 
     units: list[Unit]
     target: str | None
     args: list[cst.Arg]
+    bound: bool = True  # a method bound to the instance (haiku's function: not)
+
+
+def module_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """What `x.apply(...)` runs when `x` is a flax.linen Module or a haiku transformation."""
+    return linen_apply(index, call, unit) or haiku_apply(index, call, unit)
 
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
@@ -214,3 +220,59 @@ def class_methods(index: ModuleIndex, class_name: str, method: str, depth: int =
             if found:
                 return found
     return []
+
+
+# -- haiku: `hk.transform(f)` and what its `init`/`apply` run ----------------------------------------------
+
+# What a haiku transformation's `apply` takes before the function's own arguments (checked on haiku 0.0.17).
+_HAIKU_APPLY_LEADING = {"haiku.transform": 2, "haiku.transform_with_state": 3}  # params, [state,] rng
+_HAIKU_APPLY_KEYWORDS = frozenset({"params", "state", "rng"})
+_HAIKU_NO_RNG = "haiku.without_apply_rng"
+
+
+def haiku_transformed(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
+) -> tuple[cst.BaseExpression, int] | None:
+    """`net` bound once to `hk.transform(f)` (or `transform_with_state`, optionally inside
+    `without_apply_rng`), or such a call written in place: (the function `f`, how many positional arguments
+    `apply` takes before `f`'s own)."""
+    if isinstance(receiver, cst.Name):
+        found = unit.single_assignment(receiver.value)
+        if found is None and (unit is index.root or receiver.value not in unit.local_names):
+            found = index.root.single_assignment(receiver.value)
+        receiver = found if found is not None else receiver
+    if not isinstance(receiver, cst.Call) or not receiver.args:
+        return None
+    name = index.qualname(receiver.func, unit)
+    no_rng = name == _HAIKU_NO_RNG
+    if no_rng:
+        inner = receiver.args[0].value
+        if not isinstance(inner, cst.Call) or not inner.args:
+            return None
+        receiver, name = inner, index.qualname(inner.func, unit)
+    leading = _HAIKU_APPLY_LEADING.get(name or "")
+    first = receiver.args[0]
+    if leading is None or (first.keyword is not None and first.keyword.value != "f"):
+        return None
+    return first.value, leading - no_rng
+
+
+def haiku_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """`net.apply(params, rng, x)` of a haiku transformation of a function of this module: `f(x)`."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+        return None
+    found = haiku_transformed(index, func.value, unit)
+    if found is None or any(arg.star for arg in call.args):
+        return None
+    function, leading = found
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = [a for a in call.args if a.keyword is not None]
+    if len(positional) < leading or any(
+        a.keyword.value in _HAIKU_APPLY_KEYWORDS for a in keywords if a.keyword
+    ):
+        return None  # `apply(params, rng=rng, x)`-style spellings: not followed
+    units = index.resolve_function(function, unit)
+    if not units:
+        return None
+    return AppliedMethod([u for u, _ in units], None, positional[leading:] + keywords, bound=False)

@@ -26,7 +26,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names, children
-from .classes import class_methods, linen_apply
+from .classes import class_methods, module_apply
 from .index import ModuleIndex, Unit
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
@@ -647,9 +647,9 @@ class FlowWalker:
             return
         through = self._called_through(call, frame)
         args, target = call.args, None
-        applied = linen_apply(self.index, call, frame.unit)
+        applied = module_apply(self.index, call, frame.unit)
         if applied is not None:  # flax `model.apply(variables, x)`: runs `__call__(x)` (or `method=`)
-            callees, args, target = [(u, True) for u in applied.units], applied.args, applied.target
+            callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
         elif through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
             callees = through
         else:
