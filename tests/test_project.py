@@ -477,3 +477,52 @@ def test_module_apply_negatives(tmp_path: Path) -> None:
     train = APPLY_TRAIN.format(imports="from model import MLP", cls="MLP", train="train")
     write(tmp_path, {"model.py": eqx_model, "train.py": train})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_methods_of_a_class_of_the_other_module(tmp_path: Path) -> None:
+    """`norm(x)` and `norm.clip(x, 3.0)` on an instance of another module's class, from a jitted step: the
+    methods are traced with `x`; the literal `3.0` passed inside the jitted body stays a Python float."""
+    model = """
+        import jax.numpy as jnp
+
+
+        class Normalizer:
+            def __init__(self, eps):
+                self.eps = eps
+
+            def __call__(self, x):
+                if x.std() > self.eps:
+                    return x / x.std()
+                return x
+
+            def clip(self, x, limit):
+                if limit > 0:
+                    x = jnp.clip(x, -limit, limit)
+                return x
+        """
+    train = """
+        import jax
+
+        {imports}
+
+        norm = {cls}(1e-6)
+
+
+        @jax.jit
+        def step(x):
+            return norm(x) + norm.clip(x, 3.0)
+        """
+    for imports, cls in (
+        ("from model import Normalizer", "Normalizer"),
+        ("import model", "model.Normalizer"),
+    ):
+        write(tmp_path, {"model.py": model, "train.py": train.format(imports=imports, cls=cls)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("model.py", 9, "JAX101")], imports
+        assert "'__call__' (called from jax.jit-compiled 'step' in train)" in findings[0].message
+    # An object the caller did not build (a parameter) runs nothing known.
+    unknown = train.format(imports="import model", cls="model.Normalizer").replace(
+        "def step(x)", "def step(norm, x)"
+    )
+    write(tmp_path, {"train.py": unknown})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []

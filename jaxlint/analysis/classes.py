@@ -165,8 +165,35 @@ class AppliedMethod:
 
 
 def module_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
-    """What `x.apply(...)` runs when `x` is a flax.linen Module or a haiku transformation."""
-    return linen_apply(index, call, unit) or haiku_apply(index, call, unit)
+    """What `x.apply(...)` runs when `x` is a flax.linen Module or a haiku transformation, and what
+    `obj.m(...)` / `obj(...)` / `Block(...)(...)` run on an instance of a project class."""
+    return (
+        linen_apply(index, call, unit) or haiku_apply(index, call, unit) or instance_method(index, call, unit)
+    )
+
+
+def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """`obj.m(x)` / `obj(x)` with `obj` built from a project class right there or bound once to `Cls(...)`
+    (in this function or at module level): the class's method, bound to the instance; for a class imported
+    from another project module, its `target` ("model.Block.__call__")."""
+    func = call.func
+    method = "__call__"
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in MODULE_METHODS:
+            return None  # flax/haiku `init`/`apply`: above, or unknown
+        method, func = func.attr.value, func.value
+    built = module_instance(index, func, unit)
+    if built is None:
+        return None
+    cls = built.func
+    if isinstance(cls, cst.Name) and not (unit is not index.root and cls.value in unit.local_names):
+        if index.classes.get(cls.value) is not None:
+            return AppliedMethod(class_methods(index, cls.value, method), None, list(call.args))
+    qualname = index.qualname(cls, unit)
+    project = index.project
+    if qualname is None or project is None or not project.records(qualname):
+        return None
+    return AppliedMethod([], f"{qualname}.{method}", list(call.args))
 
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:

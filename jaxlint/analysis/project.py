@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 import libcst as cst
 
-from .classes import LINEN, MODULE_METHODS, top_level_class_facts
+from .classes import MODULE_METHODS, top_level_class_facts
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
@@ -281,10 +281,10 @@ class ModuleFacts:
             for call in index.calls()
         )
         methods = tuple(
-            _method_facts(f"{cls.name}.{unit.name}", unit)
-            for cls in classes
-            if cls.kind == LINEN
-            for units in index.class_methods.get(id(index.classes[cls.name]), {}).values()
+            _method_facts(f"{name}.{unit.name}", unit)
+            for name, node in index.classes.items()
+            if node is not None
+            for units in index.class_methods.get(id(node), {}).values()
             for unit in units[-1:]
             if unit.is_method
         )
