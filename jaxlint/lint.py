@@ -79,7 +79,7 @@ def lint_guarded(
         if path.endswith(".ipynb"):
             from .notebook import lint_notebook
 
-            return lint_notebook(source, path, settings)
+            return lint_notebook(source, path, settings, project=project)
         return lint_text(source, path, settings, fixes=fixes, project=project)
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]

@@ -526,3 +526,48 @@ def test_methods_of_a_class_of_the_other_module(tmp_path: Path) -> None:
     )
     write(tmp_path, {"train.py": unknown})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def notebook(*cells: str) -> str:
+    import json
+
+    code = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": textwrap.dedent(c),
+        }
+        for c in cells
+    ]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebooks_take_part_in_the_project(tmp_path: Path) -> None:
+    """A notebook importing project modules sends them its calls (JAX101 in model.py) and receives the kinds
+    of their classes (JAX301 in the notebook)."""
+    first = """
+        import jax
+        import jax.numpy as jnp
+
+        import model
+        from classes import MLP
+        """
+    second = """
+        @jax.jit
+        def step(params, x, deterministic, key):
+            y = MLP().apply(params, x + jax.random.normal(key, x.shape))
+            return model.dropout(y, 0.1, deterministic, key)
+        """
+    third = """
+        key = jax.random.key(0)
+        params = MLP().init(key, jnp.ones(3))
+        step(params, jnp.ones(3), False, key)
+        """
+    files = {"model.py": MODEL, "classes.py": LINEN_MODEL, "explore.ipynb": notebook(first, second, third)}
+    write(tmp_path, files)
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("explore.ipynb", 4, "JAX301"), ("model.py", 6, "JAX101")]
+    assert [f.cell for f in findings if f.code == "JAX301"] == [3]
+    assert "called from jax.jit-compiled 'step' in explore.ipynb" in findings[1].message
