@@ -415,6 +415,12 @@ class ProjectIndex:
         classes = {m: {c.name: c for c in s.classes} for m, s in by_module.items()}
         aliases = {m: dict(s.imports) for m, s in by_module.items()}
         memo: dict[str, str] = {}
+        under: dict[str, list[str]] = {}  # "pkg" -> the modules "pkg", "pkg.model", ... that define classes
+        for module, defined in classes.items():
+            if defined:
+                parts = module.split(".")
+                for end in range(1, len(parts) + 1):
+                    under.setdefault(".".join(parts[:end]), []).append(module)
 
         def kind_of(qualname: str, depth: int = 0) -> str:
             if qualname in memo:
@@ -440,12 +446,11 @@ class ProjectIndex:
                 kind = kind_of(qualname)
                 if kind:
                     table[qualname] = kind
-                for module in classes:  # a module (or package) imported whole: its classes by attribute
-                    if module == qualname or module.startswith(qualname + "."):
-                        for name in classes[module]:
-                            kind = kind_of(f"{module}.{name}")
-                            if kind:
-                                table[f"{module}.{name}"] = kind
+                for module in under.get(qualname, ()):  # a module (or package) imported whole: its classes
+                    for name in classes[module]:
+                        kind = kind_of(f"{module}.{name}")
+                        if kind:
+                            table[f"{module}.{name}"] = kind
             if table:
                 out[path] = dict(sorted(table.items()))
         return out
