@@ -6,7 +6,16 @@ The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the lin
 roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
 again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
 them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
-passed to a non-static parameter of a jitted function is a traced scalar there.
+passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
+("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
+of that method (`classes.module_apply`).
+
+Classes: a summary names its module's top-level flax.linen Module classes (and those deriving from other
+project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
+bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
+(`ModuleFacts.classes`, read by `classes.module_class_kind`): a key consumed by an imported class's `init`
+is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
+knows nothing of imported classes: they stay unknown, and silent.
 
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
