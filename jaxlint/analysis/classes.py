@@ -142,8 +142,8 @@ _APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates
 
 
 def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
-    """The `Model(...)` call an instance comes from: built right there, or a name bound once to it in this
-    function or at module level."""
+    """The `Model(...)` call an instance comes from (or `hk.transform(f)`): built right there, or a name bound
+    once to it in this function or at module level."""
     if isinstance(receiver, cst.Name):
         found = unit.single_assignment(receiver.value)
         if found is None and (unit is index.root or receiver.value not in unit.local_names):
@@ -156,7 +156,8 @@ def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
 class AppliedMethod:
     """`model.apply(variables, x, train, method=...)` of a flax.linen Module: the method it runs (this module's
     units, bound to the instance, or another project module's `target` "model.MLP.__call__") and the
-    arguments the method receives. Also `net.apply(params, rng, x)` of `net = hk.transform(f)`: `f(x)`."""
+    arguments the method receives. Also `net.apply(params, rng, x)` of `net = hk.transform(f)`: `f(x)`, and
+    `obj.m(x)` on an instance of a project class: `m(x)`."""
 
     units: list[Unit]
     target: str | None
@@ -263,14 +264,10 @@ def haiku_transformed(
     """`net` bound once to `hk.transform(f)` (or `transform_with_state`, optionally inside
     `without_apply_rng`), or such a call written in place: (the function `f`, how many positional arguments
     `apply` takes before `f`'s own)."""
-    if isinstance(receiver, cst.Name):
-        found = unit.single_assignment(receiver.value)
-        if found is None and (unit is index.root or receiver.value not in unit.local_names):
-            found = index.root.single_assignment(receiver.value)
-        receiver = found if found is not None else receiver
-    if not isinstance(receiver, cst.Call) or not receiver.args:
+    built = module_instance(index, receiver, unit)
+    if built is None or not built.args:
         return None
-    name = index.qualname(receiver.func, unit)
+    receiver, name = built, index.qualname(built.func, unit)
     no_rng = name == _HAIKU_NO_RNG
     if no_rng:
         inner = receiver.args[0].value
