@@ -648,7 +648,7 @@ class FlowWalker:
         through = self._called_through(call, frame)
         args, target = call.args, None
         applied = module_apply(self.index, call, frame.unit)
-        if applied is not None:  # flax `model.apply(variables, x)`: runs `__call__(x)` (or `method=`)
+        if applied is not None:  # `model.apply(variables, x)` runs `__call__(x)`; `obj.m(x)` runs `m`
             callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
         elif through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
             callees = through
