@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..syntax import bound_names
+from ..syntax import bound_names, walk
 from .index import ModuleIndex, Unit
 from .library import LINEN_MODULE_BASES
 
@@ -186,15 +186,60 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     built = module_instance(index, func, unit)
     if built is None:
         return None
+    # An object built inside the function lives only as long as the trace: its methods may store tracers on
+    # it (evojax's `game = Game(state); game.setRightAction(action)`). Such a class is followed only when
+    # none of its methods but the constructors assigns to `self`; a flax Module may not assign at all.
+    shared = isinstance(func, cst.Name) and unit.single_assignment(func.value) is None
     cls = built.func
     if isinstance(cls, cst.Name) and not (unit is not index.root and cls.value in unit.local_names):
-        if index.classes.get(cls.value) is not None:
+        node = index.classes.get(cls.value)
+        if node is not None:
+            if not shared and _sets_attributes(index, node) and module_class_kind(index, cls, unit) != LINEN:
+                return None
             return AppliedMethod(class_methods(index, cls.value, method), None, list(call.args))
     qualname = index.qualname(cls, unit)
     project = index.project
     if qualname is None or project is None or not project.records(qualname):
         return None
+    if not shared and module_class_kind(index, cls, unit) != LINEN:
+        return None  # another module's class built here: whether its methods store on `self` is unknown
     return AppliedMethod([], f"{qualname}.{method}", list(call.args))
+
+
+def _sets_attributes(index: ModuleIndex, node: cst.ClassDef) -> bool:
+    """Whether a method of the class other than the constructors assigns to an attribute of `self`."""
+    key = f"sets_attributes {id(node)}"
+    found = index.root.memo.get(key)
+    if found is None:
+        found = index.root.memo[key] = _assigns_self(node)
+    return found
+
+
+def _assigns_self(node: cst.ClassDef) -> bool:
+    for statement in node.body.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.name.value in CONSTRUCTORS:
+            continue
+        for inner in walk(statement):
+            targets: list[cst.BaseExpression] = []
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, (cst.AugAssign, cst.AnnAssign)):
+                targets = [inner.target]
+            elif (
+                isinstance(inner, cst.Call)
+                and isinstance(inner.func, cst.Name)
+                and inner.func.value == "setattr"
+            ):
+                return True
+            for target in targets:
+                for element in walk(target):
+                    if (
+                        isinstance(element, cst.Attribute)
+                        and isinstance(element.value, cst.Name)
+                        and element.value.value == "self"
+                    ):
+                        return True
+    return False
 
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
