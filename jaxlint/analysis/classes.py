@@ -114,6 +114,29 @@ def _local_kind(
     return "", imported
 
 
+def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> set[str]:
+    """The qualified names of the other project modules' classes whose kinds matter here: the module calls
+    `init`/`apply` on an instance of one (`MLP().init(...)`, `model = model_lib.MLP(); model.apply(...)`), or
+    of its own class deriving from one."""
+    wanted: set[str] = set()
+    for call, unit, _ in index._sites:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in MODULE_METHODS:
+            continue
+        built = module_instance(index, func.value, unit)
+        if built is None:
+            continue
+        if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+            node = index.classes[built.func.value]
+            assert node is not None
+            wanted |= _local_kind(index, node, project_name, 0)[1]
+            continue
+        qualname = index.qualname(built.func, unit)
+        if qualname is not None and project_name(qualname):
+            wanted.add(qualname)
+    return wanted
+
+
 def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit | None = None) -> str | None:
     """What class `func` in `func(...)` builds: LINEN for a flax.linen Module class of this module (directly
     or through its own or imported project bases) or one imported from another project module (project mode:

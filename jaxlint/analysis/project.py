@@ -26,9 +26,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
-import libcst as cst
-
-from .classes import MODULE_METHODS, top_level_class_facts
+from .classes import top_level_class_facts, wanted_classes
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
@@ -177,15 +175,14 @@ class ClassFacts:
 @dataclasses.dataclass(frozen=True)
 class Summary:
     """What one module tells the others: its calls into them, its own top-level functions and classes, the
-    project names it imports (local name, qualified name: re-exports are followed through them), and whether
-    it calls flax Module methods (`init`, `apply`) on something, so that the kinds of imported classes
-    matter to it."""
+    project names it imports (local name, qualified name: re-exports are followed through them), and the
+    imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances)."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
     classes: tuple[ClassFacts, ...] = ()
     imports: tuple[tuple[str, str], ...] = ()
-    module_methods: bool = False
+    wants: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -193,7 +190,7 @@ class Summary:
             "functions": [f.to_json() for f in self.functions],
             "classes": [c.to_json() for c in self.classes],
             "imports": [list(pair) for pair in self.imports],
-            "module_methods": self.module_methods,
+            "wants": list(self.wants),
         }
 
     @staticmethod
@@ -202,12 +199,12 @@ class Summary:
             return None
         calls, functions = document.get("calls"), document.get("functions")
         classes, imports = document.get("classes"), document.get("imports")
-        module_methods = document.get("module_methods")
-        if not all(isinstance(rows, list) for rows in (calls, functions, classes, imports)):
+        wants = document.get("wants")
+        if not all(isinstance(rows, list) for rows in (calls, functions, classes, imports, wants)):
             return None
         assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
-        assert isinstance(classes, list) and isinstance(imports, list)
-        if type(module_methods) is not bool or not all(
+        assert isinstance(classes, list) and isinstance(imports, list) and isinstance(wants, list)
+        if not all(isinstance(w, str) for w in wants) or not all(
             isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
             for pair in imports
         ):
@@ -222,7 +219,7 @@ class Summary:
             parsed_functions,  # type: ignore[arg-type]
             parsed_classes,  # type: ignore[arg-type]
             tuple((local, qualname) for local, qualname in imports),
-            module_methods,
+            tuple(wants),
         )
 
 
@@ -285,10 +282,7 @@ class ModuleFacts:
         imports = tuple(
             sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
         )
-        module_methods = any(
-            isinstance(call.func, cst.Attribute) and call.func.attr.value in MODULE_METHODS
-            for call in index.calls()
-        )
+        wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
         methods = tuple(
             _method_facts(f"{name}.{unit.name}", unit)
             for name, node in index.classes.items()
@@ -298,7 +292,7 @@ class ModuleFacts:
             if unit.is_method
         )
         functions = tuple(sorted(self.functions + methods))
-        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, module_methods)
+        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
@@ -416,20 +410,14 @@ class ProjectIndex:
         }
 
     def classes(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, str]]:
-        """path -> the kinds of the project classes the module imports (by the qualified name its imports give
-        them: `from model import MLP` "model.MLP", `import model` every "model.<class>"), for the modules that
-        call flax Module methods. A class's kind comes from its own module, else from its project bases; names
-        a module re-exports (`from .model import MLP` in a package's `__init__.py`) are followed."""
+        """path -> the kinds of the project classes whose instances the module calls `init`/`apply` on (by the
+        qualified name its imports give them: `from model import MLP` and `import model; model.MLP()` both
+        "model.MLP"). A class's kind comes from its own module, else from its project bases; names a module
+        re-exports (`from .model import MLP` in a package's `__init__.py`) are followed."""
         by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
         classes = {m: {c.name: c for c in s.classes} for m, s in by_module.items()}
         aliases = {m: dict(s.imports) for m, s in by_module.items()}
         memo: dict[str, str] = {}
-        under: dict[str, list[str]] = {}  # "pkg" -> the modules "pkg", "pkg.model", ... that define classes
-        for module, defined in classes.items():
-            if defined:
-                parts = module.split(".")
-                for end in range(1, len(parts) + 1):
-                    under.setdefault(".".join(parts[:end]), []).append(module)
 
         def kind_of(qualname: str, depth: int = 0) -> str:
             if qualname in memo:
@@ -448,18 +436,7 @@ class ProjectIndex:
 
         out: dict[str, dict[str, str]] = {}
         for path, summary in summaries.items():
-            if not summary.module_methods:
-                continue
-            table: dict[str, str] = {}
-            for _, qualname in summary.imports:
-                kind = kind_of(qualname)
-                if kind:
-                    table[qualname] = kind
-                for module in under.get(qualname, ()):  # a module (or package) imported whole: its classes
-                    for name in classes[module]:
-                        kind = kind_of(f"{module}.{name}")
-                        if kind:
-                            table[f"{module}.{name}"] = kind
+            table = {q: kind for q in summary.wants if (kind := kind_of(q))}
             if table:
                 out[path] = dict(sorted(table.items()))
         return out

@@ -207,8 +207,8 @@ def test_summary_names_linen_classes_and_project_bases() -> None:
         ClassFacts("Head", "", ("layers.Base",)),
     )
     assert summary.imports == (("Base", "layers.Base"), ("model", "model"))
-    assert summary.module_methods
-    assert not summarize("import jax\n\nx = jax.numpy.ones(3)\n").module_methods
+    assert summary.wants == ("model.MLP",)
+    assert summarize("import jax\nfrom model import MLP\n\ntx.init(MLP)\n").wants == ()  # not an instance
     assert Summary.from_json(summary.to_json()) == summary
 
 
@@ -222,8 +222,10 @@ def test_class_kinds_follow_bases_and_re_exports(tmp_path: Path) -> None:
             imports=(("Base", "layers.Base"),),
         ),
         paths["api"]: Summary(imports=(("MLP", "model.MLP"),)),
-        paths["train"]: Summary(imports=(("MLP", "api.MLP"), ("model", "model")), module_methods=True),
-        paths["other"]: Summary(imports=(("MLP", "api.MLP"),)),  # calls no Module method: gets nothing
+        paths["train"]: Summary(
+            imports=(("MLP", "api.MLP"), ("model", "model")), wants=("api.MLP", "model.MLP", "model.Loop")
+        ),
+        paths["other"]: Summary(imports=(("MLP", "api.MLP"),)),  # calls no Module method on it: nothing
     }
     assert project.classes(summaries) == {paths["train"]: {"api.MLP": "linen", "model.MLP": "linen"}}
 
