@@ -571,3 +571,48 @@ def test_notebooks_take_part_in_the_project(tmp_path: Path) -> None:
     assert codes(findings) == [("explore.ipynb", 4, "JAX301"), ("model.py", 6, "JAX101")]
     assert [f.cell for f in findings if f.code == "JAX301"] == [3]
     assert "called from jax.jit-compiled 'step' in explore.ipynb" in findings[1].message
+
+
+def test_haiku_transformation_of_the_other_module(tmp_path: Path) -> None:
+    """`net = hk.transform(forward)` in model.py: train.py's `net.apply(params, rng, x, training)` under jit
+    runs `forward(x, training)` (JAX101 there when `False` crossed the jit boundary), and `net.init(key, x)`
+    consumes `key` (JAX301 in train.py)."""
+    model = """
+        import haiku as hk
+        import jax
+
+
+        def forward(x, is_training):
+            if is_training:
+                x = x * 2
+            return hk.Linear(3)(x)
+
+
+        net = hk.transform(forward)
+        """
+    train = """
+        import jax
+        import jax.numpy as jnp
+
+        from model import net
+
+
+        @jax.jit
+        def step(params, rng, x, training):
+            return net.apply(params, rng, x, {training})
+
+
+        def main():
+            key = jax.random.key(0)
+            params = net.init(key, jnp.ones(3), True)
+            noise = jax.random.normal(key, (3,))
+            return step(params, jax.random.key(1), noise, False)
+        """
+    write(tmp_path, {"model.py": model, "train.py": train.format(training="training")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("model.py", 6, "JAX101"), ("train.py", 15, "JAX301")]
+    assert "by 'net.init'" in findings[1].message
+    # A literal passed inside the jitted body stays a Python bool; one file alone knows nothing of `net`.
+    write(tmp_path, {"train.py": train.format(training="True")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 15, "JAX301")]
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []

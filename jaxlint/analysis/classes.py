@@ -71,6 +71,7 @@ def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
 LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
+HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `init` and `apply`
 # Methods whose calls on an instance depend on what the class is (project mode sends the class facts only to
 # modules calling them).
 MODULE_METHODS = frozenset({"init", "init_with_output", "apply"})
@@ -81,7 +82,8 @@ def top_level_class_facts(
 ) -> list[tuple[str, str, tuple[str, ...]]]:
     """(name, kind, imported bases) for the module's top-level classes that are flax.linen Modules, or whose
     bases (directly or through the module's own classes) include classes imported from other project modules
-    (`project_name` says which qualified names those are): what another module needs to know their kind."""
+    (`project_name` says which qualified names those are): what another module needs to know their kind.
+    Module-level haiku transformations are listed too."""
     out = []
     for name, node in index.classes.items():
         if node is None:
@@ -89,6 +91,14 @@ def top_level_class_facts(
         kind, bases = _local_kind(index, node, project_name, 0)
         if kind or bases:
             out.append((name, kind, tuple(sorted(bases))))
+    # Module-level haiku transformations of the module's functions (`net = hk.transform(forward)`), as
+    # "haiku:<arguments apply takes before the function's>:<function>".
+    for name, bindings in index.root.bindings.items():
+        if name in index.classes or len(bindings) != 1:
+            continue
+        found = haiku_transformed(index, cst.Name(name), index.root)
+        if found is not None and isinstance(found[0], cst.Name) and found[0].value in index.root.defs:
+            out.append((name, f"{HAIKU}:{found[1]}:{found[0].value}", ()))
     return sorted(out)
 
 
@@ -124,7 +134,10 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
         if not isinstance(func, cst.Attribute) or func.attr.value not in MODULE_METHODS:
             continue
         built = module_instance(index, func.value, unit)
-        if built is None:
+        if built is None:  # `net.init(...)` of an imported haiku transformation
+            qualname = index.qualname(func.value, unit)
+            if qualname is not None and project_name(qualname):
+                wanted.add(qualname)
             continue
         if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
             node = index.classes[built.func.value]
@@ -350,21 +363,37 @@ def haiku_transformed(
 
 
 def haiku_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
-    """`net.apply(params, rng, x)` of a haiku transformation of a function of this module: `f(x)`."""
+    """`net.apply(params, rng, x)` of a haiku transformation: `f(x)` (another module's `f`: its target)."""
     func = call.func
     if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
         return None
     found = haiku_transformed(index, func.value, unit)
-    if found is None or any(arg.star for arg in call.args):
+    imported = imported_haiku(index, func.value, unit) if found is None else None
+    if found is None and imported is None or any(arg.star for arg in call.args):
         return None
-    function, leading = found
+    leading = found[1] if found is not None else imported[0]  # type: ignore[index]
     positional = [a for a in call.args if a.keyword is None]
     keywords = [a for a in call.args if a.keyword is not None]
     if len(positional) < leading or any(
         a.keyword.value in _HAIKU_APPLY_KEYWORDS for a in keywords if a.keyword
     ):
         return None  # `apply(params, rng=rng, x)`-style spellings: not followed
-    units = index.resolve_function(function, unit)
+    if found is None:
+        assert imported is not None
+        return AppliedMethod([], imported[1], positional[leading:] + keywords, bound=False)
+    units = index.resolve_function(found[0], unit)
     if not units:
         return None
     return AppliedMethod([u for u, _ in units], None, positional[leading:] + keywords, bound=False)
+
+
+def imported_haiku(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> tuple[int, str] | None:
+    """`net` imported from another project module that binds it to a haiku transformation (project mode):
+    (the arguments `apply` takes before the function's, the function's qualified name)."""
+    project = index.project
+    qualname = index.qualname(receiver, unit) if project is not None else None
+    kind = project.classes.get(qualname, "") if qualname is not None else ""
+    parts = kind.split(":")
+    if len(parts) != 3 or parts[0] != HAIKU or not parts[1].isdigit():
+        return None
+    return int(parts[1]), parts[2]

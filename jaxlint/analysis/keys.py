@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
-from .classes import LINEN, haiku_transformed, module_class_kind
+from .classes import LINEN, haiku_transformed, imported_haiku, module_class_kind
 from .index import ModuleIndex, Unit
 from .pytrees import pytree_model
 from .transforms import positional_params
@@ -1109,7 +1109,10 @@ class _UnitWalk:
         this function (or at module level) counts; anything else is unknown code, which consumes nothing."""
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
             return None
-        if func.attr.value == "init" and haiku_transformed(self.index, func.value, self.unit) is not None:
+        if func.attr.value == "init" and (
+            haiku_transformed(self.index, func.value, self.unit) is not None
+            or imported_haiku(self.index, func.value, self.unit) is not None
+        ):
             return f"'{source_of(func)}'"  # `hk.transform(f).init(rng, x)` draws the parameters from `rng`
         receiver: cst.BaseExpression | None = func.value
         if isinstance(receiver, cst.Name):

@@ -26,7 +26,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
-from .classes import top_level_class_facts, wanted_classes
+from .classes import HAIKU, top_level_class_facts, wanted_classes
 from .index import ModuleIndex, Unit
 from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
@@ -427,7 +427,10 @@ class ProjectIndex:
             found = ""
             if depth < 8 and module in classes:
                 cls = classes[module].get(name)
-                if cls is not None:
+                if cls is not None and cls.kind.startswith(HAIKU + ":"):  # its function, by qualified name
+                    leading, _, function = cls.kind[len(HAIKU) + 1 :].partition(":")
+                    found = f"{HAIKU}:{leading}:{module}.{function}"
+                elif cls is not None:
                     found = cls.kind or next((k for k in (kind_of(b, depth + 1) for b in cls.bases) if k), "")
                 elif name in aliases[module]:
                     found = kind_of(aliases[module][name], depth + 1)
