@@ -26,8 +26,8 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names, children
-from .classes import class_methods, module_apply
 from .index import ModuleIndex, Unit
+from .instances import class_methods, module_apply
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
 from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, annotation_name, positional_params

@@ -40,8 +40,8 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
-from .classes import LINEN, haiku_transformed, imported_haiku, module_class_kind
 from .index import ModuleIndex, Unit
+from .instances import LINEN, haiku_transformed, imported_haiku, module_class_kind
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -1105,7 +1105,7 @@ class _UnitWalk:
         """`Model().init` / `model.init` (also `init_with_output`) of a flax.linen Module class, or `net.init` of
         a haiku transformation (`net = hk.transform(f)`) of this module: the consumer's
         name for messages, or None. The class is one of this module, or (project mode) one another project
-        module defines (`classes.module_class_kind`); only an instance built right there or bound once in
+        module defines (`instances.module_class_kind`); only an instance built right there or bound once in
         this function (or at module level) counts; anything else is unknown code, which consumes nothing."""
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
             return None

@@ -8,12 +8,12 @@ again the modules whose incoming facts changed, until nothing changes. The walke
 them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
-of that method (`classes.module_apply`).
+of that method (`instances.module_apply`).
 
 Classes: a summary names its module's top-level flax.linen Module classes (and those deriving from other
 project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
 bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
-(`ModuleFacts.classes`, read by `classes.module_class_kind`): a key consumed by an imported class's `init`
+(`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
 knows nothing of imported classes: they stay unknown, and silent.
 
@@ -26,8 +26,8 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
-from .classes import HAIKU, top_level_class_facts, wanted_classes
 from .index import ModuleIndex, Unit
+from .instances import HAIKU, top_level_class_facts, wanted_classes
 from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
 
@@ -152,7 +152,7 @@ class FunctionFacts:
 
 @dataclasses.dataclass(frozen=True, order=True)
 class ClassFacts:
-    """One top-level class as its own module sees it: its kind when known there (`classes.LINEN`), else the
+    """One top-level class as its own module sees it: its kind when known there (`instances.LINEN`), else the
     classes of other project modules it derives from, whose kinds the project index looks up."""
 
     name: str
