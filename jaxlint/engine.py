@@ -147,6 +147,8 @@ def lint_module(
     project: ModuleFacts | None = None,
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators, project.package if project is not None else None)
+    if project is not None:
+        project.observe(index)
     if magics is not None:
         index.magics = magics
     if not index.imports.mentions_jax and not settings.jit_decorators:

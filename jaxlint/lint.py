@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from .analysis.project import (
@@ -79,7 +79,7 @@ def lint_guarded(
         if path.endswith(".ipynb"):
             from .notebook import lint_notebook
 
-            return lint_notebook(source, path, settings)
+            return lint_notebook(source, path, settings, project=project)
         return lint_text(source, path, settings, fixes=fixes, project=project)
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
@@ -110,15 +110,17 @@ def lint_project_file(
     cache: FindingCache | None = None,
     incoming: Incoming | None = None,
     also: frozenset[str] = frozenset(),
+    classes: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], Summary]:
-    """One file of a project: its findings given the facts other modules give it, and its own summary
-    (`also`: library names that are the project's own packages, `analysis.project.library_heads`)."""
+    """One file of a project: its findings given the facts other modules give it (`incoming` for its
+    functions, `classes`: the kinds of the project classes it imports), and its own summary (`also`: library
+    names that are the project's own packages, `analysis.project.library_heads`)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
         return keep_selected(read, settings), Summary()
     data, source = read
-    project = ModuleFacts(incoming, also, package_name(path))
+    project = ModuleFacts(incoming, also, package_name(path), classes)
     if cache is None:
         findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
         return findings, project.summary()
@@ -127,7 +129,7 @@ def lint_project_file(
     key = cache.key(
         data,
         _settings_key(settings, path)
-        + incoming_key(project.incoming)
+        + incoming_key(project.incoming, project.classes)
         + repr((sorted(also), project.package)),
     )
     found = cache.lookup(key, path)
@@ -232,9 +234,13 @@ def _lint_batch(
     cache_dir: str | None,
     incoming: dict[str, Incoming],
     also: frozenset[str] = frozenset(),
+    classes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[tuple[list[Finding], Summary]]:
     cache = FindingCache(cache_dir) if cache_dir else None
-    return [lint_project_file(path, config, cache, incoming.get(path), also) for path in paths]
+    classes = classes or {}
+    return [
+        lint_project_file(path, config, cache, incoming.get(path), also, classes.get(path)) for path in paths
+    ]
 
 
 def lint_files(
@@ -248,15 +254,23 @@ def lint_files(
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, {}, also)
     own = {path: summary for path, (_, summary) in results.items()}
+    # The kinds of classes come from the modules' own summaries: they do not change from round to round.
+    classes = project.classes(own)
     given: dict[str, Incoming] = {}
-    for _ in range(MAX_ROUNDS):
+    for round_number in range(MAX_ROUNDS):
         incoming = project.incoming({path: summary for path, (_, summary) in results.items()}, own)
-        changed = [path for path in results if incoming.get(path, {}) != given.get(path, {})]
+        changed = [
+            path
+            for path in results
+            if incoming.get(path, {}) != given.get(path, {}) or (round_number == 0 and path in classes)
+        ]
         if not changed:
             break
         given.update((path, incoming.get(path, {})) for path in changed)
         results.update(
-            _lint_many(changed, config, jobs, cache_dir, {path: given[path] for path in changed}, also)
+            _lint_many(
+                changed, config, jobs, cache_dir, {path: given[path] for path in changed}, also, classes
+            )
         )
     findings = [finding for path in files for finding in results[path][0]]
     findings.sort(key=Finding.sort_key)
@@ -270,15 +284,16 @@ def _lint_many(
     cache_dir: str | None,
     incoming: dict[str, Incoming],
     also: frozenset[str],
+    classes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, tuple[list[Finding], Summary]]:
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming, also), strict=True))
+        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming, also, classes), strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
-        (config, cache_dir, incoming, also),
+        (config, cache_dir, incoming, also, classes),
         lambda path: (
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
             Summary(),

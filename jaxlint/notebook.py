@@ -28,6 +28,7 @@ from typing import Any
 import libcst as cst
 
 from .analysis.magics import Magic, Magics, magic_for, magics_for
+from .analysis.project import ModuleFacts
 from .engine import LintSettings, lint_text, parse_error
 from .finding import Finding
 from .rules import PARSE_ERROR_CODE
@@ -358,11 +359,15 @@ def join_cells(cells: list[Cell]) -> JoinedNotebook:
     return JoinedNotebook("".join(parts), starts, kept, Magics(magics))
 
 
-def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Finding]:
+def lint_notebook(
+    source: str, path: str, settings: LintSettings, project: ModuleFacts | None = None
+) -> list[Finding]:
     """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell.
 
     A cell that does not parse is one JAX000 finding at its own line, and the other cells are still linted
-    (without it, as the kernel runs them when that cell fails).
+    (without it, as the kernel runs them when that cell fails). With `project` (project mode) the notebook
+    receives the facts of the project modules it imports and leaves its summary: its calls into them (nothing
+    imports a notebook, so it receives no calls).
     """
     try:
         cells = code_cells(source)
@@ -371,7 +376,7 @@ def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Findin
     if not cells:
         return []
     joined = join_cells(cells)
-    findings = lint_text(joined.source, path, settings, magics=joined.magics)
+    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
     if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
         broken = _unparsable_cells(cells, path)
         if broken:
@@ -379,7 +384,7 @@ def lint_notebook(source: str, path: str, settings: LintSettings) -> list[Findin
             joined = join_cells(
                 [Cell(c.number, [""] * len(c.lines)) if c.number in numbers else c for c in cells]
             )
-            rest = lint_text(joined.source, path, settings, magics=joined.magics)
+            rest = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
             return sorted([*broken, *(_to_cell(f, joined) for f in rest)], key=Finding.sort_key)
     return [_to_cell(finding, joined) for finding in findings]
 

@@ -299,3 +299,320 @@ def test_tracer_check_guards_the_helper(tmp_path: Path) -> None:
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
     write(tmp_path, {"pkg/helpers.py": helper.format(test="isinstance(pred, jax.core.Tracer)")})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("helpers.py", 6, "JAX101")]
+
+
+# Issue 13's second "done when": a key consumed by `model.init` in train.py, with the flax Module class defined
+# in model.py, and then passed to `step`, is reused.
+LINEN_MODEL = """
+import flax.linen as nn
+
+
+class MLP(nn.Module):
+    features: int = 4
+
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(self.features)(x)
+"""
+
+INIT_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+{imports}
+
+
+@jax.jit
+def step(params, key, x):
+    return {cls}().apply(params, x + jax.random.normal(key, x.shape))
+
+
+def main():
+    key = jax.random.key(0)
+    x = jnp.ones(3)
+    net = {cls}()
+    params = net.init(key, x)
+    return step(params, key, x)
+"""
+
+
+def test_module_init_consumes_the_key_across_modules(tmp_path: Path) -> None:
+    for imports, cls in (("from model import MLP", "MLP"), ("import model", "model.MLP")):
+        write(tmp_path, {"model.py": LINEN_MODEL, "train.py": INIT_TRAIN.format(imports=imports, cls=cls)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("train.py", 17, "JAX301")], imports
+        assert "by 'net.init', again by 'step'" in findings[0].message
+    result = run_cli("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "train.py:17:" in result.stdout, result.stdout + result.stderr
+    # One file alone does not know what `model.MLP` is: silent.
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+    assert codes(jaxlint.lint_paths([str(tmp_path / "train.py")])) == []
+
+
+def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) -> None:
+    """`from .model import MLP` inside a package; MLP derives from the package's own linen base class, and
+    the package's `__init__.py` re-exports it."""
+    base = LINEN_MODEL.replace("class MLP", "class Base")
+    # (A module that names no JAX library is not linted, so it says nothing of its classes.)
+    model = "import flax.linen as nn\n\nfrom .base import Base\n\n\nclass MLP(Base):\n    act: str = 'relu'\n"
+    # The package's `__init__.py` re-exports MLP (and names JAX, or it would not be linted: see "left").
+    init = "import jax\n\nfrom .model import MLP\n"
+    files = {"pkg/__init__.py": init, "pkg/base.py": base, "pkg/model.py": model}
+    for imports in ("from .model import MLP", "from . import model as m", "from pkg import MLP"):
+        cls = "m.MLP" if " as m" in imports else "MLP"
+        write(tmp_path, {**files, "pkg/train.py": INIT_TRAIN.format(imports=imports, cls=cls)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 17, "JAX301")], imports
+
+
+def test_module_init_of_classes_that_are_not_linen_modules(tmp_path: Path) -> None:
+    """An imported class whose `init` is its own (an equinox Module, a plain class) consumes nothing, and one
+    module initialised twice from one key is a deliberate copy (target networks)."""
+    eqx_model = """
+        import equinox as eqx
+        import jax
+
+
+        class MLP(eqx.Module):
+            weight: jax.Array
+
+            def init(self, key, x):
+                return self
+
+            def apply(self, params, x):
+                return self.weight @ x
+        """
+    write(
+        tmp_path,
+        {"model.py": eqx_model, "train.py": INIT_TRAIN.format(imports="from model import MLP", cls="MLP")},
+    )
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    plain = "class MLP:\n    def init(self, key, x):\n        return {}\n"
+    write(tmp_path, {"model.py": plain})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    copy = INIT_TRAIN.format(imports="from model import MLP", cls="MLP").replace(
+        "return step(params, key, x)", "target = net.init(key, x)\n    return params, target"
+    )
+    write(tmp_path, {"model.py": LINEN_MODEL, "train.py": copy})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_cache_follows_the_class_kind(tmp_path: Path) -> None:
+    """The kinds of imported classes are in the cache key: MLP ceasing to be a flax Module re-lints train.py."""
+    write(
+        tmp_path,
+        {"model.py": LINEN_MODEL, "train.py": INIT_TRAIN.format(imports="from model import MLP", cls="MLP")},
+    )
+    first = run_cli(".", cwd=tmp_path)
+    assert "train.py:17:" in first.stdout, first.stdout + first.stderr
+    assert run_cli(".", cwd=tmp_path).stdout == first.stdout
+    write(tmp_path, {"model.py": "class MLP:\n    def init(self, key, x):\n        return {}\n"})
+    edited = run_cli(".", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+
+
+APPLY_MODEL = """
+import flax.linen as nn
+
+
+class MLP(nn.Module):
+    features: int = 4
+
+    @nn.compact
+    def __call__(self, x, train):
+        if self.features > 2:
+            x = x + 1.0
+        if train:
+            x = x * 0.5
+        return nn.Dense(self.features)(x)
+
+    def score(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+"""
+
+APPLY_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+{imports}
+
+net = {cls}()
+
+
+@jax.jit
+def step(params, x, train):
+    return net.apply(params, x, {train}) + net.apply(params, x, method="score")
+
+
+step({{}}, jnp.ones(3), False)
+"""
+
+
+def test_module_apply_runs_the_method_of_the_other_module(tmp_path: Path) -> None:
+    """`net.apply(params, x, train)` in a jitted step runs `MLP.__call__(x, train)` under jit: the `train` that
+    crossed the jit boundary as `False` is traced there; the `x` passed to `method="score"` too."""
+    for imports, cls in (("from model import MLP", "MLP"), ("import model", "model.MLP")):
+        train = APPLY_TRAIN.format(imports=imports, cls=cls, train="train")
+        write(tmp_path, {"model.py": APPLY_MODEL, "train.py": train})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("model.py", 11, "JAX101"), ("model.py", 16, "JAX101")], imports
+        assert "'__call__' (called from jax.jit-compiled 'step' in train)" in findings[0].message
+    assert jaxlint.lint_source(APPLY_MODEL, "model.py") == []  # one file alone: nothing known of callers
+
+
+def test_module_apply_negatives(tmp_path: Path) -> None:
+    """A literal passed inside the jitted body stays a Python bool; an imported class that is not a flax
+    Module (equinox style, with its own `apply`) runs nothing known."""
+    train = APPLY_TRAIN.format(imports="from model import MLP", cls="MLP", train="True")
+    write(tmp_path, {"model.py": APPLY_MODEL, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("model.py", 16, "JAX101")]  # `score`'s x only
+    eqx_model = APPLY_MODEL.replace("import flax.linen as nn", "import equinox as eqx").replace(
+        "MLP(nn.Module)", "MLP(eqx.Module)"
+    )
+    eqx_model = eqx_model.replace("    @nn.compact\n", "").replace("nn.Dense(self.features)(x)", "x")
+    eqx_model += (
+        "\n    def apply(self, params, x, train=False, method=None):\n        return self(x, train)\n"
+    )
+    train = APPLY_TRAIN.format(imports="from model import MLP", cls="MLP", train="train")
+    write(tmp_path, {"model.py": eqx_model, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_methods_of_a_class_of_the_other_module(tmp_path: Path) -> None:
+    """`norm(x)` and `norm.clip(x, 3.0)` on an instance of another module's class, from a jitted step: the
+    methods are traced with `x`; the literal `3.0` passed inside the jitted body stays a Python float."""
+    model = """
+        import jax.numpy as jnp
+
+
+        class Normalizer:
+            def __init__(self, eps):
+                self.eps = eps
+
+            def __call__(self, x):
+                if x.std() > self.eps:
+                    return x / x.std()
+                return x
+
+            def clip(self, x, limit):
+                if limit > 0:
+                    x = jnp.clip(x, -limit, limit)
+                return x
+        """
+    train = """
+        import jax
+
+        {imports}
+
+        norm = {cls}(1e-6)
+
+
+        @jax.jit
+        def step(x):
+            return norm(x) + norm.clip(x, 3.0)
+        """
+    for imports, cls in (
+        ("from model import Normalizer", "Normalizer"),
+        ("import model", "model.Normalizer"),
+    ):
+        write(tmp_path, {"model.py": model, "train.py": train.format(imports=imports, cls=cls)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("model.py", 9, "JAX101")], imports
+        assert "'__call__' (called from jax.jit-compiled 'step' in train)" in findings[0].message
+    # An object the caller did not build (a parameter) runs nothing known.
+    unknown = train.format(imports="import model", cls="model.Normalizer").replace(
+        "def step(x)", "def step(norm, x)"
+    )
+    write(tmp_path, {"train.py": unknown})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def notebook(*cells: str) -> str:
+    import json
+
+    code = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": textwrap.dedent(c),
+        }
+        for c in cells
+    ]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebooks_take_part_in_the_project(tmp_path: Path) -> None:
+    """A notebook importing project modules sends them its calls (JAX101 in model.py) and receives the kinds
+    of their classes (JAX301 in the notebook)."""
+    first = """
+        import jax
+        import jax.numpy as jnp
+
+        import model
+        from classes import MLP
+        """
+    second = """
+        @jax.jit
+        def step(params, x, deterministic, key):
+            y = MLP().apply(params, x + jax.random.normal(key, x.shape))
+            return model.dropout(y, 0.1, deterministic, key)
+        """
+    third = """
+        key = jax.random.key(0)
+        params = MLP().init(key, jnp.ones(3))
+        step(params, jnp.ones(3), False, key)
+        """
+    files = {"model.py": MODEL, "classes.py": LINEN_MODEL, "explore.ipynb": notebook(first, second, third)}
+    write(tmp_path, files)
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("explore.ipynb", 4, "JAX301"), ("model.py", 6, "JAX101")]
+    assert [f.cell for f in findings if f.code == "JAX301"] == [3]
+    assert "called from jax.jit-compiled 'step' in explore.ipynb" in findings[1].message
+
+
+def test_haiku_transformation_of_the_other_module(tmp_path: Path) -> None:
+    """`net = hk.transform(forward)` in model.py: train.py's `net.apply(params, rng, x, training)` under jit
+    runs `forward(x, training)` (JAX101 there when `False` crossed the jit boundary), and `net.init(key, x)`
+    consumes `key` (JAX301 in train.py)."""
+    model = """
+        import haiku as hk
+        import jax
+
+
+        def forward(x, is_training):
+            if is_training:
+                x = x * 2
+            return hk.Linear(3)(x)
+
+
+        net = hk.transform(forward)
+        """
+    train = """
+        import jax
+        import jax.numpy as jnp
+
+        from model import net
+
+
+        @jax.jit
+        def step(params, rng, x, training):
+            return net.apply(params, rng, x, {training})
+
+
+        def main():
+            key = jax.random.key(0)
+            params = net.init(key, jnp.ones(3), True)
+            noise = jax.random.normal(key, (3,))
+            return step(params, jax.random.key(1), noise, False)
+        """
+    write(tmp_path, {"model.py": model, "train.py": train.format(training="training")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("model.py", 6, "JAX101"), ("train.py", 15, "JAX301")]
+    assert "by 'net.init'" in findings[1].message
+    # A literal passed inside the jitted body stays a Python bool; one file alone knows nothing of `net`.
+    write(tmp_path, {"train.py": train.format(training="True")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 15, "JAX301")]
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []

@@ -28,6 +28,7 @@ import libcst as cst
 from ..syntax import COMPREHENSIONS, bound_names, children
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
+from .instances import class_methods, module_apply
 from .jit import jitted_callable
 from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
 from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, STRICT, annotation_name, eager, positional_params
@@ -306,6 +307,10 @@ class FlowWalker:
         assert self.project is not None
         for name, facts in self.project.incoming.items():
             defs = self.index.root.defs.get(name)
+            bound = not defs and "." in name  # "MLP.__call__": a method, called on an instance
+            if bound:
+                owner, _, method = name.partition(".")
+                defs = class_methods(self.index, owner, method)
             if not defs:
                 continue
             callee = defs[-1]  # what an importer sees: the module's last binding of the name
@@ -318,7 +323,7 @@ class FlowWalker:
                         )
                 if fact.kind > NONE and callee.kind != HOST:
                     positional, keywords = list(fact.positional), dict(fact.keywords)
-                    self._pass(callee, False, positional, keywords, fact.kind, fact.context, fact.starred)
+                    self._pass(callee, bound, positional, keywords, fact.kind, fact.context, fact.starred)
 
     # -- functions ---------------------------------------------------------------------------------------
 
@@ -702,23 +707,27 @@ class FlowWalker:
                 self._mark(callee, names, frame.kind, frame.context)
             return
         through = self._called_through(call, frame)
-        if through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
+        args, target = call.args, None
+        applied = module_apply(self.index, call, frame.unit)
+        if applied is not None:  # `model.apply(variables, x)` runs `__call__(x)`; `obj.m(x)` runs `m`
+            callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
+        elif through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
             callees = through
         else:
             callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
         if not callees and self.project is None:
             return
         positional: list[int] = []
-        starred = any(arg.star for arg in call.args)
-        for arg in call.args:
+        starred = any(arg.star for arg in args)
+        for arg in args:
             if arg.keyword is None:
                 if arg.star:
                     break
                 positional.append(evaluate(arg.value, frame))
-        keywords = {a.keyword.value: evaluate(a.value, frame) for a in call.args if a.keyword is not None}
+        keywords = {a.keyword.value: evaluate(a.value, frame) for a in args if a.keyword is not None}
         if not callees:
             assert self.project is not None
-            target = frame.qualname(call.func)
+            target = target or frame.qualname(call.func)
             if self.project.records(target) and any(
                 f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()]
             ):

@@ -179,6 +179,8 @@ class ModuleIndex:
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
+        # Project mode: the `analysis.project.ModuleFacts` other modules give this one (set by the engine).
+        self.project: Any = None
         self._index(module, self.root, None)
         self._resolve_decorators()
         self._resolve_sites()

@@ -41,6 +41,7 @@ import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
 from .index import ModuleIndex, Unit
+from .instances import LINEN, haiku_transformed, imported_haiku, module_class_kind
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -1038,8 +1039,8 @@ class _UnitWalk:
             return None
 
         initialised = self._module_init(func)
-        if initialised is not None:  # flax: `model.init(key, x)` draws the parameters from `key`
-            arg = argument(node, 0, "rngs")
+        if initialised is not None:  # flax: `model.init(key, x)` draws the parameters from `key` (haiku too)
+            arg = argument(node, 0, "rngs") or argument(node, 0, "rng")
             version = arg_versions.get(id(arg)) if arg is not None else None
             first = state.consumed.get(version) if version is not None else None
             # The same module initialised twice from one key is a copy on purpose (a target network that
@@ -1101,20 +1102,37 @@ class _UnitWalk:
         return None
 
     def _module_init(self, func: cst.BaseExpression) -> str | None:
-        """`Model().init` / `model.init` (also `init_with_output`) of a same-module flax.linen Module class:
-        the consumer's name for messages, or None. Only a module instance built right there or bound once in
-        this function counts; anything else is unknown code, which consumes nothing."""
+        """`Model().init` / `model.init` (also `init_with_output`) of a flax.linen Module class, or `net.init` of
+        a haiku transformation (`net = hk.transform(f)`) of this module: the consumer's
+        name for messages, or None. The class is one of this module, or (project mode) one another project
+        module defines (`instances.module_class_kind`); only an instance built right there or bound once in
+        this function (or at module level) counts; anything else is unknown code, which consumes nothing."""
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
             return None
+        if func.attr.value == "init" and (
+            haiku_transformed(self.index, func.value, self.unit) is not None
+            or imported_haiku(self.index, func.value, self.unit) is not None
+        ):
+            return f"'{source_of(func)}'"  # `hk.transform(f).init(rng, x)` draws the parameters from `rng`
         receiver: cst.BaseExpression | None = func.value
         if isinstance(receiver, cst.Name):
             receiver = self.unit.single_assignment(receiver.value) or self.index.root.single_assignment(
                 receiver.value
             )
-        if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Name):
+        if not isinstance(receiver, cst.Call):
             return None
-        cls = pytree_model(self.index).classes.get(receiver.func.value)
-        return f"'{source_of(func)}'" if cls is not None and cls.how == "linen" else None
+        cls = (
+            pytree_model(self.index).classes.get(receiver.func.value)
+            if isinstance(receiver.func, cst.Name)
+            else None
+        )
+        if (
+            cls is not None
+            and cls.how == "linen"
+            or module_class_kind(self.index, receiver.func, self.unit) == LINEN
+        ):
+            return f"'{source_of(func)}'"
+        return None
 
     def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)`: the function `f` that the outer call runs."""

@@ -6,7 +6,16 @@ The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the lin
 roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
 again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
 them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
-passed to a non-static parameter of a jitted function is a traced scalar there.
+passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
+("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
+of that method (`instances.module_apply`).
+
+Classes: a summary names its module's top-level flax.linen Module classes (and those deriving from other
+project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
+bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
+(`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
+is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
+knows nothing of imported classes: they stay unknown, and silent.
 
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
@@ -17,6 +26,9 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
+from .index import ModuleIndex, Unit
+from .instances import HAIKU, top_level_class_facts, wanted_classes
+from .transforms import positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED
 
 # A per-argument fact beside values.py's flags: the argument is a Python bool/int/float literal (or a name
@@ -138,17 +150,47 @@ class FunctionFacts:
         )
 
 
+@dataclasses.dataclass(frozen=True, order=True)
+class ClassFacts:
+    """One top-level class as its own module sees it: its kind when known there (`instances.LINEN`), else the
+    classes of other project modules it derives from, whose kinds the project index looks up."""
+
+    name: str
+    kind: str
+    bases: tuple[str, ...] = ()  # qualified names, as the module's imports resolve them
+
+    def to_json(self) -> list:
+        return [self.name, self.kind, list(self.bases)]
+
+    @staticmethod
+    def from_json(row: object) -> ClassFacts | None:
+        if not (isinstance(row, list) and len(row) == 3 and all(isinstance(v, str) for v in row[:2])):
+            return None
+        bases = row[2]
+        if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
+            return None
+        return ClassFacts(row[0], row[1], tuple(bases))
+
+
 @dataclasses.dataclass(frozen=True)
 class Summary:
-    """What one module tells the others: its calls into them, and its own top-level functions."""
+    """What one module tells the others: its calls into them, its own top-level functions and classes, the
+    project names it imports (local name, qualified name: re-exports are followed through them), and the
+    imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances)."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
+    classes: tuple[ClassFacts, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    wants: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
             "calls": [c.to_json() for c in self.calls],
             "functions": [f.to_json() for f in self.functions],
+            "classes": [c.to_json() for c in self.classes],
+            "imports": [list(pair) for pair in self.imports],
+            "wants": list(self.wants),
         }
 
     @staticmethod
@@ -156,13 +198,29 @@ class Summary:
         if not isinstance(document, dict):
             return None
         calls, functions = document.get("calls"), document.get("functions")
-        if not isinstance(calls, list) or not isinstance(functions, list):
+        classes, imports = document.get("classes"), document.get("imports")
+        wants = document.get("wants")
+        if not all(isinstance(rows, list) for rows in (calls, functions, classes, imports, wants)):
+            return None
+        assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
+        assert isinstance(classes, list) and isinstance(imports, list) and isinstance(wants, list)
+        if not all(isinstance(w, str) for w in wants) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
+            for pair in imports
+        ):
             return None
         parsed_calls = tuple(CallFact.from_json(row) for row in calls)
         parsed_functions = tuple(FunctionFacts.from_json(row) for row in functions)
-        if None in parsed_calls or None in parsed_functions:
+        parsed_classes = tuple(ClassFacts.from_json(row) for row in classes)
+        if None in parsed_calls or None in parsed_functions or None in parsed_classes:
             return None
-        return Summary(parsed_calls, parsed_functions)  # type: ignore[arg-type]
+        return Summary(
+            parsed_calls,  # type: ignore[arg-type]
+            parsed_functions,  # type: ignore[arg-type]
+            parsed_classes,  # type: ignore[arg-type]
+            tuple((local, qualname) for local, qualname in imports),
+            tuple(wants),
+        )
 
 
 # What one module receives: its top-level function name -> the facts other modules give it, sorted.
@@ -189,13 +247,26 @@ class ModuleFacts:
     its cache entry) does not depend on the other files linted with it."""
 
     def __init__(
-        self, incoming: Incoming | None = None, also: frozenset[str] = frozenset(), package: str | None = None
+        self,
+        incoming: Incoming | None = None,
+        also: frozenset[str] = frozenset(),
+        package: str | None = None,
+        classes: Mapping[str, str] | None = None,
     ) -> None:
         self.incoming: Incoming = incoming or {}
         self.also = also
         self.package = package  # what the module's relative imports resolve against (`package_name`)
+        # The kinds of the project classes this module imports, by the qualified name its imports give them.
+        self.classes: Mapping[str, str] = classes or {}
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+        self._index: ModuleIndex | None = None
+
+    def observe(self, index: ModuleIndex) -> None:
+        """The engine hands over the module's index: the analysis reads these facts from it (`index.project`),
+        and the summary reads the module's classes and imports."""
+        self._index = index
+        index.project = self
 
     def records(self, qualname: str | None) -> bool:
         if qualname is None or "." not in qualname:
@@ -204,12 +275,50 @@ class ModuleFacts:
         return head not in _LIBRARIES or head in self.also
 
     def summary(self) -> Summary:
-        return Summary(tuple(sorted(self.outgoing)), self.functions)
+        index = self._index
+        if index is None:
+            return Summary(tuple(sorted(self.outgoing)), self.functions)
+        classes = tuple(ClassFacts(*row) for row in top_level_class_facts(index, self._is_project_name))
+        imports = tuple(
+            sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
+        )
+        wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
+        methods = tuple(
+            _method_facts(f"{name}.{unit.name}", unit)
+            for name, node in index.classes.items()
+            if node is not None
+            for units in index.class_methods.get(id(node), {}).values()
+            for unit in units[-1:]
+            if unit.is_method
+        )
+        functions = tuple(sorted(self.functions + methods))
+        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants)
+
+    def _is_project_name(self, qualname: str) -> bool:
+        head = qualname.partition(".")[0]
+        return head not in _LIBRARIES or head in self.also
 
 
-def incoming_key(incoming: Incoming) -> str:
+def _method_facts(name: str, unit: Unit) -> FunctionFacts:
+    """A method as the class's own module leaves it (its parameters after `self`): what the walk of another
+    module's `model.apply(...)` must add for it to be worth linting again."""
+    params = unit.params
+    return FunctionFacts(
+        name,
+        tuple(p.name.value for p in positional_params(params)[1:]),
+        tuple(p.name.value for p in params.kwonly_params),
+        unit.kind,
+        tuple(sorted(unit.traced_params | unit.container_params)),
+        tuple(sorted(unit.array_params & unit.traced_params)),
+        False,
+        tuple(sorted(unit.passed_params)),
+    )
+
+
+def incoming_key(incoming: Incoming, classes: Mapping[str, str] | None = None) -> str:
     """A stable text of the facts a module was linted with (for the findings cache key)."""
-    return repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
+    calls = repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
+    return calls + (repr(sorted(classes.items())) if classes else "")
 
 
 def module_name(path: str) -> str | None:
@@ -263,10 +372,14 @@ class ProjectIndex:
         self.heads = frozenset(name.partition(".")[0] for name in self.modules)
 
     def resolve(self, target: str) -> tuple[str, str] | None:
-        """ "pkg.model.dropout" -> (path of pkg/model.py, "dropout"): a top-level function of a project module."""
+        """ "pkg.model.dropout" -> (path of pkg/model.py, "dropout"): a top-level function of a project module;
+        "pkg.model.MLP.__call__" -> (its path, "MLP.__call__"): a method of a top-level class."""
         module, _, function = target.rpartition(".")
         if module in self.modules and function:
             return self.modules[module], function
+        module, _, cls = module.rpartition(".")
+        if module in self.modules and cls and function:
+            return self.modules[module], f"{cls}.{function}"
         return None
 
     def incoming(
@@ -295,3 +408,38 @@ class ProjectIndex:
             path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}
             for path, functions in found.items()
         }
+
+    def classes(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, str]]:
+        """path -> the kinds of the project classes whose instances the module calls `init`/`apply` on (by the
+        qualified name its imports give them: `from model import MLP` and `import model; model.MLP()` both
+        "model.MLP"). A class's kind comes from its own module, else from its project bases; names a module
+        re-exports (`from .model import MLP` in a package's `__init__.py`) are followed."""
+        by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
+        classes = {m: {c.name: c for c in s.classes} for m, s in by_module.items()}
+        aliases = {m: dict(s.imports) for m, s in by_module.items()}
+        memo: dict[str, str] = {}
+
+        def kind_of(qualname: str, depth: int = 0) -> str:
+            if qualname in memo:
+                return memo[qualname]
+            memo[qualname] = ""  # a cycle of bases or re-exports finds nothing
+            module, _, name = qualname.rpartition(".")
+            found = ""
+            if depth < 8 and module in classes:
+                cls = classes[module].get(name)
+                if cls is not None and cls.kind.startswith(HAIKU + ":"):  # its function, by qualified name
+                    leading, _, function = cls.kind[len(HAIKU) + 1 :].partition(":")
+                    found = f"{HAIKU}:{leading}:{module}.{function}"
+                elif cls is not None:
+                    found = cls.kind or next((k for k in (kind_of(b, depth + 1) for b in cls.bases) if k), "")
+                elif name in aliases[module]:
+                    found = kind_of(aliases[module][name], depth + 1)
+            memo[qualname] = found
+            return found
+
+        out: dict[str, dict[str, str]] = {}
+        for path, summary in summaries.items():
+            table = {q: kind for q in summary.wants if (kind := kind_of(q))}
+            if table:
+                out[path] = dict(sorted(table.items()))
+        return out

@@ -11,6 +11,7 @@ from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.project import (
     LITERAL,
     CallFact,
+    ClassFacts,
     FunctionFacts,
     ModuleFacts,
     ProjectIndex,
@@ -174,3 +175,79 @@ def test_relative_imports_resolve_against_the_package(tmp_path: Path) -> None:
     assert names("from .model import dropout", None) == {}  # one file: no package known
     assert names("from .numpy import zeros", "jax") == {}  # never the jax library's names
     assert names("from jax import numpy", "pkg.sub") == {"numpy": "jax.numpy"}
+
+
+def test_summary_names_linen_classes_and_project_bases() -> None:
+    summary = summarize(
+        """
+        import flax.linen as nn
+        import equinox as eqx
+        from layers import Base
+        import model
+
+        class Dense(nn.Module):
+            features: int
+
+        class Deep(Dense):
+            depth: int
+
+        class Head(Base):
+            pass
+
+        class Other(eqx.Module):
+            pass
+
+        def build(key, x):
+            return model.MLP().init(key, x)
+        """
+    )
+    assert summary.classes == (
+        ClassFacts("Deep", "linen"),
+        ClassFacts("Dense", "linen"),
+        ClassFacts("Head", "", ("layers.Base",)),
+    )
+    assert summary.imports == (("Base", "layers.Base"), ("model", "model"))
+    assert summary.wants == ("model.MLP",)
+    assert summarize("import jax\nfrom model import MLP\n\ntx.init(MLP)\n").wants == ()  # not an instance
+    assert Summary.from_json(summary.to_json()) == summary
+
+
+def test_class_kinds_follow_bases_and_re_exports(tmp_path: Path) -> None:
+    paths = {name: str(tmp_path / f"{name}.py") for name in ("layers", "model", "api", "train", "other")}
+    project = ProjectIndex(paths.values())
+    summaries = {
+        paths["layers"]: Summary(classes=(ClassFacts("Base", "linen"),)),
+        paths["model"]: Summary(
+            classes=(ClassFacts("MLP", "", ("layers.Base",)), ClassFacts("Loop", "", ("model.Loop",))),
+            imports=(("Base", "layers.Base"),),
+        ),
+        paths["api"]: Summary(imports=(("MLP", "model.MLP"),)),
+        paths["train"]: Summary(
+            imports=(("MLP", "api.MLP"), ("model", "model")), wants=("api.MLP", "model.MLP", "model.Loop")
+        ),
+        paths["other"]: Summary(imports=(("MLP", "api.MLP"),)),  # calls no Module method on it: nothing
+    }
+    assert project.classes(summaries) == {paths["train"]: {"api.MLP": "linen", "model.MLP": "linen"}}
+
+
+def test_methods_of_classes_are_summarised_and_resolved(tmp_path: Path) -> None:
+    summary = summarize(
+        """
+        import flax.linen as nn
+
+        class MLP(nn.Module):
+            @nn.compact
+            def __call__(self, x, train=False):
+                return x
+
+        class Plain:
+            def __call__(self, x):
+                return x
+        """
+    )
+    methods = {f.name: f for f in summary.functions if "." in f.name}
+    assert sorted(methods) == ["MLP.__call__", "Plain.__call__"]
+    assert methods["MLP.__call__"].positional == ("x", "train")  # `self` left out
+    project = ProjectIndex([str(tmp_path / "model.py")])
+    assert project.resolve("model.MLP.__call__") == (str(tmp_path / "model.py"), "MLP.__call__")
+    assert project.resolve("other.MLP.__call__") is None

@@ -1,0 +1,353 @@
+"""What calls on instances run, and which classes are flax Modules, in this module and across modules.
+
+- flax.linen: `model.init(key, x)` draws the parameters from `key` (JAX301, `keys.py`); `model.apply(variables,
+  x, train, method=...)` runs `__call__` (or the method) with `x, train` under the caller's transformation.
+- haiku: `hk.transform(f).init(rng, x)` draws from `rng`; `.apply(params, rng, x)` runs `f(x)`
+  (`without_apply_rng` and `transform_with_state` change the leading arguments; checked on haiku 0.0.17).
+- any project class: `obj.m(x)`, `obj(x)`, `Block(...)(x)` run the method, for an object built right there or
+  bound once to `Cls(...)`.
+Another module's class is known only in project mode, through the kinds its summary gives
+(`analysis.project`, read from `index.project`); one file alone leaves it unknown, and silent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import libcst as cst
+
+from ..syntax import walk
+from .classes import CONSTRUCTORS
+from .index import ModuleIndex, Unit
+from .library import LINEN_MODULE_BASES
+
+# -- flax.linen Module classes, across modules ------------------------------------------------------------
+
+LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
+HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `init` and `apply`
+# Methods whose calls on an instance depend on what the class is (project mode sends the class facts only to
+# modules calling them).
+MODULE_METHODS = frozenset({"init", "init_with_output", "apply"})
+
+
+def top_level_class_facts(
+    index: ModuleIndex, project_name: Callable[[str], bool]
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, kind, imported bases) for the module's top-level classes that are flax.linen Modules, or whose
+    bases (directly or through the module's own classes) include classes imported from other project modules
+    (`project_name` says which qualified names those are): what another module needs to know their kind.
+    Module-level haiku transformations are listed too."""
+    out = []
+    for name, node in index.classes.items():
+        if node is None:
+            continue
+        kind, bases = _local_kind(index, node, project_name, 0)
+        if kind or bases:
+            out.append((name, kind, tuple(sorted(bases))))
+    # Module-level haiku transformations of the module's functions (`net = hk.transform(forward)`), as
+    # "haiku:<arguments apply takes before the function's>:<function>".
+    for name, bindings in index.root.bindings.items():
+        if name in index.classes or len(bindings) != 1:
+            continue
+        found = haiku_transformed(index, cst.Name(name), index.root)
+        if found is not None and isinstance(found[0], cst.Name) and found[0].value in index.root.defs:
+            out.append((name, f"{HAIKU}:{found[1]}:{found[0].value}", ()))
+    return sorted(out)
+
+
+def _local_kind(
+    index: ModuleIndex, node: cst.ClassDef, project_name: Callable[[str], bool], depth: int
+) -> tuple[str, set[str]]:
+    imported: set[str] = set()
+    for base in node.bases:
+        if base.keyword is not None:
+            continue
+        qualname = index.qualname(base.value)
+        if qualname in LINEN_MODULE_BASES:
+            return LINEN, set()
+        if isinstance(base.value, cst.Name) and qualname is None and depth < _MAX_DEPTH:
+            parent = index.classes.get(base.value.value)
+            if parent is not None and parent is not node:
+                kind, more = _local_kind(index, parent, project_name, depth + 1)
+                if kind:
+                    return kind, set()
+                imported |= more
+        elif qualname is not None and project_name(qualname):
+            imported.add(qualname)
+    return "", imported
+
+
+def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> set[str]:
+    """The qualified names of the other project modules' classes whose kinds matter here: the module calls
+    `init`/`apply` on an instance of one (`MLP().init(...)`, `model = model_lib.MLP(); model.apply(...)`), or
+    of its own class deriving from one."""
+    wanted: set[str] = set()
+    for call, unit, _ in index._sites:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in MODULE_METHODS:
+            continue
+        built = module_instance(index, func.value, unit)
+        if built is None:  # `net.init(...)` of an imported haiku transformation
+            qualname = index.qualname(func.value, unit)
+            if qualname is not None and project_name(qualname):
+                wanted.add(qualname)
+            continue
+        if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+            node = index.classes[built.func.value]
+            assert node is not None
+            wanted |= _local_kind(index, node, project_name, 0)[1]
+            continue
+        qualname = index.qualname(built.func, unit)
+        if qualname is not None and project_name(qualname):
+            wanted.add(qualname)
+    return wanted
+
+
+def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit | None = None) -> str | None:
+    """What class `func` in `func(...)` builds: LINEN for a flax.linen Module class of this module (directly
+    or through its own or imported project bases) or one imported from another project module (project mode:
+    `index.project` holds the kinds the other modules' summaries give); None when unknown."""
+    project = index.project
+    known = project.classes if project is not None else {}
+    if isinstance(func, cst.Name):
+        in_function = unit is not None and unit is not index.root and func.value in unit.local_names
+        node = None if in_function else index.classes.get(func.value)
+        if node is not None:
+            kind, bases = _local_kind(index, node, lambda q: q in known, 0)
+            if kind or any(known.get(q) == LINEN for q in bases):
+                return LINEN
+            return None
+    qualname = index.qualname(func, unit)
+    return known.get(qualname) if qualname is not None else None
+
+
+_MAX_DEPTH = 8
+
+
+# -- flax.linen Module.apply: which method runs, with which arguments --------------------------------------
+
+# `apply`'s own keywords (the rest go to the method).
+_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
+
+
+def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
+    """The `Model(...)` call an instance comes from (or `hk.transform(f)`): built right there, or a name bound
+    once to it in this function or at module level."""
+    if isinstance(receiver, cst.Name):
+        found = unit.single_assignment(receiver.value)
+        if found is None and (unit is index.root or receiver.value not in unit.local_names):
+            found = index.root.single_assignment(receiver.value)
+        receiver = found if found is not None else receiver
+    return receiver if isinstance(receiver, cst.Call) else None
+
+
+@dataclasses.dataclass
+class AppliedMethod:
+    """`model.apply(variables, x, train, method=...)` of a flax.linen Module: the method it runs (this module's
+    units, bound to the instance, or another project module's `target` "model.MLP.__call__") and the
+    arguments the method receives. Also `net.apply(params, rng, x)` of `net = hk.transform(f)`: `f(x)`, and
+    `obj.m(x)` on an instance of a project class: `m(x)`."""
+
+    units: list[Unit]
+    target: str | None
+    args: list[cst.Arg]
+    bound: bool = True  # a method bound to the instance (haiku's function: not)
+
+
+def module_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """What `x.apply(...)` runs when `x` is a flax.linen Module or a haiku transformation, and what
+    `obj.m(...)` / `obj(...)` / `Block(...)(...)` run on an instance of a project class."""
+    return (
+        linen_apply(index, call, unit) or haiku_apply(index, call, unit) or instance_method(index, call, unit)
+    )
+
+
+def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """`obj.m(x)` / `obj(x)` with `obj` built from a project class right there or bound once to `Cls(...)`
+    (in this function or at module level): the class's method, bound to the instance; for a class imported
+    from another project module, its `target` ("model.Block.__call__")."""
+    func = call.func
+    method = "__call__"
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in MODULE_METHODS:
+            return None  # flax/haiku `init`/`apply`: above, or unknown
+        method, func = func.attr.value, func.value
+    built = module_instance(index, func, unit)
+    if built is None:
+        return None
+    # An object built inside the function lives only as long as the trace: its methods may store tracers on
+    # it (evojax's `game = Game(state); game.setRightAction(action)`). Such a class is followed only when
+    # none of its methods but the constructors assigns to `self`; a flax Module may not assign at all.
+    shared = isinstance(func, cst.Name) and unit.single_assignment(func.value) is None
+    cls = built.func
+    if isinstance(cls, cst.Name) and not (unit is not index.root and cls.value in unit.local_names):
+        node = index.classes.get(cls.value)
+        if node is not None:
+            if not shared and _sets_attributes(index, node) and module_class_kind(index, cls, unit) != LINEN:
+                return None
+            return AppliedMethod(class_methods(index, cls.value, method), None, list(call.args))
+    qualname = index.qualname(cls, unit)
+    project = index.project
+    if qualname is None or project is None or not project.records(qualname):
+        return None
+    if not shared and module_class_kind(index, cls, unit) != LINEN:
+        return None  # another module's class built here: whether its methods store on `self` is unknown
+    return AppliedMethod([], f"{qualname}.{method}", list(call.args))
+
+
+def _sets_attributes(index: ModuleIndex, node: cst.ClassDef) -> bool:
+    """Whether a method of the class other than the constructors assigns to an attribute of `self`."""
+    key = f"sets_attributes {id(node)}"
+    found = index.root.memo.get(key)
+    if found is None:
+        found = index.root.memo[key] = _assigns_self(node)
+    return found
+
+
+def _assigns_self(node: cst.ClassDef) -> bool:
+    for statement in node.body.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.name.value in CONSTRUCTORS:
+            continue
+        for inner in walk(statement):
+            targets: list[cst.BaseExpression] = []
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, (cst.AugAssign, cst.AnnAssign)):
+                targets = [inner.target]
+            elif (
+                isinstance(inner, cst.Call)
+                and isinstance(inner.func, cst.Name)
+                and inner.func.value == "setattr"
+            ):
+                return True
+            for target in targets:
+                for element in walk(target):
+                    if (
+                        isinstance(element, cst.Attribute)
+                        and isinstance(element.value, cst.Name)
+                        and element.value.value == "self"
+                    ):
+                        return True
+    return False
+
+
+def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+        return None
+    built = module_instance(index, func.value, unit)
+    if built is None or module_class_kind(index, built.func, unit) != LINEN:
+        return None
+    method = "__call__"
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "method":
+            named = _method_name(arg.value)
+            if named is None:
+                return None  # a lambda or a function: not followed
+            method = named
+        if arg.star:
+            return None
+    positional = [a for a in call.args if a.keyword is None]
+    if not positional:
+        return None
+    args = positional[1:] + [
+        a for a in call.args if a.keyword is not None and a.keyword.value not in _APPLY_KEYWORDS
+    ]
+    if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+        return AppliedMethod(class_methods(index, built.func.value, method), None, args)
+    qualname = index.qualname(built.func, unit)
+    return AppliedMethod([], f"{qualname}.{method}", args) if qualname is not None else None
+
+
+def _method_name(node: cst.BaseExpression) -> str | None:
+    """`method=MLP.encode` / `method=model.encode` / `method="encode"`."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value if node.evaluated_value.isidentifier() else None
+    return None
+
+
+def class_methods(index: ModuleIndex, class_name: str, method: str, depth: int = 0) -> list[Unit]:
+    """The units of a top-level class's method `method`, its own or inherited from this module's classes."""
+    node = index.classes.get(class_name)
+    if node is None or depth > _MAX_DEPTH:
+        return []
+    own = index.class_methods.get(id(node), {}).get(method)
+    if own:
+        return list(own)
+    for base in node.bases:
+        if base.keyword is None and isinstance(base.value, cst.Name):
+            found = class_methods(index, base.value.value, method, depth + 1)
+            if found:
+                return found
+    return []
+
+
+# -- haiku: `hk.transform(f)` and what its `init`/`apply` run ----------------------------------------------
+
+# What a haiku transformation's `apply` takes before the function's own arguments (checked on haiku 0.0.17).
+_HAIKU_APPLY_LEADING = {"haiku.transform": 2, "haiku.transform_with_state": 3}  # params, [state,] rng
+_HAIKU_APPLY_KEYWORDS = frozenset({"params", "state", "rng"})
+_HAIKU_NO_RNG = "haiku.without_apply_rng"
+
+
+def haiku_transformed(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
+) -> tuple[cst.BaseExpression, int] | None:
+    """`net` bound once to `hk.transform(f)` (or `transform_with_state`, optionally inside
+    `without_apply_rng`), or such a call written in place: (the function `f`, how many positional arguments
+    `apply` takes before `f`'s own)."""
+    built = module_instance(index, receiver, unit)
+    if built is None or not built.args:
+        return None
+    receiver, name = built, index.qualname(built.func, unit)
+    no_rng = name == _HAIKU_NO_RNG
+    if no_rng:
+        inner = receiver.args[0].value
+        if not isinstance(inner, cst.Call) or not inner.args:
+            return None
+        receiver, name = inner, index.qualname(inner.func, unit)
+    leading = _HAIKU_APPLY_LEADING.get(name or "")
+    first = receiver.args[0]
+    if leading is None or (first.keyword is not None and first.keyword.value != "f"):
+        return None
+    return first.value, leading - no_rng
+
+
+def haiku_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
+    """`net.apply(params, rng, x)` of a haiku transformation: `f(x)` (another module's `f`: its target)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+        return None
+    found = haiku_transformed(index, func.value, unit)
+    imported = imported_haiku(index, func.value, unit) if found is None else None
+    if found is None and imported is None or any(arg.star for arg in call.args):
+        return None
+    leading = found[1] if found is not None else imported[0]  # type: ignore[index]
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = [a for a in call.args if a.keyword is not None]
+    if len(positional) < leading or any(
+        a.keyword.value in _HAIKU_APPLY_KEYWORDS for a in keywords if a.keyword
+    ):
+        return None  # `apply(params, rng=rng, x)`-style spellings: not followed
+    if found is None:
+        assert imported is not None
+        return AppliedMethod([], imported[1], positional[leading:] + keywords, bound=False)
+    units = index.resolve_function(found[0], unit)
+    if not units:
+        return None
+    return AppliedMethod([u for u, _ in units], None, positional[leading:] + keywords, bound=False)
+
+
+def imported_haiku(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> tuple[int, str] | None:
+    """`net` imported from another project module that binds it to a haiku transformation (project mode):
+    (the arguments `apply` takes before the function's, the function's qualified name)."""
+    project = index.project
+    qualname = index.qualname(receiver, unit) if project is not None else None
+    kind = project.classes.get(qualname, "") if qualname is not None else ""
+    parts = kind.split(":")
+    if len(parts) != 3 or parts[0] != HAIKU or not parts[1].isdigit():
+        return None
+    return int(parts[1]), parts[2]
