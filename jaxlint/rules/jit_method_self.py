@@ -241,18 +241,52 @@ No automatic fix.
         read = _self_reads(method.body, self_name)
         if not read:
             return None
+        setup = _setup_only(cls)
         for statement in cls.body.body:
             if not isinstance(statement, cst.FunctionDef) or statement is method:
                 continue
-            if statement.name.value in SETUP_METHODS:
+            if statement.name.value in setup:
                 continue
             params = positional_params(statement.params)
             if not params:
                 continue
-            for attribute in _self_writes(statement.body, params[0].name.value):
+            # Sorted: a set's order changes with hash randomisation, and the message must not.
+            for attribute in sorted(_self_writes(statement.body, params[0].name.value)):
                 if attribute in read:
                     return attribute, statement.name.value
         return None
+
+
+def _setup_only(cls: cst.ClassDef) -> set[str]:
+    """Setup methods, plus private helpers the class uses only from them (`self._precompute()` in `__init__`):
+    what those assign is set once per instance, so a jitted method cannot see it change."""
+    methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    setup = {name for name in methods if name in SETUP_METHODS}
+    users: dict[str, set[str]] = {}  # private method -> methods that mention `self.<it>`
+    for name, method in methods.items():
+        for attribute in _self_reads(method.body, "self") | _self_calls(method.body):
+            if attribute.startswith("_") and attribute in methods and attribute != name:
+                users.setdefault(attribute, set()).add(name)
+    changed = True
+    while changed:
+        changed = False
+        for name, by in users.items():
+            if name not in setup and by <= setup:
+                setup.add(name)
+                changed = True
+    return setup
+
+
+def _self_calls(body: cst.CSTNode) -> set[str]:
+    """Names of `self.m(...)` calls in a body."""
+    return {
+        node.func.attr.value
+        for node in walk(body)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value == "self"
+    }
 
 
 def _decorator_name(decorator: cst.Decorator) -> str | None:
