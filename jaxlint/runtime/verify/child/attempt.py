@@ -184,7 +184,7 @@ def run_attempt(
                 values = iter(traced)
                 args = [*first, *[next(values) if a.traced else v for a, v in positional]]
                 kwargs = {name: next(values) if a.traced else v for name, (a, v) in keyword.items()}
-                return _array_leaves(jax, target.function(*args, **kwargs))
+                return _array_leaves(jax, (call.function or target.function)(*args, **kwargs))
 
             stream = _RecordingStream(lines, outcome.writes)
             try:

@@ -17,6 +17,7 @@ from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
+from .live_calls import LiveCalls
 from .recorded import recorded_calls
 from .resolve import METHOD, Target, Unreachable, resolve
 from .source import ModuleSource, statement_span, store_places
@@ -42,8 +43,10 @@ class ModuleContext:
         recorder: DebugPrintRecorder,
         recorded: dict[str, Any] | None = None,
         module_name: str = "",
+        live: LiveCalls | None = None,
     ) -> None:
         self.jax = jax
+        self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
         self.module_name = module_name
         self.module = module
@@ -67,11 +70,13 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
-        """Declared examples; else the calls a run recorded, then the search's own inputs."""
+        """Declared examples; else the calls the module's own top-level code made, the calls a run
+        recorded, then the search's own inputs."""
         declared = self.examples.get(target.qualname)
         if declared:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
         recorded, skipped = recorded_calls(self.jax, self.module, target, self.recorded)
+        recorded = (self.live.for_target(target) if self.live else []) + recorded
         try:
             searched = search_calls(target, self.source)
         except NoInputs as error:
