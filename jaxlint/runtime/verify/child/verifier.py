@@ -18,7 +18,7 @@ from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expecta
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
-from .recorded import recorded_calls
+from .recorded import recorded_calls, unkept_reason
 from .resolve import METHOD, Target, Unreachable, resolve
 from .source import ModuleSource, statement_span, store_places
 
@@ -89,6 +89,14 @@ class ModuleContext:
     def how_to_give_inputs(self, target: Target) -> str:
         """The NOT_RUN advice: the two ways a user gives verify real inputs."""
         key = f"{self.module_name}:{target.qualname}" if self.module_name else target.qualname
+        unkept = unkept_reason(target, self.recorded)
+        if unkept:
+            return (
+                f"`jaxlint --verify --run` saw calls of it but could not record them: {unkept}; to give "
+                "inputs, call it from the module's own top-level code (a script or notebook that builds the "
+                "state and calls it while imported: verify uses such calls live), or declare "
+                f'`[tool.jaxlint.verify.examples]` "{key}" = "<call arguments>"'
+            )
         return (
             "to give inputs, run code that calls it (the tests, or the script) under "
             '`jaxlint --verify --run "pytest"` or `jaxlint --verify --run "python script.py"`, which records '
