@@ -184,7 +184,8 @@ def _inputs(jax: Any, target: Target, call: LiveCall) -> CallInputs:
     for index, value in enumerate(call.args):
         name = params[index].name if index < count else f"arg{index}"
         if index == 0 and bound:
-            instance = LiveSpec(value, f"{name}={type(value).__name__}(...)")
+            instance = LiveSpec(value, f"{name}: a {type(value).__name__}")
+            words.append(instance.text)
             continue
         static = index in statics or name in call.static_argnames
         positional.append(Arg(_spec(jax, name, value, static, words), not static))

@@ -20,7 +20,7 @@ from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
 from .recorded import recorded_calls, unkept_reason
 from .resolve import METHOD, Target, Unreachable, resolve
-from .source import ModuleSource, statement_span, store_places
+from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 
@@ -122,7 +122,13 @@ class ModuleContext:
         key = (id(target.function.__code__), mode, call.text, self_jit)
         if key not in self._outcomes:
             if self_jit:
-                self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
+                params = target.parameters
+                reassigned = (
+                    reassigned_self_attributes(self.source.tree, target.node, params[0].name)
+                    if params
+                    else []
+                )
+                self._outcomes[key] = run_self_jit_attempt(self.jax, target, call, reassigned)
             elif mode == RUN_TWICE:
                 jitted = self.jitted(target)
                 self._outcomes[key] = run_twice_attempt(self.jax, target, call, self.lines.path, jitted)
@@ -178,6 +184,7 @@ def _try_inputs(
 ) -> dict[str, Any]:
     tried: list[str] = []
     clean: list[str] = []
+    changed: list[str] = []  # attributes of a static `self` changed between calls (self_jit)
     errors: list[tuple[CallInputs, str, BaseException | None]] = []
     params = target.parameters
     self_name = params[0].name if params and target.binding == METHOD else None
@@ -192,14 +199,18 @@ def _try_inputs(
             return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)
         if judgement.status == CLEAN:
             clean.append(call.text)
+            changed += [n for n in outcome.changed if n not in changed]
         else:
             errors.append((call, judgement.detail, outcome.error))
             if isinstance(outcome.error, (SystemExit, KeyboardInterrupt)):
                 break  # the code exits whatever the inputs
     if clean:
         reason = f"traced cleanly with {'; '.join(clean)}: no {expectation.looks_for} at line {line}"
-        if self_jit:
-            reason += " (`self` is static, so only stale state could show, and tracing cannot see that)"
+        if self_jit and changed:
+            shown = ", ".join(f"self.{n}" for n in changed)
+            reason += f" (`self` is static: with {shown} changed, the next call returned what the method computes with the new value)"
+        elif self_jit:
+            reason += " (`self` is static, and no attribute it reads is reassigned by another method)"
         if errors:
             reason += "; " + "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:2])
         return verdict(NOT_REPRODUCED, reason, tried)
