@@ -68,14 +68,15 @@ def _session_of(pid: int) -> int | None:
 
 def _tree(pid: int, marker: bytes | None) -> list[int]:
     """The child and what it started: its session (a child leads its own), and where it has a marker
-    of its own, every process carrying it (those that left the session with setsid)."""
-    if marker:
-        return processes_with_marker(marker)
+    of its own, every process carrying it (those that left the session with setsid). A forked child's
+    own /proc environ is the zygote's, so it is found by its session; what it starts, by the marker."""
     try:
         entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
         return []
-    return [n for n in entries if _session_of(n) == pid]
+    session = [n for n in entries if _session_of(n) == pid]
+    marked = processes_with_marker(marker) if marker else []
+    return session + [n for n in marked if n not in session]
 
 
 def _kill_tree(pid: int, marker: bytes | None) -> None:
@@ -306,15 +307,21 @@ def run_child(
         read_stderr, write_stderr = os.pipe()
         started = time.monotonic()
         request = {**request_data, "nonce": nonce}
-        forked = server.start(request, folder, write_events, write_stderr) if server is not None else None
+        # One marker per module, so that what this module starts (a setsid'd grandchild included) dies
+        # at this module's timeout, forked or not.
+        marker_value = secrets.token_hex(8)
+        marker = f"{RUN_MARKER}={marker_value}".encode()
+        forked = (
+            server.start(request, folder, write_events, write_stderr, {RUN_MARKER: marker_value})
+            if server is not None
+            else None
+        )
         if forked is not None:
             os.close(write_events)
             os.close(write_stderr)
-            pid, marker = forked, None
+            pid = forked
             exited = functools.partial(server.exited, pid)
         else:
-            marker_value = secrets.token_hex(8)
-            marker = f"{RUN_MARKER}={marker_value}".encode()
             try:
                 proc = subprocess.Popen(
                     [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
