@@ -120,3 +120,47 @@ def test_run_and_a_later_verify_name_the_argument_that_could_not_be_recorded(tmp
     reason = verdict["verdict_reason"]
     assert "`jaxlint --verify --run` saw calls of it but could not record them: 'state' holds" in reason
     assert '`[tool.jaxlint.verify.examples]` "train:train_step"' in reason
+
+
+def _notebook(cells):
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "metadata": {},
+                    "source": source,
+                    "outputs": [],
+                    "execution_count": None,
+                }
+                for source in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def test_a_notebook_cell_that_fails_on_import_leaves_the_earlier_cells_verified(tmp_path):
+    from jaxlint import lint_paths
+
+    notebook = tmp_path / "train.ipynb"
+    notebook.write_text(
+        _notebook(
+            [
+                "import jax\n\n\n@jax.jit\ndef step(x):\n    print(x)\n    return x * 2\n",
+                "%matplotlib inline\nstep(jax.numpy.ones((2, 2)))\n",
+                "rows = open('/nonexistent/jaxlint/data.csv').read()\n",
+                "@jax.jit\ndef later(x):\n    print(x)\n    return x\n",
+            ]
+        )
+    )
+    findings = [f for f in lint_paths([str(notebook)]) if f.code == "JAX201"]
+    report = verify_findings(findings, root=tmp_path, timeout=120)
+    by_cell = {f.cell: report.verdicts[f] for f in findings}
+    assert by_cell[1].verdict == "CONFIRMED", by_cell[1].reason
+    assert "top-level code made at cell 2, line 2: x: float32[2,2]" in by_cell[1].reason
+    assert by_cell[4].verdict == "NOT_RUN"
+    assert "importing the module failed: FileNotFoundError" in by_cell[4].reason
+    assert "(cell 3, line 1)" in by_cell[4].reason
