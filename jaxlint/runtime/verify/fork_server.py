@@ -142,6 +142,11 @@ class ForkServer:
         event = self._exited.get(pid)
         return event is None or event.is_set()
 
+    def wait_exit(self, pid: int, seconds: float) -> bool:
+        """Block up to `seconds`; True once the child exited."""
+        event = self._exited.get(pid)
+        return event is None or event.wait(seconds)
+
     def returncode(self, pid: int) -> int:
         """After the child's tree was killed: its exit code as Popen gives it (-N for signal N)."""
         event = self._exited.get(pid)

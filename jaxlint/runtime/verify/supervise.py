@@ -180,13 +180,31 @@ def _rss_bytes(pid: int) -> int:
 _TREE_CHECK_INTERVAL = 0.5  # seconds between memory checks over the whole tree (a /proc scan)
 
 
+def _sleep_then(exited: Callable[[], bool]) -> Callable[[float], bool]:
+    def wait(seconds: float) -> bool:
+        time.sleep(seconds)
+        return exited()
+
+    return wait
+
+
 def _supervise(
-    exited: Callable[[], bool], pid: int, timeout: float, rss_limit: int | None, marker: bytes | None
+    exited: Callable[[], bool],
+    pid: int,
+    timeout: float,
+    rss_limit: int | None,
+    marker: bytes | None,
+    wait: Callable[[float], bool] | None = None,
 ) -> str:
+    """`wait(s)`: block up to s seconds, True once the child exited (an event for a forked child, so its
+    end is seen at once, not at the next poll)."""
+    wait = wait or _sleep_then(exited)
     deadline = time.monotonic() + timeout
     next_tree_check = 0.0
     outcome = "exited"
-    while not exited():
+    if exited():
+        return outcome
+    while True:
         now = time.monotonic()
         if now >= deadline:
             outcome = "timeout"
@@ -199,9 +217,9 @@ def _supervise(
             if sum(_rss_bytes(p) for p in _tree(pid, marker)) > rss_limit:
                 outcome = "memory"
                 break
-        time.sleep(0.02)
-    _kill_tree(pid, marker)  # whatever the child started dies with it, exited or not
-    return outcome
+        if wait(0.02):
+            break
+    return outcome  # the caller kills the tree: whatever the child started dies with it, exited or not
 
 
 class _Drain(threading.Thread):
@@ -321,6 +339,7 @@ def run_child(
             os.close(write_stderr)
             pid = forked
             exited = functools.partial(server.exited, pid)
+            wait = functools.partial(server.wait_exit, pid)
         else:
             try:
                 proc = subprocess.Popen(
@@ -342,6 +361,7 @@ def run_child(
             os.close(write_stderr)
             pid = proc.pid
             exited = functools.partial(_has_exited, proc)
+            wait = None
             threading.Thread(
                 target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
             ).start()
@@ -350,7 +370,7 @@ def run_child(
         events.start()
         stderr.start()
         try:
-            ended = _supervise(exited, pid, timeout, rss_limit, marker)
+            ended = _supervise(exited, pid, timeout, rss_limit, marker, wait)
         finally:
             _kill_tree(pid, marker)
             LIVE_CHILDREN.discard(pid)

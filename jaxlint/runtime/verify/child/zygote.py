@@ -49,6 +49,9 @@ def serve(control_fd: int) -> int:
     except BaseException as error:
         _send(sock, {"ready": False, "reason": f"cannot import jax: {type(error).__name__}: {error}"})
         return 0
+    # The child's own modules too (no backend, no thread): each fork would import them again.
+    from . import main, verifier  # noqa: F401
+
     if threading.active_count() > 1:  # a thread would be half-copied into every fork
         _send(sock, {"ready": False, "reason": "threads running after importing jax"})
         return 0
