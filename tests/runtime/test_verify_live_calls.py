@@ -164,3 +164,29 @@ def test_a_notebook_cell_that_fails_on_import_leaves_the_earlier_cells_verified(
     assert by_cell[4].verdict == "NOT_RUN"
     assert "importing the module failed: FileNotFoundError" in by_cell[4].reason
     assert "(cell 3, line 1)" in by_cell[4].reason
+
+
+def test_live_calls_keep_shapes_not_device_buffers_and_static_values_as_they_are(tmp_path):
+    import importlib.util
+
+    import jax
+    import jax.numpy as jnp
+
+    from jaxlint.runtime.verify.child.live_calls import LiveCalls
+
+    path = tmp_path / "live_module.py"
+    path.write_text(
+        "import functools\nimport jax\n\n\n"
+        '@functools.partial(jax.jit, static_argnums=2)\ndef f(x, key, n):\n    return x["w"] * n\n'
+    )
+    spec = importlib.util.spec_from_file_location("live_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    key = jax.random.key(1)
+    with LiveCalls(jax, str(path)) as live:
+        module.f({"w": jnp.ones((2, 3))}, key, 3)
+    module.f({"w": jnp.ones(2)}, key, 4)  # after the import: not kept
+    ((call,),) = live.calls.values()
+    x, kept_key, n = call.args
+    assert x == {"w": jax.ShapeDtypeStruct((2, 3), jnp.float32)}
+    assert kept_key is key and n == 3

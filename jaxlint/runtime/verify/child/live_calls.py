@@ -6,7 +6,10 @@ another process, but here the object is in memory, so the flagged function is tr
 with exactly what the module passed. Calls are caught where JAX starts tracing a jitted call
 (`jax._src.pjit._trace_for_jit`, private; checked by its signature, absent means no live calls), so a
 call that raised while tracing is kept too. Calls made inside another trace (their leaves are tracers
-that die with it) are not kept.
+that die with it) are not kept. The traced arguments' device arrays are kept as `ShapeDtypeStruct`s
+(tracing needs no more; a call that must run gets ones): holding a training state's buffers would keep
+the accelerator's memory the module itself let go. Everything else (the static part, static arguments,
+keys, host values) is kept as it is.
 """
 
 from __future__ import annotations
@@ -47,17 +50,23 @@ class LiveSpec:
 
     def build(self, traced: bool) -> Any:
         import jax
+        import jax.numpy as jnp
 
         def usable(leaf: Any) -> Any:
-            # A donated buffer is deleted after the call: its shape and dtype are still known.
-            deleted = getattr(leaf, "is_deleted", None)
-            if callable(deleted) and deleted():
-                if not traced:
-                    raise ValueError("the recorded array was donated and deleted")
-                return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=leaf.weak_type)
+            if isinstance(leaf, jax.ShapeDtypeStruct) and not traced:
+                return jnp.ones(leaf.shape, leaf.dtype)
             return leaf
 
         return jax.tree_util.tree_map(usable, self.value)
+
+
+def _abstract(jax: Any, value: Any) -> Any:
+    def leaf_of(leaf: Any) -> Any:
+        if isinstance(leaf, jax.Array) and not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=leaf.weak_type)
+        return leaf
+
+    return jax.tree_util.tree_map(leaf_of, value)
 
 
 class LiveCalls:
@@ -124,7 +133,11 @@ class LiveCalls:
             return  # called inside another trace: its tracers are dead once that trace ends
         statics = tuple(getattr(ji, "static_argnums", ()) or ())
         names = tuple(getattr(ji, "static_argnames", ()) or ())
-        kept.append(LiveCall(function, *values, statics, names, self._calling_line()))
+        count = len(values[0])
+        static_at = {n + count if n < 0 else n for n in statics}
+        args = tuple(v if i in static_at else _abstract(self.jax, v) for i, v in enumerate(values[0]))
+        kwargs = {k: v if k in names else _abstract(self.jax, v) for k, v in values[1].items()}
+        kept.append(LiveCall(function, args, kwargs, statics, names, self._calling_line()))
 
     def _calling_line(self) -> int:
         frame: types.FrameType | None = sys._getframe(2)
@@ -163,7 +176,7 @@ def describe_value(jax: Any, value: Any) -> str:
     leaves, treedef = jax.tree_util.tree_flatten(value)
     shown = []
     for leaf in leaves[:3]:
-        aval = jax.typeof(leaf) if hasattr(jax, "typeof") else jax.core.get_aval(leaf)
+        aval = leaf if isinstance(leaf, jax.ShapeDtypeStruct) else jax.typeof(leaf)
         dims = ",".join(str(d) for d in aval.shape)
         shown.append(f"{'weak ' if getattr(aval, 'weak_type', False) else ''}{aval.dtype}[{dims}]")
     more = f", +{len(leaves) - 3}" if len(leaves) > 3 else ""
