@@ -79,6 +79,7 @@ class LiveCalls:
         self._files: dict[str, bool] = {}
         self._pjit: Any = None
         self._original: Any = None
+        self._signature_of: Any = None
 
     def _ours(self, filename: str) -> bool:
         known = self._files.get(filename)
@@ -92,8 +93,10 @@ class LiveCalls:
         except Exception:
             return self
         original = getattr(pjit, "_trace_for_jit", None)
+        # `--run`'s recompile hooks may wrap it already (in tests, in this same process): check JAX's own.
+        self._signature_of = getattr(original, "_jaxlint_original", original)
         try:
-            if original is None or list(inspect.signature(original).parameters) != _PARAMS:
+            if original is None or list(inspect.signature(self._signature_of).parameters) != _PARAMS:
                 return self
         except (TypeError, ValueError):
             return self
@@ -119,7 +122,7 @@ class LiveCalls:
         if len(args) == 7 and not kwargs:
             fun, ji, _, _, _, call_args, call_kwargs = args
         else:
-            bound = inspect.signature(self._original).bind(*args, **kwargs).arguments
+            bound = inspect.signature(self._signature_of).bind(*args, **kwargs).arguments
             fun, ji, call_args, call_kwargs = (bound[n] for n in ("fun", "ji", "args", "kwargs"))
         function = _plain_function(fun)
         if function is None or not self._ours(function.__code__.co_filename):
