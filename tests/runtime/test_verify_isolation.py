@@ -160,8 +160,8 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
         daemon=True,
     )
     worker.start()
-    # The module's child, forked from the fork server: it has no marker of its own.
-    while worker.is_alive() and None not in LIVE_CHILDREN._children.values():
+    # The fork server and the module's child forked from it.
+    while worker.is_alive() and len(LIVE_CHILDREN._children) < 2:
         threading.Event().wait(0.05)
     LIVE_CHILDREN.kill_all()  # what verify_findings does on KeyboardInterrupt
     worker.join(120)  # a guard against a hang, not a timing assertion
@@ -174,6 +174,32 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
 def test_a_grandchild_in_a_new_session_dies_with_the_child(marked_processes):
     verdict, run = _only("iso_setsid.py", timeout=8)
     assert run.status == "timeout" and verdict.verdict == "NOT_RUN"
+    assert marked_processes() == []
+
+
+def test_a_setsid_grandchild_of_a_forked_module_dies_at_that_modules_timeout(marked_processes):
+    from jaxlint.runtime.verify.fork_server import ForkServer
+    from jaxlint.runtime.verify.supervise import run_child
+
+    server = ForkServer(sys.executable)
+    assert server.running, server.failure
+    try:
+        request = {
+            "path": str(FIXTURES / "iso_setsid.py"),
+            "module": "iso_setsid",
+            "search_path": [str(FIXTURES)],
+            "memory_limit_mb": None,
+            "examples": {},
+            "recorded": {},
+            "findings": [{"id": 0, "code": "JAX101", "line": 14, "end_line": 14, "function": "f"}],
+        }
+        run = run_child(request, python=sys.executable, timeout=8, memory_limit_mb=None, server=server)
+        assert run.ended == "timeout" and run.pid is not None
+        time.sleep(0.5)
+        # Only the fork server is left: the child's setsid'd grandchild went with the child's timeout.
+        assert marked_processes() == [server._proc.pid]
+    finally:
+        server.close()
     assert marked_processes() == []
 
 

@@ -145,7 +145,7 @@ def test_a_count_used_as_a_shape_outside_jit_is_tried_as_a_python_int():
 
 @pytest.mark.parametrize("function", ["Counter", None])
 def test_a_finding_attributed_to_the_class_or_to_no_function_finds_the_method_at_its_line(function):
-    (case,) = [m for m in marked("verify_jax405.py") if m.expect == "confirmed"]
+    case = next(m for m in marked("verify_jax405.py") if m.expect == "confirmed")  # Counter.step
     finding = dataclasses.replace(case.finding, function=function)
     result = verify_findings([finding], root=FIXTURES, timeout=120).verdicts[finding]
     assert result.verdict == "CONFIRMED", result.reason

@@ -59,3 +59,20 @@ def test_text_report_has_the_device_header_and_one_line_per_finding(report):
     assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu")
     assert len(lines) == len(findings) + 1
     assert report.any_confirmed
+
+
+def _at(report, name, line):
+    return next(v for f, v in report.verdicts.items() if f.path.endswith(name) and f.line == line)
+
+
+def test_a_static_self_is_observed_stale_or_unhashable_and_an_unused_attribute_is_not(report):
+    stale = _at(report, "verify_jax405.py", 32)
+    assert stale.reason.startswith("a stale value of self.w was used: after it changed"), stale.reason
+    by_value = _at(report, "verify_jax405.py", 52)  # a value hash does not help a mutated instance
+    assert (
+        "a stale value of self.w" in by_value.reason and "top-level code made at line 80" in by_value.reason
+    )
+    unhashable = _at(report, "verify_jax405.py", 75)
+    assert "could not hash the static `self`: ValueError: Non-hashable static" in unhashable.reason
+    unused = _at(report, "verify_jax405.py", 64)
+    assert "with self.calls changed, the next call returned what the method computes" in unused.reason

@@ -131,6 +131,8 @@ def _add_calls(rows: list[dict[str, Any]], entry: dict[str, Any]) -> None:
         if (row.get("path"), row.get("first_line"), row.get("qualname")) == key:
             row["calls"] += [c for c in entry.get("calls", []) if c not in row["calls"]]
             del row["calls"][MAX_CALLS_PER_FUNCTION:]
+            if "unkept" in entry:
+                row.setdefault("unkept", entry["unkept"])
             return
     rows.append({**entry, "calls": list(entry.get("calls", []))[:MAX_CALLS_PER_FUNCTION]})
 

@@ -13,7 +13,8 @@ as plain JSON that another process rebuilds without this package (`verify/child/
 
 V is a JSON value: None, bool, int, float, str, lists, `{"tuple": [...]}`, `{"dict": [[k, v], ...]}`, or
 `{"ref": "module:qualname"}` for a class or function importable by name. A call holding anything else
-(a closure in a static field, an optax transformation) is not recorded: it could not be rebuilt.
+(a closure in a static field, an optax transformation) is not recorded: it could not be rebuilt. Its
+function is marked `{"unkept": reason}` instead, so that `--verify` can say why it has no recorded input.
 
 Nothing here imports jax; the hooks hand it their `jax` module.
 """
@@ -56,7 +57,7 @@ def encode_value(value: Any, depth: int = 0) -> Any:
         return {"dict": [[encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in value.items()]}
     if isinstance(value, type) or callable(value):
         return {"ref": reference(value)}
-    raise Unencodable(f"a {type(value).__name__}")
+    raise Unencodable(f"a {type(value).__name__} in its static part")
 
 
 def reference(obj: Any) -> str:
@@ -66,7 +67,11 @@ def reference(obj: Any) -> str:
     module = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
-        raise Unencodable(f"{obj!r} has no importable name")
+        shown = (
+            f"{type(obj).__name__} '{qualname}'" if isinstance(qualname, str) else f"a {type(obj).__name__}"
+        )
+        shown = shown if len(shown) <= 100 else f"a {type(obj).__name__}"
+        raise Unencodable(f"{shown} in its static part (a closure or bound method has no importable name)")
     return f"{module}:{qualname}"
 
 
@@ -109,20 +114,29 @@ def encode_call(
 ) -> dict[str, Any] | None:
     """`{"args": [...], "kwargs": {...}}`, each entry `{"name", "static": V}` or `{"name", "tree", "leaves"}`;
     None when some argument cannot be rebuilt in another process."""
+    call = encode_call_or_reason(jax, args, kwargs, static_argnums, static_argnames, names)
+    return None if "unkept" in call else call
+
+
+def encode_call_or_reason(
+    jax: Any, args: tuple, kwargs: dict, static_argnums: tuple, static_argnames: tuple, names: list[str]
+) -> dict[str, Any]:
+    """encode_call's call, or `{"unkept": "why"}` naming the argument that cannot be rebuilt."""
     statics = {i + len(args) if i < 0 else i for i in static_argnums}
+    name: str | None = None
     try:
         positional = []
         for index, value in enumerate(args):
-            name = names[index] if index < len(names) else None
+            name = names[index] if index < len(names) else f"argument {index}"
             entry = {"static": encode_value(value)} if index in statics else encode_argument(jax, value)
-            positional.append({"name": name, **entry})
+            positional.append({"name": names[index] if index < len(names) else None, **entry})
         keyword = {}
         static_names = set(static_argnames) | {names[i] for i in statics if i < len(names)}
         for name, value in kwargs.items():
             entry = {"static": encode_value(value)} if name in static_names else encode_argument(jax, value)
             keyword[name] = {"name": name, **entry}
-    except (Unencodable, TypeError, AttributeError, ValueError):
-        return None
+    except (Unencodable, TypeError, AttributeError, ValueError) as error:
+        return {"unkept": f"'{name}' holds {str(error)[:200]}, which cannot be rebuilt in another process"}
     return {"args": positional, "kwargs": keyword}
 
 

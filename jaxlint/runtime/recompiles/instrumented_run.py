@@ -73,6 +73,7 @@ def run_command(
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
     recorded = 0
+    unkept = unkept_functions(run.calls, root)
     if signatures_dir:
         try:
             recorded = write_calls(signatures_dir, run.calls, root)
@@ -83,6 +84,7 @@ def run_command(
             command=command, exit_code=exit_code, run=run, verdicts=verdicts, default_budget=default_budget
         )
         data["recorded_functions"] = recorded
+        data["unrecorded_functions"] = [{"qualname": q, "reason": r} for q, r in unkept]
         write_json(out, data)
     else:
         write_text(
@@ -95,10 +97,23 @@ def run_command(
             all_functions=all_functions,
             recorded=recorded,
             store=signatures_dir or "",
+            unkept=unkept,
         )
     if exit_code != 0:
         return exit_code
     return 1 if run.over_budget else 0
+
+
+def unkept_functions(calls: list[dict[str, Any]], root: str | None) -> list[tuple[str, str]]:
+    """Project functions whose every call held something another process cannot rebuild."""
+    real_root = os.path.realpath(root) + os.sep if root else None
+    return [
+        (entry["qualname"], entry["unkept"])
+        for entry in calls
+        if entry.get("unkept")
+        and not entry.get("calls")
+        and (real_root is None or os.path.realpath(str(entry.get("path"))).startswith(real_root))
+    ]
 
 
 def unmatched_budgets(budgets: Mapping[str, int], functions: list[Any]) -> list[str]:

@@ -33,7 +33,7 @@ import sys
 import threading
 from typing import Any
 
-from .call_records import encode_call, encode_error
+from .call_records import encode_call_or_reason, encode_error
 from .events import CompileEvent, FunctionInfo, TraceEvent
 from .retrace_reasons import RetraceExplainer
 from .signatures import build_signature
@@ -239,7 +239,7 @@ class _Instrumentation:
             if error is not None:
                 self.bus.publish_call(info, None, encode_error(error, self.skip_dirs))
                 return
-            call = encode_call(
+            call = encode_call_or_reason(
                 self.jax,
                 tuple(call_args),
                 dict(call_kwargs or {}),

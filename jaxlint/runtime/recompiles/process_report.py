@@ -97,6 +97,11 @@ class ProcessReport:
                         "calls": [],
                     },
                 )
+                if "unkept" in call:  # nothing to replay: say why, once
+                    if "unkept" not in entry:
+                        entry["unkept"] = call["unkept"]
+                        self.calls_version += 1
+                    return
                 if call in entry["calls"] or len(entry["calls"]) >= MAX_CALLS_PER_FUNCTION:
                     return
                 entry["calls"].append(call)

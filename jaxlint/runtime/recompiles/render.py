@@ -90,6 +90,7 @@ def write_text(
     all_functions: bool = False,
     recorded: int = 0,
     store: str = "",
+    unkept: list[tuple[str, str]] | None = None,
 ) -> None:
     w = out.write
     count = len(run.processes)
@@ -108,6 +109,7 @@ def write_text(
     write_table(out, run, all_functions=all_functions)
     _write_verdicts(out, verdicts)
     write_recorded(out, recorded, store)
+    write_unkept(out, unkept or [])
     over = run.over_budget
     if over:
         w(f"\n  FAILED: {len(over)} function{'s' if len(over) != 1 else ''} over the compile budget: ")
@@ -269,6 +271,20 @@ def write_recorded(out: TextIO, functions: int, directory: str) -> None:
             f"\n  recorded the calls of {functions} jitted function{'s' if functions != 1 else ''} in"
             f" {display_path(directory)}: `jaxlint --verify` traces them with these inputs first\n"
         )
+
+
+def write_unkept(out: TextIO, unkept: list[tuple[str, str]]) -> None:
+    """Functions called only with arguments another process cannot rebuild (a flax TrainState's closures)."""
+    if not unkept:
+        return
+    out.write("\n  could not record the calls of (`jaxlint --verify` will say NOT RUN for their findings):\n")
+    for qualname, why in unkept[:10]:
+        out.write(f"    {qualname}: {why}\n")
+    out.write(
+        "  the way out: have the module's top-level code make such a call (a script or notebook that builds the"
+        " state and calls the function while imported: `jaxlint --verify` uses those calls live), or declare"
+        " `[tool.jaxlint.verify.examples]`\n"
+    )
 
 
 def _clip(line: str) -> str:

@@ -4,6 +4,8 @@ file per source file (the hash is of its real path), so that `--verify` finds a 
     {"version": 1, "path": "/abs/train.py",
      "functions": {"train_step": {"line": 12, "first_line": 11, "calls": [<call_records call>, ...]}}}
 
+A function called only with arguments that cannot be rebuilt elsewhere has no calls and `"unkept": why`.
+
 `--run` writes it: the calls of this run first, then older ones, at most `MAX_CALLS_PER_FUNCTION` per
 function; each file is replaced atomically, so a reader never sees half of one. Only files of the
 project (under `root`) are kept: library code and temporary files are not verified.
@@ -49,12 +51,14 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
 
 
 def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | None = None) -> int:
-    """Add the run's calls (`RunTotals.calls`) to the store; returns how many functions were written."""
+    """Add the run's calls (`RunTotals.calls`) to the store; returns how many functions have calls."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     real_root = os.path.realpath(root) + os.sep if root else None
     for entry in entries:
         path = entry.get("path")
-        if not isinstance(path, str) or path.startswith("<") or not entry.get("calls"):
+        if not isinstance(path, str) or path.startswith("<"):
+            continue
+        if not entry.get("calls") and not entry.get("unkept"):
             continue
         real = os.path.realpath(path)
         if real_root is not None and not real.startswith(real_root):
@@ -66,15 +70,18 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
         for entry in found:
             old = functions.get(entry["qualname"], {})
             same_def = old.get("first_line") == entry.get("first_line")
-            calls = list(entry["calls"]) + [
-                c for c in (old.get("calls", []) if same_def else []) if c not in entry["calls"]
+            calls = list(entry.get("calls", [])) + [
+                c for c in (old.get("calls", []) if same_def else []) if c not in entry.get("calls", [])
             ]
             functions[entry["qualname"]] = {
                 "line": entry.get("line"),
                 "first_line": entry.get("first_line"),
                 "calls": calls[:MAX_CALLS_PER_FUNCTION],
             }
-            written += 1
+            if calls:
+                written += 1
+            elif entry.get("unkept"):
+                functions[entry["qualname"]]["unkept"] = entry["unkept"]
         _write_atomic(
             store_path(directory, source), {"version": VERSION, "path": source, "functions": functions}
         )

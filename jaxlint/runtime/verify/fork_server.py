@@ -109,8 +109,16 @@ class ForkServer:
             for event in self._exited.values():
                 event.set()
 
-    def start(self, request: dict[str, Any], cwd: str, events_fd: int, stderr_fd: int) -> int | None:
-        """Fork a child for `request`; its pid, or None when the server cannot (start one fresh)."""
+    def start(
+        self,
+        request: dict[str, Any],
+        cwd: str,
+        events_fd: int,
+        stderr_fd: int,
+        environ: dict[str, str] | None = None,
+    ) -> int | None:
+        """Fork a child for `request`, with `environ` added to what the processes it starts inherit; its
+        pid, or None when the server cannot (start one fresh)."""
         if not self.running:
             return None
         with self._lock:
@@ -118,7 +126,8 @@ class ForkServer:
             number = self._numbers
             answer: queue.Queue[int | None] = queue.Queue()
             self._started[number] = answer
-        message = json.dumps({"request": request, "cwd": cwd, "number": number}).encode()
+        message: Any = {"request": request, "cwd": cwd, "number": number, "environ": environ or {}}
+        message = json.dumps(message).encode()
         try:
             assert self._sock is not None
             socket.send_fds(self._sock, [message], [events_fd, stderr_fd])
@@ -132,6 +141,11 @@ class ForkServer:
     def exited(self, pid: int) -> bool:
         event = self._exited.get(pid)
         return event is None or event.is_set()
+
+    def wait_exit(self, pid: int, seconds: float) -> bool:
+        """Block up to `seconds`; True once the child exited."""
+        event = self._exited.get(pid)
+        return event is None or event.wait(seconds)
 
     def returncode(self, pid: int) -> int:
         """After the child's tree was killed: its exit code as Popen gives it (-N for signal N)."""

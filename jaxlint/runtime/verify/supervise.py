@@ -68,14 +68,15 @@ def _session_of(pid: int) -> int | None:
 
 def _tree(pid: int, marker: bytes | None) -> list[int]:
     """The child and what it started: its session (a child leads its own), and where it has a marker
-    of its own, every process carrying it (those that left the session with setsid)."""
-    if marker:
-        return processes_with_marker(marker)
+    of its own, every process carrying it (those that left the session with setsid). A forked child's
+    own /proc environ is the zygote's, so it is found by its session; what it starts, by the marker."""
     try:
         entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
         return []
-    return [n for n in entries if _session_of(n) == pid]
+    session = [n for n in entries if _session_of(n) == pid]
+    marked = processes_with_marker(marker) if marker else []
+    return session + [n for n in marked if n not in session]
 
 
 def _kill_tree(pid: int, marker: bytes | None) -> None:
@@ -179,13 +180,31 @@ def _rss_bytes(pid: int) -> int:
 _TREE_CHECK_INTERVAL = 0.5  # seconds between memory checks over the whole tree (a /proc scan)
 
 
+def _sleep_then(exited: Callable[[], bool]) -> Callable[[float], bool]:
+    def wait(seconds: float) -> bool:
+        time.sleep(seconds)
+        return exited()
+
+    return wait
+
+
 def _supervise(
-    exited: Callable[[], bool], pid: int, timeout: float, rss_limit: int | None, marker: bytes | None
+    exited: Callable[[], bool],
+    pid: int,
+    timeout: float,
+    rss_limit: int | None,
+    marker: bytes | None,
+    wait: Callable[[float], bool] | None = None,
 ) -> str:
+    """`wait(s)`: block up to s seconds, True once the child exited (an event for a forked child, so its
+    end is seen at once, not at the next poll)."""
+    wait = wait or _sleep_then(exited)
     deadline = time.monotonic() + timeout
     next_tree_check = 0.0
     outcome = "exited"
-    while not exited():
+    if exited():
+        return outcome
+    while True:
         now = time.monotonic()
         if now >= deadline:
             outcome = "timeout"
@@ -198,9 +217,9 @@ def _supervise(
             if sum(_rss_bytes(p) for p in _tree(pid, marker)) > rss_limit:
                 outcome = "memory"
                 break
-        time.sleep(0.02)
-    _kill_tree(pid, marker)  # whatever the child started dies with it, exited or not
-    return outcome
+        if wait(0.02):
+            break
+    return outcome  # the caller kills the tree: whatever the child started dies with it, exited or not
 
 
 class _Drain(threading.Thread):
@@ -306,15 +325,22 @@ def run_child(
         read_stderr, write_stderr = os.pipe()
         started = time.monotonic()
         request = {**request_data, "nonce": nonce}
-        forked = server.start(request, folder, write_events, write_stderr) if server is not None else None
+        # One marker per module, so that what this module starts (a setsid'd grandchild included) dies
+        # at this module's timeout, forked or not.
+        marker_value = secrets.token_hex(8)
+        marker = f"{RUN_MARKER}={marker_value}".encode()
+        forked = (
+            server.start(request, folder, write_events, write_stderr, {RUN_MARKER: marker_value})
+            if server is not None
+            else None
+        )
         if forked is not None:
             os.close(write_events)
             os.close(write_stderr)
-            pid, marker = forked, None
+            pid = forked
             exited = functools.partial(server.exited, pid)
+            wait = functools.partial(server.wait_exit, pid)
         else:
-            marker_value = secrets.token_hex(8)
-            marker = f"{RUN_MARKER}={marker_value}".encode()
             try:
                 proc = subprocess.Popen(
                     [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
@@ -335,6 +361,7 @@ def run_child(
             os.close(write_stderr)
             pid = proc.pid
             exited = functools.partial(_has_exited, proc)
+            wait = None
             threading.Thread(
                 target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
             ).start()
@@ -343,7 +370,7 @@ def run_child(
         events.start()
         stderr.start()
         try:
-            ended = _supervise(exited, pid, timeout, rss_limit, marker)
+            ended = _supervise(exited, pid, timeout, rss_limit, marker, wait)
         finally:
             _kill_tree(pid, marker)
             LIVE_CHILDREN.discard(pid)

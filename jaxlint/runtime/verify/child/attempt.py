@@ -29,6 +29,10 @@ class Outcome:
     leaked_into: set[str] = dataclasses.field(default_factory=set)  # places holding new tracers (leak mode)
     # Lines of the module that ran during a first (tracing) and a second (cached) call, in RUN_TWICE mode.
     calls_lines: tuple[set[int], set[int]] | None = None
+    # A jitted method with a static `self`: the attribute whose new value a second call did not see.
+    stale: str | None = None
+    changed: list[str] = dataclasses.field(default_factory=list)  # attributes changed between two calls
+    unhashable: bool = False  # the class sets __hash__ = None (a non-frozen dataclass), not our inputs
 
 
 class ModuleLines:
@@ -184,7 +188,7 @@ def run_attempt(
                 values = iter(traced)
                 args = [*first, *[next(values) if a.traced else v for a, v in positional]]
                 kwargs = {name: next(values) if a.traced else v for name, (a, v) in keyword.items()}
-                return _array_leaves(jax, target.function(*args, **kwargs))
+                return _array_leaves(jax, (call.function or target.function)(*args, **kwargs))
 
             stream = _RecordingStream(lines, outcome.writes)
             try:
@@ -225,19 +229,78 @@ def run_twice_attempt(jax: Any, target: Target, call: CallInputs, path: str, jit
     return outcome
 
 
-def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs) -> Outcome:
+def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs, reassigned: list[str]) -> Outcome:
     """Call the user's own jitted method the way `instance.method(...)` does: with the instance as an
-    argument of the jit, which JAX rejects unless `self` is static."""
+    argument of the jit, which JAX rejects unless `self` is static. With `self` static, JAX hashes the
+    instance (an unhashable one raises) and, for an instance hashed by identity, reuses the compiled call
+    after its attributes change: each attribute in `reassigned` is changed between two calls, and a second
+    result that matches the first but not the method run eagerly on the changed instance is stale."""
     outcome = Outcome()
     clear_caches(jax)
+    params = target.parameters
     try:
-        args = [_instance(target, call), *[_value(a) for a in call.positional]]
-        kwargs = {name: _value(a) for name, a in call.keyword.items()}
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            outcome.jaxpr = target.jitted.trace(*args, **kwargs).jaxpr
+            instance = _instance(target, call)
+            if not (params and target.is_static(0, params[0].name)):
+                args = [instance, *[_value(a) for a in call.positional]]
+                kwargs = {name: _value(a) for name, a in call.keyword.items()}
+                outcome.jaxpr = target.jitted.trace(*args, **kwargs).jaxpr
+                return outcome
+            args = [a.spec.build(False) for a in call.positional]
+            kwargs = {name: a.spec.build(False) for name, a in call.keyword.items()}
+            outcome.unhashable = type(instance).__hash__ is None
+            first = target.jitted(instance, *args, **kwargs)
+            for name in reassigned:
+                old = getattr(instance, name, None)
+                new = _changed(jax, old)
+                if new is None:
+                    continue
+                try:
+                    setattr(instance, name, new)  # as the user's code can: a frozen class refuses
+                except Exception:
+                    continue
+                try:
+                    again = target.jitted(instance, *args, **kwargs)
+                    with jax.disable_jit():
+                        fresh = target.function(instance, *args, **kwargs)
+                finally:
+                    setattr(instance, name, old)
+                outcome.changed.append(name)
+                if _same(jax, again, first) and not _same(jax, again, fresh):
+                    outcome.stale = name
+                    break
     except BaseException as error:
         outcome.error = error
     return outcome
+
+
+def _changed(jax: Any, value: Any) -> Any:
+    """Another value of the same kind, or None for a kind this does not know how to change."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value * 2 + 1
+    if isinstance(value, jax.Array) or type(value).__module__ == "numpy":
+        try:
+            return value * 2 + 1
+        except Exception:
+            return None
+    return None
+
+
+def _same(jax: Any, a: Any, b: Any) -> bool:
+    import numpy as np
+
+    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
+    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
+    if tree_a != tree_b:
+        return False
+    try:
+        return all(
+            np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(leaves_a, leaves_b, strict=True)
+        )
+    except Exception:
+        return False
 
 
 def _value(arg: Arg) -> Any:

@@ -80,7 +80,9 @@ EXPECTATIONS: dict[str, Expectation] = {
         ),
         Expectation("JAX203", DEBUG_PRINT_TRACER, looks_for="tracer formatted into jax.debug.print's string"),
         _exception("JAX301", ("KeyReuseError",), mode=KEY_REUSE),
-        Expectation("JAX405", SELF_NOT_ARRAY, looks_for="rejection of `self` by jax.jit"),
+        Expectation(
+            "JAX405", SELF_NOT_ARRAY, looks_for="rejection of `self` by jax.jit, nor a stale `self` attribute"
+        ),
         _exception("JAX502", ("TypeError",), "requires ndarray or scalar arguments"),
     )
 }

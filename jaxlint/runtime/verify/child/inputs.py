@@ -102,6 +102,8 @@ class CallInputs:
     text: str
     declared: bool = False  # from the user's examples
     instance: Spec | None = None  # `self` given by an example (`self=Model(3)`), instead of a bare instance
+    # The function as the module called it (live_calls.py): a nested one keeps its real closure.
+    function: Any = None
 
 
 FLOAT_SEARCH = (ArraySpec(()), ArraySpec((3,)), ArraySpec((2, 3)))

@@ -54,6 +54,11 @@ def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
     return frame.lineno <= span[1] and span[0] <= end
 
 
+def error_line(error: BaseException) -> str:
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {first[:100]}" if first else type(error).__name__
+
+
 def describe_error(error: BaseException, path: str) -> str:
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     if isinstance(error, SystemExit):
@@ -107,6 +112,23 @@ def judge(
         if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
             rejected = f"the {class_name} instance" if class_name else "the instance"
             return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
+    # Unhashable by its class, not by an attribute value verify made up (an array in a value-hashed class).
+    unhashable = getattr(outcome, "unhashable", False)
+    if (
+        kind == SELF_NOT_ARRAY
+        and unhashable
+        and isinstance(error, ValueError)
+        and "Non-hashable" in str(error)
+    ):
+        return Judgement(
+            CONFIRMED, f"jax.jit at line {line} could not hash the static `self`: {error_line(error)}"
+        )
+    if kind == SELF_NOT_ARRAY and getattr(outcome, "stale", None):
+        return Judgement(
+            CONFIRMED,
+            f"a stale value of self.{outcome.stale} was used: after it changed, the jitted method at line {line} "
+            "returned what it returned before (JAX reused the compile it cached for this instance)",
+        )
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
     if kind == RUNS_ONCE and outcome.calls_lines is not None:

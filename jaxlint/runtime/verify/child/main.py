@@ -15,6 +15,7 @@ import os
 import platform
 import sys
 import time
+import traceback
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from .expectations import EXCEPTION, EXPECTATIONS, KEY_REUSE, LEAKS
 from .judge import describe_error, frame_covers, user_frames
 from .lines_run import LinesRun
+from .live_calls import LiveCalls
 from .source import ModuleSource, statement_span
 
 
@@ -134,6 +136,24 @@ def _import_failure_verdict(
     return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
 
 
+def _partial_module(error: BaseException, path: str, name: str) -> tuple[types.ModuleType, int] | None:
+    """What the module defined before its top-level code raised, from the module's own frame in the
+    traceback, and the line that raised; None when that frame is not there."""
+    path = os.path.realpath(path)
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        code = frame.f_code
+        if code.co_name == "<module>" and os.path.realpath(code.co_filename) == path:
+            module = types.ModuleType(name)
+            module.__dict__.update(frame.f_globals)
+            return module, line
+    return None
+
+
+def _defined_before(finding: dict[str, Any], top_level: list[dict[str, Any]], failed_at: int) -> bool:
+    """A finding inside a function whose code sits above the statement that failed."""
+    return finding not in top_level and finding["line"] < failed_at
+
+
 def _module_level_verdict(finding: dict[str, Any], ran: LinesRun, span: tuple[int, int]) -> dict[str, Any]:
     """A top-level finding of a module that imported cleanly, with the checkers it needs switched on."""
     line = finding["line"]
@@ -207,23 +227,39 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     ]
     modes = {EXPECTATIONS[f["code"]].mode for f in top_level}
     started = time.perf_counter()
+    live = LiveCalls(jax, path)
     try:
-        with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran:
+        with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran, live:
             module = import_user_module(request["module"], path)
         if source is None:
             raise ImportError(f"cannot read {path}")
     except BaseException as error:
         events.write(event="import_failed", reason=describe_error(error, path))
+        partial = _partial_module(error, path, request["module"]) if source is not None else None
+        later: list[dict[str, Any]] = []
         for finding in findings:
             verdict = _import_failure_verdict(error, finding, path, spans[finding["id"]])
+            if (
+                verdict["verdict"] == "NOT_RUN"
+                and partial
+                and _defined_before(finding, top_level, partial[1])
+            ):
+                later.append({**finding, "import_failure": verdict["reason"]})
+                continue
             events.write(event="verdict", id=finding["id"], **verdict)
-        events.write(event="done")
-        return 0
-    events.write(event="imported", seconds=round(time.perf_counter() - started, 3))
-    for finding in top_level:
-        verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
-        events.write(event="verdict", id=finding["id"], **verdict)
-    findings = [f for f in findings if f not in top_level]
+        if not later:
+            events.write(event="done")
+            return 0
+        # Code defined before the failing statement exists (earlier notebook cells, functions above it):
+        # its findings are verified like any, and say why the module did not import.
+        module, findings = partial[0], later
+    else:
+        events.write(event="imported", seconds=round(time.perf_counter() - started, 3))
+        for finding in top_level:
+            verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
+            events.write(event="verdict", id=finding["id"], **verdict)
+        findings = [f for f in findings if f not in top_level]
+    assert source is not None
 
     context = ModuleContext(
         jax,
@@ -234,6 +270,7 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         recorder,
         recorded=request.get("recorded"),
         module_name=request["module"],
+        live=live,
     )
     for finding in findings:
         events.write(event="begin", id=finding["id"])
@@ -245,6 +282,9 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
                 "reason": f"internal error in the verify child: {error!r}",
                 "inputs": [],
             }
+        failure = finding.get("import_failure")
+        if failure and result["verdict"] == "NOT_RUN":
+            result["reason"] = f"{failure}; {result['reason']}"
         events.write(event="verdict", id=finding["id"], **result)
     events.write(event="done", seconds=round(time.perf_counter() - started, 3))
     return 0

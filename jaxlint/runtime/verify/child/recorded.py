@@ -141,6 +141,15 @@ def recorded_calls(
     return calls, skipped
 
 
+def unkept_reason(target: Target, functions: dict[str, Any]) -> str | None:
+    """Why `--run` saw calls of the target but kept none (an argument that cannot be rebuilt here)."""
+    entry = _entry_for(target, functions)
+    if entry is None or entry.get("calls"):
+        return None
+    reason = entry.get("unkept")
+    return reason if isinstance(reason, str) else None
+
+
 def _entry_for(target: Target, functions: dict[str, Any]) -> dict[str, Any] | None:
     code = target.function.__code__
     for name in (target.qualname, getattr(code, "co_qualname", None), target.function.__qualname__):

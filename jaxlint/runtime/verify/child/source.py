@@ -164,6 +164,39 @@ def self_attributes_read(node: FunctionNode | None, self_name: str) -> list[str]
     return list(dict.fromkeys(a.attr for a in reads))
 
 
+_SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "__setstate__", "setup"})
+
+
+def reassigned_self_attributes(tree: ast.AST, method: FunctionNode | None, self_name: str) -> list[str]:
+    """Attributes the method reads that another (non-setup) method of its class assigns (`self.w = ...`):
+    the state a static `self` bakes into the compiled code and that changes afterwards."""
+    read = self_attributes_read(method, self_name)
+    if not read or method is None:
+        return []
+    owner = next(
+        (c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and method in c.body),
+        None,
+    )
+    if owner is None:
+        return []
+    assigned: set[str] = set()
+    for other in owner.body:
+        if not isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef)) or other is method:
+            continue
+        if other.name in _SETUP_METHODS or not other.args.args:
+            continue
+        mine = other.args.args[0].arg
+        for node in ast.walk(other):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    if target.value.id == mine:
+                        assigned.add(target.attr)
+    return [name for name in read if name in assigned]
+
+
 _INTEGER_NAME = re.compile(
     r"^(n|i|j|idx|index|count|step|steps|num|length|size|n_\w+|num_\w+|\w+_(idx|index|count))$"
 )

@@ -17,9 +17,10 @@ from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
-from .recorded import recorded_calls
+from .live_calls import LiveCalls
+from .recorded import recorded_calls, unkept_reason
 from .resolve import METHOD, Target, Unreachable, resolve
-from .source import ModuleSource, statement_span, store_places
+from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 
@@ -42,8 +43,10 @@ class ModuleContext:
         recorder: DebugPrintRecorder,
         recorded: dict[str, Any] | None = None,
         module_name: str = "",
+        live: LiveCalls | None = None,
     ) -> None:
         self.jax = jax
+        self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
         self.module_name = module_name
         self.module = module
@@ -67,11 +70,13 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
-        """Declared examples; else the calls a run recorded, then the search's own inputs."""
+        """Declared examples; else the calls the module's own top-level code made, the calls a run
+        recorded, then the search's own inputs."""
         declared = self.examples.get(target.qualname)
         if declared:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
         recorded, skipped = recorded_calls(self.jax, self.module, target, self.recorded)
+        recorded = (self.live.for_target(target) if self.live else []) + recorded
         try:
             searched = search_calls(target, self.source)
         except NoInputs as error:
@@ -84,6 +89,14 @@ class ModuleContext:
     def how_to_give_inputs(self, target: Target) -> str:
         """The NOT_RUN advice: the two ways a user gives verify real inputs."""
         key = f"{self.module_name}:{target.qualname}" if self.module_name else target.qualname
+        unkept = unkept_reason(target, self.recorded)
+        if unkept:
+            return (
+                f"`jaxlint --verify --run` saw calls of it but could not record them: {unkept}; to give "
+                "inputs, call it from the module's own top-level code (a script or notebook that builds the "
+                "state and calls it while imported: verify uses such calls live), or declare "
+                f'`[tool.jaxlint.verify.examples]` "{key}" = "<call arguments>"'
+            )
         return (
             "to give inputs, run code that calls it (the tests, or the script) under "
             '`jaxlint --verify --run "pytest"` or `jaxlint --verify --run "python script.py"`, which records '
@@ -109,7 +122,13 @@ class ModuleContext:
         key = (id(target.function.__code__), mode, call.text, self_jit)
         if key not in self._outcomes:
             if self_jit:
-                self._outcomes[key] = run_self_jit_attempt(self.jax, target, call)
+                params = target.parameters
+                reassigned = (
+                    reassigned_self_attributes(self.source.tree, target.node, params[0].name)
+                    if params
+                    else []
+                )
+                self._outcomes[key] = run_self_jit_attempt(self.jax, target, call, reassigned)
             elif mode == RUN_TWICE:
                 jitted = self.jitted(target)
                 self._outcomes[key] = run_twice_attempt(self.jax, target, call, self.lines.path, jitted)
@@ -165,6 +184,7 @@ def _try_inputs(
 ) -> dict[str, Any]:
     tried: list[str] = []
     clean: list[str] = []
+    changed: list[str] = []  # attributes of a static `self` changed between calls (self_jit)
     errors: list[tuple[CallInputs, str, BaseException | None]] = []
     params = target.parameters
     self_name = params[0].name if params and target.binding == METHOD else None
@@ -179,14 +199,18 @@ def _try_inputs(
             return verdict(CONFIRMED_VERDICT, f"{judgement.detail} (with {call.text})", tried)
         if judgement.status == CLEAN:
             clean.append(call.text)
+            changed += [n for n in outcome.changed if n not in changed]
         else:
             errors.append((call, judgement.detail, outcome.error))
             if isinstance(outcome.error, (SystemExit, KeyboardInterrupt)):
                 break  # the code exits whatever the inputs
     if clean:
         reason = f"traced cleanly with {'; '.join(clean)}: no {expectation.looks_for} at line {line}"
-        if self_jit:
-            reason += " (`self` is static, so only stale state could show, and tracing cannot see that)"
+        if self_jit and changed:
+            shown = ", ".join(f"self.{n}" for n in changed)
+            reason += f" (`self` is static: with {shown} changed, the next call returned what the method computes with the new value)"
+        elif self_jit:
+            reason += " (`self` is static, and no attribute it reads is reassigned by another method)"
         if errors:
             reason += "; " + "; ".join(f"with {c.text}: {detail}" for c, detail, _ in errors[:2])
         return verdict(NOT_REPRODUCED, reason, tried)

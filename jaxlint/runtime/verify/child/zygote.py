@@ -6,8 +6,8 @@ zygote only imports jax. Each forked child starts a session of its own (so the p
 everything it starts as a group), takes its events pipe and stderr from the parent through the
 control socket (SCM_RIGHTS), and runs exactly what a freshly started child runs.
 
-Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"request": ..., "cwd": ...}`
-with fds [events, stderr]; zygote -> parent `{"ready": true}` once, then `{"started": n, "pid": p}` and
+Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"request": ..., "cwd": ...,
+"environ": {...}}` (variables the child's own processes inherit: its marker) with fds [events, stderr]; zygote -> parent `{"ready": true}` once, then `{"started": n, "pid": p}` and
 `{"exited": p, "status": s}` (os.waitstatus)."""
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ from typing import Any
 _MESSAGE_LIMIT = 16 * 2**20
 
 
-def _child(request: dict[str, Any], events_fd: int, stderr_fd: int, cwd: str) -> int:
+def _child(request: dict[str, Any], events_fd: int, stderr_fd: int, cwd: str, environ: dict[str, str]) -> int:
     from .main import EventLog, run_request
 
     os.setsid()
+    os.environ.update(environ)  # the module's own marker: what it starts is found by it, setsid or not
     os.dup2(stderr_fd, 2)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -48,6 +49,9 @@ def serve(control_fd: int) -> int:
     except BaseException as error:
         _send(sock, {"ready": False, "reason": f"cannot import jax: {type(error).__name__}: {error}"})
         return 0
+    # The child's own modules too (no backend, no thread): each fork would import them again.
+    from . import main, verifier  # noqa: F401
+
     if threading.active_count() > 1:  # a thread would be half-copied into every fork
         _send(sock, {"ready": False, "reason": "threads running after importing jax"})
         return 0
@@ -80,7 +84,9 @@ def serve(control_fd: int) -> int:
             code = 70
             try:
                 sock.close()
-                code = _child(message["request"], events_fd, stderr_fd, message["cwd"])
+                code = _child(
+                    message["request"], events_fd, stderr_fd, message["cwd"], message.get("environ", {})
+                )
             finally:
                 for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
                     try:
