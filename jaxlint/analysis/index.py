@@ -11,7 +11,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from ..syntax import argument, bound_names, children, dotted_name, import_binding
+from ..syntax import LEAF, argument, bound_names, children, dotted_name, import_binding
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
@@ -190,9 +190,12 @@ class ModuleIndex:
         # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
         # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
         stack: list[tuple[Any, Unit, cst.ClassDef | None, bool]] = [(start, unit, class_node, False)]
+        leaf = LEAF
         while stack:
             node, unit, class_node, in_class = stack.pop()
             kind = type(node)
+            if leaf[kind]:  # a Name, a literal: nothing to note, nothing under it (no _NOTED type is a leaf)
+                continue
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
