@@ -179,7 +179,12 @@ class ModuleIndex:
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
+        # qualname() answers by (node, unit), kept once the index pass has read every import and binding
+        # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
+        # the entry, so its id cannot be reused by another node while the entry lives.
+        self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
         self._index(module, self.root, None)
+        self._qualnames = {}
         self._resolve_decorators()
         self._resolve_sites()
 
@@ -323,9 +328,16 @@ class ModuleIndex:
     # -- resolution ------------------------------------------------------------------------------------
 
     def qualname(self, node: cst.BaseExpression, unit: Unit | None = None) -> str | None:
-        return self.imports.qualname(
-            node, unit.local_names if unit is not None and unit is not self.root else frozenset()
-        )
+        own = unit if unit is not None and unit is not self.root else None
+        memo = self._qualnames
+        if memo is None:  # during the index pass: imports and bindings are still being read
+            return self.imports.qualname(node, own.local_names if own is not None else frozenset())
+        key = (id(node), id(own))
+        entry = memo.get(key)
+        if entry is None:
+            name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
+            entry = memo[key] = (node, name)
+        return entry[1]
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         """If `node` names a transformation (possibly through partial or an alias), its name and keywords."""
