@@ -767,9 +767,9 @@ _NUMBERS = (cst.Integer, cst.Float)
 
 def _is_scalar_literal(node: cst.BaseExpression) -> bool:
     """`True`, `3`, `-0.5`: a Python bool, int or float written out."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:  # identity: ABCs are slow
         node = node.expression
-    return isinstance(node, _NUMBERS) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+    return type(node) in _NUMBERS or (type(node) is cst.Name and node.value in ("True", "False"))
 
 
 def _literal_arguments(
@@ -793,7 +793,7 @@ def _literal_arguments(
 
 def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
     """A name whose only binding (in its function, or at module level) is `name = <scalar literal>`."""
-    if not isinstance(node, cst.Name) or node.value in ("True", "False", "None"):
+    if type(node) is not cst.Name or node.value in ("True", "False", "None"):
         return False
     owner = unit if unit is not index.root and node.value in unit.local_names else index.root
     value = owner.single_assignment(node.value)
