@@ -509,18 +509,18 @@ class FlowWalker:
 
     def small_statement(self, node: cst.CSTNode, frame: Frame) -> None:
         self.dispatch(node, frame)
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:  # type identity: a failed isinstance() on libcst's ABCs is slow
             self.expr(node.value, frame)
             flags = evaluate(node.value, frame)
             for target in node.targets:
                 self._store(target.target, node.value, node, frame)
                 frame.bind(target.target, flags, node.value)
-        elif isinstance(node, cst.AnnAssign):
+        elif type(node) is cst.AnnAssign:
             if node.value is not None:
                 self.expr(node.value, frame)
                 self._store(node.target, node.value, node, frame)
                 frame.bind(node.target, evaluate(node.value, frame), node.value)
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             self.expr(node.value, frame)
             self._store(node.target, node.value, node, frame)
             if isinstance(node.target, cst.Name):
@@ -528,7 +528,7 @@ class FlowWalker:
                 if not isinstance(node.operator, _BITWISE_ASSIGN):
                     flags &= ~BOOL  # as for `a + b`: `count += mask` is a number, not a mask
                 frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             for deleted in _delete_targets(node.target):
                 for hook in self.hooks.get("on_delete", ()):
                     hook(deleted, node, frame)

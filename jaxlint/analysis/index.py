@@ -341,7 +341,8 @@ class ModuleIndex:
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         """If `node` names a transformation (possibly through partial or an alias), its name and keywords."""
-        if isinstance(node, cst.Call):
+        # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
+        if type(node) is cst.Call:
             inner = self.qualname(node.func, unit)
             if inner == "functools.partial" and node.args and node.args[0].keyword is None:
                 found = self.transform_of(node.args[0].value, unit)
@@ -356,7 +357,7 @@ class ModuleIndex:
             ):
                 return self._canonical_transform(inner), list(node.args)
             return None
-        if isinstance(node, cst.Name) and node.value in self.imports.partial_aliases:
+        if type(node) is cst.Name and node.value in self.imports.partial_aliases:
             if node.value not in unit.local_names or unit is self.root:
                 return self.transform_of(self.imports.partial_aliases[node.value], self.root)
         name = self.qualname(node, unit)
@@ -381,10 +382,10 @@ class ModuleIndex:
         `before` (the `order` of a statement of `unit`) makes a name defined in `unit` itself mean the def
         bound at that point: the last one before it (scripts and notebooks redefine names), when there is one.
         """
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:  # type identity: see transform_of
             found = self.units.get(id(node))
             return [(found, False)] if found else []
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             scope: Unit | None = unit
             while scope is not None:
                 if node.value in scope.defs:
@@ -399,8 +400,8 @@ class ModuleIndex:
                 scope = scope.parent
             return []
         if (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
+            type(node) is cst.Attribute
+            and type(node.value) is cst.Name
             and node.value.value in ("self", "cls")
         ):
             method_owner: Unit | None = unit
