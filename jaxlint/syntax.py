@@ -175,11 +175,12 @@ def attribute_root(node: cst.BaseExpression) -> str | None:
 
 def bound_names(target: cst.CSTNode) -> list[str]:
     """Names bound by an assignment target (`a`, `a, (b, *c)`)."""
-    if isinstance(target, cst.Name):
+    # Type identity: a failed isinstance() on libcst's ABCs is slow (none of these is subclassed).
+    if type(target) is cst.Name:
         return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         return [n for e in target.elements for n in bound_names(e.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return bound_names(target.value)
     return []
 

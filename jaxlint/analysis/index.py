@@ -60,7 +60,7 @@ class Binding:
     def plain(self) -> bool:
         """`name = value` with one target: the name holds exactly `value`."""
         node = self.node
-        return isinstance(node, cst.Assign) and len(node.targets) == 1
+        return type(node) is cst.Assign and len(node.targets) == 1  # identity: ABCs make isinstance() slow
 
 
 @dataclasses.dataclass(eq=False)
@@ -256,10 +256,10 @@ class ModuleIndex:
         if type(node) is cst.Call:  # the commonest noted node: no isinstance() chain (slow on libcst's ABCs)
             self._sites.append((node, unit, len(self.units)))
             return
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            if isinstance(node, cst.Import):
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
+            if type(node) is cst.Import:
                 self.imports.add_import(node)
-            else:
+            elif type(node) is cst.ImportFrom:
                 self.imports.add_import_from(node)
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
@@ -270,7 +270,7 @@ class ModuleIndex:
                         unit.local_names.discard(
                             (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
                         )
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             for target in node.targets:
                 names = bound_names(target.target)
                 unit.local_names.update(names)
@@ -280,7 +280,12 @@ class ModuleIndex:
                         unit.bind(name, node, value)
                 if unit is self.root and isinstance(target.target, cst.Name):
                     self.imports.add_module_assignment(target.target.value, node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        elif (
+            type(node) is cst.AugAssign
+            or type(node) is cst.AnnAssign
+            or type(node) is cst.For
+            or type(node) is cst.NamedExpr
+        ):
             names = bound_names(node.target)
             unit.local_names.update(names)
             if not in_class:
@@ -291,7 +296,7 @@ class ModuleIndex:
                 )
                 for name in names:
                     unit.bind(name, node, value)
-        elif isinstance(node, cst.WithItem):
+        elif type(node) is cst.WithItem:
             if node.asname is not None:
                 names = bound_names(node.asname.name)
                 unit.local_names.update(names)
