@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from itertools import repeat
 from typing import Any
 
 import libcst as cst
@@ -45,6 +44,15 @@ _NOTED = frozenset(
         cst.Nonlocal,
     }
 )
+
+
+class _Context:
+    """Where the index pass is: pushed on its stack where the unit or class context changes."""
+
+    __slots__ = ("unit", "class_node", "in_class")
+
+    def __init__(self, unit: Unit, class_node: cst.ClassDef | None, in_class: bool) -> None:
+        self.unit, self.class_node, self.in_class = unit, class_node, in_class
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,34 +201,48 @@ class ModuleIndex:
     def _index(self, start: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
         # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
+        # The stack holds nodes, and a `_Context` wherever the context changes: entering a def, a lambda, a
+        # class or a class-body statement pushes the context to go back to after it (LIFO keeps it in order),
+        # so the hot loop builds no tuple per node. The order is the one depth-first walk `order` counts in.
         # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
-        stack: list[tuple[Any, Unit, cst.ClassDef | None, bool]] = [(start, unit, class_node, False)]
+        stack: list[Any] = [start]
+        in_class = False
         leaf = LEAF
         while stack:
-            node, unit, class_node, in_class = stack.pop()
+            node = stack.pop()
             kind = type(node)
+            if kind is _Context:
+                unit, class_node, in_class = node.unit, node.class_node, node.in_class
+                continue
             if leaf[kind]:  # a Name, a literal: nothing to note, nothing under it (no _NOTED type is a leaf)
                 continue
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
                     unit.bind(node.name.value, node)
-                stack.extend((sub, child, None, False) for sub in reversed(children(node)))
+                stack.append(_Context(unit, class_node, in_class))
+                unit, class_node, in_class = child, None, False
+                stack.extend(reversed(children(node)))
                 continue
             if kind is cst.ClassDef:
                 unit.local_names.add(node.name.value)
                 if not in_class:
                     unit.bind(node.name.value, node)
                 self.class_methods.setdefault(id(node), {})
-                body = node.body.body
-                stack.extend((stmt, unit, node, True) for stmt in reversed(body))
-                outer = [*node.decorators, *node.bases, *node.keywords]
-                stack.extend((sub, unit, None, in_class) for sub in reversed(outer))
+                stack.append(_Context(unit, class_node, in_class))  # after the class
+                stack.extend(reversed(node.body.body))
+                stack.append(_Context(unit, node, True))  # its body, after the parts outside it:
+                class_node = None
+                stack.extend(reversed([*node.decorators, *node.bases, *node.keywords]))
                 continue
             if kind in _NOTED:
                 self._note(node, unit, in_class)
-            # zip/repeat build the entries in C (a generator expression here cost a tenth of the index pass).
-            stack.extend(zip(reversed(children(node)), repeat(unit), repeat(None), repeat(in_class)))
+            below = children(node)
+            if below:
+                if class_node is not None:  # a class-body statement: what is under it is not a method
+                    stack.append(_Context(unit, class_node, in_class))
+                    class_node = None
+                stack.extend(reversed(below))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
