@@ -5,6 +5,8 @@ Alternates the two commands `--repeat` times and prints the median wall and CPU 
 
     python bench/startup.py                 # with bytecode caches (as installed code runs)
     python bench/startup.py --no-bytecode   # every module compiled from source each run
+    python bench/startup.py --jaxlint-source  # only jaxlint compiled each run (PYTHONDONTWRITEBYTECODE=1 on a
+                                              # checkout without __pycache__: what run.py measures there)
     python bench/startup.py --importtime    # also print jaxlint's 25 costliest imports (-X importtime)
 """
 
@@ -46,12 +48,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--no-bytecode", action="store_true", help="compile every module each run")
+    parser.add_argument("--jaxlint-source", action="store_true", help="compile jaxlint (only) each run")
     parser.add_argument("--importtime", action="store_true")
     parser.add_argument("--jaxlint", default=str(Path(__file__).resolve().parent.parent), help="checkout")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=args.jaxlint)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.no_bytecode:
+        if args.jaxlint_source:  # installed packages read their bytecode; nothing new is written
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.pop("PYTHONPYCACHEPREFIX", None)
+        elif args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
             env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "none")  # no cache to read either
         else:
@@ -71,7 +77,7 @@ def main() -> None:
                 "json",
             ],
         }
-        if not args.no_bytecode:  # fill the bytecode caches first
+        if not args.no_bytecode and not args.jaxlint_source:  # fill the bytecode caches first
             for cmd in commands.values():
                 run(cmd, env)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
