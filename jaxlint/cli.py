@@ -18,9 +18,34 @@ def _split_codes(value: str) -> list[str]:
     return [code.strip().upper() for code in value.split(",") if code.strip()]
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own, measuring the terminal without importing shutil (and its compression modules) at
+    every start: argparse builds a formatter for each `add_argument`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width=None) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS, else the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jaxlint",
+        formatter_class=_HelpFormatter,
         description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
         epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error. "
         "`jaxlint server` runs the language server for editors (the `server` extra; see docs/editors.md).",

@@ -8,11 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10
-    import tomli as tomllib
-
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", "__pypackages__", "__pycache__",
     "build", "dist", "_build", ".eggs", "*.egg-info", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
@@ -124,6 +119,14 @@ def _strings(key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _tomllib() -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start` that has a [tool.jaxlint] table."""
     start = start.resolve()
@@ -131,6 +134,7 @@ def find_pyproject(start: Path) -> Path | None:
     for candidate in (folder, *folder.parents):
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
+            tomllib = _tomllib()  # imported only when there is a file to read (start-up)
             try:
                 data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -143,7 +147,7 @@ def find_pyproject(start: Path) -> Path | None:
 def load(pyproject: Path | None) -> Config:
     if pyproject is None:
         return Config()
-    data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    data = _tomllib().loads(pyproject.read_text(encoding="utf-8"))
     table = data.get("tool", {}).get("jaxlint", {})
     try:
         return from_table(table, root=pyproject.parent)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .analysis.project import (
     MAX_ROUNDS,
@@ -30,12 +30,14 @@ from .analysis.project import (
     library_heads,
     package_name,
 )
-from .cache import FindingCache
 from .config import Config
 from .engine import LintSettings, decode, internal_error, lint_text, parse_error, too_large
 from .finding import PARSE_ERROR_CODE, Finding
 from .fix import FixCollector
 from .selection import settings_for
+
+if TYPE_CHECKING:  # the cache (hashlib, tempfile) is imported only when a run uses it
+    from .cache import FindingCache
 
 # Below this many files a pool costs more than it saves.
 _MIN_FILES_FOR_POOL = 8
@@ -236,7 +238,11 @@ def _lint_batch(
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[tuple[list[Finding], Summary]]:
-    cache = FindingCache(cache_dir) if cache_dir else None
+    cache = None
+    if cache_dir:
+        from .cache import FindingCache
+
+        cache = FindingCache(cache_dir)
     classes = classes or {}
     return [
         lint_project_file(path, config, cache, incoming.get(path), also, classes.get(path)) for path in paths

@@ -25,7 +25,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import COMPREHENSIONS, bound_names, children
+from ..syntax import COMPREHENSIONS, LEAF, bound_names, children
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
@@ -574,18 +574,18 @@ class FlowWalker:
 
     def small_statement(self, node: cst.CSTNode, frame: Frame) -> None:
         self.dispatch(node, frame)
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:  # type identity: a failed isinstance() on libcst's ABCs is slow
             self.expr(node.value, frame)
             flags = evaluate(node.value, frame)
             for target in node.targets:
                 self._store(target.target, node.value, node, frame)
                 frame.bind(target.target, flags, node.value)
-        elif isinstance(node, cst.AnnAssign):
+        elif type(node) is cst.AnnAssign:
             if node.value is not None:
                 self.expr(node.value, frame)
                 self._store(node.target, node.value, node, frame)
                 frame.bind(node.target, evaluate(node.value, frame), node.value)
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             self.expr(node.value, frame)
             self._store(node.target, node.value, node, frame)
             if isinstance(node.target, cst.Name):
@@ -593,7 +593,7 @@ class FlowWalker:
                 if not isinstance(node.operator, _BITWISE_ASSIGN):
                     flags &= ~BOOL  # as for `a + b`: `count += mask` is a number, not a mask
                 frame.bind(node.target, flags & TRACED and flags | ARRAY or flags)
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             for deleted in _delete_targets(node.target):
                 for hook in self.hooks.get("on_delete", ()):
                     hook(deleted, node, frame)
@@ -633,9 +633,12 @@ class FlowWalker:
         hooks = self.hooks
         # Nodes are `Any` here: the checker does not narrow on `type(node) is X`.
         stack: list[tuple[Any, Frame, bool]] = [(start, frame, store)]
+        leaf = LEAF
         while stack:
             node, frame, store = stack.pop()
             kind = type(node)
+            if leaf[kind] and kind.__name__ not in hooks:  # a Name, a literal: nothing to do (40% of nodes)
+                continue
             if kind is cst.Lambda or kind is cst.FunctionDef:
                 for hook in hooks.get(kind.__name__, ()):
                     hook(node, frame)
@@ -845,9 +848,9 @@ _NUMBERS = (cst.Integer, cst.Float)
 
 def _is_scalar_literal(node: cst.BaseExpression) -> bool:
     """`True`, `3`, `-0.5`: a Python bool, int or float written out."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:  # identity: ABCs are slow
         node = node.expression
-    return isinstance(node, _NUMBERS) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+    return type(node) in _NUMBERS or (type(node) is cst.Name and node.value in ("True", "False"))
 
 
 def _literal_arguments(
@@ -871,7 +874,7 @@ def _literal_arguments(
 
 def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
     """A name whose only binding (in its function, or at module level) is `name = <scalar literal>`."""
-    if not isinstance(node, cst.Name) or node.value in ("True", "False", "None"):
+    if type(node) is not cst.Name or node.value in ("True", "False", "None"):
         return False
     owner = unit if unit is not index.root and node.value in unit.local_names else index.root
     value = owner.single_assignment(node.value)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from itertools import repeat
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from ..syntax import argument, bound_names, children, dotted_name, import_binding
+from ..syntax import LEAF, argument, bound_names, children, dotted_name, import_binding
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
@@ -47,6 +46,15 @@ _NOTED = frozenset(
 )
 
 
+class _Context:
+    """Where the index pass is: pushed on its stack where the unit or class context changes."""
+
+    __slots__ = ("unit", "class_node", "in_class")
+
+    def __init__(self, unit: Unit, class_node: cst.ClassDef | None, in_class: bool) -> None:
+        self.unit, self.class_node, self.in_class = unit, class_node, in_class
+
+
 @dataclasses.dataclass(frozen=True)
 class Binding:
     """One binding of a name by a unit's own statements (not those of nested functions or class bodies)."""
@@ -60,7 +68,7 @@ class Binding:
     def plain(self) -> bool:
         """`name = value` with one target: the name holds exactly `value`."""
         node = self.node
-        return isinstance(node, cst.Assign) and len(node.targets) == 1
+        return type(node) is cst.Assign and len(node.targets) == 1  # identity: ABCs make isinstance() slow
 
 
 @dataclasses.dataclass(eq=False)
@@ -181,7 +189,12 @@ class ModuleIndex:
         self.magics: Mapping[int, Any] = {}
         # Project mode: the `analysis.project.ModuleFacts` other modules give this one (set by the engine).
         self.project: Any = None
+        # qualname() answers by (node, unit), kept once the index pass has read every import and binding
+        # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
+        # the entry, so its id cannot be reused by another node while the entry lives.
+        self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
         self._index(module, self.root, None)
+        self._qualnames = {}
         self._resolve_decorators()
         self._resolve_sites()
 
@@ -190,31 +203,48 @@ class ModuleIndex:
     def _index(self, start: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
         # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
+        # The stack holds nodes, and a `_Context` wherever the context changes: entering a def, a lambda, a
+        # class or a class-body statement pushes the context to go back to after it (LIFO keeps it in order),
+        # so the hot loop builds no tuple per node. The order is the one depth-first walk `order` counts in.
         # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
-        stack: list[tuple[Any, Unit, cst.ClassDef | None, bool]] = [(start, unit, class_node, False)]
+        stack: list[Any] = [start]
+        in_class = False
+        leaf = LEAF
         while stack:
-            node, unit, class_node, in_class = stack.pop()
+            node = stack.pop()
             kind = type(node)
+            if kind is _Context:
+                unit, class_node, in_class = node.unit, node.class_node, node.in_class
+                continue
+            if leaf[kind]:  # a Name, a literal: nothing to note, nothing under it (no _NOTED type is a leaf)
+                continue
             if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
                     unit.bind(node.name.value, node)
-                stack.extend((sub, child, None, False) for sub in reversed(children(node)))
+                stack.append(_Context(unit, class_node, in_class))
+                unit, class_node, in_class = child, None, False
+                stack.extend(reversed(children(node)))
                 continue
             if kind is cst.ClassDef:
                 unit.local_names.add(node.name.value)
                 if not in_class:
                     unit.bind(node.name.value, node)
                 self.class_methods.setdefault(id(node), {})
-                body = node.body.body
-                stack.extend((stmt, unit, node, True) for stmt in reversed(body))
-                outer = [*node.decorators, *node.bases, *node.keywords]
-                stack.extend((sub, unit, None, in_class) for sub in reversed(outer))
+                stack.append(_Context(unit, class_node, in_class))  # after the class
+                stack.extend(reversed(node.body.body))
+                stack.append(_Context(unit, node, True))  # its body, after the parts outside it:
+                class_node = None
+                stack.extend(reversed([*node.decorators, *node.bases, *node.keywords]))
                 continue
             if kind in _NOTED:
                 self._note(node, unit, in_class)
-            # zip/repeat build the entries in C (a generator expression here cost a tenth of the index pass).
-            stack.extend(zip(reversed(children(node)), repeat(unit), repeat(None), repeat(in_class)))
+            below = children(node)
+            if below:
+                if class_node is not None:  # a class-body statement: what is under it is not a method
+                    stack.append(_Context(unit, class_node, in_class))
+                    class_node = None
+                stack.extend(reversed(below))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if isinstance(node, cst.FunctionDef):
@@ -250,10 +280,10 @@ class ModuleIndex:
         if type(node) is cst.Call:  # the commonest noted node: no isinstance() chain (slow on libcst's ABCs)
             self._sites.append((node, unit, len(self.units)))
             return
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            if isinstance(node, cst.Import):
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
+            if type(node) is cst.Import:
                 self.imports.add_import(node)
-            else:
+            elif type(node) is cst.ImportFrom:
                 self.imports.add_import_from(node)
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
@@ -264,7 +294,7 @@ class ModuleIndex:
                         unit.local_names.discard(
                             (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
                         )
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             for target in node.targets:
                 names = bound_names(target.target)
                 unit.local_names.update(names)
@@ -274,7 +304,12 @@ class ModuleIndex:
                         unit.bind(name, node, value)
                 if unit is self.root and isinstance(target.target, cst.Name):
                     self.imports.add_module_assignment(target.target.value, node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        elif (
+            type(node) is cst.AugAssign
+            or type(node) is cst.AnnAssign
+            or type(node) is cst.For
+            or type(node) is cst.NamedExpr
+        ):
             names = bound_names(node.target)
             unit.local_names.update(names)
             if not in_class:
@@ -285,7 +320,7 @@ class ModuleIndex:
                 )
                 for name in names:
                     unit.bind(name, node, value)
-        elif isinstance(node, cst.WithItem):
+        elif type(node) is cst.WithItem:
             if node.asname is not None:
                 names = bound_names(node.asname.name)
                 unit.local_names.update(names)
@@ -322,13 +357,21 @@ class ModuleIndex:
     # -- resolution ------------------------------------------------------------------------------------
 
     def qualname(self, node: cst.BaseExpression, unit: Unit | None = None) -> str | None:
-        return self.imports.qualname(
-            node, unit.local_names if unit is not None and unit is not self.root else frozenset()
-        )
+        own = unit if unit is not None and unit is not self.root else None
+        memo = self._qualnames
+        if memo is None:  # during the index pass: imports and bindings are still being read
+            return self.imports.qualname(node, own.local_names if own is not None else frozenset())
+        key = (id(node), id(own))
+        entry = memo.get(key)
+        if entry is None:
+            name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
+            entry = memo[key] = (node, name)
+        return entry[1]
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         """If `node` names a transformation (possibly through partial or an alias), its name and keywords."""
-        if isinstance(node, cst.Call):
+        # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
+        if type(node) is cst.Call:
             inner = self.qualname(node.func, unit)
             if inner == "functools.partial" and node.args and node.args[0].keyword is None:
                 found = self.transform_of(node.args[0].value, unit)
@@ -343,7 +386,7 @@ class ModuleIndex:
             ):
                 return self._canonical_transform(inner), list(node.args)
             return None
-        if isinstance(node, cst.Name) and node.value in self.imports.partial_aliases:
+        if type(node) is cst.Name and node.value in self.imports.partial_aliases:
             if node.value not in unit.local_names or unit is self.root:
                 return self.transform_of(self.imports.partial_aliases[node.value], self.root)
         name = self.qualname(node, unit)
@@ -368,10 +411,10 @@ class ModuleIndex:
         `before` (the `order` of a statement of `unit`) makes a name defined in `unit` itself mean the def
         bound at that point: the last one before it (scripts and notebooks redefine names), when there is one.
         """
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:  # type identity: see transform_of
             found = self.units.get(id(node))
             return [(found, False)] if found else []
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             scope: Unit | None = unit
             while scope is not None:
                 if node.value in scope.defs:
@@ -386,8 +429,8 @@ class ModuleIndex:
                 scope = scope.parent
             return []
         if (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
+            type(node) is cst.Attribute
+            and type(node.value) is cst.Name
             and node.value.value in ("self", "cls")
         ):
             method_owner: Unit | None = unit

@@ -313,7 +313,7 @@ class KeyAnalysis:
             index = self.index
             for scope in [index.root, *index.units.values()]:
                 for node in own_nodes(scope.node):
-                    if not isinstance(node, cst.Call) or index.qualname(node.func, scope) not in _TREE_MAPS:
+                    if type(node) is not cst.Call or index.qualname(node.func, scope) not in _TREE_MAPS:
                         continue
                     arg = argument(node, 0, "f")
                     if arg is None:
@@ -341,7 +341,7 @@ class KeyAnalysis:
             index = self.index
             for scope in [index.root, *index.units.values()]:
                 for node in own_nodes(scope.node):
-                    if not isinstance(node, cst.Call):
+                    if type(node) is not cst.Call:  # identity: isinstance() on libcst ABCs is slow
                         continue
                     loops = [
                         loop
@@ -921,23 +921,24 @@ class _UnitWalk:
 
     def expr(self, node: cst.CSTNode, state: State) -> Version | None:
         """Evaluate in order (consuming keys on the way); the version of the value when it is known."""
-        if isinstance(node, cst.Name):
+        # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
+        if type(node) is cst.Name:
             return self.lookup(node.value, state)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self.call(node, state)
-        if isinstance(node, (cst.Attribute, cst.Subscript)):
+        if type(node) is cst.Attribute or type(node) is cst.Subscript:
             pseudo = _chain(node)
             if pseudo is None or pseudo not in state.env:
                 self.expr(node.value, state)
-            if isinstance(node, cst.Subscript):
+            if type(node) is cst.Subscript:
                 for element in node.slice:
                     self.expr(element.slice, state)
             return self.read(node, state)
-        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda or type(node) is cst.FunctionDef:
+            if type(node) is cst.Lambda:
                 self._defaults(node.params, state)
             return None
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             self.expr(node.test, state)
             other = state.copy()
             first = self.expr(node.body, state)
@@ -946,7 +947,7 @@ class _UnitWalk:
             assert joined is not None
             self._replace(state, joined)
             return first if first is second else None
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             self.expr(node.left, state)
             other = state.copy()
             self.expr(node.right, other)
@@ -954,10 +955,15 @@ class _UnitWalk:
             assert joined is not None
             self._replace(state, joined)
             return None
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if (
+            type(node) is cst.ListComp
+            or type(node) is cst.SetComp
+            or type(node) is cst.GeneratorExp
+            or type(node) is cst.DictComp
+        ):
             self.comprehension(node, state)
             return None
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             version = self.expr(node.value, state)
             self.assign(node.target, version, node.value, state)
             return version

@@ -134,7 +134,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         return scope.lookup(node.value)  # type: ignore[attr-defined]
     if kind not in _EVALUATED:
         return 0  # literals and the like: what the chain below would answer
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
@@ -147,9 +147,9 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
                 return 0  # `state.config`: a static field of a pytree is a Python value under any transform
             return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return _subscript(node, scope)
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.BinaryOperation:
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         both = left | right
         if both & LIST and isinstance(node.operator, (cst.Add, cst.Multiply)):
@@ -160,18 +160,18 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and both & BOOL:
             out |= BOOL
         return out
-    if isinstance(node, cst.UnaryOperation):
+    if type(node) is cst.UnaryOperation:
         if isinstance(node.operator, cst.Not):
             return 0
         inner = evaluate(node.expression, scope)
         return inner if isinstance(node.operator, cst.BitInvert) else inner & ~BOOL
-    if isinstance(node, cst.BooleanOperation):
+    if type(node) is cst.BooleanOperation:
         if isinstance(node.operator, cst.And) and _is_tracer_guard(node.left):
             return evaluate(
                 node.left, scope
             )  # `not_tracer(i) and i in ...`: the right side never sees a tracer
         return evaluate(node.left, scope) | evaluate(node.right, scope)
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
             return 0
         flags = 0
@@ -184,7 +184,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if flags & TRACED:
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return _call(node, scope)
     if isinstance(node, cst.IfExp):
         return evaluate(node.body, scope) | evaluate(node.orelse, scope)

@@ -41,8 +41,12 @@ class Rule:
 
     def hooks(self) -> dict[str, object]:
         """Hook name -> bound method, for the walker's dispatch table."""
-        found = {}
-        for attr in dir(type(self)):
-            if attr.startswith("visit_") or attr in _PHASES:
-                found[attr.removeprefix("visit_")] = getattr(self, attr)
-        return found
+        names = _HOOK_NAMES.get(type(self))
+        if names is None:  # dir() per instance cost a tenth of a second on 300 files: once per class
+            names = _HOOK_NAMES[type(self)] = tuple(
+                attr for attr in dir(type(self)) if attr.startswith("visit_") or attr in _PHASES
+            )
+        return {attr.removeprefix("visit_"): getattr(self, attr) for attr in names}
+
+
+_HOOK_NAMES: dict[type, tuple[str, ...]] = {}

@@ -7,7 +7,7 @@ says how it measures). Running the linter never imports jax.
 
 from __future__ import annotations
 
-import importlib.resources
+import pkgutil
 
 import libcst as cst
 
@@ -47,9 +47,10 @@ def _parse(table: str) -> tuple[dict[str, dict[int, str | None]], dict[str, dict
     return rejects, nested, variadic
 
 
-_REJECTS, _NESTED, _VARIADIC = _parse(
-    importlib.resources.files("jaxlint.rules").joinpath("data/jnp_sequence_args.txt").read_text("utf-8")
-)
+_TABLE = pkgutil.get_data("jaxlint.rules", "data/jnp_sequence_args.txt")  # not importlib.resources: start-up
+if _TABLE is None:
+    raise ImportError("jaxlint.rules: data/jnp_sequence_args.txt cannot be read")
+_REJECTS, _NESTED, _VARIADIC = _parse(_TABLE.decode("utf-8"))
 
 
 def _short(qualname: str) -> str:

@@ -1,0 +1,84 @@
+"""The hot walks' shortcuts answer what the plain code answers, on every node of the fixtures and examples.
+
+- `syntax.LEAF` (nodes the walks drop on sight) holds only types whose nodes never have children;
+- `own_nodes` with the default scopes (type identity) yields what the isinstance() path yields;
+- `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
+- the classes the hot paths compare by type identity instead of isinstance() have no subclasses in the
+  installed libcst (a new subclass would make the identity test miss it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from jaxlint.analysis import ModuleIndex
+from jaxlint.syntax import LEAF, SCOPES, children, own_nodes, walk
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
+    (ROOT / "examples").rglob("*.py")
+)
+
+# Compared by `type(node) is X` in syntax.py, analysis/index.py, flow.py, values.py and keys.py.
+_IDENTITY_CHECKED = (
+    "Assign AnnAssign AugAssign Attribute BinaryOperation BooleanOperation Call ClassDef Comparison Del "
+    "DictComp For FunctionDef GeneratorExp IfExp Import ImportFrom Lambda List ListComp Minus Name "
+    "NamedExpr SetComp StarredElement Subscript Tuple UnaryOperation WithItem"
+).split()
+
+
+def _modules() -> list[cst.Module]:
+    return [cst.parse_module(path.read_text(encoding="utf-8")) for path in SOURCES]
+
+
+MODULES = _modules()
+
+
+def test_sources_exist() -> None:
+    assert len(MODULES) > 20
+
+
+@pytest.mark.parametrize("name", _IDENTITY_CHECKED)
+def test_identity_checked_classes_are_not_subclassed(name: str) -> None:
+    cls = getattr(cst, name)
+    assert isinstance(cls, type) and issubclass(cls, cst.CSTNode)
+    assert cls.__subclasses__() == []
+
+
+def test_leaf_nodes_have_no_children() -> None:
+    seen = 0
+    for module in MODULES:
+        for node in walk(module):
+            assert not LEAF[type(node)] or children(node) == [], type(node).__name__
+            seen += 1
+    assert seen > 10_000
+    assert LEAF[cst.Name] and LEAF[cst.Integer] and not LEAF[cst.Call] and not LEAF[cst.Attribute]
+
+
+def test_own_nodes_shortcut_matches_isinstance_path() -> None:
+    generic = tuple(list(SCOPES))  # an equal tuple that is not SCOPES itself takes the isinstance() path
+    assert generic is not SCOPES
+    for module in MODULES:
+        index = ModuleIndex(module)
+        for unit in [index.root, *index.units.values()]:
+            fast = list(own_nodes(unit.node))
+            slow = list(own_nodes(unit.node, generic))
+            assert len(fast) == len(slow) and all(a is b for a, b in zip(fast, slow, strict=True))
+
+
+def test_memoised_qualname_matches_import_table() -> None:
+    asked = 0
+    for module in MODULES:
+        index = ModuleIndex(module)
+        nodes = [n for n in walk(module) if type(n) in (cst.Name, cst.Attribute)]
+        for unit in [None, index.root, *index.units.values()]:
+            local = unit.local_names if unit is not None and unit is not index.root else frozenset()
+            for node in nodes:
+                expected = index.imports.qualname(node, local)
+                assert index.qualname(node, unit) == expected
+                assert index.qualname(node, unit) == expected  # the second answer comes from the memo
+                asked += 1
+    assert asked > 10_000
