@@ -967,8 +967,8 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
         if not isinstance(test.args[0].value, cst.Name):
             return None
         name = test.args[0].value.value
-        flags = frame.env.get(name, 0)
-        body = flags | ARRAY if flags & TRACED else None
+        known = frame.env.get(name, 0)
+        body = known | ARRAY if known & TRACED else None
     flags = frame.env.get(name)
     if flags is None or not flags & TRACED or (body is None and orelse is None):
         return None
