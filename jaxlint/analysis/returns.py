@@ -1,9 +1,11 @@
-"""What a same-module helper returns, when that is sure: an array computed by JAX.
+"""What a helper returns, when that is sure: an array computed by JAX.
 
 Under jit, vmap and lax bodies every `jnp`/`lax`/`jax.random` result is a tracer, even on constants, so a
 helper whose every `return` gives such a result returns a tracer to a traced caller (`float(loss_fn(p, x))`
 raises). Only plain, undecorated functions qualify, and only when every return value is built from a JAX call
 by arithmetic, indexing, array methods, a local bound once, or another such helper; anything else is unknown.
+In project mode the module's summary says which of its top-level functions qualify (`function_returns_array`),
+and a module calling one of them from traced code receives that (`imported_returns_array`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,21 @@ def returns_array(
         not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
         for target, bound in targets
     )
+
+
+def function_returns_array(unit: Any, index: Any, is_array_function: Callable[[str | None], bool]) -> bool:
+    """Whether calling `unit` (a top-level function) surely gives a JAX array: for the project summary."""
+    return _function_returns_array(unit, index, is_array_function, _DEPTH)
+
+
+def imported_returns_array(index: Any, name: str | None) -> bool:
+    """Whether `name` is another project module's function that surely returns a JAX array (project mode:
+    the facts its summary gives this module, `project.Export`)."""
+    project = getattr(index, "project", None)
+    if name is None or project is None:
+        return False
+    found = project.exports.get(name)
+    return found is not None and found.returns
 
 
 def _function_returns_array(
@@ -87,7 +104,7 @@ def _is_array(
                 return True
         name = index.qualname(func, unit)
         if name is not None:
-            return is_array_function(name)
+            return is_array_function(name) or imported_returns_array(index, name)
         if isinstance(func, cst.Name):
             targets = index.resolve_function(func, unit)
             return bool(targets) and all(
