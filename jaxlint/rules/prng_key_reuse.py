@@ -51,7 +51,8 @@ assumed not to consume the keys they get.
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
 class asserts something (an `assert` statement, or a call of `assert*`, `*allclose`, `*array_equal`,
-`np.testing.*`, `chex.assert_*`) draws its inputs from one key on purpose: paired draws that compare two
+`np.testing.*`, `chex.assert_*`, also one passed as a callable: `jax.tree.map(np.testing.assert_allclose, a,
+b)`) draws its inputs from one key on purpose: paired draws that compare two
 implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
 correlation does not matter to what is checked. Users reading real test suites (distrax, optax,
 neural-tangents) judged these findings noise. Reuse in a test helper outside such functions and classes, and
@@ -193,14 +194,22 @@ def _in_asserting_test(unit: Unit) -> bool:
 
 
 def _asserts(node: cst.CSTNode) -> bool:
+    """An `assert`, a call of an assertion, or an assertion passed as a callable (`jax.tree.map(
+    np.testing.assert_allclose, a, b)`, `partial(assert_allclose, atol=...)`)."""
     for inner in walk(node):
         if isinstance(inner, cst.Assert):
             return True
-        if isinstance(inner, cst.Call):
-            callee = inner.func
-            name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
-            if isinstance(name, str) and (
-                name.startswith(("assert", "assert_")) or name.endswith(_ASSERT_SUFFIXES)
-            ):
-                return True
+        if isinstance(inner, cst.Call) and (
+            _is_assertion(inner.func) or any(_is_assertion(arg.value) for arg in inner.args)
+        ):
+            return True
     return False
+
+
+def _is_assertion(callee: cst.BaseExpression) -> bool:
+    name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+    return (
+        isinstance(callee, (cst.Name, cst.Attribute))
+        and isinstance(name, str)
+        and (name.startswith("assert") or name.endswith(_ASSERT_SUFFIXES))
+    )
