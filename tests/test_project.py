@@ -944,3 +944,31 @@ def test_cache_follows_what_the_other_modules_functions_do(tmp_path: Path) -> No
     write(tmp_path, {"helpers.py": KEY_HELPERS.replace("jax.random.normal(key, shape)", "key.shape")})
     edited = run_cli(".", cwd=tmp_path)
     assert edited.returncode == 0, edited.stdout + edited.stderr
+
+
+def test_re_export_only_package_init(tmp_path: Path) -> None:
+    """A package's `__init__.py` that names no JAX library and only re-exports still leaves its imports in
+    its summary: `from pkg import noise` reaches `pkg.helpers.noise`, and `from pkg import MLP` the class."""
+    train = """
+        import jax
+        import jax.numpy as jnp
+
+        from pkg import MLP, noise
+
+
+        def direct():
+            key = jax.random.key(0)
+            a = noise(key, (3,))
+            return a, jax.random.uniform(key, (3,))
+
+
+        def main():
+            key = jax.random.key(0)
+            params = MLP().init(key, jnp.ones(3))
+            return params, jax.random.normal(key, (3,))
+        """
+    init = 'from .helpers import noise\nfrom .model import MLP\n\n__all__ = ["MLP", "noise"]\n'
+    files = {"pkg/__init__.py": init, "pkg/helpers.py": KEY_HELPERS, "pkg/model.py": LINEN_MODEL}
+    write(tmp_path, {**files, "train.py": train})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("train.py", 10, "JAX301"), ("train.py", 16, "JAX301")]
