@@ -355,7 +355,7 @@ def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) 
     base = LINEN_MODEL.replace("class MLP", "class Base")
     # (A module that names no JAX library is not linted, so it says nothing of its classes.)
     model = "import flax.linen as nn\n\nfrom .base import Base\n\n\nclass MLP(Base):\n    act: str = 'relu'\n"
-    # The package's `__init__.py` re-exports MLP (and names JAX, or it would not be linted: see "left").
+    # The package's `__init__.py` re-exports MLP (one that names no JAX library: `test_re_export_only_...`).
     init = "import jax\n\nfrom .model import MLP\n"
     files = {"pkg/__init__.py": init, "pkg/base.py": base, "pkg/model.py": model}
     for imports in ("from .model import MLP", "from . import model as m", "from pkg import MLP"):
