@@ -15,6 +15,8 @@ from typing import Any
 
 import libcst as cst
 
+from ..syntax import children
+
 # Methods of an array that return an array again.
 _ARRAY_METHODS = frozenset(
     (
@@ -72,20 +74,25 @@ def _function_returns_array(
 
 
 def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None:
-    """The values of the function's own `return` statements; None for a generator, a bare `return` or none."""
+    """The values of the function's own `return` statements; None for a generator, a bare `return` or none.
+    Only statements are walked, not expressions (every module's functions are asked in project mode): a
+    `yield` counts where it is a statement or an assignment's value, as generators write it."""
     values: list[cst.BaseExpression] = []
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(node) is cst.SimpleStatementLine or type(node) is cst.SimpleStatementSuite:
+            for small in node.body:  # type: ignore[attr-defined]
+                if type(small) is cst.Return:
+                    if small.value is None:
+                        return None
+                    values.append(small.value)
+                elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
+                    return None
             continue
-        if isinstance(node, (cst.Yield, cst.Await)):
-            return None
-        if isinstance(node, cst.Return):
-            if node.value is None:
-                return None
-            values.append(node.value)
-        stack.extend(node.children)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            continue
+        stack.extend(children(node))
     return values or None
 
 
