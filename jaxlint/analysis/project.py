@@ -17,6 +17,16 @@ bases and re-exports and gives each module that calls `init`/`apply` the kinds o
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
 knows nothing of imported classes: they stay unknown, and silent.
 
+What other modules' functions do: a summary also says, per top-level function, which parts of which
+parameters it consumes as PRNG keys (`keys.py`'s summary, through its own callees: those of its module, and
+those of other modules by the facts its module received), whether it surely returns one JAX array
+(`returns.py`) and whether calling it runs a jitted function (module-level `f = jax.jit(g)` too), and which
+project names the module calls (`uses`). `ProjectIndex.exports` gives each module the `Export`s of the
+functions it calls, kept only where they can change a finding there; a module linted again may export more,
+so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
+the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
+and times a jitted one (JAX403), as for a function of its own module. Methods are not exported.
+
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
 
