@@ -8,7 +8,8 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 - the worker pool (`run_batches`): workers die with the parent, and when one dies anyway (a crash in native
   code) its files are linted again one per process, so only the file that crashes gets a JAX000;
 - project mode (`lint_files`): every file is linted once and leaves a summary of its calls into other modules
-  (`analysis.project`); the files that other modules' summaries give facts to are linted again with them
+  and of what its own functions do (`analysis.project`); the files that other modules' summaries give facts to
+  (calls they receive, kinds of the classes they use, `Export`s of the functions they call) are linted again with them
   (parsed a second time: keeping every parsed module of a large project would cost more memory than the few
   re-parsed files cost time), round after round until the facts stop changing.
 """
