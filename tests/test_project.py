@@ -867,18 +867,50 @@ def eager(x):
 """
 
 
+RETURNS_METRICS = """
+import jax.numpy as jnp  # (a module naming no JAX library is not linted, and exports nothing)
+
+from helpers import loss, size
+
+
+def doubled(x):
+    y = loss(x)
+    return y * 2
+
+
+def wrapped(x):
+    return loss(x), size(x)
+"""
+
+RETURNS_EVAL = """
+import jax
+
+from metrics import doubled, wrapped
+
+
+@jax.jit
+def evaluate(x):
+    return float(doubled(x)), int(wrapped(x)[1])
+"""
+
+
 def test_what_a_helper_of_another_module_returns(tmp_path: Path) -> None:
     """A helper of another module whose every return is a jnp result gives a tracer to traced code:
-    `float()`, `.item()`, `int()` and `if` on it raise, as for a same-module helper. One that returns a shape
-    or a tuple, and calls outside traced code, get nothing."""
-    write(tmp_path, {"helpers.py": RETURNS_HELPERS, "train.py": RETURNS_TRAIN})
+    `float()`, `.item()`, `int()` and `if` on it raise, as for a same-module helper; also through a helper
+    of a third module that returns its result (called from traced code, that helper calls `loss` from
+    traced code too: its module's summary then delivers `loss`'s facts to it, and it exports `returns`). One that returns a shape or a tuple, and calls outside
+    traced code, get nothing."""
+    files = {"helpers.py": RETURNS_HELPERS, "train.py": RETURNS_TRAIN}
+    write(tmp_path, {**files, "metrics.py": RETURNS_METRICS, "evaluate.py": RETURNS_EVAL})
     findings = jaxlint.lint_paths([str(tmp_path)])
     assert codes(findings) == [
+        ("evaluate.py", 8, "JAX102"),
         ("train.py", 11, "JAX101"),
         ("train.py", 13, "JAX102"),
         ("train.py", 13, "JAX102"),
         ("train.py", 18, "JAX102"),
     ]
+    assert findings[0].column == 12  # float(doubled(x)), not int(wrapped(x)[1])
     assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
 
 
