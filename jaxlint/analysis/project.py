@@ -370,7 +370,9 @@ class ModuleFacts:
                 }
             )
         )
-        times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values())
+        times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
+            getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
+        )
         return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants, uses, times)
 
     def _is_project_name(self, qualname: str) -> bool:
