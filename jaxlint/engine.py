@@ -70,9 +70,7 @@ def lint_text(
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     """
     if not any(word in source for word in _PREFILTER) and not _mentions(source, settings.jit_decorators):
-        # Project mode: a package's `__init__.py` that only re-exports still leaves its imports in its summary.
-        if project is None or not path.endswith("__init__.py") or "import" not in source:
-            return []
+        return []
     if "\x00" in source:
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
     if len(source) > settings.max_file_size:

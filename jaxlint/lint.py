@@ -21,6 +21,9 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+import libcst as cst
+
+from .analysis.index import ModuleIndex
 from .analysis.project import (
     MAX_ROUNDS,
     Export,
@@ -127,6 +130,7 @@ def lint_project_file(
     project = ModuleFacts(incoming, also, package_name(path), classes, exports)
     if cache is None:
         findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+        observe_re_exports(source, path, settings, project)
         return findings, project.summary()
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
@@ -140,8 +144,24 @@ def lint_project_file(
     if found is not None:
         return found
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+    observe_re_exports(source, path, settings, project)
     cache.put(key, findings, project.summary())
     return findings, project.summary()
+
+
+def observe_re_exports(source: str, path: str, settings: LintSettings, project: ModuleFacts) -> None:
+    """A package's `__init__.py` that the engine skipped (it names no JAX library: its prefilter) still tells
+    the project what it re-exports: its imports go into its summary. No finding, not even JAX000: such a file
+    is not linted. Text with more than 1,000 brackets is left alone (libcst crashes on deep nesting)."""
+    if project.observed or not path.endswith("__init__.py") or "import" not in source:
+        return
+    if len(source) > settings.max_file_size or sum(source.count(c) for c in "([{") > 1000:
+        return
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return
+    project.observe(ModuleIndex(module, settings.jit_decorators, project.package))
 
 
 def _settings_key(settings: LintSettings, path: str) -> str:

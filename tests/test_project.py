@@ -1007,5 +1007,7 @@ def test_re_export_only_package_init(tmp_path: Path) -> None:
     init = 'from .helpers import noise\nfrom .model import MLP\n\n__all__ = ["MLP", "noise"]\n'
     files = {"pkg/__init__.py": init, "pkg/helpers.py": KEY_HELPERS, "pkg/model.py": LINEN_MODEL}
     write(tmp_path, {**files, "train.py": train})
+    # A package `__init__.py` that names no JAX library and does not parse is still not linted: no JAX000.
+    write(tmp_path, {**files, "train.py": train, "old/__init__.py": "import os\nprint 'python 2'\n"})
     findings = jaxlint.lint_paths([str(tmp_path)])
     assert codes(findings) == [("train.py", 10, "JAX301"), ("train.py", 16, "JAX301")]

@@ -335,6 +335,11 @@ class ModuleFacts:
         self._index = index
         index.project = self
 
+    @property
+    def observed(self) -> bool:
+        """Whether the engine handed over the module's index (it skips modules that name no JAX library)."""
+        return self._index is not None
+
     def records(self, qualname: str | None) -> bool:
         if qualname is None or "." not in qualname:
             return False
