@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -398,14 +397,15 @@ class KeyAnalysis:
         return self.index.transform_of(decorator, scope) is not None
 
 
-_ANALYSES: weakref.WeakKeyDictionary[ModuleIndex, KeyAnalysis] = weakref.WeakKeyDictionary()
-
-
 def key_analysis(index: ModuleIndex) -> KeyAnalysis:
-    """The key dataflow of a module, computed once: JAX301 and the project summary (`project.py`) share it."""
-    analysis = _ANALYSES.get(index)
-    if analysis is None:
-        analysis = _ANALYSES[index] = KeyAnalysis(index)
+    """The key dataflow of a module. In project mode it is computed once, kept with the module's facts
+    (`project.ModuleFacts.keys`, which live as long as the module's lint): JAX301 and the summary share it."""
+    project = index.project
+    if project is None:
+        return KeyAnalysis(index)
+    analysis = project.keys
+    if analysis is None or analysis.index is not index:
+        analysis = project.keys = KeyAnalysis(index)
     return analysis
 
 

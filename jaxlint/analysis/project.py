@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import libcst as cst
 
@@ -327,6 +328,9 @@ class ModuleFacts:
         self.exports: Mapping[str, Export] = exports or {}
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+        self.keys: Any = (
+            None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
+        )
         self._index: ModuleIndex | None = None
 
     def observe(self, index: ModuleIndex) -> None:
