@@ -8,7 +8,8 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 - the worker pool (`run_batches`): workers die with the parent, and when one dies anyway (a crash in native
   code) its files are linted again one per process, so only the file that crashes gets a JAX000;
 - project mode (`lint_files`): every file is linted once and leaves a summary of its calls into other modules
-  (`analysis.project`); the files that other modules' summaries give facts to are linted again with them
+  and of what its own functions do (`analysis.project`); the files that other modules' summaries give facts to
+  (calls they receive, kinds of the classes they use, `Export`s of the functions they call) are linted again with them
   (parsed a second time: keeping every parsed module of a large project would cost more memory than the few
   re-parsed files cost time), round after round until the facts stop changing.
 """
@@ -20,8 +21,12 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+import libcst as cst
+
+from .analysis.index import ModuleIndex
 from .analysis.project import (
     MAX_ROUNDS,
+    Export,
     Incoming,
     ModuleFacts,
     ProjectIndex,
@@ -113,33 +118,52 @@ def lint_project_file(
     incoming: Incoming | None = None,
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, str] | None = None,
+    exports: Mapping[str, Export] | None = None,
 ) -> tuple[list[Finding], Summary]:
     """One file of a project: its findings given the facts other modules give it (`incoming` for its
-    functions, `classes`: the kinds of the project classes it imports), and its own summary (`also`: library
-    names that are the project's own packages, `analysis.project.library_heads`)."""
+    functions, `classes`: the kinds of the project classes it imports, `exports`: what the other modules'
+    functions it calls do), and its own summary (`also`: library names that are the project's own packages,
+    `analysis.project.library_heads`)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
         return keep_selected(read, settings), Summary()
     data, source = read
-    project = ModuleFacts(incoming, also, package_name(path), classes)
+    project = ModuleFacts(incoming, also, package_name(path), classes, exports)
     if cache is None:
         findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+        observe_re_exports(source, path, settings, project)
         return findings, project.summary()
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
     key = cache.key(
         data,
         _settings_key(settings, path)
-        + incoming_key(project.incoming, project.classes)
+        + incoming_key(project.incoming, project.classes, project.exports)
         + repr((sorted(also), project.package)),
     )
     found = cache.lookup(key, path)
     if found is not None:
         return found
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
+    observe_re_exports(source, path, settings, project)
     cache.put(key, findings, project.summary())
     return findings, project.summary()
+
+
+def observe_re_exports(source: str, path: str, settings: LintSettings, project: ModuleFacts) -> None:
+    """A package's `__init__.py` that the engine skipped (it names no JAX library: its prefilter) still tells
+    the project what it re-exports: its imports go into its summary. No finding, not even JAX000: such a file
+    is not linted. Text with more than 1,000 brackets is left alone (libcst crashes on deep nesting)."""
+    if project.observed or not path.endswith("__init__.py") or "import" not in source:
+        return
+    if len(source) > settings.max_file_size or sum(source.count(c) for c in "([{") > 1000:
+        return
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return
+    project.observe(ModuleIndex(module, settings.jit_decorators, project.package))
 
 
 def _settings_key(settings: LintSettings, path: str) -> str:
@@ -237,15 +261,17 @@ def _lint_batch(
     incoming: dict[str, Incoming],
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, Mapping[str, str]] | None = None,
+    exports: Mapping[str, Mapping[str, Export]] | None = None,
 ) -> list[tuple[list[Finding], Summary]]:
     cache = None
     if cache_dir:
         from .cache import FindingCache
 
         cache = FindingCache(cache_dir)
-    classes = classes or {}
+    classes, exports = classes or {}, exports or {}
     return [
-        lint_project_file(path, config, cache, incoming.get(path), also, classes.get(path)) for path in paths
+        lint_project_file(path, config, cache, incoming.get(path), also, classes.get(path), exports.get(path))
+        for path in paths
     ]
 
 
@@ -263,19 +289,34 @@ def lint_files(
     # The kinds of classes come from the modules' own summaries: they do not change from round to round.
     classes = project.classes(own)
     given: dict[str, Incoming] = {}
+    # What the other modules' functions do (keys consumed, arrays returned, jitted) comes from their latest
+    # summaries: a module linted again with new facts may export more, so these can change round to round.
+    exported: dict[str, dict[str, Export]] = {}
     for round_number in range(MAX_ROUNDS):
-        incoming = project.incoming({path: summary for path, (_, summary) in results.items()}, own)
+        latest = {path: summary for path, (_, summary) in results.items()}
+        incoming = project.incoming(latest, own)
+        exports = project.exports(latest)
         changed = [
             path
             for path in results
-            if incoming.get(path, {}) != given.get(path, {}) or (round_number == 0 and path in classes)
+            if incoming.get(path, {}) != given.get(path, {})
+            or exports.get(path, {}) != exported.get(path, {})
+            or (round_number == 0 and path in classes)
         ]
         if not changed:
             break
         given.update((path, incoming.get(path, {})) for path in changed)
+        exported.update((path, exports.get(path, {})) for path in changed)
         results.update(
             _lint_many(
-                changed, config, jobs, cache_dir, {path: given[path] for path in changed}, also, classes
+                changed,
+                config,
+                jobs,
+                cache_dir,
+                {path: given[path] for path in changed},
+                also,
+                classes,
+                {path: exported[path] for path in changed},
             )
         )
     findings = [finding for path in files for finding in results[path][0]]
@@ -291,15 +332,17 @@ def _lint_many(
     incoming: dict[str, Incoming],
     also: frozenset[str],
     classes: Mapping[str, Mapping[str, str]] | None = None,
+    exports: Mapping[str, Mapping[str, Export]] | None = None,
 ) -> dict[str, tuple[list[Finding], Summary]]:
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        return dict(zip(files, _lint_batch(files, config, cache_dir, incoming, also, classes), strict=True))
+        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports)
+        return dict(zip(files, batch, strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
-        (config, cache_dir, incoming, also, classes),
+        (config, cache_dir, incoming, also, classes, exports),
         lambda path: (
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
             Summary(),

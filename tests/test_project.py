@@ -355,7 +355,7 @@ def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) 
     base = LINEN_MODEL.replace("class MLP", "class Base")
     # (A module that names no JAX library is not linted, so it says nothing of its classes.)
     model = "import flax.linen as nn\n\nfrom .base import Base\n\n\nclass MLP(Base):\n    act: str = 'relu'\n"
-    # The package's `__init__.py` re-exports MLP (and names JAX, or it would not be linted: see "left").
+    # The package's `__init__.py` re-exports MLP (one that names no JAX library: `test_re_export_only_...`).
     init = "import jax\n\nfrom .model import MLP\n"
     files = {"pkg/__init__.py": init, "pkg/base.py": base, "pkg/model.py": model}
     for imports in ("from .model import MLP", "from . import model as m", "from pkg import MLP"):
@@ -568,9 +568,15 @@ def test_notebooks_take_part_in_the_project(tmp_path: Path) -> None:
     files = {"model.py": MODEL, "classes.py": LINEN_MODEL, "explore.ipynb": notebook(first, second, third)}
     write(tmp_path, files)
     findings = jaxlint.lint_paths([str(tmp_path)])
-    assert codes(findings) == [("explore.ipynb", 4, "JAX301"), ("model.py", 6, "JAX101")]
-    assert [f.cell for f in findings if f.code == "JAX301"] == [3]
-    assert "called from jax.jit-compiled 'step' in explore.ipynb" in findings[1].message
+    assert codes(findings) == [
+        ("explore.ipynb", 4, "JAX301"),
+        ("explore.ipynb", 5, "JAX301"),
+        ("model.py", 6, "JAX101"),
+    ]
+    assert [f.cell for f in findings if f.code == "JAX301"] == [2, 3]
+    # `step` draws noise from `key`, then hands it to `model.dropout`, which draws from it again.
+    assert "by jax.random.normal, again by 'model.dropout'" in findings[0].message
+    assert "called from jax.jit-compiled 'step' in explore.ipynb" in findings[2].message
 
 
 def test_haiku_transformation_of_the_other_module(tmp_path: Path) -> None:
@@ -616,3 +622,392 @@ def test_haiku_transformation_of_the_other_module(tmp_path: Path) -> None:
     write(tmp_path, {"train.py": train.format(training="True")})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 15, "JAX301")]
     assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+
+
+# -- what other modules' functions do: keys consumed, arrays returned, jitted (issue 13, items 4 and 7) --------
+
+KEY_HELPERS = """
+import jax
+import jax.numpy as jnp
+
+
+def noise(key, shape):
+    return jax.random.normal(key, shape)
+
+
+def relay(key, shape):  # consumes its key through its own callee
+    return noise(key, shape)
+
+
+def shape_of(key):  # only reads the key
+    return key.shape
+
+
+def passes_on(key):  # hands the key to a function that does not consume it
+    return shape_of(key)
+
+
+def derive(key):  # fold_in makes a new key and consumes nothing
+    return jax.random.fold_in(key, 1)
+
+
+def first_of(keys):  # consumes the first of the keys it gets only
+    return jax.random.normal(keys[0], (2,))
+"""
+
+KEY_CHAIN = """
+import jax
+
+from helpers import relay
+
+
+def twice(key):
+    return relay(key, (1,))
+"""
+
+KEY_TRAIN = """
+import jax
+import somelib
+
+import chain
+import helpers
+from helpers import derive, first_of, noise, passes_on, relay, shape_of
+
+
+def direct():
+    key = jax.random.key(0)
+    a = noise(key, (3,))
+    return a, jax.random.uniform(key, (3,))
+
+
+def through_a_relay():
+    key = jax.random.key(0)
+    a = helpers.relay(key, (3,))
+    return a, relay(key, (3,))
+
+
+def through_two_modules():
+    key = jax.random.key(0)
+    a = chain.twice(key)
+    return a, jax.random.normal(key, (2,))
+
+
+def negatives():
+    key = jax.random.key(0)
+    passes_on(key)
+    shape_of(key)
+    derive(key)
+    somelib.sample(key)
+    noise(jax.random.clone(key), (2,))
+    first_of((jax.random.key(1), key))
+    return jax.random.normal(key, (2,))
+"""
+
+
+def test_key_consumed_by_a_function_of_another_module(tmp_path: Path) -> None:
+    """A key passed to another module's function that draws from it (directly, through its own callee, or
+    through a third module) and consumed again: JAX301 in the caller, as for a same-module callee. A callee
+    that only reads the key, hands it on to one that does not consume it, derives from it, or belongs to an
+    unknown library, and a deliberate copy, consume nothing."""
+    write(tmp_path, {"helpers.py": KEY_HELPERS, "chain.py": KEY_CHAIN, "train.py": KEY_TRAIN})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [
+        ("train.py", 12, "JAX301"),
+        ("train.py", 18, "JAX301"),
+        ("train.py", 24, "JAX301"),
+    ]
+    assert "first consumed at line 11 by 'noise', again by jax.random.uniform" in findings[0].message
+    assert "by 'helpers.relay', again by 'relay'" in findings[1].message
+    assert "by 'chain.twice'" in findings[2].message
+    result = run_cli("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "train.py:24:" in result.stdout, result.stdout + result.stderr
+    # One file alone knows nothing of the other modules' functions: silent, as before.
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+
+
+EQX_KEY_LAYERS = """
+import equinox as eqx
+import jax
+
+
+class Linear(eqx.Module):
+    weight: jax.Array
+
+    def __call__(self, x):
+        return self.weight @ x
+
+
+def make_linear(key, n):
+    wkey, _ = jax.random.split(key)
+    return Linear(jax.random.normal(wkey, (n, n)))
+
+
+def describe(key):
+    return key.dtype
+"""
+
+EQX_KEY_TRAIN = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from layers import describe, make_linear
+
+
+def build(key):
+    model = make_linear(key, 3)
+    x = jax.random.normal(key, (3,))
+    return model(x)
+
+
+def build_fine(key):
+    describe(key)
+    mkey, xkey = jax.random.split(key)
+    return make_linear(mkey, 3)(jax.random.normal(xkey, (3,)))
+"""
+
+FLAX_KEY_LAYERS = """
+import jax
+import jax.numpy as jnp
+
+
+def dropout_mask(rng, rate, shape):
+    return jax.random.bernoulli(rng, 1.0 - rate, shape)
+"""
+
+FLAX_KEY_MODEL = """
+import flax.linen as nn
+import jax.numpy as jnp
+
+from .layers import dropout_mask
+
+
+class Block(nn.Module):
+    rate: float = 0.1
+
+    @nn.compact
+    def __call__(self, x):
+        rng = self.make_rng("dropout")
+        first = dropout_mask(rng, self.rate, x.shape)
+        second = dropout_mask(rng, self.rate, x.shape)
+        return x * first * second
+
+    def fine(self, x):
+        mask = dropout_mask(self.make_rng("dropout"), self.rate, x.shape)
+        return x * mask * dropout_mask(self.make_rng("dropout"), self.rate, x.shape)
+"""
+
+
+def test_key_consumption_across_modules_in_equinox_and_flax_style(tmp_path: Path) -> None:
+    files = {
+        "layers.py": EQX_KEY_LAYERS,
+        "train.py": EQX_KEY_TRAIN,
+        "net/__init__.py": "",
+        "net/layers.py": FLAX_KEY_LAYERS,
+        "net/model.py": FLAX_KEY_MODEL,
+    }
+    write(tmp_path, files)
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("model.py", 14, "JAX301"), ("train.py", 10, "JAX301")]
+    assert "by 'dropout_mask', again by 'dropout_mask'" in findings[0].message
+    assert "by 'make_linear', again by jax.random.normal" in findings[1].message
+
+
+RETURNS_HELPERS = """
+import jax.numpy as jnp
+
+
+def loss(x):
+    return jnp.mean(x**2)
+
+
+def scaled(x):
+    y = loss(x)
+    return 2.0 * y
+
+
+def size(x):
+    return x.shape[0]
+
+
+def pair(x):
+    return jnp.sum(x), 1
+"""
+
+RETURNS_TRAIN = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+import helpers
+from helpers import loss, pair, scaled, size
+
+
+@jax.jit
+def step(x):
+    if loss(x) > 0:
+        x = x - 1
+    return float(helpers.scaled(x)), scaled(x).item()
+
+
+@eqx.filter_jit
+def eqx_step(model, x):
+    return int(loss(model(x)))
+
+
+@jax.jit
+def negatives(x):
+    n = int(size(x))
+    total, count = pair(x)
+    return x * n, total, int(count)
+
+
+def eager(x):
+    return float(loss(x)), loss(x).item()
+"""
+
+
+RETURNS_METRICS = """
+import jax.numpy as jnp  # (a module naming no JAX library is not linted, and exports nothing)
+
+from helpers import loss, size
+
+
+def doubled(x):
+    y = loss(x)
+    return y * 2
+
+
+def wrapped(x):
+    return loss(x), size(x)
+"""
+
+RETURNS_EVAL = """
+import jax
+
+from metrics import doubled, wrapped
+
+
+@jax.jit
+def evaluate(x):
+    return float(doubled(x)), int(wrapped(x)[1])
+"""
+
+
+def test_what_a_helper_of_another_module_returns(tmp_path: Path) -> None:
+    """A helper of another module whose every return is a jnp result gives a tracer to traced code:
+    `float()`, `.item()`, `int()` and `if` on it raise, as for a same-module helper; also through a helper
+    of a third module that returns its result (called from traced code, that helper calls `loss` from
+    traced code too: its module's summary then delivers `loss`'s facts to it, and it exports `returns`). One that returns a shape or a tuple, and calls outside
+    traced code, get nothing."""
+    files = {"helpers.py": RETURNS_HELPERS, "train.py": RETURNS_TRAIN}
+    write(tmp_path, {**files, "metrics.py": RETURNS_METRICS, "evaluate.py": RETURNS_EVAL})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [
+        ("evaluate.py", 8, "JAX102"),
+        ("train.py", 11, "JAX101"),
+        ("train.py", 13, "JAX102"),
+        ("train.py", 13, "JAX102"),
+        ("train.py", 18, "JAX102"),
+    ]
+    assert findings[0].column == 12  # float(doubled(x)), not int(wrapped(x)[1])
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+
+
+TIMED_STEP = """
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(x):
+    return jnp.tanh(x) @ x
+
+
+def loss(x):
+    return jnp.sum(x)
+
+
+fast_loss = jax.jit(loss)
+"""
+
+TIMED_BENCH = """
+import time
+
+import jax
+import jax.numpy as jnp
+
+import steps
+from steps import loss, step
+
+
+def bench(x):
+    t0 = time.perf_counter()
+    for _ in range(10):
+        x = step(x)
+    t1 = time.perf_counter()
+    y = steps.fast_loss(x)
+    t2 = time.perf_counter()
+    z = loss(x)
+    t3 = time.perf_counter()
+    w = jax.block_until_ready(step(x))
+    t4 = time.perf_counter()
+    return t1 - t0, t2 - t1, t3 - t2, t4 - t3, y, z, w
+"""
+
+
+def test_timing_a_jitted_function_of_another_module(tmp_path: Path) -> None:
+    """JAX403: a jitted function imported from another project module, timed without waiting for it. Its
+    plain (unjitted) helper is unknown code, which may block: silent; so is a blocked call."""
+    write(tmp_path, {"steps.py": TIMED_STEP, "bench.py": TIMED_BENCH})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("bench.py", 14, "JAX403"), ("bench.py", 16, "JAX403")]
+    assert "`step(x)` runs asynchronously" in findings[0].message
+    assert jaxlint.lint_source((tmp_path / "bench.py").read_text(), "bench.py") == []
+    # A notebook's `%timeit` of the imported jitted function (the notebook imports no clock).
+    first = "import jax.numpy as jnp\n\nfrom steps import loss, step\n\nx = jnp.ones((3, 3))\n"
+    write(tmp_path, {"explore.ipynb": notebook(first, "%timeit step(x)\n", "%timeit loss(x)\n")})
+    findings = [f for f in jaxlint.lint_paths([str(tmp_path)]) if f.path.endswith(".ipynb")]
+    assert [(f.cell, f.code) for f in findings] == [(2, "JAX403")]
+
+
+def test_cache_follows_what_the_other_modules_functions_do(tmp_path: Path) -> None:
+    """Editing helpers.py so that `noise` no longer draws from its key re-lints train.py: the facts it was
+    linted with are in its cache key."""
+    write(tmp_path, {"helpers.py": KEY_HELPERS, "chain.py": KEY_CHAIN, "train.py": KEY_TRAIN})
+    first = run_cli(".", cwd=tmp_path)
+    assert "train.py:12:" in first.stdout and "train.py:24:" in first.stdout, first.stdout + first.stderr
+    assert run_cli(".", cwd=tmp_path).stdout == first.stdout
+    write(tmp_path, {"helpers.py": KEY_HELPERS.replace("jax.random.normal(key, shape)", "key.shape")})
+    edited = run_cli(".", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+
+
+def test_re_export_only_package_init(tmp_path: Path) -> None:
+    """A package's `__init__.py` that names no JAX library and only re-exports still leaves its imports in
+    its summary: `from pkg import noise` reaches `pkg.helpers.noise`, and `from pkg import MLP` the class."""
+    train = """
+        import jax
+        import jax.numpy as jnp
+
+        from pkg import MLP, noise
+
+
+        def direct():
+            key = jax.random.key(0)
+            a = noise(key, (3,))
+            return a, jax.random.uniform(key, (3,))
+
+
+        def main():
+            key = jax.random.key(0)
+            params = MLP().init(key, jnp.ones(3))
+            return params, jax.random.normal(key, (3,))
+        """
+    init = 'from .helpers import noise\nfrom .model import MLP\n\n__all__ = ["MLP", "noise"]\n'
+    files = {"pkg/__init__.py": init, "pkg/helpers.py": KEY_HELPERS, "pkg/model.py": LINEN_MODEL}
+    write(tmp_path, {**files, "train.py": train})
+    # A package `__init__.py` that names no JAX library and does not parse is still not linted: no JAX000.
+    write(tmp_path, {**files, "train.py": train, "old/__init__.py": "import os\nprint 'python 2'\n"})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("train.py", 10, "JAX301"), ("train.py", 16, "JAX301")]

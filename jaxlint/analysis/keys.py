@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -279,6 +280,9 @@ class KeyAnalysis:
     def _mentions_random(self) -> bool:
         """Cheap pre-check: does the module name anything in jax.random at all?"""
         imports = self.index.imports
+        project = self.index.project
+        if project is not None and any(e.keys for e in project.exports.values()):
+            return True  # it calls another module's function that consumes keys
         if any(q == "jax" or q.startswith("jax.random") for q in imports.names.values()):
             # The index already holds every call: no second walk over the module (it was most of JAX301's time).
             for node in self.index.calls():
@@ -393,6 +397,38 @@ class KeyAnalysis:
         return self.index.transform_of(decorator, scope) is not None
 
 
+def key_analysis(index: ModuleIndex) -> KeyAnalysis:
+    """The key dataflow of a module. In project mode it is computed once, kept with the module's facts
+    (`project.ModuleFacts.keys`, which live as long as the module's lint): JAX301 and the summary share it."""
+    project = index.project
+    if project is None:
+        return KeyAnalysis(index)
+    analysis = project.keys
+    if analysis is None or analysis.index is not index:
+        analysis = project.keys = KeyAnalysis(index)
+    return analysis
+
+
+def imported_consumer(index: ModuleIndex, name: str | None) -> Any:
+    """The `project.Export` of another project module's function that consumes keys (project mode), else None."""
+    project = index.project
+    if name is None or project is None:
+        return None
+    found = project.exports.get(name)
+    return found if found is not None and found.keys else None
+
+
+def path_json(path: tuple) -> tuple[int | str, ...]:
+    """A key's index path in a JSON-able form (summaries travel into the findings cache): ints and ".attr"
+    stay, a dict entry ("[", "k") becomes "[k"."""
+    return tuple(f"[{p[1]}" if isinstance(p, tuple) else p for p in path)
+
+
+def key_path(path: tuple[int | str, ...]) -> tuple:
+    """The inverse of `path_json`."""
+    return tuple(("[", p[1:]) if isinstance(p, str) and p.startswith("[") else p for p in path)
+
+
 def analyze_module(index: ModuleIndex) -> dict[str, list[KeyReuse]]:
     """Every unit's reuses, by unit qualname ("" for the module body): for tests and --verify."""
     analysis = KeyAnalysis(index)
@@ -411,6 +447,24 @@ def _in_test(unit: Unit | None) -> bool:
             return True
         unit = unit.parent
     return False
+
+
+def _bind(positional: list[str], keyword_only: set[str], args: Sequence[cst.Arg]) -> dict[str, cst.Arg]:
+    """Parameter name -> the argument a call passes it (up to the first `*args`)."""
+    names = set(positional) | keyword_only
+    mapping: dict[str, cst.Arg] = {}
+    index = 0
+    for arg in args:
+        if arg.keyword is not None:
+            if arg.keyword.value in names:
+                mapping[arg.keyword.value] = arg
+            continue
+        if arg.star:
+            break
+        if index < len(positional):
+            mapping[positional[index]] = arg
+        index += 1
+    return mapping
 
 
 class _UnitWalk:
@@ -1070,6 +1124,15 @@ class _UnitWalk:
             summary = self.analysis.call_summary(callee)
             if summary:
                 self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
+        imported = imported_consumer(self.index, name) if not callees else None
+        if imported is not None:  # another project module's function (project mode): its summary says
+            mapping = _bind(list(imported.positional), set(imported.keyword_only), node.args)
+            label = f"'{source_of(func)}'"
+            for param, path in sorted(imported.keys, key=lambda p: (p[0], len(p[1]))):
+                arg = mapping.get(param)
+                if arg is not None:
+                    found, version = self._follow(arg.value, arg_versions.get(id(arg)), key_path(path), state)
+                    self.consume(version, found, label, state)
         if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
             return None
         if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
@@ -1219,20 +1282,7 @@ class _UnitWalk:
         positional = [p.name.value for p in positional_params(params)]
         if bound_self and callee.is_method:
             positional = positional[1:]
-        names = set(positional) | {p.name.value for p in params.kwonly_params}
-        mapping: dict[str, cst.Arg] = {}
-        index = 0
-        for arg in args:
-            if arg.keyword is not None:
-                if arg.keyword.value in names:
-                    mapping[arg.keyword.value] = arg
-                continue
-            if arg.star:
-                break
-            if index < len(positional):
-                mapping[positional[index]] = arg
-            index += 1
-        return mapping
+        return _bind(positional, {p.name.value for p in params.kwonly_params}, args)
 
     def _scope_of(self, name: str, unit: Unit | None) -> Unit | None:
         while unit is not None:

@@ -17,6 +17,16 @@ bases and re-exports and gives each module that calls `init`/`apply` the kinds o
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
 knows nothing of imported classes: they stay unknown, and silent.
 
+What other modules' functions do: a summary also says, per top-level function, which parts of which
+parameters it consumes as PRNG keys (`keys.py`'s summary, through its own callees: those of its module, and
+those of other modules by the facts its module received), whether it surely returns one JAX array
+(`returns.py`) and whether calling it runs a jitted function (module-level `f = jax.jit(g)` too), and which
+project names the module calls (`uses`). `ProjectIndex.exports` gives each module the `Export`s of the
+functions it calls, kept only where they can change a finding there; a module linted again may export more,
+so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
+the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
+and times a jitted one (JAX403), as for a function of its own module. Methods are not exported.
+
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
 
@@ -25,11 +35,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+import libcst as cst
 
 from .index import ModuleIndex, Unit
 from .instances import HAIKU, top_level_class_facts, wanted_classes
-from .transforms import positional_params
-from .values import ARRAY, HOLDS_TRACED, TRACED
+from .keys import key_analysis, path_json
+from .returns import function_returns_array
+from .transforms import NONE, STRICT, positional_params
+from .values import ARRAY, HOLDS_TRACED, TRACED, returns_one_array
 
 # A per-argument fact beside values.py's flags: the argument is a Python bool/int/float literal (or a name
 # bound to one). Above every flag values.py defines.
@@ -90,6 +105,11 @@ class FunctionFacts:
     arrays: tuple[str, ...]  # traced parameters known to be arrays, sorted
     jitted: bool  # calling the name runs the jitted function
     passed: tuple[str, ...] = ()  # parameters some traced caller passes (the others keep their defaults)
+    # What a caller in another module needs (`Export`): the parts of its parameters it consumes as PRNG keys
+    # ((name, index path): ints index tuples, ".attr" strings attributes; `keys.Summary`), and whether it
+    # surely returns one JAX array (`returns.py`).
+    keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
+    returns: bool = False
 
     def to_json(self) -> list:
         return [
@@ -101,19 +121,31 @@ class FunctionFacts:
             list(self.arrays),
             self.jitted,
             list(self.passed),
+            [[name, list(path)] for name, path in self.keys],
+            self.returns,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 8:
+        if not isinstance(row, list) or len(row) != 10:
             return None
-        name, positional, keyword_only, kind, traced, arrays, jitted, passed = row
+        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns = row
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
             and type(kind) is int
             and type(jitted) is bool
+            and type(returns) is bool
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
+            and isinstance(keys, list)
+            and all(
+                isinstance(k, list)
+                and len(k) == 2
+                and isinstance(k[0], str)
+                and isinstance(k[1], list)
+                and all(type(i) in (int, str) for i in k[1])
+                for k in keys
+            )
         ):
             return None
         return FunctionFacts(
@@ -125,7 +157,15 @@ class FunctionFacts:
             tuple(arrays),
             jitted,
             tuple(passed),
+            tuple((k[0], tuple(k[1])) for k in keys),
+            returns,
         )
+
+    def export(self) -> Export | None:
+        """What a caller in another module needs to know of this function, None when nothing."""
+        if not (self.keys or self.returns or self.jitted):
+            return None
+        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted)
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
@@ -148,6 +188,20 @@ class FunctionFacts:
         return (
             fact.kind > self.kind and self.kind >= 0 and any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
         )
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Export:
+    """Another project module's function as its callers need it (`ModuleFacts.exports`, by the qualified
+    name the caller's imports give it): which parts of which parameters it consumes as PRNG keys (JAX301 in
+    the caller), whether it returns one JAX array (a tracer when called from traced code with tracers:
+    JAX101/JAX102 in the caller), whether calling it runs a jitted function (JAX403's timed regions)."""
+
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...]
+    keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
+    returns: bool = False
+    jitted: bool = False
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -175,14 +229,18 @@ class ClassFacts:
 @dataclasses.dataclass(frozen=True)
 class Summary:
     """What one module tells the others: its calls into them, its own top-level functions and classes, the
-    project names it imports (local name, qualified name: re-exports are followed through them), and the
-    imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances)."""
+    project names it imports (local name, qualified name: re-exports are followed through them), the
+    imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances), the
+    project names it calls (`uses`: what other modules' `Export`s it may need) and whether it reads a clock
+    (`times`: the jitted functions it calls matter to JAX403)."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
     classes: tuple[ClassFacts, ...] = ()
     imports: tuple[tuple[str, str], ...] = ()
     wants: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    times: bool = False
 
     def to_json(self) -> dict:
         return {
@@ -191,6 +249,8 @@ class Summary:
             "classes": [c.to_json() for c in self.classes],
             "imports": [list(pair) for pair in self.imports],
             "wants": list(self.wants),
+            "uses": list(self.uses),
+            "times": self.times,
         }
 
     @staticmethod
@@ -199,12 +259,15 @@ class Summary:
             return None
         calls, functions = document.get("calls"), document.get("functions")
         classes, imports = document.get("classes"), document.get("imports")
-        wants = document.get("wants")
-        if not all(isinstance(rows, list) for rows in (calls, functions, classes, imports, wants)):
+        wants, uses, times = document.get("wants"), document.get("uses"), document.get("times")
+        if type(times) is not bool or not all(
+            isinstance(rows, list) for rows in (calls, functions, classes, imports, wants, uses)
+        ):
             return None
         assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
         assert isinstance(classes, list) and isinstance(imports, list) and isinstance(wants, list)
-        if not all(isinstance(w, str) for w in wants) or not all(
+        assert isinstance(uses, list)
+        if not all(isinstance(w, str) for w in [*wants, *uses]) or not all(
             isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
             for pair in imports
         ):
@@ -220,6 +283,8 @@ class Summary:
             parsed_classes,  # type: ignore[arg-type]
             tuple((local, qualname) for local, qualname in imports),
             tuple(wants),
+            tuple(uses),
+            times,
         )
 
 
@@ -252,14 +317,20 @@ class ModuleFacts:
         also: frozenset[str] = frozenset(),
         package: str | None = None,
         classes: Mapping[str, str] | None = None,
+        exports: Mapping[str, Export] | None = None,
     ) -> None:
         self.incoming: Incoming = incoming or {}
         self.also = also
         self.package = package  # what the module's relative imports resolve against (`package_name`)
         # The kinds of the project classes this module imports, by the qualified name its imports give them.
         self.classes: Mapping[str, str] = classes or {}
+        # The other project modules' functions this module calls, by the qualified name its imports give them.
+        self.exports: Mapping[str, Export] = exports or {}
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+        self.keys: Any = (
+            None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
+        )
         self._index: ModuleIndex | None = None
 
     def observe(self, index: ModuleIndex) -> None:
@@ -267,6 +338,11 @@ class ModuleFacts:
         and the summary reads the module's classes and imports."""
         self._index = index
         index.project = self
+
+    @property
+    def observed(self) -> bool:
+        """Whether the engine handed over the module's index (it skips modules that name no JAX library)."""
+        return self._index is not None
 
     def records(self, qualname: str | None) -> bool:
         if qualname is None or "." not in qualname:
@@ -291,12 +367,67 @@ class ModuleFacts:
             for unit in units[-1:]
             if unit.is_method
         )
-        functions = tuple(sorted(self.functions + methods))
-        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants)
+        functions = tuple(sorted(_with_exports(index, self.functions) + _jitted_bindings(index) + methods))
+        uses = tuple(
+            sorted(
+                {
+                    q
+                    for call in index.calls()
+                    if (q := index.imports.qualname(call.func)) is not None
+                    and "." in q
+                    and self._is_project_name(q)
+                }
+            )
+        )
+        times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
+            getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
+        )
+        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants, uses, times)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
         return head not in _LIBRARIES or head in self.also
+
+
+def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> tuple[FunctionFacts, ...]:
+    """The module's top-level functions with what their callers in other modules need: the keys they consume
+    (the key dataflow of `keys.py`, through their own callees, in this module or, by the facts this module
+    received, in others) and whether they return one JAX array (`returns.py`)."""
+    analysis = key_analysis(index)
+    out = []
+    for facts in functions:
+        defs = index.root.defs.get(facts.name)
+        if not defs:
+            out.append(facts)
+            continue
+        unit = defs[-1]  # what an importer sees: the last binding of the name
+        consumed = analysis.call_summary(unit).params if analysis.relevant else frozenset()
+        keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
+        returns = function_returns_array(unit, index, returns_one_array)
+        out.append(dataclasses.replace(facts, keys=keys, returns=returns) if keys or returns else facts)
+    return tuple(out)
+
+
+# Transformations whose result dispatches its work asynchronously when called (JAX403's timed regions).
+_DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
+
+
+def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """Module-level names bound once to `jax.jit(f)` (f a function of the module): jitted, for JAX403 in the
+    modules that time them. No parameters and kind NONE, so no call fact ever adds to them (`adds`)."""
+    root = index.root
+    found = []
+    for name in root.bindings:
+        if name in root.defs:
+            continue
+        value = root.single_assignment(name)
+        if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
+            continue
+        transform = index.transform_of(value.func, root)
+        if transform is not None and transform[0] in _DISPATCHING:
+            if index.resolve_function(value.args[0].value, root):
+                found.append(FunctionFacts(name, (), (), NONE, (), (), True))
+    return tuple(found)
 
 
 def _method_facts(name: str, unit: Unit) -> FunctionFacts:
@@ -315,10 +446,13 @@ def _method_facts(name: str, unit: Unit) -> FunctionFacts:
     )
 
 
-def incoming_key(incoming: Incoming, classes: Mapping[str, str] | None = None) -> str:
+def incoming_key(
+    incoming: Incoming, classes: Mapping[str, str] | None = None, exports: Mapping[str, Export] | None = None
+) -> str:
     """A stable text of the facts a module was linted with (for the findings cache key)."""
     calls = repr(sorted((name, facts) for name, facts in incoming.items())) if incoming else ""
-    return calls + (repr(sorted(classes.items())) if classes else "")
+    calls += repr(sorted(classes.items())) if classes else ""
+    return calls + (repr(sorted(exports.items())) if exports else "")
 
 
 def module_name(path: str) -> str | None:
@@ -440,6 +574,46 @@ class ProjectIndex:
         out: dict[str, dict[str, str]] = {}
         for path, summary in summaries.items():
             table = {q: kind for q in summary.wants if (kind := kind_of(q))}
+            if table:
+                out[path] = dict(sorted(table.items()))
+        return out
+
+    def exports(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, Export]]:
+        """path -> the `Export`s of the other modules' functions that the module calls (by the qualified name
+        its imports give them; re-exports followed), kept only where they could change a finding there: keys
+        consumed (anywhere), an array returned (only to a call from traced code with tracers: `calls`), a
+        jitted function (only to a module that reads a clock)."""
+        by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
+        functions = {m: {f.name: f for f in s.functions if "." not in f.name} for m, s in by_module.items()}
+        aliases = {m: dict(s.imports) for m, s in by_module.items()}
+
+        def export_of(qualname: str, depth: int = 0) -> Export | None:
+            module, _, name = qualname.rpartition(".")
+            if depth > 8 or module not in functions:
+                return None
+            facts = functions[module].get(name)
+            if facts is not None:
+                return facts.export()
+            if name in aliases[module]:
+                return export_of(aliases[module][name], depth + 1)
+            return None
+
+        out: dict[str, dict[str, Export]] = {}
+        for path, summary in summaries.items():
+            traced = {c.target for c in summary.calls if c.kind >= STRICT}
+            own = self.names.get(path)
+            table = {}
+            for qualname in summary.uses:
+                if qualname.rpartition(".")[0] == own:
+                    continue
+                found = export_of(qualname)
+                if found is None:
+                    continue
+                found = dataclasses.replace(
+                    found, returns=found.returns and qualname in traced, jitted=found.jitted and summary.times
+                )
+                if found.keys or found.returns or found.jitted:
+                    table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))
         return out

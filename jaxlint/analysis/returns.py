@@ -1,9 +1,11 @@
-"""What a same-module helper returns, when that is sure: an array computed by JAX.
+"""What a helper returns, when that is sure: an array computed by JAX.
 
 Under jit, vmap and lax bodies every `jnp`/`lax`/`jax.random` result is a tracer, even on constants, so a
 helper whose every `return` gives such a result returns a tracer to a traced caller (`float(loss_fn(p, x))`
 raises). Only plain, undecorated functions qualify, and only when every return value is built from a JAX call
 by arithmetic, indexing, array methods, a local bound once, or another such helper; anything else is unknown.
+In project mode the module's summary says which of its top-level functions qualify (`function_returns_array`),
+and a module calling one of them from traced code receives that (`imported_returns_array`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
+
+from ..syntax import children
 
 # Methods of an array that return an array again.
 _ARRAY_METHODS = frozenset(
@@ -36,6 +40,21 @@ def returns_array(
     )
 
 
+def function_returns_array(unit: Any, index: Any, is_array_function: Callable[[str | None], bool]) -> bool:
+    """Whether calling `unit` (a top-level function) surely gives a JAX array: for the project summary."""
+    return _function_returns_array(unit, index, is_array_function, _DEPTH)
+
+
+def imported_returns_array(index: Any, name: str | None) -> bool:
+    """Whether `name` is another project module's function that surely returns a JAX array (project mode:
+    the facts its summary gives this module, `project.Export`)."""
+    project = getattr(index, "project", None)
+    if name is None or project is None:
+        return False
+    found = project.exports.get(name)
+    return found is not None and found.returns
+
+
 def _function_returns_array(
     unit: Any, index: Any, is_array_function: Callable[[str | None], bool], depth: int
 ) -> bool:
@@ -55,20 +74,25 @@ def _function_returns_array(
 
 
 def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None:
-    """The values of the function's own `return` statements; None for a generator, a bare `return` or none."""
+    """The values of the function's own `return` statements; None for a generator, a bare `return` or none.
+    Only statements are walked, not expressions (every module's functions are asked in project mode): a
+    `yield` counts where it is a statement or an assignment's value, as generators write it."""
     values: list[cst.BaseExpression] = []
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(node) is cst.SimpleStatementLine or type(node) is cst.SimpleStatementSuite:
+            for small in node.body:
+                if type(small) is cst.Return:
+                    if small.value is None:
+                        return None
+                    values.append(small.value)
+                elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
+                    return None
             continue
-        if isinstance(node, (cst.Yield, cst.Await)):
-            return None
-        if isinstance(node, cst.Return):
-            if node.value is None:
-                return None
-            values.append(node.value)
-        stack.extend(node.children)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            continue
+        stack.extend(children(node))
     return values or None
 
 
@@ -87,7 +111,7 @@ def _is_array(
                 return True
         name = index.qualname(func, unit)
         if name is not None:
-            return is_array_function(name)
+            return is_array_function(name) or imported_returns_array(index, name)
         if isinstance(func, cst.Name):
             targets = index.resolve_function(func, unit)
             return bool(targets) and all(

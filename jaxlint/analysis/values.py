@@ -16,7 +16,7 @@ from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_I
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
-from .returns import returns_array
+from .returns import imported_returns_array, returns_array
 from .transforms import ARRAY_ANNOTATIONS, GRAD, STRICT
 
 TRACED = 1  # an abstract tracer (its value is unknown at trace time)
@@ -297,6 +297,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if name in ("builtins.list", "builtins.tuple"):
             held = HOLDS_TRACED if args & (TRACED | HOLDS_TRACED) else 0
             return held | (LIST if name == "builtins.list" else 0)
+        if scope.kind >= STRICT and (scope.staged or args & (TRACED | HOLDS_TRACED)):
+            if imported_returns_array(getattr(scope, "index", None), name):
+                return TRACED | ARRAY  # another project module's helper returning a jnp result (project mode)
         return 0
     if isinstance(func, cst.Attribute):
         method = func.attr.value

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.keys import KeyAnalysis, KeyReuse
+from ..analysis.keys import KeyAnalysis, KeyReuse, key_analysis
 from ..syntax import walk
 from .base import Rule
 
@@ -32,7 +32,7 @@ consumption of the same key: two `jax.random` samplers given the same key; a key
 (Python `for`/`while`, a comprehension, or a `lax.scan`/`fori_loop`/`while_loop`/`map` body) without being
 replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
 same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
-same module that consumes it, then consumed again. Jitted or not. Also: a key closed over (or bound by
+same module (or, in project mode, of another project module) that consumes it, then consumed again. Jitted or not. Also: a key closed over (or bound by
 `partial`) by a function mapped with `vmap` or a `jax.tree.map` callback and drawn noise from (every element or
 leaf gets the same noise; `permutation`, `choice`, `randint`, `bernoulli` share one key on purpose to keep a
 batch aligned), and a key made from a literal seed (`jax.random.key(0)`) inside a function that runs repeatedly (a lax
@@ -43,13 +43,16 @@ loop body, a mapped function, or a function that a loop calls; not in tests, whe
 key twice). One use in each branch of an `if` is fine; `return`, `break`, `continue` and `try` are followed.
 A reuse on *some* path is flagged (consumed in one branch and again after it; a helper that consumes its
 key only when a flag is set). Keys held in parameters, attributes (`self.key`) and dict entries are tracked
-only while no unknown code could have replaced them; functions of other modules and methods of unknown
-objects are assumed not to consume the keys they get.
+only while no unknown code could have replaced them. When a project is linted (the command, `lint_paths`), a
+function of another of its modules consumes what its own module's analysis says it does (through its own
+callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are
+assumed not to consume the keys they get.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
 class asserts something (an `assert` statement, or a call of `assert*`, `*allclose`, `*array_equal`,
-`np.testing.*`, `chex.assert_*`) draws its inputs from one key on purpose: paired draws that compare two
+`np.testing.*`, `chex.assert_*`, also one passed as a callable: `jax.tree.map(np.testing.assert_allclose, a,
+b)`) draws its inputs from one key on purpose: paired draws that compare two
 implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
 correlation does not matter to what is checked. Users reading real test suites (distrax, optax,
 neural-tangents) judged these findings noise. Reuse in a test helper outside such functions and classes, and
@@ -104,7 +107,7 @@ No automatic fix: which key should be split, and where, is the author's choice.
     # -- hooks ---------------------------------------------------------------------------------------
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
-        self._analysis = KeyAnalysis(ctx.index)
+        self._analysis = key_analysis(ctx.index)
 
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
         analysis = self._analysis
@@ -191,14 +194,22 @@ def _in_asserting_test(unit: Unit) -> bool:
 
 
 def _asserts(node: cst.CSTNode) -> bool:
+    """An `assert`, a call of an assertion, or an assertion passed as a callable (`jax.tree.map(
+    np.testing.assert_allclose, a, b)`, `partial(assert_allclose, atol=...)`)."""
     for inner in walk(node):
         if isinstance(inner, cst.Assert):
             return True
-        if isinstance(inner, cst.Call):
-            callee = inner.func
-            name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
-            if isinstance(name, str) and (
-                name.startswith(("assert", "assert_")) or name.endswith(_ASSERT_SUFFIXES)
-            ):
-                return True
+        if isinstance(inner, cst.Call) and (
+            _is_assertion(inner.func) or any(_is_assertion(arg.value) for arg in inner.args)
+        ):
+            return True
     return False
+
+
+def _is_assertion(callee: cst.BaseExpression) -> bool:
+    name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+    return (
+        isinstance(callee, (cst.Name, cst.Attribute))
+        and isinstance(name, str)
+        and (name.startswith("assert") or name.endswith(_ASSERT_SUFFIXES))
+    )

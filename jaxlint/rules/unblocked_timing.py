@@ -41,7 +41,8 @@ class UnblockedTiming(Rule):
 ## What it does
 Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
-jitted or transformed function of the module, or a `jnp`/`lax`/`jax.random` operation — with nothing in
+jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
+modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; and in
 notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time` cells that do the same.
 
@@ -246,6 +247,9 @@ class _Judge:
             ):
                 self.jax_calls.append(node)
                 return "jax"
+            if _imported_jitted(ctx, name):
+                self.jax_calls.append(node)
+                return "jax"
             return None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ACCUMULATE:
             if isinstance(node.func.value, cst.Name):
@@ -255,6 +259,13 @@ class _Judge:
             self.jax_calls.append(node)
             return "jax"
         return None
+
+
+def _imported_jitted(ctx: RuleContext, name: str) -> bool:
+    """A jitted function of another project module (project mode: the facts its summary gives this one)."""
+    project = ctx.index.project
+    found = project.exports.get(name) if project is not None else None
+    return found is not None and found.jitted
 
 
 def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:

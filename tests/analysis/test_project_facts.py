@@ -251,3 +251,75 @@ def test_methods_of_classes_are_summarised_and_resolved(tmp_path: Path) -> None:
     project = ProjectIndex([str(tmp_path / "model.py")])
     assert project.resolve("model.MLP.__call__") == (str(tmp_path / "model.py"), "MLP.__call__")
     assert project.resolve("other.MLP.__call__") is None
+
+
+def test_summary_exports_keys_returns_and_jitted_bindings() -> None:
+    """What callers in other modules need: the parts of parameters a function consumes as keys (through its
+    own callees), whether it returns one JAX array, and module-level `jax.jit(f)` bindings."""
+    summary = summarize(
+        """
+        import jax
+        import jax.numpy as jnp
+
+        def draw(key, n):
+            return jax.random.normal(key, (n,))
+
+        def relay(state, n):
+            return draw(state.rng, n) + draw(state.keys[1], n)
+
+        def split_only(cfg):
+            return jax.random.split(cfg["key"])
+
+        def reads(key):
+            return key.shape
+
+        def loss(x):
+            return jnp.mean(x) * 2
+
+        def pair(x):
+            return jnp.mean(x), x
+
+        fast = jax.jit(loss)
+        slow = loss
+        """
+    )
+    functions = {f.name: f for f in summary.functions}
+    assert functions["draw"].keys == (("key", ()),) and functions["draw"].returns
+    assert functions["relay"].keys == (("state", (".keys", 1)), ("state", (".rng",)))
+    assert functions["split_only"].keys == (("cfg", ("[key",)),)
+    assert functions["reads"].keys == () and functions["reads"].export() is None
+    assert functions["loss"].returns and not functions["pair"].returns
+    assert functions["fast"].jitted and functions["fast"].export() is not None
+    assert "slow" not in functions
+    assert "uses" in summary.to_json() and Summary.from_json(summary.to_json()) == summary
+
+
+def test_exports_reach_the_modules_that_can_use_them(tmp_path: Path) -> None:
+    """Keys consumed go to every caller; an array returned only to one calling it from traced code; a jitted
+    function only to a module that reads a clock. Re-exports are followed."""
+    paths = {name: str(tmp_path / name) for name in ("helpers.py", "pkg/__init__.py", "a.py", "b.py")}
+    (tmp_path / "pkg").mkdir()
+    for path in paths.values():
+        Path(path).write_text("")
+    project = ProjectIndex(list(paths.values()))
+    helpers = Summary(
+        functions=(
+            FunctionFacts("draw", ("key",), (), NONE, (), (), False, keys=(("key", ()),)),
+            FunctionFacts("loss", ("x",), (), NONE, (), (), False, returns=True),
+            FunctionFacts("step", ("x",), (), STRICT, ("x",), (), True),
+            FunctionFacts("plain", ("x",), (), NONE, (), (), False),
+        )
+    )
+    package = Summary(imports=(("draw", "helpers.draw"),))
+    traced_call = CallFact("helpers.loss", STRICT, "jax.jit-compiled 'f'", (TRACED | ARRAY,))
+    a = Summary(calls=(traced_call,), uses=("helpers.loss", "helpers.plain", "helpers.step", "pkg.draw"))
+    b = Summary(uses=("helpers.loss", "helpers.step"), times=True)
+    exports = project.exports(
+        {paths["helpers.py"]: helpers, paths["pkg/__init__.py"]: package, paths["a.py"]: a, paths["b.py"]: b}
+    )
+    assert sorted(exports[paths["a.py"]]) == ["helpers.loss", "pkg.draw"]
+    assert exports[paths["a.py"]]["pkg.draw"].keys == (("key", ()),)
+    assert exports[paths["a.py"]]["helpers.loss"].returns
+    assert list(exports[paths["b.py"]]) == ["helpers.step"] and exports[paths["b.py"]]["helpers.step"].jitted
+    assert paths["helpers.py"] not in exports
+    assert incoming_key({}, None, exports[paths["a.py"]]) != incoming_key({}, None, exports[paths["b.py"]])
