@@ -51,7 +51,7 @@ assumed not to consume the keys they get.
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
 class asserts something (an `assert` statement, or a call of `assert*`, `*allclose`, `*array_equal`,
-`np.testing.*`, `chex.assert_*`, also one passed as a callable: `jax.tree.map(np.testing.assert_allclose, a,
+`np.testing.*`, `chex.assert_*`, `pytest.assume`, also one passed as a callable: `jax.tree.map(np.testing.assert_allclose, a,
 b)`) draws its inputs from one key on purpose: paired draws that compare two
 implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
 correlation does not matter to what is checked. Users reading real test suites (distrax, optax,
@@ -208,6 +208,12 @@ def _asserts(node: cst.CSTNode) -> bool:
 
 def _is_assertion(callee: cst.BaseExpression) -> bool:
     name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+    if (
+        name == "assume"
+        and isinstance(callee, cst.Attribute)
+        and getattr(callee.value, "value", "") == "pytest"
+    ):
+        return True  # pytest-assume's soft assertion (qdax's tests)
     return (
         isinstance(callee, (cst.Name, cst.Attribute))
         and isinstance(name, str)
