@@ -15,7 +15,10 @@ of the entry with the end of the first round, which finds reuse carried from one
 
 Across functions: a function's `Summary` says which of its parameters (and closed-over names) it may consume;
 a call of a same-module function consumes the caller's arguments accordingly, also through `jax.jit(f)(...)`,
-`lax.scan(f, init, ...)` and friends. The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
+`lax.scan(f, init, ...)` and friends. A method call is such a call when the receiver's class is known
+(`instances.method_call`: `self`, an object built by `Env(...)`, a parameter annotated with a class); where the
+receiver may be a subclass instance, only what the method and every same-module override consume counts
+(dynamic dispatch: an abstract base method draws nothing). The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
 iteration: a key they close over, or receive through `partial`, is the same on every iteration, and a carried
 key returned unchanged after being consumed is consumed again by the next iteration. The same holds for a
 function mapped by `jax.vmap`/`equinox.filter_vmap` (every element) and a `jax.tree.map` callback (every leaf),

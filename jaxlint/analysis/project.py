@@ -25,7 +25,10 @@ project names the module calls (`uses`). `ProjectIndex.exports` gives each modul
 functions it calls, kept only where they can change a finding there; a module linted again may export more,
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
-and times a jitted one (JAX403), as for a function of its own module. Methods are not exported.
+and times a jitted one (JAX403), as for a function of its own module. Methods are exported for their keys only (`Cls.m`, also under a subclass
+that inherits them from the module's classes): what every override the module defines consumes
+(`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
+(`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
 
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
