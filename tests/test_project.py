@@ -1083,13 +1083,19 @@ def split_first(key):
     env = Env()
     k1, k2 = jax.random.split(key)
     return env.step(env.reset(k1), 0, k2)
+
+
+def bound(key):
+    step = jax.jit(Env().step)
+    draw = jax.vmap(sample)
+    return step(draw(key), 0, key)
 """
 
 
 def test_key_consumed_by_a_method_of_another_modules_class(tmp_path: Path) -> None:
     """`env.reset(key)` then `env.step(..., key)` on an instance of another module's class (built here, or a
     parameter annotated with it, through a package re-export; `reset` inherited from a base of that module),
-    and `jax.jit(imported_f)(key)`: JAX301 in the caller. A method that an override of that module does not
+    and `jax.jit(imported_f)(key)` (also bound to a name first): JAX301 in the caller. A method that an override of that module does not
     draw in, an abstract one, one that only reads the key: nothing."""
     write(
         tmp_path,
@@ -1100,6 +1106,7 @@ def test_key_consumed_by_a_method_of_another_modules_class(tmp_path: Path) -> No
         ("train.py", 10, "JAX301"),
         ("train.py", 15, "JAX301"),
         ("train.py", 20, "JAX301"),
+        ("train.py", 43, "JAX301"),
     ]
     assert "by 'env.reset', again by 'env.step'" in findings[0].message
     assert "by 'jax.jit(sample)'" in findings[2].message

@@ -1157,18 +1157,23 @@ class _UnitWalk:
             callees = []
         else:
             callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
-        through = self._call_through(func)
+        transformed, scope = func, self.unit
+        if method is None and not callees and type(func) is cst.Name:
+            bound = self._bound_transform(func)  # `step = jax.jit(env.step)` ... `step(state, key)`
+            if bound is not None:
+                transformed, scope = bound
+        through = self._call_through(transformed, scope)
         if through is not None:
             callees = through
-            inner = func.args[0].value if isinstance(func, cst.Call) else None
+            inner = transformed.args[0].value if isinstance(transformed, cst.Call) else None
             if not through and type(inner) is cst.Attribute:  # `jax.jit(env.step)(state, action, key)`
-                inner_method = method_call(self.index, inner, self.unit)
+                inner_method = method_call(self.index, inner, scope)
                 if inner_method is not None:
                     self._apply_method(inner_method, inner, node, arg_versions, state)
             elif not through and inner is not None:  # `jax.jit(imported_f)(key)`: its export says
-                export = imported_consumer(self.index, self.index.qualname(inner, self.unit))
+                export = imported_consumer(self.index, self.index.qualname(inner, scope))
                 if export is not None:
-                    self._apply_export(export, func, node, arg_versions, state)
+                    self._apply_export(export, transformed, node, arg_versions, state)
         elif isinstance(func, cst.Call):
             sampler = self._wrapped_sampler(func)
             if sampler is not None:
@@ -1311,14 +1316,24 @@ class _UnitWalk:
             found, version = self._follow(arg.value, versions.get(arg_id), path, state)
             self.consume(version, found, label, state)
 
-    def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
-        """`jax.jit(f)(...)`: the function `f` that the outer call runs."""
+    def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
+        """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""
         if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
             return None
-        found = self.index.transform_of(func.func, self.unit)
+        found = self.index.transform_of(func.func, scope)
         if found is None or found[0] not in _CALL_THROUGH:
             return None
-        return self.index.resolve_function(func.args[0].value, self.unit)
+        return self.index.resolve_function(func.args[0].value, scope)
+
+    def _bound_transform(self, func: cst.Name) -> tuple[cst.Call, Unit] | None:
+        """A name bound once (in this function, or at module level when not local) to `jax.jit(...)`-like
+        call: the call, and the scope it is written in."""
+        unit, root = self.unit, self.index.root
+        value = unit.single_assignment(func.value)
+        scope = unit
+        if value is None and (unit is root or func.value not in unit.local_names):
+            value, scope = root.single_assignment(func.value), root
+        return (value, scope) if type(value) is cst.Call else None
 
     def _wrapped_sampler(self, func: cst.Call) -> str | None:
         """`jax.vmap(jax.random.normal)(keys)` / `jax.vmap(partial(jax.random.normal, shape=s))(keys)`."""

@@ -468,15 +468,13 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
 
 def _method_uses(index: ModuleIndex, project_name) -> set[str]:
     """The other project modules' methods the module calls on instances of their classes (`env.reset(key)`
-    with `env = envs.Env()` or `env: envs.Env`), and the functions it calls through a transformation
-    (`jax.jit(helpers.sample)(key)`): names whose `Export`s it may need."""
+    with `env = envs.Env()` or `env: envs.Env`), and the functions and methods it transforms
+    (`jax.jit(helpers.sample)(key)`, `step = jax.jit(env.step)`): names whose `Export`s it may need."""
     found: set[str] = set()
     for call, unit, _ in index._sites:
         func = call.func
-        if type(func) is cst.Call and func.args and func.args[0].keyword is None:
-            if index.transform_of(func.func, unit) is None:
-                continue
-            func = func.args[0].value
+        if call.args and call.args[0].keyword is None and index.transform_of(func, unit) is not None:
+            func = call.args[0].value  # what the transformation applies to
             name = index.qualname(func, unit)
             if name is not None and "." in name and project_name(name):
                 found.add(name)
