@@ -1011,3 +1011,104 @@ def test_re_export_only_package_init(tmp_path: Path) -> None:
     write(tmp_path, {**files, "train.py": train, "old/__init__.py": "import os\nprint 'python 2'\n"})
     findings = jaxlint.lint_paths([str(tmp_path)])
     assert codes(findings) == [("train.py", 10, "JAX301"), ("train.py", 16, "JAX301")]
+
+
+METHOD_ENVS = """
+import jax
+
+
+class Base:
+    def reset(self, key):
+        return jax.random.normal(key, (3,))
+
+    def noise(self, key):
+        return jax.random.normal(key, (3,))
+
+    def abstract(self, key):
+        raise NotImplementedError
+
+
+class Env(Base):
+    def step(self, state, action, key):
+        return state + jax.random.normal(key, state.shape)
+
+    def observe(self, state, key):
+        return state, key.dtype
+
+
+class Quiet(Base):
+    def noise(self, key):
+        return 0.0
+
+
+def sample(key):
+    return jax.random.uniform(key)
+"""
+
+METHOD_TRAIN = """
+import jax
+
+import pkg
+from pkg.envs import Base, Env, sample
+
+
+def built(key):
+    env = Env()
+    state = env.reset(key)
+    return env.step(state, 0, key)
+
+
+def annotated(env: pkg.Env, key):
+    state = env.reset(key)
+    return env.step(state, 1, key)
+
+
+def jitted(key):
+    a = jax.jit(sample)(key)
+    return a + jax.random.normal(key)
+
+
+def overridden(env: Base, key):
+    return env.noise(key) + jax.random.normal(key)
+
+
+def abstract_and_reading(key):
+    env = Env()
+    env.abstract(key)
+    env.observe(0, key)
+    return env.reset(key)
+
+
+def split_first(key):
+    env = Env()
+    k1, k2 = jax.random.split(key)
+    return env.step(env.reset(k1), 0, k2)
+
+
+def bound(key):
+    step = jax.jit(Env().step)
+    draw = jax.vmap(sample)
+    return step(draw(key), 0, key)
+"""
+
+
+def test_key_consumed_by_a_method_of_another_modules_class(tmp_path: Path) -> None:
+    """`env.reset(key)` then `env.step(..., key)` on an instance of another module's class (built here, or a
+    parameter annotated with it, through a package re-export; `reset` inherited from a base of that module),
+    and `jax.jit(imported_f)(key)` (also bound to a name first): JAX301 in the caller. A method that an override of that module does not
+    draw in, an abstract one, one that only reads the key: nothing."""
+    write(
+        tmp_path,
+        {"pkg/__init__.py": "from .envs import Env\n", "pkg/envs.py": METHOD_ENVS, "train.py": METHOD_TRAIN},
+    )
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [
+        ("train.py", 10, "JAX301"),
+        ("train.py", 15, "JAX301"),
+        ("train.py", 20, "JAX301"),
+        ("train.py", 43, "JAX301"),
+    ]
+    assert "by 'env.reset', again by 'env.step'" in findings[0].message
+    assert "by 'jax.jit(sample)'" in findings[2].message
+    # One file alone knows nothing of the other module's classes: silent.
+    assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []

@@ -351,3 +351,136 @@ def imported_haiku(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit)
     if len(parts) != 3 or parts[0] != HAIKU or not parts[1].isdigit():
         return None
     return int(parts[1]), parts[2]
+
+
+# -- which method `receiver.m(...)` runs, for the key dataflow -------------------------------------------
+
+
+@dataclasses.dataclass
+class MethodCall:
+    """What `receiver.m(...)` may run: this module's candidate units (the class's own or inherited method, and
+    where the receiver may be an instance of a subclass, each same-module subclass's override), or another
+    project module's method by its `target` ("envs.Env.reset"), whose export already accounts for the
+    overrides its own module defines."""
+
+    units: list[Unit]
+    target: str | None = None
+
+
+def method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCall | None:
+    """`self.m(...)`, `env.m(...)` with `env = Env(...)` bound once (here or at module level) or built in place,
+    or `env.m(...)` with `env` a parameter annotated with a project class: what it may run; None when the
+    receiver's class is unknown (`self.env.reset`, `super().m`, a library object), or `m` is not found in the
+    class and its same-module bases (it may come from a library base)."""
+    method, receiver = func.attr.value, func.value
+    if method in MODULE_METHODS or (method.startswith("__") and method != "__call__"):
+        return None
+    if type(receiver) is cst.Name and receiver.value in ("self", "cls"):
+        owner: Unit | None = unit
+        while owner is not None and owner.class_node is None:
+            owner = owner.parent
+        if owner is None or not owner.is_method:
+            return None
+        node = owner.class_node
+        assert node is not None
+        if index.classes.get(node.name.value) is node:
+            return _local_methods(index, node.name.value, method, exact=False)
+        own = index.class_methods.get(id(node), {}).get(method)
+        return MethodCall(own[-1:]) if own else None  # a nested class: its own methods, nothing inherited
+    cls, exact = _receiver_class(index, receiver, unit)
+    if cls is None:
+        return None
+    if type(cls) is cst.Name and not (unit is not index.root and cls.value in unit.local_names):
+        if index.classes.get(cls.value) is not None:
+            return _local_methods(index, cls.value, method, exact)
+    qualname = index.qualname(cls, unit)
+    project = index.project
+    if qualname is None or project is None or not project.records(qualname):
+        return None
+    return MethodCall([], f"{qualname}.{method}")
+
+
+def _receiver_class(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
+) -> tuple[cst.BaseExpression | None, bool]:
+    """The expression naming the receiver's class, and whether the receiver is exactly an instance of it
+    (built by calling it) rather than possibly of a subclass (an annotated parameter)."""
+    if type(receiver) is cst.Name and unit is not index.root and receiver.value not in unit.bindings:
+        node = unit.node
+        if type(node) is cst.FunctionDef:
+            params = node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if param.name.value == receiver.value:
+                    annotation = param.annotation.annotation if param.annotation is not None else None
+                    if type(annotation) in (cst.Name, cst.Attribute):
+                        return annotation, False
+                    return None, False
+    built = module_instance(index, receiver, unit)
+    if built is None or type(built.func) not in (cst.Name, cst.Attribute):
+        return None, False
+    return built.func, True
+
+
+def _local_methods(index: ModuleIndex, class_name: str, method: str, exact: bool) -> MethodCall | None:
+    units = local_method_units(index, class_name, method, exact)
+    return MethodCall(units) if units else None
+
+
+def local_method_units(index: ModuleIndex, class_name: str, method: str, exact: bool = False) -> list[Unit]:
+    """The def of `method` that the module's top-level class runs (own or inherited from the module's classes;
+    the last def of the name) and, unless the instance is exactly of that class, the overrides of the module's
+    subclasses of it. Empty when the class does not define or inherit it here."""
+    found = class_methods(index, class_name, method)
+    if not found:
+        return []
+    units = found[-1:]
+    if not exact:
+        for name in subclasses(index, class_name):
+            node = index.classes.get(name)
+            own = index.class_methods.get(id(node), {}).get(method) if node is not None else None
+            if own:
+                units.append(own[-1])
+    return units
+
+
+def subclasses(index: ModuleIndex, class_name: str) -> list[str]:
+    """The module's top-level classes deriving (through the module's own classes) from `class_name`."""
+    table = index.root.memo.get("subclasses")
+    if table is None:
+        parents: dict[str, set[str]] = {}
+        for name, node in index.classes.items():
+            if node is not None:
+                parents[name] = {
+                    b.value.value for b in node.bases if b.keyword is None and isinstance(b.value, cst.Name)
+                }
+        table = {}
+        for name in parents:
+            seen: set[str] = set()
+            stack = list(parents[name])
+            while stack:
+                base = stack.pop()
+                if base in seen or base == name:
+                    continue
+                seen.add(base)
+                stack.extend(parents.get(base, ()))
+            for base in seen:
+                table.setdefault(base, []).append(name)
+        index.root.memo["subclasses"] = table
+    return table.get(class_name, [])
+
+
+def subclass_bases(index: ModuleIndex, class_name: str) -> list[str]:
+    """The module's top-level classes that `class_name` derives from (through the module's classes), nearest
+    first (depth first, as `class_methods` looks methods up)."""
+    out: list[str] = []
+    stack = [class_name]
+    while stack and len(out) < _MAX_DEPTH:
+        node = index.classes.get(stack.pop())
+        if node is None:
+            continue
+        names = [b.value.value for b in node.bases if b.keyword is None and isinstance(b.value, cst.Name)]
+        for name in reversed(names):
+            if name not in out and name != class_name and index.classes.get(name) is not None:
+                out.append(name)
+                stack.append(name)
+    return out

@@ -15,7 +15,10 @@ of the entry with the end of the first round, which finds reuse carried from one
 
 Across functions: a function's `Summary` says which of its parameters (and closed-over names) it may consume;
 a call of a same-module function consumes the caller's arguments accordingly, also through `jax.jit(f)(...)`,
-`lax.scan(f, init, ...)` and friends. The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
+`lax.scan(f, init, ...)` and friends. A method call is such a call when the receiver's class is known
+(`instances.method_call`: `self`, an object built by `Env(...)`, a parameter annotated with a class); where the
+receiver may be a subclass instance, only what the method and every same-module override consume counts
+(dynamic dispatch: an abstract base method draws nothing). The bodies of `lax.scan`/`fori_loop`/`while_loop`/`map` run once per
 iteration: a key they close over, or receive through `partial`, is the same on every iteration, and a carried
 key returned unchanged after being consumed is consumed again by the next iteration. The same holds for a
 function mapped by `jax.vmap`/`equinox.filter_vmap` (every element) and a `jax.tree.map` callback (every leaf),
@@ -42,7 +45,15 @@ import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
 from .index import ModuleIndex, Unit
-from .instances import LINEN, haiku_transformed, imported_haiku, module_class_kind
+from .instances import (
+    LINEN,
+    MethodCall,
+    haiku_transformed,
+    imported_haiku,
+    local_method_units,
+    method_call,
+    module_class_kind,
+)
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -416,6 +427,37 @@ def imported_consumer(index: ModuleIndex, name: str | None) -> Any:
         return None
     found = project.exports.get(name)
     return found if found is not None and found.keys else None
+
+
+def method_keys(index: ModuleIndex, class_name: str, method: str) -> frozenset[tuple[str, tuple]]:
+    """What calling `method` on an instance of the module's top-level class `class_name` (or of a subclass the
+    module defines) surely consumes, by the parameter names of the method the class itself runs (own or
+    inherited from the module's classes): what another module's `obj.method(...)` consumes (project mode)."""
+    found = local_method_units(index, class_name, method)
+    if not found:
+        return frozenset()
+    analysis = key_analysis(index)
+    if not analysis.relevant:
+        return frozenset()
+    common: set[tuple[object, tuple]] | None = None
+    for unit in found:
+        slots = _parameter_slots(unit)
+        parts = {(slots[name], path) for name, path in analysis.call_summary(unit).params if name in slots}
+        common = parts if common is None else common & parts
+        if not common:
+            return frozenset()
+    names = {slot: name for name, slot in _parameter_slots(found[0]).items()}
+    return frozenset((names[slot], path) for slot, path in common or ())
+
+
+def _parameter_slots(unit: Unit) -> dict[str, object]:
+    """A method's parameters after `self` by what a call fills them from: position, or keyword only."""
+    positional = [p.name.value for p in positional_params(unit.params)]
+    if unit.is_method:
+        positional = positional[1:]
+    slots: dict[str, object] = {name: i for i, name in enumerate(positional)}
+    slots.update({p.name.value: p.name.value for p in unit.params.kwonly_params})
+    return slots
 
 
 def path_json(path: tuple) -> tuple[int | str, ...]:
@@ -1109,10 +1151,29 @@ class _UnitWalk:
                 self.consume(version, arg.value, initialised, state)
             return None
 
-        callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
-        through = self._call_through(func)
+        method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
+        if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
+            self._apply_method(method, func, node, arg_versions, state)
+            callees = []
+        else:
+            callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
+        transformed, scope = func, self.unit
+        if method is None and not callees and type(func) is cst.Name:
+            bound = self._bound_transform(func)  # `step = jax.jit(env.step)` ... `step(state, key)`
+            if bound is not None:
+                transformed, scope = bound
+        through = self._call_through(transformed, scope)
         if through is not None:
             callees = through
+            inner = transformed.args[0].value if isinstance(transformed, cst.Call) else None
+            if not through and type(inner) is cst.Attribute:  # `jax.jit(env.step)(state, action, key)`
+                inner_method = method_call(self.index, inner, scope)
+                if inner_method is not None:
+                    self._apply_method(inner_method, inner, node, arg_versions, state)
+            elif not through and inner is not None:  # `jax.jit(imported_f)(key)`: its export says
+                export = imported_consumer(self.index, self.index.qualname(inner, scope))
+                if export is not None:
+                    self._apply_export(export, transformed, node, arg_versions, state)
         elif isinstance(func, cst.Call):
             sampler = self._wrapped_sampler(func)
             if sampler is not None:
@@ -1126,20 +1187,19 @@ class _UnitWalk:
                 self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
         imported = imported_consumer(self.index, name) if not callees else None
         if imported is not None:  # another project module's function (project mode): its summary says
-            mapping = _bind(list(imported.positional), set(imported.keyword_only), node.args)
-            label = f"'{source_of(func)}'"
-            for param, path in sorted(imported.keys, key=lambda p: (p[0], len(p[1]))):
-                arg = mapping.get(param)
-                if arg is not None:
-                    found, version = self._follow(arg.value, arg_versions.get(id(arg)), key_path(path), state)
-                    self.consume(version, found, label, state)
+            self._apply_export(imported, func, node, arg_versions, state)
         if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
             return None
         if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
             return None
         # Unknown code: it may change attributes, dict entries and the lists it is given.
         self.forget_attributes(state)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and not callees:
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and not callees
+            and not method
+        ):
             self.mutated(func.value.value, state)
         for arg in node.args:
             if isinstance(arg.value, cst.Name):
@@ -1203,14 +1263,77 @@ class _UnitWalk:
             return f"'{source_of(func)}'"
         return None
 
-    def _call_through(self, func: cst.BaseExpression) -> list[tuple[Unit, bool]] | None:
-        """`jax.jit(f)(...)`: the function `f` that the outer call runs."""
+    def _apply_export(
+        self,
+        export: Any,
+        func: cst.BaseExpression,
+        call: cst.Call,
+        versions: dict[int, Version | None],
+        state: State,
+    ) -> None:
+        """Consume what another project module's function (or method: its parameters after `self`) consumes."""
+        mapping = _bind(list(export.positional), set(export.keyword_only), call.args)
+        label = f"'{source_of(func)}'"
+        for param, path in sorted(export.keys, key=lambda p: (p[0], len(p[1]))):
+            arg = mapping.get(param)
+            if arg is not None:
+                found, version = self._follow(arg.value, versions.get(id(arg)), key_path(path), state)
+                self.consume(version, found, label, state)
+
+    def _apply_method(
+        self,
+        method: MethodCall,
+        func: cst.Attribute,
+        call: cst.Call,
+        versions: dict[int, Version | None],
+        state: State,
+    ) -> None:
+        """Consume what every candidate of a method call consumes: the class's method and, when the receiver
+        may be a subclass instance (`self`, an annotated parameter), each same-module override. Only what all
+        of them consume counts (an override that draws nothing, or an abstract method, makes the call draw
+        nothing); overrides in other modules are not known."""
+        if method.target is not None:
+            export = imported_consumer(self.index, method.target)
+            if export is not None:
+                self._apply_export(export, func, call, versions, state)
+            return
+        common: set[tuple] | None = None
+        for callee in method.units:
+            summary = self.analysis.call_summary(callee)
+            mapping = self._bind_arguments(callee, True, call.args)
+            parts = {(id(mapping[p]), path) for p, path in summary.params if p in mapping}
+            common = parts if common is None else common & parts
+            if not common:
+                return
+        if common is None:
+            return
+        receiver = func.value
+        own = type(receiver) is cst.Name and receiver.value in ("self", "cls")
+        label = f"'{method.units[0].name}'" if own else f"'{source_of(func)}'"
+        by_id = {id(arg): arg for arg in call.args}
+        for arg_id, path in sorted(common, key=lambda p: (len(p[1]), str(p[1]))):
+            arg = by_id[arg_id]
+            found, version = self._follow(arg.value, versions.get(arg_id), path, state)
+            self.consume(version, found, label, state)
+
+    def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
+        """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""
         if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
             return None
-        found = self.index.transform_of(func.func, self.unit)
+        found = self.index.transform_of(func.func, scope)
         if found is None or found[0] not in _CALL_THROUGH:
             return None
-        return self.index.resolve_function(func.args[0].value, self.unit)
+        return self.index.resolve_function(func.args[0].value, scope)
+
+    def _bound_transform(self, func: cst.Name) -> tuple[cst.Call, Unit] | None:
+        """A name bound once (in this function, or at module level when not local) to `jax.jit(...)`-like
+        call: the call, and the scope it is written in."""
+        unit, root = self.unit, self.index.root
+        value = unit.single_assignment(func.value)
+        scope = unit
+        if value is None and (unit is root or func.value not in unit.local_names):
+            value, scope = root.single_assignment(func.value), root
+        return (value, scope) if type(value) is cst.Call else None
 
     def _wrapped_sampler(self, func: cst.Call) -> str | None:
         """`jax.vmap(jax.random.normal)(keys)` / `jax.vmap(partial(jax.random.normal, shape=s))(keys)`."""

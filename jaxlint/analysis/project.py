@@ -25,7 +25,10 @@ project names the module calls (`uses`). `ProjectIndex.exports` gives each modul
 functions it calls, kept only where they can change a finding there; a module linted again may export more,
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
-and times a jitted one (JAX403), as for a function of its own module. Methods are not exported.
+and times a jitted one (JAX403), as for a function of its own module. Methods are exported for their keys only (`Cls.m`, also under a subclass
+that inherits them from the module's classes): what every override the module defines consumes
+(`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
+(`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
 
 Everything here is small frozen data: summaries travel between worker processes and into the findings cache.
 """
@@ -40,8 +43,15 @@ from typing import Any
 import libcst as cst
 
 from .index import ModuleIndex, Unit
-from .instances import HAIKU, top_level_class_facts, wanted_classes
-from .keys import key_analysis, path_json
+from .instances import (
+    HAIKU,
+    class_methods,
+    method_call,
+    subclass_bases,
+    top_level_class_facts,
+    wanted_classes,
+)
+from .keys import key_analysis, method_keys, path_json
 from .returns import function_returns_array
 from .transforms import NONE, STRICT, positional_params
 from .values import ARRAY, HOLDS_TRACED, TRACED, returns_one_array
@@ -359,15 +369,9 @@ class ModuleFacts:
             sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
         )
         wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
-        methods = tuple(
-            _method_facts(f"{name}.{unit.name}", unit)
-            for name, node in index.classes.items()
-            if node is not None
-            for units in index.class_methods.get(id(node), {}).values()
-            for unit in units[-1:]
-            if unit.is_method
+        functions = tuple(
+            sorted(_with_exports(index, self.functions) + _jitted_bindings(index) + _methods(index))
         )
-        functions = tuple(sorted(_with_exports(index, self.functions) + _jitted_bindings(index) + methods))
         uses = tuple(
             sorted(
                 {
@@ -377,6 +381,7 @@ class ModuleFacts:
                     and "." in q
                     and self._is_project_name(q)
                 }
+                | _method_uses(index, self._is_project_name)
             )
         )
         times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
@@ -428,6 +433,56 @@ def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
             if index.resolve_function(value.args[0].value, root):
                 found.append(FunctionFacts(name, (), (), NONE, (), (), True))
     return tuple(found)
+
+
+def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """The methods of the module's top-level classes (`_method_facts`), with the keys a call on an instance
+    surely consumes (`keys.method_keys`); a method a class inherits from the module's classes is listed under
+    the subclass's name too when it consumes keys (`env.reset(key)` on an instance of the subclass)."""
+    out = []
+    for name, node in index.classes.items():
+        if node is None:
+            continue
+        own = index.class_methods.get(id(node), {})
+        for units in own.values():
+            unit = units[-1]
+            if unit.is_method:
+                facts = _method_facts(f"{name}.{unit.name}", unit)
+                keys = method_keys(index, name, unit.name)
+                if keys:
+                    facts = dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys)))
+                out.append(facts)
+        inherited = {
+            m
+            for base in subclass_bases(index, name)
+            for m in index.class_methods.get(id(index.classes[base]), {})
+        }
+        for method in sorted(inherited - own.keys()):
+            found = class_methods(index, name, method)  # the def the class runs: its nearest base's
+            keys = method_keys(index, name, method) if found and found[-1].is_method else frozenset()
+            if keys:
+                facts = _method_facts(f"{name}.{method}", found[-1])
+                out.append(dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys))))
+    return tuple(out)
+
+
+def _method_uses(index: ModuleIndex, project_name) -> set[str]:
+    """The other project modules' methods the module calls on instances of their classes (`env.reset(key)`
+    with `env = envs.Env()` or `env: envs.Env`), and the functions and methods it transforms
+    (`jax.jit(helpers.sample)(key)`, `step = jax.jit(env.step)`): names whose `Export`s it may need."""
+    found: set[str] = set()
+    for call, unit, _ in index._sites:
+        func = call.func
+        if call.args and call.args[0].keyword is None and index.transform_of(func, unit) is not None:
+            func = call.args[0].value  # what the transformation applies to
+            name = index.qualname(func, unit)
+            if name is not None and "." in name and project_name(name):
+                found.add(name)
+        if type(func) is cst.Attribute:
+            method = method_call(index, func, unit)
+            if method is not None and method.target is not None:
+                found.add(method.target)
+    return found
 
 
 def _method_facts(name: str, unit: Unit) -> FunctionFacts:
@@ -584,12 +639,22 @@ class ProjectIndex:
         consumed (anywhere), an array returned (only to a call from traced code with tracers: `calls`), a
         jitted function (only to a module that reads a clock)."""
         by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
-        functions = {m: {f.name: f for f in s.functions if "." not in f.name} for m, s in by_module.items()}
+        functions = {m: {f.name: f for f in s.functions} for m, s in by_module.items()}
         aliases = {m: dict(s.imports) for m, s in by_module.items()}
 
         def export_of(qualname: str, depth: int = 0) -> Export | None:
             module, _, name = qualname.rpartition(".")
-            if depth > 8 or module not in functions:
+            if depth > 8:
+                return None
+            if module not in functions:  # "envs.Env.reset": a method of a class of module "envs"
+                module, _, cls = module.rpartition(".")
+                if module not in functions or not cls:
+                    return None
+                facts = functions[module].get(f"{cls}.{name}")
+                if facts is not None:
+                    return facts.export() if facts.keys else None  # methods export only the keys they consume
+                if cls in aliases[module]:
+                    return export_of(f"{aliases[module][cls]}.{name}", depth + 1)
                 return None
             facts = functions[module].get(name)
             if facts is not None:
@@ -604,7 +669,7 @@ class ProjectIndex:
             own = self.names.get(path)
             table = {}
             for qualname in summary.uses:
-                if qualname.rpartition(".")[0] == own:
+                if qualname.rpartition(".")[0] == own or own is not None and qualname.startswith(f"{own}."):
                     continue
                 found = export_of(qualname)
                 if found is None:

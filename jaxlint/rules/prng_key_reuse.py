@@ -32,7 +32,15 @@ consumption of the same key: two `jax.random` samplers given the same key; a key
 (Python `for`/`while`, a comprehension, or a `lax.scan`/`fori_loop`/`while_loop`/`map` body) without being
 replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
 same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
-same module (or, in project mode, of another project module) that consumes it, then consumed again. Jitted or not. Also: a key closed over (or bound by
+same module (or, in project mode, of another project module) that consumes it, then consumed again, also
+through `jax.jit(f)(key)`/`jax.vmap(f)(keys)`. Jitted or not. Methods count as such functions:
+`self.m(key)`, and `env.reset(key)` on an object of a known class (built by `Env(...)` right there or bound
+once to it, or a parameter annotated with the class; in project mode also a class of another project module).
+Where the object may be of a subclass (`self`, an annotated parameter), the call consumes only what the
+class's method *and every override of it in that module* consume: an abstract base method (gymnax's
+`reset_env`) or an override that draws nothing makes the call draw nothing (overrides in other modules are not
+known). Objects of unknown class (`self.env.reset(key)`, a library's `make_env()`), `super().m(key)`
+and properties consume nothing. Also: a key closed over (or bound by
 `partial`) by a function mapped with `vmap` or a `jax.tree.map` callback and drawn noise from (every element or
 leaf gets the same noise; `permutation`, `choice`, `randint`, `bernoulli` share one key on purpose to keep a
 batch aligned), and a key made from a literal seed (`jax.random.key(0)`) inside a function that runs repeatedly (a lax
@@ -51,9 +59,9 @@ assumed not to consume the keys they get.
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
 class asserts something (an `assert` statement, or a call of `assert*`, `*allclose`, `*array_equal`,
-`np.testing.*`, `chex.assert_*`, also one passed as a callable: `jax.tree.map(np.testing.assert_allclose, a,
-b)`) draws its inputs from one key on purpose: paired draws that compare two
-implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
+`np.testing.*`, `chex.assert_*`, `pytest.assume`, also one passed as a callable:
+`jax.tree.map(np.testing.assert_allclose, a, b)`) draws its inputs from one key on purpose: paired draws that
+compare two implementations on the same randomness (`assertAllClose(f(key), f_ref(key))`), or test inputs whose
 correlation does not matter to what is checked. Users reading real test suites (distrax, optax,
 neural-tangents) judged these findings noise. Reuse in a test helper outside such functions and classes, and
 in any non-test code, is still flagged; deliberate paired sampling there (common random numbers) takes a
@@ -208,6 +216,12 @@ def _asserts(node: cst.CSTNode) -> bool:
 
 def _is_assertion(callee: cst.BaseExpression) -> bool:
     name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+    if (
+        name == "assume"
+        and isinstance(callee, cst.Attribute)
+        and getattr(callee.value, "value", "") == "pytest"
+    ):
+        return True  # pytest-assume's soft assertion (qdax's tests)
     return (
         isinstance(callee, (cst.Name, cst.Attribute))
         and isinstance(name, str)

@@ -323,3 +323,49 @@ def test_exports_reach_the_modules_that_can_use_them(tmp_path: Path) -> None:
     assert list(exports[paths["b.py"]]) == ["helpers.step"] and exports[paths["b.py"]]["helpers.step"].jitted
     assert paths["helpers.py"] not in exports
     assert incoming_key({}, None, exports[paths["a.py"]]) != incoming_key({}, None, exports[paths["b.py"]])
+
+
+def test_method_exports_carry_the_keys_every_override_consumes() -> None:
+    """A method's entry carries the keys a call on an instance surely consumes (by its parameters after
+    `self`): only what every override the module defines consumes too; an inherited method is listed under
+    the subclass when it consumes keys. The caller's `uses` names the methods it calls on project instances."""
+    summary = summarize(
+        """
+        import jax
+        from envs import Env
+
+        class Base:
+            def reset(self, key):
+                return jax.random.normal(key)
+
+            def noise(self, rng, n):
+                return jax.random.normal(rng, (n,))
+
+            def abstract(self, key):
+                raise NotImplementedError
+
+        class Loud(Base):
+            def noise(self, k, n):
+                return jax.random.uniform(k, (n,))
+
+            def step(self, state, key):
+                return self.reset(key) + state
+
+        class Quiet(Base):
+            def reset(self, key):
+                return 0.0
+
+        def run(key, env: Env):
+            return env.reset(key)
+        """
+    )
+    functions = {f.name: f for f in summary.functions}
+    assert functions["Base.reset"].keys == ()  # Quiet.reset draws nothing
+    assert functions["Base.noise"].keys == (("rng", ()),)  # Loud.noise draws too, from its `k`
+    assert functions["Loud.noise"].keys == (("k", ()),)
+    assert functions["Loud.step"].keys == (("key", ()),)  # `self.reset` of a Loud: Base.reset
+    assert functions["Loud.reset"].keys == (("key", ()),)  # inherited, listed under the subclass
+    assert "Quiet.noise" in functions and "Quiet.abstract" not in functions
+    assert functions["Base.abstract"].keys == ()
+    assert "envs.Env.reset" in summary.uses
+    assert Summary.from_json(summary.to_json()) == summary
