@@ -1151,8 +1151,9 @@ class _UnitWalk:
                 self.consume(version, arg.value, initialised, state)
             return None
 
-        method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
+        method = method_call(self.index, func, self.unit) if isinstance(func, cst.Attribute) else None
         if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
+            assert isinstance(func, cst.Attribute)  # method_call answers only for attributes
             self._apply_method(method, func, node, arg_versions, state)
             callees = []
         else:
