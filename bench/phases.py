@@ -13,7 +13,9 @@ Each file goes through the same steps as ``engine.lint_text``, each phase timed 
 - **walk**: the flow walk with every default rule riding on it (``--rules`` splits it per rule, which adds
   a timer call per hook and so inflates the total a little; without it the walk is timed as a whole);
 - **positions**: line/column of the reported nodes (`analysis/positions.py`), only for files with findings;
-- **findings**: placing, suppressing and describing the findings.
+- **findings**: placing, suppressing and describing the findings;
+- **gc**: the cyclic collector, run once per file on the young generation as `lint.py`'s workers do (with
+  ``--gc auto`` the collector runs on its own, as before that change, and its time falls into the phases).
 
 The figures that matter are the ratios to the parse: ``(index + walk + positions + findings) / parse`` is what
 the analysis and rules cost on top of the parse floor in one process (issue 17 asks for <= 0.3).
@@ -39,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 
 _clock = time.process_time
 
-PHASES = ("read", "prefilter", "parse", "index", "walk", "positions", "findings")
+PHASES = ("read", "prefilter", "parse", "index", "walk", "positions", "findings", "gc")
 
 
 class _Timed:
@@ -56,7 +58,9 @@ class _Timed:
             self.totals[self.code] += _clock() - start
 
 
-def profile(files: list[str], per_rule: bool) -> dict:
+def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
+    import gc
+
     import libcst as cst
 
     from jaxlint import engine
@@ -66,7 +70,13 @@ def profile(files: list[str], per_rule: bool) -> dict:
     phases = dict.fromkeys(PHASES, 0.0)
     rules_time: dict[str, float] = defaultdict(float)
     counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
+    if per_file_gc:
+        gc.disable()
     for path in files:
+        if per_file_gc:
+            t = _clock()
+            gc.collect(0)
+            phases["gc"] += _clock() - t
         t0 = _clock()
         data = Path(path).read_bytes()
         try:
@@ -123,6 +133,11 @@ def profile(files: list[str], per_rule: bool) -> dict:
         del positions
         counts["with_findings"] += 1
         counts["findings"] += len(findings)
+    if per_file_gc:
+        t = _clock()
+        gc.collect(0)
+        phases["gc"] += _clock() - t
+        gc.enable()
     parse = phases["parse"] or 1e-9
     beyond = phases["index"] + phases["walk"] + phases["positions"] + phases["findings"]
     return {
@@ -141,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.environ.get("JAXLINT_BENCH_CACHE"))
     ap.add_argument("--rules", action="store_true", help="time each rule's hooks (adds overhead)")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--gc", choices=("per-file", "auto"), default="per-file", help="how the collector runs")
     ap.add_argument("--jaxlint", default=str(HERE.parent), help="the checkout whose jaxlint is profiled")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(args.jaxlint).resolve()))
@@ -149,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         files = python_files(args.libs, args.cache)
     wall = time.perf_counter()
-    result = profile(files, args.rules)
+    result = profile(files, args.rules, args.gc == "per-file")
     result["wall_seconds"] = round(time.perf_counter() - wall, 2)
     result["load_average"] = os.getloadavg()
     c = result["counts"]

@@ -16,6 +16,7 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -269,10 +270,24 @@ def _lint_batch(
 
         cache = FindingCache(cache_dir)
     classes, exports = classes or {}, exports or {}
-    return [
-        lint_project_file(path, config, cache, incoming.get(path), also, classes.get(path), exports.get(path))
-        for path in paths
-    ]
+    # A linted module's tree, index and walk hold reference cycles, so only the cyclic collector frees them.
+    # Left to itself it traverses every object of a file several times as the file is parsed and walked (up
+    # to 20% of the CPU time); one young-generation collection after each file traverses them once.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        out = []
+        for path in paths:
+            out.append(
+                lint_project_file(
+                    path, config, cache, incoming.get(path), also, classes.get(path), exports.get(path)
+                )
+            )
+            gc.collect(0)
+        return out
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def lint_files(

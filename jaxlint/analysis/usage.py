@@ -60,19 +60,6 @@ class NameUsage:
         return name in self.arrays and name not in self.containers
 
 
-_CACHE: dict[int, tuple[cst.CSTNode, NameUsage]] = {}
-
-
-def usage_of(function: cst.CSTNode) -> NameUsage:
-    cached = _CACHE.get(id(function))
-    if cached is None or cached[0] is not function:
-        if len(_CACHE) > 256:
-            _CACHE.clear()
-        cached = (function, NameUsage(function))
-        _CACHE[id(function)] = cached
-    return cached[1]
-
-
 @dataclasses.dataclass(frozen=True)
 class _Use:
     node: cst.Name

@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis import ARRAY, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.transforms import positional_params
-from ..analysis.usage import usage_of
+from ..analysis.usage import NameUsage
 from ..fix import SAFE, UNSAFE, replace
 from ..syntax import source_of
 from .base import Rule
@@ -78,6 +78,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
     def __init__(self) -> None:
         # (id of a same-module function's unit, parameter name) that some call passes a JAX array
         self._array_args: set[tuple[int, str]] = set()
+        # id of a unit's node -> how its body uses names; a rule lives for one module, so its nodes outlive this
+        self._usage: dict[int, NameUsage] = {}
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not node.args or not isinstance(node.func, cst.Name):
@@ -108,7 +110,9 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         flags = ctx.flags(target.value)
         base = target.value
         if isinstance(base, cst.Name):
-            usage = usage_of(ctx.unit.node)
+            usage = self._usage.get(id(ctx.unit.node))
+            if usage is None:
+                usage = self._usage[id(ctx.unit.node)] = NameUsage(ctx.unit.node)
             if base.value in usage.containers:
                 return False
             if (id(ctx.unit), base.value) in self._array_args and base.value not in ctx.unit.assigned_names():
