@@ -135,14 +135,7 @@ def lint_project_file(
         findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
         observe_re_exports(source, path, settings, project)
         return findings, project.summary()
-    # The facts a file was linted with are part of its key: a change in another module that changes them
-    # lints it again.
-    key = cache.key(
-        data,
-        _settings_key(settings, path)
-        + incoming_key(project.incoming, project.classes, project.exports)
-        + repr((sorted(also), project.package)),
-    )
+    key = _cache_key(cache, data, settings, path, project, also)
     found = cache.lookup(key, path)
     if found is not None:
         return found
@@ -150,6 +143,44 @@ def lint_project_file(
     observe_re_exports(source, path, settings, project)
     cache.put(key, findings, project.summary())
     return findings, project.summary()
+
+
+def _cache_key(
+    cache: FindingCache,
+    data: bytes,
+    settings: LintSettings,
+    path: str,
+    project: ModuleFacts,
+    also: frozenset[str],
+) -> str:
+    # The facts a file was linted with are part of its key: a change in another module that changes them
+    # lints it again.
+    return cache.key(
+        data,
+        _settings_key(settings, path)
+        + incoming_key(project.incoming, project.classes, project.exports)
+        + repr((sorted(also), project.package)),
+    )
+
+
+def cached_result(
+    path: str,
+    config: Config,
+    cache: FindingCache,
+    incoming: Incoming | None = None,
+    also: frozenset[str] = frozenset(),
+    classes: Mapping[str, str] | None = None,
+    exports: Mapping[str, Export] | None = None,
+) -> tuple[list[Finding], Summary] | None:
+    """What the findings cache holds for one file of a project, or None (a miss, or a file that does not
+    read): `lint_project_file` without the linting."""
+    settings = settings_for(config, path)
+    read = read_source(path, settings)
+    if isinstance(read, list):
+        return None
+    data, _ = read
+    project = ModuleFacts(incoming, also, package_name(path), classes, exports)
+    return cache.lookup(_cache_key(cache, data, settings, path, project, also), path)
 
 
 def observe_re_exports(source: str, path: str, settings: LintSettings, project: ModuleFacts) -> None:
@@ -349,9 +380,28 @@ def _lint_many(
     classes: Mapping[str, Mapping[str, str]] | None = None,
     exports: Mapping[str, Mapping[str, Export]] | None = None,
 ) -> dict[str, tuple[list[Finding], Summary]]:
+    done: dict[str, tuple[list[Finding], Summary]] = {}
+    if cache_dir and jobs > 1 and len(files) >= _MIN_FILES_FOR_POOL:
+        # Cache hits are answered here, so an unchanged re-run starts no worker processes at all.
+        from .cache import FindingCache
+
+        cache = FindingCache(cache_dir)
+        for path in files:
+            hit = cached_result(
+                path,
+                config,
+                cache,
+                incoming.get(path),
+                also,
+                (classes or {}).get(path),
+                (exports or {}).get(path),
+            )
+            if hit is not None:
+                done[path] = hit
+        files = [path for path in files if path not in done]
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
         batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports)
-        return dict(zip(files, batch, strict=True))
+        return done | dict(zip(files, batch, strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
@@ -363,7 +413,7 @@ def _lint_many(
             Summary(),
         ),
     )
-    return dict(zip(ordered, per_file, strict=True))
+    return done | dict(zip(ordered, per_file, strict=True))
 
 
 def _size(path: str) -> int:

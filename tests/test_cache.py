@@ -48,3 +48,26 @@ def test_corrupt_entry_is_a_miss(tmp_path: Path) -> None:
     (entry,) = entries(cache)
     entry.write_text("{not json")
     assert [f.code for f in lint_files([str(src)], Config(), jobs=1, cache_dir=str(cache))] == ["JAX101"]
+
+
+def test_unchanged_pooled_run_starts_no_worker(tmp_path: Path, monkeypatch) -> None:
+    import jaxlint.lint as lint
+
+    paths = []
+    for i in range(10):  # enough files for a worker pool
+        src = tmp_path / f"m{i}.py"
+        src.write_text(BAD)
+        paths.append(str(src))
+    cache = tmp_path / "cache"
+    cold = lint_files(paths, Config(), jobs=2, cache_dir=str(cache))
+    paths_changed = paths[:1]
+    (tmp_path / "m0.py").write_text(BAD.replace("x > 0", "x > 1"))
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a worker pool was started for cached files")
+
+    monkeypatch.setattr(lint, "run_batches", no_pool)
+    # One file changed: it is linted here (too few misses for a pool); the nine others come from the cache.
+    warm = lint_files(paths, Config(), jobs=2, cache_dir=str(cache))
+    assert [(f.path, f.code) for f in warm] == [(f.path, f.code) for f in cold]
+    assert paths_changed == [warm[0].path]
