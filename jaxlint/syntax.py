@@ -250,3 +250,17 @@ def is_constant(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Tuple):
         return all(is_constant(e.value) for e in node.elements)
     return False
+
+
+def none_comparison(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`name is None` -> (name, True); `name is not None` -> (name, False)."""
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
+    return None

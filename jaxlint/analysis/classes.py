@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import bound_names
+from ..syntax import bound_names, own_nodes, str_literal, walk
 from .index import ModuleIndex
 
 # Methods that build the object: an object built inside the trace does not outlive it.
@@ -62,3 +62,49 @@ def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
         if key == "eq" and literal != "True":
             return None
     return "a non-frozen dataclass"
+
+
+def self_writes(body: cst.CSTNode, self_name: str, *, nested: bool = False) -> set[str]:
+    """`self.x = ...`, `self.x += ...` and `setattr(self, "x", ...)` in a body (in nested functions too with
+    `nested`); a `setattr(self, name, ...)` whose name is not a literal counts as "*"."""
+    found: set[str] = set()
+    for node in walk(body) if nested else own_nodes(body):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for element in _flatten(target):
+                while isinstance(element, (cst.Subscript, cst.Attribute)) and not _is_self_attribute(
+                    element, self_name
+                ):
+                    element = element.value  # `self.x[i] = v`, `self.x.y = v` change what `self.x` holds
+                if _is_self_attribute(element, self_name):
+                    assert isinstance(element, cst.Attribute)
+                    found.add(element.attr.value)
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == self_name
+        ):
+            value = str_literal(node.args[1].value)
+            found.add(value if value is not None else "*")
+    return found
+
+
+def _flatten(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for e in target.elements for t in _flatten(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _flatten(target.value)
+    return [target]
+
+
+def _is_self_attribute(node: cst.BaseExpression, self_name: str) -> bool:
+    return (
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self_name
+    )

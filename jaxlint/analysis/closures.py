@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import attribute_root, bound_names, children, parameter_names, walk
+from ..syntax import attribute_root, bound_names, children, none_comparison, parameter_names, walk
 from .context import RuleContext
 from .index import Unit
 from .transforms import NONE
@@ -82,7 +82,7 @@ def closure_none_test(test: cst.BaseExpression, unit: Unit) -> bool | None:
     negate = False
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negate, test = True, test.expression
-    tested = _none_comparison(test)
+    tested = none_comparison(test)
     if tested is None:
         return None
     name, is_none = tested
@@ -91,20 +91,6 @@ def closure_none_test(test: cst.BaseExpression, unit: Unit) -> bool | None:
     if name in unit.local_names or name not in _non_none_closures(unit):
         return None
     return (not is_none) != negate
-
-
-def _none_comparison(test: cst.BaseExpression) -> tuple[str, bool] | None:
-    """`name is None` -> (name, True); `name is not None` -> (name, False)."""
-    if (
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
-    ):
-        return test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
-    return None
 
 
 def _non_none_closures(unit: Unit) -> frozenset[str]:
@@ -163,7 +149,7 @@ def _scan_guards(unit: Unit) -> set[str]:
                 aliases[statement.body[0].targets[0].target.value] = root
     wrapper = statements[first]
     if len(referring) == 1 and isinstance(wrapper, cst.If):
-        tested = _none_comparison(wrapper.test)
+        tested = none_comparison(wrapper.test)
         if (
             tested is not None
             and not tested[1]
@@ -180,7 +166,7 @@ def _early_exit_none_guard(statement: cst.CSTNode) -> str | None:
     """`if name is None: ...; return ...` (or raise), without an else: the name tested."""
     if not isinstance(statement, cst.If) or statement.orelse is not None:
         return None
-    tested = _none_comparison(statement.test)
+    tested = none_comparison(statement.test)
     body = statement.body.body
     last = body[-1] if body else None
     if isinstance(last, cst.SimpleStatementLine):

@@ -25,7 +25,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import COMPREHENSIONS, LEAF, bound_names, children
+from ..syntax import COMPREHENSIONS, LEAF, bound_names, children, none_comparison
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
@@ -946,16 +946,10 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
     name: str | None = None
     body: int | None = None
     orelse: int | None = None
-    if (
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
-    ):
-        name = test.left.value
-        if isinstance(test.comparisons[0].operator, cst.Is):
+    tested = none_comparison(test)
+    if tested is not None:
+        name, is_none = tested
+        if is_none:
             body = 0
         else:
             orelse = 0

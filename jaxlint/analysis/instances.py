@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..syntax import walk
-from .classes import CONSTRUCTORS
+from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .library import LINEN_MODULE_BASES
 
@@ -206,30 +205,11 @@ def _sets_attributes(index: ModuleIndex, node: cst.ClassDef) -> bool:
 
 
 def _assigns_self(node: cst.ClassDef) -> bool:
-    for statement in node.body.body:
-        if not isinstance(statement, cst.FunctionDef) or statement.name.value in CONSTRUCTORS:
-            continue
-        for inner in walk(statement):
-            targets: list[cst.BaseExpression] = []
-            if isinstance(inner, cst.Assign):
-                targets = [t.target for t in inner.targets]
-            elif isinstance(inner, (cst.AugAssign, cst.AnnAssign)):
-                targets = [inner.target]
-            elif (
-                isinstance(inner, cst.Call)
-                and isinstance(inner.func, cst.Name)
-                and inner.func.value == "setattr"
-            ):
-                return True
-            for target in targets:
-                for element in walk(target):
-                    if (
-                        isinstance(element, cst.Attribute)
-                        and isinstance(element.value, cst.Name)
-                        and element.value.value == "self"
-                    ):
-                        return True
-    return False
+    return any(
+        self_writes(statement.body, "self", nested=True)
+        for statement in node.body.body
+        if isinstance(statement, cst.FunctionDef) and statement.name.value not in CONSTRUCTORS
+    )
 
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, unhashable_class
+from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import compiling_transform, decorator_transforms
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import bound_names, own_nodes, walk
+from ..syntax import bound_names, walk
 from .base import Rule
 
 # Bases that add nothing to hashing or pytree registration.
@@ -30,7 +30,7 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   or any class with a base or decorator from another library, which may be one);
 - when `self` is static (`static_argnums=0`) but the class is unhashable (a plain `@dataclass`, or `__eq__`
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
-  reassigns.
+  reassigns or changes in place (`self.table[i] = v`).
 
 ## Why is this bad
 `jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does
@@ -237,7 +237,7 @@ No automatic fix.
     def _stale_attribute(
         method: cst.FunctionDef, self_name: str, cls: cst.ClassDef
     ) -> tuple[str, str] | None:
-        """An attribute of `self` the method reads and another (non-setup) method reassigns."""
+        """An attribute of `self` the method reads and another (non-setup) method reassigns or changes in place."""
         read = _self_reads(method.body, self_name)
         if not read:
             return None
@@ -251,7 +251,7 @@ No automatic fix.
             if not params:
                 continue
             # Sorted: a set's order changes with hash randomisation, and the message must not.
-            for attribute in sorted(_self_writes(statement.body, params[0].name.value)):
+            for attribute in sorted(self_writes(statement.body, params[0].name.value)):
                 if attribute in read:
                     return attribute, statement.name.value
         return None
@@ -309,43 +309,3 @@ def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
         ):
             found.add(node.attr.value)
     return found
-
-
-def _self_writes(body: cst.CSTNode, self_name: str) -> set[str]:
-    """`self.x = ...`, `self.x += ...` and `setattr(self, "x", ...)` in a body (not in nested functions)."""
-    found: set[str] = set()
-    for node in own_nodes(body):
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            for element in _flatten(target):
-                if (
-                    isinstance(element, cst.Attribute)
-                    and isinstance(element.value, cst.Name)
-                    and element.value.value == self_name
-                ):
-                    found.add(element.attr.value)
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Name)
-            and node.func.value == "setattr"
-            and len(node.args) >= 2
-            and isinstance(node.args[0].value, cst.Name)
-            and node.args[0].value.value == self_name
-            and isinstance(node.args[1].value, cst.SimpleString)
-        ):
-            value = node.args[1].value.evaluated_value
-            if isinstance(value, str):
-                found.add(value)
-    return found
-
-
-def _flatten(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [t for e in target.elements for t in _flatten(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _flatten(target.value)
-    return [target]

@@ -10,20 +10,27 @@ import threading
 from typing import Any
 
 
+class SameFile:
+    """Whether a code object's file name is the module's file, answered once per name (asked on every call)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path)
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, filename: str) -> bool:
+        known = self._known.get(filename)
+        if known is None:
+            known = self._known[filename] = os.path.realpath(filename) == self.path
+        return known
+
+
 class LinesRun:
     def __init__(self, path: str, active: bool = True) -> None:
         self.active = active  # off: no cost at all (a global tracer slows every call on 3.11)
-        self.path = os.path.realpath(path)
+        self._ours = SameFile(path)
         self.lines: set[int] = set()
-        self._files: dict[str, bool] = {}
         self._tool: int | None = None
         self._previous: Any = None
-
-    def _ours(self, filename: str) -> bool:
-        known = self._files.get(filename)
-        if known is None:
-            known = self._files[filename] = os.path.realpath(filename) == self.path
-        return known
 
     def __enter__(self) -> LinesRun:
         if not self.active:

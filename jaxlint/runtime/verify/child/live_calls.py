@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import os
 import sys
 import types
 from typing import Any
 
 from .inputs import Arg, CallInputs
+from .lines_run import SameFile
 from .resolve import METHOD, Target
 
 MAX_CALLS = 4  # per function: enough for a few static variants, without holding much memory
@@ -74,18 +74,11 @@ class LiveCalls:
 
     def __init__(self, jax: Any, path: str) -> None:
         self.jax = jax
-        self.path = os.path.realpath(path)
+        self._ours = SameFile(path)
         self.calls: dict[types.CodeType, list[LiveCall]] = {}
-        self._files: dict[str, bool] = {}
         self._pjit: Any = None
         self._original: Any = None
         self._signature_of: Any = None
-
-    def _ours(self, filename: str) -> bool:
-        known = self._files.get(filename)
-        if known is None:
-            known = self._files[filename] = os.path.realpath(filename) == self.path
-        return known
 
     def __enter__(self) -> LiveCalls:
         try:
