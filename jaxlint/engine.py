@@ -148,7 +148,25 @@ def lint_module(
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators, project.package if project is not None else None)
     if project is not None:
-        project.observe(index)
+        project.observe(index)  # it releases the index once it has read the module's summary from it
+        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)
+    try:
+        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)
+    finally:
+        index.release()
+
+
+def _lint_indexed(
+    module: cst.Module,
+    index: ModuleIndex,
+    source: str,
+    path: str,
+    settings: LintSettings,
+    noqa: bool,
+    magics: Any,
+    fixes: FixCollector | None,
+    project: ModuleFacts | None,
+) -> list[Finding]:
     if magics is not None:
         index.magics = magics
     if not index.imports.mentions_jax and not settings.jit_decorators:

@@ -10,7 +10,7 @@ punctuation and comment fields never hold code, so they are skipped.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -70,40 +70,115 @@ class _Leaves(dict):
 LEAF: dict[type, bool] = _Leaves()
 
 
+def _node_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`children()` the slow, general way: look at every code field's value. What `CHILDREN`'s generated
+    readers must answer (tests/test_walk_shortcuts.py compares them on every node of the fixtures)."""
+    out: list[cst.CSTNode] = []
+    for name in _code_fields(type(node)):
+        _add_nodes(getattr(node, name), out)
+    return out
+
+
+def _add_nodes(value: object, out: list[cst.CSTNode]) -> None:
+    cls = type(value)
+    items = value if cls is tuple or cls is list else (value,)
+    for item in items:  # type: ignore[attr-defined]
+        known = _IS_NODE.get(type(item))
+        if known is None:
+            known = _IS_NODE[type(item)] = issubclass(type(item), cst.CSTNode)
+        if known:
+            out.append(item)
+
+
+def _is_node_type(t: object) -> bool:
+    return isinstance(t, type) and issubclass(t, cst.CSTNode)
+
+
+def _nodes_only(t: object) -> bool:
+    import typing
+
+    if typing.get_origin(t) is typing.Union:
+        return all(_nodes_only(arg) for arg in typing.get_args(t))
+    return _is_node_type(t)
+
+
+def _holds_node(t: object) -> bool:
+    import typing
+
+    return _is_node_type(t) or any(_holds_node(arg) for arg in typing.get_args(t))
+
+
+def _field_shape(hint: object) -> str:
+    """How a field's declared type lets a generated reader take its value: "node" (always one node),
+    "nodes" (always a sequence of nodes), "never" (never holds a node: a bool, a str) or "check" (None, a
+    sentinel, or a choice between a node and a sequence: looked at per value)."""
+    import typing
+
+    if _nodes_only(hint):
+        return "node"
+    origin = typing.get_origin(hint)
+    if origin is not None and origin.__name__ == "Sequence" and _nodes_only(typing.get_args(hint)[0]):
+        return "nodes"
+    return "check" if _holds_node(hint) else "never"
+
+
+class _Readers(dict):
+    """Node type -> a function generated for it that returns its `children()`: one list display over its
+    fields (`[node.func, *node.args]`), with a per-value check only where the declared type allows a value
+    that is not a node (None, a sentinel). Reading fields by name, with no loop and no per-item type test,
+    makes this about twice as fast as the general reader on the hot walks."""
+
+    def __missing__(self, cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
+        import typing
+
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # an annotation that does not resolve: the general reader
+            reader = self[cls] = _node_children
+            return reader
+        lines: list[str] = []
+        display: list[str] = []
+        for name in _code_fields(cls):
+            shape = _field_shape(hints.get(name))
+            if shape == "node":
+                display.append(f"node.{name}")
+            elif shape == "nodes":
+                display.append(f"*node.{name}")
+            elif shape == "check":
+                lines.append(
+                    f"    out = [{', '.join(display)}]" if not lines else f"    out += [{', '.join(display)}]"
+                )
+                lines.append(f"    add(node.{name}, out)")
+                display = []
+        if not lines:
+            body = [f"    return [{', '.join(display)}]"]
+        else:
+            body = lines + ([f"    out += [{', '.join(display)}]"] if display else []) + ["    return out"]
+        namespace: dict[str, object] = {"add": _add_nodes}
+        exec("def read(node):\n" + "\n".join(body), namespace)  # noqa: S102 -- code built from field names
+        reader = self[cls] = namespace["read"]  # type: ignore[assignment]
+        return reader
+
+
+# Node type -> its children reader; hot loops call `CHILDREN[type(node)](node)` directly.
+CHILDREN: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = _Readers()
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes of `node` that can hold code, in source order (as far as the fields allow)."""
-    # isinstance() against libcst's abstract base classes is slow; a per-type answer is cached.
-    is_node = _IS_NODE
-    out = []
-    fields = _FIELDS.get(type(node))
-    for name in _code_fields(type(node)) if fields is None else fields:
-        value = getattr(node, name)
-        cls = type(value)
-        if cls is tuple or cls is list:
-            for item in value:
-                known = is_node.get(type(item))
-                if known is None:
-                    known = is_node[type(item)] = issubclass(type(item), cst.CSTNode)
-                if known:
-                    out.append(item)
-        else:
-            known = is_node.get(cls)
-            if known is None:
-                known = is_node[cls] = issubclass(cls, cst.CSTNode)
-            if known:
-                out.append(value)
-    return out
+    return CHILDREN[type(node)](node)
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under `node` (itself included), depth first, parents before children."""
     stack = [node]
-    leaf = LEAF
+    leaf, read = LEAF, CHILDREN
     while stack:
         current = stack.pop()
         yield current
-        if not leaf[type(current)]:
-            stack.extend(reversed(children(current)))
+        kind = type(current)
+        if not leaf[kind]:
+            stack.extend(reversed(read[kind](current)))
 
 
 def unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -123,7 +198,7 @@ def own_nodes(unit_node: cst.CSTNode, skip: tuple[type, ...] = SCOPES) -> Iterat
     """
     stack = unit_body(unit_node)
     if skip is SCOPES:  # type identity (they have no subclasses), not isinstance() on libcst's slow ABCs
-        leaf = LEAF
+        leaf, read = LEAF, CHILDREN
         while stack:
             node = stack.pop()
             yield node
@@ -134,7 +209,7 @@ def own_nodes(unit_node: cst.CSTNode, skip: tuple[type, ...] = SCOPES) -> Iterat
                 and kind is not cst.ClassDef
                 and not leaf[kind]
             ):
-                stack.extend(children(node))
+                stack.extend(read[kind](node))
         return
     while stack:
         node = stack.pop()

@@ -1,6 +1,8 @@
 """The hot walks' shortcuts answer what the plain code answers, on every node of the fixtures and examples.
 
 - `syntax.LEAF` (nodes the walks drop on sight) holds only types whose nodes never have children;
+- `syntax.children` (a reader generated per node type from its declared field types) answers what reading
+  every field's value answers (`_node_children`), the same nodes in the same order;
 - `own_nodes` with the default scopes (type identity) yields what the isinstance() path yields;
 - `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
 - the classes the hot paths compare by type identity instead of isinstance() have no subclasses in the
@@ -15,7 +17,7 @@ import libcst as cst
 import pytest
 
 from jaxlint.analysis import ModuleIndex
-from jaxlint.syntax import LEAF, SCOPES, children, own_nodes, walk
+from jaxlint.syntax import LEAF, SCOPES, _node_children, children, own_nodes, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
@@ -46,6 +48,42 @@ def test_identity_checked_classes_are_not_subclassed(name: str) -> None:
     cls = getattr(cst, name)
     assert isinstance(cls, type) and issubclass(cls, cst.CSTNode)
     assert cls.__subclasses__() == []
+
+
+def test_generated_readers_equal_the_general_reader() -> None:
+    seen = 0
+    for module in MODULES:
+        for node in walk(module):
+            fast, general = children(node), _node_children(node)
+            assert len(fast) == len(general), type(node).__name__
+            assert all(a is b for a, b in zip(fast, general, strict=True)), type(node).__name__
+            seen += 1
+    assert seen > 10_000
+
+
+def test_generated_readers_on_every_node_type() -> None:
+    """Optional fields, sentinels and node-or-sequence fields on hand-picked code the fixtures may lack."""
+    source = (
+        "from . import a as b\nfrom x import *\nimport a.b as c\n"
+        "def f(a, /, b: int = 1, *args, c, d=2, **kw) -> int:\n"
+        "    global g\n    x: int\n    y = lambda: (yield)\n    del x\n"
+        "    async with a as (b, c), d: pass\n"
+        "    try:\n        pass\n    except* E as e:\n        raise X from e\n    else:\n        pass\n"
+        "    finally:\n        return\n"
+        "    match p:\n        case [1, *r] | {'k': v, **kw} | C(a, b=c) if v: pass\n"
+        "    print(f'{x!r:>{w}}', t'{x}' if 0 else 1, x[1:2:3], *a, **k, sep='')\n"
+        "class C[T](B, metaclass=M):\n    type A[U] = list[U]\n"
+    )
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:  # an older libcst without template strings
+        module = cst.parse_module(source.replace("t'{x}'", "'x'"))
+    seen = 0
+    for node in walk(module):
+        fast, general = children(node), _node_children(node)
+        assert [id(n) for n in fast] == [id(n) for n in general], type(node).__name__
+        seen += 1
+    assert seen > 100
 
 
 def test_leaf_nodes_have_no_children() -> None:

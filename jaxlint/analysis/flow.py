@@ -25,7 +25,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import COMPREHENSIONS, LEAF, bound_names, children, none_comparison
+from ..syntax import CHILDREN, COMPREHENSIONS, LEAF, bound_names, children, none_comparison
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
@@ -216,16 +216,22 @@ class FlowWalker:
             self._receive(root)
         for hook in self.hooks.get("on_module", ()):
             hook(self.index.module, root)
-        self.dispatch(self.index.root, root, "on_unit")
-        self.block(self.index.module.body, root)
-        for _ in range(_MAX_ROUNDS):
-            if not self._dirty:
-                break
-            dirty, self._dirty = list(self._dirty.values()), {}
-            for unit in dirty:
-                self.walk_unit(unit, self._parent_frames[id(unit)])
-        if self.project is not None:
-            self.project.functions = self._functions(root)
+        try:
+            self.dispatch(self.index.root, root, "on_unit")
+            self.block(self.index.module.body, root)
+            for _ in range(_MAX_ROUNDS):
+                if not self._dirty:
+                    break
+                dirty, self._dirty = list(self._dirty.values()), {}
+                for unit in dirty:
+                    self.walk_unit(unit, self._parent_frames[id(unit)])
+            if self.project is not None:
+                self.project.functions = self._functions(root)
+        finally:
+            # Frames point back at the walker: dropping them here lets reference counting free the walk
+            # (and the tree it holds) as soon as the engine lets go, with no work for the cyclic collector.
+            self._parent_frames.clear()
+            self._dirty.clear()
 
     def _functions(self, root: Frame) -> tuple[FunctionFacts, ...]:
         """The module's top-level functions as the walk leaves them (for `ModuleFacts.summary`)."""
@@ -633,7 +639,7 @@ class FlowWalker:
         hooks = self.hooks
         # Nodes are `Any` here: the checker does not narrow on `type(node) is X`.
         stack: list[tuple[Any, Frame, bool]] = [(start, frame, store)]
-        leaf = LEAF
+        leaf, read = LEAF, CHILDREN
         while stack:
             node, frame, store = stack.pop()
             kind = type(node)
@@ -673,7 +679,7 @@ class FlowWalker:
                 continue
             if kind is cst.Call and frame.kind > NONE:
                 self._propagate(node, frame)
-            stack.extend(zip(reversed(children(node)), repeat(frame), repeat(False)))  # built in C: hot
+            stack.extend(zip(reversed(read[kind](node)), repeat(frame), repeat(False)))  # built in C: hot
 
     def _comprehension_parts(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, frame: Frame

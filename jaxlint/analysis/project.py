@@ -342,6 +342,7 @@ class ModuleFacts:
             None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
         )
         self._index: ModuleIndex | None = None
+        self._summary: Summary | None = None
 
     def observe(self, index: ModuleIndex) -> None:
         """The engine hands over the module's index: the analysis reads these facts from it (`index.project`),
@@ -361,6 +362,15 @@ class ModuleFacts:
         return head not in _LIBRARIES or head in self.also
 
     def summary(self) -> Summary:
+        """The module's summary, computed once: the index is released after it (`ModuleIndex.release`)."""
+        if self._summary is None:
+            self._summary = self._summarize()
+            if self._index is not None:
+                self._index.release()
+            self.keys = None  # it holds the index too
+        return self._summary
+
+    def _summarize(self) -> Summary:
         index = self._index
         if index is None:
             return Summary(tuple(sorted(self.outgoing)), self.functions)
