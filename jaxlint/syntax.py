@@ -183,7 +183,7 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:
     """What runs when a function, lambda or module runs: the body, not the decorators, defaults or name."""
-    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+    if type(node) is cst.FunctionDef or type(node) is cst.Lambda:
         return [node.body]
     return children(node)
 
@@ -236,16 +236,16 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 def root_name(node: cst.BaseExpression) -> cst.Name | None:
     """`a` for `a`, `a.b.c`, `a[k].b`; None when the chain starts elsewhere (a call, a literal)."""
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
+    while type(node) is cst.Attribute or type(node) is cst.Subscript:
         node = node.value
-    return node if isinstance(node, cst.Name) else None
+    return node if type(node) is cst.Name else None
 
 
 def attribute_root(node: cst.BaseExpression) -> str | None:
     """`a` for `a`, `a.b.c` (attributes only, no subscripts); None for anything else."""
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+    return node.value if type(node) is cst.Name else None
 
 
 def bound_names(target: cst.CSTNode) -> list[str]:
@@ -268,7 +268,7 @@ def import_binding(alias: cst.ImportAlias) -> str:
 def parameter_names(params: cst.Parameters) -> set[str]:
     """Every parameter name, `*args` and `**kwargs` included."""
     names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-    names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
+    names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if type(p) is cst.Param)
     return names
 
 
@@ -299,9 +299,9 @@ def argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.A
 
 def int_literal(node: cst.BaseExpression | None) -> int | None:
     """The value of `3`, `-3`, `0x10`; None for anything else."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = int_literal(node.expression)
         return None if inner is None else -inner
     return None
@@ -309,20 +309,26 @@ def int_literal(node: cst.BaseExpression | None) -> int | None:
 
 def str_literal(node: cst.BaseExpression | None) -> str | None:
     """The value of a plain string literal (not bytes, not an f-string); None for anything else."""
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
         return node.evaluated_value
     return None
 
 
 def is_constant(node: cst.BaseExpression) -> bool:
     """A literal constant: numbers, strings, True/False/None, and tuples of them."""
-    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString)):
+    if (
+        type(node) is cst.SimpleString
+        or type(node) is cst.Integer
+        or type(node) is cst.Float
+        or type(node) is cst.Imaginary
+        or type(node) is cst.ConcatenatedString
+    ):
         return True
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value in ("True", "False", "None")
-    if isinstance(node, cst.UnaryOperation):
+    if type(node) is cst.UnaryOperation:
         return is_constant(node.expression)
-    if isinstance(node, cst.Tuple):
+    if type(node) is cst.Tuple:
         return all(is_constant(e.value) for e in node.elements)
     return False
 
@@ -330,8 +336,8 @@ def is_constant(node: cst.BaseExpression) -> bool:
 def none_comparison(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """`name is None` -> (name, True); `name is not None` -> (name, False)."""
     if (
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
+        type(test) is cst.Comparison
+        and type(test.left) is cst.Name
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
         and isinstance(test.comparisons[0].comparator, cst.Name)

@@ -25,15 +25,15 @@ def free_locals(
     # made this quadratic in the number of functions.
     local = ctx.unit.local_names
     found: set[str] = set()
-    assert isinstance(function, (cst.FunctionDef, cst.Lambda))
+    assert type(function) is cst.FunctionDef or type(function) is cst.Lambda
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             stack.append(node.value)
             continue
         if (
-            isinstance(node, cst.Name)
+            type(node) is cst.Name
             and (node.value in local or node.value in extra)
             and node.value not in own_names
         ):
@@ -45,27 +45,27 @@ def free_locals(
 def called_locals(fn: cst.CSTNode, ctx: RuleContext, extra: frozenset[str] = frozenset()) -> set[str]:
     """Enclosing locals that a function expression calls (or is): the parts that decide *which* code runs."""
     local = ctx.unit.local_names
-    if isinstance(fn, (cst.Name, cst.Attribute)):
+    if type(fn) is cst.Name or type(fn) is cst.Attribute:
         head = attribute_root(fn)
         if head is None or (head not in local and head not in extra):
             return set()
-        if isinstance(fn, cst.Name):
+        if type(fn) is cst.Name:
             targets = ctx.index.resolve_function(fn, ctx.unit)
             if len(targets) == 1 and targets[0][0].parent is ctx.unit:
                 return called_locals(targets[0][0].node, ctx, extra)
         return {head}
-    if isinstance(fn, cst.Call):
+    if type(fn) is cst.Call:
         positional = [a.value for a in fn.args if a.keyword is None and not a.star]
         callee = ctx.qualname(fn.func)
         if positional and (callee == "functools.partial" or ctx.index.transform_of(fn.func, ctx.unit)):
             return called_locals(positional[0], ctx, extra)
         return set()
-    if isinstance(fn, (cst.Lambda, cst.FunctionDef)):
+    if type(fn) is cst.Lambda or type(fn) is cst.FunctionDef:
         own = ctx.index.units.get(id(fn))
         own_names = own.local_names if own is not None else set()
         found: set[str] = set()
         for node in walk(fn.body):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 head = attribute_root(node.func)
                 if head is not None and (head in local or head in extra) and head not in own_names:
                     found.add(head)
@@ -80,7 +80,7 @@ def closure_none_test(test: cst.BaseExpression, unit: Unit) -> bool | None:
     """`if v is None:` (or `is not None`) on a closure variable `v` of `unit` that is never None wherever a
     transformation runs `unit`: whether the body runs under the trace (None when that is not known)."""
     negate = False
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         negate, test = True, test.expression
     tested = none_comparison(test)
     if tested is None:
@@ -110,9 +110,9 @@ def _scan_guards(unit: Unit) -> set[str]:
     if (
         not unit.is_target
         or parent is None
-        or not isinstance(node, cst.FunctionDef)
-        or not isinstance(parent.node, cst.FunctionDef)
-        or not isinstance(parent.node.body, cst.IndentedBlock)
+        or type(node) is not cst.FunctionDef
+        or type(parent.node) is not cst.FunctionDef
+        or type(parent.node.body) is not cst.IndentedBlock
     ):
         return set()
     # Parameters never rebound in the enclosing function (nor by `nonlocal` in the inner one).
@@ -136,7 +136,7 @@ def _scan_guards(unit: Unit) -> set[str]:
         for alias in [a for a in aliases if a in assigned]:
             del aliases[alias]
         if (
-            isinstance(statement, cst.SimpleStatementLine)
+            type(statement) is cst.SimpleStatementLine
             and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Assign)
             and len(statement.body[0].targets) == 1
@@ -148,7 +148,7 @@ def _scan_guards(unit: Unit) -> set[str]:
             if root is not None:
                 aliases[statement.body[0].targets[0].target.value] = root
     wrapper = statements[first]
-    if len(referring) == 1 and isinstance(wrapper, cst.If):
+    if len(referring) == 1 and type(wrapper) is cst.If:
         tested = none_comparison(wrapper.test)
         if (
             tested is not None
@@ -164,14 +164,14 @@ def _scan_guards(unit: Unit) -> set[str]:
 
 def _early_exit_none_guard(statement: cst.CSTNode) -> str | None:
     """`if name is None: ...; return ...` (or raise), without an else: the name tested."""
-    if not isinstance(statement, cst.If) or statement.orelse is not None:
+    if type(statement) is not cst.If or statement.orelse is not None:
         return None
     tested = none_comparison(statement.test)
     body = statement.body.body
     last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine):
+    if type(last) is cst.SimpleStatementLine:
         last = last.body[-1]
-    if tested is None or not tested[1] or not isinstance(last, (cst.Return, cst.Raise)):
+    if tested is None or not tested[1] or not (type(last) is cst.Return or type(last) is cst.Raise):
         return None
     return tested[0]
 
@@ -184,9 +184,9 @@ def _refers(start: cst.CSTNode, name: str, function: cst.FunctionDef) -> bool:
         node = stack.pop()
         if node is function:
             continue
-        if isinstance(node, cst.Name) and node.value == name:
+        if type(node) is cst.Name and node.value == name:
             return True
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == name:
             stack.extend(node.args)
             continue
         stack.extend(children(node))
@@ -196,13 +196,18 @@ def _refers(start: cst.CSTNode, name: str, function: cst.FunctionDef) -> bool:
 def _assigned_names(statement: cst.CSTNode) -> set[str]:
     names: set[str] = set()
     for node in walk(statement):
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             for target in node.targets:
                 names.update(bound_names(target.target))
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        elif (
+            type(node) is cst.AugAssign
+            or type(node) is cst.AnnAssign
+            or type(node) is cst.For
+            or type(node) is cst.NamedExpr
+        ):
             names.update(bound_names(node.target))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        elif type(node) is cst.WithItem and node.asname is not None:
             names.update(bound_names(node.asname.name))
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
             names.add(node.name.value)
     return names

@@ -139,47 +139,47 @@ class Frame:
     # -- binding -----------------------------------------------------------------------------------------
 
     def bind(self, target: cst.BaseExpression, flags: int, value: cst.BaseExpression | None = None) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.env[target.value] = flags
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             elements = target.elements
             if (
-                isinstance(value, (cst.Tuple, cst.List))
+                (type(value) is cst.Tuple or type(value) is cst.List)
                 and len(value.elements) == len(elements)
-                and not any(isinstance(e, cst.StarredElement) for e in (*elements, *value.elements))
+                and not any(type(e) is cst.StarredElement for e in (*elements, *value.elements))
             ):
                 for element, item in zip(elements, value.elements, strict=True):
                     self.bind(element.value, evaluate(item.value, self), item.value)
             else:
                 for element in elements:
                     self.bind(element.value, element_flags(flags))
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self.bind(target.value, HOLDS_TRACED if flags & (TRACED | HOLDS_TRACED) else 0)
 
     def bind_iteration(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame
     ) -> None:
         """Bind a `for` target from what iterating `iterable` yields."""
-        name = evaluate_in.qualname(iterable.func) if isinstance(iterable, cst.Call) else None
+        name = evaluate_in.qualname(iterable.func) if type(iterable) is cst.Call else None
         if name == "builtins.range":
             self.bind(target, 0)
             return
         pairs = key_value_flags(iterable, evaluate_in)  # `for k, v in d.items()`: keys are never traced
-        if pairs is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+        if (
+            pairs is not None
+            and (type(target) is cst.Tuple or type(target) is cst.List)
+            and len(target.elements) == 2
+        ):
             for element, flags in zip(target.elements, pairs, strict=True):
                 self.bind(element.value, flags)
             return
-        if (
-            isinstance(iterable, cst.Call)
-            and name in ("builtins.enumerate", "builtins.zip")
-            and iterable.args
-        ):
+        if type(iterable) is cst.Call and name in ("builtins.enumerate", "builtins.zip") and iterable.args:
             items = [
                 element_flags(evaluate(a.value, evaluate_in)) for a in iterable.args if a.keyword is None
             ]
             if name == "builtins.enumerate":
                 items = [0, items[0]]
-            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(items):
+            if (type(target) is cst.Tuple or type(target) is cst.List) and len(target.elements) == len(items):
                 for element, flags in zip(target.elements, items, strict=True):
                     self.bind(element.value, flags)
                 return
@@ -357,12 +357,12 @@ class FlowWalker:
             else:
                 frame.env[name] = HOLDS_TRACED if name in unit.container_params else 0
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
         self.dispatch(unit, frame, "on_unit")
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             self.block(node.body, frame)
-        elif isinstance(node, cst.Lambda):
+        elif type(node) is cst.Lambda:
             self.expr(node.body, frame)
 
     def _stages(self, unit: Unit, parent: Frame, kind: int) -> bool:
@@ -383,7 +383,7 @@ class FlowWalker:
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
         """Decorators, defaults and annotations run in the enclosing scope."""
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             for decorator in node.decorators:
                 self.expr(decorator.decorator, frame)
         params = node.params
@@ -409,13 +409,13 @@ class FlowWalker:
 
     def statement(self, node: cst.CSTNode, frame: Frame) -> bool | None:
         """Walk one statement; True only after a constant guard whose taken branch returns or raises."""
-        if isinstance(node, cst.SimpleStatementLine):
+        if type(node) is cst.SimpleStatementLine:
             for small in node.body:
                 self.small_statement(small, frame)
             return None
-        if not isinstance(node, cst.While):  # a while's hooks run with each round's environment
+        if type(node) is not cst.While:  # a while's hooks run with each round's environment
             self.dispatch(node, frame)
-        if isinstance(node, cst.If):
+        if type(node) is cst.If:
             self.expr(node.test, frame)
             taken = self._constant_guard(node.test, frame)
             if taken is None:
@@ -430,7 +430,7 @@ class FlowWalker:
             if taken is not None:  # only one branch runs whenever this function is traced
                 if taken:
                     return self.block(node.body, frame) or _leaves(node.body)
-                if isinstance(node.orelse, cst.If):
+                if type(node.orelse) is cst.If:
                     return self.statement(node.orelse, frame)
                 if node.orelse is not None:
                     return self.block(node.orelse.body, frame) or _leaves(node.orelse.body)
@@ -448,16 +448,16 @@ class FlowWalker:
                 if in_else is not None:
                     frame.env = dict(before)
                     frame.env[name] = in_else
-            if isinstance(node.orelse, cst.If):
+            if type(node.orelse) is cst.If:
                 self.statement(node.orelse, frame)
             elif node.orelse is not None:
                 self.block(node.orelse.body, frame)
             if narrowed is not None and narrowed[2] is not None and frame.env.get(narrowed[0]) == narrowed[2]:
                 frame.env[narrowed[0]] = before[narrowed[0]]
             frame.env = _merge(after_body, frame.env)
-        elif isinstance(node, (cst.For, cst.While)):
+        elif type(node) is cst.For or type(node) is cst.While:
             self._loop(node, frame)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
+        elif type(node) is cst.Try or type(node) is cst.TryStar:
             before = dict(frame.env)
             self.block(node.body, frame)
             after = _merge(before, frame.env)
@@ -478,16 +478,16 @@ class FlowWalker:
                 frame.env = _merge(frame.env, end)
             if node.finalbody is not None:
                 self.block(node.finalbody.body, frame)
-        elif isinstance(node, cst.With):
+        elif type(node) is cst.With:
             for item in node.items:
                 self.expr(item.item, frame)
                 if item.asname is not None:
                     frame.bind(item.asname.name, 0)
             self.block(node.body, frame)
-        elif isinstance(node, cst.FunctionDef):
+        elif type(node) is cst.FunctionDef:
             self._enter_function(node, frame)
             frame.env[node.name.value] = 0
-        elif isinstance(node, cst.ClassDef):
+        elif type(node) is cst.ClassDef:
             for decorator in node.decorators:
                 self.expr(decorator.decorator, frame)
             for arg in [*node.bases, *node.keywords]:
@@ -497,7 +497,7 @@ class FlowWalker:
             class_frame.staged = frame.staged
             self.block(node.body, class_frame)
             frame.env[node.name.value] = 0
-        elif isinstance(node, cst.Match):
+        elif type(node) is cst.Match:
             self.expr(node.subject, frame)
             before, ends = dict(frame.env), []
             for case in node.cases:
@@ -522,13 +522,13 @@ class FlowWalker:
         unit = frame.unit
         if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
             return None
-        negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
         if negate:
-            assert isinstance(test, cst.UnaryOperation)
+            assert type(test) is cst.UnaryOperation
             test = test.expression
         is_none = False  # `flag is None` / `flag is not None`
         if (
-            isinstance(test, cst.Comparison)
+            type(test) is cst.Comparison
             and len(test.comparisons) == 1
             and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
             and isinstance(test.comparisons[0].comparator, cst.Name)
@@ -537,10 +537,10 @@ class FlowWalker:
             is_none = True
             negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
             test = test.left
-        if not isinstance(test, cst.Name):
+        if type(test) is not cst.Name:
             return None
         name = test.value
-        if name in unit.passed_params or name in unit.bindings or not isinstance(unit.node, cst.FunctionDef):
+        if name in unit.passed_params or name in unit.bindings or type(unit.node) is not cst.FunctionDef:
             return None
         params = unit.node.params
         default = next(
@@ -549,13 +549,13 @@ class FlowWalker:
         if default is None:
             return None
         if is_none:
-            none = isinstance(default, cst.Name) and default.value == "None"
+            none = type(default) is cst.Name and default.value == "None"
             return none != negate if _literal_truth(default) is not None else None
         truth = _literal_truth(default)
         return None if truth is None else truth != negate
 
     def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
-        if isinstance(node, cst.For):
+        if type(node) is cst.For:
             self.expr(node.iter, frame)
         entry = dict(frame.env)
         # First round silently, to learn what the body makes of the names it reassigns; then for real, so
@@ -594,7 +594,7 @@ class FlowWalker:
         elif type(node) is cst.AugAssign:
             self.expr(node.value, frame)
             self._store(node.target, node.value, node, frame)
-            if isinstance(node.target, cst.Name):
+            if type(node.target) is cst.Name:
                 flags = evaluate(node.target, frame) | evaluate(node.value, frame)
                 if not isinstance(node.operator, _BITWISE_ASSIGN):
                     flags &= ~BOOL  # as for `a + b`: `count += mask` is a number, not a mask
@@ -604,9 +604,9 @@ class FlowWalker:
                 for hook in self.hooks.get("on_delete", ()):
                     hook(deleted, node, frame)
                 self.expr(deleted, frame, store=True)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             frame.declared_global.update(n.name.value for n in node.names)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+        elif type(node) is cst.Import or type(node) is cst.ImportFrom:
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
@@ -621,12 +621,10 @@ class FlowWalker:
     ) -> None:
         for hook in self.hooks.get("on_assign", ()):
             hook(target, value, statement, frame)
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) is cst.Tuple or type(target) is cst.List:
             for element in target.elements:
-                inner = (
-                    element.value.value if isinstance(element.value, cst.StarredElement) else element.value
-                )
-                if isinstance(inner, (cst.Subscript, cst.Attribute)):
+                inner = element.value.value if type(element.value) is cst.StarredElement else element.value
+                if type(inner) is cst.Subscript or type(inner) is cst.Attribute:
                     for hook in self.hooks.get("on_assign", ()):
                         hook(inner, None, statement, frame)
         self.expr(target, frame, store=True)
@@ -752,7 +750,7 @@ class FlowWalker:
                 self.project.outgoing.add(fact)
             return
         for callee, bound_self in callees:
-            if callee.kind == HOST or isinstance(callee.node, cst.Module):
+            if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue
             self._called_from(callee, frame)
             if callee.is_target:
@@ -777,9 +775,11 @@ class FlowWalker:
         """`jax.grad(f)(...)`, `jax.vmap(f)(...)` (or `g = jax.grad(f)` then `g(...)`): the function the outer
         call runs, when `f` is ours."""
         func = call.func
-        if isinstance(func, cst.Name) and isinstance(frame.unit.node, (cst.FunctionDef, cst.Lambda)):
+        if type(func) is cst.Name and (
+            type(frame.unit.node) is cst.FunctionDef or type(frame.unit.node) is cst.Lambda
+        ):
             func = frame.unit.single_assignment(func.value) or func
-        if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
+        if type(func) is not cst.Call or not func.args or func.args[0].keyword is not None:
             return []
         if self.index.transform_of(func.func, frame.unit) is None:
             return []
@@ -844,7 +844,7 @@ def _merge(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
 
 
 def _delete_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         return [t for e in target.elements for t in _delete_targets(e.value)]
     return [target]
 
@@ -889,15 +889,13 @@ def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> 
 
 def _literal_truth(node: cst.BaseExpression) -> bool | None:
     """The truth of a literal default (`False`, `None`, `0`, `"mean"`), or None when it is not one."""
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
         return node.value == "True"
-    if isinstance(node, (cst.Integer, cst.Float)):
+    if type(node) is cst.Integer or type(node) is cst.Float:
         return (
-            bool(float(node.value.replace("_", "")))
-            if isinstance(node, cst.Float)
-            else bool(int(node.value, 0))
+            bool(float(node.value.replace("_", ""))) if type(node) is cst.Float else bool(int(node.value, 0))
         )
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
         return bool(node.evaluated_value)
     return None
 
@@ -907,13 +905,13 @@ def _tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
     (equinox's `error_if` reads `pred` only after such a check). `isinstance(x, (int, float))`, `bool`, NumPy
     types: never true of a tracer, so the body does not run under the trace; `isinstance(x, jax.Array)` of a
     traced array always is."""
-    negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    if isinstance(test, cst.UnaryOperation) and negate:
+    negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if type(test) is cst.UnaryOperation and negate:
         test = test.expression
     kinds = _isinstance_types(test, frame)
     if kinds is None:
         return None
-    assert isinstance(test, cst.Call)
+    assert type(test) is cst.Call
     flags = frame.flags(test.args[0].value)
     if not flags & TRACED:
         return None
@@ -930,14 +928,14 @@ def _isinstance_types(test: cst.BaseExpression, frame: Frame) -> list[str] | Non
     """The qualified names of the types in `isinstance(x, T)` / `isinstance(x, (T1, T2))`; None when the test
     is not such a call or a type is not known by name."""
     if not (
-        isinstance(test, cst.Call)
+        type(test) is cst.Call
         and len(test.args) == 2
         and not any(a.keyword or a.star for a in test.args)
         and frame.qualname(test.func) == "builtins.isinstance"
     ):
         return None
     spec = test.args[1].value
-    nodes = [e.value for e in spec.elements] if isinstance(spec, cst.Tuple) else [spec]
+    nodes = [e.value for e in spec.elements] if type(spec) is cst.Tuple else [spec]
     kinds = [frame.qualname(n) for n in nodes]
     return None if not kinds or None in kinds else kinds  # type: ignore[return-value]
 
@@ -946,8 +944,8 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
     """What a test shows about a traced local name inside the branches: (name, flags in the body, flags in the
     else branch), None for "unchanged". `x is None` holds only when `x` is the Python None (a traced value
     never is); `isinstance(x, jax.Array)` makes `x` an array."""
-    negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    if isinstance(test, cst.UnaryOperation) and negate:
+    negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if type(test) is cst.UnaryOperation and negate:
         test = test.expression
     name: str | None = None
     body: int | None = None
@@ -963,7 +961,7 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
         kinds = _isinstance_types(test, frame)
         if kinds is None or not all(k in ARRAY_TYPES for k in kinds):
             return None
-        assert isinstance(test, cst.Call)
+        assert type(test) is cst.Call
         if not isinstance(test.args[0].value, cst.Name):
             return None
         name = test.args[0].value.value
@@ -978,6 +976,6 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
 def _leaves(body: cst.BaseSuite) -> bool:
     """A block whose last statement is `return` or `raise`."""
     last = body.body[-1] if body.body else None
-    if isinstance(last, cst.SimpleStatementLine):
+    if type(last) is cst.SimpleStatementLine:
         return isinstance(last.body[-1], (cst.Return, cst.Raise))
-    return isinstance(body, cst.SimpleStatementSuite) and isinstance(body.body[-1], (cst.Return, cst.Raise))
+    return type(body) is cst.SimpleStatementSuite and isinstance(body.body[-1], (cst.Return, cst.Raise))

@@ -103,9 +103,9 @@ class Unit:
 
     @property
     def name(self) -> str:
-        if isinstance(self.node, cst.FunctionDef):
+        if type(self.node) is cst.FunctionDef:
             return self.node.name.value
-        if isinstance(self.node, cst.Lambda):
+        if type(self.node) is cst.Lambda:
             return "<lambda>"
         return "<module>"
 
@@ -113,15 +113,15 @@ class Unit:
     def params(self) -> cst.Parameters:
         """The parameters of a function or lambda unit (the module has none: never asked of the root)."""
         node = self.node
-        assert isinstance(node, (cst.FunctionDef, cst.Lambda))
+        assert type(node) is cst.FunctionDef or type(node) is cst.Lambda
         return node.params
 
     @property
     def is_method(self) -> bool:
-        if self.class_node is None or not isinstance(self.node, cst.FunctionDef):
+        if self.class_node is None or type(self.node) is not cst.FunctionDef:
             return False
         return not any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+            type(d.decorator) is cst.Name and d.decorator.value == "staticmethod"
             for d in self.node.decorators
         )
 
@@ -167,7 +167,7 @@ class Unit:
         if app.kind > self.kind or (app.kind == HOST):
             self.kind = app.kind
             self.context = f"{app.label} '{label_name or self.name}'" if app.kind != HOST else "host callback"
-        if app.kind > NONE and isinstance(self.node, (cst.FunctionDef, cst.Lambda)):
+        if app.kind > NONE and (type(self.node) is cst.FunctionDef or type(self.node) is cst.Lambda):
             self.traced_params |= traced_parameters(self.node.params, app, self.is_method)
 
 
@@ -247,7 +247,7 @@ class ModuleIndex:
                 stack.extend(reversed(below))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             name = node.name.value
             if class_node is not None:
                 prefix = (parent.qualname + ".<locals>." if parent.qualname else "") + class_node.name.value
@@ -263,9 +263,9 @@ class ModuleIndex:
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
             unit.local_names.add(p.name.value)
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 unit.local_names.add(star.name.value)
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             if class_node is not None:
                 self.class_methods.setdefault(id(class_node), {}).setdefault(name, []).append(unit)
             else:
@@ -290,7 +290,7 @@ class ModuleIndex:
                     local = import_binding(alias)
                     if not in_class:
                         unit.bind(local, node)
-                    if isinstance(node, cst.Import) and unit is not self.root:
+                    if type(node) is cst.Import and unit is not self.root:
                         unit.local_names.discard(
                             (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
                         )
@@ -299,10 +299,10 @@ class ModuleIndex:
                 names = bound_names(target.target)
                 unit.local_names.update(names)
                 if not in_class:
-                    value = node.value if isinstance(target.target, cst.Name) else None
+                    value = node.value if type(target.target) is cst.Name else None
                     for name in names:
                         unit.bind(name, node, value)
-                if unit is self.root and isinstance(target.target, cst.Name):
+                if unit is self.root and type(target.target) is cst.Name:
                     self.imports.add_module_assignment(target.target.value, node.value)
         elif (
             type(node) is cst.AugAssign
@@ -313,11 +313,7 @@ class ModuleIndex:
             names = bound_names(node.target)
             unit.local_names.update(names)
             if not in_class:
-                value = (
-                    node.value
-                    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)
-                    else None
-                )
+                value = node.value if type(node) is cst.AnnAssign and type(node.target) is cst.Name else None
                 for name in names:
                     unit.bind(name, node, value)
         elif type(node) is cst.WithItem:
@@ -327,8 +323,8 @@ class ModuleIndex:
                 if not in_class:
                     for name in names:
                         unit.bind(name, node)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)) and not in_class:
-            declared = unit.declared_globals if isinstance(node, cst.Global) else unit.declared_nonlocals
+        elif (type(node) is cst.Global or type(node) is cst.Nonlocal) and not in_class:
+            declared = unit.declared_globals if type(node) is cst.Global else unit.declared_nonlocals
             declared.update(n.name.value for n in node.names)
 
     @functools.cached_property
@@ -336,7 +332,7 @@ class ModuleIndex:
         """The module's top-level classes by name (None for a name defined by two class statements)."""
         classes: dict[str, cst.ClassDef | None] = {}
         for statement in self.module.body:
-            if isinstance(statement, cst.ClassDef):
+            if type(statement) is cst.ClassDef:
                 name = statement.name.value
                 classes[name] = None if name in classes else statement
         return classes
@@ -460,9 +456,7 @@ class ModuleIndex:
 
     def applications(self, node: cst.BaseExpression, unit: Unit) -> list[tuple[Unit, Application]]:
         """The same-module functions a transformation expression (`jax.jit(partial(f, a), ...)`) applies to."""
-        return self._applications(
-            node, unit, [], self.call_order(node) if isinstance(node, cst.Call) else None
-        )
+        return self._applications(node, unit, [], self.call_order(node) if type(node) is cst.Call else None)
 
     def _applications(
         self,
@@ -472,7 +466,7 @@ class ModuleIndex:
         before: int | None = None,
     ) -> list[tuple[Unit, Application]]:
         """Unwrap `transform(transform(partial(f, a)))` down to the functions, with the combined effect."""
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             callee = self.qualname(node.func, unit)
             if callee == "functools.partial" and node.args and node.args[0].keyword is None:
                 results = []
@@ -511,7 +505,7 @@ class ModuleIndex:
     def _resolve_decorators(self) -> None:
         for unit in self._decorated:
             node = unit.node
-            assert isinstance(node, cst.FunctionDef)
+            assert type(node) is cst.FunctionDef
             chain = []
             for decorator in node.decorators:  # outermost first, like a nested call
                 found = self.transform_of(decorator.decorator, unit.parent or self.root)
@@ -536,7 +530,9 @@ class ModuleIndex:
                     if arg is None:
                         continue
                     values = (
-                        [e.value for e in arg.elements] if isinstance(arg, (cst.List, cst.Tuple)) else [arg]
+                        [e.value for e in arg.elements]
+                        if (type(arg) is cst.List or type(arg) is cst.Tuple)
+                        else [arg]
                     )
                     label = "lax." + callee.rsplit(".", 1)[1] + " body"
                     for value in values:
@@ -547,7 +543,7 @@ class ModuleIndex:
                 found = argument(call, 0, "callback")
                 arg = found.value if found is not None else None
                 while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
-                    isinstance(arg, cst.Call)
+                    type(arg) is cst.Call
                     and self.qualname(arg.func, unit) == "functools.partial"
                     and arg.args
                     and arg.args[0].keyword is None

@@ -65,7 +65,7 @@ def _local_kind(
         qualname = index.qualname(base.value)
         if qualname in LINEN_MODULE_BASES:
             return LINEN, set()
-        if isinstance(base.value, cst.Name) and qualname is None and depth < _MAX_DEPTH:
+        if type(base.value) is cst.Name and qualname is None and depth < _MAX_DEPTH:
             parent = index.classes.get(base.value.value)
             if parent is not None and parent is not node:
                 kind, more = _local_kind(index, parent, project_name, depth + 1)
@@ -84,7 +84,7 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
     wanted: set[str] = set()
     for call, unit, _ in index._sites:
         func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in MODULE_METHODS:
+        if type(func) is not cst.Attribute or func.attr.value not in MODULE_METHODS:
             continue
         built = module_instance(index, func.value, unit)
         if built is None:  # `net.init(...)` of an imported haiku transformation
@@ -92,7 +92,7 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
             if qualname is not None and project_name(qualname):
                 wanted.add(qualname)
             continue
-        if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+        if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
             node = index.classes[built.func.value]
             assert node is not None
             wanted |= _local_kind(index, node, project_name, 0)[1]
@@ -109,7 +109,7 @@ def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit |
     `index.project` holds the kinds the other modules' summaries give); None when unknown."""
     project = index.project
     known = project.classes if project is not None else {}
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         in_function = unit is not None and unit is not index.root and func.value in unit.local_names
         node = None if in_function else index.classes.get(func.value)
         if node is not None:
@@ -133,12 +133,12 @@ _APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates
 def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
     """The `Model(...)` call an instance comes from (or `hk.transform(f)`): built right there, or a name bound
     once to it in this function or at module level."""
-    if isinstance(receiver, cst.Name):
+    if type(receiver) is cst.Name:
         found = unit.single_assignment(receiver.value)
         if found is None and (unit is index.root or receiver.value not in unit.local_names):
             found = index.root.single_assignment(receiver.value)
         receiver = found if found is not None else receiver
-    return receiver if isinstance(receiver, cst.Call) else None
+    return receiver if type(receiver) is cst.Call else None
 
 
 @dataclasses.dataclass
@@ -168,7 +168,7 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     from another project module, its `target` ("model.Block.__call__")."""
     func = call.func
     method = "__call__"
-    if isinstance(func, cst.Attribute):
+    if type(func) is cst.Attribute:
         if func.attr.value in MODULE_METHODS:
             return None  # flax/haiku `init`/`apply`: above, or unknown
         method, func = func.attr.value, func.value
@@ -178,9 +178,9 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     # An object built inside the function lives only as long as the trace: its methods may store tracers on
     # it (evojax's `game = Game(state); game.setRightAction(action)`). Such a class is followed only when
     # none of its methods but the constructors assigns to `self`; a flax Module may not assign at all.
-    shared = isinstance(func, cst.Name) and unit.single_assignment(func.value) is None
+    shared = type(func) is cst.Name and unit.single_assignment(func.value) is None
     cls = built.func
-    if isinstance(cls, cst.Name) and not (unit is not index.root and cls.value in unit.local_names):
+    if type(cls) is cst.Name and not (unit is not index.root and cls.value in unit.local_names):
         node = index.classes.get(cls.value)
         if node is not None:
             if not shared and _sets_attributes(index, node) and module_class_kind(index, cls, unit) != LINEN:
@@ -208,13 +208,13 @@ def _assigns_self(node: cst.ClassDef) -> bool:
     return any(
         self_writes(statement.body, "self", nested=True)
         for statement in node.body.body
-        if isinstance(statement, cst.FunctionDef) and statement.name.value not in CONSTRUCTORS
+        if type(statement) is cst.FunctionDef and statement.name.value not in CONSTRUCTORS
     )
 
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
     func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+    if type(func) is not cst.Attribute or func.attr.value != "apply":
         return None
     built = module_instance(index, func.value, unit)
     if built is None or module_class_kind(index, built.func, unit) != LINEN:
@@ -234,7 +234,7 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     args = positional[1:] + [
         a for a in call.args if a.keyword is not None and a.keyword.value not in _APPLY_KEYWORDS
     ]
-    if isinstance(built.func, cst.Name) and index.classes.get(built.func.value) is not None:
+    if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
         return AppliedMethod(class_methods(index, built.func.value, method), None, args)
     qualname = index.qualname(built.func, unit)
     return AppliedMethod([], f"{qualname}.{method}", args) if qualname is not None else None
@@ -242,9 +242,9 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
 
 def _method_name(node: cst.BaseExpression) -> str | None:
     """`method=MLP.encode` / `method=model.encode` / `method="encode"`."""
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
         return node.evaluated_value if node.evaluated_value.isidentifier() else None
     return None
 
@@ -258,7 +258,7 @@ def class_methods(index: ModuleIndex, class_name: str, method: str, depth: int =
     if own:
         return list(own)
     for base in node.bases:
-        if base.keyword is None and isinstance(base.value, cst.Name):
+        if base.keyword is None and type(base.value) is cst.Name:
             found = class_methods(index, base.value.value, method, depth + 1)
             if found:
                 return found
@@ -286,7 +286,7 @@ def haiku_transformed(
     no_rng = name == _HAIKU_NO_RNG
     if no_rng:
         inner = receiver.args[0].value
-        if not isinstance(inner, cst.Call) or not inner.args:
+        if type(inner) is not cst.Call or not inner.args:
             return None
         receiver, name = inner, index.qualname(inner.func, unit)
     leading = _HAIKU_APPLY_LEADING.get(name or "")
@@ -299,7 +299,7 @@ def haiku_transformed(
 def haiku_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
     """`net.apply(params, rng, x)` of a haiku transformation: `f(x)` (another module's `f`: its target)."""
     func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != "apply":
+    if type(func) is not cst.Attribute or func.attr.value != "apply":
         return None
     found = haiku_transformed(index, func.value, unit)
     imported = imported_haiku(index, func.value, unit) if found is None else None
@@ -431,7 +431,7 @@ def subclasses(index: ModuleIndex, class_name: str) -> list[str]:
         for name, node in index.classes.items():
             if node is not None:
                 parents[name] = {
-                    b.value.value for b in node.bases if b.keyword is None and isinstance(b.value, cst.Name)
+                    b.value.value for b in node.bases if b.keyword is None and type(b.value) is cst.Name
                 }
         table = {}
         for name in parents:
@@ -458,7 +458,7 @@ def subclass_bases(index: ModuleIndex, class_name: str) -> list[str]:
         node = index.classes.get(stack.pop())
         if node is None:
             continue
-        names = [b.value.value for b in node.bases if b.keyword is None and isinstance(b.value, cst.Name)]
+        names = [b.value.value for b in node.bases if b.keyword is None and type(b.value) is cst.Name]
         for name in reversed(names):
             if name not in out and name != class_name and index.classes.get(name) is not None:
                 out.append(name)

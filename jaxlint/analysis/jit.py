@@ -64,7 +64,7 @@ class Jitted:
 
     @property
     def params(self) -> cst.Parameters:
-        assert isinstance(self.unit.node, cst.FunctionDef)  # only defs are ever Jitted
+        assert type(self.unit.node) is cst.FunctionDef  # only defs are ever Jitted
         return self.unit.node.params
 
     def static_parameters(self) -> tuple[set[int], set[str]]:
@@ -83,7 +83,7 @@ class Jitted:
 
 
 def _from_application(target: Unit, app: Application, label: str, call_offset: int) -> Jitted | None:
-    if not isinstance(target.node, cst.FunctionDef) or app.spec.unknown:
+    if type(target.node) is not cst.FunctionDef or app.spec.unknown:
         return None
     offset = app.bound_positional + (1 if target.is_method and app.bound_self else 0)
     return Jitted(target, app.spec, offset + call_offset, label)
@@ -92,7 +92,7 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
 def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
     """The jitted same-module function that calling `func` runs, or None when unknown or not jitted."""
     index = ctx.index
-    if isinstance(func, cst.Call):  # `jax.jit(f, static_argnums=1)(...)`
+    if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)
         if (
             transform is None
@@ -107,12 +107,12 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
             if found
             else None
         )
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         bound = _jit_binding(func.value, ctx)
         if bound is not None:
             return bound
     for target, bound_self in index.resolve_function(func, ctx.unit):
-        if not isinstance(target.node, cst.FunctionDef):
+        if type(target.node) is not cst.FunctionDef:
             continue
         chain = decorator_transforms(target.node, target, index)
         if len(chain) != 1 or chain[0][0] != "jax.jit" or len(target.node.decorators) != 1:
@@ -128,7 +128,9 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
 def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
     """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
     unit_node = ctx.unit.node
-    if isinstance(unit_node, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(unit_node.params):
+    if (type(unit_node) is cst.FunctionDef or type(unit_node) is cst.Lambda) and name in parameter_names(
+        unit_node.params
+    ):
         return None  # a parameter rebound to `jax.jit(...)` would have two bindings anyway
     units = [ctx.unit] if ctx.unit is not ctx.index.root and name in ctx.unit.local_names else []
     if not units and ctx.is_module_global(name):
@@ -148,7 +150,7 @@ def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
     for name in unit.bindings:
         value = unit.single_assignment(name)
         jitted = None
-        if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
+        if type(value) is cst.Call and value.args and value.args[0].keyword is None:
             transform = index.transform_of(value.func, unit)
             if transform is not None and transform[0] == "jax.jit":
                 found = index.applications(value, unit)
@@ -164,9 +166,9 @@ def is_jax_callable(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     """A callable known to run JAX transformations: a transformed def of the module, a name bound to
     `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
     index = ctx.index
-    if isinstance(func, cst.Call):
+    if type(func) is cst.Call:
         return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         unit = None
         if ctx.unit is not index.root and func.value in ctx.unit.local_names:
             unit = ctx.unit
@@ -174,17 +176,13 @@ def is_jax_callable(func: cst.BaseExpression, ctx: RuleContext) -> bool:
             unit = index.root
         if unit is not None:
             value = unit.single_assignment(func.value)
-            if (
-                isinstance(value, cst.Call)
-                and value.args
-                and index.transform_of(value.func, unit) is not None
-            ):
+            if type(value) is cst.Call and value.args and index.transform_of(value.func, unit) is not None:
                 return True
     targets = index.resolve_function(func, ctx.unit)
     if not targets:
         return False
     for target, _ in targets:
         node = target.node
-        if not isinstance(node, cst.FunctionDef) or not decorator_transforms(node, target, index):
+        if type(node) is not cst.FunctionDef or not decorator_transforms(node, target, index):
             return False
     return True

@@ -222,12 +222,12 @@ def _is_pseudo(name: str) -> bool:
 
 def _chain(node: cst.BaseExpression) -> str | None:
     """`self.key` / `rngs["dropout"]` / `a.b["c"]` as a pseudo-name, None for anything else."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         base = _chain(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         literal = _string_index(node)
         if literal is not None:
             base = _chain(node.value)
@@ -243,7 +243,7 @@ def _single_index(node: cst.Subscript) -> cst.BaseExpression | None:
 
 def _string_index(node: cst.Subscript) -> str | None:
     value = _single_index(node)
-    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+    if type(value) is cst.SimpleString and isinstance(value.evaluated_value, str):
         return value.evaluated_value
     return None
 
@@ -253,7 +253,7 @@ def _literal(node: cst.BaseExpression) -> object:
     value = int_literal(node)
     if value is not None:
         return ("int", value)
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return ("str", node.value)
     return None
 
@@ -335,7 +335,7 @@ class KeyAnalysis:
                         continue
                     function, bound, names = arg.value, 0, frozenset[str]()
                     if (
-                        isinstance(function, cst.Call)
+                        type(function) is cst.Call
                         and index.qualname(function.func, scope) == "functools.partial"
                         and function.args
                         and not any(a.star for a in function.args)
@@ -362,8 +362,12 @@ class KeyAnalysis:
                         loop
                         for loop in scope.loops_of(node)
                         if not (
-                            isinstance(loop, cst.For)
-                            and isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set))
+                            type(loop) is cst.For
+                            and (
+                                type(loop.iter) is cst.Tuple
+                                or type(loop.iter) is cst.List
+                                or type(loop.iter) is cst.Set
+                            )
                         )
                     ]
                     if not loops:
@@ -375,7 +379,7 @@ class KeyAnalysis:
     def _called(self, func: cst.BaseExpression, scope: Unit) -> list[Unit]:
         index = self.index
         found = [u for u, _ in index.resolve_function(func, scope)]
-        if found or not isinstance(func, cst.Name):
+        if found or type(func) is not cst.Name:
             return found
         owner: Unit | None = scope
         while owner is not None and owner is not index.root and func.value not in owner.local_names:
@@ -383,7 +387,7 @@ class KeyAnalysis:
         if owner is None:
             return []
         value = owner.single_assignment(func.value)
-        if isinstance(value, cst.Call) and index.transform_of(value.func, owner) is not None:
+        if type(value) is cst.Call and index.transform_of(value.func, owner) is not None:
             return [u for u, _ in index.applications(value, owner)]
         return []
 
@@ -393,7 +397,7 @@ class KeyAnalysis:
     def call_summary(self, unit: Unit) -> Summary:
         """The summary that holds for a call of `unit` by name: none when an unknown decorator wraps it."""
         node = unit.node
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             for decorator in node.decorators:
                 if not self._transparent(decorator.decorator, unit.parent or self.index.root):
                     return Summary()
@@ -401,7 +405,7 @@ class KeyAnalysis:
 
     def _transparent(self, decorator: cst.BaseExpression, scope: Unit) -> bool:
         """Decorators that call the function with the arguments it is given, in order."""
-        if isinstance(decorator, cst.Name) and decorator.value in ("staticmethod", "classmethod"):
+        if type(decorator) is cst.Name and decorator.value in ("staticmethod", "classmethod"):
             return True
         if self.index.imports.qualname(decorator) in _TRANSPARENT_DECORATORS:
             return True
@@ -538,13 +542,13 @@ class _UnitWalk:
 
     def _setup(self) -> None:
         node = self.unit.node
-        if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        if not (type(node) is cst.FunctionDef or type(node) is cst.Lambda):
             return
         params = node.params
         positional = [p.name.value for p in positional_params(params)]
         self.params = [*positional, *(p.name.value for p in params.kwonly_params)]
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 self.params.append(star.name.value)
         for app in self.unit.applications:
             if app.label not in LOOP_BODIES:
@@ -579,12 +583,12 @@ class _UnitWalk:
     def run(self) -> UnitResult:
         state = State({}, {}, 0)
         node = self.unit.node
-        if isinstance(node, cst.Module):
+        if type(node) is cst.Module:
             end = self.block(node.body, state)
-        elif isinstance(node, cst.FunctionDef):
+        elif type(node) is cst.FunctionDef:
             end = self.block(node.body.body, state)
         else:
-            assert isinstance(node, cst.Lambda)
+            assert type(node) is cst.Lambda
             self.expr(node.body, state)
             self._return(node.body, state)
             end = state
@@ -634,9 +638,9 @@ class _UnitWalk:
 
     def read(self, node: cst.BaseExpression, state: State) -> Version | None:
         """The version of a name, attribute chain or literal subscript, without evaluating anything."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return self.lookup(node.value, state)
-        if isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Attribute) or isinstance(node, cst.Subscript):
             pseudo = _chain(node)
             if pseudo is not None and pseudo in state.env:
                 return state.env[pseudo]
@@ -781,53 +785,53 @@ class _UnitWalk:
         return self.block(suite.body, state)
 
     def statement(self, node: cst.CSTNode, state: State) -> State | None:
-        if isinstance(node, cst.SimpleStatementLine):
+        if type(node) is cst.SimpleStatementLine:
             current: State | None = state
             for small in node.body:
                 if current is None:
                     return None
                 current = self.small(small, current)
             return current
-        if isinstance(node, cst.If):
+        if type(node) is cst.If:
             self.expr(node.test, state)
             other = state.copy()
             then = self.suite(node.body, state)
             rest: State | None = other
-            if isinstance(node.orelse, cst.If):
+            if type(node.orelse) is cst.If:
                 rest = self.statement(node.orelse, other)
             elif node.orelse is not None:
                 rest = self.suite(node.orelse.body, other)
             return self.join([then, rest])
-        if isinstance(node, (cst.For, cst.While)):
+        if type(node) is cst.For or type(node) is cst.While:
             return self.loop(node, state)
-        if isinstance(node, (cst.Try, cst.TryStar)):
+        if type(node) is cst.Try or type(node) is cst.TryStar:
             return self.try_(node, state)
-        if isinstance(node, cst.With):
+        if type(node) is cst.With:
             for item in node.items:
                 self.expr(item.item, state)
                 if item.asname is not None:
                     self.bind(item.asname.name, None, state)
             return self.suite(node.body, state)
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             for decorator in node.decorators:
                 self.expr(decorator.decorator, state)
             self._defaults(node.params, state)
             state.env[node.name.value] = Version()
             return state
-        if isinstance(node, cst.ClassDef):
+        if type(node) is cst.ClassDef:
             for decorator in node.decorators:
                 self.expr(decorator.decorator, state)
             for arg in [*node.bases, *node.keywords]:
                 self.expr(arg.value, state)
             state.env[node.name.value] = Version()
             return state
-        if isinstance(node, cst.Match):
+        if type(node) is cst.Match:
             self.expr(node.subject, state)
             ends = []
             for case in node.cases:
                 branch = state.copy()
                 for sub in walk(case.pattern):
-                    if isinstance(sub, cst.MatchAs) and sub.name is not None:
+                    if type(sub) is cst.MatchAs and sub.name is not None:
                         branch.env[sub.name.value] = Version()
                 if case.guard is not None:
                     self.expr(case.guard, branch)
@@ -842,57 +846,57 @@ class _UnitWalk:
                 self.expr(param.default, state)
 
     def small(self, node: cst.CSTNode, state: State) -> State | None:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             value = self.expr(node.value, state)
             for target in node.targets:
                 self.assign(target.target, value, node.value, state)
             return state
-        if isinstance(node, cst.AnnAssign):
+        if type(node) is cst.AnnAssign:
             if node.value is not None:
                 value = self.expr(node.value, state)
                 self.assign(node.target, value, node.value, state)
             return state
-        if isinstance(node, cst.AugAssign):
+        if type(node) is cst.AugAssign:
             self.expr(node.value, state)
             self.assign(node.target, None, None, state)
             return state
-        if isinstance(node, cst.Expr):
+        if type(node) is cst.Expr:
             self.expr(node.value, state)
             return state
-        if isinstance(node, cst.Return):
+        if type(node) is cst.Return:
             if node.value is not None:
                 self.expr(node.value, state)
                 self._return(node.value, state)
             self.exits.append(state)
             return None
-        if isinstance(node, cst.Raise):
+        if type(node) is cst.Raise:
             if node.exc is not None:
                 self.expr(node.exc, state)
             return None
-        if isinstance(node, cst.Break):
+        if type(node) is cst.Break:
             if self.loops:
                 self.loops[-1][0].breaks.append(state)
             return None
-        if isinstance(node, cst.Continue):
+        if type(node) is cst.Continue:
             if self.loops:
                 self.loops[-1][0].continues.append(state)
             return None
-        if isinstance(node, cst.Del):
+        if type(node) is cst.Del:
             deleted: list[cst.BaseExpression] = [node.target]
             while deleted:
                 gone = deleted.pop()
-                if isinstance(gone, (cst.Tuple, cst.List)):
+                if type(gone) is cst.Tuple or type(gone) is cst.List:
                     deleted.extend(e.value for e in gone.elements)
-                elif isinstance(gone, cst.Name):
+                elif type(gone) is cst.Name:
                     state.env[gone.value] = Version()
                     self._drop_pseudo(gone.value, state)
                 else:
                     self.assign(gone, None, None, state)
             return state
-        if isinstance(node, cst.Assert):
+        if type(node) is cst.Assert:
             self.expr(node.test, state)
             return state
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
@@ -901,7 +905,7 @@ class _UnitWalk:
         return state
 
     def loop(self, node: cst.For | cst.While, state: State) -> State | None:
-        if isinstance(node, cst.For):
+        if type(node) is cst.For:
             self.expr(node.iter, state)
         entry = state
         rounds = 2 if len(self.loops) < _MAX_LOOP_DEPTH else 1
@@ -920,9 +924,7 @@ class _UnitWalk:
             finally:
                 self.loops.pop()
             head = self.join([entry, end, *frame.continues])
-        infinite = (
-            isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
-        )
+        infinite = type(node) is cst.While and type(node.test) is cst.Name and node.test.value == "True"
         exit_state = None if infinite else head
         if exit_state is not None and node.orelse is not None:
             exit_state = self.suite(node.orelse.body, exit_state)
@@ -971,44 +973,44 @@ class _UnitWalk:
         value: cst.BaseExpression | None,
         state: State,
     ) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             state.env[target.value] = version if version is not None else Version()
             self._drop_pseudo(target.value, state)
             return
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) is cst.Tuple or type(target) is cst.List:
             elements = target.elements
-            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            starred = any(type(e) is cst.StarredElement for e in elements)
             if (
-                isinstance(value, (cst.Tuple, cst.List))
+                (type(value) is cst.Tuple or type(value) is cst.List)
                 and len(value.elements) == len(elements)
                 and not starred
-                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+                and not any(type(e) is cst.StarredElement for e in value.elements)
             ):
                 for element, item in zip(elements, value.elements, strict=True):
                     self.assign(element.value, self.read(item.value, state), item.value, state)
                 return
             seen_star = False
             for i, element in enumerate(elements):
-                if isinstance(element, cst.StarredElement):
+                if type(element) is cst.StarredElement:
                     seen_star = True
                     self.assign(element.value, None, None, state)
                     continue
                 part = self.element(version, i, None) if version is not None and not seen_star else None
                 self.assign(element.value, part, None, state)
             return
-        if isinstance(target, cst.StarredElement):
+        if type(target) is cst.StarredElement:
             self.assign(target.value, None, None, state)
             return
-        if isinstance(target, (cst.Attribute, cst.Subscript)):
+        if type(target) is cst.Attribute or type(target) is cst.Subscript:
             pseudo = _chain(target)
-            if isinstance(target, cst.Subscript):
+            if type(target) is cst.Subscript:
                 for index in target.slice:
                     self.expr(index.slice, state)
             if pseudo is not None:
                 state.env[pseudo] = version if version is not None else Version()
                 self._drop_pseudo(pseudo, state)
                 return
-            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            if type(target) is cst.Subscript and type(target.value) is cst.Name:
                 self.mutated(target.value.value, state)  # `keys[0] = new`
             else:
                 self.expr(target.value, state)
@@ -1079,7 +1081,7 @@ class _UnitWalk:
         targets: list[str] = []
         current: cst.CompFor | None = for_in
         while current is not None:
-            targets.extend(n.value for n in walk(current.target) if isinstance(n, cst.Name))
+            targets.extend(n.value for n in walk(current.target) if type(n) is cst.Name)
             current = current.inner_for_in
         saved = {name: state.env.get(name) for name in targets}
         entry = state.copy()
@@ -1124,9 +1126,9 @@ class _UnitWalk:
     def call(self, node: cst.Call, state: State) -> Version | None:
         func = node.func
         name = self.index.qualname(func, self.unit)
-        if isinstance(func, cst.Attribute) and name is None:
+        if type(func) is cst.Attribute and name is None:
             self.expr(func.value, state)
-        elif isinstance(func, cst.Call):
+        elif type(func) is cst.Call:
             self.expr(func, state)
         values = [self.expr(arg.value, state) for arg in node.args]
         arg_versions = {id(arg): value for arg, value in zip(node.args, values, strict=True)}
@@ -1151,13 +1153,13 @@ class _UnitWalk:
                 self.consume(version, arg.value, initialised, state)
             return None
 
-        method = method_call(self.index, func, self.unit) if isinstance(func, cst.Attribute) else None
+        method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
         if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
-            assert isinstance(func, cst.Attribute)  # method_call answers only for attributes
+            assert type(func) is cst.Attribute  # method_call answers only for attributes
             self._apply_method(method, func, node, arg_versions, state)
             callees = []
         else:
-            callees = self.index.resolve_function(func, self.unit) if not isinstance(func, cst.Call) else []
+            callees = self.index.resolve_function(func, self.unit) if type(func) is not cst.Call else []
         transformed, scope = func, self.unit
         if method is None and not callees and type(func) is cst.Name:
             bound = self._bound_transform(func)  # `step = jax.jit(env.step)` ... `step(state, key)`
@@ -1166,7 +1168,7 @@ class _UnitWalk:
         through = self._call_through(transformed, scope)
         if through is not None:
             callees = through
-            inner = transformed.args[0].value if isinstance(transformed, cst.Call) else None
+            inner = transformed.args[0].value if type(transformed) is cst.Call else None
             if not through and type(inner) is cst.Attribute:  # `jax.jit(env.step)(state, action, key)`
                 inner_method = method_call(self.index, inner, scope)
                 if inner_method is not None:
@@ -1175,7 +1177,7 @@ class _UnitWalk:
                 export = imported_consumer(self.index, self.index.qualname(inner, scope))
                 if export is not None:
                     self._apply_export(export, transformed, node, arg_versions, state)
-        elif isinstance(func, cst.Call):
+        elif type(func) is cst.Call:
             sampler = self._wrapped_sampler(func)
             if sampler is not None:
                 arg = argument(node, 0, None)
@@ -1191,19 +1193,14 @@ class _UnitWalk:
             self._apply_export(imported, func, node, arg_versions, state)
         if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
             return None
-        if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in _PURE_METHODS:
             return None
         # Unknown code: it may change attributes, dict entries and the lists it is given.
         self.forget_attributes(state)
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and not callees
-            and not method
-        ):
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and not callees and not method:
             self.mutated(func.value.value, state)
         for arg in node.args:
-            if isinstance(arg.value, cst.Name):
+            if type(arg.value) is cst.Name:
                 self.mutated(arg.value.value, state)
         return None
 
@@ -1237,7 +1234,7 @@ class _UnitWalk:
         name for messages, or None. The class is one of this module, or (project mode) one another project
         module defines (`instances.module_class_kind`); only an instance built right there or bound once in
         this function (or at module level) counts; anything else is unknown code, which consumes nothing."""
-        if not isinstance(func, cst.Attribute) or func.attr.value not in _LINEN_INITS:
+        if type(func) is not cst.Attribute or func.attr.value not in _LINEN_INITS:
             return None
         if func.attr.value == "init" and (
             haiku_transformed(self.index, func.value, self.unit) is not None
@@ -1245,15 +1242,15 @@ class _UnitWalk:
         ):
             return f"'{source_of(func)}'"  # `hk.transform(f).init(rng, x)` draws the parameters from `rng`
         receiver: cst.BaseExpression | None = func.value
-        if isinstance(receiver, cst.Name):
+        if type(receiver) is cst.Name:
             receiver = self.unit.single_assignment(receiver.value) or self.index.root.single_assignment(
                 receiver.value
             )
-        if not isinstance(receiver, cst.Call):
+        if type(receiver) is not cst.Call:
             return None
         cls = (
             pytree_model(self.index).classes.get(receiver.func.value)
-            if isinstance(receiver.func, cst.Name)
+            if type(receiver.func) is cst.Name
             else None
         )
         if (
@@ -1319,7 +1316,7 @@ class _UnitWalk:
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""
-        if not isinstance(func, cst.Call) or not func.args or func.args[0].keyword is not None:
+        if type(func) is not cst.Call or not func.args or func.args[0].keyword is not None:
             return None
         found = self.index.transform_of(func.func, scope)
         if found is None or found[0] not in _CALL_THROUGH:
@@ -1344,7 +1341,7 @@ class _UnitWalk:
         if found is None or found[0] not in _CALL_THROUGH:
             return None
         inner = func.args[0].value
-        if isinstance(inner, cst.Call) and self.index.qualname(inner.func, self.unit) == "functools.partial":
+        if type(inner) is cst.Call and self.index.qualname(inner.func, self.unit) == "functools.partial":
             if len(inner.args) != 1 + sum(1 for a in inner.args if a.keyword is not None):
                 return None  # positional arguments bound: the key is not the first one any more
             inner = inner.args[0].value
@@ -1385,11 +1382,9 @@ class _UnitWalk:
     ) -> tuple[cst.CSTNode, Version | None]:
         """The argument's part at `path`: through tuple literals, else through element versions."""
         for i, index in enumerate(path):
-            if isinstance(node, (cst.Tuple, cst.List)) and isinstance(index, int):
+            if (type(node) is cst.Tuple or type(node) is cst.List) and isinstance(index, int):
                 items = node.elements
-                if any(isinstance(e, cst.StarredElement) for e in items) or not -len(items) <= index < len(
-                    items
-                ):
+                if any(type(e) is cst.StarredElement for e in items) or not -len(items) <= index < len(items):
                     return node, None
                 node = items[index].value
                 version = self.read(node, state)
@@ -1446,7 +1441,7 @@ class _UnitWalk:
             functions = positional[1:3]
         else:
             branches = positional[1].value if len(positional) > 1 else None
-            if not isinstance(branches, (cst.List, cst.Tuple)):
+            if not (type(branches) is cst.List or type(branches) is cst.Tuple):
                 return
             functions = [cst.Arg(e.value) for e in branches.elements]
         operands = positional[3:] if name == "jax.lax.cond" else positional[2:]
@@ -1471,16 +1466,14 @@ class _UnitWalk:
             return
         carry = value
         if self.carry_in_tuple:
-            if not isinstance(carry, cst.Tuple) or not carry.elements:
+            if type(carry) is not cst.Tuple or not carry.elements:
                 return
             carry = carry.elements[0].value
         stack: list[tuple[cst.BaseExpression, tuple]] = [(carry, ())]
         while stack:
             node, path = stack.pop()
-            if isinstance(node, (cst.Tuple, cst.List)):
-                if len(path) < _PATH_DEPTH and not any(
-                    isinstance(e, cst.StarredElement) for e in node.elements
-                ):
+            if type(node) is cst.Tuple or type(node) is cst.List:
+                if len(path) < _PATH_DEPTH and not any(type(e) is cst.StarredElement for e in node.elements):
                     stack.extend((e.value, (*path, i)) for i, e in enumerate(node.elements))
                 continue
             version = self.read(node, state)

@@ -19,23 +19,23 @@ def loop_map(unit_node: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
         node, loops = stack.pop()
         if loops:
             out[id(node)] = loops
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        if type(node) is cst.FunctionDef or type(node) is cst.Lambda:
             # Decorators and defaults run where the function is defined; the body runs when it is called.
-            if isinstance(node, cst.FunctionDef):
+            if type(node) is cst.FunctionDef:
                 stack.extend((d, loops) for d in node.decorators)
             params = node.params
             for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
                 if p.default is not None:
                     stack.append((p.default, loops))
             continue
-        if isinstance(node, cst.For):
+        if type(node) is cst.For:
             inner = (*loops, node)
             stack.append((node.iter, loops))
             stack.extend([(node.target, inner), (node.body, inner)])
             if node.orelse is not None:
                 stack.append((node.orelse, loops))
             continue
-        if isinstance(node, cst.While):
+        if type(node) is cst.While:
             inner = (*loops, node)
             stack.extend([(node.test, inner), (node.body, inner)])
             if node.orelse is not None:
@@ -62,7 +62,7 @@ def loop_map(unit_node: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
 
 def loop_targets(loop: cst.CSTNode) -> set[str]:
     """Names a loop binds on each iteration."""
-    if isinstance(loop, cst.For):
+    if type(loop) is cst.For:
         return set(bound_names(loop.target))
     if isinstance(loop, COMPREHENSIONS):
         names: set[str] = set()
@@ -91,7 +91,7 @@ _SWEEP_CALLS = frozenset(
 
 def config_sweep(loop: cst.CSTNode, ctx: RuleContext) -> bool:
     """A loop over literal configurations (`for n in (4, 8)`, `itertools.product(...)`, `range(...)`)."""
-    if isinstance(loop, cst.For):
+    if type(loop) is cst.For:
         iterable = loop.iter
     elif isinstance(loop, COMPREHENSIONS):
         iterable = loop.for_in.iter
@@ -103,16 +103,16 @@ def config_sweep(loop: cst.CSTNode, ctx: RuleContext) -> bool:
 def _sweep(node: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
     if depth > 3:
         return False
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
         return True
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         name = ctx.qualname(node.func)
         if name == "builtins.range":
             return True
         return name in _SWEEP_CALLS and all(
             _sweep(a.value, ctx, depth + 1) for a in node.args if a.keyword is None
         )
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         value = ctx.unit.single_assignment(node.value)
         return value is not None and _sweep(value, ctx, depth + 1)
     return False

@@ -56,13 +56,13 @@ class ImportTable:
         self.mentions_jax = False
 
     def add_import(self, node: cst.Import) -> None:
-        if isinstance(node.names, cst.ImportStar):
+        if type(node.names) is cst.ImportStar:
             return
         for alias in node.names:
             full = dotted_name(alias.name)
             if full is None:
                 continue
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 self._bind(alias.asname.name.value, full)
             else:
                 # `import jax.numpy` binds `jax`, and `jax.numpy.x` then resolves through it.
@@ -85,7 +85,7 @@ class ImportTable:
             if name is None:
                 continue
             local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 local = alias.asname.name.value
             if relative:
                 # A project's own module: not canonicalised, and no sign by itself that the module uses JAX.
@@ -116,14 +116,14 @@ class ImportTable:
 
     def add_module_assignment(self, target: str, value: cst.BaseExpression) -> None:
         """`jit = jax.jit` or `my_jit = partial(jax.jit, ...)` at module level."""
-        if isinstance(value, (cst.Name, cst.Attribute)):
+        if type(value) is cst.Name or type(value) is cst.Attribute:
             resolved = self.qualname(value)
             if resolved is not None and resolved.split(".")[0] in ("jax", "equinox", "flax"):
                 self.names[target] = resolved
                 return
-        if isinstance(value, cst.Call) and self.qualname(value.func) == "functools.partial":
+        if type(value) is cst.Call and self.qualname(value.func) == "functools.partial":
             first = value.args[0].value if value.args else None
-            if not (isinstance(first, cst.Name) and first.value == target):  # `f = partial(f, ...)`: no loop
+            if not (type(first) is cst.Name and first.value == target):  # `f = partial(f, ...)`: no loop
                 self.partial_aliases[target] = value
             return
         if target in _BUILTINS:

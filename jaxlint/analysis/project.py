@@ -436,7 +436,7 @@ def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
         if name in root.defs:
             continue
         value = root.single_assignment(name)
-        if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
+        if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
             continue
         transform = index.transform_of(value.func, root)
         if transform is not None and transform[0] in _DISPATCHING:

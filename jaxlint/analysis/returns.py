@@ -64,7 +64,7 @@ def _function_returns_array(
     memo[_MEMO] = False  # recursion answers "unknown"
     node = unit.node
     answer = False
-    if isinstance(node, cst.FunctionDef) and not node.decorators and node.asynchronous is None and depth > 0:
+    if type(node) is cst.FunctionDef and not node.decorators and node.asynchronous is None and depth > 0:
         values = _return_values(node)
         answer = values is not None and all(
             _is_array(v, unit, index, is_array_function, depth) for v in values
@@ -104,34 +104,34 @@ def _is_array(
     depth: int,
     seen: frozenset[str] = frozenset(),  # names being followed: `x = x / jnp.max(x)` must not loop
 ) -> bool:
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _ARRAY_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in _ARRAY_METHODS:
             if _is_array(func.value, unit, index, is_array_function, depth, seen):
                 return True
         name = index.qualname(func, unit)
         if name is not None:
             return is_array_function(name) or imported_returns_array(index, name)
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             targets = index.resolve_function(func, unit)
             return bool(targets) and all(
                 not bound and _function_returns_array(t, index, is_array_function, depth - 1)
                 for t, bound in targets
             )
         return False
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.BinaryOperation:
         if isinstance(node.left, _STRINGS) or isinstance(node.right, _STRINGS):
             return False  # `"%s" % x`: text
         return _is_array(node.left, unit, index, is_array_function, depth, seen) or _is_array(
             node.right, unit, index, is_array_function, depth, seen
         )
-    if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+    if type(node) is cst.UnaryOperation and type(node.operator) is not cst.Not:
         return _is_array(node.expression, unit, index, is_array_function, depth, seen)
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return _is_array(node.value, unit, index, is_array_function, depth, seen)
-    if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag"):
+    if type(node) is cst.Attribute and node.attr.value in ("T", "real", "imag"):
         return _is_array(node.value, unit, index, is_array_function, depth, seen)
-    if isinstance(node, cst.Name) and node.value in unit.local_names and node.value not in seen:
+    if type(node) is cst.Name and node.value in unit.local_names and node.value not in seen:
         value = unit.single_assignment(node.value)
         return value is not None and _is_array(
             value, unit, index, is_array_function, depth, seen | {node.value}

@@ -39,20 +39,19 @@ class NameUsage:
         self.containers: set[str] = set()
         self.arrays: set[str] = set()
         for node in walk(function):
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            if type(node) is cst.Attribute and type(node.value) is cst.Name:
                 if node.attr.value in _CONTAINER_METHODS:
                     self.containers.add(node.value.value)
                 elif node.attr.value in _ARRAY_ATTRIBUTES:
                     self.arrays.add(node.value.value)
-            elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            elif type(node) is cst.Subscript and type(node.value) is cst.Name:
                 if any(
-                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
-                    for e in node.slice
+                    type(e.slice) is cst.Index and type(e.slice.value) is cst.SimpleString for e in node.slice
                 ):
                     self.containers.add(node.value.value)
-            elif isinstance(node, cst.BinaryOperation):
+            elif type(node) is cst.BinaryOperation:
                 for side in (node.left, node.right):
-                    if isinstance(side, cst.Name):
+                    if type(side) is cst.Name:
                         self.arrays.add(side.value)
 
     def is_array(self, name: str) -> bool:
@@ -108,23 +107,23 @@ def _uses(unit: Unit) -> tuple[dict[str, list[_Use]], set[str]]:
     ]
     while stack:
         node, nested, header, in_decorator, outer_nested = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not unit.node:
-            if isinstance(node, cst.FunctionDef):
+        if (type(node) is cst.FunctionDef or type(node) is cst.Lambda) and node is not unit.node:
+            if type(node) is cst.FunctionDef:
                 own = id(node.name)
                 stack.extend((d, True, own, True, nested) for d in node.decorators)
                 stack.append((node.body, True, None, False, False))
-                rest = [c for c in children(node) if c is not node.body and not isinstance(c, cst.Decorator)]
+                rest = [c for c in children(node) if c is not node.body and type(c) is not cst.Decorator]
                 stack.extend((c, True, own, False, nested) for c in rest)
             else:  # a lambda in a def's signature is part of that signature
                 inside = header if header is not None and not in_decorator else None
                 stack.extend((c, True, inside, False, False) for c in children(node))
             continue
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             callees.add(id(node.func))
-        elif isinstance(node, cst.Name):
+        elif type(node) is cst.Name:
             use = _Use(node, nested, id(node) in callees, header, in_decorator, outer_nested)
             uses.setdefault(node.value, []).append(use)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             declared.update(n.name.value for n in node.names)
         stack.extend((c, nested, header, in_decorator, outer_nested) for c in children(node))
     return uses, declared

@@ -138,7 +138,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         base = evaluate(node.value, scope)
-        if not base and isinstance(node.value, cst.Name) and scope.unit.kind == STRICT:
+        if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
             if base:
                 return base
@@ -152,21 +152,25 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if type(node) is cst.BinaryOperation:
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         both = left | right
-        if both & LIST and isinstance(node.operator, (cst.Add, cst.Multiply)):
+        if both & LIST and (type(node.operator) is cst.Add or type(node.operator) is cst.Multiply):
             return LIST | (both & HOLDS_TRACED)  # `[a] * n`, `xs + ys`: still a list
         out = both & (TRACED | ARRAY)
         if out & TRACED:
             out |= ARRAY
-        if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and both & BOOL:
+        if (
+            type(node.operator) is cst.BitAnd
+            or type(node.operator) is cst.BitOr
+            or type(node.operator) is cst.BitXor
+        ) and both & BOOL:
             out |= BOOL
         return out
     if type(node) is cst.UnaryOperation:
-        if isinstance(node.operator, cst.Not):
+        if type(node.operator) is cst.Not:
             return 0
         inner = evaluate(node.expression, scope)
-        return inner if isinstance(node.operator, cst.BitInvert) else inner & ~BOOL
+        return inner if type(node.operator) is cst.BitInvert else inner & ~BOOL
     if type(node) is cst.BooleanOperation:
-        if isinstance(node.operator, cst.And) and _is_tracer_guard(node.left):
+        if type(node.operator) is cst.And and _is_tracer_guard(node.left):
             return evaluate(
                 node.left, scope
             )  # `not_tracer(i) and i in ...`: the right side never sees a tracer
@@ -186,27 +190,27 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         return ARRAY | BOOL if flags & ARRAY else 0
     if type(node) is cst.Call:
         return _call(node, scope)
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         return evaluate(node.body, scope) | evaluate(node.orelse, scope)
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
         held = 0
         for element in node.elements:
             held |= evaluate(element.value, scope)
         out = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if isinstance(node, cst.List) else out
-    if isinstance(node, cst.Dict):
+        return out | LIST if type(node) is cst.List else out
+    if type(node) is cst.Dict:
         held = 0
         for item in node.elements:
             held |= evaluate(item.value, scope)
         return HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-    if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+    if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
         inner = evaluate(node.elt, scope.comprehension(node))
         out = HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if isinstance(node, cst.ListComp) else out
-    if isinstance(node, cst.DictComp):
+        return out | LIST if type(node) is cst.ListComp else out
+    if type(node) is cst.DictComp:
         inner = evaluate(node.value, scope.comprehension(node))
         return HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-    if isinstance(node, cst.NamedExpr):
+    if type(node) is cst.NamedExpr:
         return evaluate(node.value, scope)
     return 0
 
@@ -218,17 +222,17 @@ def _python_comparison(
     operator: cst.BaseCompOp, left: cst.BaseExpression, right: cst.BaseExpression, right_flags: int
 ) -> bool:
     """Comparisons that give a Python bool whatever the operands are."""
-    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+    if type(operator) is cst.Equal or type(operator) is cst.NotEqual:
         # An array never equals a string: `tracer == "w"` is Python's identity fallback, a plain False.
         return isinstance(left, _STRINGS) or isinstance(right, _STRINGS)
-    if isinstance(operator, (cst.In, cst.NotIn)):
+    if type(operator) is cst.In or type(operator) is cst.NotIn:
         # `"w" in params`: membership in a dict or a pytree's keys (keys are never traced: tracers are
         # unhashable). A traced array on the right, or a sequence compared item by item with `==`
         # (`step in (0, 10)`), still gives a traced answer.
         return (
             right_flags & (TRACED | ARRAY) != TRACED | ARRAY
             and not right_flags & LIST
-            and not isinstance(right, (cst.Tuple, cst.List, cst.Set))
+            and not (type(right) is cst.Tuple or type(right) is cst.List or type(right) is cst.Set)
         )
     return False
 
@@ -247,21 +251,17 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
     if base & (TRACED | HOLDS_TRACED):
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
             return base  # a slice of a container is a container
-        if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice
-        ):
+        if any(type(e.slice) is cst.Index and type(e.slice.value) is cst.SimpleString for e in node.slice):
             return TRACED  # `params["w"]`: a pytree entry, not known to be an array
         if base & TRACED:
             return base & (TRACED | ARRAY) | TRACED
         return TRACED
     if base & ARRAY:
-        if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice
-        ):
+        if any(type(e.slice) is cst.Index and type(e.slice.value) is cst.SimpleString for e in node.slice):
             return 0
         index_flags = 0
         for element in node.slice:
-            if isinstance(element.slice, cst.Index):
+            if type(element.slice) is cst.Index:
                 index_flags |= evaluate(element.slice.value, scope)
         return ARRAY | (TRACED if index_flags & TRACED else 0)
     return 0
@@ -301,7 +301,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
             if imported_returns_array(getattr(scope, "index", None), name):
                 return TRACED | ARRAY  # another project module's helper returning a jnp result (project mode)
         return 0
-    if isinstance(func, cst.Attribute):
+    if type(func) is cst.Attribute:
         method = func.attr.value
         receiver = evaluate(func.value, scope)
         if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
@@ -312,7 +312,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
             )
             return TRACED | ARRAY | (BOOL if bool_result else 0)
         return ARRAY if receiver & ARRAY else 0
-    if isinstance(func, cst.Call):
+    if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
         if inner is not None and inner.startswith("jax."):
@@ -321,7 +321,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
                 args |= evaluate(arg.value, scope)
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
     if (
-        isinstance(func, cst.Name)
+        type(func) is cst.Name
         and scope.kind >= STRICT
         and returns_array(func, scope.unit, scope.index, returns_one_array)
         and (scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args))
@@ -356,9 +356,9 @@ def returns_one_array(name: str | None) -> bool:
 
 
 def _is_bool_dtype(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value == "bool"
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value in ("bool_", "bool")
     return False
 
@@ -368,18 +368,18 @@ def _is_tracer_guard(node: cst.BaseExpression) -> bool:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name) and (
+        if type(current) is cst.Name and (
             "tracer" in current.value.lower() or "concrete" in current.value.lower()
         ):
             return True
-        if isinstance(current, cst.Attribute):
+        if type(current) is cst.Attribute:
             stack.extend([current.value, current.attr])
-        elif isinstance(current, cst.Call):
+        elif type(current) is cst.Call:
             stack.append(current.func)
             stack.extend(a.value for a in current.args)
-        elif isinstance(current, cst.UnaryOperation):
+        elif type(current) is cst.UnaryOperation:
             stack.append(current.expression)
-        elif isinstance(current, cst.BooleanOperation):
+        elif type(current) is cst.BooleanOperation:
             stack.extend([current.left, current.right])
     return False
 
@@ -444,16 +444,16 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
     """The pytree class of a parameter (by its annotation, or `self`), or of a field of one."""
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return model.field_class(_class_of(node.value, scope, model), node.attr.value)
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     unit = getattr(scope, "unit", None)
     # A closure reads the parameter of the function that binds the name.
     while unit is not None and unit.parent is not None and node.value not in unit.local_names:
         unit = unit.parent
     function = getattr(unit, "node", None)
-    if unit is None or not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+    if unit is None or not (type(function) is cst.FunctionDef or type(function) is cst.Lambda):
         return None
     params = function.params
     positional = [*params.posonly_params, *params.params]
@@ -471,8 +471,8 @@ def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, in
 
     Keys are never tracers (tracers are unhashable); values are the entries of the pytree."""
     if (
-        isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Attribute)
+        type(iterable) is cst.Call
+        and type(iterable.func) is cst.Attribute
         and iterable.func.attr.value == "items"
         and not iterable.args
     ):

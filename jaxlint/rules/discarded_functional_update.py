@@ -17,14 +17,14 @@ UPDATE_METHODS = frozenset(
 
 def functional_update(node: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
     """`x.at[i].set(v)` -> (`x`, "set"); None for anything else."""
-    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+    if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
         return None
     method = node.func.attr.value
     indexed = node.func.value
-    if method not in UPDATE_METHODS or not isinstance(indexed, cst.Subscript):
+    if method not in UPDATE_METHODS or type(indexed) is not cst.Subscript:
         return None
     at = indexed.value
-    if not isinstance(at, cst.Attribute) or at.attr.value != "at":
+    if type(at) is not cst.Attribute or at.attr.value != "at":
         return None
     return at.value, method
 
@@ -88,7 +88,7 @@ make it local).
 
     @staticmethod
     def _fix(node: cst.Expr, base: cst.BaseExpression, ctx: RuleContext):
-        if not isinstance(base, cst.Name) or base.lpar:
+        if type(base) is not cst.Name or base.lpar:
             return None
         if ctx.own_names is not None:
             return None  # a class body

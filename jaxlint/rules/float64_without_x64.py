@@ -129,7 +129,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if name is not None and name.startswith(_REQUESTING):
             dtype = _dtype_argument(node, _DTYPE_POSITION.get(name))
             where = _short(name)
-        elif name is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
+        elif name is None and type(node.func) is cst.Attribute and node.func.attr.value == "astype":
             if ctx.flags(node.func.value) & (ARRAY | TRACED):
                 dtype = _dtype_argument(node, 0)
                 where = ".astype"
@@ -140,7 +140,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
-        if isinstance(dtype, cst.SimpleString):
+        if type(dtype) is cst.SimpleString:
             value = dtype.evaluated_value
             return _WIDE_STRINGS.get(value) if isinstance(value, str) else None
         name = ctx.qualname(dtype)
@@ -183,11 +183,11 @@ def _module_mentions_x64(module: cst.Module) -> bool:
     `jax_enable_x64` or `x64_enabled`, or a string with `enable_x64` in it (`"jax_enable_x64"`,
     `"JAX_ENABLE_X64"`). A variable merely called `x64` does not count."""
     for node in walk(module):
-        if isinstance(node, cst.SimpleString):
+        if type(node) is cst.SimpleString:
             text = node.value.lower()
-        elif isinstance(node, cst.Name):
+        elif type(node) is cst.Name:
             text = node.value.lower()
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
+        elif type(node) is cst.Arg and node.keyword is not None:
             text = node.keyword.value.lower()
         else:
             continue
@@ -205,7 +205,7 @@ def _guarded_nodes(module: cst.Module, is_wide) -> set[int]:
         node, inside = stack.pop()
         if inside:
             guarded.add(id(node))
-        if isinstance(node, (cst.If, cst.IfExp)):
+        if type(node) is cst.If or type(node) is cst.IfExp:
             test_is_wide = any(is_wide(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression))
             stack.append((node.test, inside))
             stack.append((node.body, inside or test_is_wide))
@@ -233,21 +233,21 @@ _TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "parameterized"
 
 
 def _is_main_guard(node: cst.CSTNode) -> bool:
-    if not isinstance(node, cst.If) or not isinstance(node.test, cst.Comparison):
+    if type(node) is not cst.If or type(node.test) is not cst.Comparison:
         return False
     parts = [node.test.left, *(c.comparator for c in node.test.comparisons)]
-    names = {p.value for p in parts if isinstance(p, cst.Name)}
-    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
+    names = {p.value for p in parts if type(p) is cst.Name}
+    strings = {p.evaluated_value for p in parts if type(p) is cst.SimpleString}
     return "__name__" in names and "__main__" in strings
 
 
 def _runs_tests_only(guard: cst.If) -> bool:
     """`if __name__ == "__main__": absltest.main()`: a test module's runner, not a program."""
-    calls = [n for n in walk(guard.body) if isinstance(n, cst.Call)]
+    calls = [n for n in walk(guard.body) if type(n) is cst.Call]
     return bool(calls) and all(
-        isinstance(c.func, cst.Attribute)
+        type(c.func) is cst.Attribute
         and c.func.attr.value == "main"
-        and isinstance(c.func.value, cst.Name)
+        and type(c.func.value) is cst.Name
         and c.func.value.value in _TEST_RUNNERS
         for c in calls
     )
@@ -255,28 +255,26 @@ def _runs_tests_only(guard: cst.If) -> bool:
 
 def _is_program(module: cst.Module, ctx: RuleContext) -> bool:
     """Whether the module is a program (script, notebook, `__main__` module) rather than library code."""
-    functions = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    functions = {s.name.value for s in module.body if type(s) is cst.FunctionDef}
     for statement in module.body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:
             continue
         if _is_main_guard(statement):
             if not _runs_tests_only(statement):  # type: ignore[arg-type]
                 return True
             continue
-        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        smalls = statement.body if type(statement) is cst.SimpleStatementLine else ()
         bare = {  # `main()` as a statement of its own
-            id(small.value)
-            for small in smalls
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+            id(small.value) for small in smalls if type(small) is cst.Expr and type(small.value) is cst.Call
         }
         for node in walk(statement):
-            if not isinstance(node, cst.Call):
+            if type(node) is not cst.Call:
                 continue
             name = ctx.qualname(node.func)
             if name is not None and name.startswith(_COMPUTING) and name not in _NOT_COMPUTING:
                 return True
             if name in ("builtins.print", "absl.app.run"):
                 return True
-            if id(node) in bare and isinstance(node.func, cst.Name) and node.func.value in functions:
+            if id(node) in bare and type(node.func) is cst.Name and node.func.value in functions:
                 return True
     return False

@@ -82,10 +82,10 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         self._usage: dict[int, NameUsage] = {}
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if not node.args or not isinstance(node.func, cst.Name):
+        if not node.args or type(node.func) is not cst.Name:
             return
         for callee, _ in ctx.index.resolve_function(node.func, ctx.unit):
-            if not isinstance(callee.node, cst.FunctionDef):
+            if type(callee.node) is not cst.FunctionDef:
                 continue
             params = positional_params(callee.params)
             names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
@@ -102,14 +102,14 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
 
     def _is_array(self, target: cst.Subscript, ctx: RuleContext) -> bool:
         if any(
-            isinstance(e.slice, cst.Index)
-            and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+            type(e.slice) is cst.Index
+            and (type(e.slice.value) is cst.SimpleString or type(e.slice.value) is cst.ConcatenatedString)
             for e in target.slice
         ):
             return False  # `d["key"] = v`: a dict
         flags = ctx.flags(target.value)
         base = target.value
-        if isinstance(base, cst.Name):
+        if type(base) is cst.Name:
             usage = self._usage.get(id(ctx.unit.node))
             if usage is None:
                 usage = self._usage[id(ctx.unit.node)] = NameUsage(ctx.unit.node)
@@ -122,14 +122,14 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         return bool(flags & ARRAY)
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if not isinstance(target, cst.Subscript) or not self._is_array(target, ctx):
+        if type(target) is not cst.Subscript or not self._is_array(target, ctx):
             return
         name = source_of(target.value, 20)
         index = source_of(target.slice[0].slice, 20) if len(target.slice) == 1 else "..."
-        if isinstance(statement, cst.AugAssign) and type(statement.operator) in _AUGMENTED:
+        if type(statement) is cst.AugAssign and type(statement.operator) in _AUGMENTED:
             method = _AUGMENTED[type(statement.operator)]
             advice = f"use {name} = {name}.at[{index}].{method}(...)"
-        elif isinstance(statement, cst.AugAssign):
+        elif type(statement) is cst.AugAssign:
             op = statement.operator.__class__.__name__
             symbol = _OPERATOR_SYMBOLS.get(op, "op")
             advice = f"use {name} = {name}.at[{index}].set({name}[{index}] {symbol} ...)"
@@ -146,7 +146,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
     def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx: RuleContext):
         """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
         method: str | None
-        if isinstance(statement, cst.Assign):
+        if type(statement) is cst.Assign:
             if len(statement.targets) != 1 or statement.targets[0].target is not target:
                 return None
             method, value = "set", statement.value
@@ -154,7 +154,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 statement.targets[0].whitespace_before_equal,
                 statement.targets[0].whitespace_after_equal,
             )
-        elif isinstance(statement, cst.AugAssign) and statement.target is target:
+        elif type(statement) is cst.AugAssign and statement.target is target:
             method, value = _AUGMENTED.get(type(statement.operator)), statement.value
             if method is None:
                 return None
@@ -164,12 +164,14 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             return None
         base = target.value
         safety = _fix_safety(base, ctx)
-        if safety == SAFE and isinstance(base, cst.Name) and (id(ctx.unit), base.value) in self._array_args:
+        if safety == SAFE and type(base) is cst.Name and (id(ctx.unit), base.value) in self._array_args:
             safety = UNSAFE  # the caller's array is not the rebound parameter: a caller relying on the update sees none
-        if safety is None or isinstance(value, (cst.Yield, cst.Await)) and not value.lpar:
+        if safety is None or (type(value) is cst.Yield or type(value) is cst.Await) and not value.lpar:
             return None
-        assert isinstance(base, (cst.Name, cst.Attribute, cst.Subscript))  # what _fix_safety accepts
-        if isinstance(value, cst.Tuple) and not value.lpar:
+        assert (
+            type(base) is cst.Name or type(base) is cst.Attribute or type(base) is cst.Subscript
+        )  # what _fix_safety accepts
+        if type(value) is cst.Tuple and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         at = cst.Subscript(
             value=cst.Attribute(value=base, attr=cst.Name("at")),
@@ -188,7 +190,7 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         return replace(statement, new, safety)
 
     def on_delete(self, target: cst.BaseExpression, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if isinstance(target, cst.Subscript) and self._is_array(target, ctx):
+        if type(target) is cst.Subscript and self._is_array(target, ctx):
             name = source_of(target.value, 20)
             ctx.report(
                 self,
@@ -211,7 +213,7 @@ _OPERATOR_SYMBOLS = {
 
 def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     """SAFE for a plain local name, UNSAFE for attributes, items and globals, None when no fix is right."""
-    if isinstance(base, cst.Name):
+    if type(base) is cst.Name:
         if ctx.own_names is not None:
             return UNSAFE  # a class body: rebinding makes a class attribute
         if ctx.unit is ctx.index.root:
@@ -220,6 +222,6 @@ def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
             return UNSAFE
         return SAFE if base.value in ctx.unit.local_names else None
     root = base
-    while isinstance(root, (cst.Attribute, cst.Subscript)):
+    while type(root) is cst.Attribute or type(root) is cst.Subscript:
         root = root.value
-    return UNSAFE if isinstance(root, cst.Name) else None
+    return UNSAFE if type(root) is cst.Name else None

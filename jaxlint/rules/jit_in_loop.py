@@ -55,11 +55,11 @@ def _in_test_code(unit: Unit | None) -> bool:
 
 def is_cached(unit: Unit, ctx: RuleContext) -> bool:
     node = unit.node
-    if not isinstance(node, cst.FunctionDef):
+    if type(node) is not cst.FunctionDef:
         return False
     for decorator in node.decorators:
         expr = decorator.decorator
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             expr = expr.func
         if ctx.index.qualname(expr, unit.parent) in _CACHING_DECORATORS:
             return True
@@ -123,9 +123,9 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def _fresh(self, fn: cst.BaseExpression, ctx: RuleContext) -> Fresh | None:
         """What `fn` is, when evaluating it makes a new function object."""
         index = ctx.index
-        if isinstance(fn, cst.Lambda):
+        if type(fn) is cst.Lambda:
             return Fresh("a lambda", None, free_locals(fn, ctx), fn)
-        if isinstance(fn, cst.Call):
+        if type(fn) is cst.Call:
             callee = ctx.qualname(fn.func)
             positional = [a for a in fn.args if a.keyword is None]
             if callee == "functools.partial" and positional and not positional[0].star:
@@ -134,11 +134,11 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     return None
                 for arg in fn.args[1:]:
                     value = arg.value
-                    if isinstance(value, cst.Lambda) or (
-                        isinstance(value, cst.Name) and index.resolve_function(value, ctx.unit)
+                    if type(value) is cst.Lambda or (
+                        type(value) is cst.Name and index.resolve_function(value, ctx.unit)
                     ):
                         inner = self._function_deps(value, ctx)
-                        deps |= {value.value} if isinstance(value, cst.Name) else set()
+                        deps |= {value.value} if type(value) is cst.Name else set()
                         deps |= inner or set()
                 return Fresh("a functools.partial object", None, frozenset(deps), fn)
             transform = index.transform_of(fn.func, ctx.unit)
@@ -148,7 +148,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     return None
                 return Fresh(f"the result of {transform[0]}(...)", None, frozenset(deps), fn)
             return None
-        if isinstance(fn, cst.Name):
+        if type(fn) is cst.Name:
             if ctx.unit is index.root:
                 return None
             targets = index.resolve_function(fn, ctx.unit)
@@ -156,11 +156,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 node = targets[0][0].node
                 return Fresh(f"the inner function '{fn.value}'", node, free_locals(node, ctx), fn)
             return None
-        if (
-            isinstance(fn, cst.Attribute)
-            and isinstance(fn.value, cst.Name)
-            and fn.value.value in ("self", "cls")
-        ):
+        if type(fn) is cst.Attribute and type(fn.value) is cst.Name and fn.value.value in ("self", "cls"):
             targets = index.resolve_function(fn, ctx.unit)
             if targets and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0]):
                 return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}))
@@ -168,19 +164,19 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
-        if isinstance(fn, cst.Lambda):
+        if type(fn) is cst.Lambda:
             return set(free_locals(fn, ctx))
-        if isinstance(fn, cst.Call):
+        if type(fn) is cst.Call:
             fresh = self._fresh(fn, ctx)
             return None if fresh is None else set(fresh.deps)
-        if isinstance(fn, cst.Name):
+        if type(fn) is cst.Name:
             if ctx.unit is not ctx.index.root and fn.value in ctx.unit.local_names:
                 targets = ctx.index.resolve_function(fn, ctx.unit)
                 if len(targets) == 1 and targets[0][0].parent is ctx.unit:
                     return {fn.value} | free_locals(targets[0][0].node, ctx)
                 return {fn.value}
             return set()
-        if isinstance(fn, cst.Attribute):
+        if type(fn) is cst.Attribute:
             head = attribute_root(fn)
             if head is not None:
                 if ctx.unit is not ctx.index.root and head in ctx.unit.local_names:
@@ -219,7 +215,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         fn_expr, defining, deps = fresh.expression, fresh.defining, fresh.deps
         # Comprehension variables are not locals of the function, but they vary like loop targets.
         extra = frozenset(n for loop in loops if isinstance(loop, COMPREHENSIONS) for n in loop_targets(loop))
-        if extra and isinstance(fn_expr, (cst.Lambda, cst.FunctionDef)):
+        if extra and (type(fn_expr) is cst.Lambda or type(fn_expr) is cst.FunctionDef):
             deps = free_locals(fn_expr, ctx, extra)
         called = called_locals(fn_expr, ctx, extra) if fn_expr is not None else set()
         if defining is not None:
@@ -262,7 +258,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     # -- hooks -------------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if (not node.args and not isinstance(node.func, cst.Call)) or self._skip(ctx):
+        if (not node.args and type(node.func) is not cst.Call) or self._skip(ctx):
             return
         site = self._transform_site(node, ctx)
         if site is not None and self._rebuilt_per_iteration(node, site[1], ctx):
@@ -275,7 +271,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             )
             return
         inner = node.func
-        if not isinstance(inner, cst.Call) or not self._per_call_scope(ctx):
+        if type(inner) is not cst.Call or not self._per_call_scope(ctx):
             return
         site = self._transform_site(inner, ctx)
         if site is None or ctx.unit.loops_of(inner) or not self._hoistable(site[1], ctx):
@@ -288,7 +284,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         )
 
     def on_assign(self, target, value, statement, ctx: RuleContext) -> None:
-        if value is None or not isinstance(target, cst.Name) or not isinstance(value, cst.Call):
+        if value is None or type(target) is not cst.Name or type(value) is not cst.Call:
             return
         if self._skip(ctx) or not self._per_call_scope(ctx):
             return
@@ -344,8 +340,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
 def _is_static(unit: Unit) -> bool:
     node = unit.node
-    return isinstance(node, cst.FunctionDef) and any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod",) for d in node.decorators
+    return type(node) is cst.FunctionDef and any(
+        type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod",) for d in node.decorators
     )
 
 

@@ -195,7 +195,7 @@ def _in_asserting_test(unit: Unit) -> bool:
         node = scope.node
         if scope.class_node is not None and _is_test_class(scope.class_node):
             return _asserts(scope.class_node)
-        if isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
+        if type(node) is cst.FunctionDef and node.name.value.startswith("test"):
             return _asserts(node)
         scope = scope.parent
     return False
@@ -205,9 +205,9 @@ def _asserts(node: cst.CSTNode) -> bool:
     """An `assert`, a call of an assertion, or an assertion passed as a callable (`jax.tree.map(
     np.testing.assert_allclose, a, b)`, `partial(assert_allclose, atol=...)`)."""
     for inner in walk(node):
-        if isinstance(inner, cst.Assert):
+        if type(inner) is cst.Assert:
             return True
-        if isinstance(inner, cst.Call) and (
+        if type(inner) is cst.Call and (
             _is_assertion(inner.func) or any(_is_assertion(arg.value) for arg in inner.args)
         ):
             return True
@@ -215,15 +215,11 @@ def _asserts(node: cst.CSTNode) -> bool:
 
 
 def _is_assertion(callee: cst.BaseExpression) -> bool:
-    name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
-    if (
-        name == "assume"
-        and isinstance(callee, cst.Attribute)
-        and getattr(callee.value, "value", "") == "pytest"
-    ):
+    name = callee.attr.value if type(callee) is cst.Attribute else getattr(callee, "value", "")
+    if name == "assume" and type(callee) is cst.Attribute and getattr(callee.value, "value", "") == "pytest":
         return True  # pytest-assume's soft assertion (qdax's tests)
     return (
-        isinstance(callee, (cst.Name, cst.Attribute))
+        (type(callee) is cst.Name or type(callee) is cst.Attribute)
         and isinstance(name, str)
         and (name.startswith("assert") or name.endswith(_ASSERT_SUFFIXES))
     )

@@ -76,11 +76,11 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if ctx.qualname(node.func) not in _STACKERS or not node.args or node.args[0].keyword is not None:
             return
         arg = node.args[0].value
-        if isinstance(arg, (cst.ListComp, cst.GeneratorExp)):
+        if type(arg) is cst.ListComp or type(arg) is cst.GeneratorExp:
             self._comprehension(arg, ctx)
-        elif isinstance(arg, cst.Name):
+        elif type(arg) is cst.Name:
             built = _built_by(ctx.unit, arg.value)
-            if isinstance(built, (cst.ListComp, cst.GeneratorExp)):
+            if type(built) is cst.ListComp or type(built) is cst.GeneratorExp:
                 self._comprehension(built, ctx)
             elif isinstance(built, tuple):
                 loop, append = built
@@ -106,7 +106,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if rows is None:
             return
         value: cst.BaseExpression | None = append.args[0].value
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             value = _assigned_in_body(loop, value.value)
         call = _outer_call(value) if value is not None else None
         if call is not None:
@@ -132,16 +132,16 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx: RuleContext):
         """(names bound to one row each, {index name: array name}) when the loop walks an array's rows."""
-        if isinstance(iterable, cst.Call):
+        if type(iterable) is cst.Call:
             name = ctx.qualname(iterable.func)
             positional = [a.value for a in iterable.args if a.keyword is None and not a.star]
-            if name == "builtins.range" and len(positional) == 1 and isinstance(target, cst.Name):
+            if name == "builtins.range" and len(positional) == 1 and type(target) is cst.Name:
                 array = _length_of(positional[0], ctx)
                 if array is not None and self._is_array(array, ctx):
                     return set(), {target.value: array.value}
                 return None
             if name in ("builtins.enumerate", "builtins.zip") and positional:
-                if not isinstance(target, cst.Tuple):
+                if type(target) is not cst.Tuple:
                     return None
                 names = [e.value for e in target.elements]
                 if name == "builtins.enumerate":
@@ -150,33 +150,33 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                     return ({names[1].value} if isinstance(names[1], cst.Name) else set()), {}
                 if len(names) != len(positional) or not all(self._is_array(p, ctx) for p in positional):
                     return None
-                return {n.value for n in names if isinstance(n, cst.Name)}, {}
-        if isinstance(target, cst.Name) and self._is_array(iterable, ctx):
+                return {n.value for n in names if type(n) is cst.Name}, {}
+        if type(target) is cst.Name and self._is_array(iterable, ctx):
             return {target.value}, {}
         return None
 
     def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
-        if isinstance(node, cst.Call) and ctx.qualname(node.func) in _LIST_RESULTS:
+        if type(node) is cst.Call and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
-        if isinstance(node, cst.Name) and _split_last(node, ctx):
+        if type(node) is cst.Name and _split_last(node, ctx):
             return False  # `heads = jnp.split(logits, n)`: a few arrays, not the rows of one
         if ctx.flags(node) & ARRAY:
             return True
         if _numpy_array(node, ctx):
             return True
-        if isinstance(node, cst.Name) and node.value in ctx.unit.local_names:
+        if type(node) is cst.Name and node.value in ctx.unit.local_names:
             value = ctx.unit.single_assignment(node.value)
             if value is not None and _numpy_array(value, ctx):
                 return True
-        if isinstance(node, cst.Name) and isinstance(ctx.unit.node, cst.FunctionDef):
+        if type(node) is cst.Name and type(ctx.unit.node) is cst.FunctionDef:
             params = ctx.unit.node.params
             for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
                 if param.name.value == node.value and param.annotation is not None:
                     annotation = param.annotation.annotation
-                    if isinstance(annotation, cst.Subscript):
+                    if type(annotation) is cst.Subscript:
                         annotation = annotation.value
-                    label = annotation.attr.value if isinstance(annotation, cst.Attribute) else None
-                    label = annotation.value if isinstance(annotation, cst.Name) else label
+                    label = annotation.attr.value if type(annotation) is cst.Attribute else None
+                    label = annotation.value if type(annotation) is cst.Name else label
                     return label in ARRAY_ANNOTATIONS and node.value not in ctx.unit.assigned_names()
         return False
 
@@ -205,9 +205,11 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         found = self._uses_jax.get(id(unit.node))
         if found is None:
             uses = False
-            assert isinstance(unit.node, (cst.FunctionDef, cst.Lambda))  # resolve_function finds only these
+            assert (
+                type(unit.node) is cst.FunctionDef or type(unit.node) is cst.Lambda
+            )  # resolve_function finds only these
             for node in walk(unit.node.body):
-                if not isinstance(node, cst.Call):
+                if type(node) is not cst.Call:
                     continue
                 name = ctx.index.qualname(node.func, unit)
                 if name is not None and name.startswith(ARRAY_NAMESPACES):
@@ -215,7 +217,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 elif name in _CONCRETIZING or (name or "").startswith("numpy."):
                     uses = False
                     break
-                elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("item", "tolist"):
+                elif type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
                     uses = False
                     break
             found = self._uses_jax[id(unit.node)] = uses
@@ -225,43 +227,37 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 def _outer_call(node: cst.BaseExpression) -> cst.Call | None:
     """The call an element expression makes: `f(x)`, `f(x)[0]`, `f(x).sum()` (the innermost call of a chain)."""
     while True:
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             node = node.value
         elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.Call)
+            type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Call
         ):
             node = node.func.value
         else:
             break
-    return node if isinstance(node, cst.Call) else None
+    return node if type(node) is cst.Call else None
 
 
 def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str]) -> bool:
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         return value.value in names
-    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1:
+    if type(value) is cst.Subscript and type(value.value) is cst.Name and len(value.slice) == 1:
         index = value.slice[0].slice
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.Name):
+        if type(index) is cst.Index and type(index.value) is cst.Name:
             return indexed.get(index.value.value) == value.value.value
     return False
 
 
 def _length_of(node: cst.BaseExpression, ctx: RuleContext) -> cst.Name | None:
     """`len(xs)` or `xs.shape[0]`: the array `xs`."""
-    if isinstance(node, cst.Call) and ctx.qualname(node.func) == "builtins.len" and len(node.args) == 1:
+    if type(node) is cst.Call and ctx.qualname(node.func) == "builtins.len" and len(node.args) == 1:
         value = node.args[0].value
-        return value if isinstance(value, cst.Name) else None
-    if (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Attribute)
-        and node.value.attr.value == "shape"
-    ):
+        return value if type(value) is cst.Name else None
+    if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":
         index = node.slice[0].slice if len(node.slice) == 1 else None
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0":
+        if type(index) is cst.Index and type(index.value) is cst.Integer and index.value.value == "0":
             base = node.value.value
-            return base if isinstance(base, cst.Name) else None
+            return base if type(base) is cst.Name else None
     return None
 
 
@@ -271,21 +267,21 @@ def _built_by(unit: Unit, name: str):
     appends: list[cst.Call] = []
     loops: dict[int, cst.For] = {}
     for node in own_nodes(unit.node):
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
+                if type(target.target) is cst.Name and target.target.value == name:
                     assigned.append(node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+        elif (type(node) is cst.AugAssign or type(node) is cst.AnnAssign) and type(node.target) is cst.Name:
             if node.target.value == name:
                 return None
-        elif isinstance(node, cst.For):
+        elif type(node) is cst.For:
             for statement in node.body.body:
-                if isinstance(statement, cst.SimpleStatementLine):
+                if type(statement) is cst.SimpleStatementLine:
                     for small in statement.body:
-                        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                        if type(small) is cst.Expr and type(small.value) is cst.Call:
                             loops[id(small.value)] = node
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute:
+            if type(node.func.value) is cst.Name and node.func.value.value == name:
                 if (
                     node.func.attr.value != "append"
                     or len(node.args) != 1
@@ -296,9 +292,9 @@ def _built_by(unit: Unit, name: str):
     if len(assigned) != 1:
         return None
     value = assigned[0]
-    if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and not appends:
+    if (type(value) is cst.ListComp or type(value) is cst.GeneratorExp) and not appends:
         return value
-    if isinstance(value, cst.List) and not value.elements and len(appends) == 1 and id(appends[0]) in loops:
+    if type(value) is cst.List and not value.elements and len(appends) == 1 and id(appends[0]) in loops:
         return loops[id(appends[0])], appends[0]
     return None
 
@@ -312,24 +308,24 @@ def _split_last(name: cst.Name, ctx: RuleContext) -> bool:
         return False
     last = max(above, key=lambda b: ctx.index.line_of(b.node))
     value = last.value if last.plain else None
-    return isinstance(value, cst.Call) and ctx.qualname(value.func) in _LIST_RESULTS
+    return type(value) is cst.Call and ctx.qualname(value.func) in _LIST_RESULTS
 
 
 def _assigned_in_body(loop: cst.For, name: str) -> cst.BaseExpression | None:
     found = []
     for statement in loop.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                if type(small) is cst.Assign and len(small.targets) == 1:
                     target = small.targets[0].target
-                    if isinstance(target, cst.Name) and target.value == name:
+                    if type(target) is cst.Name and target.value == name:
                         found.append(small.value)
     return found[0] if len(found) == 1 else None
 
 
 def _numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     """A NumPy array built right here: `np.zeros(...)`, `np.random.normal(...)`, `rng.normal(...)` is unknown."""
-    if not isinstance(node, cst.Call):
+    if type(node) is not cst.Call:
         return False
     name = ctx.qualname(node.func)
     return name is not None and (name in NUMPY_ARRAYS or name.startswith("numpy.random."))

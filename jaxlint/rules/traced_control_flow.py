@@ -103,14 +103,14 @@ No automatic fix: the right replacement depends on whether both branches can be 
         stack: list[cst.CSTNode] = [test]
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation)):
+            if type(node) is cst.BooleanOperation or type(node) is cst.UnaryOperation:
                 self._covered.add(id(node))
                 stack.extend(
                     [node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression]
                 )
 
     def visit_If(self, node: cst.If, ctx: RuleContext) -> None:
-        if isinstance(node.orelse, cst.If):
+        if type(node.orelse) is cst.If:
             self._elifs.add(id(node.orelse))
         self._check(node.test, "elif" if id(node) in self._elifs else "if", ctx)
 
@@ -128,7 +128,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
             return
         # Only the left operand is converted to bool; the right one is returned as is.
         if ctx.flags(node.left) & (TRACED | ARRAY) == TRACED | ARRAY:
-            what = "and" if isinstance(node.operator, cst.And) else "or"
+            what = "and" if type(node.operator) is cst.And else "or"
             self._cover(node)
             ctx.report(
                 self,
@@ -138,7 +138,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
             )
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: RuleContext) -> None:
-        if isinstance(node.operator, cst.Not) and id(node) not in self._covered:
+        if type(node.operator) is cst.Not and id(node) not in self._covered:
             self._check(node.expression, "not", ctx)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -170,10 +170,10 @@ No automatic fix: the right replacement depends on whether both branches can be 
                 self._report_builtin(node, traced[0], what, "compares", several, ctx)
             return
         items = values[0]
-        if isinstance(items, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+        if type(items) is cst.GeneratorExp or type(items) is cst.ListComp or type(items) is cst.SetComp:
             self._items[id(items.elt)] = name  # judged when the walk reaches the element, in its own scope
             return
-        if isinstance(items, (cst.List, cst.Tuple, cst.Set)):
+        if type(items) is cst.List or type(items) is cst.Tuple or type(items) is cst.Set:
             traced = [e.value for e in items.elements if self._is_traced_array(e.value, ctx)]
             if traced:
                 self._report_builtin(node, traced[0], what, self._verb(name), one, ctx)

@@ -117,16 +117,23 @@ No automatic fix.
     # -- unhashable values -----------------------------------------------------------------------------
 
     def _unhashable(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
-        if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        if (
+            type(value) is cst.List
+            or type(value) is cst.Dict
+            or type(value) is cst.Set
+            or type(value) is cst.ListComp
+            or type(value) is cst.DictComp
+            or type(value) is cst.SetComp
+        ):
             return describe_sequence(value)
-        if isinstance(value, cst.Tuple):
+        if type(value) is cst.Tuple:
             for element in value.elements:
-                if not isinstance(element, cst.StarredElement):
+                if type(element) is not cst.StarredElement:
                     inner = self._unhashable(element.value, ctx)
                     if inner is not None:
                         return f"a tuple holding {inner}"
             return None
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             name = ctx.qualname(value.func)
             if name is None:
                 return self._dataclass_instance(value, ctx)
@@ -141,7 +148,7 @@ No automatic fix.
             if name in ("builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"):
                 return f"a {name.split('.')[1]}"
             return None
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             flags = ctx.flags(value)
             if flags & (LIST | ARRAY | TRACED) == LIST:
                 return f"list '{value.value}'"
@@ -150,7 +157,7 @@ No automatic fix.
         return None
 
     def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:
-        if not isinstance(call.func, cst.Name):
+        if type(call.func) is not cst.Name:
             return None
         if not ctx.is_module_global(call.func.value):
             return None
@@ -183,7 +190,7 @@ def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
         return found
     for node in own_nodes(body):
         if (
-            isinstance(node, cst.Assign)
+            type(node) is cst.Assign
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
         ):
@@ -202,16 +209,16 @@ def _float_varying(
     """Whether `value` is a float that depends on the loop's iteration."""
     if depth > 2:
         return False
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         if value.value in targets:
             return _iterates_floats(loop, ctx)
         if value.value in assigned:
             return _float_varying(assigned[value.value], targets, assigned, loop, ctx, depth + 1)
         return False
-    if isinstance(value, cst.Call) and ctx.qualname(value.func) == "builtins.float" and value.args:
+    if type(value) is cst.Call and ctx.qualname(value.func) == "builtins.float" and value.args:
         return _depends(value.args[0], targets, assigned)
-    if isinstance(value, cst.BinaryOperation):
-        floaty = _has_float_literal(value) or isinstance(value.operator, cst.Divide)
+    if type(value) is cst.BinaryOperation:
+        floaty = _has_float_literal(value) or type(value.operator) is cst.Divide
         return floaty and _depends(value, targets, assigned)
     return False
 
@@ -220,10 +227,10 @@ def _depends(node: cst.CSTNode, targets: set[str], assigned: dict) -> bool:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Attribute):
+        if type(current) is cst.Attribute:
             stack.append(current.value)
             continue
-        if isinstance(current, cst.Name) and (current.value in targets or current.value in assigned):
+        if type(current) is cst.Name and (current.value in targets or current.value in assigned):
             return True
         stack.extend(children(current))
     return False
@@ -233,7 +240,7 @@ def _has_float_literal(node: cst.CSTNode) -> bool:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Float):
+        if type(current) is cst.Float:
             return True
         stack.extend(children(current))
     return False
@@ -241,17 +248,15 @@ def _has_float_literal(node: cst.CSTNode) -> bool:
 
 def _iterates_floats(loop: cst.CSTNode, ctx: RuleContext) -> bool:
     """`for lr in [0.1, 0.01]`, `for lr in np.linspace(...)`: the loop variable is a float."""
-    if isinstance(loop, cst.For):
+    if type(loop) is cst.For:
         iterable = loop.iter
     else:
         for_in = getattr(loop, "for_in", None)
         if for_in is None:
             return False
         iterable = for_in.iter
-    if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
-        return all(
-            isinstance(e.value, cst.Float) for e in iterable.elements if not isinstance(e, cst.StarredElement)
-        )
-    if isinstance(iterable, cst.Call):
+    if (type(iterable) is cst.List or type(iterable) is cst.Tuple) and iterable.elements:
+        return all(type(e.value) is cst.Float for e in iterable.elements if type(e) is not cst.StarredElement)
+    if type(iterable) is cst.Call:
         return ctx.qualname(iterable.func) in _FLOAT_GRIDS
     return False
