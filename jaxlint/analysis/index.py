@@ -514,9 +514,15 @@ class ModuleIndex:
             if chain:
                 unit.apply(self._combine(chain, False))
 
-    def calls(self) -> list[cst.Call]:
-        """Every call the index pass saw (the whole module but a class's PEP 695 type parameters)."""
-        return [call for call, _unit, _order in self._sites]
+    @functools.cached_property
+    def callee_names(self) -> frozenset[str]:
+        """What the imports make of the function of every call the index pass saw (the whole module but a
+        class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local
+        names): a name resolved in a scope is either this or None, so a callee missing here is called nowhere."""
+        qualname = self.imports.qualname
+        return frozenset(
+            name for call, _unit, _order in self._sites if (name := qualname(call.func)) is not None
+        )
 
     def _resolve_sites(self) -> None:
         for call, unit, order in self._sites:

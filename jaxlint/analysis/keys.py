@@ -296,10 +296,7 @@ class KeyAnalysis:
             return True  # it calls another module's function that consumes keys
         if any(q == "jax" or q.startswith("jax.random") for q in imports.names.values()):
             # The index already holds every call: no second walk over the module (it was most of JAX301's time).
-            for node in self.index.calls():
-                name = imports.qualname(node.func)
-                if name is not None and name.startswith(_RANDOM):
-                    return True
+            return any(name.startswith(_RANDOM) for name in self.index.callee_names)
         return False
 
     def result(self, unit: Unit) -> UnitResult:
@@ -326,7 +323,10 @@ class KeyAnalysis:
         if self._per_leaf is None:
             self._per_leaf = {}
             index = self.index
-            for scope in [index.root, *index.units.values()]:
+            scopes = (
+                [index.root, *index.units.values()] if not _TREE_MAPS.isdisjoint(index.callee_names) else []
+            )
+            for scope in scopes:
                 for node in own_nodes(scope.node):
                     if type(node) is not cst.Call or index.qualname(node.func, scope) not in _TREE_MAPS:
                         continue

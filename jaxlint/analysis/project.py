@@ -384,13 +384,7 @@ class ModuleFacts:
         )
         uses = tuple(
             sorted(
-                {
-                    q
-                    for call in index.calls()
-                    if (q := index.imports.qualname(call.func)) is not None
-                    and "." in q
-                    and self._is_project_name(q)
-                }
+                {q for q in index.callee_names if "." in q and self._is_project_name(q)}
                 | _method_uses(index, self._is_project_name)
             )
         )

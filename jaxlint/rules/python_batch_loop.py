@@ -263,32 +263,14 @@ def _length_of(node: cst.BaseExpression, ctx: RuleContext) -> cst.Name | None:
 
 def _built_by(unit: Unit, name: str):
     """How local list `name` is built: its comprehension, or (for loop, append call) for `[]` plus appends."""
-    assigned: list[cst.BaseExpression] = []
-    appends: list[cst.Call] = []
-    loops: dict[int, cst.For] = {}
-    for node in own_nodes(unit.node):
-        if type(node) is cst.Assign:
-            for target in node.targets:
-                if type(target.target) is cst.Name and target.target.value == name:
-                    assigned.append(node.value)
-        elif (type(node) is cst.AugAssign or type(node) is cst.AnnAssign) and type(node.target) is cst.Name:
-            if node.target.value == name:
-                return None
-        elif type(node) is cst.For:
-            for statement in node.body.body:
-                if type(statement) is cst.SimpleStatementLine:
-                    for small in statement.body:
-                        if type(small) is cst.Expr and type(small.value) is cst.Call:
-                            loops[id(small.value)] = node
-        elif type(node) is cst.Call and type(node.func) is cst.Attribute:
-            if type(node.func.value) is cst.Name and node.func.value.value == name:
-                if (
-                    node.func.attr.value != "append"
-                    or len(node.args) != 1
-                    or node.args[0].keyword is not None
-                ):
-                    return None
-                appends.append(node)
+    table = unit.memo.get("list_builders")
+    if table is None:  # one walk per function answers every name
+        table = unit.memo["list_builders"] = _list_builders(unit)
+    assigned_by, appends_by, spoiled, loops = table
+    if name in spoiled:
+        return None
+    assigned = assigned_by.get(name, [])
+    appends = appends_by.get(name, [])
     if len(assigned) != 1:
         return None
     value = assigned[0]
@@ -297,6 +279,40 @@ def _built_by(unit: Unit, name: str):
     if type(value) is cst.List and not value.elements and len(appends) == 1 and id(appends[0]) in loops:
         return loops[id(appends[0])], appends[0]
     return None
+
+
+def _list_builders(
+    unit: Unit,
+) -> tuple[dict[str, list[cst.BaseExpression]], dict[str, list[cst.Call]], set[str], dict[int, cst.For]]:
+    """For every local name: the values `name = ...` assigns, its `name.append(x)` calls, whether anything else
+    changes it (`+=`, an annotated assignment, another method call: then it is not a plain list built by
+    appends); and the for loop of every call that is a statement directly in a loop's body."""
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    appends: dict[str, list[cst.Call]] = {}
+    spoiled: set[str] = set()
+    loops: dict[int, cst.For] = {}
+    for node in own_nodes(unit.node):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                if type(target.target) is cst.Name:
+                    assigned.setdefault(target.target.value, []).append(node.value)
+        elif (type(node) is cst.AugAssign or type(node) is cst.AnnAssign) and type(node.target) is cst.Name:
+            spoiled.add(node.target.value)
+        elif type(node) is cst.For:
+            for statement in node.body.body:
+                if type(statement) is cst.SimpleStatementLine:
+                    for small in statement.body:
+                        if type(small) is cst.Expr and type(small.value) is cst.Call:
+                            loops[id(small.value)] = node
+        elif (
+            type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
+        ):
+            owner = node.func.value.value
+            if node.func.attr.value != "append" or len(node.args) != 1 or node.args[0].keyword is not None:
+                spoiled.add(owner)
+            else:
+                appends.setdefault(owner, []).append(node)
+    return assigned, appends, spoiled, loops
 
 
 def _split_last(name: cst.Name, ctx: RuleContext) -> bool:
