@@ -5,8 +5,9 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 - the error policy (`lint_guarded`): an exception while linting one file becomes a JAX000 "internal error"
   finding for that file, and the other files are still reported;
 - the one JAX000 filter (`keep_selected`), answered by `selection.settings_for`;
-- the worker pool (`run_batches`): workers die with the parent, and when one dies anyway (a crash in native
-  code) its files are linted again one per process, so only the file that crashes gets a JAX000;
+- the worker pool (`WorkerPool`, `run_batches`), one per run for all its rounds: workers die with the parent,
+  and when one dies anyway (a crash in native code) its files are linted again one per process, so only the
+  file that crashes gets a JAX000;
 - project mode (`lint_files`): every file is linted once and leaves a summary of its calls into other modules
   and of what its own functions do (`analysis.project`); the files that other modules' summaries give facts to
   (calls they receive, kinds of the classes they use, `Export`s of the functions they call) are linted again with them
@@ -20,7 +21,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
@@ -215,10 +216,45 @@ def _settings_key(settings: LintSettings, path: str) -> str:
 
 
 def batches(files: Sequence[str], jobs: int) -> list[list[str]]:
-    """Files dealt round-robin into 4 batches per worker (callers sort largest first, so batches come out
-    about even)."""
-    count = min(len(files), jobs * 4)
+    """Files dealt round-robin into 16 batches per worker (callers sort largest first, so batches come out
+    about even, and small enough that no worker waits long for the last one to end)."""
+    count = min(len(files), jobs * 16)
     return [list(files[i::count]) for i in range(count)]
+
+
+class WorkerPool:
+    """The worker processes of one run, started on first use and kept for all its project rounds (starting
+    them again for each round cost more than the few files a later round lints). After a worker's crash
+    breaks them, the next use starts new ones."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._executor: Any = None
+
+    def submit(self, work: Callable[..., Any], *args: Any) -> Any:
+        if self._executor is None:
+            from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
+
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.jobs, initializer=die_with_parent, initargs=(os.getpid(),)
+            )
+        return self._executor.submit(work, *args)
+
+    def broken(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def run_batches(
@@ -227,22 +263,26 @@ def run_batches(
     jobs: int,
     args: tuple,
     crashed: Callable[[str], R],
+    pool: WorkerPool | None = None,
 ) -> list[R]:
-    """`work(batch, *args)` -> one result per file, in worker processes. A worker that dies (a crash in
-    native code) breaks the pool: the files without results are run again one per process, and a file whose
-    process dies again gets `crashed(path)`."""
-    from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
+    """`work(batch, *args)` -> one result per file, in worker processes (`pool`'s, else a pool of `jobs` for
+    this call only). A worker that dies (a crash in native code) breaks the pool: the files without results
+    are run again one per process, and a file whose process dies again gets `crashed(path)`."""
     from concurrent.futures.process import BrokenProcessPool
 
+    if pool is None:
+        with WorkerPool(jobs) as own:
+            return run_batches(work, files, jobs, args, crashed, own)
     results: dict[str, R] = {}
     pending: list[list[str]] = []
-    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        futures = [(batch, pool.submit(work, batch, *args)) for batch in batches(files, jobs)]
-        for batch, future in futures:
-            try:
-                results.update(zip(batch, future.result(), strict=True))
-            except BrokenProcessPool:
-                pending.append(batch)
+    futures = [(batch, pool.submit(work, batch, *args)) for batch in batches(files, jobs)]
+    for batch, future in futures:
+        try:
+            results.update(zip(batch, future.result(), strict=True))
+        except BrokenProcessPool:
+            pending.append(batch)
+    if pending:
+        pool.broken()
     for path in (path for batch in pending for path in batch):
         results[path] = _isolated(work, path, args, crashed)
     return [results[path] for path in files]
@@ -328,9 +368,16 @@ def lint_files(
     facts from the other modules) are not linted again."""
     files = list(paths)
     jobs = jobs or os.cpu_count() or 1
+    with WorkerPool(jobs) as pool:
+        return _lint_project(files, config, jobs, cache_dir, pool)
+
+
+def _lint_project(
+    files: list[str], config: Config, jobs: int, cache_dir: str | None, pool: WorkerPool
+) -> list[Finding]:
     project = ProjectIndex(dict.fromkeys(files))
     also = library_heads(project.heads)
-    results = _lint_many(files, config, jobs, cache_dir, {}, also)
+    results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
     own = {path: summary for path, (_, summary) in results.items()}
     # The kinds of classes come from the modules' own summaries: they do not change from round to round.
     classes = project.classes(own)
@@ -359,6 +406,7 @@ def lint_files(
                 config,
                 jobs,
                 cache_dir,
+                pool,
                 {path: given[path] for path in changed},
                 also,
                 classes,
@@ -375,6 +423,7 @@ def _lint_many(
     config: Config,
     jobs: int,
     cache_dir: str | None,
+    pool: WorkerPool,
     incoming: dict[str, Incoming],
     also: frozenset[str],
     classes: Mapping[str, Mapping[str, str]] | None = None,
@@ -412,6 +461,7 @@ def _lint_many(
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
             Summary(),
         ),
+        pool,
     )
     return done | dict(zip(ordered, per_file, strict=True))
 
