@@ -130,7 +130,12 @@ class Unit:
 
     def single_assignment(self, name: str) -> cst.BaseExpression | None:
         """The value of the only binding of `name` here, when it is a plain `name = value`."""
-        found = [b for b in self.bindings.get(name, ()) if type(b.node) is not cst.NamedExpr]
+        bindings = self.bindings.get(name)
+        if not bindings:
+            return None
+        if len(bindings) == 1:  # the common case (a plain binding is an Assign, never a NamedExpr)
+            return bindings[0].value if bindings[0].plain else None
+        found = [b for b in bindings if type(b.node) is not cst.NamedExpr]
         return found[0].value if len(found) == 1 and found[0].plain else None
 
     def assigned_names(self) -> set[str]:
