@@ -668,6 +668,11 @@ class _UnitWalk:
         return result
 
     def _join2(self, a: State, b: State) -> State:
+        if a.env == b.env:  # the same version of every name (Version compares by identity): no phi to make
+            consumed = dict(a.consumed)
+            for version, site in b.consumed.items():
+                consumed.setdefault(version, site)
+            return State(dict(a.env), consumed, a.epoch if a.epoch == b.epoch else next(_epochs))
         phis: dict[tuple[int, int], Version] = {}
         env: dict[str, Version] = {}
         for name in a.env.keys() | b.env.keys():
@@ -752,7 +757,7 @@ class _UnitWalk:
     def forget_attributes(self, state: State) -> None:
         """Unknown code ran: attributes and dict entries may have changed."""
         state.epoch = next(_epochs)
-        for name in [n for n in state.env if _is_pseudo(n)]:
+        for name in [n for n in state.env if "." in n or "[" in n]:  # _is_pseudo, inline: env can be large
             del state.env[name]
 
     def mutated(self, name: str, state: State) -> None:
@@ -769,7 +774,8 @@ class _UnitWalk:
 
     @staticmethod
     def _drop_pseudo(base: str, state: State) -> None:
-        for name in [n for n in state.env if n.startswith(base + ".") or n.startswith(base + "[")]:
+        prefixes = (base + ".", base + "[")
+        for name in [n for n in state.env if n.startswith(prefixes)]:
             del state.env[name]
 
     # -- statements ----------------------------------------------------------------------------------

@@ -318,8 +318,12 @@ def _list_builders(
 def _split_last(name: cst.Name, ctx: RuleContext) -> bool:
     """Whether the name's last assignment above its use (`x = jnp.split(x, n)` after `x = dense(h)`) builds a
     list of arrays."""
+    bindings = ctx.unit.bindings.get(name.value, ())
+    if not bindings:
+        return False
+    ctx.index.positions().resolve([name, *(b.node for b in bindings)])  # one pass for all their lines
     line = ctx.index.line_of(name)
-    above = [b for b in ctx.unit.bindings.get(name.value, ()) if ctx.index.line_of(b.node) <= line]
+    above = [b for b in bindings if ctx.index.line_of(b.node) <= line]
     if not above:
         return False
     last = max(above, key=lambda b: ctx.index.line_of(b.node))
