@@ -110,12 +110,18 @@ def _holds_node(t: object) -> bool:
 
 def _field_shape(hint: object) -> str:
     """How a field's declared type lets a generated reader take its value: "node" (always one node),
-    "nodes" (always a sequence of nodes), "never" (never holds a node: a bool, a str) or "check" (None, a
-    sentinel, or a choice between a node and a sequence: looked at per value)."""
+    "nodes" (always a sequence of nodes), "optional" (a node, None or libcst's `MaybeSentinel.DEFAULT`),
+    "never" (never holds a node: a bool, a str) or "check" (anything else that may hold a node, such as a
+    choice between a node and a sequence: looked at per value)."""
     import typing
 
     if _nodes_only(hint):
         return "node"
+    if typing.get_origin(hint) is typing.Union:  # `Optional[Name]`, `Union[Param, MaybeSentinel]`
+        args = typing.get_args(hint)
+        nodes = [arg for arg in args if arg is not type(None) and arg is not cst.MaybeSentinel]
+        if nodes and len(nodes) < len(args) and all(_nodes_only(arg) for arg in nodes):
+            return "optional"
     origin = typing.get_origin(hint)
     if origin is not None and origin.__name__ == "Sequence" and _nodes_only(typing.get_args(hint)[0]):
         return "nodes"
@@ -144,17 +150,22 @@ class _Readers(dict):
                 display.append(f"node.{name}")
             elif shape == "nodes":
                 display.append(f"*node.{name}")
-            elif shape == "check":
+            elif shape in ("optional", "check"):
                 lines.append(
                     f"    out = [{', '.join(display)}]" if not lines else f"    out += [{', '.join(display)}]"
                 )
-                lines.append(f"    add(node.{name}, out)")
+                if shape == "optional":
+                    lines.append(f"    value = node.{name}")
+                    lines.append("    if value is not None and value is not DEFAULT:")
+                    lines.append("        out.append(value)")
+                else:
+                    lines.append(f"    add(node.{name}, out)")
                 display = []
         if not lines:
             body = [f"    return [{', '.join(display)}]"]
         else:
             body = lines + ([f"    out += [{', '.join(display)}]"] if display else []) + ["    return out"]
-        namespace: dict[str, object] = {"add": _add_nodes}
+        namespace: dict[str, object] = {"add": _add_nodes, "DEFAULT": cst.MaybeSentinel.DEFAULT}
         exec("def read(node):\n" + "\n".join(body), namespace)  # noqa: S102 -- code built from field names
         reader = self[cls] = namespace["read"]  # type: ignore[assignment]
         return reader

@@ -67,6 +67,8 @@ class Frame:
         self.env: dict[str, int] = {}
         self.own_names: set[str] | None = None  # comprehension targets; None for a function's frame
         self.declared_global: set[str] = set()
+        self._named: cst.CSTNode | None = None  # the node `qualname` last answered for, and its answer
+        self._name: str | None = None
 
     # -- queries for rules ------------------------------------------------------------------------------
 
@@ -85,7 +87,12 @@ class Frame:
         return bool(evaluate(node, self) & TRACED)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
-        return self.walker.index.qualname(node, self.unit)
+        # Most rules ask for the name of the same call's function in turn: the last answer is kept.
+        if node is self._named:
+            return self._name
+        name = self.walker.index.qualname(node, self.unit)
+        self._named, self._name = node, name
+        return name
 
     def is_module_global(self, name: str) -> bool:
         """Whether `name` here refers to a module-level binding (declared global, or not bound locally)."""
