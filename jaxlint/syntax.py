@@ -325,15 +325,12 @@ def str_literal(node: cst.BaseExpression | None) -> str | None:
     return None
 
 
+_CONSTANTS = frozenset({cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString})
+
+
 def is_constant(node: cst.BaseExpression) -> bool:
     """A literal constant: numbers, strings, True/False/None, and tuples of them."""
-    if (
-        type(node) is cst.SimpleString
-        or type(node) is cst.Integer
-        or type(node) is cst.Float
-        or type(node) is cst.Imaginary
-        or type(node) is cst.ConcatenatedString
-    ):
+    if type(node) in _CONSTANTS:
         return True
     if type(node) is cst.Name:
         return node.value in ("True", "False", "None")

@@ -20,6 +20,10 @@ _FLOAT_GRIDS = frozenset(
 )
 
 
+# Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
+_UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
+
+
 class UnhashableStaticArg(Rule):
     code = "JAX402"
     name = "unhashable-static-arg"
@@ -117,14 +121,7 @@ No automatic fix.
     # -- unhashable values -----------------------------------------------------------------------------
 
     def _unhashable(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
-        if (
-            type(value) is cst.List
-            or type(value) is cst.Dict
-            or type(value) is cst.Set
-            or type(value) is cst.ListComp
-            or type(value) is cst.DictComp
-            or type(value) is cst.SetComp
-        ):
+        if type(value) in _UNHASHABLE_DISPLAYS:
             return describe_sequence(value)
         if type(value) is cst.Tuple:
             for element in value.elements:
