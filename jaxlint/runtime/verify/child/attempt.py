@@ -8,7 +8,6 @@ import contextlib
 import dataclasses
 import functools
 import io
-import os
 import sys
 import types
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from typing import Any
 from .expectations import KEY_REUSE, LEAKS
 from .inputs import Arg, CallInputs
 from .leaks import tracer_places
+from .lines_run import SameFile
 from .resolve import CLASSMETHOD, METHOD, Target
 
 
@@ -39,14 +39,8 @@ class ModuleLines:
     """Finds the line of the user's module that is running, from inside a callee (print, debug.print)."""
 
     def __init__(self, path: str) -> None:
-        self.path = os.path.realpath(path)
-        self._known: dict[str, bool] = {}
-
-    def is_module(self, filename: str) -> bool:
-        known = self._known.get(filename)
-        if known is None:
-            known = self._known[filename] = os.path.realpath(filename) == self.path
-        return known
+        self.is_module = SameFile(path)
+        self.path = self.is_module.path
 
     def current_line(self, depth: int = 2) -> int:
         frame: types.FrameType | None = sys._getframe(depth)
