@@ -17,6 +17,7 @@ from .fix import FixCollector
 from .fix import describe as describe_fix
 from .rules import ALL_RULES, Rule
 from .suppression import Suppressions
+from .syntax import parse_module
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 _PREFILTER = ("jax", "jnp", "lax")
@@ -79,7 +80,7 @@ def lint_text(
     if too_deep is not None:
         return [too_deep]
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source)
     except cst.ParserSyntaxError as error:
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting

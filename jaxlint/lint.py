@@ -23,8 +23,6 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import libcst as cst
-
 from .analysis.index import ModuleIndex
 from .analysis.project import (
     MAX_ROUNDS,
@@ -42,6 +40,7 @@ from .engine import LintSettings, decode, internal_error, lint_text, parse_error
 from .finding import PARSE_ERROR_CODE, Finding
 from .fix import FixCollector
 from .selection import settings_for
+from .syntax import parse_module
 
 if TYPE_CHECKING:  # the cache (hashlib, tempfile) is imported only when a run uses it
     from .cache import FindingCache
@@ -193,7 +192,7 @@ def observe_re_exports(source: str, path: str, settings: LintSettings, project: 
     if len(source) > settings.max_file_size or sum(source.count(c) for c in "([{") > 1000:
         return
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source)
     except Exception:
         return
     project.observe(ModuleIndex(module, settings.jit_decorators, project.package))

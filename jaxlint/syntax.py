@@ -10,6 +10,7 @@ punctuation and comment fields never hold code, so they are skipped.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -17,6 +18,39 @@ import libcst as cst
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Nodes whose bodies run in a scope of their own (not the enclosing function's statements).
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+# -- parsing -------------------------------------------------------------------------------------------------
+
+# libcst checks every node it constructs (`CSTNode.__post_init__` calls `_validate`), its own parser's nodes
+# included, although the parser only builds valid ones: that second check is 10-15% of the parse. While
+# `parse_module` runs, the hook does nothing; nodes built by code (fixes) are checked as before. A count under
+# a lock keeps the hook off until the last of overlapping parses ends (the language server lints on a thread).
+_CHECK = cst.CSTNode.__dict__.get("__post_init__")
+_unchecked_parses = 0
+_parse_lock = threading.Lock()
+
+
+def _no_check(self: cst.CSTNode) -> None:
+    pass
+
+
+def parse_module(source: str) -> cst.Module:
+    """`libcst.parse_module` without libcst re-checking the nodes its parser built."""
+    global _unchecked_parses
+    if _CHECK is None:  # a libcst that validates elsewhere: parse as it does
+        return cst.parse_module(source)
+    with _parse_lock:
+        if _unchecked_parses == 0:
+            cst.CSTNode.__post_init__ = _no_check  # type: ignore[method-assign]
+        _unchecked_parses += 1
+    try:
+        return cst.parse_module(source)
+    finally:
+        with _parse_lock:
+            _unchecked_parses -= 1
+            if _unchecked_parses == 0:
+                cst.CSTNode.__post_init__ = _CHECK  # type: ignore[method-assign]
+
 
 # -- walking -------------------------------------------------------------------------------------------------
 

@@ -6,18 +6,23 @@
 - `own_nodes` with the default scopes (type identity) yields what the isinstance() path yields;
 - `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
 - the classes the hot paths compare by type identity instead of isinstance() (every concrete node class)
-  have no subclasses in the installed libcst (a new subclass would make the identity test miss it).
+  have no subclasses in the installed libcst (a new subclass would make the identity test miss it);
+- `syntax.parse_module` (libcst's parse without libcst re-checking its parser's nodes) builds the same trees,
+  skips the check only while it parses, and leaves it on after errors and overlapping parses.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
 from pathlib import Path
 
 import libcst as cst
+import pytest
 
+from jaxlint import syntax
 from jaxlint.analysis import ModuleIndex
-from jaxlint.syntax import LEAF, SCOPES, _node_children, children, own_nodes, walk
+from jaxlint.syntax import LEAF, SCOPES, _node_children, children, own_nodes, parse_module, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
@@ -119,3 +124,57 @@ def test_memoised_qualname_matches_import_table() -> None:
                 assert index.qualname(node, unit) == expected  # the second answer comes from the memo
                 asked += 1
     assert asked > 10_000
+
+
+def _checks_nodes() -> bool:
+    try:
+        cst.Name("not a name")
+    except cst.CSTValidationError:
+        return True
+    return False
+
+
+def test_unchecked_parse_builds_the_same_trees() -> None:
+    for path, module in zip(SOURCES, MODULES, strict=True):
+        source = path.read_text(encoding="utf-8")
+        fast = parse_module(source)
+        assert fast.deep_equals(module), path.name
+        assert fast.code == source, path.name
+    assert _checks_nodes()
+
+
+def test_the_check_is_off_only_while_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    real = cst.parse_module
+
+    def spy(source: str) -> cst.Module:
+        seen.append(_checks_nodes())
+        return real(source)
+
+    monkeypatch.setattr(syntax.cst, "parse_module", spy)
+    parse_module("x = 1\n")
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module("def f(:\n")
+    assert seen == [False, False]
+    monkeypatch.undo()
+    assert _checks_nodes()
+
+
+def test_overlapping_parses_leave_the_check_on() -> None:
+    source = SOURCES[-1].read_text(encoding="utf-8")
+    errors: list[BaseException] = []
+
+    def parse_many() -> None:
+        try:
+            for _ in range(20):
+                parse_module(source)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=parse_many) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert _checks_nodes()
