@@ -10,9 +10,9 @@ This module owns what every file driver shares (`autofix.py` reuses it):
   file that crashes gets a JAX000;
 - project mode (`lint_files`): every file is linted once and leaves a summary of its calls into other modules
   and of what its own functions do (`analysis.project`); the files that other modules' summaries give facts to
-  (calls they receive, kinds of the classes they use, `Export`s of the functions they call) are linted again with them
-  (parsed a second time: keeping every parsed module of a large project would cost more memory than the few
-  re-parsed files cost time), round after round until the facts stop changing.
+  (calls they receive, kinds of the classes they use, `Export`s of the functions they call) are linted again with them,
+  round after round until the facts stop changing. A file linted again goes to the worker that linted it, which
+  kept its tree (the last `KEPT_TREE_CHARS` characters of text it parsed), so it is not parsed twice.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from .engine import LintSettings, decode, internal_error, lint_text, parse_error
 from .finding import PARSE_ERROR_CODE, Finding
 from .fix import FixCollector
 from .selection import settings_for
-from .syntax import parse_module
+from .syntax import keep_trees, parse_module
 
 if TYPE_CHECKING:  # the cache (hashlib, tempfile) is imported only when a run uses it
     from .cache import FindingCache
@@ -221,33 +221,44 @@ def batches(files: Sequence[str], jobs: int) -> list[list[str]]:
     return [list(files[i::count]) for i in range(count)]
 
 
+# Characters of source text whose trees a worker keeps for the later rounds (~23 bytes of tree a character: ~46 MiB).
+KEPT_TREE_CHARS = 2_000_000
+_IN_FLIGHT = 2  # batches sent ahead to each worker, so it never waits for the parent between two
+_STEAL_AFTER = 4
+
+
 class WorkerPool:
     """The worker processes of one run, started on first use and kept for all its project rounds (starting
-    them again for each round cost more than the few files a later round lints). After a worker's crash
-    breaks them, the next use starts new ones."""
+    them again for each round cost more than the few files a later round lints). Each worker is an executor of
+    its own, so that a later round sends a file back to the worker that linted it, which still holds its tree
+    (`syntax.keep_trees`). A worker's crash breaks only that worker; the next use starts a new one."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self._executor: Any = None
+        self._executors: list[Any] = [None] * jobs
+        self.holder: dict[str, int] = {}  # path -> the worker that linted it last
 
-    def submit(self, work: Callable[..., Any], *args: Any) -> Any:
-        if self._executor is None:
+    def submit(self, worker: int, work: Callable[..., Any], *args: Any) -> Any:
+        if self._executors[worker] is None:
             from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
 
-            self._executor = ProcessPoolExecutor(
-                max_workers=self.jobs, initializer=die_with_parent, initargs=(os.getpid(),)
+            self._executors[worker] = ProcessPoolExecutor(
+                max_workers=1, initializer=start_worker, initargs=(os.getpid(),)
             )
-        return self._executor.submit(work, *args)
+        return self._executors[worker].submit(work, *args)
 
-    def broken(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+    def broken(self, worker: int) -> None:
+        executor = self._executors[worker]
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+            self._executors[worker] = None
+        self.holder = {path: held for path, held in self.holder.items() if held != worker}
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        for worker, executor in enumerate(self._executors):
+            if executor is not None:
+                executor.shutdown(wait=True)
+                self._executors[worker] = None
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -265,26 +276,75 @@ def run_batches(
     pool: WorkerPool | None = None,
 ) -> list[R]:
     """`work(batch, *args)` -> one result per file, in worker processes (`pool`'s, else a pool of `jobs` for
-    this call only). A worker that dies (a crash in native code) breaks the pool: the files without results
-    are run again one per process, and a file whose process dies again gets `crashed(path)`."""
+    this call only). A file goes back to the worker that linted it last, if any; a worker with nothing of its
+    own left takes the next shared batch, then another worker's. A worker that dies (a crash in native code)
+    loses its batches: their files are run again one per process, and a file whose process dies again gets
+    `crashed(path)`."""
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
     if pool is None:
         with WorkerPool(jobs) as own:
             return run_batches(work, files, jobs, args, crashed, own)
+    mine: list[list[list[str]]] = [[] for _ in range(pool.jobs)]
+    held: list[list[str]] = [[] for _ in range(pool.jobs)]
+    shared: list[str] = []
+    for path in files:
+        worker = pool.holder.get(path)
+        (shared if worker is None else held[worker]).append(path)
+    for worker, paths in enumerate(held):
+        mine[worker] = [paths[i : i + 4] for i in range(0, len(paths), 4)]
+    queue = batches(shared, pool.jobs)
+    queue.reverse()  # popped from the end: first batches first
+    for worker_batches in mine:
+        worker_batches.reverse()
     results: dict[str, R] = {}
-    pending: list[list[str]] = []
-    futures = [(batch, pool.submit(work, batch, *args)) for batch in batches(files, jobs)]
-    for batch, future in futures:
-        try:
-            results.update(zip(batch, future.result(), strict=True))
-        except BrokenProcessPool:
-            pending.append(batch)
-    if pending:
-        pool.broken()
-    for path in (path for batch in pending for path in batch):
+    pending: list[str] = []
+    running: dict[Any, tuple[int, list[str]]] = {}
+    load = [0] * pool.jobs
+    while True:
+        for worker in range(pool.jobs):
+            while load[worker] < _IN_FLIGHT:
+                batch = _next_batch(worker, mine, queue)
+                if batch is None:
+                    break
+                running[pool.submit(worker, work, batch, *args)] = (worker, batch)
+                load[worker] += 1
+        if not running:
+            break
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        dead: set[int] = set()
+        for future in done:
+            worker, batch = running.pop(future)
+            load[worker] -= 1
+            try:
+                results.update(zip(batch, future.result(), strict=True))
+                pool.holder.update(dict.fromkeys(batch, worker))
+            except BrokenProcessPool:
+                pending.extend(batch)
+                dead.add(worker)
+        for worker in dead:  # its other batches fail too: wait for them, then start afresh on next use
+            lost = [future for future, (w, _) in running.items() if w == worker]
+            wait(lost)
+            for future in lost:
+                pending.extend(running.pop(future)[1])
+            load[worker] = 0
+            pool.broken(worker)
+    for path in pending:
         results[path] = _isolated(work, path, args, crashed)
     return [results[path] for path in files]
+
+
+def _next_batch(worker: int, mine: list[list[list[str]]], queue: list[list[str]]) -> list[str] | None:
+    """The worker's own files first (it holds their trees), then the shared queue, then another worker's: a
+    batch linted from kept trees costs about a quarter of one parsed anew, so only from a worker with more
+    than `_STEAL_AFTER` batches waiting (it would take longer over them than this worker over one)."""
+    if mine[worker]:
+        return mine[worker].pop()
+    if queue:
+        return queue.pop()
+    busiest = max(range(len(mine)), key=lambda other: len(mine[other]))
+    return mine[busiest].pop(0) if len(mine[busiest]) > _STEAL_AFTER else None
 
 
 def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Callable[[str], R]) -> R:
@@ -296,6 +356,12 @@ def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Cal
             return pool.submit(work, [path], *args).result()[0]
         except BrokenProcessPool:
             return crashed(path)
+
+
+def start_worker(parent: int) -> None:
+    """Pool worker initializer: die with the parent, and keep trees for the run's later rounds."""
+    die_with_parent(parent)
+    keep_trees(KEPT_TREE_CHARS)
 
 
 def die_with_parent(parent: int) -> None:
@@ -340,9 +406,9 @@ def _lint_batch(
 
         cache = FindingCache(cache_dir)
     classes, exports = classes or {}, exports or {}
-    # A linted module's tree, index and walk hold reference cycles, so only the cyclic collector frees them.
-    # Left to itself it traverses every object of a file several times as the file is parsed and walked (up
-    # to 20% of the CPU time); one young-generation collection after each file traverses them once.
+    # Left to itself the cyclic collector would traverse a file's objects several times while it is parsed and
+    # walked; one young-generation collection after each file traverses them once (a lint leaves no cycle, so it
+    # frees little; the tree this worker keeps is traversed once and moves to an older generation).
     enabled = gc.isenabled()
     gc.disable()
     try:
