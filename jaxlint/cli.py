@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(args)
     except KeyboardInterrupt:
+        print("jaxlint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_ERROR

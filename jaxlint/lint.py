@@ -260,11 +260,28 @@ class WorkerPool:
                 executor.shutdown(wait=True)
                 self._executors[worker] = None
 
+    def abort(self) -> None:
+        """Stop now (an interrupt, an error in the parent): drop the queued batches and end the workers, whose
+        batches in progress nobody will read (waiting for them kept Ctrl-C waiting for seconds)."""
+        for worker, executor in enumerate(self._executors):
+            if executor is None:
+                continue
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join(5)
+            self._executors[worker] = None
+
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def run_batches(

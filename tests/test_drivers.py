@@ -299,6 +299,55 @@ def test_workers_die_with_the_parent(tmp_path: Path) -> None:
     assert [p for p in project.glob("m*.py") if p.read_text() == FIXED] == written  # no writes after
 
 
+_SLOW_LINT = """
+import os, time
+import jaxlint.lint as lint
+_real = lint.lint_project_file
+def lint_project_file(path, *args, **kwargs):
+    open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()
+    time.sleep(0.5)
+    return _real(path, *args, **kwargs)
+lint.lint_project_file = lint_project_file
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("whole_group", [False, True], ids=["parent", "process-group"])
+def test_ctrl_c_stops_a_pooled_run_at_once(tmp_path: Path, whole_group: bool) -> None:
+    """An interrupt ends the run within seconds (not after the queued files: 40 x 0.5 s here), says so, exits
+    130, and leaves no worker. A terminal's Ctrl-C reaches the whole process group; `kill -INT` the parent."""
+    project, pids = tmp_path / "project", tmp_path / "pids"
+    project.mkdir()
+    pids.mkdir()
+    for i in range(40):
+        (project / f"m{i}.py").write_text(PRINTS)
+    code = f"import sys\n{_SLOW_LINT}\nfrom jaxlint.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", code, "--no-cache", "-j", "2", "."],
+        cwd=project,
+        env={**os.environ, "PIDS": str(pids)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(os.listdir(pids)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = [int(name) for name in os.listdir(pids)]
+    assert len(workers) >= 2
+    if whole_group:
+        os.killpg(parent.pid, signal.SIGINT)
+    else:
+        parent.send_signal(signal.SIGINT)
+    _, stderr = parent.communicate(timeout=8)  # the queued files alone would take ~10 s per worker
+    assert parent.returncode == 130 and stderr.strip().splitlines()[-1] == "jaxlint: interrupted", stderr
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in workers)
+
+
 def test_the_next_run_removes_stale_temp_files(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(PRINTS)
     stale = tmp_path / ".m.py.999999999.jaxlint-tmp"  # a pid no system has
