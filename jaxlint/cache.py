@@ -14,6 +14,7 @@ Entries unused for `MAX_AGE_DAYS` are pruned, at most once a day.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -48,6 +49,7 @@ _POSITIVE = ("line", "column", "end_line", "end_column")
 _FIELDS = {field.name for field in dataclasses.fields(Finding)} - {"path"}
 
 
+@functools.cache  # once per process: every project round opens the cache, and the code loaded does not change
 def _build_fingerprint() -> str:
     """jaxlint's own sources and data tables (names, sizes, mtimes): an edited checkout, or an updated table
     under rules/data, never reads entries of an older one."""
