@@ -248,16 +248,23 @@ def test_unchanged_files_stay_byte_identical(tmp_path: Path) -> None:
 
 # -- item 5: workers die with the parent; stale temp files go ----------------------------------------------
 
-_SLOW = """
+
+def _slowed(module: str, function: str) -> str:
+    """Patch code: `module.function` notes the pid of each process that runs it, then takes 0.5 s longer."""
+    return f"""
 import os, time
-import jaxlint.autofix as autofix
-_real = autofix.fix_file
-def fix_file(path, *args, **kwargs):
+import {module} as patched
+_real = patched.{function}
+def slowed(path, *args, **kwargs):
     open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()
     time.sleep(0.5)
     return _real(path, *args, **kwargs)
-autofix.fix_file = fix_file
+patched.{function} = slowed
 """
+
+
+_SLOW = _slowed("jaxlint.autofix", "fix_file")
+_SLOW_LINT = _slowed("jaxlint.lint", "lint_project_file")
 
 
 def _alive(pid: int) -> bool:
@@ -268,47 +275,48 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_die_with_the_parent(tmp_path: Path) -> None:
+def _pooled_run(
+    tmp_path: Path, patch: str, *args: str, **popen: object
+) -> tuple[subprocess.Popen, Path, list[int]]:
+    """`jaxlint --no-cache -j 2 ARGS .` over 40 files with `patch` slowing each file down, once its two workers
+    are busy: the process, the project folder, the workers' pids."""
     project, pids = tmp_path / "project", tmp_path / "pids"
     project.mkdir()
     pids.mkdir()
     for i in range(40):
         (project / f"m{i}.py").write_text(PRINTS)
-    code = f"import sys\n{_SLOW}\nfrom jaxlint.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    code = f"import sys\n{patch}\nfrom jaxlint.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     parent = subprocess.Popen(
-        [sys.executable, "-c", code, "--no-cache", "--fix", "-j", "2", "."],
+        [sys.executable, "-c", code, "--no-cache", "-j", "2", *args, "."],
         cwd=project,
         env={**os.environ, "PIDS": str(pids)},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        **popen,
     )
     deadline = time.monotonic() + 60
     while len(os.listdir(pids)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     workers = [int(name) for name in os.listdir(pids)]
     assert len(workers) >= 2
+    return parent, project, workers
+
+
+def _all_gone(pids: list[int]) -> bool:
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not any(_alive(pid) for pid in pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_with_the_parent(tmp_path: Path) -> None:
+    parent, project, workers = _pooled_run(tmp_path, _SLOW, "--fix", stderr=subprocess.DEVNULL)
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    deadline = time.monotonic() + 5
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(pid) for pid in workers)
+    assert _all_gone(workers)
     written = [p for p in project.glob("m*.py") if p.read_text() == FIXED]
     time.sleep(1)
     assert [p for p in project.glob("m*.py") if p.read_text() == FIXED] == written  # no writes after
-
-
-_SLOW_LINT = """
-import os, time
-import jaxlint.lint as lint
-_real = lint.lint_project_file
-def lint_project_file(path, *args, **kwargs):
-    open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()
-    time.sleep(0.5)
-    return _real(path, *args, **kwargs)
-lint.lint_project_file = lint_project_file
-"""
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -316,36 +324,16 @@ lint.lint_project_file = lint_project_file
 def test_ctrl_c_stops_a_pooled_run_at_once(tmp_path: Path, whole_group: bool) -> None:
     """An interrupt ends the run within seconds (not after the queued files: 40 x 0.5 s here), says so, exits
     130, and leaves no worker. A terminal's Ctrl-C reaches the whole process group; `kill -INT` the parent."""
-    project, pids = tmp_path / "project", tmp_path / "pids"
-    project.mkdir()
-    pids.mkdir()
-    for i in range(40):
-        (project / f"m{i}.py").write_text(PRINTS)
-    code = f"import sys\n{_SLOW_LINT}\nfrom jaxlint.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-    parent = subprocess.Popen(
-        [sys.executable, "-c", code, "--no-cache", "-j", "2", "."],
-        cwd=project,
-        env={**os.environ, "PIDS": str(pids)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+    parent, _, workers = _pooled_run(
+        tmp_path, _SLOW_LINT, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    deadline = time.monotonic() + 60
-    while len(os.listdir(pids)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    workers = [int(name) for name in os.listdir(pids)]
-    assert len(workers) >= 2
     if whole_group:
         os.killpg(parent.pid, signal.SIGINT)
     else:
         parent.send_signal(signal.SIGINT)
     _, stderr = parent.communicate(timeout=8)  # the queued files alone would take ~10 s per worker
     assert parent.returncode == 130 and stderr.strip().splitlines()[-1] == "jaxlint: interrupted", stderr
-    deadline = time.monotonic() + 5
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(pid) for pid in workers)
+    assert _all_gone(workers)
 
 
 def test_the_next_run_removes_stale_temp_files(tmp_path: Path) -> None:
