@@ -277,7 +277,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pooled_run(
-    tmp_path: Path, patch: str, *args: str, **popen: object
+    tmp_path: Path, patch: str, *args: str, **popen: Any
 ) -> tuple[subprocess.Popen, Path, list[int]]:
     """`jaxlint --no-cache -j 2 ARGS .` over 40 files with `patch` slowing each file down, once its two workers
     are busy: the process, the project folder, the workers' pids."""
