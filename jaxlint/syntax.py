@@ -24,7 +24,7 @@ SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 # -- parsing -------------------------------------------------------------------------------------------------
 
 # libcst checks every node it constructs (`CSTNode.__post_init__` calls `_validate`), its own parser's nodes
-# included, although the parser only builds valid ones: that second check is 10-15% of the parse. While
+# included, although the parser only builds valid ones: that second check is 15-20% of the parse. While
 # `parse_module` runs, the hook does nothing; nodes built by code (fixes) are checked as before. A count under
 # a lock keeps the hook off until the last of overlapping parses ends (the language server lints on a thread).
 _CHECK = cst.CSTNode.__dict__.get("__post_init__")
