@@ -224,7 +224,8 @@ def batches(files: Sequence[str], jobs: int) -> list[list[str]]:
 # Characters of source text whose trees a worker keeps for the later rounds (~23 bytes of tree a character: ~46 MiB).
 KEPT_TREE_CHARS = 2_000_000
 _IN_FLIGHT = 2  # batches sent ahead to each worker, so it never waits for the parent between two
-_STEAL_AFTER = 4
+_HELD_BATCH = 4  # files a batch of a later round holds: few files, so results come back as they are done
+_STEAL_AFTER = 4  # batches another worker must have waiting before an idle one takes one (`_next_batch`)
 
 
 class WorkerPool:
@@ -303,18 +304,14 @@ def run_batches(
     if pool is None:
         with WorkerPool(jobs) as own:
             return run_batches(work, files, jobs, args, crashed, own)
-    mine: list[list[list[str]]] = [[] for _ in range(pool.jobs)]
     held: list[list[str]] = [[] for _ in range(pool.jobs)]
     shared: list[str] = []
     for path in files:
         worker = pool.holder.get(path)
         (shared if worker is None else held[worker]).append(path)
-    for worker, paths in enumerate(held):
-        mine[worker] = [paths[i : i + 4] for i in range(0, len(paths), 4)]
-    queue = batches(shared, pool.jobs)
-    queue.reverse()  # popped from the end: first batches first
-    for worker_batches in mine:
-        worker_batches.reverse()
+    # Batches are popped from the end of these lists: reversed, so that the first batches go first.
+    mine = [[paths[i : i + _HELD_BATCH] for i in range(0, len(paths), _HELD_BATCH)][::-1] for paths in held]
+    queue = batches(shared, pool.jobs)[::-1]
     results: dict[str, R] = {}
     pending: list[str] = []
     running: dict[Any, tuple[int, list[str]]] = {}
@@ -424,8 +421,8 @@ def _lint_batch(
         cache = FindingCache(cache_dir)
     classes, exports = classes or {}, exports or {}
     # Left to itself the cyclic collector would traverse a file's objects several times while it is parsed and
-    # walked; one young-generation collection after each file traverses them once (a lint leaves no cycle, so it
-    # frees little; the tree this worker keeps is traversed once and moves to an older generation).
+    # walked; one young-generation collection after each file finds little (a lint leaves no cycle, and the
+    # trees this worker keeps are frozen out of the collector's reach: `syntax.keep_trees`).
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -25,8 +25,9 @@ SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 # libcst checks every node it constructs (`CSTNode.__post_init__` calls `_validate`), its own parser's nodes
 # included, although the parser only builds valid ones: that second check is 15-20% of the parse. While
-# `parse_module` runs, the hook does nothing; nodes built by code (fixes) are checked as before. A count under
-# a lock keeps the hook off until the last of overlapping parses ends (the language server lints on a thread).
+# `parse_module` runs, the hook does nothing; nodes built by code (fixes) are checked as before, except on
+# another thread while a parse runs. A count under a lock keeps the hook off until the last of overlapping
+# parses ends (the language server lints on a thread).
 _CHECK = cst.CSTNode.__dict__.get("__post_init__")
 _unchecked_parses = 0
 _parse_lock = threading.Lock()
@@ -205,12 +206,12 @@ def _field_shape(hint: object) -> str:
 
     if _nodes_only(hint):
         return "node"
-    if typing.get_origin(hint) is typing.Union:  # `Optional[Name]`, `Union[Param, MaybeSentinel]`
+    origin = typing.get_origin(hint)
+    if origin is typing.Union:  # `Optional[Name]`, `Union[Param, MaybeSentinel]`
         args = typing.get_args(hint)
         nodes = [arg for arg in args if arg is not type(None) and arg is not cst.MaybeSentinel]
         if nodes and len(nodes) < len(args) and all(_nodes_only(arg) for arg in nodes):
             return "optional"
-    origin = typing.get_origin(hint)
     if origin is not None and origin.__name__ == "Sequence" and _nodes_only(typing.get_args(hint)[0]):
         return "nodes"
     return "check" if _holds_node(hint) else "never"

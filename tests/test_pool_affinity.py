@@ -12,11 +12,7 @@ import pytest
 
 from jaxlint import engine, syntax
 from jaxlint.lint import WorkerPool, run_batches
-
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
-    (ROOT / "examples").rglob("*.py")
-)
+from tests.conftest import LINTED_SOURCES as SOURCES
 
 
 @pytest.fixture

@@ -14,11 +14,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis import ModuleIndex
 from jaxlint.analysis.positions import Positions, all_positions, positions_of
-
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
-    (ROOT / "examples").rglob("*.py")
-)
+from tests.conftest import LINTED_SOURCES as SOURCES
+from tests.conftest import ROOT
 
 
 def _full(module: cst.Module):

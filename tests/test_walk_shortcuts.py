@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import threading
-from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -23,11 +22,7 @@ import pytest
 from jaxlint import syntax
 from jaxlint.analysis import ModuleIndex
 from jaxlint.syntax import LEAF, SCOPES, _node_children, children, own_nodes, parse_module, walk
-
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.py")) + sorted(
-    (ROOT / "examples").rglob("*.py")
-)
+from tests.conftest import LINTED_SOURCES as SOURCES
 
 # The hot paths compare node types by identity (`type(node) is cst.Call`) wherever the class is concrete: exact
 # only while no concrete libcst class has a subclass.
