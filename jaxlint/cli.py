@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="jaxlint",
         formatter_class=_HelpFormatter,
         description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
-        epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error. "
+        epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error, "
+        "130 interrupted (Ctrl-C). "
         "`jaxlint server` runs the language server for editors (the `server` extra; see docs/editors.md).",
     )
     parser.add_argument("paths", nargs="*", help="files or folders to lint (default: .); '-' reads stdin")
