@@ -35,6 +35,7 @@ script, so that before/after figures come from the same harness; alternate the r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -71,9 +72,7 @@ class _Timed:
 def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
     import gc
 
-    from jaxlint import engine
-
-    settings = engine.LintSettings()
+    settings = _settings()
     phases = dict.fromkeys((*PHASES, REFERENCE), 0.0)
     rules_time: dict[str, float] = defaultdict(float)
     counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
@@ -100,6 +99,25 @@ def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
     }
 
 
+def _settings():
+    """The default settings, with `rules` as rule classes (older checkouts held classes, newer hold codes)."""
+    from jaxlint import engine, selection
+
+    settings = getattr(selection, "LintSettings", None) or engine.LintSettings  # older: in the engine
+    default = settings()
+    if default.rules and isinstance(default.rules[0], str):
+        from jaxlint.rules import RULES_BY_CODE
+
+        return dataclasses.replace(default, rules=tuple(RULES_BY_CODE[code] for code in default.rules))
+    return default
+
+
+def _decode(data: bytes) -> str:
+    from jaxlint import engine, lint
+
+    return (getattr(lint, "decode", None) or engine.decode)(data)  # older checkouts: in the engine
+
+
 def _one_file(path: str, settings, per_rule: bool, phases: dict, rules_time: dict, counts: dict) -> None:
     """One file through the engine's steps, each charged to its phase. Everything it builds dies when it
     returns, so the collection that follows costs what it costs in a real run."""
@@ -109,9 +127,12 @@ def _one_file(path: str, settings, per_rule: bool, phases: dict, rules_time: dic
     from jaxlint.analysis import FlowWalker, ModuleIndex
 
     try:
-        from jaxlint.analysis.project import ModuleFacts
-    except ImportError:  # an older checkout, before project mode
-        ModuleFacts = None
+        from jaxlint.analysis.module_facts import ModuleFacts
+    except ImportError:
+        try:  # an older checkout: in project.py
+            from jaxlint.analysis.project import ModuleFacts
+        except ImportError:  # older still, before project mode
+            ModuleFacts = None
     try:
         from jaxlint.syntax import parse_module as parse
     except ImportError:  # an older checkout: libcst's own parse
@@ -120,7 +141,7 @@ def _one_file(path: str, settings, per_rule: bool, phases: dict, rules_time: dic
     t0 = _clock()
     data = Path(path).read_bytes()
     try:
-        source = engine.decode(data)
+        source = _decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError):
         return
     t1 = _clock()

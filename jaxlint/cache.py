@@ -27,7 +27,7 @@ from typing import Any
 from ._version import __version__
 from .analysis.project import Summary
 from .finding import Finding
-from .rules import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RULES_BY_CODE
+from .rules import NAMES
 
 DEFAULT_DIR = ".jaxlint_cache"
 SCHEMA = 1
@@ -39,7 +39,6 @@ _TOUCH_AFTER_S = 24 * 3600  # a hit refreshes an entry's age at most once a day
 _MARKER = ".gitignore"
 _PRUNED = ".last-prune"
 
-_NAMES = {PARSE_ERROR_CODE: PARSE_ERROR_NAME, **{code: rule.name for code, rule in RULES_BY_CODE.items()}}
 # C0 and C1 controls and DEL; a fix's replacement text may hold newlines and tabs.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -225,7 +224,7 @@ def _valid_row(row: Any) -> bool:
             return False
     if row["end_line"] < row["line"]:
         return False
-    if _NAMES.get(row["code"]) != row["name"] or row["severity"] not in ("error", "warning"):
+    if NAMES.get(row["code"]) != row["name"] or row["severity"] not in ("error", "warning"):
         return False
     if not isinstance(row["message"], str) or _CONTROL.search(row["message"]):
         return False

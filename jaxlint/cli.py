@@ -165,13 +165,10 @@ def _read_stdin() -> bytes:
 
 def _decode_stdin(data: bytes, name: str):
     """(source, None), or (None, a JAX000 finding) for bytes that are not text in their declared coding."""
-    from .engine import decode, parse_error
+    from .lint import decode_or_finding
 
-    try:
-        return decode(data), None
-    except (UnicodeError, SyntaxError, LookupError) as error:
-        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
-        return None, parse_error(name, 1, 1, f"cannot decode: {reason}")
+    decoded = decode_or_finding(data, name)
+    return (decoded, None) if isinstance(decoded, str) else (None, decoded)
 
 
 class _Skipped:
@@ -183,7 +180,7 @@ class _Skipped:
         self.findings: list = []
 
     def __call__(self, path: str, reason: str) -> None:
-        from .engine import parse_error
+        from .finding import parse_error
         from .lint import keep_selected
         from .selection import settings_for
 
@@ -217,7 +214,6 @@ def _check_paths(paths: list[str]) -> None:
 
 def _main(args: argparse.Namespace) -> int:
     from .config import ConfigError, find_pyproject, load, with_overrides
-    from .rules import RULES_BY_CODE
     from .selection import validate
 
     if args.list_rules:
@@ -228,6 +224,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.explain:
         from .docs import explain, explain_parse_error
         from .finding import PARSE_ERROR_CODE
+        from .rules import RULES_BY_CODE
 
         code = args.explain.upper()
         if code == PARSE_ERROR_CODE:

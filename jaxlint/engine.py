@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
 
-from .analysis import FlowWalker, ModuleIndex
-from .analysis.project import ModuleFacts
-from .config import DEFAULT_MAX_FILE_SIZE
-from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
+from .analysis.flow import FlowWalker
+from .analysis.index import ModuleIndex
+from .analysis.module_facts import ModuleFacts
+from .finding import Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
-from .rules import ALL_RULES, Rule
+from .rules import RULES_BY_CODE, Rule
+from .selection import LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module
 
@@ -26,30 +26,6 @@ _PREFILTER = ("jax", "jnp", "lax")
 # libcst's native parser crashes the process (SIGSEGV) somewhere above 1,000, so deeper text never reaches it.
 _MAX_BRACKET_DEPTH = 200
 _BRACKETS = re.compile(r"[()\[\]{}]")
-
-
-@dataclasses.dataclass(frozen=True)
-class LintSettings:
-    """What the engine needs from the configuration."""
-
-    rules: tuple[type[Rule], ...] = tuple(r for r in ALL_RULES if r.default_enabled)
-    jit_decorators: frozenset[str] = frozenset()
-    parse_errors: bool = True  # report JAX000 (the file drivers drop it otherwise)
-    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes of source; larger texts are skipped with a JAX000
-
-
-def decode(data: bytes) -> str:
-    """Source bytes to text, honouring a PEP 263 coding cookie; raises UnicodeDecodeError/SyntaxError."""
-    import io
-    import tokenize
-
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-def parse_error(path: str, line: int, column: int, message: str) -> Finding:
-    return Finding(path, line, column, line, column, PARSE_ERROR_CODE, PARSE_ERROR_NAME, message)
 
 
 def lint_text(
@@ -86,16 +62,6 @@ def lint_text(
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
     return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes, project=project)
-
-
-def internal_error(path: str, error: BaseException | str) -> Finding:
-    """The JAX000 that stands for a bug in jaxlint (or a crash) on this file, so the run goes on."""
-    what = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    return parse_error(path, 1, 1, f"internal error while linting ({what})")
-
-
-def too_large(path: str, size: int, limit: int) -> Finding:
-    return parse_error(path, 1, 1, f"skipped: too large ({size:,} bytes; max-file-size is {limit:,})")
 
 
 def _too_deep(source: str, path: str) -> Finding | None:
@@ -172,7 +138,7 @@ def _lint_indexed(
         index.magics = magics
     if not index.imports.mentions_jax and not settings.jit_decorators:
         return []
-    rules = [rule_class() for rule_class in settings.rules]
+    rules = [RULES_BY_CODE[code]() for code in settings.rules]
     hooks: dict[str, list[Any]] = {}
     for rule in rules:
         for name, method in rule.hooks().items():

@@ -36,3 +36,20 @@ class Finding:
 
     def sort_key(self) -> tuple:
         return (self.path, self.cell or 0, self.line, self.column, self.code)
+
+
+# -- JAX000: files jaxlint cannot lint -----------------------------------------------------------------
+
+
+def parse_error(path: str, line: int, column: int, message: str) -> Finding:
+    return Finding(path, line, column, line, column, PARSE_ERROR_CODE, PARSE_ERROR_NAME, message)
+
+
+def internal_error(path: str, error: BaseException | str) -> Finding:
+    """The JAX000 that stands for a bug in jaxlint (or a crash) on this file, so the run goes on."""
+    what = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return parse_error(path, 1, 1, f"internal error while linting ({what})")
+
+
+def too_large(path: str, size: int, limit: int) -> Finding:
+    return parse_error(path, 1, 1, f"skipped: too large ({size:,} bytes; max-file-size is {limit:,})")

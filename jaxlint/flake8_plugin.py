@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .engine import LintSettings, internal_error, lint_text, parse_error
-from .finding import Finding
-from .rules import Rule
-from .selection import opt_in_codes, rules_for_flake8
+from .engine import lint_text
+from .finding import Finding, internal_error, parse_error
+from .selection import LintSettings, opt_in_codes, rules_for_flake8
 
 
 class JaxlintChecker:
@@ -44,7 +43,7 @@ class JaxlintChecker:
 
     # Set from flake8's options (class-level: flake8 builds one checker per file, and workers re-parse options).
     jit_decorators: frozenset[str] | None = None  # None: not given to flake8, read [tool.jaxlint]
-    rules: tuple[type[Rule], ...] = rules_for_flake8(())
+    rules: tuple[str, ...] = rules_for_flake8(())  # codes
 
     _pyproject_cache: dict[Path, frozenset[str] | str] = {}  # folder -> decorators or error
 

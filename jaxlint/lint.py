@@ -23,12 +23,10 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .analysis.index import ModuleIndex
 from .analysis.project import (
     MAX_ROUNDS,
     Export,
     Incoming,
-    ModuleFacts,
     ProjectIndex,
     Summary,
     incoming_key,
@@ -36,14 +34,16 @@ from .analysis.project import (
     package_name,
 )
 from .config import Config
-from .engine import LintSettings, decode, internal_error, lint_text, parse_error, too_large
-from .finding import PARSE_ERROR_CODE, Finding
-from .fix import FixCollector
-from .selection import settings_for
-from .syntax import keep_trees, parse_module
+from .finding import PARSE_ERROR_CODE, Finding, internal_error, parse_error, too_large
+from .selection import LintSettings, settings_for
 
-if TYPE_CHECKING:  # the cache (hashlib, tempfile) is imported only when a run uses it
-    from .cache import FindingCache
+# The engine (libcst and every rule) is imported only where a file is linted: a run answered from the
+# findings cache never loads it, and half of such a run was that import. Workers are forked after the
+# parent imported it (`WorkerPool.submit`), so they do not import it again.
+if TYPE_CHECKING:
+    from .analysis.module_facts import ModuleFacts
+    from .cache import FindingCache  # hashlib, tempfile: imported only when a run uses the cache
+    from .fix import FixCollector
 
 # Below this many files a pool costs more than it saves.
 _MIN_FILES_FOR_POOL = 8
@@ -52,6 +52,16 @@ R = TypeVar("R")
 
 
 # -- one file ----------------------------------------------------------------------------------------------
+
+
+def decode(data: bytes) -> str:
+    """Source bytes to text, honouring a PEP 263 coding cookie; raises UnicodeDecodeError/SyntaxError."""
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def read_source(path: str, settings: LintSettings) -> tuple[bytes, str] | list[Finding]:
@@ -67,12 +77,18 @@ def read_source(path: str, settings: LintSettings) -> tuple[bytes, str] | list[F
         return [parse_error(path, 1, 1, "no such file")]
     except OSError as error:
         return [parse_error(path, 1, 1, f"cannot read: {error.strerror or error}")]
+    decoded = decode_or_finding(data, path)
+    return (data, decoded) if isinstance(decoded, str) else [decoded]
+
+
+def decode_or_finding(data: bytes, path: str) -> str | Finding:
+    """`decode`, or the JAX000 that says why the bytes are not text in their declared coding."""
     try:
-        return data, decode(data)
+        return decode(data)
     except (UnicodeError, SyntaxError, LookupError) as error:
         reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
         line = data[: getattr(error, "start", 0)].count(b"\n") + 1
-        return [parse_error(path, line, 1, f"cannot decode: {reason}")]
+        return parse_error(path, line, 1, f"cannot decode: {reason}")
 
 
 def lint_guarded(
@@ -88,6 +104,8 @@ def lint_guarded(
             from .notebook import lint_notebook
 
             return lint_notebook(source, path, settings, project=project)
+        from .engine import lint_text
+
         return lint_text(source, path, settings, fixes=fixes, project=project)
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
@@ -130,18 +148,19 @@ def lint_project_file(
     if isinstance(read, list):
         return keep_selected(read, settings), Summary()
     data, source = read
-    project = ModuleFacts(incoming, also, package_name(path), classes, exports)
-    if cache is None:
-        findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
-        observe_re_exports(source, path, settings, project)
-        return findings, project.summary()
-    key = _cache_key(cache, data, settings, path, project, also)
-    found = cache.lookup(key, path)
-    if found is not None:
-        return found
+    package = package_name(path)
+    if cache is not None:
+        key = _cache_key(cache, data, settings, path, also, package, incoming, classes, exports)
+        found = cache.lookup(key, path)
+        if found is not None:
+            return found
+    from .analysis.module_facts import ModuleFacts
+
+    project = ModuleFacts(incoming, also, package, classes, exports)
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
     observe_re_exports(source, path, settings, project)
-    cache.put(key, findings, project.summary())
+    if cache is not None:
+        cache.put(key, findings, project.summary())
     return findings, project.summary()
 
 
@@ -150,16 +169,19 @@ def _cache_key(
     data: bytes,
     settings: LintSettings,
     path: str,
-    project: ModuleFacts,
     also: frozenset[str],
+    package: str | None,
+    incoming: Incoming | None,
+    classes: Mapping[str, str] | None,
+    exports: Mapping[str, Export] | None,
 ) -> str:
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
     return cache.key(
         data,
         _settings_key(settings, path)
-        + incoming_key(project.incoming, project.classes, project.exports)
-        + repr((sorted(also), project.package)),
+        + incoming_key(incoming or {}, classes or {}, exports or {})
+        + repr((sorted(also), package)),
     )
 
 
@@ -179,8 +201,8 @@ def cached_result(
     if isinstance(read, list):
         return None
     data, _ = read
-    project = ModuleFacts(incoming, also, package_name(path), classes, exports)
-    return cache.lookup(_cache_key(cache, data, settings, path, project, also), path)
+    key = _cache_key(cache, data, settings, path, also, package_name(path), incoming, classes, exports)
+    return cache.lookup(key, path)
 
 
 def observe_re_exports(source: str, path: str, settings: LintSettings, project: ModuleFacts) -> None:
@@ -191,6 +213,9 @@ def observe_re_exports(source: str, path: str, settings: LintSettings, project: 
         return
     if len(source) > settings.max_file_size or sum(source.count(c) for c in "([{") > 1000:
         return
+    from .analysis.index import ModuleIndex
+    from .syntax import parse_module
+
     try:
         module = parse_module(source)
     except Exception:
@@ -202,7 +227,7 @@ def _settings_key(settings: LintSettings, path: str) -> str:
     """Everything in the configuration that changes one file's findings."""
     return repr(
         (
-            sorted(r.code for r in settings.rules),
+            sorted(settings.rules),
             sorted(settings.jit_decorators),
             settings.parse_errors,
             path.endswith(".ipynb"),
@@ -242,6 +267,8 @@ class WorkerPool:
     def submit(self, worker: int, work: Callable[..., Any], *args: Any) -> Any:
         if self._executors[worker] is None:
             from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
+
+            from . import engine  # noqa: F401  (imported once here: forked workers inherit it)
 
             self._executors[worker] = ProcessPoolExecutor(
                 max_workers=1, initializer=start_worker, initargs=(os.getpid(),)
@@ -374,6 +401,8 @@ def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Cal
 
 def start_worker(parent: int) -> None:
     """Pool worker initializer: die with the parent, and keep trees for the run's later rounds."""
+    from .syntax import keep_trees
+
     die_with_parent(parent)
     keep_trees(KEPT_TREE_CHARS)
 

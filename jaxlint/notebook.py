@@ -28,10 +28,10 @@ from typing import Any
 import libcst as cst
 
 from .analysis.magics import Magic, Magics, magic_for, magics_for
-from .analysis.project import ModuleFacts
-from .engine import LintSettings, lint_text, parse_error
-from .finding import Finding
-from .rules import PARSE_ERROR_CODE
+from .analysis.module_facts import ModuleFacts
+from .engine import lint_text
+from .finding import PARSE_ERROR_CODE, Finding, parse_error
+from .selection import LintSettings
 
 __all__ = ["Magic", "Magics", "lint_notebook", "magic_for", "magics_for"]
 

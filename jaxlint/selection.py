@@ -15,19 +15,28 @@ final filtering to flake8 and only asks which opt-in rules to run) and `--fix`.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from .config import Config, ConfigError
-from .engine import LintSettings
+from .config import DEFAULT_MAX_FILE_SIZE, Config, ConfigError
 from .finding import PARSE_ERROR_CODE
-from .rules import ALL_RULES, Rule
+from .rules import ENTRIES_BY_CODE, REGISTRY
 
-_RULES = {r.code: r for r in ALL_RULES}
-KNOWN_CODES = frozenset({*_RULES, PARSE_ERROR_CODE})
+KNOWN_CODES = frozenset({*ENTRIES_BY_CODE, PARSE_ERROR_CODE})
 _BARE_PREFIXES = ("ALL", "JAX", "J", "JA")  # not specific enough to switch an opt-in rule on
+
+
+@dataclasses.dataclass(frozen=True)
+class LintSettings:
+    """What the engine needs from the configuration for one file."""
+
+    rules: tuple[str, ...] = tuple(e.code for e in REGISTRY if e.default_enabled)  # codes, registry order
+    jit_decorators: frozenset[str] = frozenset()
+    parse_errors: bool = True  # report JAX000 (the file drivers drop it otherwise)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes of source; larger texts are skipped with a JAX000
 
 
 def validate(config: Config, origin: str = "") -> None:
@@ -49,8 +58,8 @@ def validate(config: Config, origin: str = "") -> None:
 
 def enabled(config: Config, code: str) -> bool:
     """Whether `code` is selected (before per-file-ignores)."""
-    rule = _RULES.get(code)
-    opt_in = rule is not None and not rule.default_enabled
+    entry = ENTRIES_BY_CODE.get(code)
+    opt_in = entry is not None and not entry.default_enabled
     selected = _longest(code, (*config.select, *config.extend_select), opt_in)
     ignored = _longest(code, config.ignore, opt_in=False)
     return selected > ignored
@@ -66,8 +75,9 @@ def _longest(code: str, selectors: Iterable[str], opt_in: bool) -> int:
     return best
 
 
-def rules(config: Config) -> tuple[type[Rule], ...]:
-    return tuple(r for r in ALL_RULES if enabled(config, r.code))
+def rules(config: Config) -> tuple[str, ...]:
+    """The codes of the rules `config` selects, in registry order."""
+    return tuple(entry.code for entry in REGISTRY if enabled(config, entry.code))
 
 
 def ignored_for(config: Config, path: str) -> tuple[str, ...]:
@@ -97,7 +107,7 @@ def settings_for(config: Config, path: str | None = None) -> LintSettings:
     if path is not None:
         ignored = ignored_for(config, path)
         if ignored:
-            chosen = tuple(r for r in chosen if not any(r.code.startswith(c) for c in ignored))
+            chosen = tuple(code for code in chosen if not any(code.startswith(c) for c in ignored))
             parse_errors = parse_errors and not any(PARSE_ERROR_CODE.startswith(c) for c in ignored)
     return LintSettings(
         rules=chosen,
@@ -107,7 +117,7 @@ def settings_for(config: Config, path: str | None = None) -> LintSettings:
     )
 
 
-def rules_for_flake8(selectors: Iterable[str]) -> tuple[type[Rule], ...]:
+def rules_for_flake8(selectors: Iterable[str]) -> tuple[str, ...]:
     """The rules the flake8 plugin runs: every default rule (flake8 filters what it reports itself) and the
     opt-in rules that flake8's --select/--extend-select name specifically."""
     named = tuple(s.strip().upper() for s in selectors if s.strip())
@@ -115,4 +125,4 @@ def rules_for_flake8(selectors: Iterable[str]) -> tuple[type[Rule], ...]:
 
 
 def opt_in_codes() -> list[str]:
-    return [rule.code for rule in ALL_RULES if not rule.default_enabled]
+    return [entry.code for entry in REGISTRY if not entry.default_enabled]

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from jaxlint.config import Config, with_overrides
 from jaxlint.lint import lint_files
@@ -71,3 +76,34 @@ def test_unchanged_pooled_run_starts_no_worker(tmp_path: Path, monkeypatch) -> N
     warm = lint_files(paths, Config(), jobs=2, cache_dir=str(cache))
     assert [(f.path, f.code) for f in warm] == [(f.path, f.code) for f in cold]
     assert paths_changed == [warm[0].path]
+
+
+_LOADED_AFTER_RUN = """
+import json, sys
+from jaxlint.cli import main
+code = main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith("jaxlint.rules.") and m != "jaxlint.rules.base")
+print(json.dumps({"code": code, "loaded": loaded}))
+"""
+
+
+@pytest.mark.parametrize("files", [3, 10])  # linted in the process; in a worker pool
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_an_unchanged_run_imports_neither_libcst_nor_a_rule(tmp_path: Path, files: int, output: str) -> None:
+    """A run answered from the cache reads the cache and reports: the engine (libcst, every rule module: half
+    of such a run's time) is imported only where a file is linted."""
+    for i in range(files):
+        (tmp_path / f"m{i}.py").write_text(BAD)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .m import f\n")  # re-exports: the summary's imports
+    (tmp_path / "pkg" / "m.py").write_text(BAD)
+
+    def run() -> dict:
+        command = [sys.executable, "-c", _LOADED_AFTER_RUN, ".", "-j", "2", "--format", output]
+        result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+        return json.loads(result.stdout.splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold["code"] == warm["code"] == 1
+    assert "libcst" in cold["loaded"] and "jaxlint.rules.traced_control_flow" in cold["loaded"]
+    assert warm["loaded"] == []

@@ -12,6 +12,7 @@ import pytest
 
 from jaxlint import engine, syntax
 from jaxlint.lint import WorkerPool, run_batches
+from jaxlint.selection import LintSettings
 from tests.conftest import LINTED_SOURCES as SOURCES
 
 
@@ -51,7 +52,7 @@ def test_kept_trees_stay_under_their_limit(kept_trees: None) -> None:
 
 def test_a_kept_tree_lints_as_a_new_one(kept_trees: None) -> None:
     syntax.keep_trees(50_000_000)
-    settings = engine.LintSettings()
+    settings = LintSettings()
     for path in SOURCES:
         source = path.read_text(encoding="utf-8")
         first = engine.lint_text(source, str(path), settings)

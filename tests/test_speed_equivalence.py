@@ -125,8 +125,9 @@ def test_a_lint_leaves_no_cycle_holding_the_tree(project: bool) -> None:
     from jaxlint import engine
     from jaxlint.config import Config
     from jaxlint.lint import lint_project_file
+    from jaxlint.selection import LintSettings
 
-    settings = engine.LintSettings()
+    settings = LintSettings()
     paths = [p for p in SOURCES if p.suffix == ".py"]
     enabled = gc.isenabled()
     gc.collect()

@@ -6,13 +6,32 @@
 - `values`: whether an expression is traced (flags); `namespaces`: the JAX array namespaces;
 - `flow`: the ordered walk over each function that rules ride on; `context.RuleContext` is what a rule sees;
 - `jit`, `storage`, `classes`, `keys`, `usage`: jitted callables, where stores land, class facts, PRNG key
-  dataflow, how a name is used.
+  dataflow, how a name is used;
+- `kinds`: the flags and kinds facts are made of; `project` and `module_facts`: facts across modules (the
+  summaries, and how a module's walk draws its own).
 """
 
-from .flow import FlowWalker, Frame
-from .index import ModuleIndex, Unit
-from .transforms import GRAD, HOST, NONE, STRICT
-from .values import ARRAY, BOOL, HOLDS_TRACED, LIST, TRACED
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, HOST, LIST, NONE, STRICT, TRACED
+
+if TYPE_CHECKING:
+    from .flow import FlowWalker, Frame
+    from .index import ModuleIndex, Unit
+
+# The walk and the index are imported on first use: importing a libcst-free submodule (`project`, `kinds`,
+# which a run answered from the findings cache reads) runs this file, and must not import libcst.
+_LAZY = {"FlowWalker": "flow", "Frame": "flow", "ModuleIndex": "index", "Unit": "index"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+
 
 __all__ = [
     "ARRAY",

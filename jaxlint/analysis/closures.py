@@ -12,7 +12,7 @@ import libcst as cst
 from ..syntax import attribute_root, bound_names, children, none_comparison, parameter_names, walk
 from .context import RuleContext
 from .index import Unit
-from .transforms import NONE
+from .kinds import NONE
 
 
 def free_locals(

@@ -30,19 +30,11 @@ from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
 from .jit import jitted_callable
-from .project import LITERAL, CallFact, FunctionFacts, ModuleFacts
-from .transforms import ARRAY_ANNOTATIONS, GRAD, HOST, NONE, STRICT, annotation_name, eager, positional_params
-from .values import (
-    ARRAY,
-    ARRAY_TYPES,
-    BOOL,
-    HOLDS_TRACED,
-    NOT_TRACER_TYPES,
-    TRACED,
-    element_flags,
-    evaluate,
-    key_value_flags,
-)
+from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .module_facts import ModuleFacts
+from .project import CallFact, FunctionFacts
+from .transforms import ARRAY_ANNOTATIONS, annotation_name, eager, positional_params
+from .values import ARRAY_TYPES, NOT_TRACER_TYPES, element_flags, evaluate, key_value_flags
 
 _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 

@@ -11,15 +11,12 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from ..syntax import CHILDREN, LEAF, argument, bound_names, dotted_name, import_binding
+from .kinds import GRAD, HOST, NONE, STRICT
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
-    GRAD,
-    HOST,
     HOST_CALLBACKS,
     LAX_BODIES,
-    NONE,
-    STRICT,
     TRANSFORMS,
     Application,
     StaticSpec,

@@ -19,12 +19,11 @@ import libcst as cst
 
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
+from .kinds import HAIKU, LINEN
 from .library import LINEN_MODULE_BASES
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
-LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
-HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `init` and `apply`
 # Methods whose calls on an instance depend on what the class is (project mode sends the class facts only to
 # modules calling them).
 MODULE_METHODS = frozenset({"init", "init_with_output", "apply"})

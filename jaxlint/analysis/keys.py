@@ -46,7 +46,6 @@ import libcst as cst
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
 from .index import ModuleIndex, Unit
 from .instances import (
-    LINEN,
     MethodCall,
     haiku_transformed,
     imported_haiku,
@@ -54,6 +53,7 @@ from .instances import (
     method_call,
     module_class_kind,
 )
+from .kinds import LINEN
 from .pytrees import pytree_model
 from .transforms import positional_params
 

@@ -11,8 +11,8 @@ import libcst as cst
 from .classes import PYTREE_BASES, PYTREE_DECORATORS
 from .context import RuleContext
 from .index import Unit
+from .kinds import TRACED
 from .storage import StorageResolver, _is_container
-from .values import TRACED
 
 
 def outer_object_container(

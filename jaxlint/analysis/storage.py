@@ -14,8 +14,8 @@ from ..syntax import root_name, source_of, walk
 from .classes import CONSTRUCTORS, PYTREE_BASES, PYTREE_DECORATORS
 from .context import RuleContext
 from .index import Unit
-from .transforms import NONE, positional_params
-from .values import TRACED
+from .kinds import NONE, TRACED
+from .transforms import positional_params
 
 _CONTAINER_CALLS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"})
 

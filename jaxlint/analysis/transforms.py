@@ -13,13 +13,8 @@ import dataclasses
 
 import libcst as cst
 
+from .kinds import GRAD, STRICT
 from .library import HOST_CALLBACKS as HOST_CALLBACKS  # re-exported: the index reads it from here
-
-# How a transformation treats the values inside its function.
-HOST = -1  # explicitly untraced: the target of jax.debug.callback / pure_callback / io_callback
-NONE = 0  # plain Python
-GRAD = 1  # grad and friends alone: primals are concrete, Python control flow on values is legal
-STRICT = 2  # jit, vmap, pmap, checkpoint, lax bodies: values are abstract tracers
 
 # qualified name -> (kind, label used in messages)
 TRANSFORMS: dict[str, tuple[int, str]] = {

@@ -12,18 +12,13 @@ from typing import Any, Protocol
 
 import libcst as cst
 
+from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_IF_OPERAND_IS, TRACED_RESULT
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
 from .returns import imported_returns_array, returns_array
-from .transforms import ARRAY_ANNOTATIONS, GRAD, STRICT
-
-TRACED = 1  # an abstract tracer (its value is unknown at trace time)
-ARRAY = 2  # a JAX array (concrete or traced): immutable, has .at
-BOOL = 4  # a boolean array (a mask)
-LIST = 8  # a Python list
-HOLDS_TRACED = 16  # a Python container (tuple, list, dict) with tracers inside
+from .transforms import ARRAY_ANNOTATIONS
 
 # Attributes of an array that are static Python data even on a tracer.
 CONCRETE_ATTRIBUTES = frozenset(

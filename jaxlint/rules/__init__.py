@@ -1,52 +1,78 @@
-"""The rule registry: every rule, by code. Codes are stable and never reused."""
+"""The rule registry: every rule's code, name and module. Codes are stable and never reused.
+
+`REGISTRY` is plain data, so that choosing rules, naming codes and answering a run from the findings cache
+import neither libcst nor any rule module (that import is half of an unchanged re-run). The rule classes,
+`ALL_RULES` and `RULES_BY_CODE`, are imported on first use; each class carries its code and name too, and
+`tests/rules/test_registry.py` checks that the two agree.
+"""
 
 from __future__ import annotations
 
-from .base import Rule
-from .debug_print_fstring import DebugPrintFstring
-from .discarded_functional_update import DiscardedFunctionalUpdate
-from .dynamic_shape import DynamicShape
-from .float64_without_x64 import Float64WithoutX64
-from .inplace_array_update import InplaceArrayUpdate
-from .jit_in_loop import JitInLoop
-from .jit_method_self import JitMethodSelf
-from .leaked_tracer import LeakedTracer
-from .legacy_prng_key import LegacyPrngKey
-from .print_in_transform import PrintInTransform
-from .prng_key_reuse import PrngKeyReuse
-from .python_batch_loop import PythonBatchLoop
-from .python_sequence_input import PythonSequenceInput
-from .side_effect_in_transform import SideEffectInTransform
-from .traced_concretization import TracedConcretization
-from .traced_control_flow import TracedControlFlow
-from .unblocked_timing import UnblockedTiming
-from .unhashable_static_arg import UnhashableStaticArg
+import importlib
+from typing import NamedTuple
 
-ALL_RULES: tuple[type[Rule], ...] = (
-    TracedControlFlow,
-    TracedConcretization,
-    InplaceArrayUpdate,
-    DynamicShape,
-    LeakedTracer,
-    DiscardedFunctionalUpdate,
-    PrintInTransform,
-    SideEffectInTransform,
-    DebugPrintFstring,
-    PrngKeyReuse,
-    LegacyPrngKey,
-    JitInLoop,
-    UnhashableStaticArg,
-    UnblockedTiming,
-    PythonBatchLoop,
-    JitMethodSelf,
-    Float64WithoutX64,
-    PythonSequenceInput,
+from ..finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME
+from .base import Rule
+
+
+class RuleEntry(NamedTuple):
+    code: str
+    name: str
+    module: str  # the module under jaxlint.rules that defines the class
+    cls: str
+    default_enabled: bool = True
+
+
+# In `--list-rules` order.
+REGISTRY: tuple[RuleEntry, ...] = (
+    RuleEntry("JAX101", "traced-control-flow", "traced_control_flow", "TracedControlFlow"),
+    RuleEntry("JAX102", "traced-concretization", "traced_concretization", "TracedConcretization"),
+    RuleEntry("JAX103", "inplace-array-update", "inplace_array_update", "InplaceArrayUpdate"),
+    RuleEntry("JAX104", "dynamic-shape", "dynamic_shape", "DynamicShape"),
+    RuleEntry("JAX105", "leaked-tracer", "leaked_tracer", "LeakedTracer"),
+    RuleEntry(
+        "JAX106", "discarded-functional-update", "discarded_functional_update", "DiscardedFunctionalUpdate"
+    ),
+    RuleEntry("JAX201", "print-in-transform", "print_in_transform", "PrintInTransform"),
+    RuleEntry("JAX202", "side-effect-in-transform", "side_effect_in_transform", "SideEffectInTransform"),
+    RuleEntry("JAX203", "debug-print-fstring", "debug_print_fstring", "DebugPrintFstring"),
+    RuleEntry("JAX301", "prng-key-reuse", "prng_key_reuse", "PrngKeyReuse"),
+    RuleEntry("JAX302", "legacy-prng-key", "legacy_prng_key", "LegacyPrngKey", default_enabled=False),
+    RuleEntry("JAX401", "jit-in-loop", "jit_in_loop", "JitInLoop"),
+    RuleEntry("JAX402", "unhashable-static-arg", "unhashable_static_arg", "UnhashableStaticArg"),
+    RuleEntry("JAX403", "unblocked-timing", "unblocked_timing", "UnblockedTiming"),
+    RuleEntry("JAX404", "python-batch-loop", "python_batch_loop", "PythonBatchLoop"),
+    RuleEntry("JAX405", "jit-method-self", "jit_method_self", "JitMethodSelf"),
+    RuleEntry("JAX501", "float64-without-x64", "float64_without_x64", "Float64WithoutX64"),
+    RuleEntry("JAX502", "python-sequence-input", "python_sequence_input", "PythonSequenceInput"),
 )
 
-RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+ENTRIES_BY_CODE: dict[str, RuleEntry] = {entry.code: entry for entry in REGISTRY}
 
-# JAX000 is not a rule: the engine reports files it cannot read or parse under this code.
-PARSE_ERROR_CODE = "JAX000"
-PARSE_ERROR_NAME = "parse-error"
+# Every code's name, JAX000 included (which is not a rule: the engine reports files it cannot read or parse).
+NAMES: dict[str, str] = {PARSE_ERROR_CODE: PARSE_ERROR_NAME, **{e.code: e.name for e in REGISTRY}}
 
-__all__ = ["ALL_RULES", "PARSE_ERROR_CODE", "PARSE_ERROR_NAME", "RULES_BY_CODE", "Rule"]
+# Imported on first use (`__getattr__`); declared here for the type checker.
+ALL_RULES: tuple[type[Rule], ...]
+RULES_BY_CODE: dict[str, type[Rule]]
+
+
+def __getattr__(name: str) -> object:
+    if name not in ("ALL_RULES", "RULES_BY_CODE"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    classes = tuple(getattr(importlib.import_module(f"{__name__}.{e.module}"), e.cls) for e in REGISTRY)
+    globals().update(ALL_RULES=classes, RULES_BY_CODE={rule.code: rule for rule in classes})
+    return globals()[name]
+
+
+__all__ = [
+    "ALL_RULES",
+    "ENTRIES_BY_CODE",
+    "NAMES",
+    "PARSE_ERROR_CODE",
+    "PARSE_ERROR_NAME",
+    "REGISTRY",
+    "RULES_BY_CODE",
+    "Rule",
+    "RuleEntry",
+]

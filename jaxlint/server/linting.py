@@ -20,8 +20,8 @@ from typing import Any
 
 from ..autofix import apply, fix_source
 from ..config import Config, ConfigError, find_pyproject, load, with_overrides
-from ..engine import lint_text, parse_error
-from ..finding import Finding
+from ..engine import lint_text
+from ..finding import Finding, parse_error
 from ..fix import FixCollector
 from ..lint import keep_selected, lint_source_for
 from ..notebook import NotNotebook, code_cells, join_cells

@@ -7,22 +7,21 @@ from pathlib import Path
 
 import libcst as cst
 
+from jaxlint.analysis.kinds import ARRAY, LITERAL, NONE, STRICT, TRACED
+from jaxlint.analysis.module_facts import ModuleFacts
 from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.project import (
-    LITERAL,
     CallFact,
     ClassFacts,
     FunctionFacts,
-    ModuleFacts,
     ProjectIndex,
     Summary,
     incoming_key,
     module_name,
     package_name,
 )
-from jaxlint.analysis.transforms import NONE, STRICT
-from jaxlint.analysis.values import ARRAY, TRACED
-from jaxlint.engine import LintSettings, lint_text
+from jaxlint.engine import lint_text
+from jaxlint.selection import LintSettings
 
 
 def summarize(source: str, incoming=None) -> Summary:

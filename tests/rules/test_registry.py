@@ -35,3 +35,19 @@ def test_docs_rules_md_is_current() -> None:
     assert page.read_text(encoding="utf-8") == rules_markdown(), (
         "regenerate: python -m jaxlint.docs > docs/rules.md"
     )
+
+
+def test_registry_rows_agree_with_the_rule_classes() -> None:
+    """`REGISTRY` is the data selection and the cache read without importing a rule: each row names its class,
+    and the class says the same code, name and default; every rule module has a row."""
+    from pathlib import Path
+
+    from jaxlint.rules import REGISTRY
+
+    assert [entry.code for entry in REGISTRY] == [rule.code for rule in ALL_RULES]
+    for entry, rule in zip(REGISTRY, ALL_RULES, strict=True):
+        assert rule.__module__ == f"jaxlint.rules.{entry.module}" and rule.__name__ == entry.cls
+        assert (rule.code, rule.name, rule.default_enabled) == (entry.code, entry.name, entry.default_enabled)
+    helpers = {"__init__", "base", "common", "edits"}
+    modules = {p.stem for p in (Path(__file__).resolve().parents[2] / "jaxlint" / "rules").glob("*.py")}
+    assert modules - helpers == {entry.module for entry in REGISTRY}

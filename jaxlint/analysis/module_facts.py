@@ -1,0 +1,215 @@
+"""The project as one module's walk sees it (`ModuleFacts`), and the summary the module leaves for the others.
+
+The engine hands a module's `ModuleFacts` to its walk: the facts the other modules give it (calls its
+functions receive, kinds of the classes it imports, `Export`s of the functions it calls; `analysis.project`
+says what each means and how the driver computes them) and, as the walk goes, the calls it makes into other
+modules. At the end the walk's and the index's facts become the module's `Summary`: its calls, its top-level
+functions with the keys they consume and whether they return one array (`keys.py`, `returns.py`), its
+jitted module-level bindings, its classes' methods, the project names it imports and calls, and whether it
+reads a clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import libcst as cst
+
+from .index import ModuleIndex, Unit
+from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
+from .keys import key_analysis, method_keys, path_json
+from .kinds import NONE
+from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
+from .returns import function_returns_array
+from .transforms import positional_params
+from .values import returns_one_array
+
+
+class ModuleFacts:
+    """The project as one module's walk sees it: what it receives, which calls to record, and its summary.
+
+    The summary records calls into any imported module but `project.LIBRARIES` (unless the project is one of
+    them: `also`): which modules belong to the project is the driver's business, so a module's summary (and
+    its cache entry) does not depend on the other files linted with it."""
+
+    def __init__(
+        self,
+        incoming: Incoming | None = None,
+        also: frozenset[str] = frozenset(),
+        package: str | None = None,
+        classes: Mapping[str, str] | None = None,
+        exports: Mapping[str, Export] | None = None,
+    ) -> None:
+        self.incoming: Incoming = incoming or {}
+        self.also = also
+        self.package = package  # what the module's relative imports resolve against (`package_name`)
+        # The kinds of the project classes this module imports, by the qualified name its imports give them.
+        self.classes: Mapping[str, str] = classes or {}
+        # The other project modules' functions this module calls, by the qualified name its imports give them.
+        self.exports: Mapping[str, Export] = exports or {}
+        self.outgoing: set[CallFact] = set()
+        self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
+        self.keys: Any = (
+            None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
+        )
+        self._index: ModuleIndex | None = None
+        self._summary: Summary | None = None
+
+    def observe(self, index: ModuleIndex) -> None:
+        """The engine hands over the module's index: the analysis reads these facts from it (`index.project`),
+        and the summary reads the module's classes and imports."""
+        self._index = index
+        index.project = self
+
+    @property
+    def observed(self) -> bool:
+        """Whether the engine handed over the module's index (it skips modules that name no JAX library)."""
+        return self._index is not None
+
+    def records(self, qualname: str | None) -> bool:
+        return qualname is not None and "." in qualname and self._is_project_name(qualname)
+
+    def summary(self) -> Summary:
+        """The module's summary, computed once: the index is released after it (`ModuleIndex.release`)."""
+        if self._summary is None:
+            self._summary = self._summarize()
+            if self._index is not None:
+                self._index.release()
+            self.keys = None  # it holds the index too
+        return self._summary
+
+    def _summarize(self) -> Summary:
+        index = self._index
+        if index is None:
+            return Summary(tuple(sorted(self.outgoing)), self.functions)
+        classes = tuple(ClassFacts(*row) for row in top_level_class_facts(index, self._is_project_name))
+        imports = tuple(
+            sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
+        )
+        wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
+        functions = tuple(
+            sorted(_with_exports(index, self.functions) + _jitted_bindings(index) + _methods(index))
+        )
+        uses = tuple(
+            sorted(
+                {q for q in index.callee_names if "." in q and self._is_project_name(q)}
+                | _method_uses(index, self._is_project_name)
+            )
+        )
+        times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
+            getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
+        )
+        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants, uses, times)
+
+    def _is_project_name(self, qualname: str) -> bool:
+        head = qualname.partition(".")[0]
+        return head not in LIBRARIES or head in self.also
+
+
+def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> tuple[FunctionFacts, ...]:
+    """The module's top-level functions with what their callers in other modules need: the keys they consume
+    (the key dataflow of `keys.py`, through their own callees, in this module or, by the facts this module
+    received, in others) and whether they return one JAX array (`returns.py`)."""
+    analysis = key_analysis(index)
+    out = []
+    for facts in functions:
+        defs = index.root.defs.get(facts.name)
+        if not defs:
+            out.append(facts)
+            continue
+        unit = defs[-1]  # what an importer sees: the last binding of the name
+        consumed = analysis.call_summary(unit).params if analysis.relevant else frozenset()
+        keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
+        returns = function_returns_array(unit, index, returns_one_array)
+        out.append(dataclasses.replace(facts, keys=keys, returns=returns) if keys or returns else facts)
+    return tuple(out)
+
+
+# Transformations whose result dispatches its work asynchronously when called (JAX403's timed regions).
+_DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
+
+
+def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """Module-level names bound once to `jax.jit(f)` (f a function of the module): jitted, for JAX403 in the
+    modules that time them. No parameters and kind NONE, so no call fact ever adds to them (`adds`)."""
+    root = index.root
+    found = []
+    for name in root.bindings:
+        if name in root.defs:
+            continue
+        value = root.single_assignment(name)
+        if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
+            continue
+        transform = index.transform_of(value.func, root)
+        if transform is not None and transform[0] in _DISPATCHING:
+            if index.resolve_function(value.args[0].value, root):
+                found.append(FunctionFacts(name, (), (), NONE, (), (), True))
+    return tuple(found)
+
+
+def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """The methods of the module's top-level classes (`_method_facts`), with the keys a call on an instance
+    surely consumes (`keys.method_keys`); a method a class inherits from the module's classes is listed under
+    the subclass's name too when it consumes keys (`env.reset(key)` on an instance of the subclass)."""
+    out = []
+    for name, node in index.classes.items():
+        if node is None:
+            continue
+        own = index.class_methods.get(id(node), {})
+        for units in own.values():
+            unit = units[-1]
+            if unit.is_method:
+                facts = _method_facts(f"{name}.{unit.name}", unit)
+                keys = method_keys(index, name, unit.name)
+                if keys:
+                    facts = dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys)))
+                out.append(facts)
+        inherited = {
+            m
+            for base in subclass_bases(index, name)
+            for m in index.class_methods.get(id(index.classes[base]), {})
+        }
+        for method in sorted(inherited - own.keys()):
+            found = class_methods(index, name, method)  # the def the class runs: its nearest base's
+            keys = method_keys(index, name, method) if found and found[-1].is_method else frozenset()
+            if keys:
+                facts = _method_facts(f"{name}.{method}", found[-1])
+                out.append(dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys))))
+    return tuple(out)
+
+
+def _method_uses(index: ModuleIndex, project_name) -> set[str]:
+    """The other project modules' methods the module calls on instances of their classes (`env.reset(key)`
+    with `env = envs.Env()` or `env: envs.Env`), and the functions and methods it transforms
+    (`jax.jit(helpers.sample)(key)`, `step = jax.jit(env.step)`): names whose `Export`s it may need."""
+    found: set[str] = set()
+    for call, unit, _ in index._sites:
+        func = call.func
+        if call.args and call.args[0].keyword is None and index.transform_of(func, unit) is not None:
+            func = call.args[0].value  # what the transformation applies to
+            name = index.qualname(func, unit)
+            if name is not None and "." in name and project_name(name):
+                found.add(name)
+        if type(func) is cst.Attribute:
+            method = method_call(index, func, unit)
+            if method is not None and method.target is not None:
+                found.add(method.target)
+    return found
+
+
+def _method_facts(name: str, unit: Unit) -> FunctionFacts:
+    """A method as the class's own module leaves it (its parameters after `self`): what the walk of another
+    module's `model.apply(...)` must add for it to be worth linting again."""
+    params = unit.params
+    return FunctionFacts(
+        name,
+        tuple(p.name.value for p in positional_params(params)[1:]),
+        tuple(p.name.value for p in params.kwonly_params),
+        unit.kind,
+        tuple(sorted(unit.traced_params | unit.container_params)),
+        tuple(sorted(unit.array_params & unit.traced_params)),
+        False,
+        tuple(sorted(unit.passed_params)),
+    )
