@@ -35,7 +35,6 @@ script, so that before/after figures come from the same harness; alternate the r
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -72,14 +71,14 @@ class _Timed:
 def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
     import gc
 
-    settings = _settings()
+    settings, rule_classes = _settings()
     phases = dict.fromkeys((*PHASES, REFERENCE), 0.0)
     rules_time: dict[str, float] = defaultdict(float)
     counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
     if per_file_gc:
         gc.disable()
     for path in files:
-        _one_file(path, settings, per_rule, phases, rules_time, counts)
+        _one_file(path, settings, rule_classes, per_rule, phases, rules_time, counts)
         # As `lint.py`'s workers do: once per file, after the file's lint has let go of everything.
         if per_file_gc:
             t = _clock()
@@ -99,8 +98,8 @@ def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
     }
 
 
-def _settings():
-    """The default settings, with `rules` as rule classes (older checkouts held classes, newer hold codes)."""
+def _settings() -> tuple:
+    """The default settings and their rule classes (older checkouts' settings held classes, newer hold codes)."""
     from jaxlint import engine, selection
 
     settings = getattr(selection, "LintSettings", None) or engine.LintSettings  # older: in the engine
@@ -108,8 +107,8 @@ def _settings():
     if default.rules and isinstance(default.rules[0], str):
         from jaxlint.rules import RULES_BY_CODE
 
-        return dataclasses.replace(default, rules=tuple(RULES_BY_CODE[code] for code in default.rules))
-    return default
+        return default, tuple(RULES_BY_CODE[code] for code in default.rules)
+    return default, default.rules
 
 
 def _decode(data: bytes) -> str:
@@ -118,7 +117,9 @@ def _decode(data: bytes) -> str:
     return (getattr(lint, "decode", None) or engine.decode)(data)  # older checkouts: in the engine
 
 
-def _one_file(path: str, settings, per_rule: bool, phases: dict, rules_time: dict, counts: dict) -> None:
+def _one_file(
+    path: str, settings, rule_classes: tuple, per_rule: bool, phases: dict, rules_time: dict, counts: dict
+) -> None:
     """One file through the engine's steps, each charged to its phase. Everything it builds dies when it
     returns, so the collection that follows costs what it costs in a real run."""
     import libcst as cst
@@ -173,7 +174,7 @@ def _one_file(path: str, settings, per_rule: bool, phases: dict, rules_time: dic
     raw: list = []
     if index.imports.mentions_jax:
         hooks: dict[str, list] = {}
-        for rule_class in settings.rules:
+        for rule_class in rule_classes:
             rule = rule_class()
             for name, method in rule.hooks().items():
                 hook = _Timed(method, rule.code, rules_time) if per_rule else method

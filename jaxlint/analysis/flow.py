@@ -20,7 +20,6 @@ module's functions, and records the calls this module makes to theirs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import repeat
 from typing import Any
 
 import libcst as cst
@@ -40,6 +39,17 @@ _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
+
+
+class _At:
+    """Where `FlowWalker.expr` is: pushed on its stack where the frame or the store flag changes."""
+
+    __slots__ = ("frame", "store")
+
+    def __init__(self, frame: Frame, store: bool) -> None:
+        self.frame, self.store = frame, store
+
+
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _MAX_ROUNDS = 5
 
@@ -633,13 +643,18 @@ class FlowWalker:
     def expr(self, start: cst.CSTNode, frame: Frame, store: bool = False) -> None:
         """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
         # Type identity checks, not isinstance(): libcst's abstract bases make isinstance() slow on this hot path.
+        # The stack holds nodes, and an `_At` wherever the frame or the store flag changes (a comprehension's
+        # parts, a store target's subscript or attribute): pushed below the nodes it does not apply to, so the
+        # hot loop builds no tuple per node. Nodes are `Any`: the checker does not narrow on `type(node) is X`.
         hooks = self.hooks
-        # Nodes are `Any` here: the checker does not narrow on `type(node) is X`.
-        stack: list[tuple[Any, Frame, bool]] = [(start, frame, store)]
+        stack: list[Any] = [start]
         leaf, read = LEAF, CHILDREN
         while stack:
-            node, frame, store = stack.pop()
+            node = stack.pop()
             kind = type(node)
+            if kind is _At:
+                frame, store = node.frame, node.store
+                continue
             if leaf[kind] and kind.__name__ not in hooks:  # a Name, a literal: nothing to do (40% of nodes)
                 continue
             if kind is cst.Lambda or kind is cst.FunctionDef:
@@ -651,32 +666,38 @@ class FlowWalker:
                 if kind is cst.Name:
                     continue
                 if kind is cst.Tuple or kind is cst.List:
-                    stack.extend((e.value, frame, True) for e in reversed(node.elements))
+                    stack.extend([e.value for e in reversed(node.elements)])
                     continue
                 if kind is cst.StarredElement:
-                    stack.append((node.value, frame, True))
+                    stack.append(node.value)
                     continue
+                # What a subscript or an attribute target evaluates is read, not stored to.
+                stack.append(_At(frame, True))
+                store = False
                 if kind is cst.Subscript:
-                    stack.extend((e, frame, False) for e in reversed(children(node)))
+                    stack.extend(reversed(children(node)))
                     continue
                 if kind is cst.Attribute:
-                    stack.append((node.value, frame, False))
+                    stack.append(node.value)
                     continue
             for hook in hooks.get(kind.__name__, ()):
                 hook(node, frame)
             if kind in _COMPREHENSIONS:
-                stack.extend(reversed(self._comprehension_parts(node, frame)))
+                stack.append(_At(frame, store))
+                for part, part_frame, part_store in reversed(self._comprehension_parts(node, frame)):
+                    stack.append(part)
+                    stack.append(_At(part_frame, part_store))
                 continue
             if kind is cst.Attribute:
-                stack.append((node.value, frame, False))
+                stack.append(node.value)
                 continue
             if kind is cst.NamedExpr:
-                stack.append((node.value, frame, False))
+                stack.append(node.value)
                 frame.bind(node.target, evaluate(node.value, frame))
                 continue
             if kind is cst.Call and frame.kind > NONE:
                 self._propagate(node, frame)
-            stack.extend(zip(reversed(read[kind](node)), repeat(frame), repeat(False)))  # built in C: hot
+            stack.extend(reversed(read[kind](node)))
 
     def _comprehension_parts(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, frame: Frame
