@@ -39,6 +39,8 @@ _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+_MAX_ROUNDS = 5
 
 
 class _At:
@@ -48,10 +50,6 @@ class _At:
 
     def __init__(self, frame: Frame, store: bool) -> None:
         self.frame, self.store = frame, store
-
-
-_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
-_MAX_ROUNDS = 5
 
 
 class Frame:

@@ -69,8 +69,6 @@ __all__ = [
     "ALL_RULES",
     "ENTRIES_BY_CODE",
     "NAMES",
-    "PARSE_ERROR_CODE",
-    "PARSE_ERROR_NAME",
     "REGISTRY",
     "RULES_BY_CODE",
     "Rule",

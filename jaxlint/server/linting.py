@@ -21,12 +21,12 @@ from typing import Any
 from ..autofix import apply, fix_source
 from ..config import Config, ConfigError, find_pyproject, load, with_overrides
 from ..engine import lint_text
-from ..finding import Finding, parse_error
+from ..finding import PARSE_ERROR_CODE, Finding, parse_error
 from ..fix import FixCollector
 from ..lint import keep_selected, lint_source_for
 from ..notebook import NotNotebook, code_cells, join_cells
 from ..report import _DOCS_URL
-from ..rules import PARSE_ERROR_CODE, RULES_BY_CODE
+from ..rules import RULES_BY_CODE
 from ..selection import settings_for
 
 __all__ = [
