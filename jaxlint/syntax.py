@@ -179,6 +179,12 @@ def _add_nodes(value: object, out: list[cst.CSTNode]) -> None:
             out.append(item)
 
 
+def _node_children_reversed(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = _node_children(node)
+    out.reverse()
+    return out
+
+
 def _is_node_type(t: object) -> bool:
     return isinstance(t, type) and issubclass(t, cst.CSTNode)
 
@@ -221,7 +227,14 @@ class _Readers(dict):
     """Node type -> a function generated for it that returns its `children()`: one list display over its
     fields (`[node.func, *node.args]`), with a per-value check only where the declared type allows a value
     that is not a node (None, a sentinel). Reading fields by name, with no loop and no per-item type test,
-    makes this about twice as fast as the general reader on the hot walks."""
+    makes this about twice as fast as the general reader on the hot walks.
+
+    `reverse=True` makes readers that return the children last first, as a depth-first walk pushes them on its
+    stack (the list reversed in place: cheaper than `stack.extend(reversed(children))`)."""
+
+    def __init__(self, reverse: bool = False) -> None:
+        super().__init__()
+        self.reverse = reverse
 
     def __missing__(self, cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
         import typing
@@ -229,7 +242,7 @@ class _Readers(dict):
         try:
             hints = typing.get_type_hints(cls)
         except Exception:  # an annotation that does not resolve: the general reader
-            reader = self[cls] = _node_children
+            reader = self[cls] = _node_children_reversed if self.reverse else _node_children
             return reader
         lines: list[str] = []
         display: list[str] = []
@@ -250,10 +263,14 @@ class _Readers(dict):
                 else:
                     lines.append(f"    add(node.{name}, out)")
                 display = []
-        if not lines:
+        if not lines and not self.reverse:
             body = [f"    return [{', '.join(display)}]"]
         else:
-            body = lines + ([f"    out += [{', '.join(display)}]"] if display else []) + ["    return out"]
+            if not lines:
+                lines = [f"    out = [{', '.join(display)}]"]
+            elif display:
+                lines.append(f"    out += [{', '.join(display)}]")
+            body = lines + (["    out.reverse()"] if self.reverse else []) + ["    return out"]
         namespace: dict[str, object] = {"add": _add_nodes, "DEFAULT": cst.MaybeSentinel.DEFAULT}
         exec("def read(node):\n" + "\n".join(body), namespace)  # noqa: S102 -- code built from field names
         reader = self[cls] = namespace["read"]  # type: ignore[assignment]
@@ -262,6 +279,8 @@ class _Readers(dict):
 
 # Node type -> its children reader; hot loops call `CHILDREN[type(node)](node)` directly.
 CHILDREN: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = _Readers()
+# The same, last child first: what a depth-first walk pushes (`stack += CHILDREN_REVERSED[type(node)](node)`).
+CHILDREN_REVERSED: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = _Readers(reverse=True)
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -272,13 +291,13 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under `node` (itself included), depth first, parents before children."""
     stack = [node]
-    leaf, read = LEAF, CHILDREN
+    leaf, read = LEAF, CHILDREN_REVERSED
     while stack:
         current = stack.pop()
         yield current
         kind = type(current)
         if not leaf[kind]:
-            stack.extend(reversed(read[kind](current)))
+            stack += read[kind](current)
 
 
 def unit_body(node: cst.CSTNode) -> list[cst.CSTNode]:

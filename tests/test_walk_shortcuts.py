@@ -2,7 +2,8 @@
 
 - `syntax.LEAF` (nodes the walks drop on sight) holds only types whose nodes never have children;
 - `syntax.children` (a reader generated per node type from its declared field types) answers what reading
-  every field's value answers (`_node_children`), the same nodes in the same order;
+  every field's value answers (`_node_children`), the same nodes in the same order, and
+  `syntax.CHILDREN_REVERSED` the same nodes last first;
 - `own_nodes` with the default scopes (type identity) yields what the isinstance() path yields;
 - `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
 - the classes the hot paths compare by type identity instead of isinstance() (every concrete node class)
@@ -21,7 +22,16 @@ import pytest
 
 from jaxlint import syntax
 from jaxlint.analysis import ModuleIndex
-from jaxlint.syntax import LEAF, SCOPES, _node_children, children, own_nodes, parse_module, walk
+from jaxlint.syntax import (
+    CHILDREN_REVERSED,
+    LEAF,
+    SCOPES,
+    _node_children,
+    children,
+    own_nodes,
+    parse_module,
+    walk,
+)
 from tests.conftest import LINTED_SOURCES as SOURCES
 
 # The hot paths compare node types by identity (`type(node) is cst.Call`) wherever the class is concrete: exact
@@ -56,6 +66,8 @@ def test_generated_readers_equal_the_general_reader() -> None:
             fast, general = children(node), _node_children(node)
             assert len(fast) == len(general), type(node).__name__
             assert all(a is b for a, b in zip(fast, general, strict=True)), type(node).__name__
+            backwards = CHILDREN_REVERSED[type(node)](node)
+            assert [id(n) for n in backwards] == [id(n) for n in reversed(general)], type(node).__name__
             seen += 1
     assert seen > 10_000
 
@@ -81,6 +93,8 @@ def test_generated_readers_on_every_node_type() -> None:
     for node in walk(module):
         fast, general = children(node), _node_children(node)
         assert [id(n) for n in fast] == [id(n) for n in general], type(node).__name__
+        backwards = CHILDREN_REVERSED[type(node)](node)
+        assert [id(n) for n in backwards] == [id(n) for n in reversed(general)], type(node).__name__
         seen += 1
     assert seen > 100
 

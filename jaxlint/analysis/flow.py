@@ -24,7 +24,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import CHILDREN, COMPREHENSIONS, LEAF, bound_names, children, none_comparison
+from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, bound_names, children, none_comparison
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
@@ -50,6 +50,32 @@ class _At:
 
     def __init__(self, frame: Frame, store: bool) -> None:
         self.frame, self.store = frame, store
+
+
+class _HooksByType(dict):
+    """Node type -> the hooks for it (a tuple, often empty), filled per type on first sight: the expression walk
+    looks hooks up by the node's type, with no `__name__` read per node."""
+
+    def __init__(self, hooks: dict[str, list[Callable]]) -> None:
+        super().__init__()
+        self.hooks = hooks
+
+    def __missing__(self, kind: type) -> tuple[Callable, ...]:
+        found = self[kind] = tuple(self.hooks.get(kind.__name__, ()))
+        return found
+
+
+class _Inert(dict):
+    """Node type -> True when the expression walk has nothing to do at its nodes: a leaf (a Name, a literal:
+    40% of nodes) that no hook asks for."""
+
+    def __init__(self, hooks: _HooksByType) -> None:
+        super().__init__()
+        self.hooks = hooks
+
+    def __missing__(self, kind: type) -> bool:
+        inert = self[kind] = LEAF[kind] and not self.hooks[kind]
+        return inert
 
 
 class Frame:
@@ -205,6 +231,8 @@ class FlowWalker:
     ) -> None:
         self.index = index
         self.hooks = hooks
+        self._by_type = _HooksByType(hooks)
+        self._inert = _Inert(self._by_type)
         self._report = report
         self.project = project
         self.silent = 0
@@ -269,7 +297,7 @@ class FlowWalker:
         self._report(rule, node, message, frame, fix)
 
     def dispatch(self, node: Any, frame: Frame, name: str | None = None) -> None:
-        for hook in self.hooks.get(name or type(node).__name__, ()):
+        for hook in self.hooks.get(name, ()) if name is not None else self._by_type[type(node)]:
             hook(node, frame)
 
     # -- call-site evidence --------------------------------------------------------------------------------
@@ -644,19 +672,19 @@ class FlowWalker:
         # The stack holds nodes, and an `_At` wherever the frame or the store flag changes (a comprehension's
         # parts, a store target's subscript or attribute): pushed below the nodes it does not apply to, so the
         # hot loop builds no tuple per node. Nodes are `Any`: the checker does not narrow on `type(node) is X`.
-        hooks = self.hooks
+        hooks, inert = self._by_type, self._inert
         stack: list[Any] = [start]
-        leaf, read = LEAF, CHILDREN
+        read = CHILDREN_REVERSED  # last child first: the stack pops them in source order
         while stack:
             node = stack.pop()
             kind = type(node)
             if kind is _At:
                 frame, store = node.frame, node.store
                 continue
-            if leaf[kind] and kind.__name__ not in hooks:  # a Name, a literal: nothing to do (40% of nodes)
+            if inert[kind]:
                 continue
             if kind is cst.Lambda or kind is cst.FunctionDef:
-                for hook in hooks.get(kind.__name__, ()):
+                for hook in hooks[kind]:
                     hook(node, frame)
                 self._enter_function(node, frame)
                 continue
@@ -673,12 +701,12 @@ class FlowWalker:
                 stack.append(_At(frame, True))
                 store = False
                 if kind is cst.Subscript:
-                    stack.extend(reversed(children(node)))
+                    stack += read[kind](node)
                     continue
                 if kind is cst.Attribute:
                     stack.append(node.value)
                     continue
-            for hook in hooks.get(kind.__name__, ()):
+            for hook in hooks[kind]:
                 hook(node, frame)
             if kind in _COMPREHENSIONS:
                 stack.append(_At(frame, store))
@@ -695,7 +723,7 @@ class FlowWalker:
                 continue
             if kind is cst.Call and frame.kind > NONE:
                 self._propagate(node, frame)
-            stack.extend(reversed(read[kind](node)))
+            stack += read[kind](node)
 
     def _comprehension_parts(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, frame: Frame

@@ -10,7 +10,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from ..syntax import CHILDREN, LEAF, argument, bound_names, dotted_name, import_binding
+from ..syntax import CHILDREN_REVERSED, LEAF, argument, bound_names, dotted_name, import_binding
 from .kinds import GRAD, HOST, NONE, STRICT
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
@@ -41,6 +41,30 @@ _NOTED = frozenset(
         cst.Nonlocal,
     }
 )
+
+
+# What the index pass does at a node, by its type (`_STEP`): skip it (a leaf), walk through it, note it and
+# walk through it, open a unit (def, lambda), open a class, or go back to an outer context (`_Context`).
+_SKIP, _WALK, _NOTE, _FUNCTION, _CLASS, _RESTORE = range(6)
+
+
+class _Steps(dict):
+    def __missing__(self, kind: type) -> int:
+        if kind is _Context:
+            step = _RESTORE
+        elif kind is cst.FunctionDef or kind is cst.Lambda:
+            step = _FUNCTION
+        elif kind is cst.ClassDef:
+            step = _CLASS
+        elif kind in _NOTED:
+            step = _NOTE
+        else:
+            step = _SKIP if LEAF[kind] else _WALK  # no noted type is a leaf
+        self[kind] = step
+        return step
+
+
+_STEP: dict[type, int] = _Steps()
 
 
 class _Context:
@@ -195,58 +219,62 @@ class ModuleIndex:
         # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
         # the entry, so its id cannot be reused by another node while the entry lives.
         self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
-        self._index(module, self.root, None)
+        self._index(module)
         self._qualnames = {}
         self._resolve_decorators()
         self._resolve_sites()
 
     # -- the walk -------------------------------------------------------------------------------------
 
-    def _index(self, start: cst.CSTNode, unit: Unit, class_node: cst.ClassDef | None) -> None:
+    def _index(self, module: cst.Module) -> None:
         # `class_node` is set only for statements directly in a class body: their defs are methods.
         # `in_class`: inside a class body (at any depth): what is bound there is a class attribute.
         # The stack holds nodes, and a `_Context` wherever the context changes: entering a def, a lambda, a
         # class or a class-body statement pushes the context to go back to after it (LIFO keeps it in order),
         # so the hot loop builds no tuple per node. The order is the one depth-first walk `order` counts in.
         # Nodes are `Any`: this hot loop tests `type(node) is X`, which the checker does not narrow on.
-        stack: list[Any] = [start]
+        stack: list[Any] = [module]
+        unit: Unit = self.root
+        class_node: cst.ClassDef | None = None
         in_class = False
-        leaf, read = LEAF, CHILDREN
+        step, read = _STEP, CHILDREN_REVERSED
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind is _Context:
+            what = step[kind]
+            if what <= _NOTE:  # most nodes: one table lookup decides
+                if what == _SKIP:  # a Name, a literal: nothing to note, nothing under it
+                    continue
+                if what == _NOTE:
+                    self._note(node, unit, in_class)
+                below = read[kind](node)
+                if below:
+                    if class_node is not None:  # a class-body statement: what is under it is not a method
+                        stack.append(_Context(unit, class_node, in_class))
+                        class_node = None
+                    stack += below
+                continue
+            if what == _RESTORE:
                 unit, class_node, in_class = node.unit, node.class_node, node.in_class
                 continue
-            if leaf[kind]:  # a Name, a literal: nothing to note, nothing under it (no _NOTED type is a leaf)
-                continue
-            if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not unit.node:
+            if what == _FUNCTION:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
                     unit.bind(node.name.value, node)
                 stack.append(_Context(unit, class_node, in_class))
                 unit, class_node, in_class = child, None, False
-                stack.extend(reversed(read[kind](node)))
+                stack += read[kind](node)
                 continue
-            if kind is cst.ClassDef:
-                unit.local_names.add(node.name.value)
-                if not in_class:
-                    unit.bind(node.name.value, node)
-                self.class_methods.setdefault(id(node), {})
-                stack.append(_Context(unit, class_node, in_class))  # after the class
-                stack.extend(reversed(node.body.body))
-                stack.append(_Context(unit, node, True))  # its body, after the parts outside it:
-                class_node = None
-                stack.extend(reversed([*node.decorators, *node.bases, *node.keywords]))
-                continue
-            if kind in _NOTED:
-                self._note(node, unit, in_class)
-            below = read[kind](node)
-            if below:
-                if class_node is not None:  # a class-body statement: what is under it is not a method
-                    stack.append(_Context(unit, class_node, in_class))
-                    class_node = None
-                stack.extend(reversed(below))
+            # a class
+            unit.local_names.add(node.name.value)
+            if not in_class:
+                unit.bind(node.name.value, node)
+            self.class_methods.setdefault(id(node), {})
+            stack.append(_Context(unit, class_node, in_class))  # after the class
+            stack.extend(reversed(node.body.body))
+            stack.append(_Context(unit, node, True))  # its body, after the parts outside it:
+            class_node = None
+            stack.extend(reversed([*node.decorators, *node.bases, *node.keywords]))
 
     def _new_unit(self, node: FunctionNode, parent: Unit, class_node: cst.ClassDef | None) -> Unit:
         if type(node) is cst.FunctionDef:
