@@ -65,17 +65,29 @@ class _HooksByType(dict):
         return found
 
 
-class _Inert(dict):
-    """Node type -> True when the expression walk has nothing to do at its nodes: a leaf (a Name, a literal:
-    40% of nodes) that no hook asks for."""
+# What the expression walk does at a node, by its type (`_Steps`, per walker: it depends on the hooks): skip
+# it (a leaf no hook asks for: a Name, a literal, 40% of nodes), walk through it (no hook, nothing to track:
+# most operators and brackets), take the general path (hooks, scopes, calls, attributes, store targets), or
+# change frame (`_At`).
+_SKIP, _WALK, _GENERAL, _MOVE = range(4)
+# Types the general path treats specially even without hooks.
+_SPECIAL = frozenset({cst.Lambda, cst.FunctionDef, cst.Attribute, cst.NamedExpr, cst.Call, *COMPREHENSIONS})
 
+
+class _Steps(dict):
     def __init__(self, hooks: _HooksByType) -> None:
         super().__init__()
         self.hooks = hooks
 
-    def __missing__(self, kind: type) -> bool:
-        inert = self[kind] = LEAF[kind] and not self.hooks[kind]
-        return inert
+    def __missing__(self, kind: type) -> int:
+        if kind is _At:
+            step = _MOVE
+        elif self.hooks[kind] or kind in _SPECIAL:
+            step = _GENERAL
+        else:
+            step = _SKIP if LEAF[kind] else _WALK
+        self[kind] = step
+        return step
 
 
 class Frame:
@@ -232,7 +244,7 @@ class FlowWalker:
         self.index = index
         self.hooks = hooks
         self._by_type = _HooksByType(hooks)
-        self._inert = _Inert(self._by_type)
+        self._steps = _Steps(self._by_type)
         self._report = report
         self.project = project
         self.silent = 0
@@ -672,16 +684,20 @@ class FlowWalker:
         # The stack holds nodes, and an `_At` wherever the frame or the store flag changes (a comprehension's
         # parts, a store target's subscript or attribute): pushed below the nodes it does not apply to, so the
         # hot loop builds no tuple per node. Nodes are `Any`: the checker does not narrow on `type(node) is X`.
-        hooks, inert = self._by_type, self._inert
+        hooks, steps = self._by_type, self._steps
         stack: list[Any] = [start]
         read = CHILDREN_REVERSED  # last child first: the stack pops them in source order
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind is _At:
-                frame, store = node.frame, node.store
+            step = steps[kind]
+            if step == _SKIP:
                 continue
-            if inert[kind]:
+            if step == _WALK and not store:
+                stack += read[kind](node)
+                continue
+            if step == _MOVE:
+                frame, store = node.frame, node.store
                 continue
             if kind is cst.Lambda or kind is cst.FunctionDef:
                 for hook in hooks[kind]:

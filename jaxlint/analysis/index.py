@@ -10,7 +10,15 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from ..syntax import CHILDREN_REVERSED, LEAF, argument, bound_names, dotted_name, import_binding
+from ..syntax import (
+    CHILDREN_REVERSED,
+    LEAF,
+    argument,
+    attribute_root,
+    bound_names,
+    dotted_name,
+    import_binding,
+)
 from .kinds import GRAD, HOST, NONE, STRICT
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
@@ -25,7 +33,7 @@ from .transforms import (
 )
 
 FunctionNode = cst.FunctionDef | cst.Lambda
-# The node types the index pass records something for; every other node is only walked through.
+# The node types whose bindings the index pass notes (`_note`); calls are recorded as sites by the walk itself.
 _NOTED = frozenset(
     {
         cst.Import,
@@ -36,16 +44,15 @@ _NOTED = frozenset(
         cst.For,
         cst.WithItem,
         cst.NamedExpr,
-        cst.Call,
         cst.Global,
         cst.Nonlocal,
     }
 )
 
 
-# What the index pass does at a node, by its type (`_STEP`): skip it (a leaf), walk through it, note it and
-# walk through it, open a unit (def, lambda), open a class, or go back to an outer context (`_Context`).
-_SKIP, _WALK, _NOTE, _FUNCTION, _CLASS, _RESTORE = range(6)
+# What the index pass does at a node, by its type (`_STEP`): skip it (a leaf), walk through it, record a call
+# site or note a binding and walk through it, open a unit (def, lambda), open a class, or go back to an outer context (`_Context`).
+_SKIP, _WALK, _CALL, _NOTE, _FUNCTION, _CLASS, _RESTORE = range(7)
 
 
 class _Steps(dict):
@@ -56,6 +63,8 @@ class _Steps(dict):
             step = _FUNCTION
         elif kind is cst.ClassDef:
             step = _CLASS
+        elif kind is cst.Call:  # the commonest noted node: recorded in the loop itself
+            step = _CALL
         elif kind in _NOTED:
             step = _NOTE
         else:
@@ -219,6 +228,10 @@ class ModuleIndex:
         # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
         # the entry, so its id cannot be reused by another node while the entry lives.
         self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
+        # What the imports make of the function of every call the index pass saw (the whole module but a
+        # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
+        # resolved in a scope is either this or None, so a callee missing here is called nowhere.
+        self.callee_names: frozenset[str] = frozenset()
         self._index(module)
         self._qualnames = {}
         self._resolve_decorators()
@@ -237,7 +250,7 @@ class ModuleIndex:
         unit: Unit = self.root
         class_node: cst.ClassDef | None = None
         in_class = False
-        step, read = _STEP, CHILDREN_REVERSED
+        step, read, sites, units = _STEP, CHILDREN_REVERSED, self._sites, self.units
         while stack:
             node = stack.pop()
             kind = type(node)
@@ -245,7 +258,9 @@ class ModuleIndex:
             if what <= _NOTE:  # most nodes: one table lookup decides
                 if what == _SKIP:  # a Name, a literal: nothing to note, nothing under it
                     continue
-                if what == _NOTE:
+                if what == _CALL:
+                    sites.append((node, unit, len(units)))
+                elif what == _NOTE:
                     self._note(node, unit, in_class)
                 below = read[kind](node)
                 if below:
@@ -306,10 +321,8 @@ class ModuleIndex:
         return unit
 
     def _note(self, node: cst.CSTNode, unit: Unit, in_class: bool) -> None:
-        """Record what a node binds or applies (bindings in class bodies are attributes, not the unit's)."""
-        if type(node) is cst.Call:  # the commonest noted node: no isinstance() chain (slow on libcst's ABCs)
-            self._sites.append((node, unit, len(self.units)))
-            return
+        """Record what a node binds (bindings in class bodies are attributes, not the unit's); calls are recorded
+        by the walk itself."""
         if type(node) is cst.Import or type(node) is cst.ImportFrom:
             if type(node) is cst.Import:
                 self.imports.add_import(node)
@@ -544,19 +557,28 @@ class ModuleIndex:
             if chain:
                 unit.apply(self._combine(chain, False))
 
-    @functools.cached_property
-    def callee_names(self) -> frozenset[str]:
-        """What the imports make of the function of every call the index pass saw (the whole module but a
-        class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local
-        names): a name resolved in a scope is either this or None, so a callee missing here is called nowhere."""
-        qualname = self.imports.qualname
-        return frozenset(
-            name for call, _unit, _order in self._sites if (name := qualname(call.func)) is not None
-        )
+    def _callees(self) -> list[str | None]:
+        """Each site's callee as `qualname` names it in the site's unit, and `callee_names` (every name the
+        imports make of a site's function in any scope): one import-table lookup per call serves both, since a
+        scoped answer is the unscoped one unless a local name shadows its head."""
+        anywhere, memo, root = self.imports.qualname, self._qualnames, self.root
+        assert memo is not None  # the index pass is over
+        names: set[str] = set()
+        callees: list[str | None] = []
+        for call, unit, _ in self._sites:
+            func = call.func
+            name = anywhere(func)
+            if name is not None:
+                names.add(name)
+                if unit is not root and attribute_root(func) in unit.local_names:
+                    name = None
+            memo.setdefault((id(func), id(unit if unit is not root else None)), (func, name))
+            callees.append(name)
+        self.callee_names = frozenset(names)
+        return callees
 
     def _resolve_sites(self) -> None:
-        for call, unit, order in self._sites:
-            callee = self.qualname(call.func, unit)
+        for (call, unit, order), callee in zip(self._sites, self._callees(), strict=True):
             if callee is None:
                 continue
             if callee in LAX_BODIES:

@@ -114,34 +114,53 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
     for target, bound_self in index.resolve_function(func, ctx.unit):
         if type(target.node) is not cst.FunctionDef:
             continue
-        chain = decorator_transforms(target.node, target, index)
-        if len(chain) != 1 or chain[0][0] != "jax.jit" or len(target.node.decorators) != 1:
-            return None  # other decorators may change the signature that static_argnums counts in
-        spec = static_spec(chain[0][1], "jax.jit")
-        if spec.unknown:
+        spec = _jit_decorator(target, index)
+        if spec is None:
             return None
         offset = 1 if target.is_method and bound_self else 0
         return Jitted(target, spec, offset, target.name, argnums_offset=0)
     return None
 
 
+def _jit_decorator(unit: Unit, index: ModuleIndex) -> StaticSpec | None:
+    """The static spec of a def whose one decorator is `jax.jit`, else None (kept with the unit: a jitted
+    function is called many times)."""
+    node = unit.node
+    assert type(node) is cst.FunctionDef
+    if not node.decorators:
+        return None
+    memo = unit.memo
+    if "jit_decorator" in memo:
+        return memo["jit_decorator"]
+    chain = decorator_transforms(node, unit, index)
+    spec = None
+    # Other decorators may change the signature that static_argnums counts in.
+    if len(chain) == 1 and chain[0][0] == "jax.jit" and len(node.decorators) == 1:
+        spec = static_spec(chain[0][1], "jax.jit")
+        if spec.unknown:
+            spec = None
+    memo["jit_decorator"] = spec
+    return spec
+
+
 def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
     """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
-    unit_node = ctx.unit.node
-    if (type(unit_node) is cst.FunctionDef or type(unit_node) is cst.Lambda) and name in parameter_names(
-        unit_node.params
-    ):
-        return None  # a parameter rebound to `jax.jit(...)` would have two bindings anyway
-    units = [ctx.unit] if ctx.unit is not ctx.index.root and name in ctx.unit.local_names else []
-    if not units and ctx.is_module_global(name):
-        units = [ctx.index.root]
-    for unit in units:
-        table = unit.memo.get("jit_bindings")
-        if table is None:
-            table = unit.memo["jit_bindings"] = _jit_bindings(unit, ctx.index)
-        if name in table:
-            return table[name]
-    return None
+    unit = ctx.unit
+    if unit is not ctx.index.root and name in unit.local_names:
+        owner = unit
+    elif ctx.is_module_global(name):
+        owner = ctx.index.root
+    else:
+        return None
+    table = owner.memo.get("jit_bindings")
+    if table is None:
+        table = owner.memo["jit_bindings"] = _jit_bindings(owner, ctx.index)
+    found = table.get(name)
+    node = unit.node
+    if found is not None and owner is unit and (type(node) is cst.FunctionDef or type(node) is cst.Lambda):
+        if name in parameter_names(node.params):
+            return None  # a parameter rebound to `jax.jit(...)` would have two bindings anyway
+    return found
 
 
 def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:

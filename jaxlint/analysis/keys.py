@@ -323,9 +323,16 @@ class KeyAnalysis:
         if self._per_leaf is None:
             self._per_leaf = {}
             index = self.index
-            scopes = (
-                [index.root, *index.units.values()] if not _TREE_MAPS.isdisjoint(index.callee_names) else []
-            )
+            scopes = []
+            if not _TREE_MAPS.isdisjoint(index.callee_names):
+                # Only the scopes whose own code calls a tree map: the index's sites say which (a site names
+                # the unit whose body holds the call), so the others need no walk.
+                mapping = {
+                    id(unit)
+                    for call, unit, _ in index._sites
+                    if index.qualname(call.func, unit) in _TREE_MAPS
+                }
+                scopes = [scope for scope in [index.root, *index.units.values()] if id(scope) in mapping]
             for scope in scopes:
                 for node in own_nodes(scope.node):
                     if type(node) is not cst.Call or index.qualname(node.func, scope) not in _TREE_MAPS:
