@@ -73,13 +73,14 @@ def profile(files: list[str], per_rule: bool, per_file_gc: bool = True) -> dict:
     import gc
 
     settings, rule_classes = _settings()
+    also = _project_libraries(files)
     phases = dict.fromkeys((*PHASES, REFERENCE), 0.0)
     rules_time: dict[str, float] = defaultdict(float)
     counts = {"files": 0, "parsed": 0, "with_findings": 0, "findings": 0, "lines": 0}
     if per_file_gc:
         gc.disable()
     for path in files:
-        _one_file(path, settings, rule_classes, per_rule, phases, rules_time, counts)
+        _one_file(path, settings, rule_classes, per_rule, phases, rules_time, counts, also)
         # As `lint.py`'s workers do: once per file, after the file's lint has let go of everything.
         if per_file_gc:
             t = _clock()
@@ -112,6 +113,17 @@ def _settings() -> tuple:
     return default, default.rules
 
 
+def _project_libraries(files: list[str]) -> frozenset[str]:
+    """What `lint.py` passes every module of a directory run as `also`: the library names that are the linted
+    project's own packages (flax, optax and equinox when linting them), whose calls and imports the summaries
+    then record as the project's."""
+    try:
+        from jaxlint.analysis.project import ProjectIndex, library_heads
+    except ImportError:  # an older checkout, before project mode
+        return frozenset()
+    return library_heads(ProjectIndex(dict.fromkeys(files)).heads)
+
+
 def _decode(data: bytes) -> str:
     from jaxlint import engine, lint
 
@@ -119,7 +131,14 @@ def _decode(data: bytes) -> str:
 
 
 def _one_file(
-    path: str, settings, rule_classes: tuple, per_rule: bool, phases: dict, rules_time: dict, counts: dict
+    path: str,
+    settings,
+    rule_classes: tuple,
+    per_rule: bool,
+    phases: dict,
+    rules_time: dict,
+    counts: dict,
+    also: frozenset[str] = frozenset(),
 ) -> None:
     """One file through the engine's steps, each charged to its phase. Everything it builds dies when it
     returns, so the collection that follows costs what it costs in a real run."""
@@ -135,6 +154,8 @@ def _one_file(
             from jaxlint.analysis.project import ModuleFacts
         except ImportError:  # older still, before project mode
             ModuleFacts = None
+    if ModuleFacts is not None:
+        from jaxlint.analysis.project import package_name
     try:
         from jaxlint.syntax import parse_module as parse
     except ImportError:  # an older checkout: libcst's own parse
@@ -166,8 +187,14 @@ def _one_file(
     phases[REFERENCE] += reference
     t3 += reference
     counts["parsed"] += 1
-    project = ModuleFacts() if ModuleFacts is not None else None
-    index = ModuleIndex(module, settings.jit_decorators)
+    # As a directory run's first round builds them (`lint.py`): the project's own library names and the package
+    # the module's relative imports start from.
+    project = ModuleFacts(None, also, package_name(path)) if ModuleFacts is not None else None
+    index = (
+        ModuleIndex(module, settings.jit_decorators, project.package)
+        if project is not None
+        else ModuleIndex(module, settings.jit_decorators)
+    )
     if project is not None:
         project.observe(index)
     t4 = _clock()

@@ -67,9 +67,9 @@ class _HooksByType(dict):
 
 # What the expression walk does at a node, by its type (`_Steps`, per walker: it depends on the hooks): skip
 # it (a leaf no hook asks for: a Name, a literal, 40% of nodes), walk through it (no hook, nothing to track:
-# most operators and brackets), take the general path (hooks, scopes, calls, attributes, store targets), or
-# change frame (`_At`).
-_SKIP, _WALK, _GENERAL, _MOVE = range(4)
+# most operators and brackets), read an attribute's object (no hook: `a.b` walks `a` only), take the general
+# path (hooks, scopes, calls, store targets), or change frame (`_At`).
+_SKIP, _WALK, _ATTRIBUTE, _GENERAL, _MOVE = range(5)
 # Types the general path treats specially even without hooks.
 _SPECIAL = frozenset({cst.Lambda, cst.FunctionDef, cst.Attribute, cst.NamedExpr, cst.Call, *COMPREHENSIONS})
 
@@ -82,6 +82,8 @@ class _Steps(dict):
     def __missing__(self, kind: type) -> int:
         if kind is _At:
             step = _MOVE
+        elif kind is cst.Attribute and not self.hooks[kind]:
+            step = _ATTRIBUTE
         elif self.hooks[kind] or kind in _SPECIAL:
             step = _GENERAL
         else:
@@ -693,9 +695,13 @@ class FlowWalker:
             step = steps[kind]
             if step == _SKIP:
                 continue
-            if step == _WALK and not store:
-                stack += read[kind](node)
-                continue
+            if not store:
+                if step == _WALK:
+                    stack += read[kind](node)
+                    continue
+                if step == _ATTRIBUTE:
+                    stack.append(node.value)
+                    continue
             if step == _MOVE:
                 frame, store = node.frame, node.store
                 continue

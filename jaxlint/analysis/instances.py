@@ -385,19 +385,31 @@ def _receiver_class(
     """The expression naming the receiver's class, and whether the receiver is exactly an instance of it
     (built by calling it) rather than possibly of a subclass (an annotated parameter)."""
     if type(receiver) is cst.Name and unit is not index.root and receiver.value not in unit.bindings:
-        node = unit.node
-        if type(node) is cst.FunctionDef:
-            params = node.params
-            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-                if param.name.value == receiver.value:
-                    annotation = param.annotation.annotation if param.annotation is not None else None
-                    if type(annotation) in (cst.Name, cst.Attribute):
-                        return annotation, False
-                    return None, False
+        annotations = _parameter_annotations(unit)
+        if receiver.value in annotations:
+            annotation = annotations[receiver.value]
+            if type(annotation) in (cst.Name, cst.Attribute):
+                return annotation, False
+            return None, False
     built = module_instance(index, receiver, unit)
     if built is None or type(built.func) not in (cst.Name, cst.Attribute):
         return None, False
     return built.func, True
+
+
+def _parameter_annotations(unit: Unit) -> dict[str, cst.BaseExpression | None]:
+    """A def's named parameters (not `*args`, `**kwargs`) and their annotations (None where there is none), kept
+    with the unit: every attribute call on a parameter asks. Empty for a lambda."""
+    found = unit.memo.get("parameter_annotations")
+    if found is None:
+        found = unit.memo["parameter_annotations"] = {}
+        node = unit.node
+        if type(node) is cst.FunctionDef:
+            params = node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                annotation = param.annotation  # the first of a repeated name, as Python would refuse it
+                found.setdefault(param.name.value, annotation.annotation if annotation is not None else None)
+    return found
 
 
 def _local_methods(index: ModuleIndex, class_name: str, method: str, exact: bool) -> MethodCall | None:

@@ -767,8 +767,9 @@ class _UnitWalk:
         for name in [n for n in state.env if "." in n or "[" in n]:  # _is_pseudo, inline: env can be large
             del state.env[name]
 
-    def mutated(self, name: str, state: State) -> None:
-        """The object `name` holds may have changed in place (list item set, unknown method called)."""
+    def mutated(self, name: str, state: State, pseudo: bool = True) -> None:
+        """The object `name` holds may have changed in place (list item set, unknown method called).
+        `pseudo=False`: the state holds no attribute or item versions to drop (`forget_attributes` just ran)."""
         old = self.lookup(name, state)
         if old.immutable:
             return
@@ -777,7 +778,8 @@ class _UnitWalk:
             if version is old:
                 state.env[other] = new
         state.env[name] = new
-        self._drop_pseudo(name, state)
+        if pseudo:
+            self._drop_pseudo(name, state)
 
     @staticmethod
     def _drop_pseudo(base: str, state: State) -> None:
@@ -1211,10 +1213,10 @@ class _UnitWalk:
         # Unknown code: it may change attributes, dict entries and the lists it is given.
         self.forget_attributes(state)
         if type(func) is cst.Attribute and type(func.value) is cst.Name and not callees and not method:
-            self.mutated(func.value.value, state)
+            self.mutated(func.value.value, state, pseudo=False)
         for arg in node.args:
             if type(arg.value) is cst.Name:
-                self.mutated(arg.value.value, state)
+                self.mutated(arg.value.value, state, pseudo=False)
         return None
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
