@@ -223,6 +223,24 @@ def _field_shape(hint: object) -> str:
     return "check" if _holds_node(hint) else "never"
 
 
+_SHAPES: dict[type, tuple[tuple[str, str], ...] | None] = {}
+
+
+def _field_shapes(cls: type) -> tuple[tuple[str, str], ...] | None:
+    """(field, `_field_shape`) for each code field of a node type; None when its annotations do not resolve.
+    Kept per type: both reader tables need it, and reading the annotations is most of a reader's making."""
+    if cls not in _SHAPES:
+        import typing
+
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:
+            _SHAPES[cls] = None
+        else:
+            _SHAPES[cls] = tuple((name, _field_shape(hints.get(name))) for name in _code_fields(cls))
+    return _SHAPES[cls]
+
+
 class _Readers(dict):
     """Node type -> a function generated for it that returns its `children()`: one list display over its
     fields (`[node.func, *node.args]`), with a per-value check only where the declared type allows a value
@@ -237,17 +255,13 @@ class _Readers(dict):
         self.reverse = reverse
 
     def __missing__(self, cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
-        import typing
-
-        try:
-            hints = typing.get_type_hints(cls)
-        except Exception:  # an annotation that does not resolve: the general reader
+        fields = _field_shapes(cls)
+        if fields is None:  # an annotation that does not resolve: the general reader
             reader = self[cls] = _node_children_reversed if self.reverse else _node_children
             return reader
         lines: list[str] = []
         display: list[str] = []
-        for name in _code_fields(cls):
-            shape = _field_shape(hints.get(name))
+        for name, shape in fields:
             if shape == "node":
                 display.append(f"node.{name}")
             elif shape == "nodes":

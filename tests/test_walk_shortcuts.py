@@ -8,6 +8,7 @@
 - `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
 - the classes the hot paths compare by type identity instead of isinstance() (every concrete node class)
   have no subclasses in the installed libcst (a new subclass would make the identity test miss it);
+- the walks' hook tables, shared across modules, follow each selection of rules;
 - `syntax.parse_module` (libcst's parse without libcst re-checking its parser's nodes) builds the same trees,
   skips the check only while it parses, and leaves it on after errors and overlapping parses.
 """
@@ -187,3 +188,17 @@ def test_overlapping_parses_leave_the_check_on() -> None:
         thread.join()
     assert errors == []
     assert _checks_nodes()
+
+
+def test_hook_tables_follow_each_walks_rules() -> None:
+    """The walks share what they learn about node types across modules (`flow._STEPS`, `flow._NONE`): a type
+    that one selection of rules leaves unhooked is still dispatched under a selection that hooks it."""
+    from jaxlint.engine import lint_text
+    from jaxlint.selection import LintSettings
+
+    source = "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    # JAX106 hooks expression statements only: `If` and `Comparison` are met unhooked first.
+    assert lint_text(source, "a.py", LintSettings(rules=("JAX106",))) == []
+    found = lint_text(source, "b.py", LintSettings(rules=("JAX101",)))
+    assert [(f.code, f.line) for f in found] == [("JAX101", 5)]
+    assert lint_text(source, "c.py", LintSettings(rules=("JAX106",))) == []

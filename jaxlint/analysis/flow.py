@@ -53,19 +53,31 @@ class _At:
 
 
 class _HooksByType(dict):
-    """Node type -> the hooks for it (a tuple, often empty), filled per type on first sight: the expression walk
-    looks hooks up by the node's type, with no `__name__` read per node."""
+    """Node type -> the hooks for it (a tuple, often empty): the walks look hooks up by the node's type, with no
+    `__name__` read per node. Each walker's table starts as a copy of the types found hookless so far (`_NONE`),
+    less those its own hooks name, so that a module's walk rarely meets a type it has not seen."""
 
     def __init__(self, hooks: dict[str, list[Callable]]) -> None:
-        super().__init__()
+        super().__init__(_NONE)
         self.hooks = hooks
+        for name in hooks:
+            for kind in _NONE_BY_NAME.get(name, ()):
+                self.pop(kind, None)  # hooked in this walk: found by name when first met
 
     def __missing__(self, kind: type) -> tuple[Callable, ...]:
         found = self[kind] = tuple(self.hooks.get(kind.__name__, ()))
+        if not found and kind not in _NONE:
+            _NONE[kind] = found
+            _NONE_BY_NAME.setdefault(kind.__name__, []).append(kind)
         return found
 
 
-# What the expression walk does at a node, by its type (`_Steps`, per walker: it depends on the hooks): skip
+# Node types some walk found no hook for, and the same by name.
+_NONE: dict[type, tuple[Callable, ...]] = {}
+_NONE_BY_NAME: dict[str, list[type]] = {}
+
+
+# What the expression walk does at a node, by its type (`_Steps`, one per set of hooked node types): skip
 # it (a leaf no hook asks for: a Name, a literal, 40% of nodes), walk through it (no hook, nothing to track:
 # most operators and brackets), read an attribute's object (no hook: `a.b` walks `a` only), take the general
 # path (hooks, scopes, calls, store targets), or change frame (`_At`).
@@ -75,21 +87,35 @@ _SPECIAL = frozenset({cst.Lambda, cst.FunctionDef, cst.Attribute, cst.NamedExpr,
 
 
 class _Steps(dict):
-    def __init__(self, hooks: _HooksByType) -> None:
+    def __init__(self, hooked: frozenset[str]) -> None:
         super().__init__()
-        self.hooks = hooks
+        self.hooked = hooked  # the names of the node types some hook asks for
 
     def __missing__(self, kind: type) -> int:
         if kind is _At:
             step = _MOVE
-        elif kind is cst.Attribute and not self.hooks[kind]:
+        elif kind.__name__ in self.hooked:
+            step = _GENERAL
+        elif kind is cst.Attribute:
             step = _ATTRIBUTE
-        elif self.hooks[kind] or kind in _SPECIAL:
+        elif kind in _SPECIAL:
             step = _GENERAL
         else:
             step = _SKIP if LEAF[kind] else _WALK
         self[kind] = step
         return step
+
+
+# One table per set of hooked types, shared by the walks of every module (the same rules hook the same types).
+_STEPS: dict[frozenset[str], _Steps] = {}
+
+
+def _steps(hooks: dict[str, list[Callable]]) -> _Steps:
+    hooked = frozenset(name for name, found in hooks.items() if found)
+    table = _STEPS.get(hooked)
+    if table is None:
+        table = _STEPS[hooked] = _Steps(hooked)
+    return table
 
 
 class Frame:
@@ -246,7 +272,7 @@ class FlowWalker:
         self.index = index
         self.hooks = hooks
         self._by_type = _HooksByType(hooks)
-        self._steps = _Steps(self._by_type)
+        self._steps = _steps(hooks)
         self._report = report
         self.project = project
         self.silent = 0
