@@ -17,7 +17,8 @@ Each file goes through the same steps as ``engine.lint_text``, each phase timed 
   a timer call per hook, which inflates the walk: 1.9 -> 3.6 s on flax + optax + equinox, so compare rules with
   each other, not with the other phases; without it the walk is timed as a whole);
 - **summary**: the facts the module gives the other modules in project mode (`ModuleFacts.summary`), which
-  every directory run computes;
+  every directory run computes (each module's facts are built as a directory run's first round builds them:
+  the project's own library names, the module's package);
 - **positions**: line/column of the reported nodes (`analysis/positions.py`), only for files with findings;
 - **findings**: placing, suppressing and describing the findings;
 - **gc**: the cyclic collector, run once per file on the young generation as `lint.py`'s workers do, after

@@ -51,7 +51,8 @@ _NOTED = frozenset(
 
 
 # What the index pass does at a node, by its type (`_STEP`): skip it (a leaf), walk through it, record a call
-# site or note a binding and walk through it, open a unit (def, lambda), open a class, or go back to an outer context (`_Context`).
+# site or note a binding and walk through it, open a unit (def, lambda), open a class, or go back to an outer
+# context (`_Context`).
 _SKIP, _WALK, _CALL, _NOTE, _FUNCTION, _CLASS, _RESTORE = range(7)
 
 
