@@ -53,11 +53,12 @@ from .instances import (
     method_call,
     module_class_kind,
 )
+from .key_relevance import RANDOM, uses_keys
 from .kinds import LINEN
 from .pytrees import pytree_model
 from .transforms import positional_params
 
-_RANDOM = "jax.random."
+_RANDOM = RANDOM
 # Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
 SAMPLERS = frozenset(
     _RANDOM + name
@@ -284,20 +285,9 @@ class KeyAnalysis:
         self.index = index
         self._results: dict[int, UnitResult] = {}
         self._running: set[int] = set()
-        self.relevant = self._mentions_random()
+        self.relevant = uses_keys(index)
         self._per_leaf: dict[int, tuple[str, int, frozenset[str]]] | None = None
         self._loop_calls: dict[int, cst.CSTNode] | None = None
-
-    def _mentions_random(self) -> bool:
-        """Cheap pre-check: does the module name anything in jax.random at all?"""
-        imports = self.index.imports
-        project = self.index.project
-        if project is not None and any(e.keys for e in project.exports.values()):
-            return True  # it calls another module's function that consumes keys
-        if any(q == "jax" or q.startswith("jax.random") for q in imports.names.values()):
-            # The index already holds every call: no second walk over the module (it was most of JAX301's time).
-            return any(name.startswith(_RANDOM) for name in self.index.callee_names)
-        return False
 
     def result(self, unit: Unit) -> UnitResult:
         found = self._results.get(id(unit))

@@ -19,7 +19,7 @@ import libcst as cst
 
 from .index import ModuleIndex, Unit
 from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
-from .keys import key_analysis, method_keys, path_json
+from .key_relevance import uses_keys
 from .kinds import NONE
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .returns import function_returns_array
@@ -112,7 +112,11 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
     """The module's top-level functions with what their callers in other modules need: the keys they consume
     (the key dataflow of `keys.py`, through their own callees, in this module or, by the facts this module
     received, in others) and whether they return one JAX array (`returns.py`)."""
-    analysis = key_analysis(index)
+    analysis = None
+    if uses_keys(index):
+        from .keys import key_analysis, path_json
+
+        analysis = key_analysis(index)
     out = []
     for facts in functions:
         defs = index.root.defs.get(facts.name)
@@ -120,8 +124,10 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
             out.append(facts)
             continue
         unit = defs[-1]  # what an importer sees: the last binding of the name
-        consumed = analysis.call_summary(unit).params if analysis.relevant else frozenset()
-        keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
+        keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
+        if analysis is not None:
+            consumed = analysis.call_summary(unit).params
+            keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
         returns = function_returns_array(unit, index, returns_one_array)
         out.append(dataclasses.replace(facts, keys=keys, returns=returns) if keys or returns else facts)
     return tuple(out)
@@ -153,6 +159,7 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
     """The methods of the module's top-level classes (`_method_facts`), with the keys a call on an instance
     surely consumes (`keys.method_keys`); a method a class inherits from the module's classes is listed under
     the subclass's name too when it consumes keys (`env.reset(key)` on an instance of the subclass)."""
+    consuming = uses_keys(index)  # else no method consumes a key (and the key dataflow need not load)
     out = []
     for name, node in index.classes.items():
         if node is None:
@@ -162,9 +169,9 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
             unit = units[-1]
             if unit.is_method:
                 facts = _method_facts(f"{name}.{unit.name}", unit)
-                keys = method_keys(index, name, unit.name)
+                keys = _method_keys(index, name, unit.name) if consuming else ()
                 if keys:
-                    facts = dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys)))
+                    facts = dataclasses.replace(facts, keys=keys)
                 out.append(facts)
         inherited = {
             m
@@ -173,11 +180,20 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
         }
         for method in sorted(inherited - own.keys()):
             found = class_methods(index, name, method)  # the def the class runs: its nearest base's
-            keys = method_keys(index, name, method) if found and found[-1].is_method else frozenset()
+            keys = _method_keys(index, name, method) if consuming and found and found[-1].is_method else ()
             if keys:
                 facts = _method_facts(f"{name}.{method}", found[-1])
-                out.append(dataclasses.replace(facts, keys=tuple(sorted((n, path_json(p)) for n, p in keys))))
+                out.append(dataclasses.replace(facts, keys=keys))
     return tuple(out)
+
+
+def _method_keys(
+    index: ModuleIndex, class_name: str, method: str
+) -> tuple[tuple[str, tuple[int | str, ...]], ...]:
+    """`keys.method_keys` in the summary's form: sorted, with JSON-able paths."""
+    from .keys import method_keys, path_json
+
+    return tuple(sorted((n, path_json(p)) for n, p in method_keys(index, class_name, method)))
 
 
 def _method_uses(index: ModuleIndex, project_name) -> set[str]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.keys import KeyAnalysis, KeyReuse, key_analysis
+from ..analysis.key_relevance import uses_keys
 from ..syntax import walk
 from .base import Rule
+
+if TYPE_CHECKING:  # the dataflow itself loads only for a module that draws random numbers
+    from ..analysis.keys import KeyAnalysis, KeyReuse
 
 _LOOP_WORDS = {
     cst.For: "for loop",
@@ -115,7 +120,10 @@ No automatic fix: which key should be split, and where, is the author's choice.
     # -- hooks ---------------------------------------------------------------------------------------
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
-        self._analysis = key_analysis(ctx.index)
+        if uses_keys(ctx.index):
+            from ..analysis.keys import key_analysis
+
+            self._analysis = key_analysis(ctx.index)
 
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
         analysis = self._analysis

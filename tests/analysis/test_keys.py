@@ -291,3 +291,38 @@ def test_unknown_calls_consume_nothing() -> None:
 def test_module_without_jax_random_is_skipped() -> None:
     index = ModuleIndex(cst.parse_module("import jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x)\n"))
     assert not KeyAnalysis(index).relevant
+
+
+_LOADS_KEYS = """
+import json, sys
+from jaxlint.engine import lint_text
+from jaxlint.selection import LintSettings
+found = lint_text(sys.stdin.read(), "m.py", LintSettings())
+print(json.dumps({"codes": [f.code for f in found], "loaded": "jaxlint.analysis.keys" in sys.modules}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "codes", "loaded"),
+    [
+        ("import jax\n\n@jax.jit\ndef f(x):\n    return x + 1\n", [], False),
+        (
+            "import jax\n\ndef f(key):\n    return jax.random.normal(key) + jax.random.normal(key)\n",
+            ["JAX301"],
+            True,
+        ),
+    ],
+)
+def test_the_dataflow_loads_only_for_a_module_that_draws_random_numbers(
+    source: str, codes: list[str], loaded: bool
+) -> None:
+    """`key_relevance.uses_keys` decides before the dataflow is imported: a module that calls nothing in
+    jax.random neither runs nor imports `keys.py` (a tenth of jaxlint's import time when nothing is compiled)."""
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _LOADS_KEYS], input=source, capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == {"codes": codes, "loaded": loaded}
