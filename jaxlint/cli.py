@@ -224,16 +224,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.explain:
         from .docs import explain, explain_parse_error
         from .finding import PARSE_ERROR_CODE
-        from .rules import RULES_BY_CODE
+        from .rules import ENTRIES_BY_CODE
 
         code = args.explain.upper()
         if code == PARSE_ERROR_CODE:
             print(explain_parse_error(), end="")
             return EXIT_CLEAN
-        rule = RULES_BY_CODE.get(code)
-        if rule is None:
+        entry = ENTRIES_BY_CODE.get(code)
+        if entry is None:
             return _fail(f"unknown rule code '{args.explain}' (see `jaxlint --list-rules`)")
-        print(explain(rule), end="")
+        print(explain(entry.load()), end="")  # that rule's module only
         return EXIT_CLEAN
     if args.jobs is not None and args.jobs < 1:
         return _fail("--jobs must be at least 1")

@@ -166,6 +166,19 @@ def test_statistics_list_and_explain(project: Path) -> None:
     assert run("--explain", "JAX999").returncode == 2
 
 
+def test_explain_imports_only_its_rule() -> None:
+    script = (
+        "import sys; from jaxlint.cli import main; code = main(['--explain', 'JAX402']); "
+        "print(code, sorted(m for m in sys.modules if m.startswith('jaxlint.rules.')"
+        " and m not in ('jaxlint.rules.base',)))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    last = result.stdout.splitlines()[-1]
+    assert "# JAX402 unhashable-static-arg" in result.stdout
+    assert last.startswith("0 ") and "jaxlint.rules.unhashable_static_arg" in last
+    assert "jaxlint.rules.traced_control_flow" not in last and "jaxlint.rules.jit_in_loop" not in last
+
+
 def test_parallel_jobs_give_the_same_findings(tmp_path: Path) -> None:
     for i in range(12):
         (tmp_path / f"m{i}.py").write_text(BAD if i % 2 else GOOD)

@@ -22,6 +22,10 @@ class RuleEntry(NamedTuple):
     cls: str
     default_enabled: bool = True
 
+    def load(self) -> type[Rule]:
+        """The rule class (its module is imported now if it was not)."""
+        return getattr(importlib.import_module(f"{__name__}.{self.module}"), self.cls)
+
 
 # In `--list-rules` order.
 REGISTRY: tuple[RuleEntry, ...] = (
@@ -60,7 +64,7 @@ RULES_BY_CODE: dict[str, type[Rule]]
 def __getattr__(name: str) -> object:
     if name not in ("ALL_RULES", "RULES_BY_CODE"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    classes = tuple(getattr(importlib.import_module(f"{__name__}.{e.module}"), e.cls) for e in REGISTRY)
+    classes = tuple(entry.load() for entry in REGISTRY)
     globals().update(ALL_RULES=classes, RULES_BY_CODE={rule.code: rule for rule in classes})
     return globals()[name]
 
