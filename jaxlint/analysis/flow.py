@@ -82,8 +82,8 @@ _NONE_BY_NAME: dict[str, list[type]] = {}
 # most operators and brackets), read an attribute's object (no hook: `a.b` walks `a` only), take the general
 # path (hooks, scopes, calls, store targets), or change frame (`_At`).
 _SKIP, _WALK, _ATTRIBUTE, _GENERAL, _MOVE = range(5)
-# Types the general path treats specially even without hooks.
-_SPECIAL = frozenset({cst.Lambda, cst.FunctionDef, cst.Attribute, cst.NamedExpr, cst.Call, *COMPREHENSIONS})
+# Types the general path treats specially even without hooks (an attribute without one has its own step).
+_SPECIAL = frozenset({cst.Lambda, cst.FunctionDef, cst.NamedExpr, cst.Call, *COMPREHENSIONS})
 
 
 class _Steps(dict):

@@ -53,12 +53,12 @@ from .instances import (
     method_call,
     module_class_kind,
 )
-from .key_relevance import RANDOM, uses_keys
+from .key_relevance import RANDOM as _RANDOM
+from .key_relevance import uses_keys
 from .kinds import LINEN
 from .pytrees import pytree_model
 from .transforms import positional_params
 
-_RANDOM = RANDOM
 # Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
 SAMPLERS = frozenset(
     _RANDOM + name
@@ -315,8 +315,8 @@ class KeyAnalysis:
             index = self.index
             scopes = []
             if not _TREE_MAPS.isdisjoint(index.callee_names):
-                # Only the scopes whose own code calls a tree map: the index's sites say which (a site names
-                # the unit whose body holds the call), so the others need no walk.
+                # Only the scopes the index's sites put a tree-map call in need the walk below (a site names
+                # its unit for a call in a class body or a def's header too, which the walk then passes over).
                 mapping = {
                     id(unit)
                     for call, unit, _ in index._sites
