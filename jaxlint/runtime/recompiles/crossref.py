@@ -8,6 +8,9 @@ finding names the function as its own.
 Rules whose pitfall is an exception (JAX101 `if tracer:`, JAX102, JAX103, ...; see
 `verify/child/expectations.py`): CONFIRMED by an error the run raised, of a class the rule predicts,
 with one of the user's frames inside the flagged statement's lines (as `--verify` matches).
+
+JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug.print's string):
+CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py).
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ class Verdict:
     finding: Any  # jaxlint.finding.Finding (duck-typed: path, line, column, code, name, function)
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
+    observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
 
     @property
     def confirmed(self) -> bool:
-        return self.function is not None or self.error is not None
+        return self.function is not None or self.error is not None or self.observed is not None
 
     @property
     def error_line(self) -> int | None:
@@ -52,6 +56,8 @@ class Verdict:
             data.update(
                 error=self.error["types"][0], message=self.error["message"], error_line=self.error_line
             )
+        if self.observed is not None:
+            data.update(observed=self.observed["kind"], text=self.observed["text"])
         if self.function is not None:
             data.update(
                 qualname=self.function.qualname, traces=self.function.traces, compiles=self.function.compiles
@@ -85,6 +91,34 @@ def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str
             spans[key] = _span(finding)
         match = next((e for e in raised if _error_matches(e, expectation, finding.path, spans[key])), None)
         verdicts.append(Verdict(finding, None, match))
+    return verdicts
+
+
+def cross_reference_observations(
+    findings: Iterable[Any] | None, observed: list[dict[str, Any]]
+) -> list[Verdict]:
+    """Findings of the rules an observation proves (a tracer printed at the line), each with the first
+    observation inside its statement (or none)."""
+    from ..verify.child.expectations import EXPECTATIONS
+    from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
+
+    verdicts = []
+    for finding in findings or ():
+        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
+        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER):
+            continue
+        span = _span(finding)
+        match = next(
+            (
+                o
+                for o in observed
+                if o.get("kind") == expectation.kind
+                and _same_file(str(o.get("path")), finding.path)
+                and span[0] <= int(o.get("line") or 0) <= span[1]
+            ),
+            None,
+        )
+        verdicts.append(Verdict(finding, None, observed=match))
     return verdicts
 
 

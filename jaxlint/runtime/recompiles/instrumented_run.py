@@ -30,7 +30,7 @@ from .._isolate import processes_with_marker
 from .aggregate import load_reports, merge
 from .bootstrap import child_environment, write_sitecustomize
 from .budget import DEFAULT_MAX_COMPILES
-from .crossref import cross_reference, cross_reference_errors
+from .crossref import cross_reference, cross_reference_errors, cross_reference_observations
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
 from .signature_store import write_calls
@@ -72,6 +72,7 @@ def run_command(
         )
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
+    verdicts += cross_reference_observations(static_findings, run.observed)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:

@@ -247,6 +247,8 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         where = f"{display_path(f.path)}:{f.line}:{f.column}"
         if fn is not None:
             seen = f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+        elif v.observed is not None:
+            seen = f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
         else:
             assert error is not None
             seen = f"{error['types'][0]} raised at line {v.error_line} during the run"
@@ -260,7 +262,7 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
     others = len(verdicts) - len(confirmed) - recompiles
     if others:
         out.write(
-            f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed raising in this run"
+            f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed in this run"
             " (`jaxlint --verify` traces them)\n"
         )
 
