@@ -35,6 +35,7 @@ from typing import Any
 
 from .call_records import encode_call_or_reason, encode_error
 from .events import CompileEvent, FunctionInfo, TraceEvent
+from .pickled_calls import pickle_call
 from .retrace_reasons import RetraceExplainer
 from .signatures import build_signature
 
@@ -239,14 +240,18 @@ class _Instrumentation:
             if error is not None:
                 self.bus.publish_call(info, None, encode_error(error, self.skip_dirs))
                 return
-            call = encode_call_or_reason(
-                self.jax,
-                tuple(call_args),
-                dict(call_kwargs or {}),
+            statics = (
                 tuple(getattr(ji, "static_argnums", ()) or ()),
                 tuple(getattr(ji, "static_argnames", ()) or ()),
-                _positional_names(getattr(ji, "fun_signature", None)),
             )
+            values = (tuple(call_args), dict(call_kwargs or {}))
+            names = _positional_names(getattr(ji, "fun_signature", None))
+            call = encode_call_or_reason(self.jax, *values, *statics, names)
+            if "unkept" in call:  # closures or optax transformations in it: keep it pickled
+                pickled = pickle_call(self.jax, *values, *statics)
+                call = (
+                    pickled if "pickled" in pickled else {"unkept": f"{call['unkept']}; {pickled['unkept']}"}
+                )
             self.bus.publish_call(info, call, None)
         except Exception as exc:
             self.bus.report_error("call hook", exc)
