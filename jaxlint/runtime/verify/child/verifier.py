@@ -6,6 +6,7 @@ import types
 from typing import Any
 
 from .attempt import (
+    LEAK_PLACES,
     DebugPrintRecorder,
     ModuleLines,
     Outcome,
@@ -14,7 +15,7 @@ from .attempt import (
     run_twice_attempt,
 )
 from .examples import example_calls, example_namespace
-from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
+from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
@@ -191,8 +192,10 @@ def _try_inputs(
     self_type = (self_name or "", target.owner.__name__ if target.owner else "")
     stores = store_places(context.source, line, self_name) if expectation.kind == LEAK else None
     span = statement_span(context.source.tree, line)
+    # Where the statement stores is known: watch those places, without JAX's (slow) checker.
+    mode = LEAK_PLACES if expectation.mode == LEAKS and stores else expectation.mode
     for call in calls:
-        outcome = context.outcome(target, call, expectation.mode, self_jit)
+        outcome = context.outcome(target, call, mode, self_jit)
         judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores, span)
         tried.append(call.text)
         if judgement.status == CONFIRMED:
