@@ -10,7 +10,6 @@ from jaxlint.finding import Finding
 from .results import NOT_RUN, Environment, FindingVerdict
 from .supervise import ChildRun
 
-
 RAISE_TIMEOUT = " (raise the limit with `--verify-timeout SECONDS`, or `verify-timeout` in [tool.jaxlint])"
 
 

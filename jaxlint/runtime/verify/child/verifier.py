@@ -16,14 +16,16 @@ from .attempt import (
 )
 from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
+from .flax_modules import through_init
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
 from .recorded import recorded_calls, unkept_reason
-from .resolve import METHOD, Target, Unreachable, resolve
+from .resolve import METHOD, Target, Unreachable, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
+MAX_CALLERS = 4  # functions with real inputs tried to reach a line its own function's inputs did not
 
 
 def verdict(kind: str, reason: str, inputs: list[str] | None = None) -> dict[str, Any]:
@@ -71,13 +73,19 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
+        """The inputs to try (`_calls`); a flax Module's method takes them through `Module.init`."""
+        return through_init(target, self._calls(target))
+
+    def _calls(self, target: Target, search: bool = True) -> list[CallInputs]:
         """Declared examples; else the calls the module's own top-level code made, the calls a run
-        recorded, then the search's own inputs."""
+        recorded, then (with `search`) the search's own inputs."""
         declared = self.examples.get(target.qualname)
         if declared:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
         recorded, skipped = recorded_calls(self.jax, self.module, target, self.recorded)
         recorded = (self.live.for_target(target) if self.live else []) + recorded
+        if not search:
+            return recorded
         try:
             searched = search_calls(target, self.source)
         except NoInputs as error:
@@ -86,6 +94,26 @@ class ModuleContext:
             unusable = f"; the recorded calls do not fit: {skipped[0]}" if skipped else ""
             raise NoInputs(f"{error}{unusable}; {self.how_to_give_inputs(target)}") from None
         return recorded + searched
+
+    def callers(self, target: Target) -> list[Target]:
+        """The module's other functions that have real inputs (declared examples, calls a run recorded or
+        the module's top-level code made): tracing them may reach the target's line."""
+        names = [*self.examples, *(q for q, e in self.recorded.items() if e.get("calls"))]
+        names += [
+            getattr(code, "co_qualname", code.co_name) for code in (self.live.calls if self.live else {})
+        ]
+        found: list[Target] = []
+        for qualname in dict.fromkeys(names):
+            if qualname == target.qualname or len(found) >= MAX_CALLERS:
+                continue
+            try:
+                function, _ = unwrap(lookup(self.module, qualname)[0], qualname)
+                caller = self.target(qualname, function.__code__.co_firstlineno)
+            except (AttributeError, Unreachable):
+                continue
+            if caller.function is not target.function:
+                found.append(caller)
+        return found
 
     def how_to_give_inputs(self, target: Target) -> str:
         """The NOT_RUN advice: the two ways a user gives verify real inputs."""
@@ -172,6 +200,18 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
         if through["verdict"] == CONFIRMED_VERDICT:
             through["reason"] += f", traced through the enclosing '{qualname}'"
             return through
+    if result["verdict"] != CONFIRMED_VERDICT and not self_jit and expectation.mode != RUN_TWICE:
+        # The line may be reached from a function that has real inputs (a train step calling a model):
+        # the rule's error, or print, at this very line confirms it whichever function was traced.
+        for caller in context.callers(target):
+            try:
+                inputs = through_init(caller, context._calls(caller, search=False))
+            except NoInputs:
+                continue
+            through = _try_inputs(context, expectation, caller, inputs, line, False)
+            if through["verdict"] == CONFIRMED_VERDICT:
+                through["reason"] += f", reached through '{caller.qualname}'"
+                return through
     return result
 
 
