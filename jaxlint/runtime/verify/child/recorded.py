@@ -181,6 +181,13 @@ def unkept_reason(target: Target, functions: dict[str, Any]) -> str | None:
     return reason if isinstance(reason, str) else None
 
 
+def refused_reason(target: Target, functions: dict[str, Any]) -> str | None:
+    """Why recorded calls of the target were not loaded (pickles the store's HMAC does not vouch for)."""
+    entry = _entry_for(target, functions)
+    reason = entry.get("refused") if entry is not None and not entry.get("calls") else None
+    return reason if isinstance(reason, str) else None
+
+
 def _entry_for(target: Target, functions: dict[str, Any]) -> dict[str, Any] | None:
     code = target.function.__code__
     for name in (target.qualname, getattr(code, "co_qualname", None), target.function.__qualname__):

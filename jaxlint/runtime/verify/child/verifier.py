@@ -20,7 +20,7 @@ from .flax_modules import through_init
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
-from .recorded import recorded_calls, unkept_reason
+from .recorded import recorded_calls, refused_reason, unkept_reason
 from .resolve import METHOD, Target, Unreachable, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
@@ -118,6 +118,12 @@ class ModuleContext:
     def how_to_give_inputs(self, target: Target) -> str:
         """The NOT_RUN advice: the two ways a user gives verify real inputs."""
         key = f"{self.module_name}:{target.qualname}" if self.module_name else target.qualname
+        refused = refused_reason(target, self.recorded)
+        if refused:
+            return (
+                f"{refused}; to give inputs, run `jaxlint --verify --run` again (it records them anew), or "
+                f'declare `[tool.jaxlint.verify.examples]` "{key}" = "<call arguments>"'
+            )
         unkept = unkept_reason(target, self.recorded)
         if unkept:
             return (
