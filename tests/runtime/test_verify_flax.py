@@ -333,3 +333,46 @@ def test_a_timeout_says_how_to_raise_the_limit(tmp_path):
     found = _verdicts(result)[("slow.py", 10, "JAX101")]
     assert found["verdict"] == "NOT_RUN", found
     assert "`--verify-timeout SECONDS`" in found["verdict_reason"]
+
+
+SIDE_EFFECTS = textwrap.dedent(
+    """\
+    import os
+
+    import jax
+
+    history = []
+
+
+    @jax.jit
+    def step(x):
+        y = x * 2
+        history.append(y)
+        os.makedirs("out", exist_ok=True)
+        return y
+
+
+    @jax.jit
+    def never(x):
+        os.makedirs("never", exist_ok=True)
+        return x
+
+
+    if __name__ == "__main__":
+        for _ in range(3):
+            step(jax.numpy.ones(3))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_run_confirms_side_effects_and_leaks_it_watches_run_while_jax_traces(tmp_path):
+    _write(tmp_path, {"run.py": SIDE_EFFECTS})
+    run = _jaxlint(tmp_path, "--verify", "--run", f"{sys.executable} run.py")
+    assert (
+        "CONFIRMED JAX105 run.py:11:5: line 11 left a tracer in global 'history' after the trace"
+        in run.stdout
+    ), run.stdout + run.stderr
+    assert "CONFIRMED JAX202 run.py:12:5: line 12 ran while JAX traced the function" in run.stdout
+    assert "JAX202 run.py:18" not in run.stdout  # `never` was never traced
+    assert "1 other confirmable finding not observed in this run" in run.stdout

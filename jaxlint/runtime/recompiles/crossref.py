@@ -10,7 +10,9 @@ Rules whose pitfall is an exception (JAX101 `if tracer:`, JAX102, JAX103, ...; s
 with one of the user's frames inside the flagged statement's lines (as `--verify` matches).
 
 JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug.print's string):
-CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py).
+CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py). JAX202 (a side
+effect in a jitted function) by the statement running while JAX traced it, JAX105 (a leaked tracer) by a
+tracer left, after the trace, where the statement stores (line_watch.py watches `watched_statements`).
 """
 
 from __future__ import annotations
@@ -100,12 +102,15 @@ def cross_reference_observations(
     """Findings of the rules an observation proves (a tracer printed at the line), each with the first
     observation inside its statement (or none)."""
     from ..verify.child.expectations import EXPECTATIONS
+    from .line_watch import LEAK, RUNS_ONCE
     from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
+
+    WATCHED = (LEAK, RUNS_ONCE)
 
     verdicts = []
     for finding in findings or ():
         expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
-        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER):
+        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, *WATCHED):
             continue
         span = _span(finding)
         match = next(
@@ -120,6 +125,43 @@ def cross_reference_observations(
         )
         verdicts.append(Verdict(finding, None, observed=match))
     return verdicts
+
+
+def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:
+    """The flagged statements a run watches while JAX traces (line_watch.py): JAX202's and JAX105's."""
+    from ..verify.child.expectations import EXPECTATIONS
+    from ..verify.child.source import ModuleSource, store_places
+    from .line_watch import LEAK, RUNS_ONCE
+
+    statements = []
+    sources: dict[str, Any] = {}
+    for finding in findings or ():
+        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
+        if expectation is None or expectation.kind not in (LEAK, RUNS_ONCE):
+            continue
+        path = os.path.realpath(finding.path)
+        if path not in sources:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    sources[path] = ModuleSource(path, handle.read())
+            except (OSError, SyntaxError, ValueError):
+                sources[path] = None
+        if sources[path] is None:
+            continue
+        stores = store_places(sources[path], finding.line, "self") if expectation.kind == LEAK else None
+        if expectation.kind == LEAK and not stores:
+            continue  # a leak that cannot be tied to a place is left to `--verify`'s checker
+        span = _span(finding)
+        statements.append(
+            {
+                "code": finding.code,
+                "kind": expectation.kind,
+                "path": path,
+                "span": list(span),
+                "stores": sorted(stores or ()),
+            }
+        )
+    return statements
 
 
 def _error_matches(error: dict[str, Any], expectation: Any, path: str, span: tuple[int, int]) -> bool:

@@ -31,7 +31,13 @@ from .._isolate import processes_with_marker
 from .aggregate import load_reports, merge
 from .bootstrap import child_environment, write_sitecustomize
 from .budget import DEFAULT_MAX_COMPILES
-from .crossref import cross_reference, cross_reference_errors, cross_reference_observations
+from .crossref import (
+    cross_reference,
+    cross_reference_errors,
+    cross_reference_observations,
+    watched_statements,
+)
+from .line_watch import write_watch
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
 from .signature_store import write_calls
@@ -60,6 +66,9 @@ def run_command(
     try:
         reports_dir = os.path.join(workdir, "reports")
         os.mkdir(reports_dir)
+        statements = watched_statements(static_findings)
+        if statements:
+            write_watch(reports_dir, statements)
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))
         env = child_environment(dict(os.environ), site_dir, reports_dir)
         marker = f"{ENV_DIR}={reports_dir}".encode()

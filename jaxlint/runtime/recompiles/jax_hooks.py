@@ -59,6 +59,7 @@ class Bus:
         self.errors: list[str] = []
         self._subscribers: tuple[Any, ...] = ()
         self._lock = threading.Lock()
+        self.line_watch: Any = None  # line_watch.LineWatch: flagged statements watched while tracing
 
     def subscribe(self, recorder: Any) -> None:
         with self._lock:
@@ -202,6 +203,8 @@ class _Instrumentation:
                 self._announce(original, args, kwargs, None)
             frame = _Frame()
             frames = self.local.frames
+            watch = self.bus.line_watch if not frames else None  # the outermost trace only
+            watching = watch is not None and watch.begin()
             frames.append(frame)
             try:
                 result = original(*args, **kwargs)
@@ -212,6 +215,11 @@ class _Instrumentation:
                 raise
             finally:
                 frames.pop()
+                if watching:
+                    try:
+                        watch.end()
+                    except Exception as exc:
+                        self.bus.report_error("line watch", exc)
             try:
                 bound = args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
                 self._after_trace(frame, result, *bound)

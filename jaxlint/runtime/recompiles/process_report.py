@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from .call_records import MAX_CALLS_PER_FUNCTION, MAX_ERRORS, encode_error
+from .line_watch import LineWatch, read_watch
 from .recorder import Recorder
 
 ENV_DIR = "JAXLINT_RECOMPILES_DIR"
@@ -59,6 +60,9 @@ class ProcessReport:
         self._bus = install()
         self._bus.subscribe(self)
         observations.install(jax, observations.Observations(_skip_dirs(), self.on_observed))
+        statements = read_watch(self.directory)
+        if statements:
+            self._bus.line_watch = LineWatch(statements, jax.core.Tracer, self.on_observed)
         self.register_process_hooks()
         self.write()  # an empty report still says "this process imported jax"
 

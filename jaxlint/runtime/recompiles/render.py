@@ -247,6 +247,8 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         where = f"{display_path(f.path)}:{f.line}:{f.column}"
         if fn is not None:
             seen = f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+        elif v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
+            seen = f"line {v.observed['line']} {v.observed['text']}"
         elif v.observed is not None:
             seen = f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
         else:
