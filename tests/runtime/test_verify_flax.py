@@ -376,3 +376,32 @@ def test_a_run_confirms_side_effects_and_leaks_it_watches_run_while_jax_traces(t
     assert "CONFIRMED JAX202 run.py:12:5: line 12 ran while JAX traced the function" in run.stdout
     assert "JAX202 run.py:18" not in run.stdout  # `never` was never traced
     assert "1 other confirmable finding not observed in this run" in run.stdout
+
+
+KEY_REUSE_IN_A_STEP = textwrap.dedent(
+    """\
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def noisy(key, x):
+        a = jax.random.normal(key, x.shape)
+        b = jax.random.uniform(key, x.shape)
+        return x + a + b
+
+
+    if __name__ == "__main__":
+        out = noisy(jax.random.key(0), jnp.ones(3))
+        print("ran on", out.shape)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_run_confirms_key_reuse_in_a_traced_step_without_stopping_the_program(tmp_path):
+    _write(tmp_path, {"run.py": KEY_REUSE_IN_A_STEP})
+    run = _jaxlint(tmp_path, "--verify", "--run", f"{sys.executable} run.py")
+    assert "ran on (3,)" in run.stdout, run.stdout + run.stderr  # the program was not stopped
+    assert "CONFIRMED JAX301 run.py:8:" in run.stdout
+    assert "KeyReuseError at line 8, by JAX's key-reuse check" in run.stdout

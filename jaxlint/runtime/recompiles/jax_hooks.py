@@ -13,6 +13,8 @@ How each count is taken (facts checked on jax 0.10.2 and 0.12.0.1, CPU):
   the function last traced under that name on the same thread (else in the process). This also counts
   the extra executables that grad/vmap of a jitted function compile without re-tracing it. Eager
   op-by-op dispatch compiles JAX-internal functions; they are counted apart.
+- Key reuse: JAX's own `check_key_reuse_jaxpr` (jax.experimental.key_reuse, private module) is run on
+  each outermost traced jaxpr, and a KeyReuseError it raises is reported, never raised in the program.
 - Hints: `jax_explain_cache_misses` is switched on (it is not part of any cache key) and its records
   are captured, kept off the user's stderr, and attached to the trace they explain, until
   `HINT_LIMIT` of them (listing the keys costs time on every miss).
@@ -151,6 +153,7 @@ class _Instrumentation:
         self.context_fn: Any = None
         self.fallback_seen: set[tuple[str, int, str]] = set()
         self.explainer_lock = threading.Lock()
+        self.key_reuse_checker: Any = None  # jax's check_key_reuse_jaxpr once imported; False: none
         jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
         try:
             import jaxlib
@@ -223,6 +226,8 @@ class _Instrumentation:
             try:
                 bound = args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
                 self._after_trace(frame, result, *bound)
+                if wants_calls and not frames:  # the outermost trace holds the nested ones' equations
+                    self._check_key_reuse(bound[0], result)
             except Exception as exc:
                 self.bus.report_error("trace hook", exc)
             return result
@@ -263,6 +268,32 @@ class _Instrumentation:
             self.bus.publish_call(info, call, None)
         except Exception as exc:
             self.bus.report_error("call hook", exc)
+
+    def _check_key_reuse(self, fun: Any, result: Any) -> None:
+        """JAX's own key-reuse analysis of the traced jaxpr, run here and its error kept, not raised: the
+        program runs as it would (`jax_debug_key_reuse` would raise in it). Typed keys only: legacy
+        `PRNGKey` arrays are plain uint32 unless the program enables custom PRNG itself."""
+        if self.key_reuse_checker is False or self.jax.config.jax_debug_key_reuse:
+            return  # unavailable, or JAX checks (and raises) itself
+        if self.key_reuse_checker is None:
+            try:
+                from jax.experimental.key_reuse._core import check_key_reuse_jaxpr
+            except Exception:
+                self.key_reuse_checker = False
+                return
+            self.key_reuse_checker = check_key_reuse_jaxpr
+        params = getattr(result, "params", None)
+        closed = params.get("jaxpr") if isinstance(params, dict) else None
+        info = self._function_info(fun)
+        if closed is None or info.internal:
+            return
+        try:
+            self.key_reuse_checker(getattr(closed, "jaxpr", closed))
+        except Exception as error:
+            if "KeyReuseError" in {cls.__name__ for cls in type(error).__mro__}:
+                found = encode_error(error, self.skip_dirs)
+                found["checked"] = True  # found by the check, not raised in the program
+                self.bus.publish_call(info, None, found)
 
     @staticmethod
     def _bind(original: Any, args: tuple, kwargs: dict) -> tuple:

@@ -254,6 +254,8 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         else:
             assert error is not None
             seen = f"{error['types'][0]} raised at line {v.error_line} during the run"
+            if error.get("checked"):
+                seen = f"{error['types'][0]} at line {v.error_line}, by JAX's key-reuse check of the trace (not raised in the program)"
         out.write(f"  CONFIRMED {f.code} {where}: {seen}\n")
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
