@@ -260,7 +260,7 @@ class _Instrumentation:
             values = (tuple(call_args), dict(call_kwargs or {}))
             names = _positional_names(getattr(ji, "fun_signature", None))
             call = encode_call_or_reason(self.jax, *values, *statics, names)
-            if "unkept" in call:  # closures or optax transformations in it: keep it pickled
+            if "unkept" in call and not _installed(info.path):  # closures, optax transformations: pickle
                 pickled = pickle_call(self.jax, *values, *statics)
                 call = (
                     pickled if "pickled" in pickled else {"unkept": f"{call['unkept']}; {pickled['unkept']}"}
@@ -560,6 +560,12 @@ def _unwrap(fun: Any) -> Any:
             return fun
         fun = inner
     return fun
+
+
+def _installed(path: str) -> bool:
+    """A file of an installed library: its calls are not kept for `--verify` (the store skips them too)."""
+    parts = path.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _leaf_names(dbg: Any, count: int) -> tuple[str, ...] | None:

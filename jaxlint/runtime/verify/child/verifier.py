@@ -73,10 +73,10 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
-        """The inputs to try (`_calls`); a flax Module's method takes them through `Module.init`."""
-        return through_init(target, self._calls(target))
+        """The inputs to try (`gathered_calls`); a flax Module's method takes them through `Module.init`."""
+        return through_init(target, self.gathered_calls(target))
 
-    def _calls(self, target: Target, search: bool = True) -> list[CallInputs]:
+    def gathered_calls(self, target: Target, search: bool = True) -> list[CallInputs]:
         """Declared examples; else the calls the module's own top-level code made, the calls a run
         recorded, then (with `search`) the search's own inputs."""
         declared = self.examples.get(target.qualname)
@@ -211,7 +211,7 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
         # the rule's error, or print, at this very line confirms it whichever function was traced.
         for caller in context.callers(target):
             try:
-                inputs = through_init(caller, context._calls(caller, search=False))
+                inputs = through_init(caller, context.gathered_calls(caller, search=False))
             except NoInputs:
                 continue
             through = _try_inputs(context, expectation, caller, inputs, line, False)
