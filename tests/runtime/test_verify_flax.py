@@ -405,3 +405,36 @@ def test_a_run_confirms_key_reuse_in_a_traced_step_without_stopping_the_program(
     assert "ran on (3,)" in run.stdout, run.stdout + run.stderr  # the program was not stopped
     assert "CONFIRMED JAX301 run.py:8:" in run.stdout
     assert "KeyReuseError at line 8, by JAX's key-reuse check" in run.stdout
+
+
+HAIKU_MODEL = textwrap.dedent(
+    """\
+    import haiku as hk
+    import jax
+
+
+    class Block(hk.Module):
+        def __call__(self, x):
+            h = hk.Linear(4)(x)
+            if x.sum() > 0:
+                h = jax.nn.relu(h)
+            return h
+
+
+    net = hk.transform(lambda x: Block()(x))
+
+
+    @jax.jit
+    def predict(params, x):
+        return net.apply(params, None, x)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_haiku_module_method_is_traced_inside_hk_transform(tmp_path):
+    pytest.importorskip("haiku")
+    _write(tmp_path, {"model.py": HAIKU_MODEL})
+    found = _verdicts(_jaxlint(tmp_path, "--verify", "--format", "json", "."))[("model.py", 8, "JAX101")]
+    assert found["verdict"] == "CONFIRMED", found
+    assert found["verdict_reason"].startswith("TracerBoolConversionError at line 8")

@@ -50,7 +50,7 @@ Inputs, cheapest first; declared examples are used alone, the other sources in o
    then a legacy `PRNGKey(0)` for parameters named like keys. Parameters with defaults keep them.
 
 A method of a flax linen Module takes its inputs through `Module().init(key, *args, method=name)`
-(child/flax_modules.py); resolve follows `__wrapped__` from flax's method wrapper to the user's function.
+(child/module_methods.py; a haiku Module's through hk.transform); resolve follows `__wrapped__` from flax's method wrapper to the user's function.
 
 When none fits, NOT_RUN says how to give inputs: `--verify --run` the tests or the script, or declare an
 example (with the key to use).

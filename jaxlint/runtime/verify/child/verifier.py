@@ -16,10 +16,10 @@ from .attempt import (
 )
 from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
-from .flax_modules import through_init
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
+from .module_methods import through_init
 from .recorded import recorded_calls, refused_reason, unkept_reason
 from .resolve import METHOD, Target, Unreachable, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
