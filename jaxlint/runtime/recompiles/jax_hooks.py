@@ -273,7 +273,7 @@ class _Instrumentation:
         """JAX's own key-reuse analysis of the traced jaxpr, run here and its error kept, not raised: the
         program runs as it would (`jax_debug_key_reuse` would raise in it). Typed keys only: legacy
         `PRNGKey` arrays are plain uint32 unless the program enables custom PRNG itself."""
-        if self.key_reuse_checker is False or self.jax.config.jax_debug_key_reuse:
+        if self.key_reuse_checker is False or getattr(self.jax.config, "jax_debug_key_reuse", False):
             return  # unavailable, or JAX checks (and raises) itself
         if self.key_reuse_checker is None:
             try:
