@@ -438,3 +438,42 @@ def test_a_haiku_module_method_is_traced_inside_hk_transform(tmp_path):
     found = _verdicts(_jaxlint(tmp_path, "--verify", "--format", "json", "."))[("model.py", 8, "JAX101")]
     assert found["verdict"] == "CONFIRMED", found
     assert found["verdict_reason"].startswith("TracerBoolConversionError at line 8")
+
+
+MODEL_NEEDS_FEATURES = THROUGH_CALLER.split("\n\n@jax.jit")[0] + "\n"
+CALLER_MODULE = textwrap.dedent(
+    """\
+    import jax
+
+    from model import MLP
+
+
+    @jax.jit
+    def predict(params, x):
+        return MLP(4).apply(params, x)
+
+
+    if __name__ == "__main__":
+        import jax.numpy as jnp
+
+        x = jnp.ones((2, 3))
+        try:
+            predict(MLP(4).init(jax.random.key(0), x), x)
+        except Exception as error:
+            print("caught", type(error).__name__)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_line_is_reached_through_another_module_s_function_with_recorded_calls(tmp_path):
+    _write(tmp_path, {"model.py": MODEL_NEEDS_FEATURES, "train.py": CALLER_MODULE})
+    before = _verdicts(_jaxlint(tmp_path, "--verify", "--format", "json", "."))[("model.py", 11, "JAX101")]
+    assert before["verdict"] == "NOT_RUN", before  # MLP() cannot be made, nothing calls it yet
+
+    run = _jaxlint(tmp_path, "--verify", "--run", f"{sys.executable} train.py")
+    assert "caught TracerBoolConversionError" in run.stdout, run.stdout + run.stderr
+    after = _verdicts(_jaxlint(tmp_path, "--verify", "--format", "json", "."))[("model.py", 11, "JAX101")]
+    assert after["verdict"] == "CONFIRMED", after
+    assert after["verdict_reason"].startswith("TracerBoolConversionError at line 11")
+    assert "reached through 'train:predict'" in after["verdict_reason"]

@@ -128,6 +128,26 @@ def _secret(directory: str) -> bytes:
     return secret
 
 
+def recorded_sources(directory: str | None) -> list[str]:
+    """The source files the store holds calls for."""
+    sources = []
+    try:
+        names = sorted(os.listdir(directory)) if directory else []
+    except OSError:
+        return []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(str(directory), name), encoding="utf-8") as handle:
+                path = json.load(handle).get("path")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(path, str):
+            sources.append(path)
+    return sources
+
+
 def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | None = None) -> int:
     """Add the run's calls (`RunTotals.calls`) to the store; returns how many functions have calls."""
     by_file: dict[str, list[dict[str, Any]]] = {}

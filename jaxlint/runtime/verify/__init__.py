@@ -11,8 +11,9 @@ and traces it with `jax.jit(entry).trace(...)`, which costs no device time. Verd
   trace by the global or `self.attr` the flagged statement stores into (JAX105; jax.checking_leaks() only
   where the statement stores nowhere nameable: it scans the heap at the end of every nested trace), an
   update at the line whose result the jaxpr never reads (JAX106), jax.jit rejecting `self` (JAX405). A line
-  the flagged function's own inputs do not reach may be reached from another function of the module with
-  real inputs (examples, recorded or live calls): the same error at the same line confirms it.
+  the flagged function's own inputs do not reach may be reached from another function with real inputs
+  (examples, recorded or live calls; of this module, or of another module of the project: child/callers.py):
+  the same error at the same line confirms it.
 - NOT_REPRODUCED: traced cleanly with the inputs tried (listed in `inputs`).
 - NOT_RUN: with the reason: import failed, timeout, crash, memory, no inputs, closure variables, ...
 

@@ -242,6 +242,7 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     _limit_memory(environment["backend"], request.get("memory_limit_mb"))
 
     from .attempt import DebugPrintRecorder, ModuleLines
+    from .callers import ForeignCallers
     from .verifier import ModuleContext, verify_finding
 
     lines = ModuleLines(path)
@@ -321,6 +322,7 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         recorded=request.get("recorded"),
         module_name=request["module"],
         live=live,
+        foreign=ForeignCallers(jax, request.get("callers") or []),
     )
     for finding in findings:
         events.write(event="begin", id=finding["id"])

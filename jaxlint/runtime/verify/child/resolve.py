@@ -81,7 +81,7 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
             raise Unreachable(f"line {line} is not inside '{qualname}' as imported")
         return resolve(module, source, _qualname(code), line)
     target = Target(qualname, function, node, binding, owner, jitted)
-    _set_statics(target)
+    set_statics(target)
     return target
 
 
@@ -143,7 +143,7 @@ def _spanning_wrapped(function: types.FunctionType, line: int) -> types.Function
     return function
 
 
-def _set_statics(target: Target) -> None:
+def set_statics(target: Target) -> None:
     info = getattr(target.jitted, "_jit_info", None)
     target.under_jit = target.jitted is not None
     if info is not None:
@@ -183,7 +183,7 @@ def _rebuild_nested(
     node = source.node_for(code)
     _restore_defaults(function, node, module.__dict__)
     target = Target(qualname, function, node, _binding_in_class_body(qualname, node), rebuilt=True)
-    _set_statics(target)
+    set_statics(target)
     return target
 
 

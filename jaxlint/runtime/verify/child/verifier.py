@@ -14,6 +14,7 @@ from .attempt import (
     run_self_jit_attempt,
     run_twice_attempt,
 )
+from .callers import ForeignCallers
 from .examples import example_calls, example_namespace
 from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
@@ -47,8 +48,10 @@ class ModuleContext:
         recorded: dict[str, Any] | None = None,
         module_name: str = "",
         live: LiveCalls | None = None,
+        foreign: ForeignCallers | None = None,
     ) -> None:
         self.jax = jax
+        self.foreign = foreign  # the project's other modules' functions with real inputs (callers.py)
         self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
         self.module_name = module_name
@@ -215,6 +218,11 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
             except NoInputs:
                 continue
             through = _try_inputs(context, expectation, caller, inputs, line, False)
+            if through["verdict"] == CONFIRMED_VERDICT:
+                through["reason"] += f", reached through '{caller.qualname}'"
+                return through
+        for caller, inputs in context.foreign.targets(target.function) if context.foreign else ():
+            through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
             if through["verdict"] == CONFIRMED_VERDICT:
                 through["reason"] += f", reached through '{caller.qualname}'"
                 return through
