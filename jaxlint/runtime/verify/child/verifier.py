@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import types
+from collections.abc import Iterator
 from typing import Any
 
 from .attempt import (
@@ -210,23 +212,31 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
             through["reason"] += f", traced through the enclosing '{qualname}'"
             return through
     if result["verdict"] != CONFIRMED_VERDICT and not self_jit and expectation.mode != RUN_TWICE:
-        # The line may be reached from a function that has real inputs (a train step calling a model):
-        # the rule's error, or print, at this very line confirms it whichever function was traced.
+        return _through_callers(context, expectation, target, line) or result
+    return result
+
+
+def _through_callers(
+    context: ModuleContext, expectation: Expectation, target: Target, line: int
+) -> dict[str, Any] | None:
+    """The line may be reached from a function that has real inputs (a train step calling a model), of
+    this module or another: the rule's error, or print, at this very line confirms it whichever function
+    was traced."""
+
+    def own() -> Iterator[tuple[Target, list[CallInputs]]]:
         for caller in context.callers(target):
             try:
-                inputs = through_init(caller, context.gathered_calls(caller, search=False))
+                yield caller, context.gathered_calls(caller, search=False)
             except NoInputs:
                 continue
-            through = _try_inputs(context, expectation, caller, inputs, line, False)
-            if through["verdict"] == CONFIRMED_VERDICT:
-                through["reason"] += f", reached through '{caller.qualname}'"
-                return through
-        for caller, inputs in context.foreign.targets(target.function) if context.foreign else ():
-            through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
-            if through["verdict"] == CONFIRMED_VERDICT:
-                through["reason"] += f", reached through '{caller.qualname}'"
-                return through
-    return result
+
+    foreign = context.foreign.targets(target.function) if context.foreign else iter(())
+    for caller, inputs in itertools.chain(own(), foreign):
+        through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
+        if through["verdict"] == CONFIRMED_VERDICT:
+            through["reason"] += f", reached through '{caller.qualname}'"
+            return through
+    return None
 
 
 def _try_inputs(
