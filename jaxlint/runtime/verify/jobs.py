@@ -56,6 +56,9 @@ class ModuleJob:
     findings: list[Finding] = dataclasses.field(default_factory=list)
     examples: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # qualname -> argument strings
     recorded: dict[str, Any] = dataclasses.field(default_factory=dict)  # qualname -> calls from `--run`
+    callers: list[dict[str, Any]] = dataclasses.field(
+        default_factory=list
+    )  # other modules' (child/callers.py)
 
 
 @dataclasses.dataclass
@@ -73,6 +76,7 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
         "memory_limit_mb": memory_limit_mb,
         "examples": job.examples,
         "recorded": job.recorded,
+        "callers": job.callers,
         "findings": [
             {"id": i, "code": f.code, "line": f.line, "end_line": f.end_line, "function": f.function}
             for i, f in enumerate(job.findings)

@@ -10,6 +10,8 @@ from jaxlint.finding import Finding
 from .results import NOT_RUN, Environment, FindingVerdict
 from .supervise import ChildRun
 
+RAISE_TIMEOUT = " (raise the limit with `--verify-timeout SECONDS`, or `verify-timeout` in [tool.jaxlint])"
+
 
 def _exit_description(returncode: int) -> str:
     if returncode < 0:
@@ -81,6 +83,8 @@ def read_child(
     else:
         status, what = ("import_failed", import_failure) if import_failure else ("done", "")
 
+    # The one NOT_RUN whose way out is a setting: say which (the module's one limit, default 60 s).
+    advice = RAISE_TIMEOUT if status == "timeout" else ""
     imported = import_seconds is not None or bool(import_failure)
     stage = "" if imported else ("starting jax" if environment is None else "importing the module")
     verdicts: dict[Finding, FindingVerdict] = {}
@@ -91,17 +95,17 @@ def read_child(
         elif status in ("no_jax", "not_started"):
             verdicts[finding] = FindingVerdict(NOT_RUN, what)
         elif stage:
-            verdicts[finding] = FindingVerdict(NOT_RUN, f"{what} while {stage}")
+            verdicts[finding] = FindingVerdict(NOT_RUN, f"{what} while {stage}{advice}")
         elif index == in_progress:
             verdicts[finding] = FindingVerdict(
-                NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'"
+                NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'{advice}"
             )
         else:
             unreached.append(finding)
     return Reading(
         verdicts,
         unreached,
-        f"not reached: {what} on an earlier finding of this module",
+        f"not reached: {what} on an earlier finding of this module{advice}",
         status,
         what,
         environment,

@@ -181,6 +181,43 @@ def _import_checks(jax: Any, modes: set[str]) -> Iterator[None]:
         yield
 
 
+def _raised_by_checks(error: BaseException) -> bool:
+    """An error of the checkers verify switches on (key reuse, tracer leaks), here or in its causes."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if "KeyReuseError" in {cls.__name__ for cls in type(current).__mro__}:
+            return True
+        if "Leaked trace" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _forget_module(name: str) -> None:
+    for key in [k for k in sys.modules if k == name or k == f"jaxlint_verify_user_{name.replace('.', '_')}"]:
+        del sys.modules[key]
+
+
+def _checked_import_verdict(
+    stopped: BaseException, finding: dict[str, Any], path: str, span: tuple[int, int], verdict: dict[str, Any]
+) -> dict[str, Any]:
+    """A top-level finding of a module whose first import our checker stopped (then imported without it)."""
+    judged = _import_failure_verdict(stopped, finding, path, span)
+    if judged["verdict"] == "CONFIRMED":
+        return judged
+    if EXPECTATIONS[finding["code"]].mode in (KEY_REUSE, LEAKS) and verdict["verdict"] != "NOT_RUN":
+        where = user_frames(stopped, path)
+        at = f" at line {where[-1].lineno}" if where else ""
+        reason = (
+            f"jaxlint's check raised {type(stopped).__name__}{at} while importing the module (imported "
+            f"again without it): line {finding['line']} was not checked"
+        )
+        return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
+    return verdict
+
+
 def main(argv: list[str]) -> int:
     request = _read_request()
     return run_request(request, EventLog(int(argv[0]), request.pop("nonce")))
@@ -205,6 +242,7 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     _limit_memory(environment["backend"], request.get("memory_limit_mb"))
 
     from .attempt import DebugPrintRecorder, ModuleLines
+    from .callers import ForeignCallers
     from .verifier import ModuleContext, verify_finding
 
     lines = ModuleLines(path)
@@ -228,9 +266,20 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     modes = {EXPECTATIONS[f["code"]].mode for f in top_level}
     started = time.perf_counter()
     live = LiveCalls(jax, path)
+    stopped: BaseException | None = None  # what jaxlint's own checker raised during the first import
     try:
-        with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran, live:
-            module = import_user_module(request["module"], path)
+        try:
+            with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran, live:
+                module = import_user_module(request["module"], path)
+        except BaseException as error:
+            if not (modes & {KEY_REUSE, LEAKS} and _raised_by_checks(error)):
+                raise
+            # Our checker, not the module, stopped the import: its error judges the finding at its line;
+            # the module is imported again without it, for every other finding.
+            stopped = error
+            _forget_module(request["module"])
+            with LinesRun(path, active=bool(top_level)) as ran, live:
+                module = import_user_module(request["module"], path)
         if source is None:
             raise ImportError(f"cannot read {path}")
     except BaseException as error:
@@ -257,6 +306,8 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         events.write(event="imported", seconds=round(time.perf_counter() - started, 3))
         for finding in top_level:
             verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
+            if stopped is not None:
+                verdict = _checked_import_verdict(stopped, finding, path, spans[finding["id"]], verdict)
             events.write(event="verdict", id=finding["id"], **verdict)
         findings = [f for f in findings if f not in top_level]
     assert source is not None
@@ -271,6 +322,7 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         recorded=request.get("recorded"),
         module_name=request["module"],
         live=live,
+        foreign=ForeignCallers(jax, request.get("callers") or []),
     )
     for finding in findings:
         events.write(event="begin", id=finding["id"])
