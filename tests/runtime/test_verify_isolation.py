@@ -88,9 +88,9 @@ def test_os_exit_at_import_is_not_run(marked_processes):
 def test_unbounded_allocation_is_stopped():
     result, run = _only("iso_memory.py", timeout=120, memory_limit_mb=400)
     assert result.verdict == "NOT_RUN"
-    # The RSS watchdog (twice the limit) usually fires first; RLIMIT_AS raises MemoryError otherwise.
-    assert "more than 800 MiB of memory" in result.reason or "MemoryError" in result.reason
-    assert run.status in ("memory", "import_failed")
+    # The limit is on resident memory, watched by the parent (no address-space limit: see test_verify_faults).
+    assert result.reason.startswith("the child used more than 400 MiB of memory and was killed")
+    assert run.status == "memory"
 
 
 def test_hang_while_tracing_is_not_run_and_leaves_no_process(marked_processes):
@@ -167,7 +167,8 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
     worker.join(120)  # a guard against a hang, not a timing assertion
     assert not worker.is_alive()
     result = results[0].verdicts[case.finding]
-    assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason, result.reason
+    # Killed with the fork server, whose death hides how the child ended: not run again, said so.
+    assert result.verdict == "NOT_RUN" and result.reason == "jaxlint was interrupted", result.reason
     assert marked_processes() == []
 
 

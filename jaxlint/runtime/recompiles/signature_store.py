@@ -20,10 +20,12 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
+from ...bounded_read import read_regular_file
 from .call_records import MAX_CALLS_PER_FUNCTION
 
 SUBDIR = "signatures"
 VERSION = 1
+MAX_STORE_BYTES = 64 << 20  # one source file's recorded calls; a larger file is not ours
 
 
 def store_path(directory: str, source: str) -> str:
@@ -37,10 +39,10 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
     """`{qualname: {"line", "first_line", "calls"}}` recorded for `source`; empty when none or unreadable."""
     if not directory:
         return {}
+    text = read_regular_file(store_path(directory, source), MAX_STORE_BYTES)  # never a FIFO or a device
     try:
-        with open(store_path(directory, source), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return {}
