@@ -181,10 +181,12 @@ def test_a_cache_entry_that_is_not_a_small_regular_file_is_a_miss(tmp_path: Path
             handle.truncate(64 << 20)  # sparse: past the entry limit, costs no disk
     # A bounded address space: reading /dev/zero without bound fails here instead of eating the machine.
     limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))"
-    bounded = [sys.executable, "-c", f"{limit}; import runpy; runpy.run_module('jaxlint', run_name='__main__')"]
-    second = subprocess.run(
-        [*bounded, *command[3:]], cwd=tmp_path, env=env, capture_output=True, timeout=60
-    )
+    bounded = [
+        sys.executable,
+        "-c",
+        f"{limit}; import runpy; runpy.run_module('jaxlint', run_name='__main__')",
+    ]
+    second = subprocess.run([*bounded, *command[3:]], cwd=tmp_path, env=env, capture_output=True, timeout=60)
     assert second.returncode == 1, second.stderr
     assert "m.py:4:1: JAX103" in second.stdout.decode()
     assert b"Traceback" not in second.stderr
