@@ -46,8 +46,8 @@ def _project(folder: Path, modules: int) -> None:
         (folder / f"m{n}.py").write_text(MODULE.format(n=n))
 
 
-def _one_run(folder: Path, python: str, jobs: int, timeout: float) -> list[dict]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _one_run(folder: Path, python: str, jobs: int, timeout: float, root: Path) -> list[dict]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
     command = [
         sys.executable,
         "-m",
@@ -90,6 +90,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="--jobs of each run")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the verify child")
     parser.add_argument("--timeout", type=float, default=120.0, help="--verify-timeout of each run")
+    parser.add_argument(
+        "--jaxlint-root", type=Path, default=ROOT, help="checkout whose jaxlint runs (a baseline)"
+    )
     args = parser.parse_args()
     version = subprocess.run(
         [args.python, "-c", "import jax; print(jax.__version__)"], capture_output=True, text=True
@@ -104,7 +107,9 @@ def main() -> int:
             _project(folder, args.modules)
             folders.append(folder)
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
-            results = pool.map(lambda f: _one_run(f, args.python, args.jobs, args.timeout), folders)
+            results = pool.map(
+                lambda f: _one_run(f, args.python, args.jobs, args.timeout, args.jaxlint_root), folders
+            )
             for verdicts in results:
                 outcomes.update(_kind(v) for v in verdicts)
     seconds = time.monotonic() - started
