@@ -227,3 +227,23 @@ def test_a_fork_server_with_threads_is_not_forked_and_verbose_says_why(tmp_path:
     )
     assert "slow_sibling.py:12:8: JAX101" in run.out and "[CONFIRMED" in run.out, run.out
     assert "verify: slow_sibling ran in a fresh interpreter: no fork server: the fork server had" in run.out
+
+
+def test_lint_paths_forks_no_worker_from_a_process_running_jax_threads(tmp_path: Path) -> None:
+    # A caller that started JAX's backend (threads) and then lints with worker processes: jaxlint lints in
+    # its own process instead of forking a multithreaded one (JAX warns "os.fork() was called ...").
+    for n in range(12):
+        (tmp_path / f"m{n}.py").write_text("import jax.numpy as jnp\n\nx = jnp.zeros(3)\nx[0] = 1\n")
+    script = (
+        "import sys, jax, jaxlint\n"
+        "jax.devices()\n"
+        "found = jaxlint.lint_paths([sys.argv[1]], jobs=2)\n"
+        "print(sorted({f.code for f in found}), len(found))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], env=env, capture_output=True, text=True, timeout=LIMIT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['JAX103']", "12"], done.stdout
+    assert "os.fork() was called" not in done.stderr
