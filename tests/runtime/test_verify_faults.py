@@ -217,16 +217,40 @@ def test_a_module_cannot_hand_in_its_verdict_through_gc(tmp_path: Path) -> None:
 
 
 def test_a_fork_server_with_threads_is_not_forked_and_verbose_says_why(tmp_path: Path) -> None:
-    # OPENBLAS_NUM_THREADS set by the user: numpy's pool starts a thread in the zygote, so forking would copy
-    # a process with threads; every module runs in a fresh interpreter instead, and says why.
+    # A sitecustomize that starts JAX's backend in every interpreter (a site hook picking a device, say): the
+    # zygote has XLA's threads and a backend after importing jax, which `threading` does not see; forking it
+    # would copy a process with threads. Every module runs in a fresh interpreter instead, and --verbose
+    # says why.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import jax\njax.devices()\n")
     run = verify(
         tmp_path,
         "slow_sibling.py",
         args=("--verbose", "--format", "text"),
-        env={"OPENBLAS_NUM_THREADS": "2"},
+        env={"PYTHONPATH": f"{ROOT}{os.pathsep}{site}"},
     )
     assert "slow_sibling.py:12:8: JAX101" in run.out and "[CONFIRMED" in run.out, run.out
-    assert "verify: slow_sibling ran in a fresh interpreter: no fork server: the fork server had" in run.out
+    note = "verify: slow_sibling ran in a fresh interpreter: no fork server: the fork server had "
+    assert note in run.out and " threads running after importing jax" in run.out, run.out
+
+
+def test_blas_threads_asked_for_by_the_user_do_not_stop_the_fork_server(tmp_path: Path) -> None:
+    # numpy's OpenBLAS starts its pool at import (one thread per core, or as many as asked): the zygote runs
+    # with one, and the module (with what it starts) still sees the user's setting.
+    probe = tmp_path / "probe.txt"
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "probe.py").write_text(
+        "import os\nimport jax\n\n"
+        "with open(os.environ['JAXLINT_PROBE'], 'w') as out:\n"
+        "    out.write(repr([os.environ.get(n) for n in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS')]))\n\n\n"
+        "@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    )
+    env = {"OPENBLAS_NUM_THREADS": "2", "JAXLINT_PROBE": str(probe)}
+    run = verify(tmp_path, args=("--verbose", "--format", "text"), env=env)
+    assert "[CONFIRMED" in run.out, run.out
+    assert "fresh interpreter" not in run.out, run.out
+    assert probe.read_text() == repr(["2", os.environ.get("OMP_NUM_THREADS")])
 
 
 def test_lint_paths_forks_no_worker_from_a_process_running_jax_threads(tmp_path: Path) -> None:

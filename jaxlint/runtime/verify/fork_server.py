@@ -30,8 +30,8 @@ ZYGOTE_BOOTSTRAP = (
 )
 
 # Math libraries start a thread pool when numpy loads (OpenBLAS: one thread per core): the zygote must
-# stay single-threaded to fork safely, and tracing needs no parallel BLAS. Set for the zygote alone where
-# the user has not set them; each forked child drops them again, so what the module starts sees the
+# stay single-threaded to fork safely, and tracing needs no parallel BLAS. Set to 1 for the zygote alone;
+# each forked child puts back the user's values (or their absence), so what the module starts sees the
 # user's environment.
 _ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -70,7 +70,8 @@ class ForkServer:
         self._died = False
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         base = child_environment()
-        single = {name: "1" for name in _ONE_THREAD if name not in base}
+        single = dict.fromkeys(_ONE_THREAD, "1")
+        restore = json.dumps({name: base.get(name) for name in _ONE_THREAD})
         try:
             with LIVE_CHILDREN.spawning():
                 self._proc = subprocess.Popen(
@@ -80,7 +81,7 @@ class ForkServer:
                         ZYGOTE_BOOTSTRAP,
                         str(CHILD_DIR),
                         str(theirs.fileno()),
-                        ",".join(single),
+                        restore,
                     ],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,

@@ -3,12 +3,11 @@ backend start and its own import instead of a whole interpreter and a JAX import
 
 Forking is safe only while the zygote has one thread and no backend (no device client, no XLA thread
 pool): a fork copies the forking thread alone, and a lock another thread held stays locked in the child
-forever (JAX 0.11 children died with SIGABRT "while importing the module"). So the zygote is started with
-the math libraries' thread pools at one thread, refuses to serve if importing jax started a thread anyway,
-and checks again before every fork (`fork_hazard`: threads in /proc/self/task, JAX's backends); when
-either is there it answers with the reason instead of forking, and that module gets a fresh interpreter.
-Each forked child starts a session of its own (so the parent can kill it and
-everything it starts as a group), takes its events pipe and stderr from the parent through the
+for good. So the zygote is started with the math libraries' thread pools at one thread, refuses to serve
+if importing jax started a thread anyway, and checks again before every fork (`fork_hazard`: threads in
+/proc/self/task, JAX's backends); when either is there it answers with the reason instead of forking, and
+that module gets a fresh interpreter. Each forked child starts a session of its own (so the parent can
+kill it and everything it starts as a group), takes its events pipe and stderr from the parent through the
 control socket (SCM_RIGHTS), and runs exactly what a freshly started child runs.
 
 Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"request": ..., "cwd": ...,
@@ -66,13 +65,16 @@ def _child(
     stderr_fd: int,
     cwd: str,
     environ: dict[str, str],
-    drop: list[str],
+    restore: dict[str, str | None],
 ) -> int:
     from .main import event_channel, run_request
 
     os.setsid()
-    for name in drop:  # set for the zygote alone (fork_server._ONE_THREAD)
-        os.environ.pop(name, None)
+    for name, value in restore.items():  # set to 1 for the zygote alone (fork_server._ONE_THREAD)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     os.environ.update(environ)  # the module's own marker: what it starts is found by it, setsid or not
     os.dup2(stderr_fd, 2)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -88,9 +90,9 @@ def _send(sock: socket.socket, message: dict[str, Any]) -> None:
     sock.send(json.dumps(message).encode())
 
 
-def serve(control_fd: int, drop_env: str = "") -> int:
+def serve(control_fd: int, restore_env: str = "{}") -> int:
     sock = socket.socket(fileno=control_fd)
-    drop = [name for name in drop_env.split(",") if name]
+    restore = json.loads(restore_env)
     try:
         import jax  # (the point: once, before any fork)
     except BaseException as error:
@@ -139,7 +141,12 @@ def serve(control_fd: int, drop_env: str = "") -> int:
             try:
                 sock.close()
                 code = _child(
-                    message["request"], events_fd, stderr_fd, message["cwd"], message.get("environ", {}), drop
+                    message["request"],
+                    events_fd,
+                    stderr_fd,
+                    message["cwd"],
+                    message.get("environ", {}),
+                    restore,
                 )
             finally:
                 for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
