@@ -1,11 +1,11 @@
 """Run `jaxlint --verify` on the hostile modules of tests/fixtures/hostile and say what survived.
 
     python tools/hostile_verify.py                          # every module, one run
-    python tools/hostile_verify.py flood_events.py --jobs 1 --python /tmp/venvs/jax012/bin/python
+    python tools/hostile_verify.py flood_events.py -- --jobs 1 --python /tmp/venvs/jax012/bin/python
     python tools/hostile_verify.py --jaxlint-root /path/to/other/checkout      # a baseline
 
 Copies the chosen modules into a scratch project, runs the real command there (`--verify --verbose`,
-extra options passed on), and prints its report, jaxlint's peak resident memory, and the processes the
+options after `--` passed on), and prints its report, jaxlint's peak resident memory, and the processes the
 modules started (reported through JAXLINT_HOSTILE_PIDS) that were still running after jaxlint exited;
 those are then killed. Exits 1 if any survived. The modules and what each does: tests/fixtures/hostile/README.md.
 """
@@ -49,7 +49,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help="file names in tests/fixtures/hostile (default: all)")
     parser.add_argument("--jaxlint-root", type=Path, default=ROOT, help="checkout whose jaxlint runs")
-    args, extra = parser.parse_known_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = parser.parse_args(argv[:cut]), argv[cut + 1 :]
     modules = args.modules or sorted(p.name for p in HOSTILE.glob("*.py"))
     with tempfile.TemporaryDirectory(prefix="jaxlint-hostile-") as scratch:
         project = Path(scratch) / "proj"
