@@ -157,7 +157,8 @@ class ForkServer:
     ) -> int | str:
         """Fork a child for `request`, with `environ` added to what the processes it starts inherit; its
         pid, or why the server cannot (the caller starts a fresh interpreter instead)."""
-        if not self.running:
+        sock = self._sock  # a restart in another thread may replace it: use the one checked
+        if sock is None or not self.running:
             return f"no fork server: {self.failure}"
         with self._lock:
             self._numbers += 1
@@ -167,8 +168,7 @@ class ForkServer:
         message: Any = {"request": request, "cwd": cwd, "number": number, "environ": environ or {}}
         message = json.dumps(message).encode()
         try:
-            assert self._sock is not None
-            socket.send_fds(self._sock, [message], [events_fd, stderr_fd])
+            socket.send_fds(sock, [message], [events_fd, stderr_fd])
             started = answer.get(timeout=30.0)
         except (OSError, queue.Empty):
             started = None
