@@ -298,6 +298,7 @@ def run_child(
             os.close(write_events)
             os.close(write_stderr)
             pid = forked
+            LIVE_CHILDREN.add(pid, marker)  # the zygote's child: found by its session and marker
             exited = functools.partial(server.exited, pid)
             wait = functools.partial(server.wait_exit, pid)
         else:
@@ -313,7 +314,7 @@ def run_child(
                         env={**child_environment(), RUN_MARKER: marker_value},
                         start_new_session=True,
                     )
-                    LIVE_CHILDREN.add(proc.pid, marker)
+                    LIVE_CHILDREN.add(proc.pid, marker)  # under the lock: never taken for an orphan
             except OSError as error:
                 for fd in (read_events, write_events, read_stderr, write_stderr):
                     os.close(fd)
@@ -327,7 +328,6 @@ def run_child(
             threading.Thread(
                 target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
             ).start()
-        LIVE_CHILDREN.add(pid, marker)
         events = _Drain(read_events, EVENTS_KEPT, keep="head")
         stderr = _Drain(read_stderr, STDERR_KEPT, keep="tail")
         events.start()
