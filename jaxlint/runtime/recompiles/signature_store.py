@@ -25,16 +25,19 @@ import hashlib
 import hmac
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from typing import Any
 
+from ...bounded_read import read_regular_file
 from .call_records import MAX_CALLS_PER_FUNCTION
 
 SUBDIR = "signatures"
 VERSION = 1
 SECRET = "secret"
 _SECRET_BYTES = 32
+MAX_STORE_BYTES = 64 << 20  # one source file's recorded calls; a larger file is not ours
 
 
 def store_path(directory: str, source: str) -> str:
@@ -48,10 +51,10 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
     """`{qualname: {"line", "first_line", "calls"}}` recorded for `source`; empty when none or unreadable."""
     if not directory:
         return {}
+    text = read_regular_file(store_path(directory, source), MAX_STORE_BYTES)  # never a FIFO or a device
     try:
-        with open(store_path(directory, source), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return {}
@@ -95,11 +98,15 @@ def _signed(secret: bytes | None, source: str, qualname: str, call: dict[str, An
 def _read_secret(directory: str) -> bytes | None:
     """The cache's secret, if it is a regular file of this user's that no one else can read."""
     try:
-        fd = os.open(os.path.join(directory, SECRET), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # Non-blocking: a FIFO planted in its place must not hang the run.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(os.path.join(directory, SECRET), flags)
     except OSError:
         return None
     try:
         status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return None
         if hasattr(os, "getuid") and (status.st_uid != os.getuid() or status.st_mode & 0o077):
             return None
         secret = os.read(fd, _SECRET_BYTES + 1)
@@ -138,10 +145,10 @@ def recorded_sources(directory: str | None) -> list[str]:
     for name in names:
         if not name.endswith(".json"):
             continue
+        text = read_regular_file(os.path.join(str(directory), name), MAX_STORE_BYTES)
         try:
-            with open(os.path.join(str(directory), name), encoding="utf-8") as handle:
-                path = json.load(handle).get("path")
-        except (OSError, ValueError, AttributeError):
+            path = json.loads(text).get("path") if text is not None else None
+        except (ValueError, AttributeError):
             continue
         if isinstance(path, str):
             sources.append(path)

@@ -56,9 +56,11 @@ A method of a flax linen Module takes its inputs through `Module().init(key, *ar
 When none fits, NOT_RUN says how to give inputs: `--verify --run` the tests or the script, or declare an
 example (with the key to use).
 
-Isolation: a fresh session per child (killed as a group on timeout and after exit), stdin closed,
-stdout/stderr captured and never shown, results through an events file, RLIMIT_AS on CPU runs and an RSS
-watchdog everywhere, modules run in parallel up to `jobs`.
+Isolation: a fresh session per child (killed as a group on timeout and after exit, with whatever it
+started: see children.py), stdin closed, stdout/stderr captured and never shown, results through an
+events pipe (read up to a cap), a watchdog on the resident memory of the child's whole tree
+(`memory-limit-mb`; not the address space, which XLA's thread pools inflate on many-core machines),
+modules run in parallel up to `jobs`, forked from a single-threaded fork server where that is safe.
 """
 
 from __future__ import annotations

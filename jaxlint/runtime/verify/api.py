@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
+from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
 from .results import NOT_RUN, FindingVerdict, VerifyReport
-from .supervise import LIVE_CHILDREN
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
@@ -235,6 +235,23 @@ def _verify(
 
     python = python or sys.executable
     LIVE_CHILDREN.reopen()
+    with REAPER:  # what a module's processes leave behind is re-parented to jaxlint, and ended
+        return _run_jobs(
+            module_jobs, report, from_cells, python, timeout, jobs, memory_limit_mb, progress, fork
+        )
+
+
+def _run_jobs(
+    module_jobs: dict[Path, ModuleJob],
+    report: VerifyReport,
+    from_cells: dict[Finding, tuple[Finding, NotebookModule]],
+    python: str,
+    timeout: float,
+    jobs: int,
+    memory_limit_mb: int | None,
+    progress: Callable[[int, int, str], None] | None,
+    fork: bool,
+) -> VerifyReport:
     # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
     # server that cannot start, gives each module a fresh interpreter.
     server = ForkServer(python) if fork and module_jobs else None

@@ -8,7 +8,7 @@ import signal
 from jaxlint.finding import Finding
 
 from .results import NOT_RUN, Environment, FindingVerdict
-from .supervise import ChildRun
+from .supervise import EVENTS_KEPT, ChildRun
 
 RAISE_TIMEOUT = " (raise the limit with `--verify-timeout SECONDS`, or `verify-timeout` in [tool.jaxlint])"
 
@@ -73,7 +73,12 @@ def read_child(
     elif child.ended == "memory":
         status, what = (
             "memory",
-            f"the child used more than {2 * (memory_limit_mb or 0)} MiB of memory and was killed",
+            f"the child used more than {memory_limit_mb or 0} MiB of memory and was killed",
+        )
+    elif child.ended == "flooded":
+        status, what = (
+            "flooded",
+            f"the child wrote more than {EVENTS_KEPT >> 20} MiB of events and was killed",
         )
     elif no_jax:
         status, what = "no_jax", no_jax
