@@ -25,10 +25,73 @@ import matrix_cases as mc  # noqa: E402
 import jaxlint  # noqa: E402
 from jaxlint.config import Config  # noqa: E402
 
-# Why a verified pitfall is missed, by what the case shares with others (first match wins). Each says what
-# the linter does not know; a new kind of miss falls through to the last line and must be diagnosed.
+# Why a verified pitfall is missed, by what the case shares with others (first match wins). Each was diagnosed
+# on the cases it matches (and on a minimal file); a new kind of miss falls through and must be diagnosed.
+LIBRARY_X64 = (
+    "by design: JAX501 checks programs only, and the helper's module is library code (enabling x64 is the "
+    "program's choice)"
+)
+FRAMEWORK_TRACES = {
+    "linen.apply": "the `__call__` of a flax.linen Module run by `jax.jit(model.apply)` is not taken as traced",
+    "linen.scan": "the `__call__` of a flax.linen Module lifted by `nn.scan` is not taken as traced",
+    "TrainState.apply_fn": (
+        "the `__call__` of a flax.linen Module called through `state.apply_fn` in a jitted step is not taken "
+        "as traced"
+    ),
+    "nnx.jit": "the `__call__` of an nnx.Module called from an `@nnx.jit` function is not taken as traced",
+    "eqx.filter_jit": "`@eqx.filter_jit` is not taken as a transformation",
+    "eqx scan over modules": (
+        "the `__call__` of an equinox Module applied per layer by `lax.scan` over stacked modules is not "
+        "taken as traced"
+    ),
+    "optax schedule": "a schedule passed to an optax optimizer is not known to run inside the jitted update",
+    "numpyro MCMC": "a numpyro model run by `MCMC(NUTS(model))` is not known to be traced",
+    "haiku transform": (
+        "a function passed to `hk.transform` and run by `jax.jit(model.apply)` is not taken as traced"
+    ),
+}
 REASONS: tuple[tuple[str, str, str, str], ...] = (
     # (rule or "*", context or "*", location or "*", reason)
+    ("JAX501", "*", "helper_abs", LIBRARY_X64),
+    ("JAX501", "*", "helper_rel", LIBRARY_X64),
+    ("JAX501", "*", "reexport", LIBRARY_X64),
+    (
+        "JAX501",
+        "*",
+        "notebook",
+        "missed: a float64 request in a notebook, a program (its last cell calls run())",
+    ),
+    (
+        "JAX501",
+        "*",
+        "*",
+        "missed: `.astype(jnp.float64)` on a value not known to be a JAX array (the parameter of a function "
+        "the linter does not take as traced)",
+    ),
+    (
+        "JAX103",
+        "eager",
+        "*",
+        "missed: in eager code nothing says the parameter is a JAX array (its caller passes one)",
+    ),
+    *(("*", context, "*", "missed: " + why) for context, why in FRAMEWORK_TRACES.items()),
+    (
+        "*",
+        "*",
+        "reexport",
+        "missed: a helper imported through its package's `__init__` re-export (`from pkg import helper`) is "
+        "not known to be called from traced code (found when imported from its own module)",
+    ),
+    (
+        "*",
+        "*",
+        "lambda",
+        "missed: a lambda bound to a name in traced code and called there: its parameter is not taken as traced",
+    ),
+)
+APPLY_METHOD = (
+    "missed: a method named `apply` of a plain class, called on an instance from traced code, is not followed "
+    "(the same method named otherwise is found)"
 )
 UNDIAGNOSED = "missed: not yet diagnosed"
 
@@ -39,6 +102,8 @@ def reason_for(case: mc.Case) -> str:
     for rule, context, location, reason in REASONS:
         if rule in ("*", case.code) and context in ("*", case.context) and location in ("*", case.location):
             return reason
+    if case.location == "method" and mc.draw_names(case.pair, case.id).method == "apply":
+        return APPLY_METHOD
     return UNDIAGNOSED
 
 
