@@ -14,6 +14,8 @@ exit status is 1 where a verdict changed (after an upgrade of JAX or of a framew
 Each pair runs in one of `--jobs` worker processes (default 2: the machine is shared), each case in a module of
 its own (`main_<tag>`, `<pkg>_<tag>`), with JAX on CPU and x64 off; JAX301's cases run with
 `jax_debug_key_reuse` on, so a reused key raises `KeyReuseError`. A case that runs over 120 s counts as an error.
+A pitfall that raises must raise the class its rule predicts from the pitfall's own line (the traceback passes
+through it), except where JAX raises away from the line by nature (AWAY_FROM_THE_LINE).
 """
 
 from __future__ import annotations
@@ -105,6 +107,21 @@ def _shows_tracer_not_values(line: str) -> bool:
     return ("Tracer(" in line or "Traced<" in line) and "primal=" not in line
 
 
+def _frames(error: BaseException, tree: str) -> list[list]:
+    """[path, line, cell] of the traceback's frames in the case's own files (a notebook cell's are named
+    `main_<tag>.ipynb#cell<N>` when run)."""
+    import traceback
+
+    found = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        name, _, cell = frame.filename.partition("#cell")
+        if cell:
+            found.append([name, frame.lineno, int(cell)])
+        elif frame.filename.startswith(tree):
+            found.append([os.path.relpath(frame.filename, tree).replace(os.sep, "/"), frame.lineno, None])
+    return found
+
+
 def _run_case(case: dict, tree: str) -> dict:
     import signal
 
@@ -135,6 +152,7 @@ def _run_case(case: dict, tree: str) -> dict:
                 if case["raises"]:
                     observed["expected_class"] = isinstance(error, _resolve(case["raises"]))
                 observed["message"] = str(error).split("\n", 1)[0][:160]
+                observed["at_pitfall"] = case["expect"] in _frames(error, tree)
     finally:
         signal.alarm(0)
     observed["traces"] = _traces[0] - traces_before
@@ -182,7 +200,14 @@ def pitfall_may_verify(measure: str, bad: dict) -> bool:
     return True
 
 
-def verdict(measure: str, bad: dict, good: dict | None) -> tuple[bool, str]:
+# Rules whose exception JAX raises away from the flagged line by nature; their cases are matched by class only.
+AWAY_FROM_THE_LINE = {
+    "JAX301": "JAX's key-reuse checker raises at the second consuming call or at the transformation's call",
+    "JAX405": "raised where the jitted method is called, not at its decorator",
+}
+
+
+def verdict(measure: str, bad: dict, good: dict | None, code: str = "") -> tuple[bool, str]:
     """Whether the pitfall misbehaves and the twin runs clean, and what was seen (one line)."""
     if good is None:  # the pitfall did not misbehave: say how it behaved
         good = {"exception": None, "tracer_in_stdout": False, "leak": False, "calls": 0, "traces": 0}
@@ -193,7 +218,11 @@ def verdict(measure: str, bad: dict, good: dict | None) -> tuple[bool, str]:
             return False, "pitfall ran without error"
         if not bad.get("expected_class"):
             return False, f"pitfall raised {bad['exception']}, not the class its rule predicts"
-        return True, f"raises {bad['exception']}"
+        if bad.get("at_pitfall"):
+            return True, f"raises {bad['exception']} at the pitfall's line"
+        if code in AWAY_FROM_THE_LINE:
+            return True, f"raises {bad['exception']} ({AWAY_FROM_THE_LINE[code]})"
+        return False, f"pitfall raised {bad['exception']}, but not at the pitfall's line"
     if bad["exception"] is not None:
         return False, f"pitfall raised {bad['exception']}: {bad.get('message', '')}"
     if measure == "tracer_stdout":
@@ -231,6 +260,7 @@ def _as_dict(case: matrix_cases.Case) -> dict:
         "files": case.files,
         "raises": case.raises,
         "measure": case.measure,
+        "expect": list(case.expect) if case.expect else None,
     }
 
 
@@ -267,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             futures = [pool.submit(_run_pair, pair, tree) for pair in work]
             for done, future in enumerate(futures, 1):
                 pair_id, bad_seen, good_seen = future.result()
-                ok, seen = verdict(measures[pair_id], bad_seen, good_seen)
+                ok, seen = verdict(measures[pair_id], bad_seen, good_seen, pair_id.split("-", 1)[0])
                 results[pair_id] = {"verified": ok, "observed": seen, "digest": list(digests[pair_id])}
                 if done % 25 == 0:
                     print(f"{done}/{len(work)} pairs, {time.time() - started:.0f} s", file=sys.stderr)

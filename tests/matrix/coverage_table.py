@@ -84,6 +84,15 @@ def render() -> str:
         "",
         *_table(rules, locations, by_location_found, by_location_total, "rule"),
         "",
+        "## Known gaps by reason",
+        "",
+        "| gaps | reason |",
+        "| --- | --- |",
+        *[
+            f"| {n} | {reason} |"
+            for reason, n in sorted(Counter(gaps.values()).items(), key=lambda kv: (-kv[1], kv[0]))
+        ],
+        "",
         "## Not in the matrix",
         "",
         "Pairs the axes build but JAX did not confirm (the pitfall did not misbehave in that context, or the twin",

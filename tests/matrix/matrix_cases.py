@@ -688,67 +688,59 @@ def _join(*blocks: list[str]) -> list[str]:
     return out
 
 
-def build(p: Pitfall, context: str, location: str, twin: bool) -> Case:
-    case_id = f"{p.id}|{context}|{location}|{'good' if twin else 'bad'}"
-    n = dataclasses.replace(draw_names(case_id.rsplit("|", 1)[0], case_id), repeat=p.measure == "counter")
-    body = fill(p.good if twin else p.bad, n).split("\n")
-    support = fill(p.support_good if twin else p.support_bad, n)
-    support_lines = support.split("\n") if support else []
-    expr = p.expr_good if twin else p.expr_bad
-
-    # Where the body goes: `inner` is what the traced function runs; `owner` collects the module that holds
-    # the body (its support lines and helper definition).
-    owner_defs: list[str] = []
-    main_imports: list[str] = []
+def _place(n: Names, body: list[str], expr: str | None, location: str) -> tuple[list[str], list[str]]:
+    """(the lines the traced function runs, the definitions the body lives in) for a location."""
     if location == "inline":
-        inner = body
-    elif location in ("helper_same", "helper_abs", "helper_rel", "reexport", "notebook"):
-        owner_defs = _helper_def(n, body, n.helper)
-        inner = [f"{n.y} = {n.helper}({n.x})"]
-    elif location == "method":
-        owner_defs = [f"class {n.cls}:", *indent(_helper_def(n, body, n.method, f"self, {n.x}"))]
-        inner = [f"{n.y} = {n.cls}().{n.method}({n.x})"]
-    elif location == "nested_def":
-        inner = [*_helper_def(n, body, f"_{n.helper}_local"), f"{n.y} = _{n.helper}_local({n.x})"]
-    elif location == "lambda":
+        return body, []
+    if location in ("helper_same", "helper_abs", "helper_rel", "reexport", "notebook"):
+        return [f"{n.y} = {n.helper}({n.x})"], _helper_def(n, body, n.helper)
+    if location == "method":
+        owner = [f"class {n.cls}:", *indent(_helper_def(n, body, n.method, f"self, {n.x}"))]
+        return [f"{n.y} = {n.cls}().{n.method}({n.x})"], owner
+    if location == "nested_def":
+        return [*_helper_def(n, body, f"_{n.helper}_local"), f"{n.y} = _{n.helper}_local({n.x})"], []
+    if location == "lambda":
         assert expr is not None
         inner = [f"{n.helper}_fn = lambda {n.x}: {fill(expr, n)}", f"{n.y} = {n.helper}_fn({n.x})"]
         if MARK in "".join(body):
             inner[0] += MARK
-    else:
-        raise ValueError(location)
+        return inner, []
+    raise ValueError(location)
 
+
+def _layout(n: Names, context: str, location: str, inner: list[str], support: list[str], owner: list[str]):
+    """The project's files as lines (a notebook's cells start at a "\x00cell" line)."""
     imports, defs, run_body = CONTEXTS[context](n, inner)
     run_def = ["def run():", *indent(run_body)]
     main_block = ['if __name__ == "__main__":', "    print(run())"]
-    separate = location in ("helper_abs", "helper_rel", "reexport")
     files: dict[str, list[str]] = {}
-    if separate:
-        files[f"{n.pkg}/{n.mod}.py"] = _join(n.header(), support_lines, owner_defs)
+    main_imports: list[str] = []
+    main_support = [*support, *([""] * 2 if support and owner else []), *owner]
+    if location in ("helper_abs", "helper_rel", "reexport"):
+        files[f"{n.pkg}/{n.mod}.py"] = _join(n.header(), support, owner)
         files[f"{n.pkg}/__init__.py"] = [f"from .{n.mod} import {n.helper}"] if location == "reexport" else []
-        if location == "helper_abs":
-            main_imports = [f"from {n.pkg}.{n.mod} import {n.helper}"]
-        elif location == "reexport":
-            main_imports = [f"from {n.pkg} import {n.helper}"]
-        else:
-            main_imports = [f"from .{n.mod} import {n.helper}"]
-        main_support: list[str] = []
-    else:
-        main_support = [*support_lines, *([""] * 2 if support_lines and owner_defs else []), *owner_defs]
+        main_imports = [
+            {
+                "helper_abs": f"from {n.pkg}.{n.mod} import {n.helper}",
+                "reexport": f"from {n.pkg} import {n.helper}",
+                "helper_rel": f"from .{n.mod} import {n.helper}",
+            }[location]
+        ]
+        main_support = []
     header = [*n.header(), *imports, *main_imports]
-    code_lines = _join(main_support, defs)
-    run_lines = run_def
     if location == "helper_rel":
-        files[f"{n.pkg}/train.py"] = _join(header, code_lines, run_lines)
+        files[f"{n.pkg}/train.py"] = _join(header, _join(main_support, defs), run_def)
         files[f"{n.main}.py"] = [f"from {n.pkg}.train import run", "", "", *main_block]
     elif location == "notebook":
-        helper_cell = main_support
-        rest = _join(defs, run_lines)
-        cells = [header, helper_cell, rest, ["result = run()"]]
+        cells = [header, main_support, _join(defs, run_def), ["result = run()"]]
         files[f"{n.main}.ipynb"] = [line for cell in cells for line in ["\x00cell", *cell]]
     else:
-        files[f"{n.main}.py"] = _join(header, code_lines, run_lines, main_block)
+        files[f"{n.main}.py"] = _join(header, _join(main_support, defs), run_def, main_block)
+    return files
 
+
+def _texts(files: dict[str, list[str]]) -> tuple[dict[str, str], tuple[str, int, int | None] | None]:
+    """The files' texts with the pitfall's mark removed, and where the mark was (path, line, cell)."""
     expect = None
     texts: dict[str, str] = {}
     for path, lines in files.items():
@@ -771,6 +763,17 @@ def build(p: Pitfall, context: str, location: str, twin: bool) -> Case:
                     lines[k] = line[: -len(MARK)]
                     expect = (path, k + 1, None)
             texts[path] = "\n".join(lines) + "\n"
+    return texts, expect
+
+
+def build(p: Pitfall, context: str, location: str, twin: bool) -> Case:
+    case_id = f"{p.id}|{context}|{location}|{'good' if twin else 'bad'}"
+    n = dataclasses.replace(draw_names(case_id.rsplit("|", 1)[0], case_id), repeat=p.measure == "counter")
+    body = fill(p.good if twin else p.bad, n).split("\n")
+    support = fill(p.support_good if twin else p.support_bad, n)
+    inner, owner = _place(n, body, p.expr_good if twin else p.expr_bad, location)
+    files = _layout(n, context, location, inner, support.split("\n") if support else [], owner)
+    texts, expect = _texts(files)
     assert twin or expect is not None, case_id
     return Case(
         case_id, p.id, p.code, context, location, twin, texts, None if twin else expect, p.measure, p.raises
