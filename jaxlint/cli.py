@@ -92,7 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--exclude", type=_split_patterns, metavar="PATTERNS", help="replaces exclude (comma-separated globs)"
     )
     parser.add_argument(
-        "--extend-exclude", type=_split_patterns, metavar="PATTERNS", help="globs to exclude on top of exclude"
+        "--extend-exclude",
+        type=_split_patterns,
+        metavar="PATTERNS",
+        help="globs to exclude on top of exclude",
     )
     parser.add_argument(
         "--output-format",
@@ -423,17 +426,16 @@ def _cache_dir(args: argparse.Namespace, config) -> str | None:
 
 
 def _lint_named(args: argparse.Namespace, config, paths: list[str]) -> list:
-    """The findings of the files the paths name, sorted; discovery's own JAX000s (an unreadable folder)
-    among them."""
+    """The findings of the files the paths name, each linted with the facts of its whole project, sorted;
+    discovery's own JAX000s (an unreadable folder) among them."""
     from .files import discover
     from .finding import Finding
-    from .lint import lint_files
+    from .lint import lint_named
 
     cache_dir = _cache_dir(args, config)
     skipped = _Skipped(config)
-    findings = lint_files(
-        discover(paths, config, args.force_exclude, skipped), config, jobs=args.jobs, cache_dir=cache_dir
-    )
+    named = discover(paths, config, args.force_exclude, skipped)
+    findings = lint_named(named, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
     findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
     if cache_dir is not None:
         from .cache import FindingCache
@@ -498,10 +500,17 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:
         from .files import discover
+        from .lint import lint_project
 
         skipped = _Skipped(config)
         files = list(discover(paths, config, args.force_exclude, skipped))
-        results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
+        # Each file is fixed with the facts its project gives it, so a finding that needs another module
+        # is fixed (and reported) as `jaxlint FILE` reports it.
+        cache_dir = _cache_dir(args, config)
+        _, run = lint_project(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
+        results = fix_files(
+            files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs, facts=run.facts
+        )
         if skipped.findings:
             from .autofix import FixResult
 
@@ -522,6 +531,14 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     for result in failed:
         print(f"jaxlint: error: cannot write {result.path}: {result.error}", file=sys.stderr)
     findings = [f for r in results for f in r.findings]
+    if "-" not in paths and any(r.written for r in results):
+        # What remains, with the facts the fixed modules now give each other (a fix in one module can
+        # change another's findings): the project linted again, the findings cache answering for the rest.
+        from .finding import Finding
+        from .lint import lint_named
+
+        remaining = lint_named(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
+        findings = sorted([*remaining, *skipped.findings], key=Finding.sort_key)
     if fixed:
         print(f"Fixed {fixed} finding{plural} in {where}.", file=sys.stderr)
     if not unsafe:
@@ -536,7 +553,9 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         if args.format == "full":  # the snippets show the fixed text, which went to stdout
             from .snippets import full, use_colour
 
-            sys.stderr.write(full(findings, unsafe, use_colour(sys.stderr), {results[0].path: results[0].fixed}))
+            sys.stderr.write(
+                full(findings, unsafe, use_colour(sys.stderr), {results[0].path: results[0].fixed})
+            )
         else:
             sys.stderr.write(render(findings, args.format))
         code = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN

@@ -17,6 +17,7 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import sys
@@ -472,17 +473,164 @@ def _lint_batch(
 def lint_files(
     paths: Iterable[str], config: Config, jobs: int | None = None, cache_dir: str | None = None
 ) -> list[Finding]:
-    """Lint files as one project; with `cache_dir`, unchanged files under unchanged settings (and unchanged
-    facts from the other modules) are not linted again."""
+    """Lint files as one project, these files only (`lint_named` brings in the rest of their project); with
+    `cache_dir`, unchanged files under unchanged settings (and unchanged facts from the other modules) are
+    not linted again."""
     files = list(paths)
     jobs = jobs or os.cpu_count() or 1
     with WorkerPool(jobs) as pool:
-        return _lint_project(files, config, jobs, cache_dir, pool)
+        return _lint_project(files, config, jobs, cache_dir, pool).findings(files)
+
+
+# -- project context for the files a face names --------------------------------------------------------------
+
+# What marks a project's top folder when no [tool.jaxlint] says where it is.
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def project_root(path: str, config: Config) -> str:
+    """The folder whose modules give `path` its facts: the folder of the pyproject.toml its settings come
+    from when `path` is inside it; else the nearest folder up holding a pyproject.toml, setup.py, setup.cfg
+    or .git; else the top of its package (the first folder up without `__init__.py`)."""
+    return _project_scope(path, config)[0]
+
+
+def _project_scope(path: str, config: Config) -> tuple[str, bool]:
+    """`project_root`, and whether that root is a project's (searched whole) or only the folder a loose
+    module sits in (a script in ~/Downloads or /tmp: only the modules importable beside it are read, the
+    folder's own files and its packages, not every folder below it)."""
+    absolute = os.path.abspath(path)
+    if config.root is not None:
+        root = os.path.abspath(config.root)
+        if absolute.startswith(root.rstrip(os.sep) + os.sep):
+            return root, True
+    folder = os.path.dirname(absolute)
+    while True:
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS):
+            return folder, True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    folder = os.path.dirname(absolute)
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder, False
+
+
+def _importable_beside(folder: str) -> list[str]:
+    """A loose module's neighbours: the folder's own source files and its packages (folders holding an
+    `__init__.py`), which `import name` reaches from a script run there."""
+    from .files import SOURCE_SUFFIXES
+
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        try:
+            if entry.is_file() and entry.name.endswith(SOURCE_SUFFIXES):
+                found.append(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and os.path.isfile(
+                os.path.join(entry.path, "__init__.py")
+            ):
+                found.append(entry.path)
+        except OSError:
+            continue
+    return found
+
+
+def project_files(named: Sequence[str], config: Config, given: Sequence[str] = ()) -> list[str]:
+    """The named files and every other file of their projects (`project_root`, searched as a folder given on
+    the command line is: excludes and .gitignore honoured), each once, named ones as named. `given` (the
+    paths the face was given) spares the search when a given folder already holds a whole project."""
+    from .files import discover
+
+    absolute = {os.path.abspath(path): path for path in named}
+    by_folder: dict[str, tuple[str, bool]] = {}  # a file list names many files of few folders
+    for path in named:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in by_folder:
+            by_folder[folder] = _project_scope(path, config)
+    scopes = sorted(set(by_folder.values()))
+    covering = [os.path.abspath(path) for path in given if os.path.isdir(path)]
+    files = list(named)
+    for root, whole in scopes:
+        if any(root == folder or root.startswith(folder.rstrip(os.sep) + os.sep) for folder in covering):
+            continue  # a given folder holds this project: its files are all named already
+        search = [root] if whole else _importable_beside(root)
+        for found in discover(search, config, force_exclude=True):
+            if os.path.abspath(found) not in absolute:
+                absolute[os.path.abspath(found)] = found
+                files.append(found)
+    return files
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """What one module receives from the other modules of its project, as `_lint_project` ended with it:
+    the facts `lint_project_file` and the fix driver lint it with (`module_facts` makes the walk's record)."""
+
+    incoming: Incoming | None = None
+    classes: Mapping[str, str] | None = None
+    exports: Mapping[str, Export] | None = None
+    also: frozenset[str] = frozenset()
+
+    def module_facts(self, path: str) -> ModuleFacts:
+        from .analysis.module_facts import ModuleFacts
+
+        return ModuleFacts(self.incoming, self.also, package_name(path), self.classes, self.exports)
+
+
+@dataclasses.dataclass
+class ProjectRun:
+    """One project's lint: each file's findings and summary, and the facts each was linted with."""
+
+    results: dict[str, tuple[list[Finding], Summary]]
+    facts: dict[str, ProjectFacts]
+
+    def findings(self, paths: Iterable[str]) -> list[Finding]:
+        """The findings of `paths` only, sorted."""
+        found = [finding for path in paths for finding in self.results[path][0]]
+        found.sort(key=Finding.sort_key)
+        return found
+
+
+def lint_project(
+    named: Iterable[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+    given: Sequence[str] = (),
+) -> tuple[list[str], ProjectRun]:
+    """Every face's door: the named files linted with the facts of their whole projects (`project_files`;
+    the other modules' summaries come from the findings cache, computed where missing or stale). Returns the
+    named files and the run, whose `findings(named)` are what a face reports: the same findings for a file
+    whether it is named alone, with its folder, or with the whole project."""
+    files = list(dict.fromkeys(named))
+    everything = project_files(files, config, given) if files else []
+    jobs = jobs or os.cpu_count() or 1
+    with WorkerPool(jobs) as pool:
+        return files, _lint_project(everything, config, jobs, cache_dir, pool)
+
+
+def lint_named(
+    named: Iterable[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+    given: Sequence[str] = (),
+) -> list[Finding]:
+    """The findings of the named files, each linted with the facts of its whole project (`lint_project`)."""
+    files, run = lint_project(named, config, jobs, cache_dir, given)
+    return run.findings(files)
 
 
 def _lint_project(
     files: list[str], config: Config, jobs: int, cache_dir: str | None, pool: WorkerPool
-) -> list[Finding]:
+) -> ProjectRun:
     project = ProjectIndex(dict.fromkeys(files))
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
@@ -521,9 +669,10 @@ def _lint_project(
                 {path: exported[path] for path in changed},
             )
         )
-    findings = [finding for path in files for finding in results[path][0]]
-    findings.sort(key=Finding.sort_key)
-    return findings
+    facts = {
+        path: ProjectFacts(given.get(path), classes.get(path), exported.get(path), also) for path in results
+    }
+    return ProjectRun(results, facts)
 
 
 def _lint_many(

@@ -15,6 +15,7 @@ import json.scanner
 import re
 from typing import Any
 
+_SCANSTRING: Any = getattr(json.decoder, "scanstring")  # noqa: B009 (not in typeshed)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -25,7 +26,7 @@ class _Located(str):
 
 
 def _scan_located(text: str, end: int, strict: bool = True) -> tuple[str, int]:
-    value, after = json.decoder.scanstring(text, end, strict)
+    value, after = _SCANSTRING(text, end, strict)
     located = _Located(value)
     located.start = end
     return located, after
@@ -34,7 +35,8 @@ def _scan_located(text: str, end: int, strict: bool = True) -> tuple[str, int]:
 def _load(text: str) -> Any:
     decoder = json.JSONDecoder()
     decoder.parse_string = _scan_located  # type: ignore[attr-defined]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner ignores the hook
+    # The pure-Python scanner calls `parse_string`; the C one ignores it. (Neither is in typeshed.)
+    decoder.scan_once = getattr(json.scanner, "py_make_scanner")(decoder)  # type: ignore[attr-defined]  # noqa: B009
     return decoder.decode(text)
 
 
@@ -65,9 +67,8 @@ class NotebookText:
             return None
         source = raw.get("source", raw.get("input"))
         parts = source if isinstance(source, list) else [source]
-        if not all(isinstance(part, _Located) for part in parts):
-            return None
-        return parts
+        located = [part for part in parts if isinstance(part, _Located)]
+        return located if len(located) == len(parts) else None
 
     def cell_lines(self, cell: int) -> list[str] | None:
         """The cell's source lines (line ends dropped, as the linter splits them)."""

@@ -230,7 +230,10 @@ def show_settings(config: Any, pyproject: Path | None, path: str) -> str:
 
     from .selection import settings_for
 
-    lines = [f"Resolved settings for: {clean(path)}", f"Settings path: {clean(str(pyproject or '(defaults)'))}"]
+    lines = [
+        f"Resolved settings for: {clean(path)}",
+        f"Settings path: {clean(str(pyproject or '(defaults)'))}",
+    ]
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
         lines.append(f"{field.name.replace('_', '-')} = {clean(repr(value))}")

@@ -71,7 +71,10 @@ class _Sources:
 
 
 def full(
-    findings: list[Finding], unsafe: bool = False, colour: bool = False, given: Mapping[str, str] | None = None
+    findings: list[Finding],
+    unsafe: bool = False,
+    colour: bool = False,
+    given: Mapping[str, str] | None = None,
 ) -> str:
     paint = (lambda code, text: f"{code}{text}{_RESET}") if colour else (lambda code, text: text)
     sources = _Sources(given or {})

@@ -65,7 +65,9 @@ def test_the_summary_is_on_stdout_as_ruffs(bad: Path) -> None:
 
 
 def test_full_output_shows_the_lines_and_carets_under_the_flagged_code(bad: Path) -> None:
-    result = run("--output-format", "full", "m.py", cwd=bad, env={**os.environ, "NO_COLOR": "", "FORCE_COLOR": ""})
+    result = run(
+        "--output-format", "full", "m.py", cwd=bad, env={**os.environ, "NO_COLOR": "", "FORCE_COLOR": ""}
+    )
     assert result.returncode == 1
     assert "\x1b[" not in result.stdout  # a pipe, not a terminal: no colour
     lines = result.stdout.splitlines()
