@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
         epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error, "
         "130 interrupted (Ctrl-C). "
+        "`jaxlint check [PATHS]` is `jaxlint [PATHS]`, as in ruff. "
         "`jaxlint server` runs the language server for editors (the `server` extra; see docs/editors.md).",
     )
     parser.add_argument("paths", nargs="*", help="files or folders to lint (default: .); '-' reads stdin")

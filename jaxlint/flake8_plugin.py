@@ -18,11 +18,13 @@ Settings:
 Project context: flake8 hands the plugin one file, but its findings are computed with the facts of its whole
 project, as the `jaxlint` command computes them (`lint.lint_project`): a helper in `model.py` that `train.py`
 calls from jitted code with traced arguments is traced under flake8 too, even for `flake8 model.py`. The
-project (`lint.project_root`: the `[tool.jaxlint]` folder, else the nearest folder with a pyproject.toml,
-setup.py, setup.cfg or .git) is linted once per flake8 process, in that process, the findings cache (the
-`jaxlint` command's, `.jaxlint_cache` in the project) answering for unchanged modules: its cost is bounded by
-one `jaxlint` run over the project per flake8 worker process when the cache is cold, and by reading the cache
-when it is warm. The text flake8 gives is linted with the facts the project's files on disk give it.
+project (`project_scope.project_root`: the `[tool.jaxlint]` folder, else the nearest folder with a
+pyproject.toml, setup.py, setup.cfg or .git) has its files listed and their import statements read once per
+flake8 process, and the modules linked to the checked file by imports are linted in that process, the
+findings cache (the `jaxlint` command's, `.jaxlint_cache` in the project) answering for unchanged modules.
+The cost is bounded by one `jaxlint` run over the project per flake8 worker process when the cache is cold,
+and by reading each project file once (imports and cache entries) when it is warm. The text flake8 gives is
+linted with the facts the project's files on disk give it.
 
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
@@ -41,7 +43,7 @@ from ._version import __version__
 from .config import Config
 from .engine import lint_text
 from .finding import Finding, internal_error, parse_error
-from .lint import ProjectFacts, lint_project, project_files, project_root
+from .lint import ProjectFacts, lint_scope
 from .selection import LintSettings, opt_in_codes, rules_for_flake8
 
 
@@ -54,7 +56,9 @@ class JaxlintChecker:
     rules: tuple[str, ...] = rules_for_flake8(())  # codes
 
     _pyproject_cache: dict[Path, Config | str] = {}  # folder -> its settings, or the error
-    _runs: dict[tuple[str, str], dict[str, ProjectFacts]] = {}  # project -> absolute path -> facts
+    # Per process: each project's files and import links, and the facts of every file linted so far.
+    _projects: dict[tuple[str, str], tuple[list[str], dict[str, set[str]]]] = {}
+    _facts: dict[str, ProjectFacts] = {}
 
     def __init__(self, tree: Any, lines: list[str], filename: str = "stdin") -> None:
         # `tree` (the ast) must be asked for so flake8 runs this as a tree plugin once per file; it is unused:
@@ -88,7 +92,7 @@ class JaxlintChecker:
         ]
         cls.rules = rules_for_flake8(selectors)
         cls._pyproject_cache = {}
-        cls._runs = {}
+        cls._projects, cls._facts = {}, {}
 
     # -- the check ----------------------------------------------------------------------------------
 
@@ -132,18 +136,28 @@ class JaxlintChecker:
         return self.filename in ("stdin", "-")
 
     def _project_facts(self, config: Config) -> ProjectFacts | None:
-        """What the other modules of this file's project give it: the project is linted once per process
-        (`_runs`, by project root and settings), the findings cache answering for unchanged modules."""
+        """What the other modules of this file's project give it. Per process, each project's files and
+        import links are read once (`_projects`), and each set of linked modules is linted once, which gives
+        every file in it its facts (`_facts`); the findings cache answers for unchanged modules."""
         if self._stdin() or not os.path.isfile(self.filename):
             return None
-        key = (project_root(self.filename, config), repr(config))
-        runs = type(self)._runs
-        if key not in runs:
+        absolute = os.path.abspath(self.filename)
+        known = type(self)._facts
+        if absolute not in known:
             from .cache import DEFAULT_DIR
+            from .project_scope import linked, links, project_files, project_root
 
+            key = (project_root(self.filename, config), repr(config))
+            projects = type(self)._projects
+            if key not in projects:
+                files = project_files([self.filename], config)
+                projects[key] = (files, links(files, config))
+            files, graph = projects[key]
+            path = next((p for p in files if os.path.abspath(p) == absolute), None)
+            if path is None:  # not part of the project as searched (excluded there): its imports are unread
+                path, files = self.filename, [*files, self.filename]
             base = config.root if config.root is not None else Path.cwd()
             cache_dir = str(base / (config.cache_dir or DEFAULT_DIR))
-            files = project_files([self.filename], config)
-            _, run = lint_project(files, config, jobs=1, cache_dir=cache_dir)
-            runs[key] = {os.path.abspath(path): facts for path, facts in run.facts.items()}
-        return runs[key].get(os.path.abspath(self.filename))
+            run = lint_scope(linked([path], graph), files, config, jobs=1, cache_dir=cache_dir)
+            known.update((os.path.abspath(p), facts) for p, facts in run.facts.items())
+        return known.get(absolute)

@@ -484,89 +484,6 @@ def lint_files(
 
 # -- project context for the files a face names --------------------------------------------------------------
 
-# What marks a project's top folder when no [tool.jaxlint] says where it is.
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-
-
-def project_root(path: str, config: Config) -> str:
-    """The folder whose modules give `path` its facts: the folder of the pyproject.toml its settings come
-    from when `path` is inside it; else the nearest folder up holding a pyproject.toml, setup.py, setup.cfg
-    or .git; else the top of its package (the first folder up without `__init__.py`)."""
-    return _project_scope(path, config)[0]
-
-
-def _project_scope(path: str, config: Config) -> tuple[str, bool]:
-    """`project_root`, and whether that root is a project's (searched whole) or only the folder a loose
-    module sits in (a script in ~/Downloads or /tmp: only the modules importable beside it are read, the
-    folder's own files and its packages, not every folder below it)."""
-    absolute = os.path.abspath(path)
-    if config.root is not None:
-        root = os.path.abspath(config.root)
-        if absolute.startswith(root.rstrip(os.sep) + os.sep):
-            return root, True
-    folder = os.path.dirname(absolute)
-    while True:
-        if any(os.path.exists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS):
-            return folder, True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    folder = os.path.dirname(absolute)
-    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
-        folder = os.path.dirname(folder)
-    return folder, False
-
-
-def _importable_beside(folder: str) -> list[str]:
-    """A loose module's neighbours: the folder's own source files and its packages (folders holding an
-    `__init__.py`), which `import name` reaches from a script run there."""
-    from .files import SOURCE_SUFFIXES
-
-    try:
-        with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        try:
-            if entry.is_file() and entry.name.endswith(SOURCE_SUFFIXES):
-                found.append(entry.path)
-            elif entry.is_dir(follow_symlinks=False) and os.path.isfile(
-                os.path.join(entry.path, "__init__.py")
-            ):
-                found.append(entry.path)
-        except OSError:
-            continue
-    return found
-
-
-def project_files(named: Sequence[str], config: Config, given: Sequence[str] = ()) -> list[str]:
-    """The named files and every other file of their projects (`project_root`, searched as a folder given on
-    the command line is: excludes and .gitignore honoured), each once, named ones as named. `given` (the
-    paths the face was given) spares the search when a given folder already holds a whole project."""
-    from .files import discover
-
-    absolute = {os.path.abspath(path): path for path in named}
-    by_folder: dict[str, tuple[str, bool]] = {}  # a file list names many files of few folders
-    for path in named:
-        folder = os.path.dirname(os.path.abspath(path))
-        if folder not in by_folder:
-            by_folder[folder] = _project_scope(path, config)
-    scopes = sorted(set(by_folder.values()))
-    covering = [os.path.abspath(path) for path in given if os.path.isdir(path)]
-    files = list(named)
-    for root, whole in scopes:
-        if any(root == folder or root.startswith(folder.rstrip(os.sep) + os.sep) for folder in covering):
-            continue  # a given folder holds this project: its files are all named already
-        search = [root] if whole else _importable_beside(root)
-        for found in discover(search, config, force_exclude=True):
-            if os.path.abspath(found) not in absolute:
-                absolute[os.path.abspath(found)] = found
-                files.append(found)
-    return files
-
 
 @dataclasses.dataclass(frozen=True)
 class ProjectFacts:
@@ -605,15 +522,32 @@ def lint_project(
     cache_dir: str | None = None,
     given: Sequence[str] = (),
 ) -> tuple[list[str], ProjectRun]:
-    """Every face's door: the named files linted with the facts of their whole projects (`project_files`;
-    the other modules' summaries come from the findings cache, computed where missing or stale). Returns the
-    named files and the run, whose `findings(named)` are what a face reports: the same findings for a file
-    whether it is named alone, with its folder, or with the whole project."""
+    """Every face's door: the named files linted with the facts of their whole projects (`project_scope`:
+    the project, narrowed to the modules its imports link to the named ones; their summaries come from the
+    findings cache, computed where missing or stale). Returns the named files and the run, whose
+    `findings(named)` are what a face reports: the same findings for a file whether it is named alone, with
+    its folder, or with the whole project."""
+    from .project_scope import project_scope
+
     files = list(dict.fromkeys(named))
-    everything = project_files(files, config, given) if files else []
+    if not files:
+        return files, ProjectRun({}, {})
+    scope = project_scope(files, config, given)
+    return files, lint_scope(scope.lint, scope.index, config, jobs, cache_dir)
+
+
+def lint_scope(
+    files: list[str],
+    modules: list[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+) -> ProjectRun:
+    """Lint `files` (a set closed under the project's import links, `project_scope.linked`) as one project
+    whose modules are `modules`."""
     jobs = jobs or os.cpu_count() or 1
     with WorkerPool(jobs) as pool:
-        return files, _lint_project(everything, config, jobs, cache_dir, pool)
+        return _lint_project(files, config, jobs, cache_dir, pool, modules)
 
 
 def lint_named(
@@ -629,9 +563,16 @@ def lint_named(
 
 
 def _lint_project(
-    files: list[str], config: Config, jobs: int, cache_dir: str | None, pool: WorkerPool
+    files: list[str],
+    config: Config,
+    jobs: int,
+    cache_dir: str | None,
+    pool: WorkerPool,
+    modules: Sequence[str] | None = None,
 ) -> ProjectRun:
-    project = ProjectIndex(dict.fromkeys(files))
+    """Lint `files` as one project, round after round; `modules` (default: `files`) name the project's
+    modules, a superset when only the files linked to some named ones are linted (`project_scope`)."""
+    project = ProjectIndex(dict.fromkeys(modules if modules is not None else files))
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
     own = {path: summary for path, (_, summary) in results.items()}

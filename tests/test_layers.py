@@ -30,6 +30,7 @@ _TOP_LEVEL = {
     "lint": DRIVERS,
     "autofix": DRIVERS,
     "add_noqa": DRIVERS,
+    "project_scope": DRIVERS,
     "report": OUTPUT,
     "docs": OUTPUT,
     "snippets": OUTPUT,
