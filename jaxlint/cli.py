@@ -391,7 +391,7 @@ def _configured(args: argparse.Namespace, paths: list[str]) -> int:
         return _fix(args, config, paths)
 
     from .finding import Finding
-    from .lint import lint_source_for
+    from .lint import lint_text_in_project
 
     given: dict[str, str] = {}
     if "-" in paths:
@@ -399,7 +399,11 @@ def _configured(args: argparse.Namespace, paths: list[str]) -> int:
             return _fail("'-' (stdin) cannot be combined with other paths")
         name = args.stdin_filename or "-"
         source, problem = _decode_stdin(_read_stdin(), name)
-        findings: list[Finding] = [problem] if problem else lint_source_for(source, name, config)
+        # Named as a file of a project (an editor's buffer): linted with the facts the project gives it.
+        cache_dir = _cache_dir(args, config)
+        findings: list[Finding] = (
+            [problem] if problem else lint_text_in_project(source, name, config, cache_dir)
+        )
         if source is not None:
             given[name] = source
     else:
@@ -496,7 +500,11 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         source, problem = _decode_stdin(_read_stdin(), name)
         if problem is not None:
             return _emit(args, [problem])
-        results = [fix_source(source, name, config, unsafe)]
+        from .lint import facts_for
+
+        results = [
+            fix_source(source, name, config, unsafe, facts_for(name, config, _cache_dir(args, config)))
+        ]
         if not args.diff:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:

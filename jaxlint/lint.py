@@ -550,6 +550,27 @@ def lint_scope(
         return _lint_project(files, config, jobs, cache_dir, pool, modules)
 
 
+def facts_for(path: str, config: Config, cache_dir: str | None = None) -> ProjectFacts | None:
+    """What the other modules of `path`'s project (as stored on disk) give it, for a face that lints a text
+    of its own under that name (stdin with `--stdin-filename`, an editor's unsaved buffer); None for a name
+    that is no file."""
+    if not os.path.isfile(path):
+        return None
+    _, run = lint_project([path], config, jobs=1, cache_dir=cache_dir)
+    return run.facts.get(path)
+
+
+def lint_text_in_project(
+    source: str, path: str, config: Config, cache_dir: str | None = None
+) -> list[Finding]:
+    """`source` linted as the file `path` with the facts its project gives that file (`facts_for`): what
+    `jaxlint path` would report if the file held `source`, the other modules as they are on disk."""
+    facts = facts_for(path, config, cache_dir)
+    settings = settings_for(config, path)
+    project = facts.module_facts(path) if facts is not None else None
+    return keep_selected(lint_guarded(source, path, settings, project=project), settings)
+
+
 def lint_named(
     named: Iterable[str],
     config: Config,

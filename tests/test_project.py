@@ -233,6 +233,27 @@ def test_every_face_gives_a_file_the_facts_of_its_whole_project(tmp_path: Path) 
     assert _json_rows(run_cli("--format", "json", "pkg/model.py", cwd=root)) == PKG_EXPECTED  # cold cache
     assert _json_rows(run_cli("--format", "json", "pkg/model.py", cwd=root)) == PKG_EXPECTED  # warm cache
     assert _json_rows(run_cli("--format", "json", "pkg/train.py", cwd=root)) == []  # only the named file
+    # An editor's buffer on stdin, named as the file: the same facts.
+    stdin = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxlint",
+            "--no-cache",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "pkg/model.py",
+            "-",
+        ],
+        input=(root / "pkg" / "model.py").read_text(),
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert _json_rows(stdin) == PKG_EXPECTED
     found = jaxlint.lint_paths([str(root / "pkg" / "model.py")])
     assert [(line, code) for _, line, code in codes(found)] == [(6, "JAX101"), (13, "JAX201")]
     assert {f.path for f in found} == {str(root / "pkg" / "model.py")}
