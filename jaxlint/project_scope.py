@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from .analysis.project import module_name, package_name
+from .analysis.project import module_name
 from .config import Config
 from .files import SOURCE_SUFFIXES, discover
 
@@ -33,6 +33,7 @@ _JAX_WORDS = ("jax", "jnp", "lax")  # the engine's prefilter: a file without one
 _FROM = re.compile(r"\bfrom\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n#;]*)")
 _IMPORT = re.compile(r"(?<![\w.])import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
 _NAME = re.compile(r"\w+")
+_PREFIX = "\0package:"  # a graph node standing for every module under a dotted prefix (no path starts so)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,14 +127,15 @@ def links(files: list[str], config: Config) -> dict[str, set[str]]:
     """path -> the project files its imports name or that name it (both ways: facts flow both ways)."""
     words = (*_JAX_WORDS, *(name.rsplit(".", 1)[-1] for name in config.jit_decorators))
     names: dict[str, str] = {}  # dotted module name -> path
-    under: dict[str, list[str]] = {}  # dotted prefix -> paths of the modules below it
+    under: dict[str, list[str]] = {}  # _PREFIX + dotted prefix -> paths of the modules below it
+    own: dict[str, str | None] = {path: module_name(path) for path in files}
     for path in files:
-        name = module_name(path)
+        name = own[path]
         if name is not None:
             names[name] = path
             parts = name.split(".")
             for end in range(1, len(parts)):
-                under.setdefault(".".join(parts[:end]), []).append(path)
+                under.setdefault(_PREFIX + ".".join(parts[:end]), []).append(path)
     found: dict[str, set[str]] = {path: set() for path in files}
     for path in files:
         text = _read(path)
@@ -142,10 +144,15 @@ def links(files: list[str], config: Config) -> dict[str, set[str]]:
         init = os.path.basename(path) == "__init__.py"
         if not any(word in text for word in words) and not (init and "import" in text):
             continue  # never linted: no summary, no facts either way
-        for target in _imported(text, path, names, under):
-            if target != path:
-                found[path].add(target)
-                found[target].add(path)
+        for target in _imported(text, path, own[path], names, under):
+            if target == path:
+                continue
+            if target not in found:  # a package prefix: one node linked to every module below it
+                found[target] = set(under[target])
+                for below in under[target]:
+                    found[below].add(target)
+            found[path].add(target)
+            found[target].add(path)
     return found
 
 
@@ -159,40 +166,83 @@ def linked(named: Sequence[str], graph: dict[str, set[str]]) -> list[str]:
             if other not in seen:
                 seen[other] = None
                 todo.append(other)
-    return list(seen)
+    return [path for path in seen if not path.startswith(_PREFIX)]
 
 
 def _read(path: str) -> str | None:
+    """The file's text; a notebook's code, its cells' sources joined (its JSON escapes the line ends that
+    the import patterns need)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", "replace")
+            text = handle.read().decode("utf-8", "replace")
     except OSError:
         return None
+    if path.endswith(".ipynb"):
+        import json
+
+        try:
+            document = json.loads(text)
+            cells = document.get("cells") or [  # nbformat 3 keeps them in worksheets, as "input"
+                c
+                for w in document.get("worksheets") or []
+                if isinstance(w, dict)
+                for c in w.get("cells") or []
+            ]
+            sources = [cell.get("source", cell.get("input", "")) for cell in cells if isinstance(cell, dict)]
+            return "\n".join("".join(s) if isinstance(s, list) else str(s) for s in sources)
+        except (ValueError, AttributeError, TypeError, RecursionError):
+            return text
+    return text
 
 
-def _imported(text: str, path: str, names: dict[str, str], under: dict[str, list[str]]) -> Iterable[str]:
-    """The project files `text`'s import statements can name, generously."""
-    if "import" not in text:
-        return
-    package = package_name(path) or ""
-    for match in _FROM.finditer(text):
-        origin = _absolute(match.group(1), package)
-        if origin is None:
-            continue
-        if origin in names:
-            yield names[origin]
-        for imported in _NAME.findall(match.group(2)):
-            full = f"{origin}.{imported}" if origin else imported
-            if full in names:
-                yield names[full]
-            yield from under.get(full, ())
-    for match in _IMPORT.finditer(text):
-        for item in match.group(1).split(","):
-            dotted = item.split()[0] if item.split() else ""
-            head = dotted.split(".")[0]
-            if head in names:
-                yield names[head]
-            yield from under.get(head, ())  # `import a.b` binds `a`: any module under it can be reached
+def _package(path: str, name: str | None) -> str:
+    """`analysis.project.package_name` from the module's name, already known."""
+    if name is None:
+        return ""
+    return name if os.path.basename(path) == "__init__.py" else name.rpartition(".")[0]
+
+
+def _imported(
+    text: str, path: str, own: str | None, names: dict[str, str], under: dict[str, list[str]]
+) -> Iterable[str]:
+    """The project files (or `_PREFIX` nodes) `text`'s import statements can name, generously."""
+    package = _package(path, own)
+    for statement in _import_lines(text):
+        for match in _FROM.finditer(statement):
+            origin = _absolute(match.group(1), package)
+            if origin is None:
+                continue
+            if origin in names:
+                yield names[origin]
+            for imported in _NAME.findall(match.group(2)):
+                full = f"{origin}.{imported}" if origin else imported
+                if full in names:
+                    yield names[full]
+                if _PREFIX + full in under:
+                    yield _PREFIX + full
+        for match in _IMPORT.finditer(statement):
+            for item in match.group(1).split(","):
+                head = item.split()[0].split(".")[0] if item.split() else ""
+                if head in names:
+                    yield names[head]
+                if _PREFIX + head in under:  # `import a.b` binds `a`: any module under it can be reached
+                    yield _PREFIX + head
+
+
+def _import_lines(text: str) -> Iterable[str]:
+    """Each line holding the word `import`, run on to the closing parenthesis of `from x import (...)`:
+    the regular expressions then read a few lines, not the whole text."""
+    at = text.find("import")
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        opened = text.find("(", at, end)
+        if opened != -1 and text.find(")", opened, end) == -1:
+            closed = text.find(")", opened)
+            end = len(text) if closed == -1 else closed + 1
+        yield text[start:end]
+        at = text.find("import", end)
 
 
 def _absolute(origin: str, package: str) -> str | None:

@@ -7,11 +7,14 @@ equinox's `filter_jit` (which keeps Python bools static), gets nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 import jaxlint
 
@@ -134,6 +137,24 @@ train_step = jax.jit(jax.grad(loss_fn){static})
 params = model.init(jax.random.key(0), jnp.ones(3))
 train_step(params, jnp.ones(3), jax.random.key(1), True)
 """
+
+
+@pytest.fixture(autouse=True)
+def each_file_alone_finds_what_the_folder_finds(tmp_path: Path):
+    """After every test here, whatever project it left: each source file named alone (`lint_paths([file])`,
+    the project narrowed to the modules its imports link to it) gets exactly the findings the whole folder
+    gives it (issue 28: same inputs, same findings, whatever names the file)."""
+    yield
+    sources = sorted(
+        p for p in tmp_path.rglob("*") if p.suffix in (".py", ".ipynb") and ".jaxlint_cache" not in p.parts
+    )
+    if not sources:
+        return
+    whole = jaxlint.lint_paths([str(tmp_path)])
+    for source in sources:
+        expected = [f for f in whole if Path(f.path).resolve() == source.resolve()]
+        alone = jaxlint.lint_paths([str(source)])
+        assert [dataclasses.replace(f, path=str(source)) for f in expected] == alone, source
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
