@@ -67,9 +67,7 @@ def add_noqa(source: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[t
 
 def add_noqa_to_files(findings: Iterable[Finding], config: Config) -> tuple[int, list[tuple[str, int, str]]]:
     """Add the comments to the files the findings are in; (directives added, [(path, line, why not)])."""
-    import io as _io
-
-    from .autofix import _refusal, _write
+    from .autofix import write_checked
     from .lint import read_source
     from .selection import settings_for
 
@@ -90,8 +88,8 @@ def add_noqa_to_files(findings: Iterable[Finding], config: Config) -> tuple[int,
         if not changed:
             continue
         try:
-            encoding, _ = tokenize.detect_encoding(_io.BytesIO(data).readline)
-            error = _refusal(path, config) or _write(path, new.encode(encoding), expected=data)
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            error = write_checked(path, new.encode(encoding), data, config)
         except (OSError, UnicodeEncodeError) as failure:
             error = str(failure)
         if error is not None:

@@ -189,7 +189,7 @@ def fix_file(
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         new = result.fixed.encode(encoding)
-        result.error = _refusal(path, config) or _write(path, new, expected=data)
+        result.error = write_checked(path, new, data, config)
     except UnicodeEncodeError as error:
         result.error = f"the fixed text cannot be written in the file's encoding ({error.reason})"
     except OSError as error:
@@ -201,6 +201,12 @@ def fix_file(
         found = lint_guarded(source, path, settings, project=facts.module_facts(path) if facts else None)
         result.findings = keep_selected(found, settings)
     return result
+
+
+def write_checked(path: str, data: bytes, expected: bytes, config: Config) -> str | None:
+    """Replace the file's bytes with `data` when it is safe to (`_refusal`) and it still holds `expected`;
+    None, or why not (what `--fix` and `--add-noqa` write through)."""
+    return _refusal(path, config) or _write(path, data, expected=expected)
 
 
 def _refusal(path: str, config: Config) -> str | None:
