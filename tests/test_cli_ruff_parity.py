@@ -215,3 +215,35 @@ def _read_until(fd: int, seen: bytes, count: int, timeout: float = 60.0) -> byte
             seen += chunk
     selector.close()
     return seen
+
+
+def test_full_output_is_coloured_on_a_terminal_unless_no_color(bad: Path) -> None:
+    pty = pytest.importorskip("pty")  # POSIX: stdout a real terminal
+
+    def on_a_terminal(env: dict[str, str]) -> str:
+        leader, follower = pty.openpty()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "full", "m.py"],
+            cwd=bad,
+            stdout=follower,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        os.close(follower)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(leader)
+        assert child.wait(timeout=120) == 1
+        return out.decode()
+
+    plain_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    coloured = on_a_terminal(plain_env)
+    assert "\x1b[31m" in coloured and "JAX101" in coloured
+    assert "\x1b[" not in on_a_terminal({**plain_env, "NO_COLOR": "1"})
