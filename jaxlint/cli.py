@@ -326,10 +326,17 @@ def _configured_or_error(args: argparse.Namespace, paths: list[str]) -> int:
 
 
 def _watched(args: argparse.Namespace, paths: list[str]) -> list[str]:
-    """What --watch watches: the paths, and the project root whose other modules give them facts."""
+    """What --watch watches: the project roots whose modules give the paths their facts (a folder's own
+    project: the root found from a name inside it); a loose script's folder (a download folder, /tmp) is
+    not watched whole: the path given is."""
+    from .project_scope import project_of
+
     config, _ = _configuration(args, paths)
-    root = str(config.root) if config.root is not None else os.getcwd()
-    return [root, *(path for path in paths if os.path.abspath(path) != os.path.abspath(root))]
+    watched = set()
+    for path in paths:
+        root, whole = project_of(path if os.path.isfile(path) else os.path.join(path, "__init__.py"), config)
+        watched.add(root if whole else os.path.abspath(path))
+    return sorted(watched)
 
 
 def _configuration(args: argparse.Namespace, paths: list[str]):

@@ -47,10 +47,10 @@ class Scope:
 
 def project_root(path: str, config: Config) -> str:
     """The folder whose modules give `path` its facts (see the module's doc)."""
-    return _project_of(path, config)[0]
+    return project_of(path, config)[0]
 
 
-def _project_of(path: str, config: Config) -> tuple[str, bool]:
+def project_of(path: str, config: Config) -> tuple[str, bool]:
     """`project_root`, and whether it is a project's (searched whole) or a loose script's folder."""
     absolute = os.path.abspath(path)
     if config.root is not None:
@@ -101,7 +101,7 @@ def project_files(named: Sequence[str], config: Config, given: Sequence[str] = (
     for path in named:
         folder = os.path.dirname(os.path.abspath(path))
         if folder not in by_folder:
-            by_folder[folder] = _project_of(path, config)
+            by_folder[folder] = project_of(path, config)
     covering = [os.path.abspath(path) for path in given if os.path.isdir(path)]
     files = list(named)
     for root, whole in sorted(set(by_folder.values())):
