@@ -247,3 +247,41 @@ def test_full_output_is_coloured_on_a_terminal_unless_no_color(bad: Path) -> Non
     coloured = on_a_terminal(plain_env)
     assert "\x1b[31m" in coloured and "JAX101" in coloured
     assert "\x1b[" not in on_a_terminal({**plain_env, "NO_COLOR": "1"})
+
+
+def test_watch_on_one_file_follows_the_other_modules_of_its_project(tmp_path: Path) -> None:
+    """`jaxlint --watch model.py`: an edit of train.py (another module of the project) re-lints, and the
+    finding train.py's jitted call causes in model.py appears."""
+    pytest.importorskip("watchfiles")
+    (tmp_path / ".git").mkdir()  # the project's top folder
+    model = "import jax\n\n\ndef helper(x, flag):\n    if flag:\n        return x\n    return -x\n"
+    static = (
+        "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\nimport model\n\n\n"
+        "@partial(jax.jit, static_argnames='flag')\ndef step(x, flag):\n    return model.helper(x, flag)\n\n\n"
+        "step(jnp.ones(3), False)\n"
+    )
+    (tmp_path / "model.py").write_text(model)
+    (tmp_path / "train.py").write_text(static)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--watch", "model.py"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stderr is not None
+    seen = b""
+    try:
+        seen = _read_until(child.stderr.fileno(), seen, 1)
+        for _ in range(10):  # made again until the child answers (see the test above)
+            (tmp_path / "train.py").write_text(
+                static.replace("@partial(jax.jit, static_argnames='flag')", "@jax.jit")
+            )
+            seen = _read_until(child.stderr.fileno(), seen, 2, timeout=6.0)
+            if seen.count(b"Watching for file changes.") >= 2:
+                break
+    finally:
+        child.send_signal(signal.SIGINT)
+        out, rest = child.communicate(timeout=30)
+    assert seen.count(b"Watching for file changes.") >= 2, seen + rest
+    lines = [line for line in out.decode().splitlines() if "JAX" in line]
+    assert len(lines) == 1 and lines[0].startswith("model.py:5:8: JAX101"), out.decode()
