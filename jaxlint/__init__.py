@@ -65,7 +65,7 @@ def lint_paths(
     reported. `lint_source` (one text) cannot know another module.
 
     With `cache_dir` the findings cache there answers for unchanged files (the other modules' summaries
-    included); without it every module of the project is linted each call.
+    included); without it the modules linked to the named files by imports are linted on each call.
 
     Without `config`, the `[tool.jaxlint]` table of the nearest pyproject.toml above the first path applies
     (per-file-ignores included), as it does for the `jaxlint` command."""
