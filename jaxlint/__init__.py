@@ -56,10 +56,16 @@ def lint_paths(
     ignore: Sequence[str] | None = None,
     config: Config | None = None,
     jobs: int | None = 1,
+    cache_dir: str | None = None,
 ) -> list[Finding]:
-    """Lint files and folders (searched recursively, honouring excludes and .gitignore) as one project: facts
-    cross the modules given (a helper in one module called from jitted code in another is traced), which
-    `lint_source` (one text) cannot know.
+    """Lint files and folders (searched recursively, honouring excludes and .gitignore), each file with the
+    facts of its whole project: a helper in one module called from jitted code in another is traced, whether
+    the caller's module is among `paths` or not (the project is the folder of the pyproject.toml, else the
+    nearest folder with a pyproject.toml, setup.py, setup.cfg or .git). Only the files `paths` name are
+    reported. `lint_source` (one text) cannot know another module.
+
+    With `cache_dir` the findings cache there answers for unchanged files (the other modules' summaries
+    included); without it the modules linked to the named files by imports are linted on each call.
 
     Without `config`, the `[tool.jaxlint]` table of the nearest pyproject.toml above the first path applies
     (per-file-ignores included), as it does for the `jaxlint` command."""
@@ -67,13 +73,13 @@ def lint_paths(
 
     from .config import find_pyproject, load
     from .files import discover
-    from .lint import lint_files
+    from .lint import lint_named
 
     paths = list(paths)
     if config is None:
         config = load(find_pyproject(Path(paths[0]) if paths else Path.cwd()))
     resolved = _config(config, select, ignore)
-    return lint_files(discover(paths, resolved), resolved, jobs=jobs)
+    return lint_named(discover(paths, resolved), resolved, jobs=jobs, cache_dir=cache_dir, given=paths)
 
 
 def __getattr__(name: str):

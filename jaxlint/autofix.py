@@ -23,8 +23,8 @@ import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -33,6 +33,7 @@ from .finding import Finding
 from .fix import SAFE, Fix, FixCollector
 from .lint import (
     _MIN_FILES_FOR_POOL,
+    ProjectFacts,
     internal_error,
     keep_selected,
     lint_guarded,
@@ -41,6 +42,9 @@ from .lint import (
     run_batches,
 )
 from .selection import settings_for
+
+if TYPE_CHECKING:
+    from .analysis.module_facts import ModuleFacts
 
 _MAX_ROUNDS = 10  # fixes whose nodes overlap are applied one round each
 _TEMP_SUFFIX = ".jaxlint-tmp"
@@ -123,16 +127,24 @@ class FixResult:
         return "".join(out)
 
 
-def fix_source(source: str, path: str, config: Config, unsafe: bool = False) -> FixResult:
-    """Fix one source text (nothing is written). Notebooks are linted, not fixed."""
+def fix_source(
+    source: str, path: str, config: Config, unsafe: bool = False, facts: ProjectFacts | None = None
+) -> FixResult:
+    """Fix one source text (nothing is written), linted with the facts its project gives it (`facts`, from
+    `lint.lint_project`: a finding that needs another module is fixed too). Notebooks are linted, not fixed."""
     settings = settings_for(config, path)
+
+    def project() -> ModuleFacts | None:
+        return facts.module_facts(path) if facts is not None else None
+
     if path.endswith(".ipynb"):
-        return FixResult(path, source, source, keep_selected(lint_guarded(source, path, settings), settings))
+        found = lint_guarded(source, path, settings, project=project())
+        return FixResult(path, source, source, keep_selected(found, settings))
     current = source
     applied: Counter = Counter()
     for _ in range(_MAX_ROUNDS + 1):
         collector = FixCollector()
-        findings = lint_guarded(current, path, settings, fixes=collector)
+        findings = lint_guarded(current, path, settings, fixes=collector, project=project())
         module = collector.module
         chosen = choose(collector.items, unsafe) if module is not None else []
         if module is None or not chosen:
@@ -161,7 +173,9 @@ def _parses(source: str) -> bool:
 # -- files ------------------------------------------------------------------------------------------------
 
 
-def fix_file(path: str, config: Config, unsafe: bool = False, write: bool = True) -> FixResult:
+def fix_file(
+    path: str, config: Config, unsafe: bool = False, write: bool = True, facts: ProjectFacts | None = None
+) -> FixResult:
     """Fix one file; with `write`, replace it when something changed and it is safe to (see the module doc)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
@@ -170,13 +184,13 @@ def fix_file(path: str, config: Config, unsafe: bool = False, write: bool = True
     data, source = read
     if write:
         remove_stale_temps(os.path.dirname(os.path.realpath(path)))
-    result = fix_source(source, path, config, unsafe)
+    result = fix_source(source, path, config, unsafe, facts)
     if not (write and result.changed):
         return result
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         new = result.fixed.encode(encoding)
-        result.error = _refusal(path, config) or _write(path, new, expected=data)
+        result.error = write_checked(path, new, data, config)
     except UnicodeEncodeError as error:
         result.error = f"the fixed text cannot be written in the file's encoding ({error.reason})"
     except OSError as error:
@@ -185,8 +199,15 @@ def fix_file(path: str, config: Config, unsafe: bool = False, write: bool = True
         result.written = True
     else:  # nothing was fixed: report what the file as it is has
         result.fixed, result.applied = source, Counter()
-        result.findings = keep_selected(lint_guarded(source, path, settings), settings)
+        found = lint_guarded(source, path, settings, project=facts.module_facts(path) if facts else None)
+        result.findings = keep_selected(found, settings)
     return result
+
+
+def write_checked(path: str, data: bytes, expected: bytes, config: Config) -> str | None:
+    """Replace the file's bytes with `data` when it is safe to (`_refusal`) and it still holds `expected`;
+    None, or why not (what `--fix` and `--add-noqa` write through)."""
+    return _refusal(path, config) or _write(path, data, expected=expected)
 
 
 def _refusal(path: str, config: Config) -> str | None:
@@ -299,13 +320,17 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _fix_batch(paths: list[str], config: Config, unsafe: bool, write: bool) -> list[FixResult]:
-    return [_fix_guarded(path, config, unsafe, write) for path in paths]
+def _fix_batch(
+    paths: list[str], config: Config, unsafe: bool, write: bool, facts: Mapping[str, ProjectFacts]
+) -> list[FixResult]:
+    return [_fix_guarded(path, config, unsafe, write, facts.get(path)) for path in paths]
 
 
-def _fix_guarded(path: str, config: Config, unsafe: bool, write: bool) -> FixResult:
+def _fix_guarded(
+    path: str, config: Config, unsafe: bool, write: bool, facts: ProjectFacts | None = None
+) -> FixResult:
     try:
-        return fix_file(path, config, unsafe, write)
+        return fix_file(path, config, unsafe, write, facts)
     except Exception as error:  # lint_guarded catches the linter's bugs; this, the rest of the driver's
         return _failed(path, config, error)
 
@@ -315,17 +340,24 @@ def _failed(path: str, config: Config, error: BaseException | str) -> FixResult:
 
 
 def fix_files(
-    paths: Iterable[str], config: Config, unsafe: bool = False, write: bool = True, jobs: int | None = None
+    paths: Iterable[str],
+    config: Config,
+    unsafe: bool = False,
+    write: bool = True,
+    jobs: int | None = None,
+    facts: Mapping[str, ProjectFacts] | None = None,
 ) -> list[FixResult]:
-    """Fix many files, in worker processes like `lint.lint_files`; results in path order."""
+    """Fix many files, in worker processes like `lint.lint_files`, each with the facts its project gives it
+    (`facts`: path -> `ProjectFacts`, from `lint.lint_project`); results in path order."""
     files = sorted(paths)
+    facts = {path: facts[path] for path in files if path in facts} if facts else {}
     jobs = pool_jobs(jobs)
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        return _fix_batch(files, config, unsafe, write)
+        return _fix_batch(files, config, unsafe, write, facts)
     return run_batches(
         _fix_batch,
         files,
         jobs,
-        (config, unsafe, write),
+        (config, unsafe, write, facts),
         lambda path: _failed(path, config, "its worker process died"),
     )

@@ -18,6 +18,24 @@ def _split_codes(value: str) -> list[str]:
     return [code.strip().upper() for code in value.split(",") if code.strip()]
 
 
+def _split_patterns(value: str) -> list[str]:
+    return [pattern.strip() for pattern in value.split(",") if pattern.strip()]
+
+
+def _per_file_ignores(value: str) -> list[tuple[str, list[str]]]:
+    """ruff's `PATTERN:CODE` pairs, comma-separated; a bare code after a pair adds to it
+    (`tests/*:JAX103,JAX101`)."""
+    pairs: list[tuple[str, list[str]]] = []
+    for item in _split_patterns(value):
+        pattern, sep, code = item.rpartition(":")
+        if sep and pattern:
+            pairs.append((pattern, []))
+        elif not pairs:
+            raise argparse.ArgumentTypeError(f"expected PATTERN:CODES, got {item!r}")
+        pairs[-1][1].extend(_split_codes(code))
+    return pairs
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's own, measuring the terminal without importing shutil (and its compression modules) at
     every start: argparse builds a formatter for each `add_argument`."""
@@ -49,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
         epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error, "
         "130 interrupted (Ctrl-C). "
+        "`jaxlint check [PATHS]` is `jaxlint [PATHS]`, as in ruff. "
         "`jaxlint server` runs the language server for editors (the `server` extra; see docs/editors.md).",
     )
     parser.add_argument("paths", nargs="*", help="files or folders to lint (default: .); '-' reads stdin")
@@ -61,7 +80,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--extend-select", type=_split_codes, help="codes or prefixes to enable on top of select"
     )
-    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    parser.add_argument(
+        "--extend-ignore", type=_split_codes, help="codes or prefixes to disable on top of ignore"
+    )
+    parser.add_argument(
+        "--per-file-ignores",
+        type=_per_file_ignores,
+        metavar="PATTERN:CODES",
+        help="replaces per-file-ignores: 'tests/*:JAX103,JAX101,scripts/*:JAX2'",
+    )
+    parser.add_argument(
+        "--exclude", type=_split_patterns, metavar="PATTERNS", help="replaces exclude (comma-separated globs)"
+    )
+    parser.add_argument(
+        "--extend-exclude",
+        type=_split_patterns,
+        metavar="PATTERNS",
+        help="globs to exclude on top of exclude",
+    )
+    parser.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=("text", "concise", "full", "json", "sarif", "github"),
+        default="text",
+        help="text (= concise): path:line:col: CODE message; full: also the source lines and carets",
+    )
     parser.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
     parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
     parser.add_argument("--explain", metavar="CODE", help="print one rule's documentation and exit")
@@ -72,10 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--force-exclude", action="store_true", help="apply excludes to paths given explicitly"
     )
+    parser.add_argument(
+        "--show-settings", action="store_true", help="print the settings the first path is linted with"
+    )
+    parser.add_argument("--show-files", action="store_true", help="print the files that would be linted")
+    parser.add_argument(
+        "--watch", action="store_true", help="lint again on every change (the `watch` extra: watchfiles)"
+    )
     fixing = parser.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also unsafe fixes (implies --fix)")
     fixing.add_argument("--diff", action="store_true", help="print fixes as a diff; write nothing")
+    fixing.add_argument(
+        "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding"
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the findings cache")
     parser.add_argument("--cache-dir", metavar="DIR", help="findings cache folder (default: .jaxlint_cache)")
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
@@ -124,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         from .server import main as server_main
 
         return server_main(argv[1:])
+    if argv[:1] == ["check"]:  # `jaxlint check ...`, as `ruff check`: the same as without it
+        argv = argv[1:]
     parser = build_parser()
     command_tail = None
     if "--run" in argv:
@@ -213,9 +269,6 @@ def _check_paths(paths: list[str]) -> None:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from .config import ConfigError, find_pyproject, load, with_overrides
-    from .selection import validate
-
     if args.list_rules:
         from .docs import rule_table
 
@@ -243,6 +296,10 @@ def _main(args: argparse.Namespace) -> int:
         return _fail(f"--statistics works with --format {' or '.join(STATISTICS_FORMATS)}, not {args.format}")
     if args.statistics and args.verify:
         return _fail("--statistics cannot be combined with --verify (its report counts by verdict)")
+    if args.add_noqa and (args.fix or args.unsafe_fixes or args.diff or args.verify):
+        return _fail("--add-noqa cannot be combined with --fix, --diff or --verify")
+    if args.watch and (args.verify or args.add_noqa or args.show_settings or args.show_files):
+        return _fail("--watch cannot be combined with --verify, --add-noqa, --show-settings or --show-files")
 
     paths = args.paths or ["."]
     if args.run is not None:
@@ -250,10 +307,48 @@ def _main(args: argparse.Namespace) -> int:
             return _fail("--run needs --verify")
         paths = ["."]
     _check_paths(paths)
+    if args.watch:
+        if "-" in paths:
+            return _fail("--watch cannot read stdin")
+        from .watch import watch
+
+        return watch(lambda: _configured_or_error(args, paths), _watched(args, paths))
+    return _configured(args, paths)
+
+
+def _configured_or_error(args: argparse.Namespace, paths: list[str]) -> int:
+    """One --watch round: a bad setting or a vanished path is said, and the watch goes on."""
+    try:
+        _check_paths(paths)
+        return _configured(args, paths)
+    except _UsageError as error:
+        return _fail(str(error))
+
+
+def _watched(args: argparse.Namespace, paths: list[str]) -> list[str]:
+    """What --watch watches: the project roots whose modules give the paths their facts (a folder's own
+    project: the root found from a name inside it); a loose script's folder (a download folder, /tmp) is
+    not watched whole: the path given is."""
+    from .project_scope import project_of
+
+    config, _ = _configuration(args, paths)
+    watched = set()
+    for path in paths:
+        root, whole = project_of(path if os.path.isfile(path) else os.path.join(path, "__init__.py"), config)
+        watched.add(root if whole else os.path.abspath(path))
+    return sorted(watched)
+
+
+def _configuration(args: argparse.Namespace, paths: list[str]):
+    """The settings for this run: the nearest [tool.jaxlint] (or --config) under the command's flags;
+    raises _UsageError."""
+    from .config import ConfigError, find_pyproject, load, with_overrides
+    from .selection import validate
+
     try:
         if args.config:
             if not os.path.isfile(args.config):
-                return _fail(f"config file not found: {args.config}")
+                raise _UsageError(f"config file not found: {args.config}")
             pyproject: Path | None = Path(args.config)
         else:
             anchor = args.stdin_filename if paths == ["-"] and args.stdin_filename else paths[0]
@@ -263,69 +358,138 @@ def _main(args: argparse.Namespace) -> int:
         config = with_overrides(
             config,
             select=args.select,
-            ignore=args.ignore,
+            ignore=(*(args.ignore or ()), *(args.extend_ignore or ())) or None,
             extend_select=args.extend_select,
             verify_timeout=args.verify_timeout,
             max_compiles=args.max_compiles,
+            exclude=tuple(args.exclude) if args.exclude is not None else None,
+            extend_exclude=(*config.extend_exclude, *args.extend_exclude) if args.extend_exclude else None,
+            per_file_ignores=(
+                tuple((glob, tuple(codes)) for glob, codes in args.per_file_ignores)
+                if args.per_file_ignores is not None
+                else None
+            ),
         )
         validate(config)
     except ConfigError as error:
-        return _fail(str(error))
+        raise _UsageError(str(error)) from error
     except OSError as error:  # e.g. an unreadable pyproject.toml on the way up
-        return _fail(f"cannot read the configuration: {error}")
+        raise _UsageError(f"cannot read the configuration: {error}") from error
+    return config, pyproject
 
+
+def _configured(args: argparse.Namespace, paths: list[str]) -> int:
+    config, pyproject = _configuration(args, paths)
+    if args.show_settings:
+        from .report import show_settings
+
+        sys.stdout.write(show_settings(config, pyproject, paths[0]))
+        return EXIT_CLEAN
+    if args.show_files:
+        from .files import discover
+
+        skipped = _Skipped(config)
+        for path in sorted(discover(paths, config, args.force_exclude, skipped)):
+            print(_shown(path))
+        return EXIT_CLEAN
     if args.run is not None:
         return _run_command(args, config)
     if args.fix or args.unsafe_fixes or args.diff:
         return _fix(args, config, paths)
 
     from .finding import Finding
-    from .lint import lint_files, lint_source_for
+    from .lint import lint_text_in_project
 
+    given: dict[str, str] = {}
     if "-" in paths:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
         name = args.stdin_filename or "-"
         source, problem = _decode_stdin(_read_stdin(), name)
-        findings: list[Finding] = [problem] if problem else lint_source_for(source, name, config)
-    else:
-        from .files import discover
-
-        cache_dir = None
-        if not args.no_cache:
-            from .cache import DEFAULT_DIR
-
-            base = config.root if config.root is not None else Path.cwd()
-            cache_dir = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
-        skipped = _Skipped(config)
-        findings = lint_files(
-            discover(paths, config, args.force_exclude, skipped), config, jobs=args.jobs, cache_dir=cache_dir
+        # Named as a file of a project (an editor's buffer): linted with the facts the project gives it.
+        cache_dir = _cache_dir(args, config)
+        findings: list[Finding] = (
+            [problem] if problem else lint_text_in_project(source, name, config, cache_dir)
         )
-        findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
-        if cache_dir is not None:
-            from .cache import FindingCache
-
-            FindingCache(cache_dir).prune()
-
+        if source is not None:
+            given[name] = source
+    else:
+        findings = _lint_named(args, config, paths)
+    if args.add_noqa:
+        return _add_noqa(findings, config, "-" in paths)
     if args.verify:
         return _verify(args, config, findings)
-    return _emit(args, findings)
+    return _emit(args, findings, given)
 
 
-def _emit(args: argparse.Namespace, findings: list) -> int:
-    from .report import render, statistics, summary
+def _shown(text: str) -> str:
+    from .report import clean
+
+    return clean(text)
+
+
+def _cache_dir(args: argparse.Namespace, config) -> str | None:
+    if args.no_cache:
+        return None
+    from .cache import DEFAULT_DIR
+
+    base = config.root if config.root is not None else Path.cwd()
+    return args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+
+
+def _lint_named(args: argparse.Namespace, config, paths: list[str]) -> list:
+    """The findings of the files the paths name, each linted with the facts of its whole project, sorted;
+    discovery's own JAX000s (an unreadable folder) among them."""
+    from .files import discover
+    from .finding import Finding
+    from .lint import lint_named
+
+    cache_dir = _cache_dir(args, config)
+    skipped = _Skipped(config)
+    named = discover(paths, config, args.force_exclude, skipped)
+    findings = lint_named(named, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
+    findings = sorted([*findings, *skipped.findings], key=Finding.sort_key)
+    if cache_dir is not None:
+        from .cache import FindingCache
+
+        FindingCache(cache_dir).prune()
+    return findings
+
+
+def _add_noqa(findings: list, config, stdin: bool) -> int:
+    """--add-noqa: a `# noqa: CODE` on the line of every finding (ruff's flag); notebooks and JAX000 are
+    left alone, and so is a line that ends inside a string, which no comment can suppress."""
+    if stdin:
+        return _fail("--add-noqa rewrites files: it cannot read stdin")
+    from .add_noqa import add_noqa_to_files
+
+    added, refused = add_noqa_to_files(findings, config)
+    for path, line, reason in refused:
+        print(f"jaxlint: {_shown(path)}:{line}: no noqa added: {reason}", file=sys.stderr)
+    plural = "s" if added != 1 else ""
+    print(f"Added {added} noqa directive{plural}.", file=sys.stderr)
+    return EXIT_ERROR if any(reason.startswith("cannot write") for _, _, reason in refused) else EXIT_CLEAN
+
+
+def _emit(args: argparse.Namespace, findings: list, given: dict[str, str] | None = None) -> int:
+    """Print the findings in the chosen format; text formats end with ruff's summary, on stdout as ruff's."""
+    from .report import TEXT_FORMATS, render, statistics, summary
 
     out = sys.stdout
     unsafe = bool(args.unsafe_fixes)
     if args.statistics and args.format == "json":
         out.write(statistics(findings, "json", unsafe))  # as ruff: the statistics replace the findings
+    elif args.format == "full":
+        from .snippets import full, use_colour
+
+        out.write(full(findings, unsafe, use_colour(out), given))
     else:
         out.write(render(findings, args.format, unsafe))
-    if args.statistics and args.format == "text":
+    if args.statistics and args.format in TEXT_FORMATS:
         out.write(statistics(findings, "text", unsafe))
-    if args.format == "text":
+    if args.format in TEXT_FORMATS:
         fixing = args.fix or args.unsafe_fixes  # the fix driver has said what it fixed and what it left
-        sys.stderr.write(summary(findings, unsafe, hints=not fixing))
+        out.write(summary(findings, unsafe, hints=not fixing))
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
@@ -343,15 +507,26 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         source, problem = _decode_stdin(_read_stdin(), name)
         if problem is not None:
             return _emit(args, [problem])
-        results = [fix_source(source, name, config, unsafe)]
+        from .lint import facts_for
+
+        results = [
+            fix_source(source, name, config, unsafe, facts_for(name, config, _cache_dir(args, config)))
+        ]
         if not args.diff:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:
         from .files import discover
+        from .lint import lint_project
 
         skipped = _Skipped(config)
         files = list(discover(paths, config, args.force_exclude, skipped))
-        results = fix_files(files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs)
+        # Each file is fixed with the facts its project gives it, so a finding that needs another module
+        # is fixed (and reported) as `jaxlint FILE` reports it.
+        cache_dir = _cache_dir(args, config)
+        _, run = lint_project(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
+        results = fix_files(
+            files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs, facts=run.facts
+        )
         if skipped.findings:
             from .autofix import FixResult
 
@@ -372,6 +547,14 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     for result in failed:
         print(f"jaxlint: error: cannot write {result.path}: {result.error}", file=sys.stderr)
     findings = [f for r in results for f in r.findings]
+    if "-" not in paths and any(r.written for r in results):
+        # What remains, with the facts the fixed modules now give each other (a fix in one module can
+        # change another's findings): the project linted again, the findings cache answering for the rest.
+        from .finding import Finding
+        from .lint import lint_named
+
+        remaining = lint_named(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
+        findings = sorted([*remaining, *skipped.findings], key=Finding.sort_key)
     if fixed:
         print(f"Fixed {fixed} finding{plural} in {where}.", file=sys.stderr)
     if not unsafe:
@@ -383,7 +566,14 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     elif "-" in paths:
         from .report import render
 
-        sys.stderr.write(render(findings, args.format))
+        if args.format == "full":  # the snippets show the fixed text, which went to stdout
+            from .snippets import full, use_colour
+
+            sys.stderr.write(
+                full(findings, unsafe, use_colour(sys.stderr), {results[0].path: results[0].fixed})
+            )
+        else:
+            sys.stderr.write(render(findings, args.format))
         code = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
     else:
         code = _emit(args, findings)

@@ -15,10 +15,16 @@ Settings:
   `selection.rules_for_flake8` answers this, with the same code as the `jaxlint` command.
 - `# noqa: jax201` (lowercase codes) suppresses nothing, in flake8 and in `jaxlint` alike.
 
-One file at a time: flake8 hands the plugin one file, so the facts other modules give it are unknown here. The
-`jaxlint` command and `jaxlint.lint_paths` lint the given files as one project (`lint.lint_files`): a helper
-in `model.py` that `train.py` calls from jitted code with traced arguments is traced there too; under flake8 it
-is traced only when its own module calls it so. Call-site evidence within the file applies in both.
+Project context: flake8 hands the plugin one file, but its findings are computed with the facts of its whole
+project, as the `jaxlint` command computes them (`lint.lint_project`): a helper in `model.py` that `train.py`
+calls from jitted code with traced arguments is traced under flake8 too, even for `flake8 model.py`. The
+project (`project_scope.project_root`: the `[tool.jaxlint]` folder, else the nearest folder with a
+pyproject.toml, setup.py, setup.cfg or .git) has its files listed and their import statements read once per
+flake8 process, and the modules linked to the checked file by imports are linted in that process, the
+findings cache (the `jaxlint` command's, `.jaxlint_cache` in the project) answering for unchanged modules.
+The cost is bounded by one `jaxlint` run over the project per flake8 worker process when the cache is cold,
+and by reading each project file once (imports and cache entries) when it is warm. The text flake8 gives is
+linted with the facts the project's files on disk give it.
 
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
@@ -27,13 +33,17 @@ so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint`
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ._version import __version__
+from .config import Config
 from .engine import lint_text
 from .finding import Finding, internal_error, parse_error
+from .lint import ProjectFacts, lint_scope
 from .selection import LintSettings, opt_in_codes, rules_for_flake8
 
 
@@ -45,7 +55,10 @@ class JaxlintChecker:
     jit_decorators: frozenset[str] | None = None  # None: not given to flake8, read [tool.jaxlint]
     rules: tuple[str, ...] = rules_for_flake8(())  # codes
 
-    _pyproject_cache: dict[Path, frozenset[str] | str] = {}  # folder -> decorators or error
+    _pyproject_cache: dict[Path, Config | str] = {}  # folder -> its settings, or the error
+    # Per process: each project's files and import links, and the facts of every file linted so far.
+    _projects: dict[tuple[str, str], tuple[list[str], dict[str, set[str]]]] = {}
+    _facts: dict[str, ProjectFacts] = {}
 
     def __init__(self, tree: Any, lines: list[str], filename: str = "stdin") -> None:
         # `tree` (the ast) must be asked for so flake8 runs this as a tree plugin once per file; it is unused:
@@ -79,6 +92,7 @@ class JaxlintChecker:
         ]
         cls.rules = rules_for_flake8(selectors)
         cls._pyproject_cache = {}
+        cls._projects, cls._facts = {}, {}
 
     # -- the check ----------------------------------------------------------------------------------
 
@@ -87,30 +101,63 @@ class JaxlintChecker:
             yield finding.line, max(finding.column - 1, 0), f"{finding.code} {finding.message}", type(self)
 
     def findings(self) -> list[Finding]:
-        decorators = self.jit_decorators
-        if decorators is None:
-            found = self._decorators_from_pyproject()
-            if isinstance(found, str):
-                return [parse_error(self.filename, 1, 1, found)]
-            decorators = found
+        config = self._config()
+        if isinstance(config, str):
+            return [parse_error(self.filename, 1, 1, config)]
+        decorators = (
+            self.jit_decorators if self.jit_decorators is not None else frozenset(config.jit_decorators)
+        )
         settings = LintSettings(rules=self.rules, jit_decorators=decorators)
         source = "".join(self.lines)
         try:
-            return lint_text(source, self.filename, settings, noqa=False)
+            facts = self._project_facts(dataclasses.replace(config, jit_decorators=tuple(sorted(decorators))))
+            project = facts.module_facts(self.filename) if facts is not None else None
+            return lint_text(source, self.filename, settings, noqa=False, project=project)
         except RecursionError:
             return [parse_error(self.filename, 1, 1, "cannot analyse: nesting too deep")]
         except Exception as error:  # a bug in jaxlint must not stop flake8
             return [internal_error(self.filename, error)]
 
-    def _decorators_from_pyproject(self) -> frozenset[str] | str:
-        """jit-decorators of the nearest [tool.jaxlint], or the config error's text."""
+    def _config(self) -> Config | str:
+        """The nearest [tool.jaxlint] (its jit-decorators, and where the project and its cache are), or the
+        config error's text."""
         from .config import ConfigError, find_pyproject, load
 
-        folder = Path(self.filename).parent if self.filename not in ("stdin", "-") else Path.cwd()
+        folder = Path(self.filename).parent if not self._stdin() else Path.cwd()
         cache = type(self)._pyproject_cache
         if folder not in cache:
             try:
-                cache[folder] = frozenset(load(find_pyproject(folder)).jit_decorators)
+                cache[folder] = load(find_pyproject(folder))
             except (ConfigError, OSError, UnicodeDecodeError) as error:
                 cache[folder] = f"cannot read configuration: {error}"
         return cache[folder]
+
+    def _stdin(self) -> bool:
+        return self.filename in ("stdin", "-")
+
+    def _project_facts(self, config: Config) -> ProjectFacts | None:
+        """What the other modules of this file's project give it. Per process, each project's files and
+        import links are read once (`_projects`), and each set of linked modules is linted once, which gives
+        every file in it its facts (`_facts`); the findings cache answers for unchanged modules."""
+        if self._stdin() or not os.path.isfile(self.filename):
+            return None
+        absolute = os.path.abspath(self.filename)
+        known = type(self)._facts
+        if absolute not in known:
+            from .cache import DEFAULT_DIR
+            from .project_scope import linked, links, project_files, project_root
+
+            key = (project_root(self.filename, config), repr(config))
+            projects = type(self)._projects
+            if key not in projects:
+                files = project_files([self.filename], config)
+                projects[key] = (files, links(files, config))
+            files, graph = projects[key]
+            path = next((p for p in files if os.path.abspath(p) == absolute), None)
+            if path is None:  # not part of the project as searched (excluded there): its imports are unread
+                path, files = self.filename, [*files, self.filename]
+            base = config.root if config.root is not None else Path.cwd()
+            cache_dir = str(base / (config.cache_dir or DEFAULT_DIR))
+            run = lint_scope(linked([path], graph), files, config, jobs=1, cache_dir=cache_dir)
+            known.update((os.path.abspath(p), facts) for p, facts in run.facts.items())
+        return known.get(absolute)

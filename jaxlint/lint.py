@@ -17,6 +17,7 @@ This module owns what every file driver shares (`autofix.py` reuses it):
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import sys
@@ -486,18 +487,127 @@ def _lint_batch(
 def lint_files(
     paths: Iterable[str], config: Config, jobs: int | None = None, cache_dir: str | None = None
 ) -> list[Finding]:
-    """Lint files as one project; with `cache_dir`, unchanged files under unchanged settings (and unchanged
-    facts from the other modules) are not linted again."""
+    """Lint files as one project, these files only (`lint_named` brings in the rest of their project); with
+    `cache_dir`, unchanged files under unchanged settings (and unchanged facts from the other modules) are
+    not linted again."""
     files = list(paths)
     jobs = pool_jobs(jobs)
     with WorkerPool(jobs) as pool:
-        return _lint_project(files, config, jobs, cache_dir, pool)
+        return _lint_project(files, config, jobs, cache_dir, pool).findings(files)
+
+
+# -- project context for the files a face names --------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """What one module receives from the other modules of its project, as `_lint_project` ended with it:
+    the facts `lint_project_file` and the fix driver lint it with (`module_facts` makes the walk's record)."""
+
+    incoming: Incoming | None = None
+    classes: Mapping[str, str] | None = None
+    exports: Mapping[str, Export] | None = None
+    also: frozenset[str] = frozenset()
+
+    def module_facts(self, path: str) -> ModuleFacts:
+        from .analysis.module_facts import ModuleFacts
+
+        return ModuleFacts(self.incoming, self.also, package_name(path), self.classes, self.exports)
+
+
+@dataclasses.dataclass
+class ProjectRun:
+    """One project's lint: each file's findings and summary, and the facts each was linted with."""
+
+    results: dict[str, tuple[list[Finding], Summary]]
+    facts: dict[str, ProjectFacts]
+
+    def findings(self, paths: Iterable[str]) -> list[Finding]:
+        """The findings of `paths` only, sorted."""
+        found = [finding for path in paths for finding in self.results[path][0]]
+        found.sort(key=Finding.sort_key)
+        return found
+
+
+def lint_project(
+    named: Iterable[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+    given: Sequence[str] = (),
+) -> tuple[list[str], ProjectRun]:
+    """Every face's door: the named files linted with the facts of their whole projects (`project_scope`:
+    the project, narrowed to the modules its imports link to the named ones; their summaries come from the
+    findings cache, computed where missing or stale). Returns the named files and the run, whose
+    `findings(named)` are what a face reports: the same findings for a file whether it is named alone, with
+    its folder, or with the whole project."""
+    from .project_scope import project_scope
+
+    files = list(dict.fromkeys(named))
+    if not files:
+        return files, ProjectRun({}, {})
+    scope = project_scope(files, config, given)
+    return files, lint_scope(scope.lint, scope.index, config, jobs, cache_dir)
+
+
+def lint_scope(
+    files: list[str],
+    modules: list[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+) -> ProjectRun:
+    """Lint `files` (a set closed under the project's import links, `project_scope.linked`) as one project
+    whose modules are `modules`."""
+    jobs = pool_jobs(jobs)
+    with WorkerPool(jobs) as pool:
+        return _lint_project(files, config, jobs, cache_dir, pool, modules)
+
+
+def facts_for(path: str, config: Config, cache_dir: str | None = None) -> ProjectFacts | None:
+    """What the other modules of `path`'s project (as stored on disk) give it, for a face that lints a text
+    of its own under that name (stdin with `--stdin-filename`, an editor's unsaved buffer); None for a name
+    that is no file."""
+    if not os.path.isfile(path):
+        return None
+    _, run = lint_project([path], config, jobs=1, cache_dir=cache_dir)
+    return run.facts.get(path)
+
+
+def lint_text_in_project(
+    source: str, path: str, config: Config, cache_dir: str | None = None
+) -> list[Finding]:
+    """`source` linted as the file `path` with the facts its project gives that file (`facts_for`): what
+    `jaxlint path` would report if the file held `source`, the other modules as they are on disk."""
+    facts = facts_for(path, config, cache_dir)
+    settings = settings_for(config, path)
+    project = facts.module_facts(path) if facts is not None else None
+    return keep_selected(lint_guarded(source, path, settings, project=project), settings)
+
+
+def lint_named(
+    named: Iterable[str],
+    config: Config,
+    jobs: int | None = None,
+    cache_dir: str | None = None,
+    given: Sequence[str] = (),
+) -> list[Finding]:
+    """The findings of the named files, each linted with the facts of its whole project (`lint_project`)."""
+    files, run = lint_project(named, config, jobs, cache_dir, given)
+    return run.findings(files)
 
 
 def _lint_project(
-    files: list[str], config: Config, jobs: int, cache_dir: str | None, pool: WorkerPool
-) -> list[Finding]:
-    project = ProjectIndex(dict.fromkeys(files))
+    files: list[str],
+    config: Config,
+    jobs: int,
+    cache_dir: str | None,
+    pool: WorkerPool,
+    modules: Sequence[str] | None = None,
+) -> ProjectRun:
+    """Lint `files` as one project, round after round; `modules` (default: `files`) name the project's
+    modules, a superset when only the files linked to some named ones are linted (`project_scope`)."""
+    project = ProjectIndex(dict.fromkeys(modules if modules is not None else files))
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
     own = {path: summary for path, (_, summary) in results.items()}
@@ -535,9 +645,10 @@ def _lint_project(
                 {path: exported[path] for path in changed},
             )
         )
-    findings = [finding for path in files for finding in results[path][0]]
-    findings.sort(key=Finding.sort_key)
-    return findings
+    facts = {
+        path: ProjectFacts(given.get(path), classes.get(path), exported.get(path), also) for path in results
+    }
+    return ProjectRun(results, facts)
 
 
 def _lint_many(

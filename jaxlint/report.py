@@ -7,12 +7,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ._version import __version__
 from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "full", "json", "sarif", "github")  # concise: ruff's name for text
 _DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
 
@@ -80,20 +81,51 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def github(findings: list[Finding]) -> str:
+def github(findings: list[Finding], raw: RawPositions | None = None) -> str:
+    raw = raw or RawPositions()
     lines = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
-        props = f"file={_escape_property(clean(f.path))},line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
+        start, end = raw.span(f)
+        props = f"file={_escape_property(clean(f.path))},line={start[0]},col={start[1]},endLine={end[0]},endColumn={end[1]}"
         title = _escape_property(clean(f"{f.code} {f.name}"))
         message = f.message
-        if f.cell is not None:  # a line inside a cell, not of the .ipynb's JSON: annotate the file, say where
-            props = f"file={_escape_property(clean(f.path))}"
+        if f.cell is not None:  # the annotation marks the .ipynb's own line; the message says cell:line:col
             message = f"cell {f.cell}:{f.line}:{f.column}: {f.message}"
         # %0A and %0D (from _escape_data) are GitHub's own line breaks; other controls are removed.
         message = _CONTROL.sub(lambda m: m.group() if m.group() in "\r\n" else clean(m.group()), message)
         lines.append(f"::{level} {props},title={title}::{_escape_data(message)}\n")
     return "".join(lines)
+
+
+class RawPositions:
+    """Where findings sit in their files as stored: a notebook finding's (cell, line, column) becomes the
+    line and column of the `.ipynb`'s JSON text that holds that code (`notebook_positions`), which is what
+    GitHub annotates and code scanning shows; other findings keep theirs. Each notebook is read once."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, Any] = {}
+
+    def notebook(self, path: str) -> Any:
+        if path not in self._texts:
+            from .notebook_positions import NotebookText
+
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    self._texts[path] = NotebookText(handle.read())
+            except (OSError, UnicodeDecodeError):
+                self._texts[path] = None
+        return self._texts[path]
+
+    def span(self, f: Finding) -> tuple[tuple[int, int], tuple[int, int]]:
+        if f.cell is None:
+            return (f.line, f.column), (f.end_line, f.end_column)
+        text = self.notebook(f.path)
+        start = text.raw_position(f.cell, f.line, f.column) if text is not None else None
+        end = text.raw_position(f.cell, f.end_line, f.end_column) if text is not None else None
+        if start is None or end is None or end < start:
+            return (1, 1), (1, 1)  # the file as a whole; the cell is in the message and the properties
+        return start, end
 
 
 def _rule_descriptors() -> list[dict]:
@@ -134,14 +166,11 @@ def artifact_location(path: str) -> dict[str, str]:
 def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = None) -> str:
     rules = _rule_descriptors()
     index = {r["id"]: i for i, r in enumerate(rules)}
+    raw = RawPositions()
     results = []
     for f in findings:
-        region = {
-            "startLine": f.line,
-            "startColumn": f.column,
-            "endLine": f.end_line,
-            "endColumn": f.end_column,
-        }
+        (line, column), (end_line, end_column) = raw.span(f)
+        region = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
         result = {
             "ruleId": f.code,
             "ruleIndex": index.get(f.code, 0),
@@ -157,8 +186,8 @@ def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = Non
             ],
         }
         properties = {}
-        if f.cell is not None:
-            properties["cell"] = f.cell
+        if f.cell is not None:  # the region is in the .ipynb's text; where it is in the notebook's cell:
+            properties.update(cell=f.cell, cellLine=f.line, cellColumn=f.column)
         if extra is not None:
             properties.update(extra(f))
         if properties:
@@ -191,10 +220,31 @@ def render(findings: list[Finding], fmt: str, unsafe: bool = False) -> str:
         return sarif(findings)
     if fmt == "github":
         return github(findings)
-    return text(findings, unsafe)
+    return text(findings, unsafe)  # text, concise ("full" is `snippets.full`: it reads the sources)
 
 
-STATISTICS_FORMATS = ("text", "json")
+def show_settings(config: Any, pyproject: Path | None, path: str) -> str:
+    """`--show-settings`: where the settings come from and what they are for `path`, one `key = value` a
+    line (the rules after per-file-ignores)."""
+    import dataclasses
+
+    from .selection import settings_for
+
+    lines = [
+        f"Resolved settings for: {clean(path)}",
+        f"Settings path: {clean(str(pyproject or '(defaults)'))}",
+    ]
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        lines.append(f"{field.name.replace('_', '-')} = {clean(repr(value))}")
+    settings = settings_for(config, path)
+    lines.append(f"rules = {list(settings.rules)!r}")
+    lines.append(f"parse-errors = {settings.parse_errors!r}")
+    return "\n".join(lines) + "\n"
+
+
+TEXT_FORMATS = ("text", "concise", "full")  # for people: ruff's closing summary follows them
+STATISTICS_FORMATS = (*TEXT_FORMATS, "json")
 
 
 def statistics(findings: list[Finding], fmt: str = "text", unsafe: bool = False) -> str:

@@ -49,6 +49,11 @@ def out(result: subprocess.CompletedProcess) -> str:
     return result.stdout.decode()
 
 
+def finding_lines(result: subprocess.CompletedProcess) -> list[str]:
+    """stdout's lines without the text report's closing summary ("Found N findings.", the fix hints)."""
+    return [line for line in out(result).splitlines() if not line.startswith(("Found ", "[*] ", "No fixes"))]
+
+
 def err(result: subprocess.CompletedProcess) -> str:
     return result.stderr.decode()
 
@@ -192,18 +197,18 @@ def test_force_exclude_matches_parent_folders_default_excludes_and_absolute_path
     given = [*excluded, str(tmp_path / "vendor/deep/er/m.py"), "src/ok/m.py"]
     result = run("--force-exclude", *given, cwd=tmp_path)
     assert result.returncode == 1, err(result)
-    assert out(result).splitlines() == [
+    assert finding_lines(result) == [
         "src/ok/m.py:4:1: JAX103 [*] In-place update of JAX array 'x': JAX arrays are immutable (TypeError); "
         "use x = x.at[0].set(...)"
     ]
     # From a subfolder, `src/gen` is still anchored at the project root.
     (tmp_path / "src" / "pyproject.toml").write_text("")
     inner = run("--force-exclude", "gen/x/m.py", "ok/m.py", cwd=tmp_path / "src")
-    assert [line.split(":")[0] for line in out(inner).splitlines()] == ["ok/m.py"], out(inner)
+    assert [line.split(":")[0] for line in finding_lines(inner)] == ["ok/m.py"], out(inner)
     # Without --force-exclude a file named explicitly is linted; a folder walk still skips excluded ones.
     assert "vendor/m.py:4:1: JAX103" in out(run("vendor/m.py", cwd=tmp_path))
-    walked = out(run(".", cwd=tmp_path))
-    assert [line.split(":")[0] for line in walked.splitlines()] == ["src/ok/m.py"], walked
+    walked = run(".", cwd=tmp_path)
+    assert [line.split(":")[0] for line in finding_lines(walked)] == ["src/ok/m.py"], out(walked)
 
 
 # -- item 6: a cache-dir that already exists (the project root) gets no `*` .gitignore ------------------------
@@ -338,14 +343,14 @@ def test_fixable_findings_are_marked_and_counted(tmp_path: Path) -> None:
     lines = out(result).splitlines()
     assert lines[0].startswith("m.py:4:1: JAX103 [*] In-place update")
     assert lines[1].startswith("m.py:5:7: JAX302 ") and "[*]" not in lines[1]  # its fix is unsafe
-    assert err(result).splitlines() == [
+    assert lines[2:] == [  # on stdout, as ruff's
         "Found 2 findings.",
         "[*] 1 fixable with `jaxlint --fix` (1 more with `--unsafe-fixes`).",
     ]
     unsafe = run("--select", "JAX103,JAX302", "--unsafe-fixes", "--diff", "m.py", cwd=tmp_path)
     assert unsafe.returncode == 1 and "jax.random.key" in out(unsafe)
     stats = run("--select", "JAX103,JAX302", "--statistics", "m.py", cwd=tmp_path)
-    assert out(stats).endswith("    1\tJAX103\t[*] inplace-array-update\n    1\tJAX302\tlegacy-prng-key\n")
+    assert "    1\tJAX103\t[*] inplace-array-update\n    1\tJAX302\tlegacy-prng-key\nFound 2" in out(stats)
 
 
 def test_statistics_with_json_and_with_formats_that_cannot_hold_it(tmp_path: Path) -> None:

@@ -7,11 +7,14 @@ equinox's `filter_jit` (which keeps Python bools static), gets nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 import jaxlint
 
@@ -136,6 +139,24 @@ train_step(params, jnp.ones(3), jax.random.key(1), True)
 """
 
 
+@pytest.fixture(autouse=True)
+def each_file_alone_finds_what_the_folder_finds(tmp_path: Path):
+    """After every test here, whatever project it left: each source file named alone (`lint_paths([file])`,
+    the project narrowed to the modules its imports link to it) gets exactly the findings the whole folder
+    gives it (issue 28: same inputs, same findings, whatever names the file)."""
+    yield
+    sources = sorted(
+        p for p in tmp_path.rglob("*") if p.suffix in (".py", ".ipynb") and ".jaxlint_cache" not in p.parts
+    )
+    if not sources:
+        return
+    whole = jaxlint.lint_paths([str(tmp_path)])
+    for source in sources:
+        expected = [f for f in whole if Path(f.path).resolve() == source.resolve()]
+        alone = jaxlint.lint_paths([str(source)])
+        assert [dataclasses.replace(f, path=str(source)) for f in expected] == alone, source
+
+
 def write(root: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         path = root / name
@@ -175,10 +196,119 @@ def test_lint_paths_flags_the_helper_in_the_other_module(tmp_path: Path) -> None
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("model.py", 6, "JAX101")]
 
 
-def test_one_module_alone_knows_nothing_of_its_callers(tmp_path: Path) -> None:
+def test_one_text_alone_knows_nothing_of_its_callers(tmp_path: Path) -> None:
     write(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
-    assert codes(jaxlint.lint_paths([str(tmp_path / "model.py")])) == []
     assert jaxlint.lint_source((tmp_path / "model.py").read_text(), "model.py") == []
+
+
+# Issue 28 item 1: a helper module whose findings need its caller's module (JAX101: a Python bool reaches
+# `if not deterministic` from a jitted step; JAX201: `print` of a traced value, fixable), in a package.
+PKG_MODEL = (
+    MODEL
+    + """
+
+def show(x):
+    print(x)
+    return x
+"""
+)
+PKG_TRAIN = """
+import jax
+import jax.numpy as jnp
+
+from pkg import model
+
+
+@jax.jit
+def step(x, deterministic, key):
+    model.show(x)
+    return model.dropout(x, 0.1, deterministic, key)
+
+
+step(jnp.ones(3), False, jax.random.key(0))
+"""
+PKG_EXPECTED = [("pkg/model.py", 6, "JAX101"), ("pkg/model.py", 13, "JAX201")]
+
+
+def _pkg(root: Path) -> Path:
+    write(
+        root, {".git/HEAD": "", "pkg/__init__.py": "", "pkg/model.py": PKG_MODEL, "pkg/train.py": PKG_TRAIN}
+    )
+    return root
+
+
+def _json_rows(result: subprocess.CompletedProcess) -> list[tuple[str, int, str]]:
+    import json
+
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    return sorted((row["path"], row["line"], row["code"]) for row in json.loads(result.stdout))
+
+
+def test_every_face_gives_a_file_the_facts_of_its_whole_project(tmp_path: Path) -> None:
+    """The folder, the file alone (what pre-commit passes when only it changed), the file alone from the
+    findings cache, lint_paths on the file, and flake8 on the file: the same model.py findings."""
+    root = _pkg(tmp_path)
+    assert _json_rows(run_cli("--no-cache", "--format", "json", ".", cwd=root)) == PKG_EXPECTED
+    alone = run_cli("--no-cache", "--format", "json", "pkg/model.py", cwd=root)
+    assert _json_rows(alone) == PKG_EXPECTED
+    assert _json_rows(run_cli("--format", "json", "pkg/model.py", cwd=root)) == PKG_EXPECTED  # cold cache
+    assert _json_rows(run_cli("--format", "json", "pkg/model.py", cwd=root)) == PKG_EXPECTED  # warm cache
+    assert _json_rows(run_cli("--format", "json", "pkg/train.py", cwd=root)) == []  # only the named file
+    # An editor's buffer on stdin, named as the file: the same facts.
+    stdin = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxlint",
+            "--no-cache",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "pkg/model.py",
+            "-",
+        ],
+        input=(root / "pkg" / "model.py").read_text(),
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert _json_rows(stdin) == PKG_EXPECTED
+    found = jaxlint.lint_paths([str(root / "pkg" / "model.py")])
+    assert [(line, code) for _, line, code in codes(found)] == [(6, "JAX101"), (13, "JAX201")]
+    assert {f.path for f in found} == {str(root / "pkg" / "model.py")}
+    cached = jaxlint.lint_paths([str(root / "pkg" / "model.py")], cache_dir=str(root / "api-cache"))
+    assert cached == found
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "JAX", "pkg/model.py"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert flake8.returncode == 1, flake8.stdout + flake8.stderr
+    assert [line.split(" ")[0:2] for line in flake8.stdout.splitlines()] == [
+        ["pkg/model.py:6:12:", "JAX101"],
+        ["pkg/model.py:13:5:", "JAX201"],
+    ]
+
+
+def test_fix_and_diff_on_one_file_use_its_project(tmp_path: Path) -> None:
+    """--diff and --fix on model.py alone fix what needs train.py (JAX201), and --fix reports every finding
+    that remains (JAX101), as `jaxlint pkg/model.py` reports it afterwards."""
+    root = _pkg(tmp_path)
+    diff = run_cli("--no-cache", "--diff", "pkg/model.py", cwd=root)
+    assert diff.returncode == 1 and '+    jax.debug.print("{}", x)' in diff.stdout, diff.stdout + diff.stderr
+    fixed = run_cli("--no-cache", "--fix", "--format", "json", "pkg/model.py", cwd=root)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "Fixed 1 finding in 1 file." in fixed.stderr
+    assert 'jax.debug.print("{}", x)' in (root / "pkg" / "model.py").read_text()
+    assert _json_rows(fixed) == [("pkg/model.py", 6, "JAX101")]
+    assert _json_rows(run_cli("--no-cache", "--format", "json", "pkg/model.py", cwd=root)) == _json_rows(
+        fixed
+    )
 
 
 def test_static_parameter_gets_nothing(tmp_path: Path) -> None:
@@ -344,9 +474,10 @@ def test_module_init_consumes_the_key_across_modules(tmp_path: Path) -> None:
         assert "by 'net.init', again by 'step'" in findings[0].message
     result = run_cli("--no-cache", ".", cwd=tmp_path)
     assert result.returncode == 1 and "train.py:17:" in result.stdout, result.stdout + result.stderr
-    # One file alone does not know what `model.MLP` is: silent.
+    # One text alone does not know what `model.MLP` is: silent. The file named alone is linted with its
+    # project's facts (issue 28): the same finding.
     assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
-    assert codes(jaxlint.lint_paths([str(tmp_path / "train.py")])) == []
+    assert codes(jaxlint.lint_paths([str(tmp_path / "train.py")])) == [("train.py", 17, "JAX301")]
 
 
 def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) -> None:

@@ -50,6 +50,13 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+def finding_lines(result: subprocess.CompletedProcess) -> list[str]:
+    """The text report's finding lines, without the closing "Found N findings." summary."""
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("Found "), lines
+    return lines[:-1]
+
+
 @pytest.fixture
 def three_cells(tmp_path: Path) -> Path:
     (tmp_path / "nb.ipynb").write_text(THREE_CELLS, encoding="utf-8")
@@ -59,7 +66,7 @@ def three_cells(tmp_path: Path) -> Path:
 def test_findings_in_three_cells_text(three_cells: Path) -> None:
     result = run("nb.ipynb", cwd=three_cells)
     assert result.returncode == 1, result.stderr
-    lines = result.stdout.splitlines()
+    lines = finding_lines(result)
     assert [line.split(": ", 1)[0] for line in lines] == [
         f"nb.ipynb:cell {cell}:{line}:{column}" for cell, line, column, _ in EXPECTED
     ]
@@ -73,14 +80,32 @@ def test_findings_in_three_cells_json(three_cells: Path) -> None:
     assert all(r["end_line"] >= r["line"] for r in rows)
 
 
+def _raw_line_and_column(three_cells: Path, cell: int, row: int, column: int, code: str) -> tuple[int, int]:
+    """Where the flagged code sits in the .ipynb's own text, found by hand: the JSON line holding the cell's
+    `row`-th source line (this test's notebook writes one source line per JSON string), and the column of
+    the flagged character in it (these lines hold no escapes before the flagged column)."""
+    raw = (three_cells / "nb.ipynb").read_text(encoding="utf-8").splitlines()
+    cells = json.loads(THREE_CELLS)["cells"]
+    wanted = json.dumps(cells[cell - 1]["source"][row - 1])
+    at = next(i for i, text in enumerate(raw) if text.strip().rstrip(",") == wanted)
+    return at + 1, raw[at].index('"') + 1 + column
+
+
 def test_findings_in_three_cells_sarif(three_cells: Path) -> None:
+    """GitHub code scanning shows a region on the file as stored: the region is where the flagged code is in
+    the .ipynb's JSON text; the cell and the line and column inside it are in the result's properties."""
     result = run("--format", "sarif", "nb.ipynb", cwd=three_cells)
     results = json.loads(result.stdout)["runs"][0]["results"]
     found = []
-    for r in results:
-        region = r["locations"][0]["physicalLocation"]["region"]
-        assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "nb.ipynb"
-        found.append((r["properties"]["cell"], region["startLine"], region["startColumn"], r["ruleId"]))
+    for r, (cell, row, column, code) in zip(results, EXPECTED, strict=True):
+        location = r["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == "nb.ipynb"
+        region = location["region"]
+        expected = _raw_line_and_column(three_cells, cell, row, column, code)
+        assert (region["startLine"], region["startColumn"]) == expected
+        assert region["endLine"] >= region["startLine"] and region["endColumn"] >= 1
+        props = r["properties"]
+        found.append((props["cell"], props["cellLine"], props["cellColumn"], r["ruleId"]))
     assert found == EXPECTED
 
 
@@ -89,9 +114,28 @@ def test_findings_in_three_cells_github(three_cells: Path) -> None:
     lines = result.stdout.splitlines()
     assert len(lines) == 3
     for line, (cell, row, column, code) in zip(lines, EXPECTED, strict=True):
-        # The JSON file's own lines are not the cell's: annotate the file, and say cell:line:col in the message.
-        assert line.startswith("::error file=nb.ipynb,title=" + code)
-        assert f"::cell {cell}:{row}:{column}: " in line
+        # The annotation marks the .ipynb's own line; the message says cell:line:col.
+        raw_line, raw_column = _raw_line_and_column(three_cells, cell, row, column, code)
+        assert line.startswith(f"::error file=nb.ipynb,line={raw_line},col={raw_column},endLine=")
+        assert f"title={code}" in line and f"::cell {cell}:{row}:{column}: " in line
+
+
+def test_raw_positions_follow_escapes_and_single_string_sources(tmp_path: Path) -> None:
+    """A cell whose source is one JSON string (not a list of lines), with escaped quotes and a non-ASCII
+    character before the flagged code: the SARIF region still lands on the flagged characters."""
+    cell = 'import jax\n\n@jax.jit\ndef f(x):\n    s = "\u00e9\\""; y = float(x)\n    return y\n'
+    text = (
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,\n'
+        f' "source": {json.dumps(cell)}}}],\n "metadata": {{}}, "nbformat": 4, "nbformat_minor": 5}}\n'
+    )
+    (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
+    rows = json.loads(run("--format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert [(r["cell"], r["line"], r["code"]) for r in rows] == [(1, 5, "JAX102")]
+    result = json.loads(run("--format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)["runs"][0]["results"][0]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    raw = text.splitlines()[region["startLine"] - 1]
+    assert region["endLine"] == region["startLine"] == 2
+    assert raw[region["startColumn"] - 1 : region["endColumn"] - 1] == "float(x)"
 
 
 def test_folders_are_searched_for_notebooks(three_cells: Path) -> None:
@@ -288,7 +332,7 @@ def test_one_unparsable_cell_does_not_hide_the_others(tmp_path: Path) -> None:
     (tmp_path / "nb.ipynb").write_text(KEY_REUSE)
     result = run("nb.ipynb", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    lines = result.stdout.splitlines()
+    lines = finding_lines(result)
     assert lines[0].startswith("nb.ipynb:cell 4:1:"), lines
     assert "JAX000 cannot parse: invalid syntax" in lines[0], lines
     assert lines[1].startswith("nb.ipynb:cell 5:1:24: JAX301 key 'key' reused"), lines
