@@ -94,6 +94,7 @@ class Binding:
     node: cst.CSTNode  # what binds it: Assign, AugAssign, AnnAssign, For, WithItem, Import(From), NamedExpr,
     # FunctionDef or ClassDef
     value: cst.BaseExpression | None = None  # the value, for a plain name target of `=` or `: T =`
+    order: int = 0  # where it is in source order, in the sequence `Unit.order` counts in
 
     @property
     def plain(self) -> bool:
@@ -120,7 +121,9 @@ class Unit:
     # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
     array_params: set[str] = dataclasses.field(default_factory=set)
     passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
-    order: int = 0  # units created before it in source order: which def a later statement sees
+    # Its place in source order: the index pass counts units, calls and noted bindings as it meets them (the
+    # third item of a site counts in the same sequence), so which binding a later statement sees is known.
+    order: int = 0
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
@@ -156,8 +159,10 @@ class Unit:
             for d in self.node.decorators
         )
 
-    def bind(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None) -> None:
-        self.bindings.setdefault(name, []).append(Binding(name, node, value))
+    def bind(
+        self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None, order: int = 0
+    ) -> None:
+        self.bindings.setdefault(name, []).append(Binding(name, node, value, order))
 
     def single_assignment(self, name: str) -> cst.BaseExpression | None:
         """The value of the only binding of `name` here, when it is a plain `name = value`."""
@@ -218,7 +223,8 @@ class ModuleIndex:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
-        self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, units defined before it)
+        self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, its place in source order)
+        self._seq = 0  # the place in source order of the last unit, call or binding the index pass met
         self._decorated: list[Unit] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
@@ -251,7 +257,8 @@ class ModuleIndex:
         unit: Unit = self.root
         class_node: cst.ClassDef | None = None
         in_class = False
-        step, read, sites, units = _STEP, CHILDREN_REVERSED, self._sites, self.units
+        step, read, sites = _STEP, CHILDREN_REVERSED, self._sites
+        seq = 0
         while stack:
             node = stack.pop()
             kind = type(node)
@@ -259,9 +266,11 @@ class ModuleIndex:
             if what <= _NOTE:  # most nodes: one table lookup decides
                 if what == _SKIP:  # a Name, a literal: nothing to note, nothing under it
                     continue
+                seq += 1
                 if what == _CALL:
-                    sites.append((node, unit, len(units)))
+                    sites.append((node, unit, seq))
                 elif what == _NOTE:
+                    self._seq = seq
                     self._note(node, unit, in_class)
                 below = read[kind](node)
                 if below:
@@ -273,10 +282,12 @@ class ModuleIndex:
             if what == _RESTORE:
                 unit, class_node, in_class = node.unit, node.class_node, node.in_class
                 continue
+            seq += 1
+            self._seq = seq
             if what == _FUNCTION:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
-                    unit.bind(node.name.value, node)
+                    unit.bind(node.name.value, node, None, seq)
                 stack.append(_Context(unit, class_node, in_class))
                 unit, class_node, in_class = child, None, False
                 stack += read[kind](node)
@@ -284,7 +295,7 @@ class ModuleIndex:
             # a class
             unit.local_names.add(node.name.value)
             if not in_class:
-                unit.bind(node.name.value, node)
+                unit.bind(node.name.value, node, None, seq)
             self.class_methods.setdefault(id(node), {})
             stack.append(_Context(unit, class_node, in_class))  # after the class
             stack.extend(reversed(node.body.body))
@@ -303,7 +314,7 @@ class ModuleIndex:
         else:
             name = "<lambda>"
             qualname = f"{parent.qualname}.<locals>.<lambda>" if parent.qualname else "<lambda>"
-        unit = Unit(node, parent, qualname, class_node=class_node, order=len(self.units))
+        unit = Unit(node, parent, qualname, class_node=class_node, order=self._seq)
         self.units[id(node)] = unit
         params = node.params
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -333,7 +344,7 @@ class ModuleIndex:
                 for alias in node.names:
                     local = import_binding(alias)
                     if not in_class:
-                        unit.bind(local, node)
+                        unit.bind(local, node, None, self._seq)
                     if type(node) is cst.Import and unit is not self.root:
                         unit.local_names.discard(
                             (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
@@ -345,7 +356,7 @@ class ModuleIndex:
                 if not in_class:
                     value = node.value if type(target.target) is cst.Name else None
                     for name in names:
-                        unit.bind(name, node, value)
+                        unit.bind(name, node, value, self._seq)
                 if unit is self.root and type(target.target) is cst.Name:
                     self.imports.add_module_assignment(target.target.value, node.value)
         elif (
@@ -359,14 +370,14 @@ class ModuleIndex:
             if not in_class:
                 value = node.value if type(node) is cst.AnnAssign and type(node.target) is cst.Name else None
                 for name in names:
-                    unit.bind(name, node, value)
+                    unit.bind(name, node, value, self._seq)
         elif type(node) is cst.WithItem:
             if node.asname is not None:
                 names = bound_names(node.asname.name)
                 unit.local_names.update(names)
                 if not in_class:
                     for name in names:
-                        unit.bind(name, node)
+                        unit.bind(name, node, None, self._seq)
         elif (type(node) is cst.Global or type(node) is cst.Nonlocal) and not in_class:
             declared = unit.declared_globals if type(node) is cst.Global else unit.declared_nonlocals
             declared.update(n.name.value for n in node.names)
@@ -457,25 +468,29 @@ class ModuleIndex:
     ) -> list[tuple[Unit, bool]]:
         """Same-module functions that an expression names: [(unit, bound_self)].
 
-        `before` (the `order` of a statement of `unit`) makes a name defined in `unit` itself mean the def
-        bound at that point: the last one before it (scripts and notebooks redefine names), when there is one.
+        A name defined by several defs (scripts and notebooks redefine functions) means the definitions live
+        at the point of the expression (`live_defs`): `before` (the `order` of a statement of `unit`) gives
+        that point; without it, the point of a call's function or argument is looked up (`node_order`).
         """
         if type(node) is cst.Lambda:  # type identity: see transform_of
             found = self.units.get(id(node))
             return [(found, False)] if found else []
         if type(node) is cst.Name:
             scope: Unit | None = unit
+            inner: Unit | None = None  # the unit of the chain defined directly in `scope`
             while scope is not None:
-                if node.value in scope.defs:
-                    defs = scope.defs[node.value]
-                    if before is not None and scope is unit and len(defs) > 1:
-                        earlier = [u for u in defs if u.order < before]
-                        if earlier:
-                            defs = earlier[-1:]
+                defs = scope.defs.get(node.value)
+                if defs:
+                    if len(defs) > 1 or len(scope.bindings[node.value]) > 1:
+                        if inner is not None:  # a body refers to it: the defs live where the body is defined
+                            point: int | None = inner.order + 1
+                        else:
+                            point = before if before is not None else self.node_order(node)
+                        defs = live_defs(node.value, defs, scope, point)
                     return [(u, False) for u in defs]
                 if node.value in scope.local_names and scope is not self.root:
                     return []
-                scope = scope.parent
+                inner, scope = scope, scope.parent
             return []
         if (
             type(node) is cst.Attribute
@@ -490,6 +505,19 @@ class ModuleIndex:
             methods = self.class_methods.get(id(method_owner.class_node), {}).get(node.attr.value, [])
             return [(m, True) for m in methods]
         return []
+
+    def node_order(self, node: cst.CSTNode) -> int | None:
+        """The `order` of a call's function or of one of its arguments (how many units were defined before the
+        call in source order); None for other expressions. The table is built on first use: only a name that
+        several defs bind asks."""
+        table = self.root.memo.get("node_order")
+        if table is None:
+            table = self.root.memo["node_order"] = {}
+            for call, _, order in self._sites:
+                table[id(call.func)] = order
+                for arg in call.args:
+                    table[id(arg.value)] = order
+        return table.get(id(node))
 
     def call_order(self, call: cst.Call) -> int | None:
         """The `order` of a call: how many units were defined before it in source order."""
@@ -626,6 +654,62 @@ class ModuleIndex:
                     # Under the outer trace the body is staged out; its undifferentiated arguments are
                     # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
+
+
+def live_defs(name: str, defs: list[Unit], scope: Unit, point: int | None) -> list[Unit]:
+    """Which of the defs that bind `name` in `scope` are live at `point` (an `order`): those of the bindings
+    made before it, from the last one `scope` makes unconditionally (a def, a class, an import, an assignment:
+    then no def or only those that follow it) on; defs in an `if`/`try`/`with`/loop are joined (either may be
+    live), and a join with another kind of binding is unknown (none). `f = jax.jit(f)` and other calls that
+    take the name keep its def. With no point, or no binding before it (a body that calls a function defined
+    further down), every def: the join."""
+    if point is None:
+        return defs
+    earlier = [b for b in scope.bindings[name] if b.order < point]
+    if not earlier:
+        return defs
+    direct = _direct_statements(scope)
+    by_node = {id(u.node): u for u in defs}
+    live = []
+    for binding in reversed(earlier):
+        unit = by_node.get(id(binding.node))
+        if unit is not None:
+            live.append(unit)
+        elif _rewraps(binding, name):
+            continue
+        elif id(binding.node) not in direct:
+            return []  # `try: from fast import f` / `except: def f`: a join with something else is unknown
+        if id(binding.node) in direct:
+            break
+    live.reverse()
+    return live
+
+
+def _rewraps(binding: Binding, name: str) -> bool:
+    """`f = jax.jit(f, ...)`, `f = partial(f, ...)`, `f = wrap(f)`: the name still runs its def."""
+    value = binding.value
+    return (
+        type(value) is cst.Call
+        and bool(value.args)
+        and type(value.args[0].value) is cst.Name
+        and value.args[0].value.value == name
+    )
+
+
+def _direct_statements(scope: Unit) -> set[int]:
+    """The ids of the statements `scope` runs whatever happens: its body's, and the small statements on their
+    lines (an `Assign` binds, not its line). Kept with the unit."""
+    found = scope.memo.get("direct_statements")
+    if found is None:
+        node = scope.node
+        body = node.body if type(node) is cst.Module else getattr(node.body, "body", ())
+        found = set()
+        for statement in body:
+            found.add(id(statement))
+            if type(statement) is cst.SimpleStatementLine:
+                found.update(id(small) for small in statement.body)
+        scope.memo["direct_statements"] = found
+    return found
 
 
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})

@@ -111,7 +111,10 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
         bound = _jit_binding(func.value, ctx)
         if bound is not None:
             return bound
-    for target, bound_self in index.resolve_function(func, ctx.unit):
+    targets = index.resolve_function(func, ctx.unit)
+    if len(targets) > 1:  # several defs may be live here (`if`/`else`, a method defined twice): unknown
+        return None
+    for target, bound_self in targets:
         if type(target.node) is not cst.FunctionDef:
             continue
         spec = _jit_decorator(target, index)
