@@ -367,6 +367,23 @@ class ProjectIndex:
             return self.modules[module], f"{cls}.{function}"
         return None
 
+    def silent_callees(self, summaries: Mapping[str, Summary]) -> frozenset[str]:
+        """The project modules that analysed modules call (from traced code, or by name) but whose summary
+        lists nothing: skipped for naming no JAX library (the engine's prefilter), they are analysed after all
+        (`ModuleFacts.imported`), since a NumPy-only helper called from jitted code is traced too. A module
+        that defines nothing can receive nothing: analysing it again changes nothing."""
+        found: set[str] = set()
+        for caller, summary in summaries.items():
+            for target in [*(fact.target for fact in summary.calls), *summary.uses]:
+                resolved = self.resolve(target)
+                if resolved is not None and resolved[0] != caller:
+                    found.add(resolved[0])
+        return frozenset(
+            path
+            for path in found
+            if path in summaries and not summaries[path].functions and not summaries[path].classes
+        )
+
     def incoming(
         self, summaries: Mapping[str, Summary], own: Mapping[str, Summary] | None = None
     ) -> dict[str, dict[str, tuple[CallFact, ...]]]:
