@@ -8,6 +8,7 @@ equinox's `filter_jit` (which keeps Python bools static), gets nothing.
 from __future__ import annotations
 
 import os
+import json
 import subprocess
 import sys
 import textwrap
@@ -1112,3 +1113,58 @@ def test_key_consumed_by_a_method_of_another_modules_class(tmp_path: Path) -> No
     assert "by 'jax.jit(sample)'" in findings[2].message
     # One file alone knows nothing of the other module's classes: silent.
     assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+
+
+NUMPY_UTILS = """
+import numpy as np
+
+
+def rotate(p):
+    return np.cos(p) * 2.0
+
+
+def scale(p):
+    return p * 2.0
+"""
+
+
+def test_a_numpy_only_module_called_from_jitted_code_is_analysed(tmp_path: Path) -> None:
+    """No silent modules: `utils.py` names no JAX library (the prefilter would skip it), but a jitted cost
+    function calls its helpers with tracers: `np.cos` of a tracer is JAX102 there. Called eagerly it is fine."""
+    cost = """
+        import jax
+        import jax.numpy as jnp
+
+        from utils import rotate, scale
+
+
+        @jax.jit
+        def cost(p):
+            return jnp.sum(rotate(p)) + jnp.sum(scale(p))
+        """
+    eager = """
+        import jax.numpy as jnp
+
+        from utils import rotate
+
+        print(rotate(jnp.ones(3)))
+        """
+    root = write(tmp_path / "jitted", {"utils.py": NUMPY_UTILS, "cost.py": cost})
+    result = run_cli("--no-cache", "--format", "json", ".", cwd=root)
+    rows = json.loads(result.stdout)
+    assert [(r["path"], r["line"], r["code"]) for r in rows] == [("utils.py", 5, "JAX102")], result.stderr
+    assert "called from jax.jit-compiled 'cost' in cost" in rows[0]["message"]
+    clean = write(tmp_path / "eager", {"utils.py": NUMPY_UTILS, "eager.py": eager})
+    assert codes(jaxlint.lint_paths([str(clean)])) == []
+    # With the cache: the first run stores the analysed module's findings, the second reads them back.
+    first = run_cli(".", cwd=root)
+    assert "utils.py:5:12: JAX102" in first.stdout, first.stdout + first.stderr
+    assert run_cli(".", cwd=root).stdout == first.stdout
+
+
+def test_a_notebook_calling_a_numpy_only_module_from_jitted_code(tmp_path: Path) -> None:
+    first = "import jax\nimport jax.numpy as jnp\n\nimport utils\n"
+    second = "@jax.jit\ndef cost(p):\n    return jnp.sum(utils.rotate(p))\n"
+    files = {"utils.py": NUMPY_UTILS, "explore.ipynb": notebook(first, second)}
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]
