@@ -315,13 +315,13 @@ def _call(node: cst.Call, scope: Scope) -> int:
             for arg in node.args:
                 args |= evaluate(arg.value, scope)
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
-    if (
-        type(func) is cst.Name
-        and scope.kind >= STRICT
-        and returns_array(func, scope.unit, scope.index, returns_one_array)
-        and (scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args))
-    ):
-        return TRACED | ARRAY  # a same-module helper whose every return is a jnp result: a tracer here
+    if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
+        # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
+        # tracer in traced code that stages it out or passes it tracers.
+        if scope.kind < STRICT:
+            return ARRAY
+        if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
+            return TRACED | ARRAY
     return 0
 
 

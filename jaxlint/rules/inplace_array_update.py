@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..analysis import ARRAY, TRACED
+from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.transforms import positional_params
 from ..analysis.usage import NameUsage
@@ -121,8 +121,40 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 return usage.is_array(base.value)  # a traced parameter: array only if used as one
         return bool(flags & ARRAY)
 
+    def _traced_index(self, target: cst.Subscript, ctx: RuleContext) -> str | None:
+        """`memory[slot] = v` in traced code with `slot` traced, on a pytree (a traced parameter, a container
+        of tracers, a list or dict literal): it fails whatever the container is (a JAX array is immutable, a
+        list or tuple takes no tracer as an index, a dict none as a key), so no evidence of an array is needed.
+        The traced index's text, else None."""
+        base = target.value
+        if ctx.kind < STRICT or type(base) is not cst.Name:
+            return None
+        index = next(
+            (e.slice.value for e in target.slice if type(e.slice) is cst.Index and ctx.traced(e.slice.value)),
+            None,
+        )
+        if index is None:
+            return None
+        bound = ctx.unit.single_assignment(base.value)
+        literal = type(bound) in (cst.List, cst.Dict, cst.Tuple, cst.ListComp, cst.DictComp)
+        if not literal and not ctx.flags(base) & (TRACED | HOLDS_TRACED | LIST):
+            return None
+        return source_of(index, 20)
+
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if type(target) is not cst.Subscript or not self._is_array(target, ctx):
+        if type(target) is not cst.Subscript:
+            return
+        if not self._is_array(target, ctx):
+            index = self._traced_index(target, ctx)
+            if index is not None:
+                name = source_of(target.value, 20)
+                ctx.report(
+                    self,
+                    target,
+                    f"Item assignment to '{name}' at traced index '{index}' inside {ctx.context}: fails for any "
+                    f"container (a JAX array is immutable, a list or dict takes no tracer as an index: "
+                    f"TypeError); use a JAX array and {name} = {name}.at[{index}].set(...)",
+                )
             return
         name = source_of(target.value, 20)
         index = source_of(target.slice[0].slice, 20) if len(target.slice) == 1 else "..."

@@ -309,7 +309,9 @@ def test_fix_says_plainly_that_notebooks_are_not_fixed(tmp_path: Path) -> None:
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
 
-@pytest.mark.parametrize("name", ["JAX101_redefined", "JAX102_redefined", "JAX301_redefined"])
+@pytest.mark.parametrize(
+    "name", ["JAX101_redefined", "JAX102_redefined", "JAX301_redefined", "JAX103_arrays_everywhere"]
+)
 def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
     """The redefinition fixtures, one notebook cell per `# %%` part: a def, a `jax.jit(f, ...)` or a call belongs
     to the definition live in that cell, as in the script; the same findings, at their cells and lines."""
