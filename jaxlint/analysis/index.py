@@ -481,7 +481,7 @@ class ModuleIndex:
             while scope is not None:
                 defs = scope.defs.get(node.value)
                 if defs:
-                    if len(defs) > 1 or len(scope.bindings[node.value]) > 1:
+                    if len(defs) > 1 or len(scope.bindings.get(node.value, ())) > 1:
                         if inner is not None:  # a body refers to it: the defs live where the body is defined
                             point: int | None = inner.order + 1
                         else:
@@ -665,7 +665,8 @@ def live_defs(name: str, defs: list[Unit], scope: Unit, point: int | None) -> li
     further down), every def: the join."""
     if point is None:
         return defs
-    earlier = [b for b in scope.bindings[name] if b.order < point]
+    # Defs in a class body's `if` are in `defs` but bind class attributes, not names of `scope`.
+    earlier = [b for b in scope.bindings.get(name, ()) if b.order < point]
     if not earlier:
         return defs
     direct = _direct_statements(scope)
