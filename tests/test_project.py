@@ -7,8 +7,8 @@ equinox's `filter_jit` (which keeps Python bools static), gets nothing.
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import subprocess
 import sys
 import textwrap

@@ -702,7 +702,7 @@ def _direct_statements(scope: Unit) -> set[int]:
     lines (an `Assign` binds, not its line). Kept with the unit."""
     found = scope.memo.get("direct_statements")
     if found is None:
-        node = scope.node
+        node: Any = scope.node  # the Module, a FunctionDef or a Lambda (whose body is an expression)
         body = node.body if type(node) is cst.Module else getattr(node.body, "body", ())
         found = set()
         for statement in body:

@@ -80,7 +80,12 @@ def _function_returns_array(
     memo[_MEMO] = False  # recursion answers "unknown"
     node = unit.node
     answer = False
-    if type(node) is cst.FunctionDef and node.asynchronous is None and depth > 0 and _plain_or_jitted(unit, index):
+    if (
+        type(node) is cst.FunctionDef
+        and node.asynchronous is None
+        and depth > 0
+        and _plain_or_jitted(unit, index)
+    ):
         values = _return_values(node)
         answer = values is not None and all(
             _is_array(v, unit, index, is_array_function, depth) for v in values
