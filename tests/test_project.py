@@ -1168,3 +1168,34 @@ def test_a_notebook_calling_a_numpy_only_module_from_jitted_code(tmp_path: Path)
     files = {"utils.py": NUMPY_UTILS, "explore.ipynb": notebook(first, second)}
     write(tmp_path, files)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]
+
+
+def test_calls_from_another_module_reach_the_last_definition(tmp_path: Path) -> None:
+    """A module that defines a jitted function twice exports its last definition (what an importer gets):
+    `True` passed to it is a traced bool there, not in the first definition."""
+    steps = """
+        import jax
+
+
+        @jax.jit
+        def step(x, flag):
+            if flag:
+                return x
+            return -x
+
+
+        @jax.jit
+        def step(x, flag):
+            if flag:
+                return x + 1
+            return x
+        """
+    train = """
+        import jax.numpy as jnp
+
+        from steps import step
+
+        step(jnp.ones(3), True)
+        """
+    write(tmp_path, {"steps.py": steps, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("steps.py", 13, "JAX101")]

@@ -125,6 +125,15 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
     return None
 
 
+def jitted_def(unit: Unit, index: ModuleIndex) -> Jitted | None:
+    """A top-level def as a call of its name runs it when the def is the name's last binding (what another
+    module imports): jitted when its one decorator is `jax.jit`."""
+    if type(unit.node) is not cst.FunctionDef:
+        return None
+    spec = _jit_decorator(unit, index)
+    return Jitted(unit, spec, 0, unit.name, argnums_offset=0) if spec is not None else None
+
+
 def _jit_decorator(unit: Unit, index: ModuleIndex) -> StaticSpec | None:
     """The static spec of a def whose one decorator is `jax.jit`, else None (kept with the unit: a jitted
     function is called many times)."""
