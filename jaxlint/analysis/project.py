@@ -368,13 +368,15 @@ class ProjectIndex:
         return None
 
     def silent_callees(self, summaries: Mapping[str, Summary]) -> frozenset[str]:
-        """The project modules that analysed modules call (from traced code, or by name) but whose summary
-        lists nothing: skipped for naming no JAX library (the engine's prefilter), they are analysed after all
-        (`ModuleFacts.imported`), since a NumPy-only helper called from jitted code is traced too. A module
-        that defines nothing can receive nothing: analysing it again changes nothing."""
+        """The project modules that analysed modules call from traced code (the calls their summaries record)
+        but whose summary lists nothing: skipped for naming no JAX library (the engine's prefilter), they are
+        analysed after all (`ModuleFacts.imported`), since a NumPy-only helper called from jitted code is traced
+        too. Modules called only eagerly are left alone: no fact another module gives could change a finding
+        in a module without JAX. A module that defines nothing can receive nothing: analysing it again changes
+        nothing."""
         found: set[str] = set()
         for caller, summary in summaries.items():
-            for target in [*(fact.target for fact in summary.calls), *summary.uses]:
+            for target in (fact.target for fact in summary.calls):
                 resolved = self.resolve(target)
                 if resolved is not None and resolved[0] != caller:
                     found.add(resolved[0])
