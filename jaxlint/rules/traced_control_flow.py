@@ -70,6 +70,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         "or": "use jnp.logical_or",
         "not": "use jnp.logical_not",
         "bool()": "keep it an array, or use lax.cond",
+        "chained comparison": "write each comparison apart and combine them with jnp.logical_and",
     }
     # Builtins that compare or test truth: (advice for several arguments, advice for one iterable).
     _BUILTINS = {
@@ -103,7 +104,9 @@ No automatic fix: the right replacement depends on whether both branches can be 
         stack: list[cst.CSTNode] = [test]
         while stack:
             node = stack.pop()
-            if type(node) is cst.BooleanOperation or type(node) is cst.UnaryOperation:
+            if type(node) is cst.Comparison:
+                self._covered.add(id(node))
+            elif type(node) is cst.BooleanOperation or type(node) is cst.UnaryOperation:
                 self._covered.add(id(node))
                 stack.extend(
                     [node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression]
@@ -155,6 +158,26 @@ No automatic fix: the right replacement depends on whether both branches can be 
     def visit_Comparison(self, node: cst.Comparison, ctx: RuleContext) -> None:
         if id(node) in self._items:
             self._item(node, ctx)
+        if len(node.comparisons) > 1 and ctx.kind >= STRICT and id(node) not in self._covered:
+            self._chain(node, ctx)
+
+    def _chain(self, node: cst.Comparison, ctx: RuleContext) -> None:
+        """`lo < x <= hi` used as a value: Python tests the truth of each link but the last (`lo < x and x <=
+        hi`), which raises for a traced array whatever the chain is used for."""
+        left = node.left
+        for link in node.comparisons[:-1]:
+            pair = cst.Comparison(left=left, comparisons=[link])
+            if ctx.flags(pair) & (TRACED | ARRAY) == TRACED | ARRAY:
+                self._covered.add(id(node))
+                ctx.report(
+                    self,
+                    node,
+                    f"Python chained comparison on traced value {culprit(pair, ctx)} inside {ctx.context}: "
+                    f"tests the truth of each link but the last, and raises TracerBoolConversionError; "
+                    f"{self._ADVICE['chained comparison']}",
+                )
+                return
+            left = link.comparator
 
     def _builtin(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
         if ctx.kind < STRICT or any(a.star or a.keyword is not None for a in node.args):

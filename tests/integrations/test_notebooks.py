@@ -310,7 +310,14 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
 
 @pytest.mark.parametrize(
-    "name", ["JAX101_redefined", "JAX102_redefined", "JAX301_redefined", "JAX103_arrays_everywhere"]
+    "name",
+    [
+        "JAX101_redefined",
+        "JAX102_redefined",
+        "JAX301_redefined",
+        "JAX103_arrays_everywhere",
+        "JAX101_arrays_everywhere",
+    ],
 )
 def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
     """The redefinition fixtures, one notebook cell per `# %%` part: a def, a `jax.jit(f, ...)` or a call belongs
