@@ -19,6 +19,7 @@ from ..syntax import (
     dotted_name,
     import_binding,
 )
+from .definitions import named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
@@ -468,30 +469,14 @@ class ModuleIndex:
     ) -> list[tuple[Unit, bool]]:
         """Same-module functions that an expression names: [(unit, bound_self)].
 
-        A name defined by several defs (scripts and notebooks redefine functions) means the definitions live
-        at the point of the expression (`live_defs`): `before` (the `order` of a statement of `unit`) gives
-        that point; without it, the point of a call's function or argument is looked up (`node_order`).
+        A name means the defs live at the point of the expression (`definitions.named_defs`); `before` (the
+        `order` of a statement of `unit`) gives that point, else a call's function or argument has its own.
         """
         if type(node) is cst.Lambda:  # type identity: see transform_of
             found = self.units.get(id(node))
             return [(found, False)] if found else []
         if type(node) is cst.Name:
-            scope: Unit | None = unit
-            inner: Unit | None = None  # the unit of the chain defined directly in `scope`
-            while scope is not None:
-                defs = scope.defs.get(node.value)
-                if defs:
-                    if len(defs) > 1 or len(scope.bindings.get(node.value, ())) > 1:
-                        if inner is not None:  # a body refers to it: the defs live where the body is defined
-                            point: int | None = inner.order + 1
-                        else:
-                            point = before if before is not None else self.node_order(node)
-                        defs = live_defs(node.value, defs, scope, point)
-                    return [(u, False) for u in defs]
-                if node.value in scope.local_names and scope is not self.root:
-                    return []
-                inner, scope = scope, scope.parent
-            return []
+            return [(u, False) for u in named_defs(self, node, unit, before)]
         if (
             type(node) is cst.Attribute
             and type(node.value) is cst.Name
@@ -505,19 +490,6 @@ class ModuleIndex:
             methods = self.class_methods.get(id(method_owner.class_node), {}).get(node.attr.value, [])
             return [(m, True) for m in methods]
         return []
-
-    def node_order(self, node: cst.CSTNode) -> int | None:
-        """The `order` of a call's function or of one of its arguments (how many units were defined before the
-        call in source order); None for other expressions. The table is built on first use: only a name that
-        several defs bind asks."""
-        table = self.root.memo.get("node_order")
-        if table is None:
-            table = self.root.memo["node_order"] = {}
-            for call, _, order in self._sites:
-                table[id(call.func)] = order
-                for arg in call.args:
-                    table[id(arg.value)] = order
-        return table.get(id(node))
 
     def call_order(self, call: cst.Call) -> int | None:
         """The `order` of a call: how many units were defined before it in source order."""
@@ -654,63 +626,6 @@ class ModuleIndex:
                     # Under the outer trace the body is staged out; its undifferentiated arguments are
                     # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
-
-
-def live_defs(name: str, defs: list[Unit], scope: Unit, point: int | None) -> list[Unit]:
-    """Which of the defs that bind `name` in `scope` are live at `point` (an `order`): those of the bindings
-    made before it, from the last one `scope` makes unconditionally (a def, a class, an import, an assignment:
-    then no def or only those that follow it) on; defs in an `if`/`try`/`with`/loop are joined (either may be
-    live), and a join with another kind of binding is unknown (none). `f = jax.jit(f)` and other calls that
-    take the name keep its def. With no point, or no binding before it (a body that calls a function defined
-    further down), every def: the join."""
-    if point is None:
-        return defs
-    # Defs in a class body's `if` are in `defs` but bind class attributes, not names of `scope`.
-    earlier = [b for b in scope.bindings.get(name, ()) if b.order < point]
-    if not earlier:
-        return defs
-    direct = _direct_statements(scope)
-    by_node = {id(u.node): u for u in defs}
-    live = []
-    for binding in reversed(earlier):
-        unit = by_node.get(id(binding.node))
-        if unit is not None:
-            live.append(unit)
-        elif _rewraps(binding, name):
-            continue
-        elif id(binding.node) not in direct:
-            return []  # `try: from fast import f` / `except: def f`: a join with something else is unknown
-        if id(binding.node) in direct:
-            break
-    live.reverse()
-    return live
-
-
-def _rewraps(binding: Binding, name: str) -> bool:
-    """`f = jax.jit(f, ...)`, `f = partial(f, ...)`, `f = wrap(f)`: the name still runs its def."""
-    value = binding.value
-    return (
-        type(value) is cst.Call
-        and bool(value.args)
-        and type(value.args[0].value) is cst.Name
-        and value.args[0].value.value == name
-    )
-
-
-def _direct_statements(scope: Unit) -> set[int]:
-    """The ids of the statements `scope` runs whatever happens: its body's, and the small statements on their
-    lines (an `Assign` binds, not its line). Kept with the unit."""
-    found = scope.memo.get("direct_statements")
-    if found is None:
-        node: Any = scope.node  # the Module, a FunctionDef or a Lambda (whose body is an expression)
-        body = node.body if type(node) is cst.Module else getattr(node.body, "body", ())
-        found = set()
-        for statement in body:
-            found.add(id(statement))
-            if type(statement) is cst.SimpleStatementLine:
-                found.update(id(small) for small in statement.body)
-        scope.memo["direct_statements"] = found
-    return found
 
 
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})

@@ -1,4 +1,4 @@
-"""Definitions, not names: which defs a name means at a point (`ModuleIndex.resolve_function`, `live_defs`)."""
+"""Definitions, not names: which defs a name means at a point (`resolve_function`, `analysis/definitions.py`)."""
 
 from __future__ import annotations
 
