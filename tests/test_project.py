@@ -1199,3 +1199,26 @@ def test_calls_from_another_module_reach_the_last_definition(tmp_path: Path) -> 
         """
     write(tmp_path, {"steps.py": steps, "train.py": train})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("steps.py", 13, "JAX101")]
+
+
+def test_a_numpy_only_module_reached_through_a_package_re_export(tmp_path: Path) -> None:
+    """`pkg.rotate` re-exported by `pkg/__init__.py` from a NumPy-only `pkg/utils.py`: the calls reach the
+    module that defines it."""
+    cost = """
+        import jax
+        import jax.numpy as jnp
+
+        import pkg
+
+
+        @jax.jit
+        def cost(p):
+            return jnp.sum(pkg.rotate(p))
+        """
+    files = {
+        "pkg/utils.py": NUMPY_UTILS,
+        "pkg/__init__.py": "from .utils import rotate, scale\n",
+        "cost.py": cost,
+    }
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]

@@ -367,24 +367,32 @@ class ProjectIndex:
             return self.modules[module], f"{cls}.{function}"
         return None
 
+    def defined(self, target: str, summaries: Mapping[str, Summary]) -> tuple[str, str] | None:
+        """`resolve`, then through re-exports (`from .utils import rotate` in a package's `__init__.py`): the
+        module that defines the function and its name there."""
+        resolved = self.resolve(target)
+        for _ in range(8):
+            if resolved is None or resolved[0] not in summaries:
+                return resolved
+            alias = dict(summaries[resolved[0]].imports).get(resolved[1])
+            if alias is None:
+                return resolved
+            resolved = self.resolve(alias)
+        return resolved
+
     def silent_callees(self, summaries: Mapping[str, Summary]) -> frozenset[str]:
         """The project modules that analysed modules call from traced code (the calls their summaries record)
-        but whose summary lists nothing: skipped for naming no JAX library (the engine's prefilter), they are
-        analysed after all (`ModuleFacts.imported`), since a NumPy-only helper called from jitted code is traced
-        too. Modules called only eagerly are left alone: no fact another module gives could change a finding
-        in a module without JAX. A module that defines nothing can receive nothing: analysing it again changes
-        nothing."""
+        (re-exports followed) but that left no summary: skipped for naming no JAX library (the engine's
+        prefilter), they are analysed after all (`ModuleFacts.imported`), since a NumPy-only helper called from
+        jitted code is traced too. Modules called only eagerly are left alone: no fact another module gives
+        could change a finding in a module without JAX."""
         found: set[str] = set()
         for caller, summary in summaries.items():
-            for target in (fact.target for fact in summary.calls):
-                resolved = self.resolve(target)
-                if resolved is not None and resolved[0] != caller:
+            for fact in summary.calls:
+                resolved = self.defined(fact.target, summaries)
+                if resolved is not None and resolved[0] != caller and summaries.get(resolved[0]) == Summary():
                     found.add(resolved[0])
-        return frozenset(
-            path
-            for path in found
-            if path in summaries and not summaries[path].functions and not summaries[path].classes
-        )
+        return frozenset(found)
 
     def incoming(
         self, summaries: Mapping[str, Summary], own: Mapping[str, Summary] | None = None
@@ -399,7 +407,7 @@ class ProjectIndex:
         for caller, summary in summaries.items():
             origin = self.names.get(caller, os.path.basename(caller))
             for fact in summary.calls:
-                resolved = self.resolve(fact.target)
+                resolved = self.defined(fact.target, summaries)
                 if resolved is None or resolved[0] == caller:
                     continue
                 path, function = resolved
