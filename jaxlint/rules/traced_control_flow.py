@@ -22,7 +22,8 @@ class TracedControlFlow(Rule):
 Flags Python `if`/`elif`/`while`/`assert`, conditional expressions, `and`/`or`/`not` and `bool()` whose
 condition is a traced value inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body,
 and the builtins that test truth or compare behind the scenes: `max`/`min` of traced values (several, or the
-items of one traced array), `sorted`, `any` and `all`.
+items of one traced array), `sorted`, `any` and `all`, and a chained comparison (`lo < x <= hi`) whose
+earlier links compare traced arrays, wherever it is used.
 
 ## Why is this bad
 Under these transformations arrays are abstract tracers: their values do not exist yet when Python runs
@@ -30,7 +31,10 @@ the function. Python needs a concrete `True`/`False`, so JAX raises `TracerBoolC
 `ConcretizationTypeError`) the first time the function is traced. Conditions on static values — shapes,
 dtypes, `static_argnums` parameters, `x is None` — are fine, and so is control flow under `jax.grad` alone,
 whose primal values are concrete. `max(a, b)` runs `b > a` and keeps the winner, `sorted` compares pairs and
-`any`/`all` call `bool()` on each item, so each raises the same error; `sum` only adds and is fine. A call
+`any`/`all` call `bool()` on each item, so each raises the same error; `sum` only adds and is fine. A chain
+`lo < x <= hi` is `(lo < x) and (x <= hi)`: the truth of each link but the last is tested, even in
+`mask = lo < x <= hi`. Under `jit` an operation on a JAX array closed over (a module-level `jnp` constant)
+is staged out too: `if np.all(c < 0):` raises. A call
 with `key=` is not flagged (the key may be static), nor a bare parameter that may be a pytree.
 
 ## Example
