@@ -516,7 +516,7 @@ def _lint_project(
     exported: dict[str, dict[str, Export]] = {}
     for round_number in range(MAX_ROUNDS):
         latest = {path: summary for path, (_, summary) in results.items()}
-        incoming = project.incoming(latest, own)
+        incoming = project.incoming(latest, own, imported)
         exports = project.exports(latest)
         changed = [
             path

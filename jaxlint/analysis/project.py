@@ -395,11 +395,17 @@ class ProjectIndex:
         return frozenset(found)
 
     def incoming(
-        self, summaries: Mapping[str, Summary], own: Mapping[str, Summary] | None = None
+        self,
+        summaries: Mapping[str, Summary],
+        own: Mapping[str, Summary] | None = None,
+        silent: frozenset[str] = frozenset(),
     ) -> dict[str, dict[str, tuple[CallFact, ...]]]:
         """path -> function name -> the facts the other modules' summaries give it. With `own` (each module's
         summary linted on its own), only facts that could change a finding are kept: the function exists, and
-        the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind."""
+        the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind.
+        A call reaches a `silent` module (`silent_callees`) through package re-exports too; other modules'
+        re-exported functions are not followed (their callers' facts would reach library internals that the
+        model reads less surely than the code a project calls directly)."""
         tables = {
             path: {f.name: f for f in summary.functions} for path, summary in (own or summaries).items()
         }
@@ -407,7 +413,11 @@ class ProjectIndex:
         for caller, summary in summaries.items():
             origin = self.names.get(caller, os.path.basename(caller))
             for fact in summary.calls:
-                resolved = self.defined(fact.target, summaries)
+                resolved = self.resolve(fact.target)
+                if resolved is not None and silent:  # through re-exports, to the silent modules only (below)
+                    defined = self.defined(fact.target, summaries)
+                    if defined is not None and defined[0] in silent:
+                        resolved = defined
                 if resolved is None or resolved[0] == caller:
                     continue
                 path, function = resolved

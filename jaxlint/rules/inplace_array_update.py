@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.namespaces import ARRAY_NAMESPACES
 from ..analysis.transforms import positional_params
 from ..analysis.usage import NameUsage
 from ..fix import SAFE, UNSAFE, replace
@@ -134,7 +135,11 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         if ctx.kind < STRICT or type(base) is not cst.Name:
             return None
         index = next(
-            (e.slice.value for e in target.slice if type(e.slice) is cst.Index and ctx.traced(e.slice.value)),
+            (
+                e.slice.value
+                for e in target.slice
+                if type(e.slice) is cst.Index and _surely_traced(e.slice.value, ctx)
+            ),
             None,
         )
         if index is None:
@@ -261,3 +266,28 @@ def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     while type(root) is cst.Attribute or type(root) is cst.Subscript:
         root = root.value
     return UNSAFE if type(root) is cst.Name else None
+
+
+def _surely_traced(index: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """An index that is surely a tracer, not merely a value the model cannot tell from one (what a method of a
+    traced object returns may be any Python value): a parameter that a transformation traces (or that callers
+    pass arrays) and the function never rebinds, or the result of a `jnp`/`lax`/`jax.random` call (directly,
+    or through a name bound once)."""
+    if not ctx.traced(index):
+        return False
+    unit = ctx.unit
+    if type(index) is cst.Name:
+        if index.value in unit.traced_params and index.value not in unit.assigned_names():
+            # A transformation traces it, or a caller passes it an array; a helper's parameter that callers
+            # pass only something the model cannot tell from a tracer is not sure.
+            return unit.is_target or index.value in unit.array_params
+        if unit is ctx.index.root or index.value not in unit.local_names:
+            return False
+        bound = unit.single_assignment(index.value)
+        if bound is None:
+            return False
+        index = bound
+    if type(index) is not cst.Call:
+        return False
+    name = ctx.qualname(index.func)
+    return name is not None and name.startswith(ARRAY_NAMESPACES)
