@@ -46,7 +46,11 @@ def lint_text(
 
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     """
-    if not any(word in source for word in _PREFILTER) and not _mentions(source, settings.jit_decorators):
+    if (
+        not any(word in source for word in _PREFILTER)
+        and not _mentions(source, settings.jit_decorators)
+        and (project is None or not project.imported)
+    ):
         return []
     if "\x00" in source:
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
@@ -136,7 +140,11 @@ def _lint_indexed(
 ) -> list[Finding]:
     if magics is not None:
         index.magics = magics
-    if not index.imports.mentions_jax and not settings.jit_decorators:
+    if (
+        not index.imports.mentions_jax
+        and not settings.jit_decorators
+        and (project is None or not project.imported)
+    ):
         return []
     rules = [RULES_BY_CODE[code]() for code in settings.rules]
     hooks: dict[str, list[Any]] = {}

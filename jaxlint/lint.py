@@ -139,11 +139,13 @@ def lint_project_file(
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, str] | None = None,
     exports: Mapping[str, Export] | None = None,
+    imported: bool = False,
 ) -> tuple[list[Finding], Summary]:
     """One file of a project: its findings given the facts other modules give it (`incoming` for its
     functions, `classes`: the kinds of the project classes it imports, `exports`: what the other modules'
     functions it calls do), and its own summary (`also`: library names that are the project's own packages,
-    `analysis.project.library_heads`)."""
+    `analysis.project.library_heads`; `imported`: analysed code calls it, so it is analysed whatever words it
+    contains)."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
@@ -151,13 +153,13 @@ def lint_project_file(
     data, source = read
     package = package_name(path)
     if cache is not None:
-        key = _cache_key(cache, data, settings, path, also, package, incoming, classes, exports)
+        key = _cache_key(cache, data, settings, path, also, package, incoming, classes, exports, imported)
         found = cache.lookup(key, path)
         if found is not None:
             return found
     from .analysis.module_facts import ModuleFacts
 
-    project = ModuleFacts(incoming, also, package, classes, exports)
+    project = ModuleFacts(incoming, also, package, classes, exports, imported)
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
     observe_re_exports(source, path, settings, project)
     if cache is not None:
@@ -175,6 +177,7 @@ def _cache_key(
     incoming: Incoming | None,
     classes: Mapping[str, str] | None,
     exports: Mapping[str, Export] | None,
+    imported: bool = False,
 ) -> str:
     # The facts a file was linted with are part of its key: a change in another module that changes them
     # lints it again.
@@ -182,7 +185,7 @@ def _cache_key(
         data,
         _settings_key(settings, path)
         + incoming_key(incoming or {}, classes or {}, exports or {})
-        + repr((sorted(also), package)),
+        + repr((sorted(also), package) + ((True,) if imported else ())),
     )
 
 
@@ -194,6 +197,7 @@ def cached_result(
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, str] | None = None,
     exports: Mapping[str, Export] | None = None,
+    imported: bool = False,
 ) -> tuple[list[Finding], Summary] | None:
     """What the findings cache holds for one file of a project, or None (a miss, or a file that does not
     read): `lint_project_file` without the linting."""
@@ -202,7 +206,9 @@ def cached_result(
     if isinstance(read, list):
         return None
     data, _ = read
-    key = _cache_key(cache, data, settings, path, also, package_name(path), incoming, classes, exports)
+    key = _cache_key(
+        cache, data, settings, path, also, package_name(path), incoming, classes, exports, imported
+    )
     return cache.lookup(key, path)
 
 
@@ -457,6 +463,7 @@ def _lint_batch(
     also: frozenset[str] = frozenset(),
     classes: Mapping[str, Mapping[str, str]] | None = None,
     exports: Mapping[str, Mapping[str, Export]] | None = None,
+    imported: frozenset[str] = frozenset(),
 ) -> list[tuple[list[Finding], Summary]]:
     cache = None
     if cache_dir:
@@ -474,7 +481,14 @@ def _lint_batch(
         for path in paths:
             out.append(
                 lint_project_file(
-                    path, config, cache, incoming.get(path), also, classes.get(path), exports.get(path)
+                    path,
+                    config,
+                    cache,
+                    incoming.get(path),
+                    also,
+                    classes.get(path),
+                    exports.get(path),
+                    path in imported,
                 )
             )
             gc.collect(0)
@@ -610,6 +624,13 @@ def _lint_project(
     project = ProjectIndex(dict.fromkeys(modules if modules is not None else files))
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
+    # Modules the prefilter skipped that analysed code calls are analysed after all, in this and every later
+    # round (`ProjectIndex.silent_callees`).
+    imported = project.silent_callees({path: summary for path, (_, summary) in results.items()})
+    if imported:
+        results.update(
+            _lint_many(sorted(imported), config, jobs, cache_dir, pool, {}, also, imported=imported)
+        )
     own = {path: summary for path, (_, summary) in results.items()}
     # The kinds of classes come from the modules' own summaries: they do not change from round to round.
     classes = project.classes(own)
@@ -619,7 +640,7 @@ def _lint_project(
     exported: dict[str, dict[str, Export]] = {}
     for round_number in range(MAX_ROUNDS):
         latest = {path: summary for path, (_, summary) in results.items()}
-        incoming = project.incoming(latest, own)
+        incoming = project.incoming(latest, own, imported)
         exports = project.exports(latest)
         changed = [
             path
@@ -643,6 +664,7 @@ def _lint_project(
                 also,
                 classes,
                 {path: exported[path] for path in changed},
+                imported,
             )
         )
     facts = {
@@ -661,6 +683,7 @@ def _lint_many(
     also: frozenset[str],
     classes: Mapping[str, Mapping[str, str]] | None = None,
     exports: Mapping[str, Mapping[str, Export]] | None = None,
+    imported: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[list[Finding], Summary]]:
     done: dict[str, tuple[list[Finding], Summary]] = {}
     if cache_dir and jobs > 1 and len(files) >= _MIN_FILES_FOR_POOL:
@@ -677,19 +700,20 @@ def _lint_many(
                 also,
                 (classes or {}).get(path),
                 (exports or {}).get(path),
+                path in imported,
             )
             if hit is not None:
                 done[path] = hit
         files = [path for path in files if path not in done]
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports)
+        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports, imported)
         return done | dict(zip(files, batch, strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
-        (config, cache_dir, incoming, also, classes, exports),
+        (config, cache_dir, incoming, also, classes, exports, imported),
         lambda path: (
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
             Summary(),

@@ -8,6 +8,7 @@ equinox's `filter_jit` (which keeps Python bools static), gets nothing.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -1243,3 +1244,112 @@ def test_key_consumed_by_a_method_of_another_modules_class(tmp_path: Path) -> No
     assert "by 'jax.jit(sample)'" in findings[2].message
     # One file alone knows nothing of the other module's classes: silent.
     assert jaxlint.lint_source((tmp_path / "train.py").read_text(), "train.py") == []
+
+
+NUMPY_UTILS = """
+import numpy as np
+
+
+def rotate(p):
+    return np.cos(p) * 2.0
+
+
+def scale(p):
+    return p * 2.0
+"""
+
+
+def test_a_numpy_only_module_called_from_jitted_code_is_analysed(tmp_path: Path) -> None:
+    """No silent modules: `utils.py` names no JAX library (the prefilter would skip it), but a jitted cost
+    function calls its helpers with tracers: `np.cos` of a tracer is JAX102 there. Called eagerly it is fine."""
+    cost = """
+        import jax
+        import jax.numpy as jnp
+
+        from utils import rotate, scale
+
+
+        @jax.jit
+        def cost(p):
+            return jnp.sum(rotate(p)) + jnp.sum(scale(p))
+        """
+    eager = """
+        import jax.numpy as jnp
+
+        from utils import rotate
+
+        print(rotate(jnp.ones(3)))
+        """
+    root = write(tmp_path / "jitted", {"utils.py": NUMPY_UTILS, "cost.py": cost})
+    result = run_cli("--no-cache", "--format", "json", ".", cwd=root)
+    rows = json.loads(result.stdout)
+    assert [(r["path"], r["line"], r["code"]) for r in rows] == [("utils.py", 5, "JAX102")], result.stderr
+    assert "called from jax.jit-compiled 'cost' in cost" in rows[0]["message"]
+    clean = write(tmp_path / "eager", {"utils.py": NUMPY_UTILS, "eager.py": eager})
+    assert codes(jaxlint.lint_paths([str(clean)])) == []
+    # With the cache: the first run stores the analysed module's findings, the second reads them back.
+    first = run_cli(".", cwd=root)
+    assert "utils.py:5:12: JAX102" in first.stdout, first.stdout + first.stderr
+    assert run_cli(".", cwd=root).stdout == first.stdout
+
+
+def test_a_notebook_calling_a_numpy_only_module_from_jitted_code(tmp_path: Path) -> None:
+    first = "import jax\nimport jax.numpy as jnp\n\nimport utils\n"
+    second = "@jax.jit\ndef cost(p):\n    return jnp.sum(utils.rotate(p))\n"
+    files = {"utils.py": NUMPY_UTILS, "explore.ipynb": notebook(first, second)}
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]
+
+
+def test_calls_from_another_module_reach_the_last_definition(tmp_path: Path) -> None:
+    """A module that defines a jitted function twice exports its last definition (what an importer gets):
+    `True` passed to it is a traced bool there, not in the first definition."""
+    steps = """
+        import jax
+
+
+        @jax.jit
+        def step(x, flag):
+            if flag:
+                return x
+            return -x
+
+
+        @jax.jit
+        def step(x, flag):
+            if flag:
+                return x + 1
+            return x
+        """
+    train = """
+        import jax.numpy as jnp
+
+        from steps import step
+
+        step(jnp.ones(3), True)
+        """
+    write(tmp_path, {"steps.py": steps, "train.py": train})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("steps.py", 13, "JAX101")]
+
+
+def test_a_numpy_only_module_reached_through_a_package_re_export(tmp_path: Path) -> None:
+    """`pkg.rotate` re-exported by `pkg/__init__.py` from a NumPy-only `pkg/utils.py`: the calls reach the
+    module that defines it."""
+    cost = """
+        import jax
+        import jax.numpy as jnp
+
+        import pkg
+
+
+        @jax.jit
+        def cost(p):
+            return jnp.sum(pkg.rotate(p))
+        """
+    files = {
+        "pkg/utils.py": NUMPY_UTILS,
+        "pkg/__init__.py": "from .utils import rotate, scale\n",
+        "cost.py": cost,
+    }
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]

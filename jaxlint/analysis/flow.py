@@ -28,7 +28,7 @@ from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, bound_names, child
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
-from .jit import jitted_callable
+from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
@@ -312,9 +312,9 @@ class FlowWalker:
         """The module's top-level functions as the walk leaves them (for `ModuleFacts.summary`)."""
         facts = []
         for name, defs in self.index.root.defs.items():
-            unit = defs[-1]
+            unit = defs[-1]  # what an importer sees: the module's last binding of the name
             params = unit.params
-            jitted = jitted_callable(cst.Name(name), root)
+            jitted = jitted_def(unit, self.index) if len(defs) > 1 else jitted_callable(cst.Name(name), root)
             facts.append(
                 FunctionFacts(
                     name,
@@ -397,7 +397,11 @@ class FlowWalker:
             callee = defs[-1]  # what an importer sees: the module's last binding of the name
             for fact in facts:
                 if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
-                    jitted = jitted_callable(cst.Name(name), root)
+                    jitted = (
+                        jitted_def(callee, self.index)
+                        if len(defs) > 1 and not bound
+                        else jitted_callable(cst.Name(name), root)
+                    )
                     if jitted is not None and jitted.unit is callee:
                         self._traced_scalars(
                             jitted, [bool(f & LITERAL) for f in fact.positional], fact.keywords

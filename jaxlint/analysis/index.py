@@ -19,6 +19,7 @@ from ..syntax import (
     dotted_name,
     import_binding,
 )
+from .definitions import named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
@@ -94,6 +95,7 @@ class Binding:
     node: cst.CSTNode  # what binds it: Assign, AugAssign, AnnAssign, For, WithItem, Import(From), NamedExpr,
     # FunctionDef or ClassDef
     value: cst.BaseExpression | None = None  # the value, for a plain name target of `=` or `: T =`
+    order: int = 0  # where it is in source order, in the sequence `Unit.order` counts in
 
     @property
     def plain(self) -> bool:
@@ -120,7 +122,9 @@ class Unit:
     # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
     array_params: set[str] = dataclasses.field(default_factory=set)
     passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
-    order: int = 0  # units created before it in source order: which def a later statement sees
+    # Its place in source order: the index pass counts units, calls and noted bindings as it meets them (the
+    # third item of a site counts in the same sequence), so which binding a later statement sees is known.
+    order: int = 0
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
@@ -156,8 +160,10 @@ class Unit:
             for d in self.node.decorators
         )
 
-    def bind(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None) -> None:
-        self.bindings.setdefault(name, []).append(Binding(name, node, value))
+    def bind(
+        self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None = None, order: int = 0
+    ) -> None:
+        self.bindings.setdefault(name, []).append(Binding(name, node, value, order))
 
     def single_assignment(self, name: str) -> cst.BaseExpression | None:
         """The value of the only binding of `name` here, when it is a plain `name = value`."""
@@ -218,7 +224,8 @@ class ModuleIndex:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
-        self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, units defined before it)
+        self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, its place in source order)
+        self._seq = 0  # the place in source order of the last unit, call or binding the index pass met
         self._decorated: list[Unit] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
@@ -251,7 +258,8 @@ class ModuleIndex:
         unit: Unit = self.root
         class_node: cst.ClassDef | None = None
         in_class = False
-        step, read, sites, units = _STEP, CHILDREN_REVERSED, self._sites, self.units
+        step, read, sites = _STEP, CHILDREN_REVERSED, self._sites
+        seq = 0
         while stack:
             node = stack.pop()
             kind = type(node)
@@ -259,9 +267,11 @@ class ModuleIndex:
             if what <= _NOTE:  # most nodes: one table lookup decides
                 if what == _SKIP:  # a Name, a literal: nothing to note, nothing under it
                     continue
+                seq += 1
                 if what == _CALL:
-                    sites.append((node, unit, len(units)))
+                    sites.append((node, unit, seq))
                 elif what == _NOTE:
+                    self._seq = seq
                     self._note(node, unit, in_class)
                 below = read[kind](node)
                 if below:
@@ -273,10 +283,12 @@ class ModuleIndex:
             if what == _RESTORE:
                 unit, class_node, in_class = node.unit, node.class_node, node.in_class
                 continue
+            seq += 1
+            self._seq = seq
             if what == _FUNCTION:
                 child = self._new_unit(node, unit, class_node)
                 if kind is cst.FunctionDef and not in_class:
-                    unit.bind(node.name.value, node)
+                    unit.bind(node.name.value, node, None, seq)
                 stack.append(_Context(unit, class_node, in_class))
                 unit, class_node, in_class = child, None, False
                 stack += read[kind](node)
@@ -284,7 +296,7 @@ class ModuleIndex:
             # a class
             unit.local_names.add(node.name.value)
             if not in_class:
-                unit.bind(node.name.value, node)
+                unit.bind(node.name.value, node, None, seq)
             self.class_methods.setdefault(id(node), {})
             stack.append(_Context(unit, class_node, in_class))  # after the class
             stack.extend(reversed(node.body.body))
@@ -303,7 +315,7 @@ class ModuleIndex:
         else:
             name = "<lambda>"
             qualname = f"{parent.qualname}.<locals>.<lambda>" if parent.qualname else "<lambda>"
-        unit = Unit(node, parent, qualname, class_node=class_node, order=len(self.units))
+        unit = Unit(node, parent, qualname, class_node=class_node, order=self._seq)
         self.units[id(node)] = unit
         params = node.params
         for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
@@ -333,7 +345,7 @@ class ModuleIndex:
                 for alias in node.names:
                     local = import_binding(alias)
                     if not in_class:
-                        unit.bind(local, node)
+                        unit.bind(local, node, None, self._seq)
                     if type(node) is cst.Import and unit is not self.root:
                         unit.local_names.discard(
                             (alias.evaluated_alias or alias.evaluated_name).split(".")[0]
@@ -345,7 +357,7 @@ class ModuleIndex:
                 if not in_class:
                     value = node.value if type(target.target) is cst.Name else None
                     for name in names:
-                        unit.bind(name, node, value)
+                        unit.bind(name, node, value, self._seq)
                 if unit is self.root and type(target.target) is cst.Name:
                     self.imports.add_module_assignment(target.target.value, node.value)
         elif (
@@ -359,14 +371,14 @@ class ModuleIndex:
             if not in_class:
                 value = node.value if type(node) is cst.AnnAssign and type(node.target) is cst.Name else None
                 for name in names:
-                    unit.bind(name, node, value)
+                    unit.bind(name, node, value, self._seq)
         elif type(node) is cst.WithItem:
             if node.asname is not None:
                 names = bound_names(node.asname.name)
                 unit.local_names.update(names)
                 if not in_class:
                     for name in names:
-                        unit.bind(name, node)
+                        unit.bind(name, node, None, self._seq)
         elif (type(node) is cst.Global or type(node) is cst.Nonlocal) and not in_class:
             declared = unit.declared_globals if type(node) is cst.Global else unit.declared_nonlocals
             declared.update(n.name.value for n in node.names)
@@ -457,26 +469,14 @@ class ModuleIndex:
     ) -> list[tuple[Unit, bool]]:
         """Same-module functions that an expression names: [(unit, bound_self)].
 
-        `before` (the `order` of a statement of `unit`) makes a name defined in `unit` itself mean the def
-        bound at that point: the last one before it (scripts and notebooks redefine names), when there is one.
+        A name means the defs live at the point of the expression (`definitions.named_defs`); `before` (the
+        `order` of a statement of `unit`) gives that point, else a call's function or argument has its own.
         """
         if type(node) is cst.Lambda:  # type identity: see transform_of
             found = self.units.get(id(node))
             return [(found, False)] if found else []
         if type(node) is cst.Name:
-            scope: Unit | None = unit
-            while scope is not None:
-                if node.value in scope.defs:
-                    defs = scope.defs[node.value]
-                    if before is not None and scope is unit and len(defs) > 1:
-                        earlier = [u for u in defs if u.order < before]
-                        if earlier:
-                            defs = earlier[-1:]
-                    return [(u, False) for u in defs]
-                if node.value in scope.local_names and scope is not self.root:
-                    return []
-                scope = scope.parent
-            return []
+            return [(u, False) for u in named_defs(self, node, unit, before)]
         if (
             type(node) is cst.Attribute
             and type(node.value) is cst.Name

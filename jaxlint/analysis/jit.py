@@ -111,7 +111,10 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
         bound = _jit_binding(func.value, ctx)
         if bound is not None:
             return bound
-    for target, bound_self in index.resolve_function(func, ctx.unit):
+    targets = index.resolve_function(func, ctx.unit)
+    if len(targets) > 1:  # several defs may be live here (`if`/`else`, a method defined twice): unknown
+        return None
+    for target, bound_self in targets:
         if type(target.node) is not cst.FunctionDef:
             continue
         spec = _jit_decorator(target, index)
@@ -120,6 +123,15 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
         offset = 1 if target.is_method and bound_self else 0
         return Jitted(target, spec, offset, target.name, argnums_offset=0)
     return None
+
+
+def jitted_def(unit: Unit, index: ModuleIndex) -> Jitted | None:
+    """A top-level def as a call of its name runs it when the def is the name's last binding (what another
+    module imports): jitted when its one decorator is `jax.jit`."""
+    if type(unit.node) is not cst.FunctionDef:
+        return None
+    spec = _jit_decorator(unit, index)
+    return Jitted(unit, spec, 0, unit.name, argnums_offset=0) if spec is not None else None
 
 
 def _jit_decorator(unit: Unit, index: ModuleIndex) -> StaticSpec | None:

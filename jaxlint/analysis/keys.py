@@ -1189,6 +1189,9 @@ class _UnitWalk:
                 if arg is not None:
                     self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
                 return None
+        if len(callees) > 1:  # defs joined (`if`/`else` at module level): one call runs one of them
+            summaries = {self.analysis.call_summary(callee) for callee, _ in callees}
+            callees = callees[:1] if len(summaries) == 1 else []
         for callee, bound_self in callees:
             summary = self.analysis.call_summary(callee)
             if summary:

@@ -41,8 +41,12 @@ class ModuleFacts:
         package: str | None = None,
         classes: Mapping[str, str] | None = None,
         exports: Mapping[str, Export] | None = None,
+        imported: bool = False,
     ) -> None:
         self.incoming: Incoming = incoming or {}
+        # Analysed code calls this module's functions: it is analysed whatever words it contains (the engine's
+        # prefilter skips only modules nothing analysed calls; `ProjectIndex.silent_callees`).
+        self.imported = imported
         self.also = also
         self.package = package  # what the module's relative imports resolve against (`package_name`)
         # The kinds of the project classes this module imports, by the qualified name its imports give them.

@@ -367,12 +367,45 @@ class ProjectIndex:
             return self.modules[module], f"{cls}.{function}"
         return None
 
+    def defined(self, target: str, summaries: Mapping[str, Summary]) -> tuple[str, str] | None:
+        """`resolve`, then through re-exports (`from .utils import rotate` in a package's `__init__.py`): the
+        module that defines the function and its name there."""
+        resolved = self.resolve(target)
+        for _ in range(8):
+            if resolved is None or resolved[0] not in summaries:
+                return resolved
+            alias = dict(summaries[resolved[0]].imports).get(resolved[1])
+            if alias is None:
+                return resolved
+            resolved = self.resolve(alias)
+        return resolved
+
+    def silent_callees(self, summaries: Mapping[str, Summary]) -> frozenset[str]:
+        """The project modules that analysed modules call from traced code (the calls their summaries record)
+        (re-exports followed) but that left no summary: skipped for naming no JAX library (the engine's
+        prefilter), they are analysed after all (`ModuleFacts.imported`), since a NumPy-only helper called from
+        jitted code is traced too. Modules called only eagerly are left alone: no fact another module gives
+        could change a finding in a module without JAX."""
+        found: set[str] = set()
+        for caller, summary in summaries.items():
+            for fact in summary.calls:
+                resolved = self.defined(fact.target, summaries)
+                if resolved is not None and resolved[0] != caller and summaries.get(resolved[0]) == Summary():
+                    found.add(resolved[0])
+        return frozenset(found)
+
     def incoming(
-        self, summaries: Mapping[str, Summary], own: Mapping[str, Summary] | None = None
+        self,
+        summaries: Mapping[str, Summary],
+        own: Mapping[str, Summary] | None = None,
+        silent: frozenset[str] = frozenset(),
     ) -> dict[str, dict[str, tuple[CallFact, ...]]]:
         """path -> function name -> the facts the other modules' summaries give it. With `own` (each module's
         summary linted on its own), only facts that could change a finding are kept: the function exists, and
-        the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind."""
+        the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind.
+        A call reaches a `silent` module (`silent_callees`) through package re-exports too; other modules'
+        re-exported functions are not followed (their callers' facts would reach library internals that the
+        model reads less surely than the code a project calls directly)."""
         tables = {
             path: {f.name: f for f in summary.functions} for path, summary in (own or summaries).items()
         }
@@ -381,6 +414,10 @@ class ProjectIndex:
             origin = self.names.get(caller, os.path.basename(caller))
             for fact in summary.calls:
                 resolved = self.resolve(fact.target)
+                if resolved is not None and silent:  # through re-exports, to the silent modules only (below)
+                    defined = self.defined(fact.target, summaries)
+                    if defined is not None and defined[0] in silent:
+                        resolved = defined
                 if resolved is None or resolved[0] == caller:
                     continue
                 path, function = resolved

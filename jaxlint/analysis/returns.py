@@ -2,8 +2,10 @@
 
 Under jit, vmap and lax bodies every `jnp`/`lax`/`jax.random` result is a tracer, even on constants, so a
 helper whose every `return` gives such a result returns a tracer to a traced caller (`float(loss_fn(p, x))`
-raises). Only plain, undecorated functions qualify, and only when every return value is built from a JAX call
-by arithmetic, indexing, array methods, a local bound once, or another such helper; anything else is unknown.
+raises); outside traced code such a helper gives a JAX array too. Only plain functions qualify, or jitted ones
+(`@jax.jit`, a name bound to `jax.jit(f)`: a jitted call gives what the function returns, as arrays), and only
+when every return value is built from a JAX call by arithmetic, indexing, array methods, a local bound once, or
+another such helper; anything else is unknown.
 In project mode the module's summary says which of its top-level functions qualify (`function_returns_array`),
 and a module calling one of them from traced code receives that (`imported_returns_array`).
 """
@@ -33,11 +35,25 @@ def returns_array(
     func: cst.Name, unit: Any, index: Any, is_array_function: Callable[[str | None], bool]
 ) -> bool:
     """Whether calling the same-module function(s) named `func` from `unit` surely gives a JAX array."""
-    targets = index.resolve_function(func, unit)
+    targets = index.resolve_function(func, unit) or _jit_bound(func.value, unit, index)
     return bool(targets) and all(
         not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
         for target, bound in targets
     )
+
+
+def _jit_bound(name: str, unit: Any, index: Any) -> list:
+    """The defs behind `name = jax.jit(f, ...)`, bound once in `unit` or (a global there) at module level."""
+    owner = unit if unit is not index.root and name in unit.local_names else index.root
+    if owner is not unit and name in unit.local_names:
+        return []
+    value = owner.single_assignment(name)
+    if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
+        return []
+    transform = index.transform_of(value.func, owner)
+    if transform is None or transform[0] != "jax.jit":
+        return []
+    return [(target, app.bound_self) for target, app in index.applications(value, owner)]
 
 
 def function_returns_array(unit: Any, index: Any, is_array_function: Callable[[str | None], bool]) -> bool:
@@ -64,13 +80,28 @@ def _function_returns_array(
     memo[_MEMO] = False  # recursion answers "unknown"
     node = unit.node
     answer = False
-    if type(node) is cst.FunctionDef and not node.decorators and node.asynchronous is None and depth > 0:
+    if (
+        type(node) is cst.FunctionDef
+        and node.asynchronous is None
+        and depth > 0
+        and _plain_or_jitted(unit, index)
+    ):
         values = _return_values(node)
         answer = values is not None and all(
             _is_array(v, unit, index, is_array_function, depth) for v in values
         )
     memo[_MEMO] = answer
     return answer
+
+
+def _plain_or_jitted(unit: Any, index: Any) -> bool:
+    """No decorator, or only `jax.jit` (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`)."""
+    scope = unit.parent or index.root
+    for decorator in unit.node.decorators:
+        found = index.transform_of(decorator.decorator, scope)
+        if found is None or found[0] != "jax.jit":
+            return False
+    return True
 
 
 def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None:

@@ -15,7 +15,7 @@ import libcst as cst
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_IF_OPERAND_IS, TRACED_RESULT
 from .names import dotted_name
-from .namespaces import ARRAY_NAMESPACES
+from .namespaces import ARRAY_NAMESPACES, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
 from .returns import imported_returns_array, returns_array
 from .transforms import ARRAY_ANNOTATIONS
@@ -152,6 +152,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         out = both & (TRACED | ARRAY)
         if out & TRACED:
             out |= ARRAY
+        elif out and _staged(scope):
+            out |= TRACED  # arithmetic on a concrete JAX array (a module constant) is staged out too
         if (
             type(node.operator) is cst.BitAnd
             or type(node.operator) is cst.BitOr
@@ -180,7 +182,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
             if not _python_comparison(comparison.operator, left_node, right_node, right):
                 flags |= left | right
             left_node, left = right_node, right
-        if flags & TRACED:
+        if flags & TRACED or (flags & ARRAY and _staged(scope)):
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
     if type(node) is cst.Call:
@@ -258,8 +260,14 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
         for element in node.slice:
             if type(element.slice) is cst.Index:
                 index_flags |= evaluate(element.slice.value, scope)
-        return ARRAY | (TRACED if index_flags & TRACED else 0)
+        return ARRAY | (TRACED if index_flags & TRACED or _staged(scope) else 0)
     return 0
+
+
+def _staged(scope: Scope) -> bool:
+    """Code that JAX stages out (jit, lax bodies): there an operation on a concrete JAX array closed over (a
+    module-level `jnp` constant) gives a tracer too."""
+    return scope.kind >= STRICT and scope.staged
 
 
 def _call(node: cst.Call, scope: Scope) -> int:
@@ -289,6 +297,11 @@ def _call(node: cst.Call, scope: Scope) -> int:
             ):
                 out |= TRACED
             return out
+        if name in NUMPY_DELEGATING and node.args and node.args[0].keyword is None:
+            # `np.all(c < 0)` on a JAX array: `(c < 0).all()`, a JAX array (a tracer where the argument is one)
+            first = evaluate(node.args[0].value, scope)
+            if first & ARRAY:
+                return first & (TRACED | ARRAY) | (BOOL if name in ("numpy.any", "numpy.all") else 0)
         if name in ("builtins.list", "builtins.tuple"):
             held = HOLDS_TRACED if args & (TRACED | HOLDS_TRACED) else 0
             return held | (LIST if name == "builtins.list" else 0)
@@ -315,13 +328,13 @@ def _call(node: cst.Call, scope: Scope) -> int:
             for arg in node.args:
                 args |= evaluate(arg.value, scope)
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
-    if (
-        type(func) is cst.Name
-        and scope.kind >= STRICT
-        and returns_array(func, scope.unit, scope.index, returns_one_array)
-        and (scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args))
-    ):
-        return TRACED | ARRAY  # a same-module helper whose every return is a jnp result: a tracer here
+    if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
+        # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
+        # tracer in traced code that stages it out or passes it tracers.
+        if scope.kind < STRICT:
+            return ARRAY
+        if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
+            return TRACED | ARRAY
     return 0
 
 

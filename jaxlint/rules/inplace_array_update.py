@@ -6,8 +6,9 @@ from typing import Any
 
 import libcst as cst
 
-from ..analysis import ARRAY, TRACED
+from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.namespaces import ARRAY_NAMESPACES
 from ..analysis.transforms import positional_params
 from ..analysis.usage import NameUsage
 from ..fix import SAFE, UNSAFE, replace
@@ -38,7 +39,11 @@ class InplaceArrayUpdate(Rule):
 Flags item assignment, augmented item assignment and item deletion on a JAX array: a traced value inside a
 transformation, or an array made by `jnp`/`lax`/`jax.random` anywhere, jitted or not. A parameter of a
 same-module helper counts as an array when a call the analysis has already walked passes it a JAX array
-(`update(x * 2, i, v)`, `bump(jnp.zeros(3))`) and the helper never rebinds it.
+(`update(x * 2, i, v)`, `bump(jnp.zeros(3))`) and the helper never rebinds it; so does the result of a
+jitted function or of a helper whose every return is such an array (`y = predict(x); y[y > 0] = 0`). In traced
+code an item assignment at a traced index on a pytree (a traced parameter, a list or dict) is flagged whatever
+the container is (`memory[slot] = v`): a JAX array is immutable, a list takes no tracer as an index and a
+dict none as a key, so each raises `TypeError`; no fix is offered there.
 
 ## Why is this bad
 JAX arrays are immutable. `x[i] = v` raises `TypeError: JAX arrays are immutable and do not support in-place
@@ -121,8 +126,44 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 return usage.is_array(base.value)  # a traced parameter: array only if used as one
         return bool(flags & ARRAY)
 
+    def _traced_index(self, target: cst.Subscript, ctx: RuleContext) -> str | None:
+        """`memory[slot] = v` in traced code with `slot` traced, on a pytree (a traced parameter, a container
+        of tracers, a list or dict literal): it fails whatever the container is (a JAX array is immutable, a
+        list or tuple takes no tracer as an index, a dict none as a key), so no evidence of an array is needed.
+        The traced index's text, else None."""
+        base = target.value
+        if ctx.kind < STRICT or type(base) is not cst.Name:
+            return None
+        index = next(
+            (
+                e.slice.value
+                for e in target.slice
+                if type(e.slice) is cst.Index and _surely_traced(e.slice.value, ctx)
+            ),
+            None,
+        )
+        if index is None:
+            return None
+        bound = ctx.unit.single_assignment(base.value)
+        literal = type(bound) in (cst.List, cst.Dict, cst.Tuple, cst.ListComp, cst.DictComp)
+        if not literal and not ctx.flags(base) & (TRACED | HOLDS_TRACED | LIST):
+            return None
+        return source_of(index, 20)
+
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if type(target) is not cst.Subscript or not self._is_array(target, ctx):
+        if type(target) is not cst.Subscript:
+            return
+        if not self._is_array(target, ctx):
+            index = self._traced_index(target, ctx)
+            if index is not None:
+                name = source_of(target.value, 20)
+                ctx.report(
+                    self,
+                    target,
+                    f"Item assignment to '{name}' at traced index '{index}' inside {ctx.context}: fails for any "
+                    f"container (a JAX array is immutable, a list or dict takes no tracer as an index: "
+                    f"TypeError); use a JAX array and {name} = {name}.at[{index}].set(...)",
+                )
             return
         name = source_of(target.value, 20)
         index = source_of(target.slice[0].slice, 20) if len(target.slice) == 1 else "..."
@@ -225,3 +266,28 @@ def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     while type(root) is cst.Attribute or type(root) is cst.Subscript:
         root = root.value
     return UNSAFE if type(root) is cst.Name else None
+
+
+def _surely_traced(index: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """An index that is surely a tracer, not merely a value the model cannot tell from one (what a method of a
+    traced object returns may be any Python value): a parameter that a transformation traces (or that callers
+    pass arrays) and the function never rebinds, or the result of a `jnp`/`lax`/`jax.random` call (directly,
+    or through a name bound once)."""
+    if not ctx.traced(index):
+        return False
+    unit = ctx.unit
+    if type(index) is cst.Name:
+        if index.value in unit.traced_params and index.value not in unit.assigned_names():
+            # A transformation traces it, or a caller passes it an array; a helper's parameter that callers
+            # pass only something the model cannot tell from a tracer is not sure.
+            return unit.is_target or index.value in unit.array_params
+        if unit is ctx.index.root or index.value not in unit.local_names:
+            return False
+        bound = unit.single_assignment(index.value)
+        if bound is None:
+            return False
+        index = bound
+    if type(index) is not cst.Call:
+        return False
+    name = ctx.qualname(index.func)
+    return name is not None and name.startswith(ARRAY_NAMESPACES)

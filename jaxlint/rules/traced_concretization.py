@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.namespaces import NUMPY_DELEGATING
 from ..analysis.numpy_arrays import is_numpy_array
 from .base import Rule
 from .common import culprit
@@ -20,13 +21,6 @@ _NUMPY_SAFE = frozenset(
 )
 # NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
 # `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
-_NUMPY_DELEGATING = frozenset(
-    "numpy." + n
-    for n in (
-        "sum mean max min amax amin prod std var any all argmax argmin cumsum cumprod round around transpose "
-        "reshape squeeze swapaxes repeat searchsorted"
-    ).split()
-)
 # (what, exception, advice, still raises under grad alone)
 _CONVERSIONS = {
     "builtins.float": (
@@ -168,7 +162,7 @@ No automatic fix.
             if name in _NUMPY_SAFE or name.startswith(("numpy.random.", "numpy.dtype")):
                 return
             traced = [v for v in positional if ctx.traced(v)]
-            if not traced or (name in _NUMPY_DELEGATING and traced[0] is positional[0]):
+            if not traced or (name in NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
             if name.startswith("math."):

@@ -22,7 +22,8 @@ class TracedControlFlow(Rule):
 Flags Python `if`/`elif`/`while`/`assert`, conditional expressions, `and`/`or`/`not` and `bool()` whose
 condition is a traced value inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body,
 and the builtins that test truth or compare behind the scenes: `max`/`min` of traced values (several, or the
-items of one traced array), `sorted`, `any` and `all`.
+items of one traced array), `sorted`, `any` and `all`, and a chained comparison (`lo < x <= hi`) whose
+earlier links compare traced arrays, wherever it is used.
 
 ## Why is this bad
 Under these transformations arrays are abstract tracers: their values do not exist yet when Python runs
@@ -30,7 +31,10 @@ the function. Python needs a concrete `True`/`False`, so JAX raises `TracerBoolC
 `ConcretizationTypeError`) the first time the function is traced. Conditions on static values — shapes,
 dtypes, `static_argnums` parameters, `x is None` — are fine, and so is control flow under `jax.grad` alone,
 whose primal values are concrete. `max(a, b)` runs `b > a` and keeps the winner, `sorted` compares pairs and
-`any`/`all` call `bool()` on each item, so each raises the same error; `sum` only adds and is fine. A call
+`any`/`all` call `bool()` on each item, so each raises the same error; `sum` only adds and is fine. A chain
+`lo < x <= hi` is `(lo < x) and (x <= hi)`: the truth of each link but the last is tested, even in
+`mask = lo < x <= hi`. Under `jit` an operation on a JAX array closed over (a module-level `jnp` constant)
+is staged out too: `if np.all(c < 0):` raises. A call
 with `key=` is not flagged (the key may be static), nor a bare parameter that may be a pytree.
 
 ## Example
@@ -70,6 +74,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         "or": "use jnp.logical_or",
         "not": "use jnp.logical_not",
         "bool()": "keep it an array, or use lax.cond",
+        "chained comparison": "write each comparison apart and combine them with jnp.logical_and",
     }
     # Builtins that compare or test truth: (advice for several arguments, advice for one iterable).
     _BUILTINS = {
@@ -103,7 +108,9 @@ No automatic fix: the right replacement depends on whether both branches can be 
         stack: list[cst.CSTNode] = [test]
         while stack:
             node = stack.pop()
-            if type(node) is cst.BooleanOperation or type(node) is cst.UnaryOperation:
+            if type(node) is cst.Comparison:
+                self._covered.add(id(node))
+            elif type(node) is cst.BooleanOperation or type(node) is cst.UnaryOperation:
                 self._covered.add(id(node))
                 stack.extend(
                     [node.left, node.right] if isinstance(node, cst.BooleanOperation) else [node.expression]
@@ -155,6 +162,26 @@ No automatic fix: the right replacement depends on whether both branches can be 
     def visit_Comparison(self, node: cst.Comparison, ctx: RuleContext) -> None:
         if id(node) in self._items:
             self._item(node, ctx)
+        if len(node.comparisons) > 1 and ctx.kind >= STRICT and id(node) not in self._covered:
+            self._chain(node, ctx)
+
+    def _chain(self, node: cst.Comparison, ctx: RuleContext) -> None:
+        """`lo < x <= hi` used as a value: Python tests the truth of each link but the last (`lo < x and x <=
+        hi`), which raises for a traced array whatever the chain is used for."""
+        left = node.left
+        for link in node.comparisons[:-1]:
+            pair = cst.Comparison(left=left, comparisons=[link])
+            if ctx.flags(pair) & (TRACED | ARRAY) == TRACED | ARRAY:
+                self._covered.add(id(node))
+                ctx.report(
+                    self,
+                    node,
+                    f"Python chained comparison on traced value {culprit(pair, ctx)} inside {ctx.context}: "
+                    f"tests the truth of each link but the last, and raises TracerBoolConversionError; "
+                    f"{self._ADVICE['chained comparison']}",
+                )
+                return
+            left = link.comparator
 
     def _builtin(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
         if ctx.kind < STRICT or any(a.star or a.keyword is not None for a in node.args):

@@ -348,3 +348,39 @@ def test_fix_says_plainly_that_notebooks_are_not_fixed(tmp_path: Path) -> None:
         result = run(*args, "nb.ipynb", cwd=tmp_path)
         assert "notebooks are not fixed: 1 fixable finding in nb.ipynb left as it is" in result.stderr, result
         assert (tmp_path / "nb.ipynb").read_text() == source
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "JAX101_redefined",
+        "JAX102_redefined",
+        "JAX301_redefined",
+        "JAX103_arrays_everywhere",
+        "JAX101_arrays_everywhere",
+    ],
+)
+def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
+    """The redefinition fixtures, one notebook cell per `# %%` part: a def, a `jax.jit(f, ...)` or a call belongs
+    to the definition live in that cell, as in the script; the same findings, at their cells and lines."""
+    from tests.rules.test_fixtures import expectations
+
+    source = (FIXTURES / f"{name}.py").read_text(encoding="utf-8")
+    cells: list[list[str]] = [[]]
+    where: dict[int, tuple[int, int]] = {}  # fixture line -> (cell, line in the cell)
+    for number, line in enumerate(source.splitlines(keepends=True), 1):
+        if line.strip() == "# %%":
+            cells.append([])
+            continue
+        cells[-1].append(line)
+        where[number] = (len(cells), len(cells[-1]))
+    assert len(cells) > 4
+    (tmp_path / "nb.ipynb").write_text(notebook(*["".join(c) for c in cells]), encoding="utf-8")
+    code = name.split("_")[0]
+    result = run("--format", "json", "--select", code, "nb.ipynb", cwd=tmp_path)
+    found = {(r["cell"], r["line"], r["column"], r["code"]) for r in json.loads(result.stdout)}
+    expected = {(*where[line], column, c) for line, c, column in expectations(source)}
+    assert found == expected, result.stderr
