@@ -1259,9 +1259,12 @@ def scale(p):
 """
 
 
-def test_a_numpy_only_module_called_from_jitted_code_is_analysed(tmp_path: Path) -> None:
+def test_a_numpy_only_module_called_from_jitted_code_is_analysed(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """No silent modules: `utils.py` names no JAX library (the prefilter would skip it), but a jitted cost
-    function calls its helpers with tracers: `np.cos` of a tracer is JAX102 there. Called eagerly it is fine."""
+    function calls its helpers with tracers: `np.cos` of a tracer is JAX102 there. Called eagerly it is fine.
+    (The eager twin is a project of its own: two script folders that each hold a `utils.py` are two projects.)"""
     cost = """
         import jax
         import jax.numpy as jnp
@@ -1285,7 +1288,7 @@ def test_a_numpy_only_module_called_from_jitted_code_is_analysed(tmp_path: Path)
     rows = json.loads(result.stdout)
     assert [(r["path"], r["line"], r["code"]) for r in rows] == [("utils.py", 5, "JAX102")], result.stderr
     assert "called from jax.jit-compiled 'cost' in cost" in rows[0]["message"]
-    clean = write(tmp_path / "eager", {"utils.py": NUMPY_UTILS, "eager.py": eager})
+    clean = write(tmp_path_factory.mktemp("eager"), {"utils.py": NUMPY_UTILS, "eager.py": eager})
     assert codes(jaxlint.lint_paths([str(clean)])) == []
     # With the cache: the first run stores the analysed module's findings, the second reads them back.
     first = run_cli(".", cwd=root)
