@@ -31,7 +31,15 @@ import libcst as cst
 from .config import Config
 from .finding import Finding
 from .fix import SAFE, Fix, FixCollector
-from .lint import _MIN_FILES_FOR_POOL, internal_error, keep_selected, lint_guarded, read_source, run_batches
+from .lint import (
+    _MIN_FILES_FOR_POOL,
+    internal_error,
+    keep_selected,
+    lint_guarded,
+    pool_jobs,
+    read_source,
+    run_batches,
+)
 from .selection import settings_for
 
 _MAX_ROUNDS = 10  # fixes whose nodes overlap are applied one round each
@@ -311,7 +319,7 @@ def fix_files(
 ) -> list[FixResult]:
     """Fix many files, in worker processes like `lint.lint_files`; results in path order."""
     files = sorted(paths)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = pool_jobs(jobs)
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
         return _fix_batch(files, config, unsafe, write)
     return run_batches(

@@ -5,8 +5,9 @@ findings are cached too. Writes go to a temporary file and are renamed into plac
 read half an entry.
 
 The cache folder is writable by whoever can write the project, so an entry is believed only if it is what
-this code writes: an object naming its own key (an entry copied onto another file's key is a miss, so a clean
-file's entry cannot hide a dirty file's findings), under a size limit, with findings of known rules whose
+this code writes: a regular file under a size limit (a FIFO or a link to a device is a miss, and no more
+than the limit is ever read), an object naming its own key (an entry copied onto another file's key is a
+miss, so a clean file's entry cannot hide a dirty file's findings), with findings of known rules whose
 fields have the right types and ranges and hold no control characters. Anything else is a miss, never a crash.
 Entries unused for `MAX_AGE_DAYS` are pruned, at most once a day.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from ._version import __version__
 from .analysis.project import Summary
+from .bounded_read import read_regular_file
 from .finding import Finding
 from .rules import NAMES
 
@@ -83,17 +85,16 @@ class FindingCache:
     def lookup(self, key: str, path: str) -> tuple[list[Finding], Summary] | None:
         """The findings and the module summary (`analysis.project`) stored under `key`, or None."""
         entry = self._entry(key)
+        data = read_regular_file(entry, MAX_ENTRY_BYTES)  # a FIFO, a device or an oversized entry: a miss
+        if data is None:
+            return None
         try:
-            with open(entry, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                if info.st_size > MAX_ENTRY_BYTES:
-                    return None
-                document = json.loads(handle.read())
+            document = json.loads(data)
             findings = _findings(document, key, path)
             summary = _summary(document)
             if findings is None or summary is None:
                 return None
-            if time.time() - info.st_mtime > _TOUCH_AFTER_S:
+            if time.time() - entry.stat().st_mtime > _TOUCH_AFTER_S:
                 os.utime(entry)  # still in use: not pruned
             return findings, summary
         except (OSError, ValueError, TypeError, RecursionError):

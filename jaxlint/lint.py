@@ -259,6 +259,20 @@ _HELD_BATCH = 4  # files a batch of a later round holds: few files, so results c
 _STEAL_AFTER = 4  # batches another worker must have waiting before an idle one takes one (`_next_batch`)
 
 
+def pool_jobs(jobs: int | None) -> int:
+    """How many worker processes to fork: `jobs` (default: the cores), or 1 (lint here, fork nothing) while
+    this process runs other threads. Workers are forked, and a fork copies only the forking thread: a lock
+    another thread holds (JAX's thread pools, when a caller of `lint_paths` imported JAX) stays locked in
+    the worker for good."""
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        threads = threading.active_count()
+    return 1 if threads > 1 else jobs or os.cpu_count() or 1
+
+
 class WorkerPool:
     """The worker processes of one run, started on first use and kept for all its project rounds (starting
     them again for each round cost more than the few files a later round lints). Each worker is an executor of
@@ -489,7 +503,7 @@ def lint_files(
     """Lint files as one project; with `cache_dir`, unchanged files under unchanged settings (and unchanged
     facts from the other modules) are not linted again."""
     files = list(paths)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = pool_jobs(jobs)
     with WorkerPool(jobs) as pool:
         return _lint_project(files, config, jobs, cache_dir, pool)
 

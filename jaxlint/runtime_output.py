@@ -80,10 +80,21 @@ def render_verify(report: VerifyReport, findings: list[Finding], fmt: str, verbo
         ]
         return formats.github(noted)
     lines = [header(report)]
+    if verbose:
+        lines += fresh_interpreter_notes(report)
     lines += [
         f"{formats.location(f)}: {f.code} {f.message} [{verdict_text(report, f, verbose)}]" for f in ordered
     ]
     return "\n".join(lines) + "\n"
+
+
+def fresh_interpreter_notes(report: VerifyReport) -> list[str]:
+    """`--verbose`: the modules that ran in a fresh interpreter instead of being forked, and why."""
+    return [
+        f"verify: {run.module} ran in a fresh interpreter: {run.fresh_reason}"
+        for run in sorted(report.modules, key=lambda m: m.module)
+        if run.fresh_reason
+    ]
 
 
 def verify_summary(report: VerifyReport, total: int) -> str:

@@ -20,6 +20,7 @@ _TOP_LEVEL = {
     "fix": LEAVES,
     "config": LEAVES,
     "syntax": LEAVES,
+    "bounded_read": LEAVES,
     "engine": CORE,
     "selection": CORE,
     "suppression": CORE,

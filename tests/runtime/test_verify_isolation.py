@@ -3,6 +3,7 @@ jaxlint, and leaves no process behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -88,9 +89,9 @@ def test_os_exit_at_import_is_not_run(marked_processes):
 def test_unbounded_allocation_is_stopped():
     result, run = _only("iso_memory.py", timeout=120, memory_limit_mb=400)
     assert result.verdict == "NOT_RUN"
-    # The RSS watchdog (twice the limit) usually fires first; RLIMIT_AS raises MemoryError otherwise.
-    assert "more than 800 MiB of memory" in result.reason or "MemoryError" in result.reason
-    assert run.status in ("memory", "import_failed")
+    # The limit is on resident memory, watched by the parent (no address-space limit: see test_verify_faults).
+    assert result.reason.startswith("the child used more than 400 MiB of memory and was killed")
+    assert run.status == "memory"
 
 
 def test_hang_while_tracing_is_not_run_and_leaves_no_process(marked_processes):
@@ -167,7 +168,8 @@ def test_interrupted_verify_kills_its_children_at_once(marked_processes):
     worker.join(120)  # a guard against a hang, not a timing assertion
     assert not worker.is_alive()
     result = results[0].verdicts[case.finding]
-    assert result.verdict == "NOT_RUN" and "SIGKILL" in result.reason, result.reason
+    # Killed with the fork server, whose death hides how the child ended: not run again, said so.
+    assert result.verdict == "NOT_RUN" and result.reason == "jaxlint was interrupted", result.reason
     assert marked_processes() == []
 
 
@@ -209,6 +211,12 @@ def test_the_module_cannot_hand_in_a_verdict_of_its_own():
     assert verdict.verdict == "NOT_REPRODUCED" and "spoofed" not in verdict.reason
 
 
+def _default_sigint() -> None:
+    # A shell that runs a job in the background starts it with SIGINT ignored, and Python then never
+    # raises KeyboardInterrupt: jaxlint is right to keep ignoring it there. The test wants a Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_to_jaxlint_ends_every_child_and_removes_its_folders(tmp_path, marked_processes, signum):
     project = tmp_path / "proj"
@@ -225,18 +233,26 @@ def test_a_signal_to_jaxlint_ends_every_child_and_removes_its_folders(tmp_path, 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
-    deadline = time.monotonic() + 120
-    while len(marked_processes()) < 3 and time.monotonic() < deadline:  # jaxlint, child, grandchild
-        time.sleep(0.2)
-    assert len(marked_processes()) >= 3, "the verify child and its grandchild did not start"
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 128 + signum, err
-    assert "Traceback" not in err
-    time.sleep(0.5)
-    assert marked_processes() == []
-    assert list(temp.iterdir()) == []
+    try:
+        deadline = time.monotonic() + 120
+        while len(marked_processes()) < 3 and time.monotonic() < deadline:  # jaxlint, child, grandchild
+            time.sleep(0.2)
+        assert len(marked_processes()) >= 3, "the verify child and its grandchild did not start"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signum, err
+        assert "Traceback" not in err
+        time.sleep(0.5)
+        assert marked_processes() == []
+        assert list(temp.iterdir()) == []
+    finally:  # a failure must not leave jaxlint and a spinning grandchild behind for 300 s
+        proc.kill()
+        proc.communicate()
+        for pid in marked_processes():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_modules_forked_from_one_server_do_not_see_each_other():

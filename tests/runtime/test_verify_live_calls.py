@@ -67,8 +67,11 @@ def test_a_call_whose_static_part_holds_a_closure_is_not_recorded_and_says_why()
     assert "cannot be rebuilt in another process" in unkept["unkept"]
 
 
+# The closure holds a lock: neither JSON nor cloudpickle can keep it.
 SCRIPT = textwrap.dedent(
     """\
+    import threading
+
     import jax
     import jax.numpy as jnp
 
@@ -94,8 +97,8 @@ SCRIPT = textwrap.dedent(
 
 
     if __name__ == "__main__":
-        scale = 2.0
-        train_step(State(jnp.ones(3), lambda p, x: p * x * scale), jnp.ones(3))
+        lock = threading.Lock()
+        train_step(State(jnp.ones(3), lambda p, x: p * x if lock else p), jnp.ones(3))
     """
 )
 
@@ -113,6 +116,7 @@ def test_run_and_a_later_verify_name_the_argument_that_could_not_be_recorded(tmp
     run = jaxlint("--verify", "--run", f"{sys.executable} train.py")
     assert "could not record the calls of" in run.stdout, run.stdout + run.stderr
     assert "train_step: 'state' holds function '<lambda>' in its static part" in run.stdout
+    assert "cloudpickle cannot pickle it" in run.stdout or "cloudpickle is not installed" in run.stdout
     assert "the way out: have the module's top-level code make such a call" in run.stdout
     verify = jaxlint("--verify", "--format", "json", ".")
     (verdict,) = [f for f in json.loads(verify.stdout) if f["code"] == "JAX201"]

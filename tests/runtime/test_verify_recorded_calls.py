@@ -224,6 +224,30 @@ def test_the_store_keeps_a_few_calls_per_function_of_the_project_only(tmp_path):
     assert read_functions(store, str(source)) == {}  # a damaged file is no recording, not a crash
 
 
+def test_pickled_calls_are_read_back_only_with_this_cache_s_secret(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("")
+    store = tmp_path / "cache" / "signatures"
+    call = {"pickled": "cGlja2xl", "static_argnums": [], "static_argnames": []}
+    entry = {"module": "m", "qualname": "f", "path": str(source), "line": 2, "first_line": 1, "calls": [call]}
+    write_calls(str(store), [entry], root=str(tmp_path))
+    assert (store / "secret").stat().st_mode & 0o777 == 0o600
+    (kept,) = read_functions(str(store), str(source))["f"]["calls"]
+    assert kept["pickled"] == "cGlja2xl" and len(kept["hmac"]) == 64
+
+    path = store_path(str(store), str(source))
+    data = json.loads(open(path).read())
+    data["functions"]["f"]["calls"][0]["pickled"] = "b3RoZXI="  # another pickle under the old HMAC
+    with open(path, "w") as handle:
+        json.dump(data, handle)
+    refused = read_functions(str(store), str(source))["f"]
+    assert refused["calls"] == [] and "not written by this user's jaxlint" in refused["refused"]
+
+    write_calls(str(store), [entry], root=str(tmp_path))  # signed again
+    (store / "secret").chmod(0o644)  # a secret others can read vouches for nothing
+    assert read_functions(str(store), str(source))["f"]["calls"] == []
+
+
 @dataclasses.dataclass(frozen=True)
 class _Finding:
     code: str

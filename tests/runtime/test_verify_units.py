@@ -157,7 +157,9 @@ def test_a_crash_mid_module_blames_the_finding_in_progress_and_leaves_the_rest_u
 def test_a_timeout_before_the_import_finished_is_blamed_on_the_import():
     found = [finding()]
     reading = read_child(found, _child([ENV], ended="timeout", returncode=-9), 5, None)
-    assert reading.verdicts[found[0]].reason == "timed out after 5 s while importing the module"
+    reason = reading.verdicts[found[0]].reason
+    assert reason.startswith("timed out after 5 s while importing the module"), reason
+    assert "`--verify-timeout SECONDS`" in reason
     assert reading.status == "timeout" and not reading.progressed
 
 

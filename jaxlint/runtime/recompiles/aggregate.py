@@ -27,6 +27,7 @@ class RunTotals:
     errors: list[str] = dataclasses.field(default_factory=list)
     calls: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # replayable calls (call_records)
     raised: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # errors with the user's frames
+    observed: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # observations.py's records
 
     @property
     def backend(self) -> str | None:
@@ -86,6 +87,7 @@ class Merger:
         for entry in report.get("calls", []):
             _add_calls(run.calls, entry)
         run.raised.extend(e for e in report.get("raised", []) if e not in run.raised)
+        run.observed.extend(o for o in report.get("observed", []) if o not in run.observed)
         window = report.get("pid") if window is None else window
         for fn in report.get("functions", []):
             key = (fn["path"], fn["first_line"], fn["qualname"])

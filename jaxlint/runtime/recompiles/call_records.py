@@ -13,8 +13,9 @@ as plain JSON that another process rebuilds without this package (`verify/child/
 
 V is a JSON value: None, bool, int, float, str, lists, `{"tuple": [...]}`, `{"dict": [[k, v], ...]}`, or
 `{"ref": "module:qualname"}` for a class or function importable by name. A call holding anything else
-(a closure in a static field, an optax transformation) is not recorded: it could not be rebuilt. Its
-function is marked `{"unkept": reason}` instead, so that `--verify` can say why it has no recorded input.
+(a closure in a static field, an optax transformation) cannot be rebuilt from JSON: the hooks then keep it
+with cloudpickle (pickled_calls.py), and only when that fails too is its function marked
+`{"unkept": reason}`, so that `--verify` can say why it has no recorded input.
 
 Nothing here imports jax; the hooks hand it their `jax` module.
 """

@@ -8,6 +8,11 @@ finding names the function as its own.
 Rules whose pitfall is an exception (JAX101 `if tracer:`, JAX102, JAX103, ...; see
 `verify/child/expectations.py`): CONFIRMED by an error the run raised, of a class the rule predicts,
 with one of the user's frames inside the flagged statement's lines (as `--verify` matches).
+
+JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug.print's string):
+CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py). JAX202 (a side
+effect in a jitted function) by the statement running while JAX traced it, JAX105 (a leaked tracer) by a
+tracer left, after the trace, where the statement stores (line_watch.py watches `watched_statements`).
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ class Verdict:
     finding: Any  # jaxlint.finding.Finding (duck-typed: path, line, column, code, name, function)
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
+    observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
 
     @property
     def confirmed(self) -> bool:
-        return self.function is not None or self.error is not None
+        return self.function is not None or self.error is not None or self.observed is not None
 
     @property
     def error_line(self) -> int | None:
@@ -52,6 +58,8 @@ class Verdict:
             data.update(
                 error=self.error["types"][0], message=self.error["message"], error_line=self.error_line
             )
+        if self.observed is not None:
+            data.update(observed=self.observed["kind"], text=self.observed["text"])
         if self.function is not None:
             data.update(
                 qualname=self.function.qualname, traces=self.function.traces, compiles=self.function.compiles
@@ -86,6 +94,74 @@ def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str
         match = next((e for e in raised if _error_matches(e, expectation, finding.path, spans[key])), None)
         verdicts.append(Verdict(finding, None, match))
     return verdicts
+
+
+def cross_reference_observations(
+    findings: Iterable[Any] | None, observed: list[dict[str, Any]]
+) -> list[Verdict]:
+    """Findings of the rules an observation proves (a tracer printed at the line), each with the first
+    observation inside its statement (or none)."""
+    from ..verify.child.expectations import EXPECTATIONS
+    from .line_watch import LEAK, RUNS_ONCE
+    from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
+
+    WATCHED = (LEAK, RUNS_ONCE)
+
+    verdicts = []
+    for finding in findings or ():
+        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
+        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, *WATCHED):
+            continue
+        span = _span(finding)
+        match = next(
+            (
+                o
+                for o in observed
+                if o.get("kind") == expectation.kind
+                and _same_file(str(o.get("path")), finding.path)
+                and span[0] <= int(o.get("line") or 0) <= span[1]
+            ),
+            None,
+        )
+        verdicts.append(Verdict(finding, None, observed=match))
+    return verdicts
+
+
+def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:
+    """The flagged statements a run watches while JAX traces (line_watch.py): JAX202's and JAX105's."""
+    from ..verify.child.expectations import EXPECTATIONS
+    from ..verify.child.source import ModuleSource, store_places
+    from .line_watch import LEAK, RUNS_ONCE
+
+    statements = []
+    sources: dict[str, Any] = {}
+    for finding in findings or ():
+        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
+        if expectation is None or expectation.kind not in (LEAK, RUNS_ONCE):
+            continue
+        path = os.path.realpath(finding.path)
+        if path not in sources:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    sources[path] = ModuleSource(path, handle.read())
+            except (OSError, SyntaxError, ValueError):
+                sources[path] = None
+        if sources[path] is None:
+            continue
+        stores = store_places(sources[path], finding.line, "self") if expectation.kind == LEAK else None
+        if expectation.kind == LEAK and not stores:
+            continue  # a leak that cannot be tied to a place is left to `--verify`'s checker
+        span = _span(finding)
+        statements.append(
+            {
+                "code": finding.code,
+                "kind": expectation.kind,
+                "path": path,
+                "span": list(span),
+                "stores": sorted(stores or ()),
+            }
+        )
+    return statements
 
 
 def _error_matches(error: dict[str, Any], expectation: Any, path: str, span: tuple[int, int]) -> bool:

@@ -4,7 +4,8 @@ A single string is run by the shell (`--run "python train.py && python eval.py"`
 as is (`--run -- python train.py --epochs 2`). The command's output goes to the terminal as usual; with
 `--format json` its stdout is sent to stderr so that stdout holds the JSON report only.
 
-Errors the command raised at a flagged line confirm that finding (crossref.py). Every jitted call's
+Errors the command raised at a flagged line confirm that finding, and so does a tracer printed there
+while JAX traced (JAX201/JAX203, observations.py; crossref.py). Every jitted call's
 abstract signature is recorded (call_records.py) into `signatures_dir`, the store that a later
 `jaxlint --verify` builds its inputs from (signature_store.py).
 
@@ -30,7 +31,13 @@ from .._isolate import processes_with_marker
 from .aggregate import load_reports, merge
 from .bootstrap import child_environment, write_sitecustomize
 from .budget import DEFAULT_MAX_COMPILES
-from .crossref import cross_reference, cross_reference_errors
+from .crossref import (
+    cross_reference,
+    cross_reference_errors,
+    cross_reference_observations,
+    watched_statements,
+)
+from .line_watch import write_watch
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
 from .signature_store import write_calls
@@ -59,6 +66,9 @@ def run_command(
     try:
         reports_dir = os.path.join(workdir, "reports")
         os.mkdir(reports_dir)
+        statements = watched_statements(static_findings)
+        if statements:
+            write_watch(reports_dir, statements)
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))
         env = child_environment(dict(os.environ), site_dir, reports_dir)
         marker = f"{ENV_DIR}={reports_dir}".encode()
@@ -72,6 +82,7 @@ def run_command(
         )
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
+    verdicts += cross_reference_observations(static_findings, run.observed)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:

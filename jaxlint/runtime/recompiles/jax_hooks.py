@@ -13,6 +13,8 @@ How each count is taken (facts checked on jax 0.10.2 and 0.12.0.1, CPU):
   the function last traced under that name on the same thread (else in the process). This also counts
   the extra executables that grad/vmap of a jitted function compile without re-tracing it. Eager
   op-by-op dispatch compiles JAX-internal functions; they are counted apart.
+- Key reuse: JAX's own `check_key_reuse_jaxpr` (jax.experimental.key_reuse, private module) is run on
+  each outermost traced jaxpr, and a KeyReuseError it raises is reported, never raised in the program.
 - Hints: `jax_explain_cache_misses` is switched on (it is not part of any cache key) and its records
   are captured, kept off the user's stderr, and attached to the trace they explain, until
   `HINT_LIMIT` of them (listing the keys costs time on every miss).
@@ -35,6 +37,7 @@ from typing import Any
 
 from .call_records import encode_call_or_reason, encode_error
 from .events import CompileEvent, FunctionInfo, TraceEvent
+from .pickled_calls import pickle_call
 from .retrace_reasons import RetraceExplainer
 from .signatures import build_signature
 
@@ -58,6 +61,7 @@ class Bus:
         self.errors: list[str] = []
         self._subscribers: tuple[Any, ...] = ()
         self._lock = threading.Lock()
+        self.line_watch: Any = None  # line_watch.LineWatch: flagged statements watched while tracing
 
     def subscribe(self, recorder: Any) -> None:
         with self._lock:
@@ -149,6 +153,7 @@ class _Instrumentation:
         self.context_fn: Any = None
         self.fallback_seen: set[tuple[str, int, str]] = set()
         self.explainer_lock = threading.Lock()
+        self.key_reuse_checker: Any = None  # jax's check_key_reuse_jaxpr once imported; False: none
         jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
         try:
             import jaxlib
@@ -201,6 +206,8 @@ class _Instrumentation:
                 self._announce(original, args, kwargs, None)
             frame = _Frame()
             frames = self.local.frames
+            watch = self.bus.line_watch if not frames else None  # the outermost trace only
+            watching = watch is not None and watch.begin()
             frames.append(frame)
             try:
                 result = original(*args, **kwargs)
@@ -211,9 +218,16 @@ class _Instrumentation:
                 raise
             finally:
                 frames.pop()
+                if watching:
+                    try:
+                        watch.end()
+                    except Exception as exc:
+                        self.bus.report_error("line watch", exc)
             try:
                 bound = args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
                 self._after_trace(frame, result, *bound)
+                if wants_calls and not frames:  # the outermost trace holds the nested ones' equations
+                    self._check_key_reuse(bound[0], result)
             except Exception as exc:
                 self.bus.report_error("trace hook", exc)
             return result
@@ -239,17 +253,47 @@ class _Instrumentation:
             if error is not None:
                 self.bus.publish_call(info, None, encode_error(error, self.skip_dirs))
                 return
-            call = encode_call_or_reason(
-                self.jax,
-                tuple(call_args),
-                dict(call_kwargs or {}),
+            statics = (
                 tuple(getattr(ji, "static_argnums", ()) or ()),
                 tuple(getattr(ji, "static_argnames", ()) or ()),
-                _positional_names(getattr(ji, "fun_signature", None)),
             )
+            values = (tuple(call_args), dict(call_kwargs or {}))
+            names = _positional_names(getattr(ji, "fun_signature", None))
+            call = encode_call_or_reason(self.jax, *values, *statics, names)
+            if "unkept" in call and not _installed(info.path):  # closures, optax transformations: pickle
+                pickled = pickle_call(self.jax, *values, *statics)
+                call = (
+                    pickled if "pickled" in pickled else {"unkept": f"{call['unkept']}; {pickled['unkept']}"}
+                )
             self.bus.publish_call(info, call, None)
         except Exception as exc:
             self.bus.report_error("call hook", exc)
+
+    def _check_key_reuse(self, fun: Any, result: Any) -> None:
+        """JAX's own key-reuse analysis of the traced jaxpr, run here and its error kept, not raised: the
+        program runs as it would (`jax_debug_key_reuse` would raise in it). Typed keys only: legacy
+        `PRNGKey` arrays are plain uint32 unless the program enables custom PRNG itself."""
+        if self.key_reuse_checker is False or getattr(self.jax.config, "jax_debug_key_reuse", False):
+            return  # unavailable, or JAX checks (and raises) itself
+        if self.key_reuse_checker is None:
+            try:
+                from jax.experimental.key_reuse._core import check_key_reuse_jaxpr
+            except Exception:
+                self.key_reuse_checker = False
+                return
+            self.key_reuse_checker = check_key_reuse_jaxpr
+        params = getattr(result, "params", None)
+        closed = params.get("jaxpr") if isinstance(params, dict) else None
+        info = self._function_info(fun)
+        if closed is None or info.internal:
+            return
+        try:
+            self.key_reuse_checker(getattr(closed, "jaxpr", closed))
+        except Exception as error:
+            if "KeyReuseError" in {cls.__name__ for cls in type(error).__mro__}:
+                found = encode_error(error, self.skip_dirs)
+                found["checked"] = True  # found by the check, not raised in the program
+                self.bus.publish_call(info, None, found)
 
     @staticmethod
     def _bind(original: Any, args: tuple, kwargs: dict) -> tuple:
@@ -516,6 +560,12 @@ def _unwrap(fun: Any) -> Any:
             return fun
         fun = inner
     return fun
+
+
+def _installed(path: str) -> bool:
+    """A file of an installed library: its calls are not kept for `--verify` (the store skips them too)."""
+    parts = path.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _leaf_names(dbg: Any, count: int) -> tuple[str, ...] | None:

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from .call_records import MAX_CALLS_PER_FUNCTION, MAX_ERRORS, encode_error
+from .line_watch import LineWatch, read_watch
 from .recorder import Recorder
 
 ENV_DIR = "JAXLINT_RECOMPILES_DIR"
@@ -48,12 +49,20 @@ class ProcessReport:
         self.calls: dict[tuple[str, int, str], dict[str, Any]] = {}
         self.raised: list[dict[str, Any]] = []
         self.calls_version = 0
+        self.observed: list[dict[str, Any]] = []
 
     def start(self) -> None:
+        import jax
+
+        from . import observations
         from .jax_hooks import install
 
         self._bus = install()
         self._bus.subscribe(self)
+        observations.install(jax, observations.Observations(_skip_dirs(), self.on_observed))
+        statements = read_watch(self.directory)
+        if statements:
+            self._bus.line_watch = LineWatch(statements, jax.core.Tracer, self.on_observed)
         self.register_process_hooks()
         self.write()  # an empty report still says "this process imported jax"
 
@@ -108,6 +117,13 @@ class ProcessReport:
                 self.calls_version += 1
         self._maybe_write()
 
+    def on_observed(self, record: dict[str, Any]) -> None:
+        """Something the user's code did that proves a finding (observations.py)."""
+        with self._lock:
+            self.observed.append(record)
+            self.calls_version += 1
+        self._maybe_write()
+
     def _add_error(self, info: Any, error: dict[str, Any]) -> None:
         with self._lock:
             if error in self.raised or len(self.raised) >= MAX_ERRORS:
@@ -151,6 +167,7 @@ class ProcessReport:
                 jax_version=_jax_version(),
                 calls=list(self.calls.values()),
                 raised=list(self.raised),
+                observed=list(self.observed),
             )
             if data["compiles_total"]:  # the backend is up: asking does not start one
                 data["backend"], data["devices"] = self._devices()

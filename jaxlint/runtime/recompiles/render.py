@@ -247,9 +247,15 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         where = f"{display_path(f.path)}:{f.line}:{f.column}"
         if fn is not None:
             seen = f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+        elif v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
+            seen = f"line {v.observed['line']} {v.observed['text']}"
+        elif v.observed is not None:
+            seen = f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
         else:
             assert error is not None
             seen = f"{error['types'][0]} raised at line {v.error_line} during the run"
+            if error.get("checked"):
+                seen = f"{error['types'][0]} at line {v.error_line}, by JAX's key-reuse check of the trace (not raised in the program)"
         out.write(f"  CONFIRMED {f.code} {where}: {seen}\n")
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
@@ -260,7 +266,7 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
     others = len(verdicts) - len(confirmed) - recompiles
     if others:
         out.write(
-            f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed raising in this run"
+            f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed in this run"
             " (`jaxlint --verify` traces them)\n"
         )
 

@@ -4,7 +4,15 @@ file per source file (the hash is of its real path), so that `--verify` finds a 
     {"version": 1, "path": "/abs/train.py",
      "functions": {"train_step": {"line": 12, "first_line": 11, "calls": [<call_records call>, ...]}}}
 
-A function called only with arguments that cannot be rebuilt elsewhere has no calls and `"unkept": why`.
+A function called only with arguments that can be rebuilt neither by name nor by cloudpickle has no calls
+and `"unkept": why`.
+
+A call kept by cloudpickle (pickled_calls.py: a flax `TrainState`) is data that the next `--verify`
+*executes* when it unpickles it. So each such call carries `"hmac"`: HMAC-SHA256, under a secret of this
+cache folder (`<cache>/signatures/secret`, 32 random bytes, created mode 0600 by the first write), of the
+source's real path, the function's qualname and the pickle. `read_functions` drops pickled calls whose
+HMAC does not match, and all of them when the secret is missing, not the user's or readable by others:
+a store copied from elsewhere, or edited by hand, is never unpickled.
 
 `--run` writes it: the calls of this run first, then older ones, at most `MAX_CALLS_PER_FUNCTION` per
 function; each file is replaced atomically, so a reader never sees half of one. Only files of the
@@ -14,16 +22,22 @@ project (under `root`) are kept: library code and temporary files are not verifi
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from typing import Any
 
+from ...bounded_read import read_regular_file
 from .call_records import MAX_CALLS_PER_FUNCTION
 
 SUBDIR = "signatures"
 VERSION = 1
+SECRET = "secret"
+_SECRET_BYTES = 32
+MAX_STORE_BYTES = 64 << 20  # one source file's recorded calls; a larger file is not ours
 
 
 def store_path(directory: str, source: str) -> str:
@@ -37,17 +51,108 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
     """`{qualname: {"line", "first_line", "calls"}}` recorded for `source`; empty when none or unreadable."""
     if not directory:
         return {}
+    text = read_regular_file(store_path(directory, source), MAX_STORE_BYTES)  # never a FIFO or a device
     try:
-        with open(store_path(directory, source), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return {}
-    if os.path.realpath(str(data.get("path"))) != os.path.realpath(source):
+    real = os.path.realpath(source)
+    if os.path.realpath(str(data.get("path"))) != real:
         return {}
     functions = data.get("functions")
-    return functions if isinstance(functions, dict) else {}
+    if not isinstance(functions, dict):
+        return {}
+    secret = _read_secret(directory)
+    for qualname, entry in functions.items():
+        calls = entry.get("calls") if isinstance(entry, dict) else None
+        if not isinstance(calls, list):
+            continue
+        signed = [c for c in calls if not _pickled(c) or _signed(secret, real, qualname, c)]
+        if len(signed) < len(calls):
+            entry["calls"] = signed
+            entry["refused"] = (
+                f"{len(calls) - len(signed)} pickled call(s) in {directory} were not written by this "
+                "user's jaxlint (their HMAC does not match the cache's secret), so they were not loaded"
+            )
+    return functions
+
+
+def _pickled(call: Any) -> bool:
+    return isinstance(call, dict) and "pickled" in call
+
+
+def _mac(secret: bytes, source: str, qualname: str, pickled: str) -> str:
+    message = "\0".join((source, qualname, pickled)).encode("utf-8", "surrogatepass")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def _signed(secret: bytes | None, source: str, qualname: str, call: dict[str, Any]) -> bool:
+    mac, pickled = call.get("hmac"), call.get("pickled")
+    if secret is None or not isinstance(mac, str) or not isinstance(pickled, str):
+        return False
+    return hmac.compare_digest(mac, _mac(secret, source, qualname, pickled))
+
+
+def _read_secret(directory: str) -> bytes | None:
+    """The cache's secret, if it is a regular file of this user's that no one else can read."""
+    try:
+        # Non-blocking: a FIFO planted in its place must not hang the run.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(os.path.join(directory, SECRET), flags)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        if hasattr(os, "getuid") and (status.st_uid != os.getuid() or status.st_mode & 0o077):
+            return None
+        secret = os.read(fd, _SECRET_BYTES + 1)
+    finally:
+        os.close(fd)
+    return secret if len(secret) == _SECRET_BYTES else None
+
+
+def _secret(directory: str) -> bytes:
+    """The cache's secret, made on first use."""
+    secret = _read_secret(directory)
+    if secret is not None:
+        return secret
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, SECRET)
+    try:
+        os.unlink(path)  # one we may not trust (another owner, readable by others, truncated)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    secret = os.urandom(_SECRET_BYTES)
+    try:
+        os.write(fd, secret)
+    finally:
+        os.close(fd)
+    return secret
+
+
+def recorded_sources(directory: str | None) -> list[str]:
+    """The source files the store holds calls for."""
+    sources = []
+    try:
+        names = sorted(os.listdir(directory)) if directory else []
+    except OSError:
+        return []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        text = read_regular_file(os.path.join(str(directory), name), MAX_STORE_BYTES)
+        try:
+            path = json.loads(text).get("path") if text is not None else None
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(path, str):
+            sources.append(path)
+    return sources
 
 
 def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | None = None) -> int:
@@ -65,14 +170,15 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
             continue
         by_file.setdefault(real, []).append(entry)
     written = 0
+    pickled = any(_pickled(c) for found in by_file.values() for e in found for c in e.get("calls", []))
+    secret = _secret(directory) if pickled else None
     for source, found in by_file.items():
         functions = read_functions(directory, source)
         for entry in found:
+            new = [_sign(secret, source, entry["qualname"], c) for c in entry.get("calls", [])]
             old = functions.get(entry["qualname"], {})
             same_def = old.get("first_line") == entry.get("first_line")
-            calls = list(entry.get("calls", [])) + [
-                c for c in (old.get("calls", []) if same_def else []) if c not in entry.get("calls", [])
-            ]
+            calls = new + [c for c in (old.get("calls", []) if same_def else []) if c not in new]
             functions[entry["qualname"]] = {
                 "line": entry.get("line"),
                 "first_line": entry.get("first_line"),
@@ -86,6 +192,12 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
             store_path(directory, source), {"version": VERSION, "path": source, "functions": functions}
         )
     return written
+
+
+def _sign(secret: bytes | None, source: str, qualname: str, call: dict[str, Any]) -> dict[str, Any]:
+    if secret is None or not _pickled(call):
+        return call
+    return {**call, "hmac": _mac(secret, source, qualname, call["pickled"])}
 
 
 def _write_atomic(path: str, data: dict[str, Any]) -> None:

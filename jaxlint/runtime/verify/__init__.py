@@ -7,9 +7,13 @@ and traces it with `jax.jit(entry).trace(...)`, which costs no device time. Verd
 
 - CONFIRMED: the rule's exception was raised at the flagged file and line (from the traceback, including
   the cause JAX chains on trace-time errors), or its behaviour was seen: a tracer printed at the line
-  (JAX201), a tracer formatted into jax.debug.print's string (JAX203), a leak under jax.checking_leaks()
-  (JAX105), an update at the line whose result the jaxpr never reads (JAX106), jax.jit rejecting `self`
-  (JAX405).
+  (JAX201), a tracer formatted into jax.debug.print's string (JAX203), a tracer still held after the
+  trace by the global or `self.attr` the flagged statement stores into (JAX105; jax.checking_leaks() only
+  where the statement stores nowhere nameable: it scans the heap at the end of every nested trace), an
+  update at the line whose result the jaxpr never reads (JAX106), jax.jit rejecting `self` (JAX405). A line
+  the flagged function's own inputs do not reach may be reached from another function with real inputs
+  (examples, recorded or live calls; of this module, or of another module of the project: child/callers.py):
+  the same error at the same line confirms it.
 - NOT_REPRODUCED: traced cleanly with the inputs tried (listed in `inputs`).
 - NOT_RUN: with the reason: import failed, timeout, crash, memory, no inputs, closure variables, ...
 
@@ -34,8 +38,9 @@ Inputs, cheapest first; declared examples are used alone, the other sources in o
 2. Calls recorded by `jaxlint --verify --run CMD` (recompiles/call_records.py, stored by
    recompiles/signature_store.py under `<cache>/signatures/`, handed to the child in the request as plain
    JSON and rebuilt by child/recorded.py: pytree structure through JAX's node data, ShapeDtypeStruct
-   leaves, static values), tried before the annotations and the search, which still follow them. The
-   verdict names them ("a call recorded by `jaxlint --verify --run`: ...").
+   leaves, static values; or, for a call holding closures such as a flax `TrainState`, a cloudpickle the
+   store's HMAC vouches for: recompiles/pickled_calls.py), tried before the annotations and the search,
+   which still follow them. The verdict names them ("a call recorded by `jaxlint --verify --run`: ...").
 3. Annotations: `jax.Array`/`ArrayLike` (shape searched), jaxtyping `Float[Array, "b n"]` (named dims get
    2, 3, 4, ... shared across parameters), `float`/`int`/`bool` scalars, typed PRNG keys. Static
    parameters (static_argnums/argnames) take their default, else a value from their annotation. A
@@ -45,12 +50,17 @@ Inputs, cheapest first; declared examples are used alone, the other sources in o
    ValueError); int32 first for parameters named or used like counts and indices; `jax.random.key(0)`
    then a legacy `PRNGKey(0)` for parameters named like keys. Parameters with defaults keep them.
 
+A method of a flax linen Module takes its inputs through `Module().init(key, *args, method=name)`
+(child/module_methods.py; a haiku Module's through hk.transform); resolve follows `__wrapped__` from flax's method wrapper to the user's function.
+
 When none fits, NOT_RUN says how to give inputs: `--verify --run` the tests or the script, or declare an
 example (with the key to use).
 
-Isolation: a fresh session per child (killed as a group on timeout and after exit), stdin closed,
-stdout/stderr captured and never shown, results through an events file, RLIMIT_AS on CPU runs and an RSS
-watchdog everywhere, modules run in parallel up to `jobs`.
+Isolation: a fresh session per child (killed as a group on timeout and after exit, with whatever it
+started: see children.py), stdin closed, stdout/stderr captured and never shown, results through an
+events pipe (read up to a cap), a watchdog on the resident memory of the child's whole tree
+(`memory-limit-mb`; not the address space, which XLA's thread pools inflate on many-core machines),
+modules run in parallel up to `jobs`, forked from a single-threaded fork server where that is safe.
 """
 
 from __future__ import annotations

@@ -11,13 +11,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..recompiles.signature_store import read_functions
+from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
+from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
 from .results import NOT_RUN, FindingVerdict, VerifyReport
-from .supervise import LIVE_CHILDREN
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
@@ -55,17 +55,22 @@ def _defined_names(path: Path) -> set[str]:
     return {n.name for n in ast.walk(tree) if isinstance(n, kinds)} | {"<lambda>"}
 
 
+def _example_module(module: str, root: Path) -> Path | None:
+    """The file an example key's module part names: `pkg.mod` (also under `src/`) or a path."""
+    dotted = module.replace(".", "/")
+    candidates = [root / module] if module.endswith(".py") else []
+    for base in (root, root / "src"):
+        candidates += [base / f"{dotted}.py", base / dotted / "__init__.py"]
+    return next((c for c in candidates if c.is_file()), None)
+
+
 def unmatched_examples(examples: Any, root: Path) -> list[str]:
     """Declared example keys that name no module file under `root` (`pkg.mod`, `src/` layouts, or a
     path) or no function of that name in it: likely typos, which would otherwise be ignored silently."""
     root = Path(root)
     unmatched = []
     for module, functions in parse_examples(examples).items():
-        dotted = module.replace(".", "/")
-        candidates = [root / module] if module.endswith(".py") else []
-        for base in (root, root / "src"):
-            candidates += [base / f"{dotted}.py", base / dotted / "__init__.py"]
-        path = next((c for c in candidates if c.is_file()), None)
+        path = _example_module(module, root)
         names = _defined_names(path) if path is not None else set()
         for qualname in functions:
             if path is None:
@@ -73,6 +78,54 @@ def unmatched_examples(examples: Any, root: Path) -> list[str]:
             elif qualname.split(".")[-1] not in names:
                 unmatched.append(f"{module}:{qualname} (no function {qualname.split('.')[-1]!r} in {path})")
     return unmatched
+
+
+MAX_CALLER_MODULES = 4
+
+
+def _caller_modules(
+    declared: dict[str, dict[str, list[str]]], signatures_dir: str | None, root: Path
+) -> list[dict[str, Any]]:
+    """The project's modules that have real inputs for some function: declared examples, recorded calls.
+    Each module's verify child may trace them to reach a line its own inputs do not (child/callers.py)."""
+    found: dict[Path, dict[str, Any]] = {}
+
+    def entry(path: Path) -> dict[str, Any]:
+        location = locate_module(path, root)
+        if location.path not in found:
+            found[location.path] = {
+                "module": location.name,
+                "path": str(location.path),
+                "search_path": list(location.search_path),
+                "examples": {},
+                "recorded": {},
+            }
+        return found[location.path]
+
+    for module, functions in declared.items():
+        path = _example_module(module, root)
+        if path is not None:
+            for qualname, values in functions.items():
+                entry(path)["examples"].setdefault(qualname, []).extend(values)
+    for source in recorded_sources(signatures_dir):
+        functions = {q: e for q, e in read_functions(signatures_dir, source).items() if e.get("calls")}
+        if functions and Path(source).is_file():
+            entry(Path(source))["recorded"].update(functions)
+    return list(found.values())
+
+
+def _callers_for(job: ModuleJob, modules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The other modules, those that name this one first (they likely call it), a few at most."""
+    name = job.location.name.rpartition(".")[2]
+
+    def mentions(module: dict[str, Any]) -> bool:
+        try:
+            return name in Path(module["path"]).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+
+    others = [m for m in modules if m["path"] != str(job.location.path)]
+    return sorted(others, key=lambda m: not mentions(m))[:MAX_CALLER_MODULES]
 
 
 def _skip_reason(finding: Finding, path: Path | None) -> str:
@@ -176,8 +229,29 @@ def _verify(
                     job.examples.setdefault(qualname, []).extend(values)
         job.findings.append(finding)
 
+    callers = _caller_modules(declared, signatures_dir, root) if module_jobs else []
+    for job in module_jobs.values():
+        job.callers = _callers_for(job, callers)
+
     python = python or sys.executable
     LIVE_CHILDREN.reopen()
+    with REAPER:  # what a module's processes leave behind is re-parented to jaxlint, and ended
+        return _run_jobs(
+            module_jobs, report, from_cells, python, timeout, jobs, memory_limit_mb, progress, fork
+        )
+
+
+def _run_jobs(
+    module_jobs: dict[Path, ModuleJob],
+    report: VerifyReport,
+    from_cells: dict[Finding, tuple[Finding, NotebookModule]],
+    python: str,
+    timeout: float,
+    jobs: int,
+    memory_limit_mb: int | None,
+    progress: Callable[[int, int, str], None] | None,
+    fork: bool,
+) -> VerifyReport:
     # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
     # server that cannot start, gives each module a fresh interpreter.
     server = ForkServer(python) if fork and module_jobs else None

@@ -1,7 +1,8 @@
 """Parent side of the fork server (child/zygote.py): one interpreter that imports jax once, from which
 every module's child is forked. Anything that goes wrong with it (no fork on this platform, jax missing,
-threads after import, the zygote dying) makes `start` answer None, and the caller starts a fresh
-interpreter for that module instead, as before."""
+threads or a backend in the zygote) makes `start` answer why instead of a pid, and the caller starts a
+fresh interpreter for that module, with the reason in `--verbose`. A zygote that dies is started again
+(`restart`) and the modules it took down with it run again."""
 
 from __future__ import annotations
 
@@ -18,53 +19,84 @@ import time
 from typing import Any
 
 from .._isolate import private_loader
-from .supervise import CHILD_DIR, LIVE_CHILDREN, RUN_MARKER, _kill_tree, child_environment
+from .children import LIVE_CHILDREN, kill_tree
+from .supervise import CHILD_DIR, RUN_MARKER, child_environment
 
 ZYGOTE_BOOTSTRAP = (
     "import os, sys\n"
     + private_loader("'jaxlint_verify_child'", "sys.argv[1]")
     + "from jaxlint_verify_child.zygote import serve\n"
-    "os._exit(serve(int(sys.argv[2])))\n"
+    "os._exit(serve(int(sys.argv[2]), sys.argv[3]))\n"
 )
+
+# Math libraries start a thread pool when numpy loads (OpenBLAS: one thread per core): the zygote must
+# stay single-threaded to fork safely, and tracing needs no parallel BLAS. Set to 1 for the zygote alone;
+# each forked child puts back the user's values (or their absence), so what the module starts sees the
+# user's environment.
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 _READY_TIMEOUT = 300.0  # importing jax on a cold disk can take a while
 _EXIT_REPORT_TIMEOUT = 10.0  # after a kill, how long the zygote may take to report the reaped child
+MAX_RESTARTS = 3  # zygotes started again after one died, per run
 
 
 class ForkServer:
     def __init__(self, python: str) -> None:
         self.python = python
         self.failure = ""
+        self.generation = 0  # which zygote: a restart is asked for the one that died, once
+        self.restarts = 0
         self._lock = threading.Lock()
+        self._restarting = threading.Lock()
         self._numbers = 0
-        self._started: dict[int, queue.Queue[int | None]] = {}
+        self._started: dict[int, queue.Queue[int | str | None]] = {}
         self._status: dict[int, int] = {}
         self._exited: dict[int, threading.Event] = {}
+        self._lost: set[int] = set()  # children whose zygote died before reporting their end
+        self._died = False  # the zygote exited on its own (not closed, not refused to start)
         self._proc: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         marker_value = secrets.token_hex(8)
+        self._marker_value = marker_value
         self._marker = f"{RUN_MARKER}={marker_value}".encode()
         if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
             self.failure = "no fork on this platform"
             return
+        self._spawn()
+
+    def _spawn(self) -> None:
+        self.generation += 1
+        self.failure = ""
+        self._died = False
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        base = child_environment()
+        single = dict.fromkeys(_ONE_THREAD, "1")
+        restore = json.dumps({name: base.get(name) for name in _ONE_THREAD})
         try:
-            self._proc = subprocess.Popen(
-                [python, "-c", ZYGOTE_BOOTSTRAP, str(CHILD_DIR), str(theirs.fileno())],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                pass_fds=(theirs.fileno(),),
-                env={**child_environment(), RUN_MARKER: marker_value},
-                start_new_session=True,
-            )
+            with LIVE_CHILDREN.spawning():
+                self._proc = subprocess.Popen(
+                    [
+                        self.python,
+                        "-c",
+                        ZYGOTE_BOOTSTRAP,
+                        str(CHILD_DIR),
+                        str(theirs.fileno()),
+                        restore,
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    pass_fds=(theirs.fileno(),),
+                    env={**base, **single, RUN_MARKER: self._marker_value},
+                    start_new_session=True,
+                )
+                LIVE_CHILDREN.add(self._proc.pid, self._marker)
         except OSError as error:
-            self.failure = f"cannot start {python}: {error}"
+            self.failure = f"cannot start {self.python}: {error}"
             ours.close()
             return
         finally:
             theirs.close()
-        LIVE_CHILDREN.add(self._proc.pid, self._marker)
         self._sock = ours
         ours.settimeout(_READY_TIMEOUT)
         try:
@@ -76,15 +108,14 @@ class ForkServer:
             self.failure = hello.get("reason", "the fork server did not start")
             self.close()
             return
-        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read, args=(ours, self.generation), daemon=True).start()
 
     @property
     def running(self) -> bool:
         return self._sock is not None and not self.failure
 
-    def _read(self) -> None:
-        sock = self._sock
-        assert sock is not None
+    def _read(self, sock: socket.socket, generation: int) -> None:
+        mine: set[int] = set()  # children of this zygote not yet reported
         while True:
             try:
                 data = sock.recv(1 << 16)
@@ -96,18 +127,25 @@ class ForkServer:
             with self._lock:
                 if "started" in message:
                     waiting = self._started.get(message["started"])
+                    pid = message.get("pid")
+                    if pid is not None:
+                        mine.add(pid)
+                        self._exited.setdefault(pid, threading.Event())
                     if waiting is not None:
-                        self._exited.setdefault(message["pid"], threading.Event())
-                        waiting.put(message["pid"])
+                        waiting.put(pid if pid is not None else message.get("reason", "cannot fork"))
                 elif "exited" in message:
+                    mine.discard(message["exited"])
                     self._status[message["exited"]] = message["status"]
                     self._exited.setdefault(message["exited"], threading.Event()).set()
-        with self._lock:  # the zygote is gone: nobody will report the others
-            self.failure = self.failure or "the fork server exited"
+        with self._lock:  # the zygote is gone: nobody will report its children
+            if generation == self.generation and not self.failure:
+                self.failure = "the fork server exited"
+                self._died = True
             for waiting in self._started.values():
                 waiting.put(None)
-            for event in self._exited.values():
-                event.set()
+            self._lost |= mine
+            for pid in mine:
+                self._exited.setdefault(pid, threading.Event()).set()
 
     def start(
         self,
@@ -116,27 +154,30 @@ class ForkServer:
         events_fd: int,
         stderr_fd: int,
         environ: dict[str, str] | None = None,
-    ) -> int | None:
+    ) -> int | str:
         """Fork a child for `request`, with `environ` added to what the processes it starts inherit; its
-        pid, or None when the server cannot (start one fresh)."""
-        if not self.running:
-            return None
+        pid, or why the server cannot (the caller starts a fresh interpreter instead)."""
+        sock = self._sock  # a restart in another thread may replace it: use the one checked
+        if sock is None or not self.running:
+            return f"no fork server: {self.failure}"
         with self._lock:
             self._numbers += 1
             number = self._numbers
-            answer: queue.Queue[int | None] = queue.Queue()
+            answer: queue.Queue[int | str | None] = queue.Queue()
             self._started[number] = answer
         message: Any = {"request": request, "cwd": cwd, "number": number, "environ": environ or {}}
         message = json.dumps(message).encode()
         try:
-            assert self._sock is not None
-            socket.send_fds(self._sock, [message], [events_fd, stderr_fd])
-            return answer.get(timeout=30.0)
+            socket.send_fds(sock, [message], [events_fd, stderr_fd])
+            started = answer.get(timeout=30.0)
         except (OSError, queue.Empty):
-            return None
+            started = None
         finally:
             with self._lock:
                 self._started.pop(number, None)
+        return (
+            started if started is not None else f"the fork server did not fork: {self.failure or 'no answer'}"
+        )
 
     def exited(self, pid: int) -> bool:
         event = self._exited.get(pid)
@@ -147,26 +188,51 @@ class ForkServer:
         event = self._exited.get(pid)
         return event is None or event.wait(seconds)
 
-    def returncode(self, pid: int) -> int:
-        """After the child's tree was killed: its exit code as Popen gives it (-N for signal N)."""
+    def returncode(self, pid: int) -> int | None:
+        """After the child's tree was killed: its exit code as Popen gives it (-N for signal N), or None
+        when its zygote died before saying (how it ended is unknown)."""
         event = self._exited.get(pid)
         if event is not None:
             event.wait(_EXIT_REPORT_TIMEOUT)
-        status = self._status.pop(pid, None)
-        self._exited.pop(pid, None)
+        with self._lock:
+            status = self._status.pop(pid, None)
+            self._exited.pop(pid, None)
+            lost = pid in self._lost
+            self._lost.discard(pid)
+        if lost:
+            return None
         if status is None:
             return -signal.SIGKILL
         return os.waitstatus_to_exitcode(status)
 
-    def close(self) -> None:
-        """Stop the zygote and anything still carrying its marker (a setsid'd grandchild of a module)."""
+    def restart(self) -> bool:
+        """Start a new zygote if this one died (once, whoever of the modules it took down asks first); True
+        when one runs."""
+        with self._lock:
+            generation = self.generation
+            stale = self._died and self.restarts < MAX_RESTARTS and not LIVE_CHILDREN.stopped
+            if stale:
+                self.restarts += 1
+        if stale:
+            with self._restarting:
+                if generation == self.generation:
+                    self._stop_zygote()
+                    self._spawn()
+        return self.running
+
+    def _stop_zygote(self) -> None:
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.close()
+            self._sock = None
         if self._proc is not None:
-            _kill_tree(self._proc.pid, self._marker)
+            kill_tree(self._proc.pid, self._marker)
             deadline = time.monotonic() + 10
             while self._proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.02)
             LIVE_CHILDREN.discard(self._proc.pid)
+
+    def close(self) -> None:
+        """Stop the zygote and anything still carrying its marker (a setsid'd grandchild of a module)."""
+        self._stop_zygote()
         self.failure = self.failure or "closed"

@@ -56,6 +56,9 @@ class ModuleJob:
     findings: list[Finding] = dataclasses.field(default_factory=list)
     examples: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # qualname -> argument strings
     recorded: dict[str, Any] = dataclasses.field(default_factory=dict)  # qualname -> calls from `--run`
+    callers: list[dict[str, Any]] = dataclasses.field(
+        default_factory=list
+    )  # other modules' (child/callers.py)
 
 
 @dataclasses.dataclass
@@ -73,6 +76,7 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
         "memory_limit_mb": memory_limit_mb,
         "examples": job.examples,
         "recorded": job.recorded,
+        "callers": job.callers,
         "findings": [
             {"id": i, "code": f.code, "line": f.line, "end_line": f.end_line, "function": f.function}
             for i, f in enumerate(job.findings)
@@ -83,6 +87,9 @@ def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
 # A crash in one function (a segfault, os._exit) costs the module's later findings; restart the child for
 # them a few times, within the module's one timeout.
 MAX_RESTARTS = 3
+# A fork server that died took this module's child with it: the server is started again and the module
+# run again from the start, a few times, then in a fresh interpreter (the module may be what kills it).
+MAX_SERVER_DEATHS = 2
 
 
 def run_module(
@@ -92,6 +99,8 @@ def run_module(
     verdicts: dict[Finding, FindingVerdict] = {}
     pending = list(job.findings)
     runs: list[tuple[ChildRun, Reading]] = []
+    server_deaths = 0
+    fresh_reason = ""
     while pending:
         left = max(deadline - time.monotonic(), 0.1)
         child = run_child(
@@ -101,6 +110,13 @@ def run_module(
             memory_limit_mb=memory_limit_mb,
             server=server,
         )
+        fresh_reason = fresh_reason or child.fresh_reason
+        if child.ended == "server_died":
+            server_deaths += 1
+            if server_deaths >= MAX_SERVER_DEATHS or not server.restart():
+                fresh_reason = fresh_reason or "the fork server died while it ran this module"
+                server = None
+            continue  # not the module's failure: nothing of this run is kept
         reading = read_child(pending, child, timeout, memory_limit_mb)
         runs.append((child, reading))
         verdicts.update(reading.verdicts)
@@ -122,6 +138,7 @@ def run_module(
         first.import_seconds,
         runs[-1][0].pid,
         restarts=len(runs) - 1,
+        fresh_reason=fresh_reason,
     )
     verdicts = {f: dataclasses.replace(verdicts[f], device=device) for f in job.findings}
     return ModuleOutcome(verdicts, environment, run)

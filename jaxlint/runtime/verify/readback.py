@@ -8,7 +8,9 @@ import signal
 from jaxlint.finding import Finding
 
 from .results import NOT_RUN, Environment, FindingVerdict
-from .supervise import ChildRun
+from .supervise import EVENTS_KEPT, ChildRun
+
+RAISE_TIMEOUT = " (raise the limit with `--verify-timeout SECONDS`, or `verify-timeout` in [tool.jaxlint])"
 
 
 def _exit_description(returncode: int) -> str:
@@ -71,7 +73,12 @@ def read_child(
     elif child.ended == "memory":
         status, what = (
             "memory",
-            f"the child used more than {2 * (memory_limit_mb or 0)} MiB of memory and was killed",
+            f"the child used more than {memory_limit_mb or 0} MiB of memory and was killed",
+        )
+    elif child.ended == "flooded":
+        status, what = (
+            "flooded",
+            f"the child wrote more than {EVENTS_KEPT >> 20} MiB of events and was killed",
         )
     elif no_jax:
         status, what = "no_jax", no_jax
@@ -81,6 +88,8 @@ def read_child(
     else:
         status, what = ("import_failed", import_failure) if import_failure else ("done", "")
 
+    # The one NOT_RUN whose way out is a setting: say which (the module's one limit, default 60 s).
+    advice = RAISE_TIMEOUT if status == "timeout" else ""
     imported = import_seconds is not None or bool(import_failure)
     stage = "" if imported else ("starting jax" if environment is None else "importing the module")
     verdicts: dict[Finding, FindingVerdict] = {}
@@ -91,17 +100,17 @@ def read_child(
         elif status in ("no_jax", "not_started"):
             verdicts[finding] = FindingVerdict(NOT_RUN, what)
         elif stage:
-            verdicts[finding] = FindingVerdict(NOT_RUN, f"{what} while {stage}")
+            verdicts[finding] = FindingVerdict(NOT_RUN, f"{what} while {stage}{advice}")
         elif index == in_progress:
             verdicts[finding] = FindingVerdict(
-                NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'"
+                NOT_RUN, f"{what} while tracing '{finding.function or 'module code'}'{advice}"
             )
         else:
             unreached.append(finding)
     return Reading(
         verdicts,
         unreached,
-        f"not reached: {what} on an earlier finding of this module",
+        f"not reached: {what} on an earlier finding of this module{advice}",
         status,
         what,
         environment,

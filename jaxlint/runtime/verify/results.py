@@ -66,11 +66,12 @@ class ModuleRun:
     module: str
     findings: int
     seconds: float  # wall time of the child, start to exit
-    status: str  # "done", "import_failed", "timeout", "crashed", "memory", "no_jax", "not_started"
+    status: str  # "done", "import_failed", "timeout", "crashed", "memory", "flooded", "no_jax", "not_started"
     detail: str = ""
     import_seconds: float | None = None
     pid: int | None = None  # of the last child
     restarts: int = 0  # children started again after a crash, for the findings the crash cut off
+    fresh_reason: str = ""  # why it ran in a fresh interpreter although a fork server was asked for
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

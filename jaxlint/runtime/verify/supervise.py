@@ -1,10 +1,11 @@
 """Start a verify child under the user's interpreter and supervise it.
 
 The child gets a fresh session (its own process group), its request on stdin (then closed), an
-inherited pipe for its events, its stdout discarded and the tail of its stderr kept (never shown in
-the report), and an empty working directory of its own. It is killed, with everything it started (found
-by a marker in their environment, even after setsid), on timeout, on runaway memory of the whole
-tree, on SIGINT/SIGTERM/SIGHUP to jaxlint, and after it exits."""
+inherited pipe for its events (at most EVENTS_KEPT bytes are read: more kills it), its stdout discarded
+and the tail of its stderr kept (never shown in the report), and an empty working directory of its own.
+It is killed, with everything it started (found by a marker in their environment, even after setsid, and
+by jaxlint being their subreaper: see children.py), on timeout, when the resident memory of its whole
+tree passes the limit, on SIGINT/SIGTERM/SIGHUP to jaxlint, and after it exits."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._isolate import JAX_CHECK_FLAGS, private_loader, processes_with_marker
+from .._isolate import JAX_CHECK_FLAGS, private_loader
 from .._isolate import child_environment as _environment
+from .children import LIVE_CHILDREN, REAPER, kill_tree, tree
 
 CHILD_DIR = Path(__file__).resolve().parent / "child"
 
@@ -58,67 +60,6 @@ def child_environment() -> dict[str, str]:
 RUN_MARKER = "JAXLINT_VERIFY_RUN"
 
 
-def _session_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return int(handle.read().rsplit(b")", 1)[1].split()[3])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _tree(pid: int, marker: bytes | None) -> list[int]:
-    """The child and what it started: its session (a child leads its own), and where it has a marker
-    of its own, every process carrying it (those that left the session with setsid). A forked child's
-    own /proc environ is the zygote's, so it is found by its session; what it starts, by the marker."""
-    try:
-        entries = [int(n) for n in os.listdir("/proc") if n.isdigit()]
-    except OSError:
-        return []
-    session = [n for n in entries if _session_of(n) == pid]
-    marked = processes_with_marker(marker) if marker else []
-    return session + [n for n in marked if n not in session]
-
-
-def _kill_tree(pid: int, marker: bytes | None) -> None:
-    """The child's process group, then anything else it started (a new session, a daemon)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    for other in _tree(pid, marker):
-        if other != os.getpid():
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(other, signal.SIGKILL)
-
-
-class _LiveChildren:
-    """Children not yet reaped, so that an interrupted jaxlint (Ctrl-C, SIGTERM, an error in another
-    thread) can kill them at once instead of leaving each to its timeout: they do not get the
-    terminal's SIGINT, being in sessions of their own."""
-
-    def __init__(self) -> None:
-        self._children: dict[int, bytes | None] = {}
-        self._lock = threading.Lock()
-        self.stopped = False  # set by kill_all: no new child may start until the next run reopens
-
-    def reopen(self) -> None:
-        self.stopped = False
-
-    def add(self, pid: int, marker: bytes | None) -> None:
-        with self._lock:
-            self._children[pid] = marker
-
-    def discard(self, pid: int) -> None:
-        with self._lock:
-            self._children.pop(pid, None)
-
-    def kill_all(self) -> None:
-        with self._lock:
-            self.stopped = True
-            children = list(self._children.items())
-        for pid, marker in children:
-            _kill_tree(pid, marker)
-
-
-LIVE_CHILDREN = _LiveChildren()
 atexit.register(LIVE_CHILDREN.kill_all)
 
 
@@ -195,6 +136,7 @@ def _supervise(
     rss_limit: int | None,
     marker: bytes | None,
     wait: Callable[[float], bool] | None = None,
+    flooded: Callable[[], bool] = lambda: False,
 ) -> str:
     """`wait(s)`: block up to s seconds, True once the child exited (an event for a forked child, so its
     end is seen at once, not at the next poll)."""
@@ -209,12 +151,15 @@ def _supervise(
         if now >= deadline:
             outcome = "timeout"
             break
+        if flooded():
+            outcome = "flooded"
+            break
         if rss_limit and _rss_bytes(pid) > rss_limit:
             outcome = "memory"
             break
         if rss_limit and now >= next_tree_check:
             next_tree_check = now + _TREE_CHECK_INTERVAL
-            if sum(_rss_bytes(p) for p in _tree(pid, marker)) > rss_limit:
+            if sum(_rss_bytes(p) for p in tree(pid, marker)) > rss_limit:
                 outcome = "memory"
                 break
         if wait(0.02):
@@ -223,13 +168,15 @@ def _supervise(
 
 
 class _Drain(threading.Thread):
-    """Reads a pipe to its end (or until stopped) so the child never blocks on it; keeps everything
-    (`limit` None) or only the last `limit` bytes."""
+    """Reads a pipe to its end (or until stopped) so the child never blocks on it, and keeps at most
+    `limit` bytes of it: the first (`keep="head"`, then `overflowed` is set and the rest is read and
+    dropped) or the last (`keep="tail"`). What a child writes never grows jaxlint's memory past that."""
 
-    def __init__(self, fd: int, limit: int | None) -> None:
+    def __init__(self, fd: int, limit: int, keep: str) -> None:
         super().__init__(daemon=True)
-        self.fd, self.limit = fd, limit
+        self.fd, self.limit, self.keep = fd, limit, keep
         self.data = bytearray()
+        self.overflowed = False
         self._halt = threading.Event()
 
     def run(self) -> None:
@@ -243,9 +190,13 @@ class _Drain(threading.Thread):
                 chunk = os.read(self.fd, 1 << 16)
                 if not chunk:
                     break
-                self.data += chunk
-                if self.limit is not None and len(self.data) > self.limit:
-                    del self.data[: len(self.data) - self.limit]
+                if self.keep == "tail":
+                    self.data += chunk
+                    del self.data[: max(len(self.data) - self.limit, 0)]
+                elif not self.overflowed:
+                    room = self.limit - len(self.data)
+                    self.data += chunk[:room]
+                    self.overflowed = len(chunk) > room
         except OSError:
             pass
 
@@ -263,7 +214,7 @@ def _events(data: bytes, nonce: str) -> list[dict[str, Any]]:
     """The child's events; lines without the run's nonce are not the child's and are dropped."""
     events = []
     for line in data.decode("utf-8", errors="replace").splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
             event = json.loads(line)
             if isinstance(event, dict) and event.pop("nonce", None) == nonce:
                 events.append(event)
@@ -276,15 +227,21 @@ _FATAL_LINE = re.compile(
     r"^(Fatal Python error:.*|terminate called.*|.*std::bad_alloc.*|F\d{4} .*|Check failed:.*|"
     r"jaxlint --verify needs Python.*)$"
 )
+_FATAL_START = re.compile(r"Fatal Python error:|terminate called|Check failed:")
+_GLOG_PREFIX = re.compile(r"^F\d{4} [^\]]*\] ")  # XLA's `F0000 00:00:00.0 1 file.cc:12] ` before its message
 
 STDERR_KEPT = 64 * 1024  # bytes of the child's stderr kept (the end: where a fatal error is written)
+EVENTS_KEPT = 16 * 2**20  # bytes of events read from one child: far above what a module's verdicts take
 
 
 def _stderr_hint(data: bytes) -> str:
-    """The last line the runtime wrote about a fatal error, e.g. `Fatal Python error: Segmentation fault`."""
+    """The last line the runtime wrote about a fatal error, e.g. `Fatal Python error: Segmentation fault`.
+    Only a line one writer wrote whole is quoted: where threads or processes dying together interleaved
+    their messages (two starts on one line), the exit status says what happened, not a garbled line."""
     for line in reversed(data.decode("utf-8", errors="replace").splitlines()):
-        if _FATAL_LINE.match(line.strip()):
-            return line.strip()[:200]
+        line = line.strip()
+        if _FATAL_LINE.match(line) and len(_FATAL_START.findall(_GLOG_PREFIX.sub("", line))) <= 1:
+            return line[:200]
     return ""
 
 
@@ -293,11 +250,14 @@ class ChildRun:
     """What one child left behind: its events, how it ended, and the last informative stderr line."""
 
     events: list[dict[str, Any]]
-    ended: str  # "exited", "timeout", "memory" or "not_started"
+    # "exited", "timeout", "memory", "flooded" (wrote more than EVENTS_KEPT), "not_started", or
+    # "server_died" (the fork server it came from died, so how it ended is unknown: run it again)
+    ended: str
     returncode: int
     hint: str
     seconds: float
     pid: int | None
+    fresh_reason: str = ""  # why a fork server was at hand but this child started a fresh interpreter
 
 
 def _feed(stream: Any, data: bytes) -> None:
@@ -315,11 +275,13 @@ def run_child(
     server: Any = None,
 ) -> ChildRun:
     """Run one child on `request_data` (see child/main.py) and wait for it, within `timeout`: forked
-    from `server` (a ForkServer) when one is given and running, else a fresh interpreter."""
+    from `server` (a ForkServer) when one is given and can fork safely, else a fresh interpreter. The
+    memory limit is on resident memory, of the child and all it started: address space says little
+    (XLA's thread pools map gigabytes on a many-core machine without touching them)."""
     if LIVE_CHILDREN.stopped:
         return ChildRun([], "not_started", 0, "jaxlint was interrupted", 0.0, None)
     nonce = secrets.token_hex(16)
-    rss_limit = 2 * memory_limit_mb * 2**20 if memory_limit_mb else None
+    rss_limit = memory_limit_mb * 2**20 if memory_limit_mb else None
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as folder:
         read_events, write_events = os.pipe()
         read_stderr, write_stderr = os.pipe()
@@ -329,29 +291,30 @@ def run_child(
         # at this module's timeout, forked or not.
         marker_value = secrets.token_hex(8)
         marker = f"{RUN_MARKER}={marker_value}".encode()
-        forked = (
-            server.start(request, folder, write_events, write_stderr, {RUN_MARKER: marker_value})
-            if server is not None
-            else None
-        )
-        if forked is not None:
+        forked: int | str | None = None
+        if server is not None:
+            forked = server.start(request, folder, write_events, write_stderr, {RUN_MARKER: marker_value})
+        if isinstance(forked, int):
             os.close(write_events)
             os.close(write_stderr)
             pid = forked
+            LIVE_CHILDREN.add(pid, marker)  # the zygote's child: found by its session and marker
             exited = functools.partial(server.exited, pid)
             wait = functools.partial(server.wait_exit, pid)
         else:
             try:
-                proc = subprocess.Popen(
-                    [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
-                    cwd=folder,  # empty: nothing of ours to find or overwrite there
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL,
-                    stderr=write_stderr,
-                    pass_fds=(write_events,),
-                    env={**child_environment(), RUN_MARKER: marker_value},
-                    start_new_session=True,
-                )
+                with LIVE_CHILDREN.spawning():
+                    proc = subprocess.Popen(
+                        [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
+                        cwd=folder,  # empty: nothing of ours to find or overwrite there
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=write_stderr,
+                        pass_fds=(write_events,),
+                        env={**child_environment(), RUN_MARKER: marker_value},
+                        start_new_session=True,
+                    )
+                    LIVE_CHILDREN.add(proc.pid, marker)  # under the lock: never taken for an orphan
             except OSError as error:
                 for fd in (read_events, write_events, read_stderr, write_stderr):
                     os.close(fd)
@@ -365,18 +328,29 @@ def run_child(
             threading.Thread(
                 target=_feed, args=(proc.stdin, json.dumps(request).encode()), daemon=True
             ).start()
-        LIVE_CHILDREN.add(pid, marker)
-        events, stderr = _Drain(read_events, None), _Drain(read_stderr, STDERR_KEPT)
+        events = _Drain(read_events, EVENTS_KEPT, keep="head")
+        stderr = _Drain(read_stderr, STDERR_KEPT, keep="tail")
         events.start()
         stderr.start()
         try:
-            ended = _supervise(exited, pid, timeout, rss_limit, marker, wait)
+            ended = _supervise(
+                exited, pid, timeout, rss_limit, marker, wait, flooded=lambda: events.overflowed
+            )
         finally:
-            _kill_tree(pid, marker)
-            LIVE_CHILDREN.discard(pid)
+            kill_tree(pid, marker)
             event_data, stderr_data = events.finish(), stderr.finish()
-        returncode = server.returncode(pid) if forked is not None else proc.wait()
+            status = server.returncode(pid) if isinstance(forked, int) else proc.wait()
+            LIVE_CHILDREN.discard(pid)  # reaped: a sweep may not take it for an orphan before this
+            REAPER.sweep()  # what the child's tree left re-parented to jaxlint (double forks, setsid)
+        if status is None:  # the fork server died before it could say how this child ended
+            ended, status = ("server_died" if ended == "exited" else ended), -signal.SIGKILL
         seconds = round(time.monotonic() - started, 3)
         return ChildRun(
-            _events(event_data, nonce), ended, returncode, _stderr_hint(stderr_data), seconds, pid
+            _events(event_data, nonce),
+            ended,
+            status,
+            _stderr_hint(stderr_data),
+            seconds,
+            pid,
+            fresh_reason=forked if isinstance(forked, str) else "",
         )

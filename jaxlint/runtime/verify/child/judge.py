@@ -96,6 +96,12 @@ def judge(
     if kind == EXCEPTION and error is not None and _class_matches(error, expectation):
         if any(frame_covers(f, span) for f in user_frames(error, path)):
             return Judgement(CONFIRMED, f"{type(error).__name__} at line {line}")
+    leaked_there = sorted((stores or set()) & getattr(outcome, "leaked_into", set()))
+    if kind == LEAK and leaked_there and (error is None or "Leaked trace" in str(error)):
+        where = ", ".join(_place_text(p) for p in leaked_there)
+        return Judgement(
+            CONFIRMED, f"a tracer leaked into {where} at line {line}, still there after the trace"
+        )
     if kind == LEAK and error is not None and "Leaked trace" in str(error):
         if stores is None:
             return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer (line not checked)")
@@ -149,6 +155,10 @@ def judge(
         if primitive:
             return Judgement(CONFIRMED, f"the result of `{primitive}` at line {line} is never used")
     return Judgement(CLEAN, "")
+
+
+def _place_text(place: str) -> str:
+    return place.replace("global:", "global '").replace("self:", "'self.") + "'"
 
 
 def _printed(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import sys
 import types
 from typing import Any
@@ -54,10 +55,19 @@ class LiveSpec:
 
         def usable(leaf: Any) -> Any:
             if isinstance(leaf, jax.ShapeDtypeStruct) and not traced:
+                if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):  # a recorded key's placeholder
+                    count = max(1, math.prod(leaf.shape))
+                    keys = jax.random.split(jax.random.key(0, impl=_impl_name(leaf.dtype)), count)
+                    return keys.reshape(leaf.shape)
                 return jnp.ones(leaf.shape, leaf.dtype)
             return leaf
 
         return jax.tree_util.tree_map(usable, self.value)
+
+
+def _impl_name(dtype: Any) -> str | None:
+    name = getattr(getattr(dtype, "_impl", None), "name", None)
+    return name if isinstance(name, str) else None
 
 
 def _abstract(jax: Any, value: Any) -> Any:
@@ -179,6 +189,16 @@ def describe_value(jax: Any, value: Any) -> str:
     if treedef.num_nodes == 1 and len(leaves) == 1:
         return shown[0]
     return f"{type(value).__name__}({', '.join(shown)}{more})"
+
+
+def inputs_of(jax: Any, target: Target, call: LiveCall, origin: str) -> CallInputs:
+    """A call kept in memory (here: unpickled by recorded.py) as inputs, its text starting with `origin`."""
+    made = _inputs(jax, target, call)
+    return dataclasses.replace(made, text=f"{origin}: {made.text.split(': ', 1)[1]}")
+
+
+def fits(target: Target, call: LiveCall) -> bool:
+    return _fits(target, call)
 
 
 def _inputs(jax: Any, target: Target, call: LiveCall) -> CallInputs:

@@ -27,20 +27,24 @@ from .live_calls import LiveCalls
 from .source import ModuleSource, statement_span
 
 
-class EventLog:
-    """Events go to a pipe the parent opened and passed by number: no file the module could find in its
-    working directory, and each event carries the run's nonce, which the module never sees, so a module
-    writing JSON lines (to any stream) cannot hand in a verdict of its own."""
+def event_channel(fd: int, nonce: str) -> bytes:
+    """The handle `write_event` takes: the inherited pipe the parent opened and the run's nonce, which
+    every event carries and the module never sees; lines without it are dropped by the parent, so JSON a
+    module writes (to any stream or descriptor, files in its working directory) is never an event. The
+    handle is plain bytes held in this module's frames only: the garbage collector does not track bytes,
+    so a module walking `gc.get_objects()` (or `gc.get_referrers`) finds no object that writes a valid
+    event. What stays possible is deliberate: code that walks the interpreter's frames (or its memory)
+    up to run_request's can read the nonce, as any code run with the user's rights can do anything the
+    user can; the nonce guards against accidents and ordinary output, not against that."""
+    os.set_inheritable(fd, False)  # processes the module starts do not get it
+    return f"{fd} {nonce}".encode()
 
-    def __init__(self, fd: int, nonce: str) -> None:
-        self._fd = fd
-        self._nonce = nonce
-        os.set_inheritable(fd, False)  # processes the module starts do not get it
 
-    def write(self, **event: Any) -> None:
-        data = (json.dumps({**event, "nonce": self._nonce}, default=str) + "\n").encode()
-        while data:
-            data = data[os.write(self._fd, data) :]
+def write_event(channel: bytes, **event: Any) -> None:
+    fd, nonce = channel.decode().split()
+    data = (json.dumps({**event, "nonce": nonce}, default=str) + "\n").encode()
+    while data:
+        data = data[os.write(int(fd), data) :]
 
 
 def _read_request() -> dict[str, Any]:
@@ -63,22 +67,6 @@ def _limit_core_dumps() -> None:
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError):
-        pass
-
-
-def _limit_memory(backend: str, limit_mb: int | None) -> None:
-    """RLIMIT_AS on CPU only: CUDA reserves huge virtual ranges, so on an accelerator the parent's RSS
-    watchdog does this job. The limit is on top of what jax already mapped at start-up."""
-    if backend != "cpu" or not limit_mb:
-        return
-    try:
-        import resource
-
-        with open("/proc/self/statm") as statm:
-            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        limit = max(limit_mb * 2**20, mapped + 2**30)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    except (ImportError, OSError, ValueError):
         pass
 
 
@@ -181,12 +169,49 @@ def _import_checks(jax: Any, modes: set[str]) -> Iterator[None]:
         yield
 
 
+def _raised_by_checks(error: BaseException) -> bool:
+    """An error of the checkers verify switches on (key reuse, tracer leaks), here or in its causes."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if "KeyReuseError" in {cls.__name__ for cls in type(current).__mro__}:
+            return True
+        if "Leaked trace" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _forget_module(name: str) -> None:
+    for key in [k for k in sys.modules if k == name or k == f"jaxlint_verify_user_{name.replace('.', '_')}"]:
+        del sys.modules[key]
+
+
+def _checked_import_verdict(
+    stopped: BaseException, finding: dict[str, Any], path: str, span: tuple[int, int], verdict: dict[str, Any]
+) -> dict[str, Any]:
+    """A top-level finding of a module whose first import our checker stopped (then imported without it)."""
+    judged = _import_failure_verdict(stopped, finding, path, span)
+    if judged["verdict"] == "CONFIRMED":
+        return judged
+    if EXPECTATIONS[finding["code"]].mode in (KEY_REUSE, LEAKS) and verdict["verdict"] != "NOT_RUN":
+        where = user_frames(stopped, path)
+        at = f" at line {where[-1].lineno}" if where else ""
+        reason = (
+            f"jaxlint's check raised {type(stopped).__name__}{at} while importing the module (imported "
+            f"again without it): line {finding['line']} was not checked"
+        )
+        return {"verdict": "NOT_RUN", "reason": reason, "inputs": []}
+    return verdict
+
+
 def main(argv: list[str]) -> int:
     request = _read_request()
-    return run_request(request, EventLog(int(argv[0]), request.pop("nonce")))
+    return run_request(request, event_channel(int(argv[0]), request.pop("nonce")))
 
 
-def run_request(request: dict[str, Any], events: EventLog) -> int:
+def run_request(request: dict[str, Any], events: bytes) -> int:
     """Verify one module's findings (in a fresh process, or one forked from the zygote, which imported
     jax already and never started a backend)."""
     path = request["path"]
@@ -198,13 +223,13 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     try:
         import jax
     except BaseException as error:
-        events.write(event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
+        write_event(events, event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
         return 0
     environment = describe_environment(jax)
-    events.write(event="environment", **environment)
-    _limit_memory(environment["backend"], request.get("memory_limit_mb"))
+    write_event(events, event="environment", **environment)
 
     from .attempt import DebugPrintRecorder, ModuleLines
+    from .callers import ForeignCallers
     from .verifier import ModuleContext, verify_finding
 
     lines = ModuleLines(path)
@@ -228,13 +253,24 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     modes = {EXPECTATIONS[f["code"]].mode for f in top_level}
     started = time.perf_counter()
     live = LiveCalls(jax, path)
+    stopped: BaseException | None = None  # what jaxlint's own checker raised during the first import
     try:
-        with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran, live:
-            module = import_user_module(request["module"], path)
+        try:
+            with _import_checks(jax, modes), LinesRun(path, active=bool(top_level)) as ran, live:
+                module = import_user_module(request["module"], path)
+        except BaseException as error:
+            if not (modes & {KEY_REUSE, LEAKS} and _raised_by_checks(error)):
+                raise
+            # Our checker, not the module, stopped the import: its error judges the finding at its line;
+            # the module is imported again without it, for every other finding.
+            stopped = error
+            _forget_module(request["module"])
+            with LinesRun(path, active=bool(top_level)) as ran, live:
+                module = import_user_module(request["module"], path)
         if source is None:
             raise ImportError(f"cannot read {path}")
     except BaseException as error:
-        events.write(event="import_failed", reason=describe_error(error, path))
+        write_event(events, event="import_failed", reason=describe_error(error, path))
         partial = _partial_module(error, path, request["module"]) if source is not None else None
         later: list[dict[str, Any]] = []
         for finding in findings:
@@ -246,18 +282,20 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
             ):
                 later.append({**finding, "import_failure": verdict["reason"]})
                 continue
-            events.write(event="verdict", id=finding["id"], **verdict)
+            write_event(events, event="verdict", id=finding["id"], **verdict)
         if not later:
-            events.write(event="done")
+            write_event(events, event="done")
             return 0
         # Code defined before the failing statement exists (earlier notebook cells, functions above it):
         # its findings are verified like any, and say why the module did not import.
         module, findings = partial[0], later
     else:
-        events.write(event="imported", seconds=round(time.perf_counter() - started, 3))
+        write_event(events, event="imported", seconds=round(time.perf_counter() - started, 3))
         for finding in top_level:
             verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
-            events.write(event="verdict", id=finding["id"], **verdict)
+            if stopped is not None:
+                verdict = _checked_import_verdict(stopped, finding, path, spans[finding["id"]], verdict)
+            write_event(events, event="verdict", id=finding["id"], **verdict)
         findings = [f for f in findings if f not in top_level]
     assert source is not None
 
@@ -271,9 +309,10 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         recorded=request.get("recorded"),
         module_name=request["module"],
         live=live,
+        foreign=ForeignCallers(jax, request.get("callers") or []),
     )
     for finding in findings:
-        events.write(event="begin", id=finding["id"])
+        write_event(events, event="begin", id=finding["id"])
         try:
             result = verify_finding(context, finding)
         except BaseException as error:
@@ -285,6 +324,6 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
         failure = finding.get("import_failure")
         if failure and result["verdict"] == "NOT_RUN":
             result["reason"] = f"{failure}; {result['reason']}"
-        events.write(event="verdict", id=finding["id"], **result)
-    events.write(event="done", seconds=round(time.perf_counter() - started, 3))
+        write_event(events, event="verdict", id=finding["id"], **result)
+    write_event(events, event="done", seconds=round(time.perf_counter() - started, 3))
     return 0

@@ -7,6 +7,10 @@ with `ShapeDtypeStruct` leaves of the recorded shapes, dtypes and weak types (on
 is needed, and PRNG keys for key leaves), static arguments with their recorded values. A class recorded
 in `__main__` (a script run as `python train.py`) is looked up in the module being verified, which is
 the same file imported by name.
+
+A call kept by cloudpickle (`recompiles/pickled_calls.py`: a flax `TrainState`, whose static part holds
+closures) is unpickled here, its `ShapeDtypeStruct` placeholders traced as they are (ones, or keys, when
+a value is needed): the parent hands over only those the store's HMAC shows this user's jaxlint wrote.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import types
 from typing import Any
 
 from .inputs import Arg, CallInputs, ValueSpec, attribute_candidates
+from .live_calls import LiveCall, fits, inputs_of
 from .resolve import CLASSMETHOD, METHOD, Target
 
 ORIGIN = "recorded by `jaxlint --verify --run`"
@@ -135,10 +140,36 @@ def recorded_calls(
     skipped: list[str] = []
     for record in entry.get("calls", []):
         try:
-            calls.append(_call(decoder, target, params, bound, record))
+            if "pickled" in record:
+                calls.append(_unpickled_call(jax, target, record))
+            else:
+                calls.append(_call(decoder, target, params, bound, record))
         except (Unbuildable, KeyError, TypeError, ValueError) as error:
             skipped.append(str(error))
+    if entry.get("refused"):
+        skipped.append(entry["refused"])
     return calls, skipped
+
+
+def _unpickled_call(jax: Any, target: Target, record: dict[str, Any]) -> CallInputs:
+    import base64
+    import pickle
+
+    try:
+        values = pickle.loads(base64.b64decode(record["pickled"]))
+        call = LiveCall(
+            target.function,
+            tuple(values["args"]),
+            dict(values["kwargs"]),
+            tuple(record.get("static_argnums", ())),
+            tuple(record.get("static_argnames", ())),
+            0,
+        )
+    except Exception as error:  # a class gone or renamed since the run, cloudpickle missing here
+        raise Unbuildable(f"cannot unpickle the recorded call: {type(error).__name__}: {error}") from None
+    if not fits(target, call):
+        raise Unbuildable("the recorded call does not fit the function's parameters")
+    return inputs_of(jax, target, call, f"a call {ORIGIN}")
 
 
 def unkept_reason(target: Target, functions: dict[str, Any]) -> str | None:
@@ -147,6 +178,13 @@ def unkept_reason(target: Target, functions: dict[str, Any]) -> str | None:
     if entry is None or entry.get("calls"):
         return None
     reason = entry.get("unkept")
+    return reason if isinstance(reason, str) else None
+
+
+def refused_reason(target: Target, functions: dict[str, Any]) -> str | None:
+    """Why recorded calls of the target were not loaded (pickles the store's HMAC does not vouch for)."""
+    entry = _entry_for(target, functions)
+    reason = entry.get("refused") if entry is not None and not entry.get("calls") else None
     return reason if isinstance(reason, str) else None
 
 

@@ -64,7 +64,7 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
     if "<locals>" in qualname.split(".") or "<lambda>" in qualname:
         return _rebuild_nested(module, source, module_code, qualname, line)
     try:
-        found, owner, binding = _lookup(module, qualname)
+        found, owner, binding = lookup(module, qualname)
     except AttributeError:
         # Defined under a condition, deleted or renamed at import: the compiled source still has it.
         return _rebuild_nested(module, source, module_code, qualname, line)
@@ -72,7 +72,8 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
         code = innermost_function_code(module_code, line)
         if code is not None and _qualname(code).startswith(qualname + "."):
             return resolve(module, source, _qualname(code), line)
-    function, jitted = _unwrap(found, qualname)
+    function, jitted = unwrap(found, qualname)
+    function = _spanning_wrapped(function, line)
     node = source.node_for(function.__code__)
     if not (_spans(function.__code__, line) or _node_spans(node, line)):
         code = innermost_function_code(module_code, line)
@@ -80,11 +81,11 @@ def resolve(module: types.ModuleType, source: ModuleSource, qualname: str | None
             raise Unreachable(f"line {line} is not inside '{qualname}' as imported")
         return resolve(module, source, _qualname(code), line)
     target = Target(qualname, function, node, binding, owner, jitted)
-    _set_statics(target)
+    set_statics(target)
     return target
 
 
-def _lookup(module: types.ModuleType, qualname: str) -> tuple[Any, type | None, str]:
+def lookup(module: types.ModuleType, qualname: str) -> tuple[Any, type | None, str]:
     found: Any = module
     owner: type | None = None
     binding = FUNCTION
@@ -109,7 +110,7 @@ def _is_jit(obj: Any) -> bool:
     return callable(obj) and hasattr(obj, "trace") and hasattr(obj, "lower") and hasattr(obj, "eval_shape")
 
 
-def _unwrap(obj: Any, qualname: str) -> tuple[types.FunctionType, Any]:
+def unwrap(obj: Any, qualname: str) -> tuple[types.FunctionType, Any]:
     """Peel jax.jit, functools.wraps-style wrappers, custom_jvp/vjp down to the plain function."""
     jitted = None
     for _ in range(32):
@@ -128,7 +129,21 @@ def _unwrap(obj: Any, qualname: str) -> tuple[types.FunctionType, Any]:
     raise Unreachable(f"'{qualname}' is a {type(obj).__name__} at runtime, not a Python function")
 
 
-def _set_statics(target: Target) -> None:
+def _spanning_wrapped(function: types.FunctionType, line: int) -> types.FunctionType:
+    """The user's function behind a wrapper that is itself a plain function: flax wraps every Module method
+    (`wrap_method_once`), equinox and haiku and a user's own `functools.wraps` decorators do the same. Follow
+    `__wrapped__` to the first function whose code holds the line; the function itself when none does."""
+    inner: Any = function
+    for _ in range(32):
+        if isinstance(inner, types.FunctionType) and _spans(inner.__code__, line):
+            return inner
+        inner = getattr(inner, "__wrapped__", None) or getattr(inner, "__func__", None)
+        if inner is None:
+            break
+    return function
+
+
+def set_statics(target: Target) -> None:
     info = getattr(target.jitted, "_jit_info", None)
     target.under_jit = target.jitted is not None
     if info is not None:
@@ -152,8 +167,8 @@ def _rebuild_nested(
     outer_name = qualname.split(".<locals>.")[0]
     if outer_name != qualname:
         try:
-            outer, _, _ = _lookup(module, outer_name)
-            roots.insert(0, _unwrap(outer, outer_name)[0].__code__)
+            outer, _, _ = lookup(module, outer_name)
+            roots.insert(0, unwrap(outer, outer_name)[0].__code__)
         except (AttributeError, Unreachable):
             pass
     code = None
@@ -168,7 +183,7 @@ def _rebuild_nested(
     node = source.node_for(code)
     _restore_defaults(function, node, module.__dict__)
     target = Target(qualname, function, node, _binding_in_class_body(qualname, node), rebuilt=True)
-    _set_statics(target)
+    set_statics(target)
     return target
 
 

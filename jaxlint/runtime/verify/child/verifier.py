@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import types
+from collections.abc import Iterator
 from typing import Any
 
 from .attempt import (
+    LEAK_PLACES,
     DebugPrintRecorder,
     ModuleLines,
     Outcome,
@@ -13,16 +16,19 @@ from .attempt import (
     run_self_jit_attempt,
     run_twice_attempt,
 )
+from .callers import ForeignCallers
 from .examples import example_calls, example_namespace
-from .expectations import EXPECTATIONS, LEAK, RUN_TWICE, SELF_NOT_ARRAY, Expectation
+from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
 from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
-from .recorded import recorded_calls, unkept_reason
-from .resolve import METHOD, Target, Unreachable, resolve
+from .module_methods import through_init
+from .recorded import recorded_calls, refused_reason, unkept_reason
+from .resolve import METHOD, Target, Unreachable, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
+MAX_CALLERS = 4  # functions with real inputs tried to reach a line its own function's inputs did not
 
 
 def verdict(kind: str, reason: str, inputs: list[str] | None = None) -> dict[str, Any]:
@@ -44,8 +50,10 @@ class ModuleContext:
         recorded: dict[str, Any] | None = None,
         module_name: str = "",
         live: LiveCalls | None = None,
+        foreign: ForeignCallers | None = None,
     ) -> None:
         self.jax = jax
+        self.foreign = foreign  # the project's other modules' functions with real inputs (callers.py)
         self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
         self.module_name = module_name
@@ -70,13 +78,19 @@ class ModuleContext:
         return found
 
     def calls(self, target: Target) -> list[CallInputs]:
+        """The inputs to try (`gathered_calls`); a flax Module's method takes them through `Module.init`."""
+        return through_init(target, self.gathered_calls(target))
+
+    def gathered_calls(self, target: Target, search: bool = True) -> list[CallInputs]:
         """Declared examples; else the calls the module's own top-level code made, the calls a run
-        recorded, then the search's own inputs."""
+        recorded, then (with `search`) the search's own inputs."""
         declared = self.examples.get(target.qualname)
         if declared:
             return example_calls(target, declared, example_namespace(self.module.__dict__))
         recorded, skipped = recorded_calls(self.jax, self.module, target, self.recorded)
         recorded = (self.live.for_target(target) if self.live else []) + recorded
+        if not search:
+            return recorded
         try:
             searched = search_calls(target, self.source)
         except NoInputs as error:
@@ -86,9 +100,35 @@ class ModuleContext:
             raise NoInputs(f"{error}{unusable}; {self.how_to_give_inputs(target)}") from None
         return recorded + searched
 
+    def callers(self, target: Target) -> list[Target]:
+        """The module's other functions that have real inputs (declared examples, calls a run recorded or
+        the module's top-level code made): tracing them may reach the target's line."""
+        names = [*self.examples, *(q for q, e in self.recorded.items() if e.get("calls"))]
+        names += [
+            getattr(code, "co_qualname", code.co_name) for code in (self.live.calls if self.live else {})
+        ]
+        found: list[Target] = []
+        for qualname in dict.fromkeys(names):
+            if qualname == target.qualname or len(found) >= MAX_CALLERS:
+                continue
+            try:
+                function, _ = unwrap(lookup(self.module, qualname)[0], qualname)
+                caller = self.target(qualname, function.__code__.co_firstlineno)
+            except (AttributeError, Unreachable):
+                continue
+            if caller.function is not target.function:
+                found.append(caller)
+        return found
+
     def how_to_give_inputs(self, target: Target) -> str:
         """The NOT_RUN advice: the two ways a user gives verify real inputs."""
         key = f"{self.module_name}:{target.qualname}" if self.module_name else target.qualname
+        refused = refused_reason(target, self.recorded)
+        if refused:
+            return (
+                f"{refused}; to give inputs, run `jaxlint --verify --run` again (it records them anew), or "
+                f'declare `[tool.jaxlint.verify.examples]` "{key}" = "<call arguments>"'
+            )
         unkept = unkept_reason(target, self.recorded)
         if unkept:
             return (
@@ -171,7 +211,32 @@ def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str,
         if through["verdict"] == CONFIRMED_VERDICT:
             through["reason"] += f", traced through the enclosing '{qualname}'"
             return through
+    if result["verdict"] != CONFIRMED_VERDICT and not self_jit and expectation.mode != RUN_TWICE:
+        return _through_callers(context, expectation, target, line) or result
     return result
+
+
+def _through_callers(
+    context: ModuleContext, expectation: Expectation, target: Target, line: int
+) -> dict[str, Any] | None:
+    """The line may be reached from a function that has real inputs (a train step calling a model), of
+    this module or another: the rule's error, or print, at this very line confirms it whichever function
+    was traced."""
+
+    def own() -> Iterator[tuple[Target, list[CallInputs]]]:
+        for caller in context.callers(target):
+            try:
+                yield caller, context.gathered_calls(caller, search=False)
+            except NoInputs:
+                continue
+
+    foreign = context.foreign.targets(target.function) if context.foreign else iter(())
+    for caller, inputs in itertools.chain(own(), foreign):
+        through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
+        if through["verdict"] == CONFIRMED_VERDICT:
+            through["reason"] += f", reached through '{caller.qualname}'"
+            return through
+    return None
 
 
 def _try_inputs(
@@ -191,8 +256,10 @@ def _try_inputs(
     self_type = (self_name or "", target.owner.__name__ if target.owner else "")
     stores = store_places(context.source, line, self_name) if expectation.kind == LEAK else None
     span = statement_span(context.source.tree, line)
+    # Where the statement stores is known: watch those places, without JAX's (slow) checker.
+    mode = LEAK_PLACES if expectation.mode == LEAKS and stores else expectation.mode
     for call in calls:
-        outcome = context.outcome(target, call, expectation.mode, self_jit)
+        outcome = context.outcome(target, call, mode, self_jit)
         judgement = judge(expectation, outcome, line, context.lines.path, self_type, stores, span)
         tried.append(call.text)
         if judgement.status == CONFIRMED:

@@ -1,14 +1,18 @@
 """The fork server: imports jax once, then forks one child per module, so a module costs a fork, a
 backend start and its own import instead of a whole interpreter and a JAX import.
 
-Forking is safe here because nothing has started a backend (no device client, no XLA threads): the
-zygote only imports jax. Each forked child starts a session of its own (so the parent can kill it and
-everything it starts as a group), takes its events pipe and stderr from the parent through the
+Forking is safe only while the zygote has one thread and no backend (no device client, no XLA thread
+pool): a fork copies the forking thread alone, and a lock another thread held stays locked in the child
+for good. So the zygote is started with the math libraries' thread pools at one thread, refuses to serve
+if importing jax started a thread anyway, and checks again before every fork (`fork_hazard`: threads in
+/proc/self/task, JAX's backends); when either is there it answers with the reason instead of forking, and
+that module gets a fresh interpreter. Each forked child starts a session of its own (so the parent can
+kill it and everything it starts as a group), takes its events pipe and stderr from the parent through the
 control socket (SCM_RIGHTS), and runs exactly what a freshly started child runs.
 
 Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"request": ..., "cwd": ...,
 "environ": {...}}` (variables the child's own processes inherit: its marker) with fds [events, stderr]; zygote -> parent `{"ready": true}` once, then `{"started": n, "pid": p}` and
-`{"exited": p, "status": s}` (os.waitstatus)."""
+`{"exited": p, "status": s}` (os.waitstatus); `{"started": n, "pid": null, "reason": why}` when it may not fork."""
 
 from __future__ import annotations
 
@@ -23,10 +27,54 @@ from typing import Any
 _MESSAGE_LIMIT = 16 * 2**20
 
 
-def _child(request: dict[str, Any], events_fd: int, stderr_fd: int, cwd: str, environ: dict[str, str]) -> int:
-    from .main import EventLog, run_request
+def os_threads() -> int:
+    """Threads of this process as the OS counts them (XLA's and BLAS's too, which `threading` does not see)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def _backend_started(jax: Any) -> bool:
+    try:
+        from jax._src import xla_bridge
+    except ImportError:
+        return False
+    check = getattr(xla_bridge, "backends_are_initialized", None)
+    if callable(check):
+        try:
+            return bool(check())
+        except Exception:
+            return True
+    return bool(getattr(xla_bridge, "_backends", None))
+
+
+def fork_hazard(jax: Any) -> str:
+    """Why forking this process now would be unsafe ("" when it is not)."""
+    threads = os_threads()
+    if threads > 1:
+        return f"the fork server had {threads} threads running"
+    if _backend_started(jax):
+        return "JAX in the fork server had started a backend"
+    return ""
+
+
+def _child(
+    request: dict[str, Any],
+    events_fd: int,
+    stderr_fd: int,
+    cwd: str,
+    environ: dict[str, str],
+    restore: dict[str, str | None],
+) -> int:
+    from .main import event_channel, run_request
 
     os.setsid()
+    for name, value in restore.items():  # set to 1 for the zygote alone (fork_server._ONE_THREAD)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     os.environ.update(environ)  # the module's own marker: what it starts is found by it, setsid or not
     os.dup2(stderr_fd, 2)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -35,25 +83,27 @@ def _child(request: dict[str, Any], events_fd: int, stderr_fd: int, cwd: str, en
     for fd in (devnull, stderr_fd):
         os.close(fd)
     os.chdir(cwd)
-    return run_request(request, EventLog(events_fd, request.pop("nonce")))
+    return run_request(request, event_channel(events_fd, request.pop("nonce")))
 
 
 def _send(sock: socket.socket, message: dict[str, Any]) -> None:
     sock.send(json.dumps(message).encode())
 
 
-def serve(control_fd: int) -> int:
+def serve(control_fd: int, restore_env: str = "{}") -> int:
     sock = socket.socket(fileno=control_fd)
+    restore = json.loads(restore_env)
     try:
-        import jax  # noqa: F401  (the point: once, before any fork)
+        import jax  # (the point: once, before any fork)
     except BaseException as error:
         _send(sock, {"ready": False, "reason": f"cannot import jax: {type(error).__name__}: {error}"})
         return 0
     # The child's own modules too (no backend, no thread): each fork would import them again.
     from . import main, verifier  # noqa: F401
 
-    if threading.active_count() > 1:  # a thread would be half-copied into every fork
-        _send(sock, {"ready": False, "reason": "threads running after importing jax"})
+    hazard = fork_hazard(jax)
+    if hazard:  # a thread would be half-copied into every fork
+        _send(sock, {"ready": False, "reason": f"{hazard} after importing jax"})
         return 0
     _send(sock, {"ready": True})
     children: dict[int, int | None] = {}  # pid -> pidfd (readable once it exited), where the OS has them
@@ -77,6 +127,12 @@ def serve(control_fd: int) -> int:
             return 0  # the parent is gone or done: children are its to kill
         message = json.loads(data)
         events_fd, stderr_fd = fds
+        hazard = fork_hazard(jax)
+        if hazard:
+            for fd in fds:
+                os.close(fd)
+            _send(sock, {"started": message["number"], "pid": None, "reason": hazard})
+            continue
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         pid = os.fork()
@@ -85,7 +141,12 @@ def serve(control_fd: int) -> int:
             try:
                 sock.close()
                 code = _child(
-                    message["request"], events_fd, stderr_fd, message["cwd"], message.get("environ", {})
+                    message["request"],
+                    events_fd,
+                    stderr_fd,
+                    message["cwd"],
+                    message.get("environ", {}),
+                    restore,
                 )
             finally:
                 for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
