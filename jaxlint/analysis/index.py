@@ -476,7 +476,10 @@ class ModuleIndex:
             found = self.units.get(id(node))
             return [(found, False)] if found else []
         if type(node) is cst.Name:
-            return [(u, False) for u in named_defs(self, node, unit, before)]
+            found_defs = named_defs(self, node, unit, before)
+            if not found_defs:
+                found_defs = self._named_lambda(node.value, unit)
+            return [(u, False) for u in found_defs]
         if (
             type(node) is cst.Attribute
             and type(node.value) is cst.Name
@@ -489,6 +492,20 @@ class ModuleIndex:
                 return []
             methods = self.class_methods.get(id(method_owner.class_node), {}).get(node.attr.value, [])
             return [(m, True) for m in methods]
+        return []
+
+    def _named_lambda(self, name: str, unit: Unit) -> list[Unit]:
+        """`g = lambda v: ...` (the name's only binding in the scope that binds it): calling `g` runs the
+        lambda, as it would a def."""
+        scope: Unit | None = unit
+        while scope is not None:
+            if name in scope.bindings:
+                value = scope.single_assignment(name)
+                found = self.units.get(id(value)) if type(value) is cst.Lambda else None
+                return [found] if found is not None else []
+            if name in scope.local_names and scope is not self.root:
+                return []
+            scope = scope.parent
         return []
 
     def call_order(self, call: cst.Call) -> int | None:
