@@ -230,6 +230,7 @@ class ModuleIndex:
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
+        self.notebook = False  # a notebook's joined cells (set by the engine): a program, never imported
         # Project mode: the `analysis.project.ModuleFacts` other modules give this one (set by the engine).
         self.project: Any = None
         # qualname() answers by (node, unit), kept once the index pass has read every import and binding
