@@ -122,6 +122,8 @@ class Unit:
     # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
     array_params: set[str] = dataclasses.field(default_factory=set)
     passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
+    # Untraced parameters that an eager caller of this module passes a JAX array (`update(jnp.zeros(3))`).
+    eager_arrays: set[str] = dataclasses.field(default_factory=set)
     # Its place in source order: the index pass counts units, calls and noted bindings as it meets them (the
     # third item of a site counts in the same sequence), so which binding a later statement sees is known.
     order: int = 0

@@ -1,7 +1,8 @@
 """Facts that cross module boundaries: which project functions other modules call, and with what.
 
 While a module is walked, calls to functions of *other* project modules are recorded as `CallFact`s (its
-summary): calls from traced code with traced arguments, and calls from anywhere with Python scalar literals.
+summary): calls from traced code with traced arguments, calls from anywhere with Python scalar literals, and
+eager calls with JAX arrays (the callee's parameter then holds one: `Unit.eager_arrays`).
 The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the linted paths and their package
 roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
 again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
@@ -170,6 +171,8 @@ class FunctionFacts:
         for name, flags in passed:
             if flags & LITERAL and self.jitted and name not in self.arrays:
                 return True
+            if fact.kind == 0 and self.kind == 0 and flags & ARRAY:
+                return True  # an eager caller passes a JAX array (its own walk saw none: not in its facts)
             if (
                 fact.kind > 0
                 and flags & TRACED
