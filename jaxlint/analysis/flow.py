@@ -872,11 +872,11 @@ class FlowWalker:
         recorded for it (project mode)."""
         applied = module_apply(self.index, call, frame.unit)
         target = None
+        args: Sequence[cst.Arg] = call.args
         if applied is not None:
             callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
         else:
             callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
-            args = call.args
         if not callees and self.project is None:
             return
         positional: list[int] = []
