@@ -138,8 +138,9 @@ def _lint_indexed(
     fixes: FixCollector | None,
     project: ModuleFacts | None,
 ) -> list[Finding]:
-    if magics is not None:
+    if magics is not None:  # a notebook (its magics, possibly none)
         index.magics = magics
+        index.notebook = True
     if (
         not index.imports.mentions_jax
         and not settings.jit_decorators

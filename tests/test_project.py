@@ -1356,3 +1356,71 @@ def test_a_numpy_only_module_reached_through_a_package_re_export(tmp_path: Path)
     }
     write(tmp_path, files)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]
+
+
+def test_a_helper_reached_through_its_package_re_export(tmp_path: Path) -> None:
+    """`from pkg import transform_block`, re-exported by `pkg/__init__.py` from `pkg/layers.py` (a module that
+    names JAX): the call from jitted code reaches the def, as `from pkg.layers import transform_block` does.
+    Not into a package that is a known library's (linting optax itself): there the callers' facts stay out."""
+    layers = """
+        import jax.numpy as jnp
+
+
+        def transform_block(inputs):
+            if inputs.sum() > 0:
+                return inputs * 2
+            return jnp.abs(inputs)
+
+
+        def steady(inputs, scale):
+            if scale > 0:
+                return inputs * scale
+            return inputs
+        """
+    main = """
+        import jax
+
+        from {pkg} import steady, transform_block
+
+
+        @jax.jit
+        def body(inputs):
+            return transform_block(inputs) + steady(inputs, 2.0)
+        """
+    files = {"pkg/__init__.py": "from .layers import steady, transform_block\n", "pkg/layers.py": layers}
+    write(tmp_path / "project", {**files, "main.py": main.format(pkg="pkg")})
+    assert codes(jaxlint.lint_paths([str(tmp_path / "project")])) == [("layers.py", 5, "JAX101")]
+    library = {name.replace("pkg/", "optax/"): text for name, text in files.items()}
+    write(tmp_path / "library", {**library, "main.py": main.format(pkg="optax")})
+    assert codes(jaxlint.lint_paths([str(tmp_path / "library")])) == []
+
+
+def test_an_eager_caller_passing_a_jax_array_to_another_modules_helper(tmp_path: Path) -> None:
+    """`update(jnp.array(...))` in eager code: `ops.update`'s parameter holds a JAX array, and its item
+    assignment fails (JAX103), also through a package re-export; a caller passing a NumPy array says nothing."""
+    ops = """
+        import jax.numpy as jnp
+
+
+        def update(batch):
+            batch[0] = 1.0
+            return batch * 2
+
+
+        def fill(batch):
+            batch[0] = 1.0
+            return jnp.asarray(batch)
+        """
+    run = """
+        import jax.numpy as jnp
+        import numpy as np
+
+        from pkg import fill, update
+
+
+        def run():
+            return update(jnp.array([1.0, 2.0])), fill(np.zeros(2))
+        """
+    files = {"pkg/__init__.py": "from .ops import fill, update\n", "pkg/ops.py": ops, "run.py": run}
+    write(tmp_path, files)
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("ops.py", 5, "JAX103")]

@@ -19,7 +19,7 @@ module's functions, and records the calls this module makes to theirs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import libcst as cst
@@ -409,6 +409,8 @@ class FlowWalker:
                 if fact.kind > NONE and callee.kind != HOST:
                     positional, keywords = list(fact.positional), dict(fact.keywords)
                     self._pass(callee, bound, positional, keywords, fact.kind, fact.context, fact.starred)
+                elif fact.kind == NONE:  # an eager caller passing JAX arrays
+                    self._mark_eager_arrays(callee, bound, fact.positional, dict(fact.keywords))
 
     # -- functions ---------------------------------------------------------------------------------------
 
@@ -433,8 +435,10 @@ class FlowWalker:
                 # A traced parameter may be a whole pytree; an annotation or a call site says it is one array.
                 is_array = name in unit.array_params or annotation_name(param) in ARRAY_ANNOTATIONS
                 frame.env[name] = TRACED | ARRAY if is_array else TRACED
+            elif name in unit.container_params:
+                frame.env[name] = HOLDS_TRACED
             else:
-                frame.env[name] = HOLDS_TRACED if name in unit.container_params else 0
+                frame.env[name] = ARRAY if name in unit.eager_arrays else 0
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
@@ -773,8 +777,11 @@ class FlowWalker:
                 stack.append(node.value)
                 frame.bind(node.target, evaluate(node.value, frame))
                 continue
-            if kind is cst.Call and frame.kind > NONE:
-                self._propagate(node, frame)
+            if kind is cst.Call:
+                if frame.kind > NONE:
+                    self._propagate(node, frame)
+                elif node.args:
+                    self._eager_arrays(node, frame)
             stack += read[kind](node)
 
     def _comprehension_parts(
@@ -858,6 +865,63 @@ class FlowWalker:
                     self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+
+    def _eager_arrays(self, call: cst.Call, frame: Frame) -> None:
+        """`update(jnp.zeros(3))` in eager code: the function's parameter holds a JAX array there (an item
+        assignment to it fails; `.astype(jnp.float64)` on it asks JAX for float64). Another module's function:
+        recorded for it (project mode)."""
+        applied = module_apply(self.index, call, frame.unit)
+        target = None
+        args: Sequence[cst.Arg] = call.args
+        if applied is not None:
+            callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
+        else:
+            callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+        if not callees and self.project is None:
+            return
+        positional: list[int] = []
+        keywords: dict[str, int] = {}
+        starred = False
+        for arg in args:
+            if arg.star:
+                starred = True
+                break
+            flags = ARRAY if evaluate(arg.value, frame) & ARRAY else 0
+            if arg.keyword is None:
+                positional.append(flags)
+            else:
+                keywords[arg.keyword.value] = flags
+        if not any(positional) and not any(keywords.values()):
+            return
+        if not callees:
+            assert self.project is not None
+            target = target or frame.qualname(call.func)
+            if self.project.records(target):
+                assert target is not None
+                facts = tuple(sorted(keywords.items()))
+                self.project.outgoing.add(CallFact(target, NONE, "", tuple(positional), facts, starred))
+            return
+        for callee, bound_self in callees:
+            self._mark_eager_arrays(callee, bound_self, positional, keywords)
+
+    def _mark_eager_arrays(
+        self, callee: Unit, bound_self: bool, positional: Sequence[int], keywords: Mapping[str, int]
+    ) -> None:
+        """The parameters of an untraced function that an eager caller passes JAX arrays."""
+        if callee.kind != NONE or type(callee.node) is cst.Module:
+            return
+        params = positional_params(callee.params)
+        if callee.is_method and bound_self:
+            params = params[1:]
+        names = {
+            params[i].name.value for i, flags in enumerate(positional) if flags & ARRAY and i < len(params)
+        }
+        named = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+        names |= {name for name, flags in keywords.items() if flags & ARRAY and name in named}
+        if names - callee.eager_arrays:
+            callee.eager_arrays |= names
+            if id(callee) in self._parent_frames:  # already walked: walk it again
+                self._dirty[id(callee)] = callee
 
     def _called_from(self, callee: Unit, frame: Frame) -> None:
         """Note whether traced code that stages its body out calls `callee` (see `_stages`)."""

@@ -122,6 +122,8 @@ class Unit:
     # function, or an array to the helper (`step(x, True)`, `dropout(x, deterministic)` from traced code).
     array_params: set[str] = dataclasses.field(default_factory=set)
     passed_params: set[str] = dataclasses.field(default_factory=set)  # parameters some traced caller passes
+    # Untraced parameters that an eager caller of this module passes a JAX array (`update(jnp.zeros(3))`).
+    eager_arrays: set[str] = dataclasses.field(default_factory=set)
     # Its place in source order: the index pass counts units, calls and noted bindings as it meets them (the
     # third item of a site counts in the same sequence), so which binding a later statement sees is known.
     order: int = 0
@@ -230,6 +232,7 @@ class ModuleIndex:
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
+        self.notebook = False  # a notebook's joined cells (set by the engine): a program, never imported
         # Project mode: the `analysis.project.ModuleFacts` other modules give this one (set by the engine).
         self.project: Any = None
         # qualname() answers by (node, unit), kept once the index pass has read every import and binding
@@ -476,7 +479,10 @@ class ModuleIndex:
             found = self.units.get(id(node))
             return [(found, False)] if found else []
         if type(node) is cst.Name:
-            return [(u, False) for u in named_defs(self, node, unit, before)]
+            found_defs = named_defs(self, node, unit, before)
+            if not found_defs:
+                found_defs = self._named_lambda(node.value, unit)
+            return [(u, False) for u in found_defs]
         if (
             type(node) is cst.Attribute
             and type(node.value) is cst.Name
@@ -489,6 +495,20 @@ class ModuleIndex:
                 return []
             methods = self.class_methods.get(id(method_owner.class_node), {}).get(node.attr.value, [])
             return [(m, True) for m in methods]
+        return []
+
+    def _named_lambda(self, name: str, unit: Unit) -> list[Unit]:
+        """`g = lambda v: ...` (the name's only binding in the scope that binds it): calling `g` runs the
+        lambda, as it would a def."""
+        scope: Unit | None = unit
+        while scope is not None:
+            if name in scope.bindings:
+                value = scope.single_assignment(name)
+                found = self.units.get(id(value)) if type(value) is cst.Lambda else None
+                return [found] if found is not None else []
+            if name in scope.local_names and scope is not self.root:
+                return []
+            scope = scope.parent
         return []
 
     def call_order(self, call: cst.Call) -> int | None:

@@ -168,9 +168,10 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     func = call.func
     method = "__call__"
     if type(func) is cst.Attribute:
-        if func.attr.value in MODULE_METHODS:
-            return None  # flax/haiku `init`/`apply`: above, or unknown
         method, func = func.attr.value, func.value
+    # flax/haiku `init`/`apply` are handled above, or unknown; a plain class of this module that defines a
+    # method of that name runs it (decided by the class, not by the name).
+    flax_name = method in MODULE_METHODS
     built = module_instance(index, func, unit)
     if built is None:
         return None
@@ -182,9 +183,15 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     if type(cls) is cst.Name and not (unit is not index.root and cls.value in unit.local_names):
         node = index.classes.get(cls.value)
         if node is not None:
-            if not shared and _sets_attributes(index, node) and module_class_kind(index, cls, unit) != LINEN:
+            linen = module_class_kind(index, cls, unit) == LINEN
+            if not shared and _sets_attributes(index, node) and not linen:
                 return None
-            return AppliedMethod(class_methods(index, cls.value, method), None, list(call.args))
+            methods = class_methods(index, cls.value, method)
+            if flax_name and (linen or not methods):
+                return None
+            return AppliedMethod(methods, None, list(call.args))
+    if flax_name:
+        return None  # another module's class: whether its `apply` is flax's is not known here
     qualname = index.qualname(cls, unit)
     project = index.project
     if qualname is None or project is None or not project.records(qualname):

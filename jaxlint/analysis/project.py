@@ -1,7 +1,8 @@
 """Facts that cross module boundaries: which project functions other modules call, and with what.
 
 While a module is walked, calls to functions of *other* project modules are recorded as `CallFact`s (its
-summary): calls from traced code with traced arguments, and calls from anywhere with Python scalar literals.
+summary): calls from traced code with traced arguments, calls from anywhere with Python scalar literals, and
+eager calls with JAX arrays (the callee's parameter then holds one: `Unit.eager_arrays`).
 The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the linted paths and their package
 roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
 again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
@@ -170,6 +171,8 @@ class FunctionFacts:
         for name, flags in passed:
             if flags & LITERAL and self.jitted and name not in self.arrays:
                 return True
+            if fact.kind == 0 and self.kind == 0 and flags & ARRAY:
+                return True  # an eager caller passes a JAX array (its own walk saw none: not in its facts)
             if (
                 fact.kind > 0
                 and flags & TRACED
@@ -403,9 +406,10 @@ class ProjectIndex:
         """path -> function name -> the facts the other modules' summaries give it. With `own` (each module's
         summary linted on its own), only facts that could change a finding are kept: the function exists, and
         the fact adds a traced parameter, an array, a traced scalar of a jitted function or a stricter kind.
-        A call reaches a `silent` module (`silent_callees`) through package re-exports too; other modules'
-        re-exported functions are not followed (their callers' facts would reach library internals that the
-        model reads less surely than the code a project calls directly)."""
+        A call reaches a function through package re-exports (`from pkg import helper`, re-exported by
+        `pkg/__init__.py`), except into a package that is itself a known library (`LIBRARIES`: linting flax,
+        its own callers' facts would reach nnx internals, through `nnx.merge`, that the model reads less surely
+        than a project's code), where only `silent` modules (`silent_callees`) are reached that way."""
         tables = {
             path: {f.name: f for f in summary.functions} for path, summary in (own or summaries).items()
         }
@@ -414,9 +418,11 @@ class ProjectIndex:
             origin = self.names.get(caller, os.path.basename(caller))
             for fact in summary.calls:
                 resolved = self.resolve(fact.target)
-                if resolved is not None and silent:  # through re-exports, to the silent modules only (below)
+                if resolved is not None:  # through re-exports (above)
                     defined = self.defined(fact.target, summaries)
-                    if defined is not None and defined[0] in silent:
+                    if defined is not None and (
+                        defined[0] in silent or fact.target.partition(".")[0] not in LIBRARIES
+                    ):
                         resolved = defined
                 if resolved is None or resolved[0] == caller:
                     continue

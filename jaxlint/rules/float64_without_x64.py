@@ -58,7 +58,8 @@ Only **programs** are checked: where x64 is off, the module itself is where it s
 A module is a program when it has an `if __name__ == "__main__":` block that is not just a test runner
 (`absltest.main()`, `unittest.main()`, `pytest.main()`), or when its top-level statements (outside functions
 and classes) compute with JAX — call a `jnp`, `jax.random`, `lax`, `jax.nn`, `jax.scipy` function or
-`jax.device_put` — or call `print`, `app.run` or a function of the module (`main()`): scripts and notebooks.
+`jax.device_put` — or call `print`, `app.run` or a function of the module (`main()`): scripts; and every
+notebook.
 Everything else is **library code** (and test modules, whose x64 setting comes from the test runner's
 configuration: `JAX_ENABLE_X64`, `--jax_enable_x64`, a conftest): there, enabling x64 is the application's
 choice, taken once at start-up for the whole program, and a library asking for `float64` gets it exactly
@@ -255,6 +256,8 @@ def _runs_tests_only(guard: cst.If) -> bool:
 
 def _is_program(module: cst.Module, ctx: RuleContext) -> bool:
     """Whether the module is a program (script, notebook, `__main__` module) rather than library code."""
+    if ctx.index.notebook:
+        return True
     functions = {s.name.value for s in module.body if type(s) is cst.FunctionDef}
     for statement in module.body:
         if type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:

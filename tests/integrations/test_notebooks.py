@@ -384,3 +384,24 @@ def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
     found = {(r["cell"], r["line"], r["column"], r["code"]) for r in json.loads(result.stdout)}
     expected = {(*where[line], column, c) for line, c, column in expectations(source)}
     assert found == expected, result.stderr
+
+
+# -- issue 29: a notebook is a program (JAX501) ---------------------------------------------------------------
+
+
+def test_a_notebook_is_a_program_for_float64_requests(tmp_path: Path) -> None:
+    """A float64 request in a notebook is checked as in a script (a notebook is never imported), even when
+    its only top-level call is `result = run()`; the same cells as a module are library code."""
+    cells = (
+        IMPORTS,
+        "def run():\n    return jnp.zeros(3, dtype=jnp.float64)\n",
+        "result = run()\n",
+    )
+    (tmp_path / "nb.ipynb").write_text(notebook(*cells))
+    (tmp_path / "lib.py").write_text("".join(cells))
+    result = run("--format", "json", "nb.ipynb", "lib.py", cwd=tmp_path)
+    rows = [(r["path"], r["cell"], r["line"], r["code"]) for r in json.loads(result.stdout)]
+    assert rows == [("nb.ipynb", 2, 2, "JAX501")], result.stderr
+    x64 = notebook('import jax\njax.config.update("jax_enable_x64", True)\n', *cells[1:])
+    (tmp_path / "nb.ipynb").write_text(x64)
+    assert run("nb.ipynb", cwd=tmp_path).returncode == 0
