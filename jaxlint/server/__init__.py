@@ -7,6 +7,9 @@ server never imports jax. Every use of the linter's internals goes through `jaxl
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import signal
 import sys
 
 
@@ -26,9 +29,25 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     if args.log_file:
-        import logging
-
         level = logging.DEBUG if args.verbose else logging.INFO
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
-    build_server().start_io()
-    return 0
+    server = build_server()
+    signal.signal(signal.SIGINT, _interrupted(server))
+    server.start_io()
+    # Leave at once: a thread of pygls may still be reading stdin, and joining it (as the interpreter does at
+    # exit) waited for a client that never closes the pipe. The lint processes are killed already.
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed by `exit`, or the client is gone
+            pass
+    os._exit(server.exit_code)
+
+
+def _interrupted(server):
+    def handler(signum: int, frame: object) -> None:
+        server.exit_code = 130  # as a shell reports an interrupted command
+        raise KeyboardInterrupt
+
+    return handler

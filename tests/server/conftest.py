@@ -18,9 +18,18 @@ TIMEOUT = 20.0
 class Session:
     """One server process: what it published and logged, and helpers to wait for it."""
 
-    def __init__(self, root: Path, options: dict | None = None, command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        options: dict | None = None,
+        command: list[str] | None = None,
+        path: list[Path] = (),
+        capabilities: lsp.ClientCapabilities | None = None,
+    ) -> None:
         self.root = root
         self.options = options
+        self.path = [*path, ROOT]  # PYTHONPATH of the server (and of its lint process)
+        self.capabilities = capabilities
         self.command = command or [sys.executable, "-m", "jaxlint", "server"]
         self.client = LanguageClient("jaxlint-tests", "0")
         self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = {}
@@ -44,9 +53,9 @@ class Session:
             self.changed.set()
 
     async def start(self) -> lsp.InitializeResult:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, self.path)))
         await self.client.start_io(*self.command, env=env, cwd=str(self.root))
-        capabilities = lsp.ClientCapabilities(
+        capabilities = self.capabilities or lsp.ClientCapabilities(
             notebook_document=lsp.NotebookDocumentClientCapabilities(
                 synchronization=lsp.NotebookDocumentSyncClientCapabilities()
             )
@@ -119,7 +128,7 @@ def codes(diagnostics: list[lsp.Diagnostic]) -> list[str]:
 
 @pytest.fixture
 def session_factory(tmp_path):
-    def make(options: dict | None = None, command: list[str] | None = None) -> Session:
-        return Session(tmp_path, options, command)
+    def make(options: dict | None = None, command: list[str] | None = None, **more) -> Session:
+        return Session(tmp_path, options, command, **more)
 
     return make
