@@ -33,6 +33,7 @@ from .notebook_sync import cell_type, notebook_json
 from .textdiff import split_lines, text_edits
 
 DEBOUNCE_S = 0.05
+HOVER_WAIT_S = 1.0
 FIX_ALL_KIND = "source.fixAll.jaxlint"
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
 
@@ -303,13 +304,17 @@ class JaxlintServer(LanguageServer):
             linted = self.linted[uri] = Lint(text, linted.path, findings, fixable)
         return linted
 
-    async def settled(self, uri: str) -> None:
-        """Wait for the lint scheduled for `uri`, and for those that supersede it."""
+    async def settled(self, uri: str, limit: float | None = None) -> None:
+        """Wait for the lint scheduled for `uri`, and for those that supersede it (at most `limit` seconds)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if limit is None else loop.time() + limit
         for _ in range(10):
             task = self.pending.get(uri)
             if task is None or task is asyncio.current_task():
                 return
-            await asyncio.wait({task})
+            if deadline is not None and loop.time() >= deadline:
+                return
+            await asyncio.wait({task}, timeout=None if deadline is None else deadline - loop.time())
 
     def checked_lines(self, uri: str, position: lsp.Position) -> list[str] | None:
         """The lines of an open document; a position past its end is an error (InvalidParams), not a silent
@@ -593,7 +598,8 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(ls: JaxlintServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        await ls.settled(params.text_document.uri)  # answer for the text the user sees
+        # Answer for the text the user sees, unless its lint (or one queued before it) runs long.
+        await ls.settled(params.text_document.uri, HOVER_WAIT_S)
         return ls.hover(params)
 
     @server.feature(

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import pickle
-import signal
+import subprocess
 import sys
 import time
 from typing import Any
@@ -36,45 +36,66 @@ class WorkerError(Exception):
 
 
 class _Process:
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
+    """A lint process, started by subprocess (asyncio's subprocess support waits for its child watcher, which
+    hung the event loop's teardown when a start was cancelled) and talked to through asyncio pipes."""
+
+    def __init__(self, popen: subprocess.Popen, reader: asyncio.StreamReader, writer: asyncio.WriteTransport):
+        self.popen = popen
+        self.reader = reader
+        self.writer = writer
 
     @classmethod
     async def start(cls) -> _Process:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "jaxlint.server.lint_worker",
-            str(os.getpid()),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+        popen = subprocess.Popen(
+            [sys.executable, "-m", "jaxlint.server.lint_worker", str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
         )
-        return cls(process)
+        try:
+            loop = asyncio.get_running_loop()
+            reader = asyncio.StreamReader(limit=2**20)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), popen.stdout)
+            writer, _ = await loop.connect_write_pipe(asyncio.Protocol, popen.stdin)
+        except BaseException:
+            _kill(popen)
+            raise
+        return cls(popen, reader, writer)
 
     async def request(self, operation: str, args: tuple) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
         try:
-            self.process.stdin.write(frame((operation, args)))
-            await self.process.stdin.drain()
-            header = await self.process.stdout.readexactly(HEADER.size)
-            body = await self.process.stdout.readexactly(HEADER.unpack(header)[0])
+            if self.writer.is_closing():
+                raise ConnectionResetError
+            self.writer.write(frame((operation, args)))
+            header = await self.reader.readexactly(HEADER.size)
+            body = await self.reader.readexactly(HEADER.unpack(header)[0])
         except (asyncio.IncompleteReadError, ConnectionError) as error:
-            raise WorkerDied(f"the lint process ended (exit status {self.process.returncode})") from error
+            raise WorkerDied(f"the lint process ended (exit status {self.popen.poll()})") from error
         status, value = pickle.loads(body)
         if status == "error":
             raise WorkerError(value)
         return value
 
     def kill(self) -> None:
-        if self.process.returncode is not None:
-            return
+        self.writer.close()
+        _kill(self.popen)
+
+
+def _kill(popen: subprocess.Popen) -> None:
+    """SIGKILL, then reap it if it is gone already (a later call reaps the rest: `reap`)."""
+    if popen.poll() is None:
         try:
-            self.process.kill()
-        except (ProcessLookupError, RuntimeError):  # reaped already, or its event loop is gone
-            try:
-                os.kill(self.process.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            popen.kill()
+        except OSError:
+            pass
+    _KILLED.append(popen)
+    reap()
+
+
+_KILLED: list[subprocess.Popen] = []
+
+
+def reap() -> None:
+    _KILLED[:] = [popen for popen in _KILLED if popen.poll() is None]
 
 
 class Linter:
@@ -87,16 +108,19 @@ class Linter:
         self.lock = asyncio.Lock()
         self.busy_since: float | None = None  # when the running request started
         self.owner: asyncio.Task | None = None  # the task whose request runs
+        self.unwanted = False  # its answer is no longer wanted (it is killed once it runs long)
         self.closed = False
 
     def _start(self) -> asyncio.Task[_Process]:
         return asyncio.ensure_future(_Process.start())
 
     def cancel(self, task: asyncio.Task) -> None:
-        """Cancel `task`, unless its request is running and young: then it finishes and its answer is
-        dropped, which costs less than a new process."""
+        """Cancel `task`; if its request is running and young, only once the request runs long: a quick one
+        finishes and its answer is dropped, which costs less than a new process."""
         young = self.busy_since is not None and time.monotonic() - self.busy_since < LONG_REQUEST_S
-        if task is not self.owner or not young:
+        if task is self.owner and young:
+            self.unwanted = True
+        else:
             task.cancel()
 
     async def call(self, operation: str, *args: Any) -> Any:
@@ -105,13 +129,21 @@ class Linter:
                 raise asyncio.CancelledError
             if self.current is None:
                 self.current, self.spare = self.spare or self._start(), None
-            process = await self.current
+            try:
+                process = await self.current
+            except OSError as error:
+                self.current = None
+                raise WorkerDied(f"cannot start the lint process: {error}") from error
             self.busy_since, self.owner = time.monotonic(), asyncio.current_task()
+            self.unwanted = False
             request = asyncio.ensure_future(process.request(operation, args))
             try:
                 done, _ = await asyncio.wait({request}, timeout=LONG_REQUEST_S)
-                if not done and self.spare is None:
-                    self.spare = self._start()
+                if not done:
+                    if self.unwanted:
+                        raise asyncio.CancelledError
+                    if self.spare is None:
+                        self.spare = self._start()
                 return await request
             except asyncio.CancelledError:
                 request.cancel()

@@ -42,7 +42,7 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     return (line, end), (line, len(content)), f"  # noqa: {code}"
 
 
-_CODE = re.compile(r"[A-Z]+[0-9]+")  # case-sensitive, as `# noqa` codes are (see jaxlint.suppression)
+_CODE = re.compile(r"[A-Z]+[0-9]+")  # case-sensitive, as jaxlint.suppression reads the codes
 
 
 def noqa_code_at(line: str, column: int) -> str | None:

@@ -304,3 +304,25 @@ def test_fix_says_plainly_that_notebooks_are_not_fixed(tmp_path: Path) -> None:
         result = run(*args, "nb.ipynb", cwd=tmp_path)
         assert "notebooks are not fixed: 1 fixable finding in nb.ipynb left as it is" in result.stderr, result
         assert (tmp_path / "nb.ipynb").read_text() == source
+
+
+# -- issue 30 item 8 ----------------------------------------------------------------------------------------
+
+
+def test_a_cell_that_is_not_text_or_holds_a_nul_is_a_jax000_on_that_cell(tmp_path: Path) -> None:
+    printing = "import jax\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"
+    sources = [printing, 3, ["x = 1\n", None], "y = 1\nz = 2\x00\n", {"not": "text"}]
+    raw = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s} for s in sources]
+    (tmp_path / "nb.ipynb").write_text(
+        json.dumps({"cells": raw, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    result = run("--format", "json", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    rows = [(r["code"], r["cell"], r["line"], r["column"]) for r in json.loads(result.stdout)]
+    assert rows == [
+        ("JAX201", 1, 4, 5),  # the other cells are linted still
+        ("JAX000", 2, 1, 1),
+        ("JAX000", 3, 1, 1),
+        ("JAX000", 4, 2, 6),  # the NUL's own cell, line and column, not cell 1
+        ("JAX000", 5, 1, 1),
+    ]
