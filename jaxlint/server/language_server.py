@@ -118,6 +118,7 @@ class JaxlintServer(LanguageServer):
         self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
         self.shown_errors: set[str] = set()
         self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): publish none
+        self.pull_refresh = False  # ... and can be told to pull again (workspace/diagnostic/refresh)
         self.background: set[asyncio.Task] = set()
         self.shut_down = False
         self.exit_code = 1  # 0 only for `exit` after `shutdown`, as LSP asks
@@ -172,7 +173,7 @@ class JaxlintServer(LanguageServer):
             self.schedule(uri)
         for uri in list(self.workspace.notebook_documents):
             self.schedule(uri, notebook=True)
-        if self.pull:  # the client asks again, and each answer waits for its document's new lint
+        if self.pull and self.pull_refresh:  # the client asks again; each answer waits for the new lint
             self.workspace_diagnostic_refresh(None)
 
     # -- linting ------------------------------------------------------------------------------------------
@@ -510,8 +511,9 @@ def build_server() -> JaxlintServer:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: JaxlintServer, params: lsp.InitializeParams) -> None:
         ls.settings = Settings.parse(params.initialization_options)
-        text_document = params.capabilities.text_document
+        text_document, workspace = params.capabilities.text_document, params.capabilities.workspace
         ls.pull = text_document is not None and text_document.diagnostic is not None
+        ls.pull_refresh = bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: JaxlintServer, params: lsp.InitializedParams) -> None:
@@ -614,12 +616,12 @@ def build_server() -> JaxlintServer:
         return await ls.pulled(params.text_document.uri)
 
     @server.feature(lsp.SHUTDOWN)
-    def shutdown(ls: JaxlintServer, params: Any = None) -> None:
+    def on_shutdown(ls: JaxlintServer, params: Any = None) -> None:
         ls.shut_down = True
         ls.stop_linting()
 
     @server.feature(lsp.EXIT)
-    def exit(ls: JaxlintServer, params: Any = None) -> None:
+    def on_exit(ls: JaxlintServer, params: Any = None) -> None:
         ls.exit_code = 0 if ls.shut_down else 1
         ls.stop_linting()
 

@@ -3,7 +3,7 @@ positions) while a lint runs, through pygls's client and the real `python -m jax
 
 A lint that holds the GIL and never ends stands for libcst parsing a long module: the hook below, on the
 PYTHONPATH of the server and of its lint process, makes a text with STALL in it backtrack forever inside `re`
-(C code that never lets the GIL go)."""
+(C code that never lets the GIL go), and leaves a file `stalling` next to itself when it starts."""
 
 from __future__ import annotations
 
@@ -21,12 +21,14 @@ from .test_language_server import SOURCE
 
 STALLING_LINTER = """
 import re
+from pathlib import Path
 import jaxlint.engine as engine
 
 real = engine.lint_text
 
 def lint_text(source, *args, **kwargs):
     if "STALL" in source:
+        Path(__file__).with_name("stalling").touch()
         re.match(r"(a+)+$", "a" * 64 + "b")  # exponential, in C, holding the GIL
     return real(source, *args, **kwargs)
 
@@ -66,7 +68,7 @@ def _alive(pid: int) -> bool:
 
 
 async def _stalled_session(session_factory, hooks, tmp_path):
-    """A server whose lint process is stuck in a lint, and the pids of its processes."""
+    """A server stuck in a lint, and the pids of the processes under it."""
     session = session_factory(path=[hooks])
     await session.start()
     session.open(tmp_path / "stalled.py", STALLED)
@@ -74,11 +76,10 @@ async def _stalled_session(session_factory, hooks, tmp_path):
     assert server is not None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + TIMEOUT
-    while not _descendants(server.pid):
-        assert loop.time() < deadline, "no lint process started"
+    while not (hooks / "stalling").exists():
+        assert loop.time() < deadline, "the lint did not start"
         await asyncio.sleep(0.05)
-    lint_processes = _descendants(server.pid)
-    return session, server, lint_processes
+    return session, server, _descendants(server.pid)
 
 
 async def _exits(server) -> int:
