@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import sys
+import traceback
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +34,12 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     server = build_server()
     signal.signal(signal.SIGINT, _interrupted(server))
-    server.start_io()
+    try:
+        server.start_io()
+    except Exception:
+        logging.getLogger(__name__).exception("jaxlint server: internal error")
+        traceback.print_exc()
+        server.exit_code = 1
     # Leave at once: a thread of pygls may still be reading stdin, and joining it (as the interpreter does at
     # exit) waited for a client that never closes the pipe. The lint processes are killed already.
     logging.shutdown()

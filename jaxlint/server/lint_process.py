@@ -76,7 +76,10 @@ class _Process:
         return value
 
     def kill(self) -> None:
-        self.writer.close()
+        try:
+            self.writer.close()
+        except RuntimeError:  # its event loop is closed already (the server is ending)
+            pass
         _kill(self.popen)
 
 

@@ -82,6 +82,16 @@ async def _stalled_session(session_factory, hooks, tmp_path):
     return session, server, _descendants(server.pid)
 
 
+async def _spare_started(server) -> set[int]:
+    """Wait for the spare lint process a long lint starts; all the lint processes."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while len(_descendants(server.pid)) < 2:
+        assert loop.time() < deadline, "no spare lint process"
+        await asyncio.sleep(0.05)
+    return _descendants(server.pid)
+
+
 async def _exits(server) -> int:
     return await asyncio.wait_for(server.wait(), TIMEOUT)
 
@@ -141,7 +151,8 @@ def test_exit_does_not_wait_for_a_running_lint(session_factory, hooks, tmp_path)
 
 def test_a_vanished_client_ends_the_server_during_a_lint(session_factory, hooks, tmp_path):
     async def scenario():
-        session, server, lint_processes = await _stalled_session(session_factory, hooks, tmp_path)
+        session, server, _ = await _stalled_session(session_factory, hooks, tmp_path)
+        lint_processes = await _spare_started(server)
         server.stdin.close()  # the editor is gone: no shutdown, no exit
         assert await _exits(server) == 1
         await _ended(lint_processes)
