@@ -25,11 +25,12 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from .hover import finding_hover, noqa_hover
 from .last_good import LastGood
 from .lint_process import Linter, WorkerDied, WorkerError
-from .linting import ConfigError, Finding, config_for, docs_url, is_syntax_error, rule_help, rule_summary
-from .noqa_comment import noqa_code_at, noqa_edit
-from .notebook_sync import cell_type, notebook_json
+from .linting import ConfigError, Finding, config_for, docs_url, is_syntax_error
+from .noqa_comment import noqa_edit
+from .notebook_sync import cell_type, notebook_json, with_cell_edits
 from .textdiff import split_lines, text_edits
 
 DEBOUNCE_S = 0.05
@@ -414,15 +415,7 @@ class JaxlintServer(LanguageServer):
             edits = await self.linter.call("notebook_fix", source, path, config, finding)
         if not edits:
             return None
-        lines = split_lines(text)
-        new_lines = list(lines)
-        for edit in reversed(edits):  # bottom up, so earlier line numbers stay valid
-            ending = "\n" if edit.first + edit.count < len(lines) or text.endswith("\n") else ""
-            replacement = [line + "\n" for line in edit.lines]
-            if replacement and not ending:
-                replacement[-1] = replacement[-1][:-1]
-            new_lines[edit.first : edit.first + edit.count] = replacement
-        return self.describe_fix(uri, text, "".join(new_lines), entry)
+        return self.describe_fix(uri, text, with_cell_edits(text, edits), entry)
 
     def noqa_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
         code = entry.finding.code
@@ -453,28 +446,11 @@ class JaxlintServer(LanguageServer):
         for entry in self.entries.get(uri, []):
             where = entry.diagnostic.range
             if _before_or_at(where.start, at) and _before_or_at(at, where.end):
-                explanation = rule_help(entry.finding.code)
-                body = f"{entry.finding.code}: {entry.finding.message}"
-                if explanation:
-                    body += "\n\n---\n\n" + explanation
-                url = docs_url(entry.finding.code)
-                if url:
-                    body += f"\n\n[{entry.finding.code} documentation]({url})"
-                return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, body), range=where)
-        return self.noqa_hover(lines, at) if lines else None
-
-    def noqa_hover(self, lines: list[str], at: lsp.Position) -> lsp.Hover | None:
-        """On a code of a `# noqa: CODES` comment: that rule's name and summary."""
-        if at.line >= len(lines):
+                return finding_hover(entry.finding, where)
+        if not lines or at.line >= len(lines):
             return None
         at = self.workspace.position_codec.position_from_client_units(lines, at)
-        code = noqa_code_at(lines[at.line], at.character)
-        summary = rule_summary(code) if code is not None else None
-        if code is None or summary is None:
-            return None
-        url = docs_url(code)
-        body = summary + (f"\n\n[{code} documentation]({url})" if url else "")
-        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, body))
+        return noqa_hover(lines[at.line], at.character)
 
     async def pulled(self, uri: str) -> lsp.RelatedFullDocumentDiagnosticReport:
         """textDocument/diagnostic: the diagnostics of the document's (or its notebook's) latest lint."""
