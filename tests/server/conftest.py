@@ -18,6 +18,8 @@ TIMEOUT = 20.0
 class Session:
     """One server process: what it published and logged, and helpers to wait for it."""
 
+    started: list[Session] = []  # by this test's scenario: `run` kills those still running at its end
+
     def __init__(
         self,
         root: Path,
@@ -55,6 +57,7 @@ class Session:
     async def start(self) -> lsp.InitializeResult:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, self.path)))
         await self.client.start_io(*self.command, env=env, cwd=str(self.root))
+        Session.started.append(self)
         capabilities = self.capabilities or lsp.ClientCapabilities(
             notebook_document=lsp.NotebookDocumentClientCapabilities(
                 synchronization=lsp.NotebookDocumentSyncClientCapabilities()
@@ -118,8 +121,20 @@ class Session:
 
 
 def run(scenario):
-    """Run an async test scenario to the end."""
-    return asyncio.run(scenario())
+    """Run an async test scenario to the end; a server it leaves running (a failed test) is killed."""
+
+    async def guarded():
+        Session.started.clear()
+        try:
+            return await scenario()
+        finally:
+            for session in Session.started:
+                server = session.client._server
+                if server is not None and server.returncode is None:
+                    server.kill()
+                    await server.wait()
+
+    return asyncio.run(guarded())
 
 
 def codes(diagnostics: list[lsp.Diagnostic]) -> list[str]:
