@@ -31,6 +31,7 @@ from .analysis.magics import Magic, Magics, magic_for, magics_for
 from .analysis.module_facts import ModuleFacts
 from .engine import lint_text
 from .finding import PARSE_ERROR_CODE, Finding, parse_error
+from .fix import FixCollector
 from .selection import LintSettings
 
 __all__ = ["Magic", "Magics", "lint_notebook", "magic_for", "magics_for"]
@@ -367,9 +368,9 @@ def lint_notebook(
     """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell.
 
     A cell that does not parse, holds a NUL byte or whose source is not text is one JAX000 finding at its own
-    line, and the other cells are still linted (without it, as the kernel runs them when that cell fails). With `project` (project mode) the notebook
-    receives the facts of the project modules it imports and leaves its summary: its calls into them (nothing
-    imports a notebook, so it receives no calls).
+    line, and the other cells are still linted (without it, as the kernel runs them when that cell fails).
+    With `project` (project mode) the notebook receives the facts of the project modules it imports and
+    leaves its summary: its calls into them (nothing imports a notebook, so it receives no calls).
     """
     try:
         cells = code_cells(source)
@@ -377,17 +378,32 @@ def lint_notebook(
         return [parse_error(path, error.line, error.column, str(error))]
     if not cells:
         return []
-    unreadable = _unreadable_cells(cells, path)
-    cells = _blanked(cells, unreadable)
+    joined, findings, errors = lint_cells(cells, path, settings, project=project)
+    return sorted([*errors, *(_to_cell(f, joined) for f in findings)], key=Finding.sort_key)
+
+
+def lint_cells(
+    cells: list[Cell],
+    path: str,
+    settings: LintSettings,
+    project: ModuleFacts | None = None,
+    fixes: FixCollector | None = None,
+) -> tuple[JoinedNotebook, list[Finding], list[Finding]]:
+    """The code cells joined and linted without those that are not Python (blanked, so no line moves): the
+    joined text, its findings (lines of the joined text) and a JAX000 for each cell left out."""
+    errors = _unreadable_cells(cells, path)
+    cells = _blanked(cells, errors)
     joined = join_cells(cells)
-    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
+    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes)
     if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
         broken = _unparsable_cells(cells, path)
         if broken:
             joined = join_cells(_blanked(cells, broken))
-            rest = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
-            findings, unreadable = rest, [*unreadable, *broken]
-    return sorted([*unreadable, *(_to_cell(f, joined) for f in findings)], key=Finding.sort_key)
+            findings = lint_text(
+                joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes
+            )
+            errors = [*errors, *broken]
+    return joined, findings, errors
 
 
 def _blanked(cells: list[Cell], errors: list[Finding]) -> list[Cell]:

@@ -25,7 +25,7 @@ from ..engine import lint_text
 from ..finding import PARSE_ERROR_CODE, Finding, parse_error
 from ..fix import FixCollector
 from ..lint import die_with_parent, keep_selected, lint_source_for
-from ..notebook import NotNotebook, code_cells, join_cells
+from ..notebook import NotNotebook, code_cells, lint_cells
 from ..report import _DOCS_URL
 from ..rules import RULES_BY_CODE
 from ..selection import settings_for, validate
@@ -145,9 +145,8 @@ def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> li
         return None
     if not cells:
         return None
-    joined = join_cells(cells)
     collector = FixCollector()
-    lint_text(joined.source, path, settings_for(config, path), magics=joined.magics, fixes=collector)
+    joined, _, _ = lint_cells(cells, path, settings_for(config, path), fixes=collector)  # as lint_notebook
     fix = None
     for found, candidate in collector.items:
         if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (

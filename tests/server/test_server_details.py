@@ -8,7 +8,7 @@ import asyncio
 from lsprotocol import types as lsp
 
 from .conftest import TIMEOUT, codes, run
-from .test_language_server import SOURCE, _range
+from .test_language_server import SOURCE, _apply, _range
 
 PRINTING = "import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"
 FIXED = PRINTING.replace("print(x)", 'jax.debug.print("{}", x)')
@@ -71,6 +71,18 @@ def test_a_broken_cell_hides_no_finding_of_the_other_cells(session_factory, tmp_
         notebook = Notebook(session, tmp_path, [PRINTING, BROKEN])
         assert await notebook.codes(0) == ["JAX201"]  # as the CLI reports it
         assert await notebook.codes(1) == ["JAX000"]
+        # Its fix is offered too: the notebook is linted for the fix as it is for the diagnostics.
+        here = lsp.Position(4, 6)
+        request = session.client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                lsp.TextDocumentIdentifier(notebook.cells[0]),
+                lsp.Range(here, here),
+                lsp.CodeActionContext(diagnostics=[]),
+            )
+        )
+        actions = await asyncio.wait_for(request, TIMEOUT)
+        (fix,) = [a for a in actions if a.title.startswith("jaxlint: fix JAX201")]
+        assert _apply(PRINTING, notebook.cells[0], fix) == FIXED
         assert await session.stop() == 0
 
     run(scenario)
