@@ -16,6 +16,7 @@ import pickle
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from .lint_worker import HEADER, frame
@@ -46,10 +47,15 @@ class _Process:
 
     @classmethod
     async def start(cls) -> _Process:
+        # The same jaxlint as the server's, wherever the server found it (a checkout, a changed sys.path).
+        package_root = str(Path(__file__).resolve().parents[2])
+        path = os.environ.get("PYTHONPATH")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, path] if path else [package_root]))
         popen = subprocess.Popen(
             [sys.executable, "-m", "jaxlint.server.lint_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            env=env,
         )
         try:
             loop = asyncio.get_running_loop()
