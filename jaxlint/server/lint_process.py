@@ -28,6 +28,14 @@ log = logging.getLogger(__name__)
 LONG_REQUEST_S = 1.0
 
 
+# The lint process imports the server's own jaxlint, wherever the server found it (a checkout, a sys.path set
+# at run time), and then takes its folder off sys.path again, so it shadows nothing else.
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import jaxlint.server.lint_worker as worker; "
+    "del sys.path[0]; worker.main(int(sys.argv[2]))"
+)
+
+
 class WorkerDied(Exception):
     """The lint process ended while it ran a request (a crash in native code, or it was killed)."""
 
@@ -47,15 +55,10 @@ class _Process:
 
     @classmethod
     async def start(cls) -> _Process:
-        # The same jaxlint as the server's, wherever the server found it (a checkout, a changed sys.path).
-        package_root = str(Path(__file__).resolve().parents[2])
-        path = os.environ.get("PYTHONPATH")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, path] if path else [package_root]))
         popen = subprocess.Popen(
-            [sys.executable, "-m", "jaxlint.server.lint_worker", str(os.getpid())],
+            [sys.executable, "-c", _BOOT, str(Path(__file__).resolve().parents[2]), str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=env,
         )
         try:
             loop = asyncio.get_running_loop()

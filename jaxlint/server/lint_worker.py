@@ -1,4 +1,4 @@
-"""The server's lint process: `python -m jaxlint.server.lint_worker <parent pid>`.
+"""The server's lint process (`lint_process.py` starts it; by hand: `python -m jaxlint.server.lint_worker PID`).
 
 libcst's parser holds the GIL for the whole parse (seconds on a long module), so a lint on a thread of the
 server stalled its event loop; in a process of its own it stalls nothing, and a lint nobody waits for any
@@ -84,13 +84,13 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
         replies.flush()
 
 
-def main() -> None:
+def main(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the server's to handle
-    die_with_parent(int(sys.argv[1]))
+    die_with_parent(parent)
     replies = sys.stdout.buffer
     sys.stdout = sys.stderr  # stdout carries the replies: a stray print must not corrupt them
     serve(sys.stdin.buffer, replies)
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]))
