@@ -9,7 +9,9 @@ Usage::
 A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
 change edits one line in the middle of the file (in the generated file it turns a print into
 jax.debug.print and back, so a finding comes and goes; in another file it adds and removes a comment line) and waits for the publishDiagnostics of that version; the time includes the
-server's debounce. The same text is also linted in this process, for the lint's own share. Needs the
+server's debounce; the CPU time the server's processes spent per change is read from /proc (Linux), as it
+depends far less on the machine's load than the wall time. The same text is also linted in this process, for
+the lint's own share. Needs the
 `server` extra (pygls). No jax import.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -62,7 +65,21 @@ def generated(lines: int) -> str:
     return "".join(parts)
 
 
-async def measure(text: str, changes: int) -> list[float]:
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by `pid` and the processes under it (its lint process); Linux's /proc, else 0."""
+    total = 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                total += tree_cpu(int(child))
+    except (OSError, ValueError, IndexError):
+        pass
+    return total
+
+
+async def measure(text: str, changes: int) -> tuple[list[float], float]:
     client = LanguageClient("lsp-latency", "0")
     published: dict[int, asyncio.Event] = {}
     arrived: dict[int, float] = {}
@@ -92,6 +109,9 @@ async def measure(text: str, changes: int) -> list[float]:
         middle = len(lines) // 2
         original, edited = "", "# an edit\n"
     samples = []
+    server = client._server
+    assert server is not None
+    cpu_before = tree_cpu(server.pid)
     for k in range(changes):
         version = k + 2
         old, new = (original, edited) if k % 2 == 0 else (edited, original)
@@ -108,11 +128,11 @@ async def measure(text: str, changes: int) -> list[float]:
         await asyncio.wait_for(event.wait(), 60)
         samples.append(arrived[version] - sent)
         await asyncio.sleep(0.2)  # a pause between keystroke bursts, so changes are not debounced together
+    cpu = (tree_cpu(server.pid) - cpu_before) / changes
     await client.shutdown_async(None)
     client.exit(None)
-    if client._server is not None:  # let the server exit before the loop closes
-        await asyncio.wait_for(client._server.wait(), 10)
-    return samples
+    await asyncio.wait_for(server.wait(), 10)  # let the server exit before the loop closes
+    return samples, cpu
 
 
 def lint_only(text: str, repeats: int = 10) -> tuple[list[float], list[float]]:
@@ -136,7 +156,7 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=30)
     args = parser.parse_args()
     text = Path(args.file).read_text() if args.file else generated(args.lines)
-    samples = asyncio.run(measure(text, args.changes))
+    samples, server_cpu = asyncio.run(measure(text, args.changes))
     lint, lint_cpu = lint_only(text)
     ms = sorted(s * 1000 for s in samples)
     print(f"file: {text.count(chr(10))} lines; {len(ms)} changes")
@@ -144,6 +164,7 @@ def main() -> None:
         f"change -> diagnostics: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(0.9 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms (includes the debounce)"
     )
+    print(f"server CPU per change (the server and its lint process): {server_cpu * 1000:.0f} ms")
     print(
         f"lint alone (in process): median {statistics.median(lint) * 1000:.0f} ms wall, "
         f"{statistics.median(lint_cpu) * 1000:.0f} ms CPU (CPU time is what an idle machine would wait)"

@@ -31,6 +31,7 @@ from .analysis.magics import Magic, Magics, magic_for, magics_for
 from .analysis.module_facts import ModuleFacts
 from .engine import lint_text
 from .finding import PARSE_ERROR_CODE, Finding, parse_error
+from .fix import FixCollector
 from .selection import LintSettings
 
 __all__ = ["Magic", "Magics", "lint_notebook", "magic_for", "magics_for"]
@@ -58,6 +59,7 @@ _HELP = re.compile(r"\?{0,2}%{0,2}[\w*]+(?:\.[\w*]+)*\?{0,2}$")
 class Cell:
     number: int  # counted from 1 over all cells
     lines: list[str]  # code lines, without line ends
+    text: bool = True  # False: the cell's source is not text (no lines; a JAX000 says so)
 
 
 class NotNotebook(ValueError):
@@ -94,9 +96,10 @@ def code_cells(text: str) -> list[Cell] | None:
         if not isinstance(raw, dict) or raw.get("cell_type") != "code":
             continue
         source = raw.get(source_key, "")
-        if isinstance(source, list):
-            source = "".join(part for part in source if isinstance(part, str))
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
         if not isinstance(source, str):
+            cells.append(Cell(number, [], text=False))
             continue
         source = source.replace("\r\n", "\n").replace("\r", "\n")
         lines = source.split("\n")
@@ -364,10 +367,10 @@ def lint_notebook(
 ) -> list[Finding]:
     """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell.
 
-    A cell that does not parse is one JAX000 finding at its own line, and the other cells are still linted
-    (without it, as the kernel runs them when that cell fails). With `project` (project mode) the notebook
-    receives the facts of the project modules it imports and leaves its summary: its calls into them (nothing
-    imports a notebook, so it receives no calls).
+    A cell that does not parse, holds a NUL byte or whose source is not text is one JAX000 finding at its own
+    line, and the other cells are still linted (without it, as the kernel runs them when that cell fails).
+    With `project` (project mode) the notebook receives the facts of the project modules it imports and
+    leaves its summary: its calls into them (nothing imports a notebook, so it receives no calls).
     """
     try:
         cells = code_cells(source)
@@ -375,18 +378,56 @@ def lint_notebook(
         return [parse_error(path, error.line, error.column, str(error))]
     if not cells:
         return []
+    joined, findings, errors = lint_cells(cells, path, settings, project=project)
+    return sorted([*errors, *(_to_cell(f, joined) for f in findings)], key=Finding.sort_key)
+
+
+def lint_cells(
+    cells: list[Cell],
+    path: str,
+    settings: LintSettings,
+    project: ModuleFacts | None = None,
+    fixes: FixCollector | None = None,
+) -> tuple[JoinedNotebook, list[Finding], list[Finding]]:
+    """The code cells joined and linted without those that are not Python (blanked, so no line moves): the
+    joined text, its findings (lines of the joined text) and a JAX000 for each cell left out."""
+    errors = _unreadable_cells(cells, path)
+    cells = _blanked(cells, errors)
     joined = join_cells(cells)
-    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
+    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes)
     if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
         broken = _unparsable_cells(cells, path)
         if broken:
-            numbers = {f.cell for f in broken}
-            joined = join_cells(
-                [Cell(c.number, [""] * len(c.lines)) if c.number in numbers else c for c in cells]
+            joined = join_cells(_blanked(cells, broken))
+            findings = lint_text(
+                joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes
             )
-            rest = lint_text(joined.source, path, settings, magics=joined.magics, project=project)
-            return sorted([*broken, *(_to_cell(f, joined) for f in rest)], key=Finding.sort_key)
-    return [_to_cell(finding, joined) for finding in findings]
+            errors = [*errors, *broken]
+    return joined, findings, errors
+
+
+def _blanked(cells: list[Cell], errors: list[Finding]) -> list[Cell]:
+    """The cells with those that have an error made blank (they keep their lines, so none moves)."""
+    numbers = {f.cell for f in errors}
+    return [Cell(c.number, [""] * len(c.lines)) if c.number in numbers else c for c in cells]
+
+
+def _unreadable_cells(cells: list[Cell], path: str) -> list[Finding]:
+    """A JAX000 for each code cell that is not Python text at all: its source is not text, or holds a NUL
+    byte (the linter would otherwise report the NUL of one cell for the whole notebook, at cell 1)."""
+    errors = []
+    for cell in cells:
+        if not cell.text:
+            errors.append(_cell_error(path, cell, 1, 1, "cannot read cell: its source is not text"))
+            continue
+        for number, line in enumerate(cell.lines, 1):
+            if "\x00" in line:
+                where = line.index("\x00") + 1
+                errors.append(
+                    _cell_error(path, cell, number, where, "cell contains NUL bytes: not Python source")
+                )
+                break
+    return errors
 
 
 def _unparsable_cells(cells: list[Cell], path: str) -> list[Finding]:

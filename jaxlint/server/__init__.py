@@ -7,7 +7,11 @@ server never imports jax. Every use of the linter's internals goes through `jaxl
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import signal
 import sys
+import traceback
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,9 +30,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     if args.log_file:
-        import logging
-
         level = logging.DEBUG if args.verbose else logging.INFO
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
-    build_server().start_io()
-    return 0
+    server = build_server()
+    signal.signal(signal.SIGINT, _interrupted(server))
+    try:
+        server.start_io()
+    except Exception:
+        logging.getLogger(__name__).exception("jaxlint server: internal error")
+        traceback.print_exc()
+        server.exit_code = 1
+    # Leave at once: a thread of pygls may still be reading stdin, and joining it (as the interpreter does at
+    # exit) waited for a client that never closes the pipe. The lint processes are killed already.
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed by `exit`, or the client is gone
+            pass
+    os._exit(server.exit_code)
+
+
+def _interrupted(server):
+    def handler(signum: int, frame: object) -> None:
+        server.exit_code = 130  # as a shell reports an interrupted command
+        raise KeyboardInterrupt
+
+    return handler

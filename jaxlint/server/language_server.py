@@ -1,9 +1,11 @@
-"""The pygls language server: diagnostics, code actions and hover for .py files and notebooks.
+"""The pygls language server: diagnostics (pushed, or pulled where the client asks for them), code actions and
+hover for .py files and notebooks.
 
-Linting runs on one worker thread, so the event loop keeps reading messages (and a newer change supersedes an
-older lint: results for an outdated version are dropped). A change waits `DEBOUNCE_S` for the next keystroke;
-open and save lint at once. Any exception while linting one document is logged to the client and leaves the
-server and the other documents' diagnostics alone.
+Linting runs in a process of its own (`lint_process.py`), so the event loop keeps answering while libcst
+parses, and a lint whose answer nobody wants any more (a newer change, a closed document, `exit`) is stopped:
+results for an outdated version are dropped. A change waits `DEBOUNCE_S` for the next keystroke; open and
+save lint at once. Any exception while linting one document is logged to the client and leaves the server and
+the other documents' diagnostics alone.
 """
 
 from __future__ import annotations
@@ -13,32 +15,26 @@ import dataclasses
 import logging
 import os
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .linting import (
-    ConfigError,
-    Finding,
-    Linted,
-    config_for,
-    docs_url,
-    fix_all,
-    fixed_text,
-    is_syntax_error,
-    lint_document,
-    notebook_fix,
-    rule_help,
-)
+from .hover import finding_hover, noqa_hover
+from .last_good import LastGood
+from .lint_process import Linter, WorkerDied, WorkerError
+from .linting import ConfigError, Finding, config_for, docs_url, is_syntax_error
 from .noqa_comment import noqa_edit
-from .notebook_sync import cell_type, notebook_json
+from .notebook_sync import cell_type, notebook_json, with_cell_edits
 from .textdiff import split_lines, text_edits
 
 DEBOUNCE_S = 0.05
+HOVER_WAIT_S = 1.0
 FIX_ALL_KIND = "source.fixAll.jaxlint"
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
 
@@ -78,6 +74,26 @@ def _codes(value: Any) -> list[str] | None:
     return [str(v).strip().upper() for v in value if str(v).strip()]
 
 
+@dataclasses.dataclass
+class Lint:
+    """The latest lint of a .py document: its findings, and which have a fix (applied by the lint process)."""
+
+    text: str
+    path: str
+    findings: list[Finding]
+    fixable: list[bool]
+
+
+class JaxlintProtocol(LanguageServerProtocol):
+    def handle_message(self, message: Any) -> None:
+        """A request after `shutdown` is answered InvalidRequest, as LSP asks (pygls would drop it unanswered)."""
+        if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
+            error = JsonRpcInvalidRequest("jaxlint: the server is shut down; only `exit` is accepted")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        super().handle_message(message)
+
+
 class JaxlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
@@ -92,22 +108,45 @@ class JaxlintServer(LanguageServer):
                 ],
                 save=True,
             ),
+            protocol_cls=JaxlintProtocol,
         )
         self.settings = Settings()
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxlint-lint")
+        self.linter = Linter()
         self.entries: dict[str, list[Entry]] = {}  # uri of a file or of a notebook cell -> diagnostics
-        self.linted: dict[str, Linted] = {}  # .py document uri -> its latest lint (for fixes)
-        self.last_good: dict[str, list[Finding]] = {}  # document/notebook uri -> findings of the last parse
+        self.linted: dict[str, Lint] = {}  # .py document uri -> its latest lint (for fixes)
+        self.last_good = LastGood()
         self.pending: dict[str, asyncio.Task] = {}
         self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
         self.shown_errors: set[str] = set()
+        self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): publish none
+        self.pull_refresh = False  # ... and can be told to pull again (workspace/diagnostic/refresh)
+        self.background: set[asyncio.Task] = set()
+        self.shut_down = False
+        self.exit_code = 1  # 0 only for `exit` after `shutdown`, as LSP asks
+
+    def shutdown(self) -> None:
+        """pygls's shutdown, without joining its threads: the one reading stdin may never return, and
+        joining it kept the server alive after SIGINT or `exit`. The lint processes are killed."""
+        self.linter.close()
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+
+    def stop_linting(self) -> None:
+        for task in list(self.pending.values()):
+            task.cancel()
+        self.pending.clear()
+        self.linter.close()
 
     # -- scheduling ---------------------------------------------------------------------------------------
 
     def schedule(self, uri: str, delay: float = 0.0, notebook: bool = False) -> None:
+        if self.shut_down:
+            return
         previous = self.pending.pop(uri, None)
         if previous is not None:
-            previous.cancel()
+            self.linter.cancel(previous)
         self.pending[uri] = asyncio.ensure_future(self._lint_later(uri, delay, notebook))
 
     async def _lint_later(self, uri: str, delay: float, notebook: bool) -> None:
@@ -120,7 +159,11 @@ class JaxlintServer(LanguageServer):
                 await self.lint_text_document(uri)
         except asyncio.CancelledError:
             raise
-        except Exception:  # a bug in jaxlint costs this document's update, never the server
+        except WorkerError as error:  # a bug in jaxlint costs this document's update, never the server
+            self.log_error(f"jaxlint: internal error while linting {uri}:\n{error}")
+        except WorkerDied as error:  # a crash in native code: the next lint starts a new process
+            self.log_error(f"jaxlint: {error} while linting {uri}")
+        except Exception:
             self.log_error(f"jaxlint: internal error while linting {uri}:\n{traceback.format_exc()}")
         finally:
             if self.pending.get(uri) is asyncio.current_task():
@@ -131,6 +174,8 @@ class JaxlintServer(LanguageServer):
             self.schedule(uri)
         for uri in list(self.workspace.notebook_documents):
             self.schedule(uri, notebook=True)
+        if self.pull and self.pull_refresh:  # the client asks again; each answer waits for the new lint
+            self.workspace_diagnostic_refresh(None)
 
     # -- linting ------------------------------------------------------------------------------------------
 
@@ -145,6 +190,21 @@ class JaxlintServer(LanguageServer):
             self.log_error(message)
             return None
 
+    def check_settings(self) -> None:
+        """Report the client's bad settings at once (as the CLI exits 2 for them), not at the first lint."""
+        root = to_fs_path(self.workspace.root_uri) if self.workspace.root_uri else None
+        self.config(os.path.join(root or os.getcwd(), "untitled.py"))
+
+    def in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task) -> None:
+        self.background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("jaxlint: background request failed: %s", task.exception())
+
     async def lint_text_document(self, uri: str) -> None:
         document = self.workspace.text_documents.get(uri)
         if document is None or not is_python(uri, document.language_id):
@@ -154,13 +214,12 @@ class JaxlintServer(LanguageServer):
         if config is None:
             self.publish(uri, [], text, version)
             return
-        loop = asyncio.get_running_loop()
-        linted = await loop.run_in_executor(self.worker, lint_document, text, path, config)
+        findings, fixable = await self.linter.call("lint", uri, text, path, config)
         current = self.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # superseded: a newer lint is scheduled
-        self.linted[uri] = linted
-        self.publish(uri, self.keep_last_good(uri, linted.findings), text, version)
+        self.linted[uri] = Lint(text, path, findings, fixable)
+        self.publish(uri, self.last_good.shown(uri, text, findings), text, version)
 
     async def lint_notebook(self, uri: str) -> None:
         notebook = self.workspace.get_notebook_document(notebook_uri=uri)
@@ -171,9 +230,7 @@ class JaxlintServer(LanguageServer):
         config = self.config(path)
         findings: list[Finding] = []
         if config is not None:
-            loop = asyncio.get_running_loop()
-            linted = await loop.run_in_executor(self.worker, lint_document, source, path, config)
-            findings = self.keep_last_good(uri, linted.findings)
+            findings, _ = await self.linter.call("lint", None, source, path, config)
         current = self.workspace.get_notebook_document(notebook_uri=uri)
         if current is None or current.version != version:
             return
@@ -182,9 +239,10 @@ class JaxlintServer(LanguageServer):
             number = finding.cell or 1
             if 1 <= number <= len(notebook.cells):
                 by_cell[notebook.cells[number - 1].document].append(finding)
-        for cell_uri, cell_findings in by_cell.items():
+        for cell_uri, cell_findings in by_cell.items():  # a broken cell keeps its own last good findings
             document = self.workspace.text_documents.get(cell_uri)
-            self.publish(cell_uri, cell_findings, texts[cell_uri], document.version if document else None)
+            shown = self.last_good.shown(cell_uri, texts[cell_uri], cell_findings)
+            self.publish(cell_uri, shown, texts[cell_uri], document.version if document else None)
 
     def notebook_source(self, notebook: lsp.NotebookDocument) -> tuple[str, dict[str, str], str]:
         """The notebook as .ipynb JSON, the text of each cell by uri, and the path to lint it as."""
@@ -200,20 +258,12 @@ class JaxlintServer(LanguageServer):
             path += ".ipynb"  # the CLI's notebook path is chosen by the suffix
         return notebook_json(cells, notebook.metadata), texts, path
 
-    def keep_last_good(self, key: str, findings: list[Finding]) -> list[Finding]:
-        """A text that no longer parses keeps its last diagnostics on the other lines, plus the JAX000."""
-        errors = [f for f in findings if is_syntax_error(f)]
-        if not errors:
-            self.last_good[key] = findings
-            return findings
-        broken = {(f.cell, f.line) for f in errors}
-        kept = [f for f in self.last_good.get(key, []) if (f.cell, f.line) not in broken]
-        return kept + errors
-
     def publish(self, uri: str, findings: list[Finding], text: str, version: int | None) -> None:
         lines = split_lines(text)
         entries = [Entry(f, self.diagnostic(f, lines)) for f in findings]
         self.entries[uri] = entries
+        if self.pull:
+            return
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(
                 uri=uri, diagnostics=[e.diagnostic for e in entries], version=version
@@ -242,30 +292,50 @@ class JaxlintServer(LanguageServer):
 
     # -- requests -----------------------------------------------------------------------------------------
 
-    def current_lint(self, uri: str) -> Linted | None:
+    async def current_lint(self, uri: str) -> Lint | None:
         """The lint of the document's current text (linted now when the published one is outdated)."""
         document = self.workspace.text_documents.get(uri)
         linted = self.linted.get(uri)
         if document is None or linted is None:
             return None
         if linted.text != document.source:
-            config = self.config(linted.path)
+            text, config = document.source, self.config(linted.path)
             if config is None:
                 return None
-            linted = lint_document(document.source, linted.path, config)
-            self.linted[uri] = linted
+            findings, fixable = await self.linter.call("lint", uri, text, linted.path, config)
+            linted = self.linted[uri] = Lint(text, linted.path, findings, fixable)
         return linted
 
-    async def settled(self, uri: str) -> None:
-        """Wait for the lint scheduled for `uri`, and for those that supersede it."""
+    async def settled(self, uri: str, limit: float | None = None) -> None:
+        """Wait for the lint scheduled for `uri`, and for those that supersede it (at most `limit` seconds)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if limit is None else loop.time() + limit
         for _ in range(10):
             task = self.pending.get(uri)
             if task is None or task is asyncio.current_task():
                 return
-            await asyncio.wait({task})
+            if deadline is not None and loop.time() >= deadline:
+                return
+            await asyncio.wait({task}, timeout=None if deadline is None else deadline - loop.time())
+
+    def checked_lines(self, uri: str, position: lsp.Position) -> list[str] | None:
+        """The lines of an open document; a position past its end is an error (InvalidParams), not a silent
+        empty answer. None for a document that is not open."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return None
+        lines = split_lines(document.source)
+        last = len(lines) if not lines or lines[-1].endswith(("\n", "\r")) else len(lines) - 1
+        if not 0 <= position.line <= last or position.character < 0:
+            raise JsonRpcInvalidParams(
+                f"jaxlint: position {position.line}:{position.character} is outside {uri} (lines 0-{last})"
+            )
+        return lines
 
     async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
+        self.checked_lines(uri, params.range.start)
+        self.checked_lines(uri, params.range.end)
         await self.settled(uri)
         document = self.workspace.text_documents.get(uri)
         if document is None:
@@ -275,19 +345,20 @@ class JaxlintServer(LanguageServer):
         want_fix_all = only is None or any(FIX_ALL_KIND.startswith(k) for k in only)
         text = document.source
         actions: list[lsp.CodeAction] = []
-        linted = self.current_lint(uri)
+        linted = await self.current_lint(uri)
         if want_quickfix:
             if linted is not None:
-                entries = [Entry(f, self.diagnostic(f, split_lines(text))) for f in linted.findings]
+                lines = split_lines(text)
+                entries = [Entry(f, self.diagnostic(f, lines)) for f in linted.findings]
             else:  # a notebook cell: findings come from the notebook's lint
                 entries = self.entries.get(uri, [])
-            for entry in entries:
+            for index, entry in enumerate(entries):
                 if not _overlaps(entry.diagnostic.range, params.range) or is_syntax_error(entry.finding):
                     continue
                 fix = (
-                    self.fix_action(uri, text, linted, entry)
+                    await self.fix_action(uri, text, linted, index, entry)
                     if linted is not None
-                    else self.cell_fix_action(uri, text, entry)
+                    else await self.cell_fix_action(uri, text, entry)
                 )
                 if fix is not None:
                     actions.append(fix)
@@ -298,8 +369,7 @@ class JaxlintServer(LanguageServer):
             config = self.config(linted.path)
             fixed = text
             if config is not None:
-                loop = asyncio.get_running_loop()
-                fixed = await loop.run_in_executor(self.worker, fix_all, text, linted.path, config)
+                fixed = await self.linter.call("fix_all", text, linted.path, config)
             if fixed != text and document.source == text:  # edits for an outdated text would corrupt it
                 actions.append(
                     lsp.CodeAction(
@@ -310,8 +380,14 @@ class JaxlintServer(LanguageServer):
                 )
         return actions
 
-    def fix_action(self, uri: str, text: str, linted: Linted, entry: Entry) -> lsp.CodeAction | None:
-        return self.describe_fix(uri, text, fixed_text(linted, entry.finding), entry)
+    async def fix_action(
+        self, uri: str, text: str, linted: Lint, index: int, entry: Entry
+    ) -> lsp.CodeAction | None:
+        config = self.config(linted.path)
+        if not linted.fixable[index] or config is None:
+            return None
+        new = await self.linter.call("fix", uri, linted.text, linted.path, config, index)
+        return self.describe_fix(uri, text, new, entry)
 
     def describe_fix(self, uri: str, text: str, new: str | None, entry: Entry) -> lsp.CodeAction | None:
         finding = entry.finding
@@ -326,7 +402,7 @@ class JaxlintServer(LanguageServer):
             edit=self.workspace_edit(uri, text, new),
         )
 
-    def cell_fix_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
+    async def cell_fix_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
         """One finding's fix in a notebook cell: the notebook is linted again, the fix kept to its cell."""
         finding = entry.finding
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
@@ -334,18 +410,12 @@ class JaxlintServer(LanguageServer):
             return None
         source, _, path = self.notebook_source(notebook)
         config = self.config(path)
-        edits = notebook_fix(source, path, config, finding) if config is not None else None
+        edits = None
+        if config is not None:
+            edits = await self.linter.call("notebook_fix", source, path, config, finding)
         if not edits:
             return None
-        lines = split_lines(text)
-        new_lines = list(lines)
-        for edit in reversed(edits):  # bottom up, so earlier line numbers stay valid
-            ending = "\n" if edit.first + edit.count < len(lines) or text.endswith("\n") else ""
-            replacement = [line + "\n" for line in edit.lines]
-            if replacement and not ending:
-                replacement[-1] = replacement[-1][:-1]
-            new_lines[edit.first : edit.first + edit.count] = replacement
-        return self.describe_fix(uri, text, "".join(new_lines), entry)
+        return self.describe_fix(uri, text, with_cell_edits(text, edits), entry)
 
     def noqa_action(self, uri: str, text: str, entry: Entry) -> lsp.CodeAction | None:
         code = entry.finding.code
@@ -371,19 +441,23 @@ class JaxlintServer(LanguageServer):
         )
 
     def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
-        at = params.position
-        for entry in self.entries.get(params.text_document.uri, []):
+        uri, at = params.text_document.uri, params.position
+        lines = self.checked_lines(uri, at)
+        for entry in self.entries.get(uri, []):
             where = entry.diagnostic.range
             if _before_or_at(where.start, at) and _before_or_at(at, where.end):
-                explanation = rule_help(entry.finding.code)
-                body = f"{entry.finding.code}: {entry.finding.message}"
-                if explanation:
-                    body += "\n\n---\n\n" + explanation
-                url = docs_url(entry.finding.code)
-                if url:
-                    body += f"\n\n[{entry.finding.code} documentation]({url})"
-                return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, body), range=where)
-        return None
+                return finding_hover(entry.finding, where)
+        if not lines or at.line >= len(lines):
+            return None
+        at = self.workspace.position_codec.position_from_client_units(lines, at)
+        return noqa_hover(lines[at.line], at.character)
+
+    async def pulled(self, uri: str) -> lsp.RelatedFullDocumentDiagnosticReport:
+        """textDocument/diagnostic: the diagnostics of the document's (or its notebook's) latest lint."""
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        await self.settled(notebook.uri if notebook is not None else uri)
+        entries = self.entries.get(uri, [])
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[e.diagnostic for e in entries])
 
 
 def _before_or_at(a: lsp.Position, b: lsp.Position) -> bool:
@@ -413,12 +487,21 @@ def build_server() -> JaxlintServer:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: JaxlintServer, params: lsp.InitializeParams) -> None:
         ls.settings = Settings.parse(params.initialization_options)
+        text_document, workspace = params.capabilities.text_document, params.capabilities.workspace
+        ls.pull = text_document is not None and text_document.diagnostic is not None
+        ls.pull_refresh = bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: JaxlintServer, params: lsp.InitializedParams) -> None:
+        ls.check_settings()
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: JaxlintServer, params: lsp.DidChangeConfigurationParams) -> None:
         settings = Settings.parse(params.settings)
         if settings != ls.settings:
             ls.settings = settings
+            ls.shown_errors.clear()  # a setting broken again is shown again
+            ls.check_settings()
             ls.relint_all()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -443,10 +526,11 @@ def build_server() -> JaxlintServer:
         uri = params.text_document.uri
         task = ls.pending.pop(uri, None)
         if task is not None:
-            task.cancel()
+            ls.linter.cancel(task)
         ls.open_documents.discard(uri)
         ls.linted.pop(uri, None)
-        ls.last_good.pop(uri, None)
+        ls.last_good.forget(uri)
+        ls.in_background(ls.linter.call("forget", uri))
         if ls.entries.pop(uri, None) is not None:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -459,6 +543,7 @@ def build_server() -> JaxlintServer:
         uri = params.notebook_document.uri
         structure = params.change.cells.structure if params.change.cells else None
         for closed in (structure.did_close or []) if structure else []:
+            ls.last_good.forget(closed.uri)
             if ls.entries.pop(closed.uri, None) is not None:
                 ls.text_document_publish_diagnostics(
                     lsp.PublishDiagnosticsParams(uri=closed.uri, diagnostics=[])
@@ -474,9 +559,9 @@ def build_server() -> JaxlintServer:
         uri = params.notebook_document.uri
         task = ls.pending.pop(uri, None)
         if task is not None:
-            task.cancel()
-        ls.last_good.pop(uri, None)
+            ls.linter.cancel(task)
         for cell in params.cell_text_documents:
+            ls.last_good.forget(cell.uri)
             if ls.entries.pop(cell.uri, None) is not None:
                 ls.text_document_publish_diagnostics(
                     lsp.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[])
@@ -491,13 +576,29 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(ls: JaxlintServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        await ls.settled(params.text_document.uri)  # answer for the text the user sees
+        # Answer for the text the user sees, unless its lint (or one queued before it) runs long.
+        await ls.settled(params.text_document.uri, HOVER_WAIT_S)
         return ls.hover(params)
 
+    @server.feature(
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.DiagnosticOptions(
+            identifier="jaxlint", inter_file_dependencies=False, workspace_diagnostics=False
+        ),
+    )
+    async def diagnostic(
+        ls: JaxlintServer, params: lsp.DocumentDiagnosticParams
+    ) -> lsp.RelatedFullDocumentDiagnosticReport:
+        return await ls.pulled(params.text_document.uri)
+
     @server.feature(lsp.SHUTDOWN)
-    def shutdown(ls: JaxlintServer, params: Any = None) -> None:
-        for task in ls.pending.values():
-            task.cancel()
-        ls.worker.shutdown(wait=False, cancel_futures=True)
+    def on_shutdown(ls: JaxlintServer, params: Any = None) -> None:
+        ls.shut_down = True
+        ls.stop_linting()
+
+    @server.feature(lsp.EXIT)
+    def on_exit(ls: JaxlintServer, params: Any = None) -> None:
+        ls.exit_code = 0 if ls.shut_down else 1
+        ls.stop_linting()
 
     return server

@@ -7,7 +7,8 @@ The rest of `jaxlint.server` speaks LSP and sees only this small API:
   .py files, the handles `fixed_text` needs to apply one finding's fix;
 - `fixed_text(linted, finding)`, `fix_all(text, path, config)`: the whole new text (callers diff it);
 - `notebook_fix(source, path, config, finding)`: one finding's fix in a notebook, as new lines of one cell;
-- `rule_help(code)`, `docs_url(code)`: what hover and `codeDescription` show.
+- `rule_help(code)`, `rule_summary(code)`, `docs_url(code)`: what hover and `codeDescription` show;
+- `die_with_parent(pid)`: for the lint process (`lint_worker.py`), which runs the functions above.
 Static mode: nothing here imports jax.
 """
 
@@ -23,11 +24,11 @@ from ..config import Config, ConfigError, find_pyproject, load, with_overrides
 from ..engine import lint_text
 from ..finding import PARSE_ERROR_CODE, Finding, parse_error
 from ..fix import FixCollector
-from ..lint import keep_selected, lint_source_for
-from ..notebook import NotNotebook, code_cells, join_cells
+from ..lint import die_with_parent, keep_selected, lint_source_for
+from ..notebook import NotNotebook, code_cells, lint_cells
 from ..report import _DOCS_URL
 from ..rules import RULES_BY_CODE
-from ..selection import settings_for
+from ..selection import settings_for, validate
 
 __all__ = [
     "PARSE_ERROR_CODE",
@@ -35,6 +36,7 @@ __all__ = [
     "Finding",
     "Linted",
     "config_for",
+    "die_with_parent",
     "docs_url",
     "fix_all",
     "fixed_text",
@@ -42,6 +44,7 @@ __all__ = [
     "lint_document",
     "notebook_fix",
     "rule_help",
+    "rule_summary",
 ]
 
 # pyproject.toml path -> (mtime, Config): re-read only when the file changes.
@@ -49,17 +52,25 @@ _LOADED: dict[Path | None, tuple[float, Config]] = {}
 
 
 def config_for(path: str, select: list[str] | None = None, ignore: list[str] | None = None) -> Config:
-    """The CLI's configuration for `path`, plus the client's settings; raises ConfigError."""
+    """The CLI's configuration for `path`, plus the client's settings; raises ConfigError where the CLI
+    would exit 2 (a bad file, or a selector, from the file or the client, that matches no rule)."""
     pyproject = find_pyproject(Path(path))
     mtime = _mtime(pyproject)
     cached = _LOADED.get(pyproject)
     if cached is None or cached[0] != mtime:
-        cached = (mtime, load(pyproject))
+        try:
+            loaded = load(pyproject)
+        except (OSError, ValueError) as error:  # unreadable, or not TOML (tomllib's error is a ValueError)
+            raise ConfigError(f"cannot read the configuration: {error}") from error
+        validate(loaded, f"{pyproject}: [tool.jaxlint] ")
+        cached = (mtime, loaded)
         _LOADED[pyproject] = cached
     config = cached[1]
     if select is None and ignore is None:
         return config
-    return with_overrides(config, select=select, ignore=ignore)
+    config = with_overrides(config, select=select, ignore=ignore)
+    validate(config, "the client's settings: ")
+    return config
 
 
 def _mtime(path: Path | None) -> float:
@@ -134,9 +145,8 @@ def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> li
         return None
     if not cells:
         return None
-    joined = join_cells(cells)
     collector = FixCollector()
-    lint_text(joined.source, path, settings_for(config, path), magics=joined.magics, fixes=collector)
+    joined, _, _ = lint_cells(cells, path, settings_for(config, path), fixes=collector)  # as lint_notebook
     fix = None
     for found, candidate in collector.items:
         if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (
@@ -177,6 +187,12 @@ def docs_url(code: str) -> str | None:
     return _DOCS_URL.format(code=code.lower()) if code in RULES_BY_CODE else None
 
 
+def rule_summary(code: str) -> str | None:
+    """Markdown: the rule's code, name and one-line summary."""
+    rule = RULES_BY_CODE.get(code)
+    return None if rule is None else f"**{rule.code} {rule.name}**: {rule.summary}"
+
+
 _HOVER_SECTIONS = ("What it does", "Why is this bad", "Use instead")
 
 
@@ -193,7 +209,7 @@ def rule_help(code: str) -> str | None:
             sections[heading] = ""
         elif heading is not None:
             sections[heading] += line + "\n"
-    parts = [f"**{rule.code} {rule.name}**: {rule.summary}"]
+    parts = [f"**{rule.code} {rule.name}**: {rule.summary}"]  # as rule_summary
     for name in _HOVER_SECTIONS:
         body = sections.get(name, "").strip()
         if body:

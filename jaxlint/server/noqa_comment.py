@@ -40,3 +40,17 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
             return None  # already suppresses every code
     end = len(content.rstrip())
     return (line, end), (line, len(content)), f"  # noqa: {code}"
+
+
+_CODE = re.compile(r"[A-Z]+[0-9]+")  # case-sensitive, as jaxlint.suppression reads the codes
+
+
+def noqa_code_at(line: str, column: int) -> str | None:
+    """The code under `column` (0-based, code points) of the line's `# noqa: CODES` comment, if any."""
+    comment = _NOQA_CODES.search(line)
+    if comment is None or column < comment.start():
+        return None
+    for code in _CODE.finditer(comment.group(0)):
+        if comment.start() + code.start() <= column <= comment.start() + code.end():
+            return code.group(0)
+    return None

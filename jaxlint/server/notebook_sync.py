@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .textdiff import split_lines
+
 PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
 
 
@@ -30,3 +32,16 @@ def cell_type(is_code: bool, language_id: str | None) -> str:
     if language_id and language_id.lower() not in PYTHON_LANGUAGES:
         return "raw"
     return "code"
+
+
+def with_cell_edits(text: str, edits: list[Any]) -> str:
+    """A cell's text with line edits (`linting.CellEdit`: replace `count` lines from `first` by `lines`)."""
+    lines = split_lines(text)
+    new_lines = list(lines)
+    for edit in reversed(edits):  # bottom up, so earlier line numbers stay valid
+        ending = "\n" if edit.first + edit.count < len(lines) or text.endswith("\n") else ""
+        replacement = [line + "\n" for line in edit.lines]
+        if replacement and not ending:
+            replacement[-1] = replacement[-1][:-1]
+        new_lines[edit.first : edit.first + edit.count] = replacement
+    return "".join(new_lines)

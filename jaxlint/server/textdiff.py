@@ -25,11 +25,22 @@ def text_edits(old: str, new: str) -> list[Edit]:
     if old == new:
         return []
     old_lines, new_lines = split_lines(old), split_lines(new)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    # Lines the two share at the start and end are matched directly: a fix changes a few lines, and difflib
+    # over a whole long module took most of a second on the event loop.
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None, old_lines[head : len(old_lines) - tail], new_lines[head : len(new_lines) - tail], autojunk=False
+    )
     edits: list[Edit] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         edits.append(_narrow(old_lines, i1, i2, "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])))
     return edits
 

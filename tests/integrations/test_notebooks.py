@@ -405,3 +405,25 @@ def test_a_notebook_is_a_program_for_float64_requests(tmp_path: Path) -> None:
     x64 = notebook('import jax\njax.config.update("jax_enable_x64", True)\n', *cells[1:])
     (tmp_path / "nb.ipynb").write_text(x64)
     assert run("nb.ipynb", cwd=tmp_path).returncode == 0
+
+
+# -- issue 30 item 8 ----------------------------------------------------------------------------------------
+
+
+def test_a_cell_that_is_not_text_or_holds_a_nul_is_a_jax000_on_that_cell(tmp_path: Path) -> None:
+    printing = "import jax\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"
+    sources = [printing, 3, ["x = 1\n", None], "y = 1\nz = 2\x00\n", {"not": "text"}]
+    raw = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s} for s in sources]
+    (tmp_path / "nb.ipynb").write_text(
+        json.dumps({"cells": raw, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    result = run("--format", "json", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    rows = [(r["code"], r["cell"], r["line"], r["column"]) for r in json.loads(result.stdout)]
+    assert rows == [
+        ("JAX201", 1, 4, 5),  # the other cells are linted still
+        ("JAX000", 2, 1, 1),
+        ("JAX000", 3, 1, 1),
+        ("JAX000", 4, 2, 6),  # the NUL's own cell, line and column, not cell 1
+        ("JAX000", 5, 1, 1),
+    ]

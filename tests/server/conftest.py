@@ -18,9 +18,20 @@ TIMEOUT = 20.0
 class Session:
     """One server process: what it published and logged, and helpers to wait for it."""
 
-    def __init__(self, root: Path, options: dict | None = None, command: list[str] | None = None) -> None:
+    started: list[Session] = []  # by this test's scenario: `run` kills those still running at its end
+
+    def __init__(
+        self,
+        root: Path,
+        options: dict | None = None,
+        command: list[str] | None = None,
+        path: list[Path] = (),
+        capabilities: lsp.ClientCapabilities | None = None,
+    ) -> None:
         self.root = root
         self.options = options
+        self.path = [*path, ROOT]  # PYTHONPATH of the server (and of its lint process)
+        self.capabilities = capabilities
         self.command = command or [sys.executable, "-m", "jaxlint", "server"]
         self.client = LanguageClient("jaxlint-tests", "0")
         self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = {}
@@ -44,9 +55,10 @@ class Session:
             self.changed.set()
 
     async def start(self) -> lsp.InitializeResult:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, self.path)))
         await self.client.start_io(*self.command, env=env, cwd=str(self.root))
-        capabilities = lsp.ClientCapabilities(
+        Session.started.append(self)
+        capabilities = self.capabilities or lsp.ClientCapabilities(
             notebook_document=lsp.NotebookDocumentClientCapabilities(
                 synchronization=lsp.NotebookDocumentSyncClientCapabilities()
             )
@@ -109,8 +121,20 @@ class Session:
 
 
 def run(scenario):
-    """Run an async test scenario to the end."""
-    return asyncio.run(scenario())
+    """Run an async test scenario to the end; a server it leaves running (a failed test) is killed."""
+
+    async def guarded():
+        Session.started.clear()
+        try:
+            return await scenario()
+        finally:
+            for session in Session.started:
+                server = session.client._server
+                if server is not None and server.returncode is None:
+                    server.kill()
+                    await server.wait()
+
+    return asyncio.run(guarded())
 
 
 def codes(diagnostics: list[lsp.Diagnostic]) -> list[str]:
@@ -119,7 +143,7 @@ def codes(diagnostics: list[lsp.Diagnostic]) -> list[str]:
 
 @pytest.fixture
 def session_factory(tmp_path):
-    def make(options: dict | None = None, command: list[str] | None = None) -> Session:
-        return Session(tmp_path, options, command)
+    def make(options: dict | None = None, command: list[str] | None = None, **more) -> Session:
+        return Session(tmp_path, options, command, **more)
 
     return make

@@ -292,32 +292,43 @@ def test_bad_config_is_reported_and_the_server_lives_on(session_factory, tmp_pat
     run(scenario)
 
 
-CRASHING_SERVER = """
-import sys
-import jaxlint.server.language_server as server
+# Put on the PYTHONPATH of the server and its lint process: the linter raises on a text with BOOM in it, and
+# its process dies (as in a crash of native code) on one with DIE in it.
+FAULTY_LINTER = """
+import os
+import jaxlint.engine as engine
 
-real = server.lint_document
+real = engine.lint_text
 
-def lint_document(text, path, config):
-    if "BOOM" in text:
+def lint_text(source, *args, **kwargs):
+    if "BOOM" in source:
         raise RuntimeError("lint exploded")
-    return real(text, path, config)
+    if "DIE" in source:
+        os._exit(3)
+    return real(source, *args, **kwargs)
 
-server.lint_document = lint_document
-from jaxlint.server import main
-sys.exit(main([]))
+engine.lint_text = lint_text
 """
 
 
 def test_a_crash_while_linting_is_logged_and_never_kills_the_server(session_factory, tmp_path):
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(FAULTY_LINTER)
+
     async def scenario():
-        session = session_factory(command=[sys.executable, "-c", CRASHING_SERVER])
+        session = session_factory(path=[hooks])
         await session.start()
         bad = session.open(tmp_path / "bad.py", "import jax\nBOOM = 1\n")
         await session.wait_for(
             lambda: any("lint exploded" in m for m in session.logs), "the crash in the log"
         )
         assert bad not in session.published
+        dead = session.open(tmp_path / "dead.py", "import jax\nDIE = 1\n")
+        await session.wait_for(
+            lambda: any("lint process ended" in m and dead in m for m in session.logs), "the death in the log"
+        )
+        assert dead not in session.published
         good = session.open(tmp_path / "good.py", SOURCE)
         assert codes(await session.diagnostics(good, 1)) == ["JAX101", "JAX201"]
         assert await session.stop() == 0
