@@ -21,8 +21,14 @@ _UNVERIFIED = {"verdict": "NOT_RUN", "verdict_reason": "not verified", "inputs":
 
 
 def header(report: VerifyReport) -> str:
-    """`verify: jax 0.10.2, cpu`; several environments are listed; none when no child ran."""
-    described = sorted({e.describe() for e in report.environments})
+    """`verify: jax 0.10.2, cpu`; several environments are listed; none when no child ran. A JAX that lacks
+    a feature says so: `verify: jax 0.4.33, cpu (this JAX lacks: live calls of top-level code, …)`."""
+    described = sorted(
+        {
+            e.describe() + (f" (this JAX lacks: {', '.join(e.missing)})" if e.missing else "")
+            for e in report.environments
+        }
+    )
     return "verify: " + ("; ".join(described) if described else "no JAX environment (no child ran)")
 
 

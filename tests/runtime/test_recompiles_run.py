@@ -36,7 +36,7 @@ def functions(report) -> dict:
 def test_three_shapes_compile_three_times_with_shape_reasons():
     code, report = run("three_shapes.py")
     assert code == 0
-    assert report["exit_code"] == 0 and report["backend"] == "cpu"
+    assert report["exit_code"] == 0 and report["backend"]
     assert report["command"].endswith("three_shapes.py")
     step = functions(report)["step"]
     assert (step["compiles"], step["traces"]) == (3, 3)

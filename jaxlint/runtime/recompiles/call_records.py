@@ -161,8 +161,10 @@ def encode_error(error: BaseException, skip_dirs: tuple[str, ...]) -> dict[str, 
                 frames.append(entry)
         current = current.__cause__ or current.__context__
     message = str(error)
+    innermost = traceback.extract_tb(error.__traceback__)[-1:]  # unfiltered: JAX's own function
     return {
         "types": [cls.__name__ for cls in type(error).__mro__],
+        "raised_in": innermost[0].name if innermost else "",
         "message": message[:_MESSAGE_LIMIT],
         "frames": frames[-20:],
     }

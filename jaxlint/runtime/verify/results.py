@@ -41,11 +41,14 @@ class Environment:
     device_count: int = 1
     python: str | None = None
     executable: str | None = None
+    missing: tuple[str, ...] = ()  # what this JAX cannot give --verify (see child/jax_features.py)
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> Environment:
         fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in event.items() if k in fields})
+        values = {k: v for k, v in event.items() if k in fields}
+        values["missing"] = tuple(values.get("missing") or ())
+        return cls(**values)
 
     def describe(self) -> str:
         """`jax 0.10.2, cpu` or `jax 0.11.2, gpu: NVIDIA H100 80GB HBM3`."""

@@ -17,6 +17,7 @@ from .expectations import (
     RUNS_ONCE,
     SELF_NOT_ARRAY,
     Expectation,
+    raising_function,
 )
 
 CONFIRMED, CLEAN, ERROR = "confirmed", "clean", "error"
@@ -70,7 +71,8 @@ def describe_error(error: BaseException, path: str) -> str:
 
 
 def _class_matches(error: BaseException, expectation: Expectation) -> bool:
-    return expectation.matches({cls.__name__ for cls in type(error).__mro__}, str(error))
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return expectation.matches(names, str(error), raising_function(error))
 
 
 def judge(
@@ -168,10 +170,11 @@ def _printed(
 
 
 def _sub_jaxprs(value: Any) -> list[Any]:
-    if hasattr(value, "eqns"):
-        return [value]
+    """The open `Jaxpr`s in a value: a `ClosedJaxpr` (which lacks `.outvars` before JAX 0.7) is unwrapped."""
     if hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
         return [value.jaxpr]
+    if hasattr(value, "eqns"):
+        return [value]
     if isinstance(value, (tuple, list)):
         return [j for v in value for j in _sub_jaxprs(v)]
     return []

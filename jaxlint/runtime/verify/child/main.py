@@ -20,7 +20,8 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-from .expectations import EXCEPTION, EXPECTATIONS, KEY_REUSE, LEAKS
+from .expectations import EXCEPTION, EXPECTATIONS, KEY_REUSE, LEAKS, raising_function
+from .jax_features import missing_features
 from .judge import describe_error, frame_covers, user_frames
 from .lines_run import LinesRun
 from .live_calls import LiveCalls
@@ -99,6 +100,7 @@ def describe_environment(jax: Any) -> dict[str, Any]:
         "device_count": jax.device_count(),
         "python": platform.python_version(),
         "executable": sys.executable,
+        "missing": missing_features(),
     }
 
 
@@ -126,7 +128,7 @@ def _import_failure_verdict(
     names = {cls.__name__ for cls in type(error).__mro__}
     matches = (
         expectation.kind == EXCEPTION
-        and expectation.matches(names, str(error))
+        and expectation.matches(names, str(error), raising_function(error))
         and any(frame_covers(f, span) for f in user_frames(error, path))
     )
     if matches:
@@ -200,6 +202,10 @@ def run_request(request: dict[str, Any], events: EventLog) -> int:
     except BaseException as error:
         events.write(event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
         return 0
+    try:  # keep JAX's own frames: a guarded expectation asks which of its functions raised
+        jax.config.update("jax_traceback_filtering", "off")
+    except Exception:
+        pass
     environment = describe_environment(jax)
     events.write(event="environment", **environment)
     _limit_memory(environment["backend"], request.get("memory_limit_mb"))
