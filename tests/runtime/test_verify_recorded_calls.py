@@ -20,14 +20,13 @@ from jaxlint.runtime.recompiles.signature_store import read_functions, store_pat
 
 TRAIN = textwrap.dedent(
     """\
-    import dataclasses
-    from functools import partial
+    import dataclasses, functools
 
     import jax
     import jax.numpy as jnp
 
 
-    @partial(jax.tree_util.register_dataclass, data_fields=["params", "step"], meta_fields=[])
+    @functools.partial(jax.tree_util.register_dataclass, data_fields=["params", "step"], meta_fields=[])
     @dataclasses.dataclass
     class State:
         params: jax.Array
