@@ -16,7 +16,7 @@ from .child.expectations import CONFIRMABLE_CODES
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
-from .results import NOT_RUN, FindingVerdict, VerifyReport
+from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport
 from .supervise import LIVE_CHILDREN
 
 if TYPE_CHECKING:
@@ -76,8 +76,6 @@ def unmatched_examples(examples: Any, root: Path) -> list[str]:
 
 
 def _skip_reason(finding: Finding, path: Path | None) -> str:
-    if finding.code not in CONFIRMABLE_CODES:
-        return f"{finding.code} is not confirmable by tracing"
     if path is None:
         return f"source file not found: {finding.path}"
     if finding.cell is not None and path.suffix != ".ipynb":
@@ -144,6 +142,13 @@ def _verify(
     joined: dict[Path, NotebookModule] = {}
     from_cells: dict[Finding, tuple[Finding, NotebookModule]] = {}  # as run -> (as reported, its notebook)
     for finding in dict.fromkeys(findings):
+        if finding.code not in CONFIRMABLE_CODES:
+            from ..confirmable import RECOMPILE_CODES  # here: confirmable imports this package
+
+            # `--run` shows recompiles (JAX401, JAX402) in a real run; the others no run shows.
+            hint = " (use --run)" if finding.code in RECOMPILE_CODES else ""
+            report.verdicts[finding] = FindingVerdict(NOT_CHECKED, f"not checked by tracing{hint}")
+            continue
         path = _source_path(finding, root)
         reason = _skip_reason(finding, path)
         if reason:

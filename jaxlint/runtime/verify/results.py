@@ -10,12 +10,13 @@ if TYPE_CHECKING:
     from jaxlint.finding import Finding
 
 CONFIRMED, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
-VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN)
+NOT_CHECKED = "NOT_CHECKED"  # a rule that tracing cannot show (JAX401-JAX403: recompiles, timing)
+VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
 
 
 @dataclasses.dataclass(frozen=True)
 class FindingVerdict:
-    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN
+    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN | NOT_CHECKED
     reason: str
     inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
     device: str | None = None  # the environment the child traced on ("jax 0.10.2, cpu"); None if no child ran
@@ -100,5 +101,6 @@ class VerifyReport:
 
     @property
     def should_fail(self) -> bool:
-        """Exit 1: something was confirmed, or a finding could not be run (it still stands unverified)."""
-        return any(v.verdict in (CONFIRMED, NOT_RUN) for v in self.verdicts.values())
+        """Exit 1: something was confirmed, or a finding could not be run or checked (it still stands
+        unverified)."""
+        return any(v.verdict in (CONFIRMED, NOT_RUN, NOT_CHECKED) for v in self.verdicts.values())

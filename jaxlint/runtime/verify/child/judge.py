@@ -55,17 +55,27 @@ def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
     return frame.lineno <= span[1] and span[0] <= end
 
 
+def clip(text: str, limit: int) -> str:
+    """Cut at a word boundary, with an ellipsis, when over `limit` characters: never mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if not text[limit - 1].isspace():  # the cut falls inside a word: drop that word
+        space = cut.rfind(" ")
+        cut = cut[:space] if space > limit // 2 else cut
+    return cut.rstrip(" ,;:(") + "…"
+
+
 def error_line(error: BaseException) -> str:
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {first[:100]}" if first else type(error).__name__
+    return f"{type(error).__name__}: {clip(first, 100)}" if first else type(error).__name__
 
 
 def describe_error(error: BaseException, path: str) -> str:
-    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     if isinstance(error, SystemExit):
         text = f"the code called sys.exit({error.code!r})"
     else:
-        text = f"{type(error).__name__}: {first[:100]}" if first else type(error).__name__
+        text = error_line(error)
     frames = user_frames(error, path)
     return f"{text} (line {frames[-1].lineno})" if frames else text
 
@@ -159,7 +169,7 @@ def _printed(
     text = "".join(t for at, t in records if span[0] <= at <= span[1])
     match = TRACER_TEXT.search(text)
     if match:
-        shown = text.strip().splitlines()[0][:120] if text.strip() else match.group(0)
+        shown = clip(text.strip().splitlines()[0], 120) if text.strip() else match.group(0)
         return Judgement(CONFIRMED, f"line {line} {verb} {shown!r} during tracing")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
