@@ -207,6 +207,11 @@ def _eqn_line(eqn: Any, path: str) -> int | None:
 
     try:
         frames = list(source_info_util.user_frames(eqn.source_info.traceback))
+    except AttributeError:  # JAX before 0.5 takes the SourceInfo itself
+        try:
+            frames = list(source_info_util.user_frames(eqn.source_info))
+        except Exception:
+            return None
     except Exception:
         return None
     for frame in frames:  # innermost first
