@@ -17,11 +17,23 @@ VERIFY_HEADER = re.compile(rf"verify: {DEVICE.pattern}( \(this JAX lacks: [^()]+
 
 
 def exact_recompiles() -> bool:
-    """Whether this JAX lets recompile counting record signatures and retrace reasons (JAX 0.9 on);
-    before it, counts per function only. Imports jax: call it inside a test."""
-    from jaxlint.runtime.recompiles.jax_support import exact_signatures
-
+    """Whether this JAX has the per-call jit hook (`pjit._trace_for_jit`, JAX 0.9 on) that recompile
+    signatures and retrace reasons, `--run`'s call recording and the verify child's live calls need; before
+    it, recompiles are counted per function and verify traces with made-up inputs only. Imports jax: call it
+    inside a test."""
+    try:
+        from jaxlint.runtime.recompiles.jax_support import exact_signatures
+    except ImportError:  # no jax
+        return False
     return exact_signatures()
+
+
+@pytest.fixture
+def needs_jit_hook():
+    if not exact_recompiles():
+        pytest.skip(
+            "needs JAX's per-call jit hook (JAX 0.9 on): this JAX lacks live calls and call recording"
+        )
 
 
 @pytest.fixture

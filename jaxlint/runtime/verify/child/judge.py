@@ -13,9 +13,12 @@ from .expectations import (
     DISCARDED_UPDATE,
     EXCEPTION,
     LEAK,
+    LEAK_RAISED_IN,
     PRINTED_TRACER,
     RUNS_ONCE,
     SELF_NOT_ARRAY,
+    SELF_REJECTED_IN,
+    UNHASHABLE_STATIC_IN,
     Expectation,
     raising_function,
 )
@@ -80,9 +83,22 @@ def describe_error(error: BaseException, path: str) -> str:
     return f"{text} (line {frames[-1].lineno})" if frames else text
 
 
-def _class_matches(error: BaseException, expectation: Expectation) -> bool:
+def _class_matches(error: BaseException, expectation: Expectation, path: str) -> bool:
     names = {cls.__name__ for cls in type(error).__mro__}
-    return expectation.matches(names, str(error), raising_function(error))
+    return expectation.matches(names, raising_function(error, path))
+
+
+def _holds_instance(error: BaseException, class_name: str) -> bool:
+    """The raising frame (JAX's, rejecting an argument) holds an instance of `class_name`: the argument
+    it could not take, whatever its message says."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or not class_name:
+        return False
+    values = list(tb.tb_frame.f_locals.values())
+    values += [v for value in values if isinstance(value, (tuple, list)) for v in value]
+    return any(type(value).__name__ == class_name for value in values)
 
 
 def judge(
@@ -105,10 +121,10 @@ def judge(
         return _printed(
             outcome.debug_formats, line, span, "passed to jax.debug.print the format", error, path
         )
-    if kind == EXCEPTION and error is not None and _class_matches(error, expectation):
+    if kind == EXCEPTION and error is not None and _class_matches(error, expectation, path):
         if any(frame_covers(f, span) for f in user_frames(error, path)):
             return Judgement(CONFIRMED, f"{type(error).__name__} at line {line}")
-    if kind == LEAK and error is not None and "Leaked trace" in str(error):
+    if kind == LEAK and error is not None and raising_function(error, path) in LEAK_RAISED_IN:
         if stores is None:
             return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer (line not checked)")
         through = sorted(stores & outcome.leaked_into)
@@ -119,9 +135,8 @@ def judge(
             return Judgement(CONFIRMED, f"a tracer leaked into {where} at line {line} (jax.checking_leaks())")
         return Judgement(CLEAN, "")  # a leak elsewhere in the function, not through this line
     if kind == SELF_NOT_ARRAY and error is not None and isinstance(error, TypeError):
-        message = str(error)
-        self_name, class_name = self_type
-        if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
+        class_name = self_type[1]
+        if raising_function(error, path) in SELF_REJECTED_IN and _holds_instance(error, class_name):
             rejected = f"the {class_name} instance" if class_name else "the instance"
             return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
     # Unhashable by its class, not by an attribute value verify made up (an array in a value-hashed class).
@@ -130,7 +145,7 @@ def judge(
         kind == SELF_NOT_ARRAY
         and unhashable
         and isinstance(error, ValueError)
-        and "Non-hashable" in str(error)
+        and raising_function(error, path) in UNHASHABLE_STATIC_IN
     ):
         return Judgement(
             CONFIRMED, f"jax.jit at line {line} could not hash the static `self`: {error_line(error)}"

@@ -128,7 +128,7 @@ def _import_failure_verdict(
     names = {cls.__name__ for cls in type(error).__mro__}
     matches = (
         expectation.kind == EXCEPTION
-        and expectation.matches(names, str(error), raising_function(error))
+        and expectation.matches(names, raising_function(error, path))
         and any(frame_covers(f, span) for f in user_frames(error, path))
     )
     if matches:
