@@ -8,9 +8,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-# tests/runtime passes from 0.9.2 on. Older JAX still traces (0.4.33 on: jax.ShapeDtypeStruct(weak_type=)
-# arrived then), with recompile counts per function only and no live calls; the header says so.
-OLDEST_JAX = "0.9.2"
+# jax.ShapeDtypeStruct(weak_type=), which every made-up input needs, arrived in 0.4.33. Before 0.9 (no
+# per-call jit hook) recompiles are counted per function only and verify keeps no live calls; the header
+# says so, and tests/runtime skips what needs them.
+OLDEST_JAX = "0.4.33"
 
 # JAX's private per-call jit hook (0.9 on): a jitted call's function, static arguments and abstract values.
 TRACE_FOR_JIT_PARAMS = ["fun", "ji", "ctx_mesh", "dbg", "avals", "args", "kwargs"]
