@@ -91,6 +91,6 @@ def test_a_static_self_is_observed_stale_or_unhashable_and_an_unused_attribute_i
     if not exact_recompiles():
         return  # the rest is traced with the module's top-level calls: JAX 0.9 on
     by_value = _at(report, "verify_jax405.py", 52)  # a value hash does not help a mutated instance
-    assert "top-level code made at line 80" in by_value.reason  # stale or not: JAX 0.12 re-hashes
+    assert "top-level code made at line 80" in by_value.reason  # stale or not (see the fixture)
     unused = _at(report, "verify_jax405.py", 64)
     assert "with self.calls changed, the next call returned what the method computes" in unused.reason
