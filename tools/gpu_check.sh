@@ -4,7 +4,7 @@
 # jax, libcst, pytest (and pytest-xdist, for workers) must be installed already.
 #
 #   tools/gpu_check.sh [SECONDS]      # time limit for the whole check (default 420)
-#   PYTHON=/path/to/python WORKERS=8 tools/gpu_check.sh 300
+#   PYTHON=/path/to/python WORKERS=8 TESTS="tests/runtime/test_verify_rules.py" tools/gpu_check.sh 300
 set -u
 cd "$(dirname "$0")/.."
 limit=${1:-420}
@@ -30,7 +30,7 @@ except Exception as error:
 else:
     counts = collections.Counter(row["verdict"] for row in rows)
     print(f"verify examples: {counts['CONFIRMED']} confirmed, {counts['NOT_REPRODUCED']} not reproduced, "
-          f"{counts['NOT_RUN']} not run of {len(rows)}")
+          f"{counts['NOT_RUN']} not run, {counts['NOT_CHECKED']} not checked by tracing, of {len(rows)}")
 PY
 )
 
@@ -39,11 +39,12 @@ left=$((limit - (SECONDS - start) - 5))
 workers=${WORKERS:-$(( $(nproc) > 8 ? 8 : $(nproc) ))}
 spread=()
 "$py" -c "import xdist" 2>/dev/null && [ "$workers" -gt 1 ] && spread=(-n "$workers")
-timeout "$left" "$py" -m pytest -q -p no:cacheprovider "${spread[@]}" tests/runtime >"$out/tests.txt" 2>&1
+read -r -a tests_to_run <<<"${TESTS:-tests/runtime}"
+timeout "$left" "$py" -m pytest -q -p no:cacheprovider "${spread[@]}" "${tests_to_run[@]}" >"$out/tests.txt" 2>&1
 code=$?
 tests=$(grep -E "^(=+ )?[0-9]+ (passed|failed)|^(=+ )?no tests ran" "$out/tests.txt" | tail -1 | sed -E 's/^=+ //; s/ =+$//')
 [ "$code" -eq 124 ] && tests="timed out after ${left}s${tests:+ ($tests)}"
 [ -n "$tests" ] || tests="pytest exit $code"
 grep -E "^(FAILED|ERROR) " "$out/tests.txt" | head -20 >&2
-echo "gpu_check: $device; tests/runtime: $tests; $verify; $((SECONDS - start)) s"
+echo "gpu_check: $device; ${TESTS:-tests/runtime}: $tests; $verify; $((SECONDS - start)) s"
 [ "$code" -eq 0 ]
