@@ -1,38 +1,64 @@
 """`--verify` results in the report formats: the one place verdicts are turned into text, JSON and SARIF.
 
-Text: a header naming the device, then each finding with a short verdict (`[CONFIRMED]`,
-`[NOT RUN: timed out after 60 s]`); `--verbose` adds the reason, the inputs tried and the device. JSON
-and SARIF always carry everything (`verdict`, `verdict_reason`, `inputs`, `device`)."""
+Text: a header naming the device, then each finding with a short verdict on one line (`[CONFIRMED:
+TracerBoolConversionError]`, `[NOT RUN: timed out after 60 s]`, `[not checked by tracing (use --run)]`);
+`--verbose` adds the whole reason, the inputs tried and the device. A line number in a reason is shown
+with its file (`model.py:12`). JSON and SARIF always carry everything (`verdict`, `verdict_reason`,
+`inputs`, `device`)."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import report as formats
 from .finding import Finding
+from .runtime.verify.child.judge import clip
 
 if TYPE_CHECKING:
     from .runtime.verify.results import FindingVerdict, VerifyReport
 
-_LABELS = {"CONFIRMED": "CONFIRMED", "NOT_REPRODUCED": "NOT REPRODUCED", "NOT_RUN": "NOT RUN"}
+_LABELS = {
+    "CONFIRMED": "CONFIRMED",
+    "NOT_REPRODUCED": "NOT REPRODUCED",
+    "NOT_RUN": "NOT RUN",
+    "NOT_CHECKED": "",  # its reason says it all: "not checked by tracing (use --run)"
+}
+_SHORT_LIMIT = 100  # characters of a reason shown without --verbose
+# "line 12" of the module, not "cell 2, line 3" of a notebook (that one names its cell).
+_BARE_LINE = re.compile(r"(?<!, )\bline (\d+)\b")
 _UNVERIFIED = {"verdict": "NOT_RUN", "verdict_reason": "not verified", "inputs": [], "device": None}
 
 
 def header(report: VerifyReport) -> str:
-    """`verify: jax 0.10.2, cpu`; several environments are listed; none when no child ran."""
-    described = sorted({e.describe() for e in report.environments})
+    """`verify: jax 0.10.2, cpu`; several environments are listed; none when no child ran. A JAX that lacks
+    a feature says so: `verify: jax 0.4.33, cpu (this JAX lacks: live calls of top-level code, …)`."""
+    described = sorted(
+        {
+            e.describe() + (f" (this JAX lacks: {', '.join(e.missing)})" if e.missing else "")
+            for e in report.environments
+        }
+    )
     return "verify: " + ("; ".join(described) if described else "no JAX environment (no child ran)")
 
 
+def with_file(text: str, path: str) -> str:
+    """`at line 12` → `at model.py:12`: every line number named with its file."""
+    return _BARE_LINE.sub(lambda m: f"{os.path.basename(path)}:{m.group(1)}", text)
+
+
 def _short_reason(result: FindingVerdict) -> str:
-    """What a person needs at a glance: for CONFIRMED the error class, otherwise why not, without the
-    inputs (they are in --verbose, JSON and SARIF)."""
+    """What a person needs at a glance, on one line: for CONFIRMED the error class, otherwise why not up
+    to its first detail, without the inputs (the rest is in --verbose, JSON and SARIF)."""
     reason = result.reason.split(" (with ", 1)[0]
     if result.verdict == "CONFIRMED":
-        return reason.split(" at line ", 1)[0]
-    return reason
+        return clip(" ".join(reason.split(" at line ", 1)[0].split()), _SHORT_LIMIT)
+    # "no input traced far enough: with x: f32[]: ValueError: …; with …; to give inputs, …": the first
+    # attempt's error stands for the rest.
+    return clip(" ".join(reason.split("; ", 1)[0].split()), _SHORT_LIMIT)
 
 
 def verdict_text(report: VerifyReport, finding: Finding, verbose: bool = False) -> str:
@@ -41,10 +67,11 @@ def verdict_text(report: VerifyReport, finding: Finding, verbose: bool = False) 
     if result is None:
         return "NOT RUN: not verified"
     label = _LABELS[result.verdict]
+    reason = _short_reason(result) if not verbose else " ".join(result.reason.split())
+    reason = with_file(reason, finding.path)
+    text = f"{label}: {reason}" if label and reason else label or reason
     if not verbose:
-        short = _short_reason(result)
-        return f"{label}: {short}" if short else label
-    text = f"{label}: {result.reason}" if result.reason else label
+        return text
     if result.inputs and "(with " not in result.reason:
         text += f"; inputs tried: {' | '.join(result.inputs)}"
     if result.device:
@@ -99,9 +126,10 @@ def fresh_interpreter_notes(report: VerifyReport) -> list[str]:
 
 def verify_summary(report: VerifyReport, total: int) -> str:
     counts = report.counts()
+    unchecked = f"{counts['NOT_CHECKED']} not checked by tracing, " if counts["NOT_CHECKED"] else ""
     return (
         f"verify: {counts['CONFIRMED']} confirmed, {counts['NOT_REPRODUCED']} not reproduced, "
-        f"{counts['NOT_RUN']} not run, of {total} finding(s)"
+        f"{counts['NOT_RUN']} not run, {unchecked}of {total} finding(s)"
     )
 
 

@@ -1,4 +1,5 @@
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -8,6 +9,31 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 # Every rule fixture and example: the real code the equivalence tests of the speed shortcuts run over.
 LINTED_SOURCES = sorted((FIXTURES / "rules").glob("*.py")) + sorted((ROOT / "examples").rglob("*.py"))
+
+# A verdict's device, checked for shape only (tests run on any backend): `jax 0.10.2, cpu`,
+# `jax 0.11.2, gpu: NVIDIA H200`. The header may add what this JAX lacks.
+DEVICE = re.compile(r"jax \d+\.\d+[\w.+-]*, \w+(: [^;()]+)?")
+VERIFY_HEADER = re.compile(rf"verify: {DEVICE.pattern}( \(this JAX lacks: [^()]+\))?")
+
+
+def exact_recompiles() -> bool:
+    """Whether this JAX has the per-call jit hook (`pjit._trace_for_jit`, JAX 0.9 on) that recompile
+    signatures and retrace reasons, `--run`'s call recording and the verify child's live calls need; before
+    it, recompiles are counted per function and verify traces with made-up inputs only. Imports jax: call it
+    inside a test."""
+    try:
+        from jaxlint.runtime.recompiles.jax_support import exact_signatures
+    except ImportError:  # no jax
+        return False
+    return exact_signatures()
+
+
+@pytest.fixture
+def needs_jit_hook():
+    if not exact_recompiles():
+        pytest.skip(
+            "needs JAX's per-call jit hook (JAX 0.9 on): this JAX lacks live calls and call recording"
+        )
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 from jaxlint.runtime import count_compiles  # noqa: E402
+from tests.conftest import exact_recompiles  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,11 @@ def test_counts_compiles_per_function_and_in_total():
     assert counts.compiles == 3 and counts.traces == 3
     assert counts.all_compiles >= 3  # plus jnp.ones' eager dispatch
     stats = counts.stats(step)
-    assert [r["reason"] for r in stats.reasons] == ["arg 'x': f32[3] → f32[4]", "arg 'x': f32[4] → f32[5]"]
+    if exact_recompiles():  # JAX 0.9 on; before it, counts only
+        assert [r["reason"] for r in stats.reasons] == [
+            "arg 'x': f32[3] → f32[4]",
+            "arg 'x': f32[4] → f32[5]",
+        ]
     assert "3 compiles, 3 traces" in counts.report()
 
 
@@ -54,6 +59,9 @@ def test_static_weak_type_and_reasons():
         f(1.0, mode="id")
         f(jnp.float32(1.0), mode="id")
         f(jnp.float32(1.0), mode="neg")
+    assert counts.traces_of(f) == 3
+    if not exact_recompiles():
+        pytest.skip("retrace reasons need JAX's per-call jit hook (JAX 0.9 on)")
     reasons = [r["reason"] for r in counts.stats(f).reasons]
     assert reasons == ["arg 'x': weak f32[] → f32[]", "static 'mode': 'id' → 'neg'"]
 

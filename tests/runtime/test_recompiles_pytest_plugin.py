@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from tests.conftest import exact_recompiles
+
 pytestmark = pytest.mark.slow
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,8 +57,9 @@ def test_counts_per_test_and_fails_over_budget(tmp_path):
     assert "test_lambda_in_loop.<locals>.<lambda> compiled 5 times, budget 3" in out
     assert "jaxlint recompiles" in out
     assert "5 compiles       5 traces  test_plugin_demo_cases.py::test_lambda_in_loop" in out
-    assert "arg 'x': f32[1] → f32[2]" in out  # the session table explains step's retraces
     assert "test_plugin_demo_cases:step" in out
+    if exact_recompiles():  # JAX 0.9 on: the session table explains step's retraces
+        assert "arg 'x': f32[1] → f32[2]" in out
 
 
 def test_budget_from_pyproject(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from jaxlint.finding import Finding
 from jaxlint.runtime.recompiles import run_command
+from tests.conftest import exact_recompiles
 
 pytestmark = pytest.mark.slow
 
@@ -36,11 +37,13 @@ def functions(report) -> dict:
 def test_three_shapes_compile_three_times_with_shape_reasons():
     code, report = run("three_shapes.py")
     assert code == 0
-    assert report["exit_code"] == 0 and report["backend"] == "cpu"
+    assert report["exit_code"] == 0 and report["backend"]
     assert report["command"].endswith("three_shapes.py")
     step = functions(report)["step"]
     assert (step["compiles"], step["traces"]) == (3, 3)
     assert step["line"] == 8 and step["path"].endswith("three_shapes.py")  # the def, not the decorator
+    if not exact_recompiles():
+        pytest.skip("signatures and retrace reasons need JAX's per-call jit hook (JAX 0.9 on)")
     assert step["signatures"] == ["(x: f32[3])", "(x: f32[4])", "(x: f32[5])"]
     assert [r["reason"] for r in step["reasons"]] == ["arg 'x': f32[3] → f32[4]", "arg 'x': f32[4] → f32[5]"]
     assert all(r["callsite"].endswith("three_shapes.py:14") for r in step["reasons"])
@@ -51,6 +54,8 @@ def test_static_weak_type_and_dtype_changes():
     assert code == 0
     fns = functions(report)
     assert fns["power"]["compiles"] == 2
+    if not exact_recompiles():
+        pytest.skip("retrace reasons need JAX's per-call jit hook (JAX 0.9 on)")
     assert [r["reason"] for r in fns["power"]["reasons"]] == ["static 'n': 2 → 3"]
     assert [r["reason"] for r in fns["shift"]["reasons"]] == ["arg 'c': weak f32[] → f32[]"]
     assert [r["reason"] for r in fns["double"]["reasons"]] == ["arg 'x': f32[3] → i32[3]"]
@@ -61,7 +66,10 @@ def test_jit_of_a_lambda_in_a_loop():
     code, report = run("lambda_in_loop.py")
     assert code == 0
     fn = functions(report)["train.<locals>.<lambda>"]
-    assert (fn["compiles"], fn["traces"], len(fn["signatures"])) == (4, 4, 1)
+    assert (fn["compiles"], fn["traces"]) == (4, 4)
+    if not exact_recompiles():
+        pytest.skip("signatures and retrace reasons need JAX's per-call jit hook (JAX 0.9 on)")
+    assert len(fn["signatures"]) == 1
     assert all(r["reason"].startswith("new function object") for r in fn["reasons"])
 
 
@@ -71,6 +79,8 @@ def test_nested_jit_is_traced_but_not_compiled():
     fns = functions(report)
     assert (fns["outer"]["traces"], fns["outer"]["compiles"]) == (3, 3)
     assert (fns["inner"]["traces"], fns["inner"]["compiles"]) == (3, 0)
+    if not exact_recompiles():
+        pytest.skip("retrace reasons need JAX's per-call jit hook (JAX 0.9 on)")
     assert fns["inner"]["reasons"][0]["callsite"].endswith("nested.py:14")
 
 
@@ -164,6 +174,8 @@ def test_shell_string_command():
 
 def test_public_events_fallback_still_counts(monkeypatch):
     """Without JAX's private jit hook: public monitoring events and JAX's explanations only."""
+    if not exact_recompiles():  # there JAX explains a miss after the trace, not before it
+        pytest.skip("the public-events fallback places traces by JAX 0.9's explanations")
     monkeypatch.setenv("JAXLINT_RECOMPILES_PUBLIC_ONLY", "1")
     code, report = run("nested.py")
     assert code == 0

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 from jaxlint.config import ConfigError, verify_settings
+from tests.conftest import DEVICE, VERIFY_HEADER
 
 pytestmark = pytest.mark.slow
 
@@ -62,7 +63,7 @@ def test_text_output_has_the_device_header_and_a_verdict_per_finding(tmp_path):
     result = _jaxlint(project, ".")
     _needs_linter(result)
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("verify: jax ") and lines[0].endswith(", cpu"), result.stdout + result.stderr
+    assert VERIFY_HEADER.fullmatch(lines[0]), result.stdout + result.stderr
     plain = [line for line in lines if ":14:" in line]
     assert plain and plain[0].endswith("[CONFIRMED: TracerBoolConversionError]")
     assert result.returncode == 1
@@ -82,7 +83,7 @@ jobs = 1
     rows = {row["line"]: row for row in json.loads(result.stdout)}
     assert rows[7]["verdict"] == "CONFIRMED", rows[7]
     assert rows[7]["inputs"] == ["example: {'w': jnp.ones((2, 3))}, jnp.ones(3)"]
-    assert rows[7]["device"].endswith(", cpu") and rows[14]["verdict"] == "CONFIRMED"
+    assert DEVICE.fullmatch(rows[7]["device"]) and rows[14]["verdict"] == "CONFIRMED"
     assert result.returncode == 1
 
 

@@ -25,6 +25,7 @@ def _verdicts(name):
     return {c.finding.line: (c.expect, report.verdicts[c.finding]) for c in cases}
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_state_with_closures_in_its_static_part_is_verified_with_the_top_level_call():
     verdicts = _verdicts("live_closure_state.py")
     for line, (_expect, result) in verdicts.items():
@@ -37,12 +38,14 @@ def test_a_state_with_closures_in_its_static_part_is_verified_with_the_top_level
 
 
 @pytest.mark.skipif(importlib.util.find_spec("flax") is None, reason="flax is not installed")
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_flax_train_state_is_verified_with_the_top_level_call():
     ((_expect, result),) = _verdicts("live_flax_state.py").values()
     assert result.verdict == "CONFIRMED", result.reason
     assert "made at line 32: state: TrainState(" in result.reason
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_functions_above_a_failing_top_level_statement_are_still_verified():
     verdicts = _verdicts("live_import_fails.py")
     called = verdicts[9][1]  # called by the top-level code before it failed: that call is used
@@ -59,6 +62,7 @@ def _make():
     return closure
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_call_whose_static_part_holds_a_closure_is_not_recorded_and_says_why():
     import jax
 
@@ -103,6 +107,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_run_and_a_later_verify_name_the_argument_that_could_not_be_recorded(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
@@ -146,6 +151,7 @@ def _notebook(cells):
     )
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_notebook_cell_that_fails_on_import_leaves_the_earlier_cells_verified(tmp_path):
     from jaxlint import lint_paths
 
@@ -170,6 +176,7 @@ def test_a_notebook_cell_that_fails_on_import_leaves_the_earlier_cells_verified(
     assert "(cell 3, line 1)" in by_cell[4].reason
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_live_calls_keep_shapes_not_device_buffers_and_static_values_as_they_are(tmp_path):
     import importlib.util
 

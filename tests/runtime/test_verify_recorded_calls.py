@@ -20,13 +20,13 @@ from jaxlint.runtime.recompiles.signature_store import read_functions, store_pat
 
 TRAIN = textwrap.dedent(
     """\
-    import dataclasses
+    import dataclasses, functools
 
     import jax
     import jax.numpy as jnp
 
 
-    @jax.tree_util.register_dataclass
+    @functools.partial(jax.tree_util.register_dataclass, data_fields=["params", "step"], meta_fields=[])
     @dataclasses.dataclass
     class State:
         params: jax.Array
@@ -101,6 +101,7 @@ def _project(tmp_path, name, text):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_run_confirms_the_finding_and_a_later_verify_uses_its_recorded_call(tmp_path):
     project = _project(tmp_path, "train.py", TRAIN)
     run = _jaxlint(project, "--verify", "--run", f"{sys.executable} train.py")
@@ -117,11 +118,12 @@ def test_a_run_confirms_the_finding_and_a_later_verify_uses_its_recorded_call(tm
     verify = _jaxlint(tmp_path, "--verify", "--verbose", "proj")
     assert verify.returncode == 1, verify.stdout + verify.stderr
     line = next(x for x in verify.stdout.splitlines() if "JAX101" in x)
-    assert "CONFIRMED: TracerBoolConversionError at line 17" in line
+    assert "CONFIRMED: TracerBoolConversionError at train.py:17" in line
     assert "recorded by `jaxlint --verify --run`: state: State(float32[3], weak int32[])" in line
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_without_a_recording_not_run_says_how_to_give_inputs_and_with_one_it_is_confirmed(tmp_path):
     project = _project(tmp_path, "boxes.py", OPAQUE)
     before = _jaxlint(project, "--verify", "--format", "json", ".")
@@ -152,6 +154,7 @@ class _State:
     kind: tuple = ("adam", 2)
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_a_recorded_argument_rebuilds_the_same_tree_in_the_verify_child():
     import jax
     import jax.numpy as jnp
@@ -178,6 +181,7 @@ def test_a_recorded_argument_rebuilds_the_same_tree_in_the_verify_child():
     assert float(concrete[0].params["w"].sum()) == 6.0
 
 
+@pytest.mark.usefixtures("needs_jit_hook")
 def test_key_leaves_are_rebuilt_as_keys_of_the_same_implementation():
     import jax
 

@@ -1,7 +1,8 @@
 """Shared helpers for the verify tests: findings built from the markers in tests/fixtures/verify.
 
 A marker `# JAX101` expects CONFIRMED at its line, `# ok: JAX101` a VALID look-alike that must never be
-CONFIRMED, `# notrun: JAX101` a NOT_RUN. The finding's `function` is the innermost def or lambda around the
+CONFIRMED, `# notrun: JAX101` a NOT_RUN, `# maybe: JAX405` a pitfall that only some JAX versions show
+(CONFIRMED or NOT_REPRODUCED, never NOT_RUN). The finding's `function` is the innermost def or lambda around the
 line, as the static linter reports it (`Model.step`, `outer.<locals>.inner`)."""
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from pathlib import Path
 from jaxlint.finding import Finding
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "verify"
-MARKER = re.compile(r"#\s*(?:(ok|notrun):\s*)?(JAX\d{3})\b")
+MARKER = re.compile(r"#\s*(?:(ok|notrun|maybe):\s*)?(JAX\d{3})\b")
 
 
 @dataclasses.dataclass(frozen=True)
 class Marked:
     finding: Finding
-    expect: str  # "confirmed", "ok" or "notrun"
+    expect: str  # "confirmed", "ok", "notrun" or "maybe"
 
 
 def _function_spans(tree: ast.Module) -> list[tuple[int, int, str]]:

@@ -24,7 +24,7 @@ from jaxlint.runtime.verify.child import inputs, source
 from jaxlint.runtime.verify.jobs import example_keys, locate_module
 from jaxlint.runtime.verify.readback import read_child
 from jaxlint.runtime.verify.supervise import ChildRun
-from jaxlint.runtime_output import render_verify, verify_summary
+from jaxlint.runtime_output import clip, header, render_verify, verify_summary, with_file
 
 
 def finding(code="JAX101", line=3, path="mod.py", function="f", cell=None) -> Finding:
@@ -71,8 +71,8 @@ def test_findings_that_cannot_be_verified_are_not_run_without_a_child(tmp_path):
         finding(path=str(tmp_path / "gone.py")),
     ]
     report = verify_findings(cases, root=tmp_path)
-    assert [report.verdicts[c].verdict for c in cases] == ["NOT_RUN"] * 3
-    assert "not confirmable" in report.verdicts[cases[0]].reason
+    assert [report.verdicts[c].verdict for c in cases] == ["NOT_CHECKED", "NOT_RUN", "NOT_RUN"]
+    assert report.verdicts[cases[0]].reason == "not checked by tracing (use --run)"
     assert "notebook" in report.verdicts[cases[1]].reason
     assert "not found" in report.verdicts[cases[2]].reason
     assert report.modules == [] and report.should_fail
@@ -86,7 +86,12 @@ def test_environment_header_names_backend_and_device():
 
 
 def _report() -> tuple[VerifyReport, list[Finding]]:
-    found = [finding(line=3), finding(line=9, code="JAX201"), finding(line=12, code="JAX402")]
+    found = [
+        finding(line=3),
+        finding(line=9, code="JAX201"),
+        finding(line=12, code="JAX402"),
+        finding(line=15, code="JAX102"),
+    ]
     verdicts = {
         found[0]: FindingVerdict(
             "CONFIRMED", "TracerBoolConversionError at line 3", ("x: f32[]",), "jax 0.10.2, cpu"
@@ -94,7 +99,15 @@ def _report() -> tuple[VerifyReport, list[Finding]]:
         found[1]: FindingVerdict(
             "NOT_REPRODUCED", "traced cleanly with x: f32[]", ("x: f32[]",), "jax 0.10.2, cpu"
         ),
-        found[2]: FindingVerdict("NOT_RUN", "JAX402 is not confirmable by tracing"),
+        found[2]: FindingVerdict("NOT_CHECKED", "not checked by tracing (use --run)"),
+        found[3]: FindingVerdict(
+            "NOT_RUN",
+            "no input traced far enough: with x: f32[]: IndexError: Too many indices: array is "
+            "0-dimensional, but 1 were indexed (line 15); with x: f32[3]: IndexError: another "
+            "failure (line 15); to give inputs, run code that calls it under `jaxlint --verify --run`",
+            ("x: f32[]", "x: f32[3]"),
+            "jax 0.10.2, cpu",
+        ),
     }
     env = Environment(jax="0.10.2", backend="cpu", device_kind="cpu")
     return VerifyReport(verdicts, [env], [ModuleRun("mod.py", "mod", 2, 1.5, "done")]), found
@@ -106,12 +119,20 @@ def test_text_report_has_header_and_one_short_verdict_per_finding():
     assert lines[0] == "verify: jax 0.10.2, cpu"
     assert lines[1] == "mod.py:3:5: JAX101 message [CONFIRMED: TracerBoolConversionError]"
     assert lines[2] == "mod.py:9:5: JAX201 message [NOT REPRODUCED: traced cleanly with x: f32[]]"
-    assert lines[3] == "mod.py:12:5: JAX402 message [NOT RUN: JAX402 is not confirmable by tracing]"
-    assert verify_summary(report, 3) == "verify: 1 confirmed, 1 not reproduced, 1 not run, of 3 finding(s)"
+    assert lines[3] == "mod.py:12:5: JAX402 message [not checked by tracing (use --run)]"
+    # One line, up to the first attempt's error, cut between words; the line number names its file.
+    assert lines[4] == (
+        "mod.py:15:5: JAX102 message [NOT RUN: no input traced far enough: with x: f32[]: IndexError: "
+        "Too many indices: array is 0-dimensional…]"
+    )
+    assert verify_summary(report, 4) == (
+        "verify: 1 confirmed, 1 not reproduced, 1 not run, 1 not checked by tracing, of 4 finding(s)"
+    )
     verbose = render_verify(report, found, "text", verbose=True).splitlines()
     assert verbose[1].endswith(
-        "[CONFIRMED: TracerBoolConversionError at line 3; inputs tried: x: f32[]; on jax 0.10.2, cpu]"
+        "[CONFIRMED: TracerBoolConversionError at mod.py:3; inputs tried: x: f32[]; on jax 0.10.2, cpu]"
     )
+    assert "(mod.py:15); with x: f32[3]" in verbose[4] and "to give inputs" in verbose[4]
 
 
 def test_json_and_sarif_carry_verdict_inputs_and_device():
@@ -120,11 +141,34 @@ def test_json_and_sarif_carry_verdict_inputs_and_device():
     assert data["code"] == "JAX101" and data["verdict"] == "CONFIRMED"
     assert data["verdict_reason"] == "TracerBoolConversionError at line 3"
     assert data["inputs"] == ["x: f32[]"] and data["device"] == "jax 0.10.2, cpu"
-    assert report.counts() == {"CONFIRMED": 1, "NOT_REPRODUCED": 1, "NOT_RUN": 1}
+    assert report.counts() == {"CONFIRMED": 1, "NOT_REPRODUCED": 1, "NOT_RUN": 1, "NOT_CHECKED": 1}
     results = json.loads(render_verify(report, found, "sarif"))["runs"][0]["results"]
     properties = results[1]["properties"]
     assert properties["verdict"] == "NOT_REPRODUCED" and properties["inputs"] == ["x: f32[]"]
     assert report.any_confirmed and report.should_fail
+
+
+def test_errors_are_cut_between_words_and_lines_name_their_file():
+    assert clip("word " * 30, 40) == "word word word word word word word word…"
+    assert clip("x" * 50, 20) == "x" * 19 + "…"  # one long word: cut, still marked
+    assert clip("short", 40) == "short"
+    assert with_file("at line 12 (line 3); cell 2, line 4", "pkg/model.py") == (
+        "at model.py:12 (model.py:3); cell 2, line 4"
+    )
+
+
+def test_the_header_says_what_this_jax_lacks():
+    old = Environment(
+        jax="0.4.33", backend="cpu", device_kind="cpu", missing=("live calls of top-level code",)
+    )
+    report = VerifyReport({}, [old])
+    assert header(report) == "verify: jax 0.4.33, cpu (this JAX lacks: live calls of top-level code)"
+    assert (
+        Environment.from_event(
+            {"jax": "0.12.0", "backend": "gpu", "device_kind": "H200", "missing": []}
+        ).missing
+        == ()
+    )
 
 
 # --- how a child's events (or its death) become verdicts ----------------------------------------------

@@ -162,8 +162,16 @@ def encode_error(error: BaseException, skip_dirs: tuple[str, ...]) -> dict[str, 
                 frames.append(entry)
         current = current.__cause__ or current.__context__
     message = str(error)
+    # Seen inside JAX's jit, before its traceback filtering: the innermost frame is JAX's own function,
+    # or the user's code (see verify's expectations.raising_function).
+    innermost = traceback.extract_tb(error.__traceback__)[-1:]
+    raised_in = ""
+    if innermost:
+        own = not innermost[0].filename.startswith(skip_dirs) and not innermost[0].filename.startswith("<")
+        raised_in = "<user code>" if own else innermost[0].name
     return {
         "types": [cls.__name__ for cls in type(error).__mro__],
+        "raised_in": raised_in,
         "message": message[:_MESSAGE_LIMIT],
         "frames": frames[-20:],
     }

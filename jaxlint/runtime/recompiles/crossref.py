@@ -165,7 +165,7 @@ def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:
 
 
 def _error_matches(error: dict[str, Any], expectation: Any, path: str, span: tuple[int, int]) -> bool:
-    if not expectation.matches(set(error.get("types", ())), error.get("message", "")):
+    if not expectation.matches(set(error.get("types", ())), error.get("raised_in", "")):
         return False
     return any(
         _same_file(file, path) and first <= span[1] and span[0] <= (last or first)

@@ -25,6 +25,7 @@ package (the `--run` bootstrap loads one under a private name) never hook JAX tw
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import linecache
@@ -37,6 +38,8 @@ from typing import Any
 
 from .call_records import encode_call_or_reason, encode_error
 from .events import CompileEvent, FunctionInfo, TraceEvent
+from .jax_support import TRACE_FOR_JIT_PARAMS
+from .jax_support import trace_for_jit as trace_for_jit_original
 from .pickled_calls import pickle_call
 from .retrace_reasons import RetraceExplainer
 from .signatures import build_signature
@@ -46,10 +49,12 @@ HINT_LIMIT = 100
 _TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 _CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
-_TRACE_FOR_JIT_PARAMS = ["fun", "ji", "ctx_mesh", "dbg", "avals", "args", "kwargs"]
-_EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+# JAX logs its cache-miss explanations from partial_eval (0.5 on) or pjit (0.4.x).
+_EXPLAIN_LOGGERS = ("jax._src.interpreters.partial_eval", "jax._src.pjit")
 _PERSISTENT_CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
-_DEFINED_AT = re.compile(r"defined at (?P<path>.+?):(?P<line>\d+)\s*$", re.MULTILINE)
+_DEFINED_AT = re.compile(
+    r"(?:(?P<name>[\w<>.]+)(?: id=\d+)? )?defined at (?P<path>.+?):(?P<line>\d+)\s*$", re.MULTILINE
+)
 _install_lock = threading.Lock()
 
 
@@ -57,7 +62,9 @@ class Bus:
     """Fans events out to the subscribed recorders; a failing recorder never breaks the user's program."""
 
     def __init__(self, mode: str) -> None:
-        self.mode = mode  # "exact" or "fallback" (public monitoring events only)
+        # "exact" (signatures, reasons), "functions" (JAX < 0.9: counts per function, no signatures) or
+        # "fallback" (public monitoring events only)
+        self.mode = mode
         self.errors: list[str] = []
         self._subscribers: tuple[Any, ...] = ()
         self._lock = threading.Lock()
@@ -133,7 +140,10 @@ class _ThreadState(threading.local):
         self.frames: list[_Frame] = []
         self.names: dict[str, FunctionInfo] = {}  # jit name → function last traced under it here
         self.cache_hit = False  # a persistent-cache hit was announced for the next compile
-        self.fallback_hint: tuple[str, int, str] | None = None
+        # JAX's explanations not yet matched to a trace: (function name, path, line, text). A nested
+        # trace (jnp's own jits on old JAX) ends first, so a trace takes the latest one of its name.
+        self.fallback_hints: list[tuple[str, str, int, str]] = []
+        self.event_names: list[str] = []  # fun_name of the log_elapsed_time blocks open (old JAX)
         self.last_error = 0  # id() of the error last announced: nested jits see it once each
 
 
@@ -167,8 +177,14 @@ class _Instrumentation:
 
     # -- install -------------------------------------------------------------------------------
     def install(self) -> Bus:
-        exact = os.environ.get("JAXLINT_RECOMPILES_PUBLIC_ONLY") != "1" and self._hook_trace_for_jit()
-        self.bus = Bus("exact" if exact else "fallback")
+        private = os.environ.get("JAXLINT_RECOMPILES_PUBLIC_ONLY") != "1"
+        if private and self._hook_trace_for_jit():
+            mode = "exact"
+        elif private and self._hook_create_jaxpr():
+            mode = "functions"
+        else:
+            mode = "fallback"
+        self.bus = Bus(mode)
         context_names: tuple[str, ...] = ()
         try:
             from jax._src import config as jax_config
@@ -178,11 +194,46 @@ class _Instrumentation:
         except Exception:
             self.context_fn = None
         self.explainer = RetraceExplainer(context_names)
+        self._name_old_events()
         monitoring = self.jax.monitoring
         monitoring.register_event_duration_secs_listener(self._on_duration)
         monitoring.register_event_listener(self._on_event)
         self._capture_explanations()
         return self.bus
+
+    def _name_old_events(self) -> None:
+        """JAX before 0.5 sends its duration events without `fun_name`; the block that times them,
+        `dispatch.log_elapsed_time(fmt, fun_name, event)`, knows it: keep a per-thread stack of the open
+        blocks' names, which the listener reads when the event lacks one."""
+        try:
+            from jax._src import dispatch
+
+            original = dispatch.log_elapsed_time
+            if list(inspect.signature(original).parameters)[:3] != ["fmt", "fun_name", "event"]:
+                return
+        except Exception:
+            return
+        if getattr(original, "_jaxlint_original", None) is not None:
+            return
+        names = self.local
+
+        @contextlib.contextmanager
+        def log_elapsed_time(fmt: str, fun_name: str, event: str | None = None, *args: Any, **kwargs: Any):
+            names.event_names.append(fun_name)
+            try:
+                with original(fmt, fun_name, event, *args, **kwargs):
+                    yield
+            finally:
+                names.event_names.pop()
+
+        log_elapsed_time._jaxlint_original = original  # type: ignore[attr-defined]
+        dispatch.log_elapsed_time = log_elapsed_time
+
+    def _event_name(self, kwargs: dict[str, Any]) -> str:
+        name = kwargs.get("fun_name")
+        if name is None and self.local.event_names:
+            name = self.local.event_names[-1]
+        return "?" if name is None else str(name)
 
     def _hook_trace_for_jit(self) -> bool:
         try:
@@ -190,13 +241,8 @@ class _Instrumentation:
         except Exception:
             return False
         original = getattr(pjit, "_trace_for_jit", None)
-        if original is None or getattr(original, "_jaxlint_original", None) is not None:
-            return False
-        try:
-            if list(inspect.signature(original).parameters) != _TRACE_FOR_JIT_PARAMS:
-                return False
-        except (TypeError, ValueError):
-            return False
+        if original is None or original is not trace_for_jit_original():
+            return False  # absent, changed, or wrapped already
         if hasattr(util, "test_event_listener"):
             self._chain_test_events(util)
 
@@ -241,6 +287,60 @@ class _Instrumentation:
         except Exception:
             pass
         return True
+
+    def _hook_create_jaxpr(self) -> bool:
+        """JAX before 0.9 (no `_trace_for_jit`): its jit traces in `pjit._create_pjit_jaxpr(fun, ...)`,
+        memoized on `fun.f`, the user's callable. Each trace is counted for that function, without a
+        signature; the trace duration event that fires inside tells a traced body from a cache hit."""
+        try:
+            from jax._src import pjit
+        except Exception:
+            return False
+        original = getattr(pjit, "_create_pjit_jaxpr", None)
+        if original is None or getattr(original, "_jaxlint_original", None) is not None:
+            return False
+        try:
+            first = next(iter(inspect.signature(original).parameters))
+        except (TypeError, ValueError, StopIteration):
+            return False
+        if first != "fun":
+            return False
+        self.trace_events_live = True
+
+        @functools.wraps(original)  # keeps `cache_clear`, which jax.clear_caches() calls
+        def create_pjit_jaxpr(fun: Any, *args: Any, **kwargs: Any) -> Any:
+            frame = _Frame()
+            frames = self.local.frames
+            frames.append(frame)
+            try:
+                result = original(fun, *args, **kwargs)
+            finally:
+                frames.pop()
+            try:
+                self._after_function_trace(frame, getattr(fun, "f", fun))
+            except Exception as exc:
+                self.bus.report_error("trace hook", exc)
+            return result
+
+        create_pjit_jaxpr._jaxlint_original = original  # type: ignore[attr-defined]
+        pjit._create_pjit_jaxpr = create_pjit_jaxpr
+        try:
+            from jax._src import traceback_util
+
+            traceback_util.register_exclusion(os.path.abspath(__file__))
+        except Exception:
+            pass
+        return True
+
+    def _after_function_trace(self, frame: _Frame, fun: Any) -> None:
+        info = self._function_info(fun)
+        self._remember_name(info.qualname.rsplit(".", 1)[-1], info)
+        if not frame.body_ran:
+            return  # the tracing cache hit
+        if info.internal:
+            self.bus.publish_trace(TraceEvent(info))
+            return
+        self.bus.publish_trace(TraceEvent(info, (), None, self._callsite()))
 
     def _announce(self, original: Any, args: tuple, kwargs: dict, error: BaseException | None) -> None:
         try:
@@ -298,7 +398,7 @@ class _Instrumentation:
     @staticmethod
     def _bind(original: Any, args: tuple, kwargs: dict) -> tuple:
         bound = inspect.signature(original).bind(*args, **kwargs)
-        return tuple(bound.arguments[name] for name in _TRACE_FOR_JIT_PARAMS)
+        return tuple(bound.arguments[name] for name in TRACE_FOR_JIT_PARAMS)
 
     def _chain_test_events(self, util: Any) -> None:
         previous = util.test_event_listener
@@ -330,7 +430,8 @@ class _Instrumentation:
                 self.own_explain_flag = True
             except Exception:
                 return
-        logging.getLogger(_EXPLAIN_LOGGER).addFilter(_ExplainFilter(self))
+        for name in _EXPLAIN_LOGGERS:
+            logging.getLogger(name).addFilter(_ExplainFilter(self))
         if self.own_explain_flag:
             for name in _PERSISTENT_CACHE_LOGGERS:
                 logging.getLogger(name).addFilter(_PersistentCacheNoise(self))
@@ -445,9 +546,12 @@ class _Instrumentation:
     def _on_duration(self, event: str, duration: float, **kwargs: Any) -> None:
         try:
             if event == _COMPILE_EVENT:
-                self._on_compile(str(kwargs.get("fun_name", "?")), duration)
+                self._on_compile(self._event_name(kwargs), duration)
+            elif event == _TRACE_EVENT and self.bus.mode == "functions":
+                if self.local.frames:
+                    self.local.frames[-1].body_ran = True
             elif event == _TRACE_EVENT and self.bus.mode == "fallback":
-                self._on_fallback_trace(str(kwargs.get("fun_name", "?")))
+                self._on_fallback_trace(self._event_name(kwargs))
         except Exception as exc:
             self.bus.report_error("monitoring listener", exc)
 
@@ -463,7 +567,11 @@ class _Instrumentation:
 
     def _on_fallback_trace(self, name: str) -> None:
         """Public events only: a top-level trace, placed by JAX's explanation when it gave one."""
-        hint, self.local.fallback_hint = self.local.fallback_hint, None
+        pending = self.local.fallback_hints
+        found = next((i for i in range(len(pending) - 1, -1, -1) if pending[i][0] in (name, "")), None)
+        hint = pending.pop(found)[1:] if found is not None else None
+        if hint is not None and hint[0].startswith(self.internal_dirs):
+            hint = None
         if hint is None:  # JAX explains misses of user functions only: this one is JAX's own
             info = FunctionInfo("jax", name, "?", 0, 0, internal=True)
         else:
@@ -491,7 +599,9 @@ class _Instrumentation:
         frames = self.local.frames
         if frames:
             frames[-1].hints.append((path, line, text))
-        self.local.fallback_hint = (path, line, text)
+        pending = self.local.fallback_hints
+        pending.append((match["name"] or "", path, line, text))
+        del pending[:-32]
 
     def _stop_explaining(self) -> None:
         try:

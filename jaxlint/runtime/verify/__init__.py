@@ -16,6 +16,7 @@ and traces it with `jax.jit(entry).trace(...)`, which costs no device time. Verd
   the same error at the same line confirms it.
 - NOT_REPRODUCED: traced cleanly with the inputs tried (listed in `inputs`).
 - NOT_RUN: with the reason: import failed, timeout, crash, memory, no inputs, closure variables, ...
+- NOT_CHECKED: a rule that tracing cannot show ("not checked by tracing (use --run)" for JAX401/JAX402).
 
 Inputs, cheapest first; declared examples are used alone, the other sources in order:
 
@@ -67,7 +68,16 @@ from __future__ import annotations
 
 from .api import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, parse_examples, unmatched_examples, verify_findings
 from .child.expectations import CONFIRMABLE_CODES
-from .results import CONFIRMED, NOT_REPRODUCED, NOT_RUN, Environment, FindingVerdict, ModuleRun, VerifyReport
+from .results import (
+    CONFIRMED,
+    NOT_CHECKED,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    Environment,
+    FindingVerdict,
+    ModuleRun,
+    VerifyReport,
+)
 from .supervise import Terminated, ending_children_on_signals
 
 __all__ = [
@@ -75,6 +85,7 @@ __all__ = [
     "CONFIRMED",
     "DEFAULT_MEMORY_LIMIT_MB",
     "DEFAULT_TIMEOUT",
+    "NOT_CHECKED",
     "NOT_REPRODUCED",
     "NOT_RUN",
     "Environment",

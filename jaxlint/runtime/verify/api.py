@@ -17,7 +17,7 @@ from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
-from .results import NOT_RUN, FindingVerdict, VerifyReport
+from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
@@ -129,8 +129,6 @@ def _callers_for(job: ModuleJob, modules: list[dict[str, Any]]) -> list[dict[str
 
 
 def _skip_reason(finding: Finding, path: Path | None) -> str:
-    if finding.code not in CONFIRMABLE_CODES:
-        return f"{finding.code} is not confirmable by tracing"
     if path is None:
         return f"source file not found: {finding.path}"
     if finding.cell is not None and path.suffix != ".ipynb":
@@ -197,6 +195,13 @@ def _verify(
     joined: dict[Path, NotebookModule] = {}
     from_cells: dict[Finding, tuple[Finding, NotebookModule]] = {}  # as run -> (as reported, its notebook)
     for finding in dict.fromkeys(findings):
+        if finding.code not in CONFIRMABLE_CODES:
+            from ..confirmable import RECOMPILE_CODES  # here: confirmable imports this package
+
+            # `--run` shows recompiles (JAX401, JAX402) in a real run; the others no run shows.
+            hint = " (use --run)" if finding.code in RECOMPILE_CODES else ""
+            report.verdicts[finding] = FindingVerdict(NOT_CHECKED, f"not checked by tracing{hint}")
+            continue
         path = _source_path(finding, root)
         reason = _skip_reason(finding, path)
         if reason:

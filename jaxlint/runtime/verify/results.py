@@ -10,12 +10,13 @@ if TYPE_CHECKING:
     from jaxlint.finding import Finding
 
 CONFIRMED, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
-VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN)
+NOT_CHECKED = "NOT_CHECKED"  # a rule that tracing cannot show (JAX401-JAX403: recompiles, timing)
+VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
 
 
 @dataclasses.dataclass(frozen=True)
 class FindingVerdict:
-    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN
+    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN | NOT_CHECKED
     reason: str
     inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
     device: str | None = None  # the environment the child traced on ("jax 0.10.2, cpu"); None if no child ran
@@ -41,11 +42,14 @@ class Environment:
     device_count: int = 1
     python: str | None = None
     executable: str | None = None
+    missing: tuple[str, ...] = ()  # what this JAX cannot give --verify (see child/jax_features.py)
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> Environment:
         fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in event.items() if k in fields})
+        values = {k: v for k, v in event.items() if k in fields}
+        values["missing"] = tuple(values.get("missing") or ())
+        return cls(**values)
 
     def describe(self) -> str:
         """`jax 0.10.2, cpu` or `jax 0.11.2, gpu: NVIDIA H100 80GB HBM3`."""
@@ -98,5 +102,6 @@ class VerifyReport:
 
     @property
     def should_fail(self) -> bool:
-        """Exit 1: something was confirmed, or a finding could not be run (it still stands unverified)."""
-        return any(v.verdict in (CONFIRMED, NOT_RUN) for v in self.verdicts.values())
+        """Exit 1: something was confirmed, or a finding could not be run or checked (it still stands
+        unverified)."""
+        return any(v.verdict in (CONFIRMED, NOT_RUN, NOT_CHECKED) for v in self.verdicts.values())

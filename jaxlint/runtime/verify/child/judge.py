@@ -13,10 +13,14 @@ from .expectations import (
     DISCARDED_UPDATE,
     EXCEPTION,
     LEAK,
+    LEAK_RAISED_IN,
     PRINTED_TRACER,
     RUNS_ONCE,
     SELF_NOT_ARRAY,
+    SELF_REJECTED_IN,
+    UNHASHABLE_STATIC_IN,
     Expectation,
+    raising_function,
 )
 
 CONFIRMED, CLEAN, ERROR = "confirmed", "clean", "error"
@@ -54,23 +58,47 @@ def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
     return frame.lineno <= span[1] and span[0] <= end
 
 
+def clip(text: str, limit: int) -> str:
+    """Cut at a word boundary, with an ellipsis, when over `limit` characters: never mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if not text[limit - 1].isspace():  # the cut falls inside a word: drop that word
+        space = cut.rfind(" ")
+        cut = cut[:space] if space > limit // 2 else cut
+    return cut.rstrip(" ,;:(") + "…"
+
+
 def error_line(error: BaseException) -> str:
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {first[:100]}" if first else type(error).__name__
+    return f"{type(error).__name__}: {clip(first, 100)}" if first else type(error).__name__
 
 
 def describe_error(error: BaseException, path: str) -> str:
-    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     if isinstance(error, SystemExit):
         text = f"the code called sys.exit({error.code!r})"
     else:
-        text = f"{type(error).__name__}: {first[:100]}" if first else type(error).__name__
+        text = error_line(error)
     frames = user_frames(error, path)
     return f"{text} (line {frames[-1].lineno})" if frames else text
 
 
-def _class_matches(error: BaseException, expectation: Expectation) -> bool:
-    return expectation.matches({cls.__name__ for cls in type(error).__mro__}, str(error))
+def _class_matches(error: BaseException, expectation: Expectation, path: str) -> bool:
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return expectation.matches(names, raising_function(error, path))
+
+
+def _holds_instance(error: BaseException, class_name: str) -> bool:
+    """The raising frame (JAX's, rejecting an argument) holds an instance of `class_name`: the argument
+    it could not take, whatever its message says."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or not class_name:
+        return False
+    values = list(tb.tb_frame.f_locals.values())
+    values += [v for value in values if isinstance(value, (tuple, list)) for v in value]
+    return any(type(value).__name__ == class_name for value in values)
 
 
 def judge(
@@ -93,16 +121,17 @@ def judge(
         return _printed(
             outcome.debug_formats, line, span, "passed to jax.debug.print the format", error, path
         )
-    if kind == EXCEPTION and error is not None and _class_matches(error, expectation):
+    if kind == EXCEPTION and error is not None and _class_matches(error, expectation, path):
         if any(frame_covers(f, span) for f in user_frames(error, path)):
             return Judgement(CONFIRMED, f"{type(error).__name__} at line {line}")
     leaked_there = sorted((stores or set()) & getattr(outcome, "leaked_into", set()))
-    if kind == LEAK and leaked_there and (error is None or "Leaked trace" in str(error)):
+    leak_error = error is not None and raising_function(error, path) in LEAK_RAISED_IN
+    if kind == LEAK and leaked_there and (error is None or leak_error):
         where = ", ".join(_place_text(p) for p in leaked_there)
         return Judgement(
             CONFIRMED, f"a tracer leaked into {where} at line {line}, still there after the trace"
         )
-    if kind == LEAK and error is not None and "Leaked trace" in str(error):
+    if kind == LEAK and leak_error:
         if stores is None:
             return Judgement(CONFIRMED, "jax.checking_leaks() reported a leaked tracer (line not checked)")
         through = sorted(stores & outcome.leaked_into)
@@ -113,9 +142,8 @@ def judge(
             return Judgement(CONFIRMED, f"a tracer leaked into {where} at line {line} (jax.checking_leaks())")
         return Judgement(CLEAN, "")  # a leak elsewhere in the function, not through this line
     if kind == SELF_NOT_ARRAY and error is not None and isinstance(error, TypeError):
-        message = str(error)
-        self_name, class_name = self_type
-        if (self_name and f"path {self_name}" in message) or (class_name and f".{class_name}'>" in message):
+        class_name = self_type[1]
+        if raising_function(error, path) in SELF_REJECTED_IN and _holds_instance(error, class_name):
             rejected = f"the {class_name} instance" if class_name else "the instance"
             return Judgement(CONFIRMED, f"jax.jit at line {line} rejected {rejected} passed as `self`")
     # Unhashable by its class, not by an attribute value verify made up (an array in a value-hashed class).
@@ -124,7 +152,7 @@ def judge(
         kind == SELF_NOT_ARRAY
         and unhashable
         and isinstance(error, ValueError)
-        and "Non-hashable" in str(error)
+        and raising_function(error, path) in UNHASHABLE_STATIC_IN
     ):
         return Judgement(
             CONFIRMED, f"jax.jit at line {line} could not hash the static `self`: {error_line(error)}"
@@ -167,7 +195,7 @@ def _printed(
     text = "".join(t for at, t in records if span[0] <= at <= span[1])
     match = TRACER_TEXT.search(text)
     if match:
-        shown = text.strip().splitlines()[0][:120] if text.strip() else match.group(0)
+        shown = clip(text.strip().splitlines()[0], 120) if text.strip() else match.group(0)
         return Judgement(CONFIRMED, f"line {line} {verb} {shown!r} during tracing")
     if error is not None:
         return Judgement(ERROR, describe_error(error, path))
@@ -178,10 +206,11 @@ def _printed(
 
 
 def _sub_jaxprs(value: Any) -> list[Any]:
-    if hasattr(value, "eqns"):
-        return [value]
+    """The open `Jaxpr`s in a value: a `ClosedJaxpr` (which lacks `.outvars` before JAX 0.7) is unwrapped."""
     if hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
         return [value.jaxpr]
+    if hasattr(value, "eqns"):
+        return [value]
     if isinstance(value, (tuple, list)):
         return [j for v in value for j in _sub_jaxprs(v)]
     return []
@@ -204,6 +233,11 @@ def _eqn_line(eqn: Any, path: str) -> int | None:
 
     try:
         frames = list(source_info_util.user_frames(eqn.source_info.traceback))
+    except AttributeError:  # JAX before 0.5 takes the SourceInfo itself
+        try:
+            frames = list(source_info_util.user_frames(eqn.source_info))
+        except Exception:
+            return None
     except Exception:
         return None
     for frame in frames:  # innermost first
