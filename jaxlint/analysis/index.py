@@ -25,9 +25,11 @@ from .names import ImportTable
 from .transforms import (
     HOST_CALLBACKS,
     LAX_BODIES,
+    TRACING_APIS,
     TRANSFORMS,
     Application,
     StaticSpec,
+    library_application,
     static_spec,
     traced_parameters,
 )
@@ -598,6 +600,13 @@ class ModuleIndex:
                         for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, label
                             target.apply(app)
+            elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
+                api = TRACING_APIS[callee]
+                for position, keyword in api.traces:
+                    found = argument(call, position, keyword)
+                    if found is not None:
+                        for target, app in self._applications(found.value, unit, [], order):
+                            target.apply(library_application(api, app))
             elif callee in HOST_CALLBACKS:
                 found = argument(call, 0, "callback")
                 arg = found.value if found is not None else None

@@ -15,6 +15,8 @@ import libcst as cst
 
 from .kinds import GRAD, STRICT
 from .library import HOST_CALLBACKS as HOST_CALLBACKS  # re-exported: the index reads it from here
+from .library import PARAMS_CONCRETE, Api
+from .library import TRACING_APIS as TRACING_APIS  # re-exported: the index reads it from here
 
 # qualified name -> (kind, label used in messages)
 TRANSFORMS: dict[str, tuple[int, str]] = {
@@ -243,6 +245,13 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         differentiated=differentiated,
         eager_map=qualname in EAGER_MAPS,
     )
+
+
+def library_application(api: Api, app: Application) -> Application:
+    """`app` (what `partial`/a bound method left of the callable) as the library API traces it: staged out,
+    named by the API, with the parameters the table says it passes tracers to."""
+    spec = StaticSpec(unknown=True) if api.params == PARAMS_CONCRETE else StaticSpec()
+    return dataclasses.replace(app, kind=STRICT, label=api.label, spec=spec)
 
 
 def eager(app: Application) -> bool:

@@ -1,0 +1,162 @@
+"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU:
+the callable an API traces receives tracers (or, for numpyro models, concrete arguments and traced sample
+sites); an argument it consumes as a key draws the same numbers when given twice. Entries marked documented
+are skipped with that reason unless their library is installed."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import pytest
+
+from jaxlint.analysis.library import (
+    APIS,
+    CALL_RESULTS,
+    DOCUMENTED,
+    KEY_DICT_KEYWORDS,
+    KEY_METHODS,
+    OBSERVED_KEYWORD,
+    PARAMS_CONCRETE,
+    TRACED_RESULT,
+)
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+
+def is_tracer(value: object) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def resolve(qualname: str) -> Callable:
+    module, _, attr = qualname.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+def check_optax_schedule(name: str) -> None:
+    pytest.importorskip("optax")
+    seen: list[bool] = []
+
+    def schedule(step):
+        seen.append(is_tracer(step))
+        return 1e-3
+
+    tx = resolve(name)(schedule)
+    params = {"w": jnp.ones(3)}
+    state = tx.init(params)
+    jax.jit(tx.update)(params, state, params)
+    assert seen and all(seen), f"{name}: the schedule did not get a tracer under a jitted update"
+
+
+def check_numpyro_inference(name: str) -> None:
+    numpyro = pytest.importorskip("numpyro")
+    dist = pytest.importorskip("numpyro.distributions")
+    optax = pytest.importorskip("optax")
+    seen: dict[str, bool] = {}
+
+    def model(x, flag):
+        seen["argument"] = is_tracer(x) or is_tracer(flag)
+        z = numpyro.sample("z", dist.Normal(0.0, 1.0))
+        loc = numpyro.param("loc", 0.0)
+        det = numpyro.deterministic("d", z * 2)
+        seen["sample"], seen["param"], seen["deterministic"] = is_tracer(z), is_tracer(loc), is_tracer(det)
+        observed = numpyro.sample("o", dist.Normal(z + loc, 1.0), obs=x)
+        seen["observed"] = is_tracer(observed)
+
+    key, data = jax.random.key(0), jnp.ones(3)
+    cls = resolve(name)
+    if name.endswith("SVI"):
+        from numpyro.infer import Trace_ELBO
+        from numpyro.infer.autoguide import AutoNormal
+
+        cls(model, AutoNormal(model), optax.adam(1e-3), Trace_ELBO()).run(
+            key, 2, data, True, progress_bar=False
+        )
+    else:
+        from numpyro.infer import MCMC
+
+        MCMC(cls(model), num_warmup=2, num_samples=2, progress_bar=False).run(key, data, True)
+    assert APIS[name].params == PARAMS_CONCRETE and not seen["argument"], "model arguments stay concrete"
+    assert seen["sample"], "a sample site is a tracer"
+    assert not seen["observed"], "an observed site returns its concrete obs"
+    if name.endswith("SVI"):  # `param` sites are parameters only under SVI (MCMC has none to optimise)
+        assert seen["param"]
+
+
+def check_traced_objective(name: str) -> None:
+    seen: list[bool] = []
+
+    def fun(x):
+        seen.append(is_tracer(x))
+        return jnp.sum(x**2)
+
+    resolve(name)(fun, jnp.ones(2), method="BFGS")
+    assert seen and all(seen)
+
+
+def check_handlers_seed(name: str) -> None:
+    numpyro = pytest.importorskip("numpyro")
+    dist = pytest.importorskip("numpyro.distributions")
+
+    def draw():
+        return numpyro.sample("a", dist.Normal(0.0, 1.0))
+
+    key = jax.random.key(1)
+    assert APIS[name].keys == ((1, "rng_seed"),)
+    seeded = resolve(name)
+    assert seeded(draw, key)() == seeded(draw, key)(), "one key, one draw: the key is consumed"
+    assert seeded(draw, key)() != seeded(draw, jax.random.key(2))()
+
+
+CHECKS: dict[str, Callable[[str], None]] = {
+    "optax.": check_optax_schedule,
+    "numpyro.infer.": check_numpyro_inference,
+    "jax.scipy.optimize.": check_traced_objective,
+    "numpyro.handlers.seed": check_handlers_seed,
+}
+
+
+@pytest.mark.parametrize("name", sorted(APIS))
+def test_api_entry(name: str) -> None:
+    api = APIS[name]
+    if api.checked == DOCUMENTED:
+        pytest.skip(f"{name}: {DOCUMENTED} (library not installed here)")
+    check = next((c for prefix, c in CHECKS.items() if name.startswith(prefix)), None)
+    assert check is not None, f"{name} states a version it was checked on, but no check runs it"
+    check(name)
+
+
+def test_sample_sites_are_traced_results() -> None:
+    # run by check_numpyro_inference; here: the table says what that check asserts
+    for name in ("numpyro.sample", "numpyro.param", "numpyro.deterministic"):
+        assert CALL_RESULTS[name] == TRACED_RESULT
+    assert OBSERVED_KEYWORD == {"numpyro.sample": "obs"}
+
+
+def test_distribution_sample_consumes_its_key() -> None:
+    dist = pytest.importorskip("numpyro.distributions")
+    position, keyword = KEY_METHODS["numpyro.distributions."]["sample"]
+    key = jax.random.key(3)
+    normal = dist.Normal(0.0, 1.0)
+    by_position = normal.sample(*([key] if position == 0 else []))
+    by_keyword = normal.sample(**{keyword: key})
+    assert by_position == by_keyword == normal.sample(key), "one key, one draw"
+    assert normal.sample(jax.random.key(4)) != by_position
+
+
+def test_flax_apply_rngs_consumes_its_key() -> None:
+    nn = pytest.importorskip("flax.linen")
+    assert KEY_DICT_KEYWORDS["apply"] == "rngs"
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dropout(0.5, deterministic=False)(x)
+
+    net, x = Net(), jnp.ones(64)
+    variables = net.init(jax.random.key(0), x)
+    key = jax.random.key(5)
+    first = net.apply(variables, x, rngs={"dropout": key})
+    assert (first == net.apply(variables, x, rngs={"dropout": key})).all(), "one key, one dropout mask"
+    assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
