@@ -152,6 +152,12 @@ KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
     "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},  # documented, not run
     "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},  # documented, not run
 }
+# Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
+# field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
+APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {
+    "flax.training.train_state.TrainState.create": ("apply_fn", "apply_fn"),  # flax 0.12.8
+}
+
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}
