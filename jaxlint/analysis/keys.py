@@ -52,10 +52,12 @@ from .instances import (
     local_method_units,
     method_call,
     module_class_kind,
+    module_instance,
 )
 from .key_relevance import RANDOM as _RANDOM
 from .key_relevance import uses_keys
 from .kinds import LINEN
+from .library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS, KEY_METHODS
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -576,6 +578,9 @@ class _UnitWalk:
         self.loop_label = f"{label} '{self.unit.name}'"
         self.repeat_kind = "mapped"
         self.constant_params = set(positional[:bound]) | set(names)
+        if per_leaf is None and mapped is not None:  # `in_axes=None`: every element gets the same argument
+            unbatched = {bound + i for i in mapped.spec.unbatched if 0 <= i}
+            self.constant_params |= {positional[i] for i in unbatched if i < len(positional)}
 
     def run(self) -> UnitResult:
         state = State({}, {}, 0)
@@ -1158,6 +1163,7 @@ class _UnitWalk:
                 self.consume(version, arg.value, initialised, state)
             return None
 
+        self._library_keys(node, name, arg_versions, state)
         method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
         if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
             assert type(func) is cst.Attribute  # method_call answers only for attributes
@@ -1208,6 +1214,43 @@ class _UnitWalk:
             if type(arg.value) is cst.Name:
                 self.mutated(arg.value.value, state, pseudo=False)
         return None
+
+    def _library_keys(
+        self, node: cst.Call, name: str | None, versions: dict[int, Version | None], state: State
+    ) -> None:
+        """Keys a library API consumes, as the table (`library.py`) says: `handlers.seed(model, key)`,
+        `dist.Normal(0, 1).sample(key)`, `model.apply(x, rngs={"dropout": key})`."""
+        func = node.func
+        api = KEY_CONSUMING_APIS.get(name) if name is not None else None
+        places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
+        if type(func) is cst.Attribute:
+            method = func.attr.value
+            built = module_instance(self.index, func.value, self.unit)
+            maker = self.index.qualname(built.func, self.unit) if built is not None else None
+            if maker is not None:
+                places += [
+                    methods[method]
+                    for prefix, methods in KEY_METHODS.items()
+                    if maker.startswith(prefix) and method in methods
+                ]
+            keyword = KEY_DICT_KEYWORDS.get(method)
+            given = argument(node, None, keyword) if keyword is not None else None
+            if given is not None and type(given.value) is cst.Dict:
+                for element in given.value.elements:
+                    # Only a name: its value was read with the call's arguments, and reading it is pure. flax
+                    # draws from `fold_in`s of the key, so the key's own draws stay independent: what is
+                    # consumed is that derived stream, the same for the same collection name.
+                    if type(element) is cst.DictElement and type(element.value) is cst.Name:
+                        version = self.expr(element.value, state)
+                        token = ("rngs", _literal(element.key))
+                        if version is not None and token[1] is not None:
+                            version.immutable = True
+                            derived = self.element(version, token, None)  # a caller's key: its summary says
+                            self.consume(derived, element.value, f"'{source_of(func)}'", state)
+        for position, keyword in places:
+            arg = argument(node, position, keyword)
+            if arg is not None:
+                self.consume(versions.get(id(arg)), arg.value, f"'{source_of(func)}'", state)
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
         key_arg = argument(node, 0, "key")

@@ -164,7 +164,7 @@ No automatic fix: which key should be split, and where, is the author's choice.
             )
         if reuse.kind == "mapped":
             return (
-                f"{first}, the same key for every call of {reuse.context} (closed over or bound by partial): "
+                f"{first}, the same key for every call of {reuse.context} (closed over, bound by partial or `in_axes=None`): "
                 "every element or leaf draws the same numbers; split it into one key per element and map over those"
             )
         if reuse.kind == "seed":
