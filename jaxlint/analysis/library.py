@@ -99,6 +99,9 @@ class Api:
     params: str = PARAMS_TRACED
     label: str = ""
     keys: tuple[tuple[int, str], ...] = ()
+    # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
+    # alike so their plates subsample alike): only another consumer of the key is a reuse.
+    replays: bool = False
 
 
 _OPTAX = "optax 0.2.8"
@@ -125,7 +128,7 @@ APIS: dict[str, Api] = {
     "numpyro.infer.HMC": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.SA": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
-    "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),)),
+    "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
     "jaxopt.LBFGS": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),

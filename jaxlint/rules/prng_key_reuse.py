@@ -164,7 +164,7 @@ No automatic fix: which key should be split, and where, is the author's choice.
             )
         if reuse.kind == "mapped":
             return (
-                f"{first}, the same key for every call of {reuse.context} (closed over, bound by partial or `in_axes=None`): "
+                f"{first}, the same key for every call of {reuse.context} ({_how_shared(reuse.context)}): "
                 "every element or leaf draws the same numbers; split it into one key per element and map over those"
             )
         if reuse.kind == "seed":
@@ -230,4 +230,13 @@ def _is_assertion(callee: cst.BaseExpression) -> bool:
         (type(callee) is cst.Name or type(callee) is cst.Attribute)
         and isinstance(name, str)
         and (name.startswith("assert") or name.endswith(_ASSERT_SUFFIXES))
+    )
+
+
+def _how_shared(context: str) -> str:
+    """How a mapped function gets one key for every element: a vmap may also leave it unmapped."""
+    return (
+        "closed over, bound by partial or `in_axes=None`"
+        if "vmap" in context
+        else "closed over or bound by partial"
     )
