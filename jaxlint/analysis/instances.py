@@ -249,6 +249,7 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
 
 
 _APPLY_FN_FIELDS = frozenset(field for _, field in APPLY_FN_FACTORIES.values())
+_APPLIES = _APPLY_FN_FIELDS | {"apply"}
 
 
 def applied_module(index: ModuleIndex) -> cst.Call | None:
@@ -287,9 +288,11 @@ def transformed_applies(index: ModuleIndex) -> None:
         return
     index.root.memo["transformed_applies"] = True
     for call, unit, _ in index._sites:
-        found = index.transform_of(call.func, unit) if call.args and call.args[0].keyword is None else None
-        target = call.args[0].value if found is not None else None
-        if type(target) is not cst.Attribute or target.attr.value not in ("apply", *_APPLY_FN_FIELDS):
+        target = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if type(target) is not cst.Attribute or target.attr.value not in _APPLIES:
+            continue  # the cheap test first: most calls are not `T(x.apply)`
+        found = index.transform_of(call.func, unit)
+        if found is None:
             continue
         applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is None:
@@ -309,7 +312,7 @@ def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, 
     target = call.args[0].value if found is not None else None
     if found is None or found[0] != "jax.jit" or type(target) is not cst.Attribute:
         return None
-    if target.attr.value not in ("apply", *_APPLY_FN_FIELDS):
+    if target.attr.value not in _APPLIES:
         return None
     applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
     if applied is None or len(applied.units) != 1:

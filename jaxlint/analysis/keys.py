@@ -75,6 +75,10 @@ SPLIT = _RANDOM + "split"
 FOLD_IN = _RANDOM + "fold_in"
 # flax.linen Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
 _LINEN_INITS = frozenset({"init", "init_with_output"})
+# Method names some library object consumes a key through (library.KEY_METHODS, KEY_DICT_KEYWORDS).
+_LIBRARY_KEY_METHODS = frozenset(
+    {m for methods in KEY_METHODS.values() for m in methods} | set(KEY_DICT_KEYWORDS)
+)
 # Functions that make a fresh key without consuming one.
 KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 
@@ -1228,7 +1232,7 @@ class _UnitWalk:
         func = node.func
         api = KEY_CONSUMING_APIS.get(name) if name is not None else None
         places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
-        if type(func) is cst.Attribute:
+        if type(func) is cst.Attribute and func.attr.value in _LIBRARY_KEY_METHODS:
             method = func.attr.value
             built = module_instance(self.index, func.value, self.unit)
             maker = self.index.qualname(built.func, self.unit) if built is not None else None
@@ -1252,6 +1256,8 @@ class _UnitWalk:
                             version.immutable = True
                             derived = self.element(version, token, None)  # a caller's key: its summary says
                             self.consume(derived, element.value, f"'{source_of(func)}'", state)
+        if not places:
+            return
         consumer = f"'{source_of(func)}'"
         for position, keyword in places:
             arg = argument(node, position, keyword)
