@@ -297,7 +297,7 @@ def transformed_applies(index: ModuleIndex) -> None:
         applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is None:
             continue
-        name, keywords = found  # type: ignore[misc]
+        name, keywords = found
         spec = _after_variables(static_spec([*keywords, *call.args[1:]], name))
         kind, label = TRANSFORMS[name]
         for method in applied.units:
