@@ -294,14 +294,19 @@ def transformed_applies(index: ModuleIndex) -> None:
         found = index.transform_of(call.func, unit)
         if found is None:
             continue
-        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
-        if applied is None:
-            continue
         name, keywords = found
-        spec = _after_variables(static_spec([*keywords, *call.args[1:]], name))
+        spec = static_spec([*keywords, *call.args[1:]], name)
         kind, label = TRANSFORMS[name]
-        for method in applied.units:
-            method.apply(Application(kind, label, spec, bound_self=True))
+        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        if applied is not None:
+            for method in applied.units:
+                method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
+            continue
+        # `jax.jit(hk.transform(f).apply)`: `apply(params, rng, *args)` runs `f(*args)`
+        haiku = haiku_transformed(index, target.value, unit) if target.attr.value == "apply" else None
+        if haiku is not None:
+            for function, _ in index.resolve_function(haiku[0], unit):
+                function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:
@@ -321,11 +326,12 @@ def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, 
     return (applied.units[0], spec) if not spec.unknown else None
 
 
-def _after_variables(spec: StaticSpec) -> StaticSpec:
-    """A spec of `apply`'s arguments as one of the method's: position 0 (the variables) is not a parameter."""
+def _after_leading(spec: StaticSpec, leading: int) -> StaticSpec:
+    """A spec of `apply`'s arguments as one of the function's: the first `leading` (the variables; haiku's
+    params and rng) are not its parameters."""
 
     def shift(positions: frozenset[int]) -> frozenset[int]:
-        return frozenset(i - 1 if i > 0 else i for i in positions if i != 0)
+        return frozenset(i - leading if i > 0 else i for i in positions if not 0 <= i < leading)
 
     differentiated = None if spec.differentiated is None else shift(spec.differentiated)
     return dataclasses.replace(

@@ -12,6 +12,7 @@ import pytest
 
 from jaxlint.analysis.library import (
     APIS,
+    APPLY_FN_FACTORIES,
     CALL_RESULTS,
     DOCUMENTED,
     KEY_DICT_KEYWORDS,
@@ -30,8 +31,17 @@ def is_tracer(value: object) -> bool:
 
 
 def resolve(qualname: str) -> Callable:
-    module, _, attr = qualname.rpartition(".")
-    return getattr(importlib.import_module(module), attr)
+    """The object a qualified name names: the longest importable module, then attributes."""
+    parts = qualname.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            found = getattr(found, attr)
+        return found
+    raise ImportError(qualname)
 
 
 def check_optax_schedule(name: str) -> None:
@@ -160,3 +170,67 @@ def test_flax_apply_rngs_consumes_its_key() -> None:
     first = net.apply(variables, x, rngs={"dropout": key})
     assert (first == net.apply(variables, x, rngs={"dropout": key})).all(), "one key, one dropout mask"
     assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
+
+
+def test_jit_of_module_apply_counts_the_variables_first() -> None:
+    """`jax.jit(model.apply)`: argument 0 is the variables, argument i the method's parameter i (counting self);
+    the flag is traced unless static (what instances.jitted_apply assumes)."""
+    nn = pytest.importorskip("flax.linen")
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x, train):
+            if train:
+                x = x * 2
+            return nn.Dense(2)(x)
+
+    net, x = Net(), jnp.ones(3)
+    variables = net.init(jax.random.key(0), x, False)
+    jax.jit(net.apply, static_argnums=2)(variables, x, True)
+    jax.jit(net.apply, static_argnames=("train",))(variables, x, train=True)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(net.apply)(variables, x, True)
+
+
+def test_train_state_apply_fn_is_the_module_apply() -> None:
+    pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+    factory, (keyword, field) = next(iter(APPLY_FN_FACTORIES.items()))
+    import flax.linen as nn
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x, deterministic):
+            if not deterministic:
+                x = x * 2
+            return x
+
+    net = Net()
+    state = resolve(factory)(**{keyword: net.apply}, params={}, tx=optax.adam(1e-3))
+    assert getattr(state, field) == net.apply
+    step = jax.jit(lambda state, x, flag: getattr(state, field)({"params": state.params}, x, flag))
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        step(state, jnp.ones(2), False)
+
+
+def test_jit_of_haiku_apply_counts_params_and_rng_first() -> None:
+    hk = pytest.importorskip("haiku")
+
+    def gated(x, is_training):
+        if is_training:
+            return x
+        return hk.Linear(2)(x)
+
+    net = hk.transform(gated)
+    x = jnp.ones(3)
+    params = net.init(jax.random.key(0), x, False)
+    jax.jit(net.apply, static_argnums=3)(params, None, x, True)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(net.apply)(params, None, x, True)
+
+
+def test_vmap_in_axes_none_gives_every_element_the_same_key() -> None:
+    draws = jax.vmap(lambda k, x: x + jax.random.normal(k), in_axes=(None, 0))(
+        jax.random.key(7), jnp.zeros(4)
+    )
+    assert (draws == draws[0]).all()
