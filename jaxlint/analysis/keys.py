@@ -265,6 +265,12 @@ def _literal(node: cst.BaseExpression) -> object:
     return None
 
 
+def _split_count(call: cst.Call) -> int | None:
+    """The literal number of keys `split(k, num)` makes (2 by default); None when not a literal."""
+    num = argument(call, 1, "num")
+    return 2 if num is None else int_literal(num.value)
+
+
 def _path_text(name: str, path: tuple) -> str:
     out = name
     for index in path:
@@ -527,6 +533,9 @@ class _UnitWalk:
         self.initial: dict[str, Version] = {}
         self.elements: dict[tuple, Version] = {}
         self.derived: dict[tuple, Version] = {}
+        # Keys split (with the split's literal count) and folded in (with the literal index), path-insensitive.
+        self.splits: dict[Version, tuple[Site, int | None]] = {}
+        self.folds: dict[Version, tuple[Site, int | None]] = {}
         self.reuses: list[KeyReuse] = []
         self.reported: set[int] = set()
         self.loops: list[tuple[_Loop, int]] = []
@@ -1273,12 +1282,17 @@ class _UnitWalk:
         key = versions.get(id(key_arg)) if key_arg is not None else None
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
+                if name == SPLIT and key is not None:
+                    self._split_and_folded(key, key_arg.value, True, _split_count(node))
                 self.consume(key, key_arg.value, name, state)
             return Version(immutable=True) if name == SPLIT else None
         if name == FOLD_IN:
             if key is not None:
                 key.immutable = True
                 data = argument(node, 1, "data")
+                assert key_arg is not None
+                index = int_literal(data.value) if data is not None else None
+                self._split_and_folded(key, key_arg.value, False, index)
                 token = _literal(data.value) if data is not None else None
                 if token is not None:
                     derived = self.derived.get((key, token))
@@ -1291,6 +1305,26 @@ class _UnitWalk:
                 return Version(immutable=True, seed=source_of(node))
             return Version(immutable=True)
         return None
+
+    def _split_and_folded(
+        self, key: Version, node: cst.BaseExpression, is_split: bool, number: int | None
+    ) -> None:
+        """One key both split and folded in: `fold_in(k, i)` is `split(k)[i]` (JAX 0.10.2, threefry keys), so
+        a literal `i` below the split's literal count gives a key equal to a split one. `number`: the split's
+        literal count, or the folded literal index (None: not a literal)."""
+        site = (Site(node, SPLIT if is_split else FOLD_IN, ()), number)
+        mine, other = (self.splits, self.folds) if is_split else (self.folds, self.splits)
+        mine.setdefault(key, site)
+        found = other.get(key)
+        if found is None:
+            return
+        count, index = (number, found[1]) if is_split else (found[1], number)
+        if index is None or count is None or index >= count:
+            # `fold_in(k, n)` after `split(k, n)` (evosax) has no split key's index; a data that is not a
+            # literal may never be one of them either: only literals make the collision certain.
+            return
+        split_site = found[0] if not is_split else site[0]
+        self._add(KeyReuse(node, source_of(node), site[0].consumer, split_site, "folded"))
 
     def _module_init(self, func: cst.BaseExpression) -> str | None:
         """`Model().init` / `model.init` (also `init_with_output`) of a flax.linen Module class, or `net.init` of

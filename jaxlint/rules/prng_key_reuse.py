@@ -183,6 +183,12 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"{first}, then returned unchanged in the carry of {reuse.context}, so the next iteration "
                 "consumes it again; carry the new key from `jax.random.split` instead"
             )
+        if reuse.kind == "folded":
+            return (
+                f"key '{reuse.key}' both split (line {self._line(reuse.first.node, index)}) and folded in: "
+                "`fold_in(k, i)` equals `split(k)[i]`, so the two draw the same numbers; fold in a key you "
+                "never split (or split one more key for the fold)"
+            )
         return f"{first}, again by {reuse.consumer}; split it (`jax.random.split`) and use each subkey once"
 
 

@@ -234,3 +234,11 @@ def test_vmap_in_axes_none_gives_every_element_the_same_key() -> None:
         jax.random.key(7), jnp.zeros(4)
     )
     assert (draws == draws[0]).all()
+
+
+def test_fold_in_equals_split_index() -> None:
+    """What JAX301's split-and-fold finding rests on: fold_in(k, i) is split(k)[i] on the default keys."""
+    key = jax.random.key(11)
+    data = jax.random.key_data
+    for i in range(2):
+        assert (data(jax.random.fold_in(key, i)) == data(jax.random.split(key)[i])).all()
