@@ -59,7 +59,13 @@ key only when a flag is set). Keys held in parameters, attributes (`self.key`) a
 only while no unknown code could have replaced them. When a project is linted (the command, `lint_paths`), a
 function of another of its modules consumes what its own module's analysis says it does (through its own
 callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are
-assumed not to consume the keys they get.
+assumed not to consume the keys they get, except those the library table (`analysis/library.py`) names, each
+checked by running it: a numpyro distribution's `sample(key)`, `numpyro.handlers.seed(model, key)` (the same
+key given to `seed` twice replays on purpose, as for a model and its guide), and flax's
+`apply(..., rngs={"dropout": key})`, which draws from a `fold_in` of the key per collection name (twice with
+one key and one name is reuse; the key's own draws are not). A key given to a `vmap` with `in_axes=None` is
+the same key for every element. A key both split and folded in with a literal index below the split's literal
+count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or

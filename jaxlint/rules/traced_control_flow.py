@@ -49,7 +49,12 @@ def relu(x):
     return jnp.where(x > 0, x, 0.0)
 ```
 Use `jnp.where` or `lax.cond`/`lax.switch` for branches, `lax.while_loop` for loops, and mark truly static
-parameters with `static_argnums`/`static_argnames`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),
+parameters with `static_argnums`/`static_argnames`; a flag that selects behaviour (`train`, `deterministic`,
+`is_training`, ...) gets that advice instead of `jnp.where`: make it static, or a Module field. Functions a
+library runs under its trace are checked there too (the library table, `analysis/library.py`): optax
+schedules, numpyro models (sample sites are tracers; the model's own arguments stay concrete), objectives of
+`jax.scipy.optimize.minimize`, `jax.jit(model.apply)` of a flax Module, a TrainState's `apply_fn`, and
+`jax.jit(hk.transform(f).apply)`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),
 `jnp.max`/`jnp.min`, `jnp.sort`, `jnp.any`, `jnp.all`.
 
 ## Fix safety
