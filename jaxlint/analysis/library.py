@@ -99,6 +99,13 @@ class Api:
     params: str = PARAMS_TRACED
     label: str = ""
     keys: tuple[tuple[int, str], ...] = ()
+    # Given a class (flax's lifted transforms take a Module class): the method it traces.
+    method: str = ""
+    # Whose options the call's keywords are (static_argnums, in_axes), counted as JAX's transformation counts
+    # them; `self_counted`: argument 0 is the Module itself (nn.jit's static_argnums), else the first argument
+    # after it (nn.vmap's in_axes).
+    options: str = ""
+    self_counted: bool = False
     # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
     # alike so their plates subsample alike): only another consumer of the key is a reuse.
     replays: bool = False
@@ -106,6 +113,7 @@ class Api:
 
 _OPTAX = "optax 0.2.8"
 _NUMPYRO = "numpyro 0.22.0"
+_FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
 # optax optimizers whose learning rate may be a schedule: `update` calls it with the step count, a tracer
 # when the update runs under jit (as a train step does); eagerly it is a concrete array.
@@ -129,6 +137,22 @@ APIS: dict[str, Api] = {
     "numpyro.infer.SA": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
+    # flax.linen lifted transformations of a Module class: `__call__` runs under the transformation (every
+    # argument a tracer unless static, or unbatched for nn.vmap's `in_axes=None`).
+    "flax.linen.jit": Api(
+        _FLAX,
+        ((0, "target"),),
+        label="nn.jit-compiled",
+        method="__call__",
+        options="jax.jit",
+        self_counted=True,
+    ),
+    "flax.linen.remat": Api(_FLAX, ((0, "target"),), label="nn.remat-ed", method="__call__"),
+    "flax.linen.checkpoint": Api(_FLAX, ((0, "target"),), label="nn.checkpoint-ed", method="__call__"),
+    "flax.linen.vmap": Api(
+        _FLAX, ((0, "target"),), label="nn.vmap-mapped", method="__call__", options="jax.vmap"
+    ),
+    "flax.linen.scan": Api(_FLAX, ((0, "target"),), label="nn.scan body", method="__call__"),
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
     "jaxopt.LBFGS": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),

@@ -10,6 +10,7 @@ what each transformation does to its function's parameters.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -247,10 +248,16 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     )
 
 
-def library_application(api: Api, app: Application) -> Application:
+def library_application(api: Api, app: Application, options: Sequence[cst.Arg] = ()) -> Application:
     """`app` (what `partial`/a bound method left of the callable) as the library API traces it: staged out,
-    named by the API, with the parameters the table says it passes tracers to."""
-    spec = StaticSpec(unknown=True) if api.params == PARAMS_CONCRETE else StaticSpec()
+    named by the API, with the parameters the table says it passes tracers to (`options`: the call's other
+    arguments, read as the transformation the table names reads them)."""
+    if api.params == PARAMS_CONCRETE:
+        spec = StaticSpec(unknown=True)
+    elif api.options:
+        spec = static_spec([a for a in options if a.keyword is not None], api.options)  # keywords only
+    else:
+        spec = StaticSpec()
     return dataclasses.replace(app, kind=STRICT, label=api.label, spec=spec)
 
 

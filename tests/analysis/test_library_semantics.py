@@ -119,7 +119,41 @@ def check_handlers_seed(name: str) -> None:
     assert seeded(draw, key)() != seeded(draw, jax.random.key(2))()
 
 
+def check_flax_lifted(name: str) -> None:
+    """The lifted transformation traces `__call__`'s arguments; the options count as the entry says."""
+    nn = pytest.importorskip("flax.linen")
+    api = APIS[name]
+    seen: dict[str, tuple[bool, bool]] = {}
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x, flag):
+            seen["call"] = (is_tracer(x), is_tracer(flag))
+            return nn.Dense(2)(x), x
+
+    x, flag = jnp.ones((3, 2)), 1.0
+    if name.endswith(".scan"):
+        lifted = resolve(name)(Block, variable_broadcast="params", split_rngs={"params": False})
+        lifted().init(jax.random.key(0), x, x)
+        assert seen["call"] == (True, True), "carry and scanned input are tracers"
+        return
+    if name.endswith(".vmap"):
+        kwargs = {"variable_axes": {"params": 0}, "split_rngs": {"params": True}}
+        resolve(name)(Block, in_axes=(0, 0), **kwargs)().init(jax.random.key(0), x, jnp.ones(3))
+        assert seen["call"] == (True, True)
+        resolve(name)(Block, in_axes=(0, None), **kwargs)().init(jax.random.key(0), x, flag)
+        assert seen["call"] == (True, False), "in_axes=None (counted after the Module): the value as given"
+        return
+    resolve(name)(Block)().init(jax.random.key(0), x, flag)
+    assert seen["call"] == (True, True)
+    if api.options == "jax.jit":
+        assert api.self_counted
+        resolve(name)(Block, static_argnums=2)().init(jax.random.key(0), x, flag)
+        assert seen["call"] == (True, False), "static_argnums=2 counts the Module as argument 0"
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
+    "flax.linen.": check_flax_lifted,
     "optax.": check_optax_schedule,
     "numpyro.infer.": check_numpyro_inference,
     "jax.scipy.optimize.": check_traced_objective,
