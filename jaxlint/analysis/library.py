@@ -136,6 +136,7 @@ APIS: dict[str, Api] = {
     "numpyro.infer.HMC": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.SA": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.infer.Predictive": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
     # flax.linen lifted transformations of a Module class: `__call__` runs under the transformation (every
     # argument a tracer unless static, or unbatched for nn.vmap's `in_axes=None`).

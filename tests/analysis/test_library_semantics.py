@@ -76,7 +76,9 @@ def check_numpyro_inference(name: str) -> None:
 
     key, data = jax.random.key(0), jnp.ones(3)
     cls = resolve(name)
-    if name.endswith("SVI"):
+    if name.endswith("Predictive"):
+        cls(model, num_samples=3)(key, data, True)
+    elif name.endswith("SVI"):
         from numpyro.infer import Trace_ELBO
         from numpyro.infer.autoguide import AutoNormal
 
