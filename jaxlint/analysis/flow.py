@@ -27,7 +27,7 @@ import libcst as cst
 from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, bound_names, children, none_comparison
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
-from .instances import class_methods, module_apply
+from .instances import class_methods, module_apply, transformed_applies
 from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
@@ -286,6 +286,7 @@ class FlowWalker:
 
     def run(self) -> None:
         root = Frame(self, self.index.root, None, NONE, "")
+        transformed_applies(self.index)
         self._call_sites()
         if self.project is not None:
             self._receive(root)

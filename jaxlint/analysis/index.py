@@ -26,9 +26,11 @@ from .names import ImportTable
 from .transforms import (
     HOST_CALLBACKS,
     LAX_BODIES,
+    TRACING_APIS,
     TRANSFORMS,
     Application,
     StaticSpec,
+    library_application,
     static_spec,
     traced_parameters,
 )
@@ -618,6 +620,19 @@ class ModuleIndex:
                         for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, label
                             target.apply(app)
+            elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
+                api = TRACING_APIS[callee]
+                for position, keyword in api.traces:
+                    found = argument(call, position, keyword)
+                    if found is None:
+                        continue
+                    options = [a for a in call.args if a is not found]
+                    for target, app in self._applications(found.value, unit, [], order):
+                        target.apply(library_application(api, app, options))
+                    cls = self.classes.get(found.value.value) if type(found.value) is cst.Name else None
+                    for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
+                        app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
+                        method.apply(library_application(api, app, options))
             elif callee in HOST_CALLBACKS:
                 found = argument(call, 0, "callback")
                 arg = found.value if found is not None else None

@@ -17,10 +17,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .kinds import HAIKU, LINEN
-from .library import LINEN_MODULE_BASES
+from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES
+from .transforms import TRANSFORMS, Application, StaticSpec, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
@@ -220,9 +222,16 @@ def _assigns_self(node: cst.ClassDef) -> bool:
 
 def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
     func = call.func
-    if type(func) is not cst.Attribute or func.attr.value != "apply":
+    if type(func) is not cst.Attribute:
         return None
-    built = module_instance(index, func.value, unit)
+    if (
+        func.attr.value in _APPLY_FN_FIELDS
+    ):  # `state.apply_fn(variables, x)`: the module's one TrainState model
+        built = applied_module(index)
+    elif func.attr.value == "apply":
+        built = module_instance(index, func.value, unit)
+    else:
+        return None
     if built is None or module_class_kind(index, built.func, unit) != LINEN:
         return None
     method = "__call__"
@@ -244,6 +253,97 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
         return AppliedMethod(class_methods(index, built.func.value, method), None, args)
     qualname = index.qualname(built.func, unit)
     return AppliedMethod([], f"{qualname}.{method}", args) if qualname is not None else None
+
+
+_APPLY_FN_FIELDS = frozenset(field for _, field in APPLY_FN_FACTORIES.values())
+_APPLIES = _APPLY_FN_FIELDS | {"apply"}
+
+
+def applied_module(index: ModuleIndex) -> cst.Call | None:
+    """The `Model(...)` whose `apply` the module's `TrainState.create(apply_fn=model.apply)` calls give (the
+    library table's APPLY_FN_FACTORIES), when they all give one class's instance; None otherwise."""
+    memo = index.root.memo
+    if "applied_module" in memo:
+        return memo["applied_module"]
+    found: cst.Call | None = None
+    classes: set[str] = set()
+    for call, unit, _ in index._sites:
+        factory = APPLY_FN_FACTORIES.get(index.qualname(call.func, unit) or "")
+        if factory is None:
+            continue
+        given = argument(call, None, factory[0])
+        value = given.value if given is not None else None
+        built = (
+            module_instance(index, value.value, unit)
+            if type(value) is cst.Attribute and value.attr.value == "apply"
+            else None
+        )
+        if built is None or type(built.func) is not cst.Name:
+            classes.add("")  # unknown: `state.apply_fn` may be anything
+            continue
+        classes.add(built.func.value)
+        found = built
+    memo["applied_module"] = found = found if len(classes) == 1 else None
+    return found
+
+
+def transformed_applies(index: ModuleIndex) -> None:
+    """`jax.jit(model.apply)` (and any transformation of a linen Module's `apply`, or of a TrainState's
+    `apply_fn`): `__call__` runs under it, bound to the instance, with the transformation's argument 0 (the
+    variables) in front of its own parameters."""
+    if index.root.memo.get("transformed_applies"):
+        return
+    index.root.memo["transformed_applies"] = True
+    for call, unit, _ in index._sites:
+        target = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if type(target) is not cst.Attribute or target.attr.value not in _APPLIES:
+            continue  # the cheap test first: most calls are not `T(x.apply)`
+        found = index.transform_of(call.func, unit)
+        if found is None:
+            continue
+        name, keywords = found
+        spec = static_spec([*keywords, *call.args[1:]], name)
+        kind, label = TRANSFORMS[name]
+        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        if applied is not None:
+            for method in applied.units:
+                method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
+            continue
+        # `jax.jit(hk.transform(f).apply)`: `apply(params, rng, *args)` runs `f(*args)`
+        haiku = haiku_transformed(index, target.value, unit) if target.attr.value == "apply" else None
+        if haiku is not None:
+            for function, _ in index.resolve_function(haiku[0], unit):
+                function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
+
+
+def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:
+    """`jax.jit(model.apply, ...)` of a linen Module (or of a TrainState's `apply_fn`): the one `__call__` it
+    runs, and the static spec as jit reads it (argument 0 the variables, argument i the method's parameter i
+    counting `self`)."""
+    found = index.transform_of(call.func, unit) if call.args and call.args[0].keyword is None else None
+    target = call.args[0].value if found is not None else None
+    if found is None or found[0] != "jax.jit" or type(target) is not cst.Attribute:
+        return None
+    if target.attr.value not in _APPLIES:
+        return None
+    applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+    if applied is None or len(applied.units) != 1:
+        return None
+    spec = static_spec([*found[1], *call.args[1:]], found[0])
+    return (applied.units[0], spec) if not spec.unknown else None
+
+
+def _after_leading(spec: StaticSpec, leading: int) -> StaticSpec:
+    """A spec of `apply`'s arguments as one of the function's: the first `leading` (the variables; haiku's
+    params and rng) are not its parameters."""
+
+    def shift(positions: frozenset[int]) -> frozenset[int]:
+        return frozenset(i - leading if i > 0 else i for i in positions if not 0 <= i < leading)
+
+    differentiated = None if spec.differentiated is None else shift(spec.differentiated)
+    return dataclasses.replace(
+        spec, argnums=shift(spec.argnums), unbatched=shift(spec.unbatched), differentiated=differentiated
+    )
 
 
 def _method_name(node: cst.BaseExpression) -> str | None:

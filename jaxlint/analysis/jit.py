@@ -17,6 +17,7 @@ import libcst as cst
 from ..syntax import dotted_name, parameter_names
 from .context import RuleContext
 from .index import ModuleIndex, Unit
+from .instances import jitted_apply
 from .transforms import Application, StaticSpec, positional_params, static_spec
 
 # Transformations that compile, and so cache by function identity.
@@ -102,6 +103,8 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
         ):
             return None
         found = index.applications(func, ctx.unit)
+        if not found:
+            return _jitted_apply(func, ctx.unit, index, "apply")
         return (
             _from_application(*found[0], dotted_name(func.args[0].value) or "<function>", 0)
             if found
@@ -185,12 +188,21 @@ def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
             transform = index.transform_of(value.func, unit)
             if transform is not None and transform[0] == "jax.jit":
                 found = index.applications(value, unit)
-                if len(found) == 1:
+                if not found:
+                    jitted = _jitted_apply(value, unit, index, name)
+                elif len(found) == 1:
                     jitted = _from_application(*found[0], name, 0)
                     if jitted is not None:
                         jitted = dataclasses.replace(jitted, label=name)
         table[name] = jitted
     return table
+
+
+def _jitted_apply(call: cst.Call, unit: Unit, index: ModuleIndex, label: str) -> Jitted | None:
+    """`jax.jit(model.apply)`: the Module's `__call__`, call position i its parameter i (0 is `self`, and
+    the variables take call position 0)."""
+    found = jitted_apply(index, call, unit)
+    return Jitted(found[0], found[1], 0, label, argnums_offset=0) if found is not None else None
 
 
 def is_jax_callable(func: cst.BaseExpression, ctx: RuleContext) -> bool:

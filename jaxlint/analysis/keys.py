@@ -52,10 +52,12 @@ from .instances import (
     local_method_units,
     method_call,
     module_class_kind,
+    module_instance,
 )
 from .key_relevance import RANDOM as _RANDOM
 from .key_relevance import uses_keys
 from .kinds import LINEN
+from .library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS, KEY_METHODS
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -73,6 +75,10 @@ SPLIT = _RANDOM + "split"
 FOLD_IN = _RANDOM + "fold_in"
 # flax.linen Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
 _LINEN_INITS = frozenset({"init", "init_with_output"})
+# Method names some library object consumes a key through (library.KEY_METHODS, KEY_DICT_KEYWORDS).
+_LIBRARY_KEY_METHODS = frozenset(
+    {m for methods in KEY_METHODS.values() for m in methods} | set(KEY_DICT_KEYWORDS)
+)
 # Functions that make a fresh key without consuming one.
 KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 
@@ -257,6 +263,12 @@ def _literal(node: cst.BaseExpression) -> object:
     if type(node) is cst.SimpleString:
         return ("str", node.value)
     return None
+
+
+def _split_count(call: cst.Call) -> int | None:
+    """The literal number of keys `split(k, num)` makes (2 by default); None when not a literal."""
+    num = argument(call, 1, "num")
+    return 2 if num is None else int_literal(num.value)
 
 
 def _path_text(name: str, path: tuple) -> str:
@@ -521,6 +533,9 @@ class _UnitWalk:
         self.initial: dict[str, Version] = {}
         self.elements: dict[tuple, Version] = {}
         self.derived: dict[tuple, Version] = {}
+        # Keys split (with the split's literal count) and folded in (with the literal index), path-insensitive.
+        self.splits: dict[Version, tuple[Site, int | None]] = {}
+        self.folds: dict[Version, tuple[Site, int | None]] = {}
         self.reuses: list[KeyReuse] = []
         self.reported: set[int] = set()
         self.loops: list[tuple[_Loop, int]] = []
@@ -576,6 +591,9 @@ class _UnitWalk:
         self.loop_label = f"{label} '{self.unit.name}'"
         self.repeat_kind = "mapped"
         self.constant_params = set(positional[:bound]) | set(names)
+        if per_leaf is None and mapped is not None:  # `in_axes=None`: every element gets the same argument
+            unbatched = {bound + i for i in mapped.spec.unbatched if 0 <= i}
+            self.constant_params |= {positional[i] for i in unbatched if i < len(positional)}
 
     def run(self) -> UnitResult:
         state = State({}, {}, 0)
@@ -1199,6 +1217,12 @@ class _UnitWalk:
         imported = imported_consumer(self.index, name) if not callees else None
         if imported is not None:  # another project module's function (project mode): its summary says
             self._apply_export(imported, func, node, arg_versions, state)
+        elif not callees and (
+            method is None or not method.units and imported_consumer(self.index, method.target) is None
+        ):
+            self._library_keys(
+                node, name, arg_versions, state
+            )  # library code: the table says what it consumes
         if name is not None and name.startswith(_PURE_PREFIXES) and name not in _IMPURE_BUILTINS:
             return None
         if type(func) is cst.Attribute and func.attr.value in _PURE_METHODS:
@@ -1212,17 +1236,66 @@ class _UnitWalk:
                 self.mutated(arg.value.value, state, pseudo=False)
         return None
 
+    def _library_keys(
+        self, node: cst.Call, name: str | None, versions: dict[int, Version | None], state: State
+    ) -> None:
+        """Keys a library API consumes, as the table (`library.py`) says: `handlers.seed(model, key)`,
+        `dist.Normal(0, 1).sample(key)`, `model.apply(x, rngs={"dropout": key})`."""
+        func = node.func
+        api = KEY_CONSUMING_APIS.get(name) if name is not None else None
+        places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
+        if type(func) is cst.Attribute and func.attr.value in _LIBRARY_KEY_METHODS:
+            method = func.attr.value
+            built = module_instance(self.index, func.value, self.unit)
+            maker = self.index.qualname(built.func, self.unit) if built is not None else None
+            if maker is not None:
+                places += [
+                    methods[method]
+                    for prefix, methods in KEY_METHODS.items()
+                    if maker.startswith(prefix) and method in methods
+                ]
+            keyword = KEY_DICT_KEYWORDS.get(method)
+            given = argument(node, None, keyword) if keyword is not None else None
+            if given is not None and type(given.value) is cst.Dict:
+                for element in given.value.elements:
+                    # Only a name: its value was read with the call's arguments, and reading it is pure. flax
+                    # draws from `fold_in`s of the key, so the key's own draws stay independent: what is
+                    # consumed is that derived stream, the same for the same collection name.
+                    if type(element) is cst.DictElement and type(element.value) is cst.Name:
+                        version = self.expr(element.value, state)
+                        token = ("rngs", _literal(element.key))
+                        if version is not None and token[1] is not None:
+                            version.immutable = True
+                            derived = self.element(version, token, None)  # a caller's key: its summary says
+                            self.consume(derived, element.value, f"'{source_of(func)}'", state)
+        if not places:
+            return
+        consumer = f"'{source_of(func)}'"
+        for position, keyword in places:
+            arg = argument(node, position, keyword)
+            version = versions.get(id(arg)) if arg is not None else None
+            first = state.consumed.get(version) if version is not None else None
+            if api is not None and api.replays and first is not None and first.consumer == consumer:
+                continue  # seeded again on purpose: the model and its guide, or a dry run, replay one stream
+            if arg is not None:
+                self.consume(version, arg.value, consumer, state)
+
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
         key_arg = argument(node, 0, "key")
         key = versions.get(id(key_arg)) if key_arg is not None else None
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
+                if name == SPLIT and key is not None:
+                    self._split_and_folded(key, key_arg.value, True, _split_count(node))
                 self.consume(key, key_arg.value, name, state)
             return Version(immutable=True) if name == SPLIT else None
         if name == FOLD_IN:
             if key is not None:
                 key.immutable = True
                 data = argument(node, 1, "data")
+                assert key_arg is not None
+                index = int_literal(data.value) if data is not None else None
+                self._split_and_folded(key, key_arg.value, False, index)
                 token = _literal(data.value) if data is not None else None
                 if token is not None:
                     derived = self.derived.get((key, token))
@@ -1235,6 +1308,26 @@ class _UnitWalk:
                 return Version(immutable=True, seed=source_of(node))
             return Version(immutable=True)
         return None
+
+    def _split_and_folded(
+        self, key: Version, node: cst.BaseExpression, is_split: bool, number: int | None
+    ) -> None:
+        """One key both split and folded in: `fold_in(k, i)` is `split(k)[i]` (JAX 0.10.2, threefry keys), so
+        a literal `i` below the split's literal count gives a key equal to a split one. `number`: the split's
+        literal count, or the folded literal index (None: not a literal)."""
+        site = (Site(node, SPLIT if is_split else FOLD_IN, ()), number)
+        mine, other = (self.splits, self.folds) if is_split else (self.folds, self.splits)
+        mine.setdefault(key, site)
+        found = other.get(key)
+        if found is None:
+            return
+        count, index = (number, found[1]) if is_split else (found[1], number)
+        if index is None or count is None or index >= count:
+            # `fold_in(k, n)` after `split(k, n)` (evosax) has no split key's index; a data that is not a
+            # literal may never be one of them either: only literals make the collision certain.
+            return
+        split_site = found[0] if not is_split else site[0]
+        self._add(KeyReuse(node, source_of(node), site[0].consumer, split_site, "folded"))
 
     def _module_init(self, func: cst.BaseExpression) -> str | None:
         """`Model().init` / `model.init` (also `init_with_output`) of a flax.linen Module class, or `net.init` of

@@ -7,6 +7,8 @@ time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `p
 
 from __future__ import annotations
 
+import dataclasses
+
 # What a call returns, keyed by qualified name.
 PYTHON_IF_OPERAND_IS = "python-if-operand-is-python"  # a Python value when its operand is a Python value
 CONCRETE = "concrete"  # a Python value whatever the arguments
@@ -74,3 +76,116 @@ FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
 }
 # Keys of `field(metadata={...})` that mark a field static, with the value that does.
 STATIC_METADATA: dict[str, bool] = {"pytree_node": False, "static": True}
+
+
+# -- Library APIs: what they trace, what they consume as keys ----------------------------------------------
+
+# Which parameters of a traced callable hold tracers when the API calls it.
+PARAMS_TRACED = "traced"  # every parameter (an optax schedule's step count, a solver's iterate)
+PARAMS_CONCRETE = "concrete"  # none: the model's own arguments stay what the caller gave (numpyro under MCMC)
+# Where a claim was checked: the library version that ran it (tests/analysis/test_library_semantics.py), or
+# DOCUMENTED for a library not installed here (its test skips with that reason).
+DOCUMENTED = "documented, not run"
+
+
+@dataclasses.dataclass(frozen=True)
+class Api:
+    """One library API, as JAX sees it. `traces`: the (position, keyword) of each callable it calls under a
+    trace, with `params` saying which of that callable's parameters are tracers and `label` naming the trace
+    in messages; `keys`: the (position, keyword) of each argument it consumes as a PRNG key; `checked`: the version the claims were run on."""
+
+    checked: str
+    traces: tuple[tuple[int, str], ...] = ()
+    params: str = PARAMS_TRACED
+    label: str = ""
+    keys: tuple[tuple[int, str], ...] = ()
+    # Given a class (flax's lifted transforms take a Module class): the method it traces.
+    method: str = ""
+    # Whose options the call's keywords are (static_argnums, in_axes), counted as JAX's transformation counts
+    # them; `self_counted`: argument 0 is the Module itself (nn.jit's static_argnums), else the first argument
+    # after it (nn.vmap's in_axes).
+    options: str = ""
+    self_counted: bool = False
+    # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
+    # alike so their plates subsample alike): only another consumer of the key is a reuse.
+    replays: bool = False
+
+
+_OPTAX = "optax 0.2.8"
+_NUMPYRO = "numpyro 0.22.0"
+_FLAX = "flax 0.12.8"
+_JAX = "jax 0.10.2"
+# optax optimizers whose learning rate may be a schedule: `update` calls it with the step count, a tracer
+# when the update runs under jit (as a train step does); eagerly it is a concrete array.
+_OPTAX_SCHEDULED = (
+    "adabelief adadelta adafactor adagrad adam adamax adamaxw adamw amsgrad fromage lamb lars lion "
+    "nadam nadamw noisy_sgd novograd optimistic_gradient_descent radam rmsprop sgd yogi"
+).split()
+_SCHEDULE_LABEL = "optax schedule (called with the step count by a jitted update)"
+_MCMC_LABEL = "numpyro model (run by a jitted inference)"
+
+APIS: dict[str, Api] = {
+    **{
+        f"optax.{name}": Api(_OPTAX, ((0, "learning_rate"),), label=_SCHEDULE_LABEL)
+        for name in _OPTAX_SCHEDULED
+    },
+    "optax.scale_by_schedule": Api(_OPTAX, ((0, "step_size_fn"),), label=_SCHEDULE_LABEL),
+    # numpyro: the model's own arguments are the concrete values given to `run`; its sample sites are tracers
+    # (CALL_RESULTS) unless observed. The guide is run the same way.
+    "numpyro.infer.NUTS": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.infer.HMC": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.infer.SA": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.infer.Predictive": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
+    "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
+    # flax.linen lifted transformations of a Module class: `__call__` runs under the transformation (every
+    # argument a tracer unless static, or unbatched for nn.vmap's `in_axes=None`).
+    "flax.linen.jit": Api(
+        _FLAX,
+        ((0, "target"),),
+        label="nn.jit-compiled",
+        method="__call__",
+        options="jax.jit",
+        self_counted=True,
+    ),
+    "flax.linen.remat": Api(_FLAX, ((0, "target"),), label="nn.remat-ed", method="__call__"),
+    "flax.linen.checkpoint": Api(_FLAX, ((0, "target"),), label="nn.checkpoint-ed", method="__call__"),
+    "flax.linen.vmap": Api(
+        _FLAX, ((0, "target"),), label="nn.vmap-mapped", method="__call__", options="jax.vmap"
+    ),
+    "flax.linen.scan": Api(_FLAX, ((0, "target"),), label="nn.scan body", method="__call__"),
+    # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
+    "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
+    "jaxopt.LBFGS": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
+    "jaxopt.GradientDescent": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
+    "optimistix.minimise": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
+    "optimistix.root_find": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
+    "diffrax.ODETerm": Api(DOCUMENTED, ((0, "vector_field"),), label="diffrax vector field"),
+}
+# Every key an API traces, derived once for the index pass.
+TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}
+KEY_CONSUMING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.keys}
+
+# Sample sites are tracers under every numpyro inference (checked on numpyro 0.22.0 under NUTS and SVI).
+CALL_RESULTS["numpyro.sample"] = TRACED_RESULT
+CALL_RESULTS["numpyro.param"] = TRACED_RESULT
+CALL_RESULTS["numpyro.deterministic"] = TRACED_RESULT
+# ... except an observed site, which returns its `obs=` value as given.
+OBSERVED_KEYWORD = {"numpyro.sample": "obs"}
+
+# Methods of library objects that consume a key: constructor prefix -> method -> (position, keyword).
+# `dist.Normal(0, 1).sample(key)` twice with one key draws the same value (numpyro 0.22.0).
+KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
+    "numpyro.distributions.": {"sample": (0, "key"), "sample_with_intermediates": (0, "key")},
+    "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},  # documented, not run
+    "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},  # documented, not run
+}
+# Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
+# field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
+APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {
+    "flax.training.train_state.TrainState.create": ("apply_fn", "apply_fn"),  # flax 0.12.8
+}
+
+# Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
+# k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
+KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}

@@ -10,11 +10,14 @@ what each transformation does to its function's parameters.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import libcst as cst
 
 from .kinds import GRAD, STRICT
 from .library import HOST_CALLBACKS as HOST_CALLBACKS  # re-exported: the index reads it from here
+from .library import PARAMS_CONCRETE, Api
+from .library import TRACING_APIS as TRACING_APIS  # re-exported: the index reads it from here
 
 # qualified name -> (kind, label used in messages)
 TRANSFORMS: dict[str, tuple[int, str]] = {
@@ -243,6 +246,19 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         differentiated=differentiated,
         eager_map=qualname in EAGER_MAPS,
     )
+
+
+def library_application(api: Api, app: Application, options: Sequence[cst.Arg] = ()) -> Application:
+    """`app` (what `partial`/a bound method left of the callable) as the library API traces it: staged out,
+    named by the API, with the parameters the table says it passes tracers to (`options`: the call's other
+    arguments, read as the transformation the table names reads them)."""
+    if api.params == PARAMS_CONCRETE:
+        spec = StaticSpec(unknown=True)
+    elif api.options:
+        spec = static_spec([a for a in options if a.keyword is not None], api.options)  # keywords only
+    else:
+        spec = StaticSpec()
+    return dataclasses.replace(app, kind=STRICT, label=api.label, spec=spec)
 
 
 def eager(app: Application) -> bool:

@@ -12,8 +12,18 @@ from typing import Any, Protocol
 
 import libcst as cst
 
+from ..syntax import argument
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
-from .library import ALL_DATA, CALL_RESULTS, CONCRETE, FIELDS, FLATTEN, PYTHON_IF_OPERAND_IS, TRACED_RESULT
+from .library import (
+    ALL_DATA,
+    CALL_RESULTS,
+    CONCRETE,
+    FIELDS,
+    FLATTEN,
+    OBSERVED_KEYWORD,
+    PYTHON_IF_OPERAND_IS,
+    TRACED_RESULT,
+)
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
@@ -282,6 +292,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if semantics == CONCRETE:
             return 0
         if semantics == TRACED_RESULT:
+            observed = argument(node, None, OBSERVED_KEYWORD[name]) if name in OBSERVED_KEYWORD else None
+            if observed is not None:  # an observed numpyro site returns its `obs=` value as given
+                return evaluate(observed.value, scope)
             return TRACED | ARRAY
         if semantics == PYTHON_IF_OPERAND_IS and _python_operand(node, scope):
             return 0  # `lax.psum(1, axis)`: the axis size, a Python int

@@ -59,7 +59,13 @@ key only when a flag is set). Keys held in parameters, attributes (`self.key`) a
 only while no unknown code could have replaced them. When a project is linted (the command, `lint_paths`), a
 function of another of its modules consumes what its own module's analysis says it does (through its own
 callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are
-assumed not to consume the keys they get.
+assumed not to consume the keys they get, except those the library table (`analysis/library.py`) names, each
+checked by running it: a numpyro distribution's `sample(key)`, `numpyro.handlers.seed(model, key)` (the same
+key given to `seed` twice replays on purpose, as for a model and its guide), and flax's
+`apply(..., rngs={"dropout": key})`, which draws from a `fold_in` of the key per collection name (twice with
+one key and one name is reuse; the key's own draws are not). A key given to a `vmap` with `in_axes=None` is
+the same key for every element. A key both split and folded in with a literal index below the split's literal
+count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or
@@ -164,7 +170,7 @@ No automatic fix: which key should be split, and where, is the author's choice.
             )
         if reuse.kind == "mapped":
             return (
-                f"{first}, the same key for every call of {reuse.context} (closed over or bound by partial): "
+                f"{first}, the same key for every call of {reuse.context} ({_how_shared(reuse.context)}): "
                 "every element or leaf draws the same numbers; split it into one key per element and map over those"
             )
         if reuse.kind == "seed":
@@ -182,6 +188,12 @@ No automatic fix: which key should be split, and where, is the author's choice.
             return (
                 f"{first}, then returned unchanged in the carry of {reuse.context}, so the next iteration "
                 "consumes it again; carry the new key from `jax.random.split` instead"
+            )
+        if reuse.kind == "folded":
+            return (
+                f"key '{reuse.key}' both split (line {self._line(reuse.first.node, index)}) and folded in: "
+                "`fold_in(k, i)` equals `split(k)[i]`, so the two draw the same numbers; fold in a key you "
+                "never split (or split one more key for the fold)"
             )
         return f"{first}, again by {reuse.consumer}; split it (`jax.random.split`) and use each subkey once"
 
@@ -230,4 +242,13 @@ def _is_assertion(callee: cst.BaseExpression) -> bool:
         (type(callee) is cst.Name or type(callee) is cst.Attribute)
         and isinstance(name, str)
         and (name.startswith("assert") or name.endswith(_ASSERT_SUFFIXES))
+    )
+
+
+def _how_shared(context: str) -> str:
+    """How a mapped function gets one key for every element: a vmap may also leave it unmapped."""
+    return (
+        "closed over, bound by partial or `in_axes=None`"
+        if "vmap" in context
+        else "closed over or bound by partial"
     )

@@ -53,7 +53,12 @@ def relu(x):
     return jnp.where(x > 0, x, 0.0)
 ```
 Use `jnp.where` or `lax.cond`/`lax.switch` for branches, `lax.while_loop` for loops, and mark truly static
-parameters with `static_argnums`/`static_argnames`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),
+parameters with `static_argnums`/`static_argnames`; a flag that selects behaviour (`train`, `deterministic`,
+`is_training`, ...) gets that advice instead of `jnp.where`: make it static, or a Module field. Functions a
+library runs under its trace are checked there too (the library table, `analysis/library.py`): optax
+schedules, numpyro models (sample sites are tracers; the model's own arguments stay concrete), objectives of
+`jax.scipy.optimize.minimize`, `jax.jit(model.apply)` of a flax Module, a TrainState's `apply_fn`, and
+`jax.jit(hk.transform(f).apply)`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),
 `jnp.max`/`jnp.min`, `jnp.sort`, `jnp.any`, `jnp.all`.
 
 ## Fix safety
@@ -100,7 +105,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
             self,
             test,
             f"Python '{what}' on traced value {culprit(test, ctx)} inside {ctx.context}: "
-            f"raises TracerBoolConversionError; {self._ADVICE[what]}",
+            f"raises TracerBoolConversionError; {_flag_advice(test) or self._ADVICE[what]}",
         )
 
     def _cover(self, test: cst.BaseExpression) -> None:
@@ -141,7 +146,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
                 self,
                 node.left,
                 f"Python '{what}' on traced value {culprit(node.left, ctx)} inside {ctx.context}: "
-                f"raises TracerBoolConversionError; {self._ADVICE[what]}",
+                f"raises TracerBoolConversionError; {_flag_advice(node.left) or self._ADVICE[what]}",
             )
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: RuleContext) -> None:
@@ -237,3 +242,23 @@ No automatic fix: the right replacement depends on whether both branches can be 
             f"Python '{what}' {verb} traced value {culprit(value, ctx)} inside {ctx.context}: "
             f"raises TracerBoolConversionError; {advice}",
         )
+
+
+# Parameter names that select behaviour (a training/evaluation switch): the fix is to make them static, not
+# to compute both branches with jnp.where.
+_MODE_FLAGS = frozenset(
+    "train training is_training is_train deterministic eval is_eval evaluate inference use_running_average".split()
+)
+
+
+def _flag_advice(test: cst.BaseExpression) -> str | None:
+    """`if train:` / `if not deterministic:` on a traced mode flag: advice to make it static."""
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test = test.expression
+    if type(test) is not cst.Name or test.value not in _MODE_FLAGS:
+        return None
+    name = test.value
+    return (
+        f"'{name}' selects behaviour: make it static (`static_argnames=(\"{name}\",)` on the jit, "
+        f"`nn.jit(..., static_argnums=...)`, or a Module field)"
+    )

@@ -326,3 +326,22 @@ def test_the_dataflow_loads_only_for_a_module_that_draws_random_numbers(
         [sys.executable, "-c", _LOADS_KEYS], input=source, capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == {"codes": codes, "loaded": loaded}
+
+
+def test_library_table_consumers() -> None:
+    # flax's apply draws from a fold_in of its `rngs` key: twice with one key is reuse, its own draws are not
+    # (the module needs a jax.random call for the dataflow to run at all)
+    assert reuses(
+        """
+        def f(model, key, x):
+            y = model.apply(x, rngs={"dropout": key})
+            return model.apply(y, rngs={"dropout": key}) + jr.normal(jr.fold_in(key, 1))
+        """
+    ) == [("f", 4, "reuse", "key", 3)]
+    assert not reuses(
+        """
+        def f(model, key, x):
+            y = model.apply(x, rngs={"dropout": key})
+            return model.apply(y, rngs={"params": key}) + jr.normal(key)
+        """
+    )
