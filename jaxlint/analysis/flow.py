@@ -438,8 +438,11 @@ class FlowWalker:
                 frame.env[name] = TRACED | ARRAY if is_array else TRACED
             elif name in unit.container_params:
                 frame.env[name] = HOLDS_TRACED
+            elif name in unit.eager_arrays:
+                # An eager caller passes a JAX array: it stays one, or (filter_jit) becomes a traced one.
+                frame.env[name] = TRACED | ARRAY if kind >= STRICT and _filtering(unit) else ARRAY
             else:
-                frame.env[name] = ARRAY if name in unit.eager_arrays else 0
+                frame.env[name] = 0
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
@@ -908,8 +911,9 @@ class FlowWalker:
     def _mark_eager_arrays(
         self, callee: Unit, bound_self: bool, positional: Sequence[int], keywords: Mapping[str, int]
     ) -> None:
-        """The parameters of an untraced function that an eager caller passes JAX arrays."""
-        if callee.kind != NONE or type(callee.node) is cst.Module:
+        """The parameters of an untraced function that an eager caller passes JAX arrays; also of a function
+        under a filtering transformation (`eqx.filter_jit`), which traces exactly its array arguments."""
+        if type(callee.node) is cst.Module or (callee.kind != NONE and not _filtering(callee)):
             return
         params = positional_params(callee.params)
         if callee.is_method and bound_self:
@@ -1142,3 +1146,9 @@ def _leaves(body: cst.BaseSuite) -> bool:
     if type(last) is cst.SimpleStatementLine:
         return isinstance(last.body[-1], (cst.Return, cst.Raise))
     return type(body) is cst.SimpleStatementSuite and isinstance(body.body[-1], (cst.Return, cst.Raise))
+
+
+def _filtering(unit: Unit) -> bool:
+    """Whether a filtering transformation (equinox's `filter_jit`) applies to `unit` itself: it traces the
+    arguments that are arrays and keeps every other one static."""
+    return any(app.kind == STRICT and app.spec.filtering for app in unit.applications)
