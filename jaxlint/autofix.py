@@ -32,7 +32,8 @@ from .config import Config
 from .finding import Finding
 from .fix import SAFE, Fix, FixCollector
 from .lint import _MIN_FILES_FOR_POOL, internal_error, keep_selected, lint_guarded, read_source, run_batches
-from .selection import settings_for
+from .selection import LintSettings, settings_for
+from .syntax import run_deep
 
 _MAX_ROUNDS = 10  # fixes whose nodes overlap are applied one round each
 _TEMP_SUFFIX = ".jaxlint-tmp"
@@ -77,7 +78,11 @@ def choose(items: Iterable[tuple[Finding, Fix]], unsafe: bool) -> list[tuple[Fin
 
 
 def apply(module: cst.Module, fixes: Iterable[Fix]) -> str:
-    edits = {id(fix.node): fix.replacement for fix in fixes}
+    """The module's text with the fixes applied (on a deep stack: the module may nest thousands of levels)."""
+    return run_deep(_apply, module, {id(fix.node): fix.replacement for fix in fixes})
+
+
+def _apply(module: cst.Module, edits: dict[int, cst.CSTNode]) -> str:
     if not edits:
         return module.code
     return module.visit(_Replacer(edits)).code
@@ -120,6 +125,11 @@ def fix_source(source: str, path: str, config: Config, unsafe: bool = False) -> 
     settings = settings_for(config, path)
     if path.endswith(".ipynb"):
         return FixResult(path, source, source, keep_selected(lint_guarded(source, path, settings), settings))
+    # Every round parses and prints the module: on a deep stack, as the engine does.
+    return run_deep(_fix_rounds, source, path, settings, unsafe)
+
+
+def _fix_rounds(source: str, path: str, settings: LintSettings, unsafe: bool) -> FixResult:
     current = source
     applied: Counter = Counter()
     for _ in range(_MAX_ROUNDS + 1):

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import libcst as cst
+
+T = TypeVar("T")
 
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Nodes whose bodies run in a scope of their own (not the enclosing function's statements).
@@ -105,6 +109,78 @@ def _parse_unchecked(source: str) -> cst.Module:
             _unchecked_parses -= 1
             if _unchecked_parses == 0:
                 cst.CSTNode.__post_init__ = _CHECK  # type: ignore[method-assign]
+
+
+# -- deep trees --------------------------------------------------------------------------------------------
+
+# libcst's native parser recurses once per level of the tree it builds (about 10 KiB of stack a level): a
+# chain of 8,000 `and`s, `+`s or `.b`s overflowed the main thread's 8 MiB and killed the process (SIGSEGV).
+# Its code generation and jaxlint's own walks recurse per level too, in Python frames. `run_deep` gives such
+# work a thread with a large stack (address space: only the pages a run touches cost memory) and a recursion
+# limit to match; the engine keeps trees within both (`engine._MAX_CHAIN`).
+DEEP_STACK_BYTES = 1 << 30
+DEEP_RECURSION_LIMIT = 60_000
+_deep = threading.local()
+_deep_lock = threading.Lock()
+_deep_runs = 0
+_shallow_limit = 0
+
+
+def run_deep(function: Callable[..., T], *args: object) -> T:
+    """`function(*args)` on a thread with a large stack and a high recursion limit (or right here when this
+    thread is such a one already, or when no thread can be started); its exception is raised here."""
+    if getattr(_deep, "active", False):
+        return function(*args)
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        _deep.active = True
+        try:
+            results.append(function(*args))
+        except BaseException as error:  # raised again in the caller's thread
+            errors.append(error)
+
+    thread = _start_deep(target)
+    if thread is None:
+        return function(*args)
+    try:
+        thread.join()
+    finally:
+        _end_deep()
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+def _start_deep(target: Callable[[], None]) -> threading.Thread | None:
+    global _deep_runs, _shallow_limit
+    with _deep_lock:
+        # The limit is the interpreter's, not the thread's: raised while any deep run is under way.
+        if _deep_runs == 0:
+            _shallow_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_shallow_limit, DEEP_RECURSION_LIMIT))
+        _deep_runs += 1
+        old = threading.stack_size()
+        try:
+            threading.stack_size(DEEP_STACK_BYTES)
+            thread = threading.Thread(target=target, name="jaxlint-deep", daemon=True)
+            thread.start()
+        except (RuntimeError, ValueError, MemoryError):  # no address space for such a stack: run shallow
+            thread = None
+        finally:
+            threading.stack_size(old)
+    if thread is None:
+        _end_deep()
+    return thread
+
+
+def _end_deep() -> None:
+    global _deep_runs
+    with _deep_lock:
+        _deep_runs -= 1
+        if _deep_runs == 0:
+            sys.setrecursionlimit(_shallow_limit)
 
 
 # -- walking -------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ _TOP_LEVEL = {
     "config": LEAVES,
     "syntax": LEAVES,
     "engine": CORE,
+    "nesting": CORE,
     "selection": CORE,
     "suppression": CORE,
     "cache": CORE,
