@@ -50,7 +50,7 @@ CHAINS: dict[str, Callable[[int], str]] = {
 # A function with a finding that every file of a hostile test also holds: the chain must not cost the rest
 # of the file its findings (JAX101: Python `if` on a traced value inside `jax.jit`).
 TRACED_IF = "\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
-TRACED_IF_LINE = 6  # the `if` line, counted from the chain statement's last line
+TRACED_IF_LINE = 5  # lines from the chain statement's last line to the `if`
 
 
 def chain(kind: str, n: int, *, with_finding: bool = True) -> str:
@@ -70,20 +70,26 @@ def step_{i}(params, x):
     return y.sum()
 
 
+def noise_{i}(shape):
+    key = jax.random.PRNGKey({i})
+    a = jax.random.normal(key, shape)
+    b = jax.random.normal(key, shape)
+    return a + b
+
+
 def loss_{i}(params, batch):
     total = 0.0
     for x in batch:
         total = total + step_{i}(params, x)
-    if total > 0:
-        return total
-    return -total
+    return total
 '''
 _BLOCK_LINES = _BLOCK.count("\n")
 
 
 def long_module(lines: int) -> str:
-    """An ordinary JAX module of about `lines` lines: the same block of two functions again and again, each
-    with a finding (JAX101 on `if total > 0` is not reported: `loss_i` is not jitted; `y.shape` is static)."""
+    """An ordinary JAX module of about `lines` lines: the same block of three functions again and again, each
+    block with one finding (JAX301: `noise_i` draws twice from one key), whose rule asks for lines per
+    function."""
     blocks = max(1, lines // _BLOCK_LINES)
     return HEADER + "".join(_BLOCK.format(i=i) for i in range(blocks))
 
