@@ -4,8 +4,9 @@ libcst's native parser recurses once per level of the tree it builds, and takes 
 of some chains (`a()()()…`: 1,000 calls 0.3 s, 3,000 calls 4.9 s; `a[0][0]…` worse). The engine parses on a
 deep stack (`syntax.run_deep`), which gives room to thousands of levels, and sends here first the texts that
 could exceed what that stack and a few seconds allow, so that they get a JAX000 instead of a crash or a
-stall. A cheap scan of every text finds the few that could (a logical line of thousands of characters, or
-thousands of `elif`s); CPython's own parser then measures their chains exactly.
+stall. A cheap scan of every text finds the few that could (a long logical line dense in operators, brackets
+and dots, or thousands of `elif`s; 5 files of 2,500 in the benchmark corpus); CPython's own parser then
+measures their chains exactly.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from .finding import Finding, parse_error
 # CPython refuses more than 200 nested brackets ("too many nested parentheses", MAXLEVEL in its tokenizer);
 # libcst's native parser crashes the process (SIGSEGV) somewhere above 1,000, so deeper text never reaches it.
 _MAX_BRACKET_DEPTH = 200
-# Brackets, and line ends that may end a statement (a backslash before one continues it).
-_SCAN = re.compile(r"[()\[\]{}]|\\?(?:\r\n?|\n)")
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 # The cost of a chain is counted in units per link, by what a link costs libcst. Its parse time grows with
 # the square of a `+` or `.b` chain's length (3,000 `+`: 2.4 s) and faster for calls and subscripts; its
@@ -43,23 +43,34 @@ _UNITS: dict[type, int] = {
     ast.IfExp: 8,
 }
 _POWER_UNITS = 6
-# A path of `MAX_CHAIN_UNITS` needs a logical line of at least this many characters (a link takes at least a
-# quarter of a character per unit: `-` is one character for four units) or this many `elif`s, beside the
-# 100 levels of blocks CPython allows.
-_SUSPECT_LINE_CHARS = 1_000
-_SUSPECT_ELIFS = 4_000
+# Each link shows in the text as one of these (and more often, inside names, strings and comments): the
+# units of a stretch of text bound those of any path through the code in it. A character is at most 6 units.
+_TOKEN_UNITS = {
+    **dict.fromkeys(("and", "or"), 1),
+    **dict.fromkeys((".", "*", "/", "%", "@", "|", "&", "^", "<", ">", "await", ":="), 3),
+    **dict.fromkeys(("(", "+", "-", "~", "not"), 4),
+    "[": 6,
+    **dict.fromkeys(("if", "lambda"), 8),
+}
+_UNITS_PER_CHAR = 6
+# Beside the chain in one logical line, a path holds the `if`s and `elif`s it is nested in (CPython allows
+# 100 levels of blocks). Logical lines shorter than this hold too few characters to matter.
+_LONG_LINE = 1_000
 
 
 def too_deep(source: str, path: str) -> Finding | None:
     """The JAX000 for a text libcst cannot take (brackets nested deeper than CPython allows, a chain longer
-    than `MAX_CHAIN_UNITS`), or None. Brackets, line ends and backslashes inside strings and comments count
-    too, so what the scan suspects is confirmed by CPython's own parser before it is reported."""
-    deepest, longest = _scan(source)
+    than `MAX_CHAIN_UNITS`), or None. Brackets and line ends inside strings and comments count too, so what
+    the scan suspects is confirmed by CPython's own parser (for a few files in a thousand) before it is
+    reported."""
+    deepest, long_lines = _scan(source)
     if deepest > _MAX_BRACKET_DEPTH:
         refused = _cpython_refuses(source, path)
         if refused is not None:
             return refused
-    if longest < _SUSPECT_LINE_CHARS and source.count("elif") < _SUSPECT_ELIFS:
+    line_units = max((_units(source[start:end]) for start, end in long_lines), default=0)
+    most = max(line_units, _UNITS_PER_CHAR * _LONG_LINE) + source.count("elif") + 100
+    if most <= MAX_CHAIN_UNITS:
         return None
     try:
         tree = ast.parse(source, path)
@@ -70,26 +81,55 @@ def too_deep(source: str, path: str) -> Finding | None:
     return _long_chain(tree, path)
 
 
-def _scan(source: str) -> tuple[int, int]:
-    """(deepest bracket nesting, characters in the longest logical line) as far as brackets and line ends
-    tell, wherever they are."""
+def _units(text: str) -> int:
+    return sum(units * text.count(token) for token, units in _TOKEN_UNITS.items())
+
+
+def _scan(source: str) -> tuple[int, list[tuple[int, int]]]:
+    """The deepest bracket nesting, and (start, end) of each stretch of text that may be one logical line of
+    `_LONG_LINE` characters or more, as far as brackets and line ends tell, wherever they are. Only brackets
+    are visited one by one; line ends are looked for between groups of brackets and within long lines."""
+    text = source
+    if "\\" in text:  # a backslash before a line end continues the line: blank both, keeping offsets
+        text = text.replace("\\\r\n", "   ").replace("\\\n", "  ").replace("\\\r", "  ")
+    if "\r" in text:
+        text = text.replace("\r\n", " \n").replace("\r", "\n")
+    found: list[tuple[int, int]] = []
     depth = deepest = 0
-    start = longest = 0
-    for match in _SCAN.finditer(source):
-        char = match.group()[0]
-        if char in "([{":
+    line = -1  # where the logical line of the current group of brackets starts, -1 before the first group
+    after = 0  # where the last group at depth 0 ended
+    for match in _BRACKETS.finditer(text):
+        if match.group() in "([{":
+            if not depth:
+                at = match.start()
+                if line < 0 or text.find("\n", after, at) >= 0:  # a new logical line
+                    _add_long(found, text, line, after)
+                    line = text.rfind("\n", 0, at) + 1
             depth += 1
             if depth > deepest:
                 deepest = depth
-        elif char in ")]}":
-            if depth:
-                depth -= 1
-        elif char != "\\" and not depth:  # a line end outside brackets, not after a backslash
-            end = match.start()
-            if end - start > longest:
-                longest = end - start
-            start = match.end()
-    return deepest, max(longest, len(source) - start)
+        elif depth:
+            depth -= 1
+            if not depth:
+                after = match.end()
+    _add_long(found, text, line, len(text) if depth else after)
+    if len(text) >= _LONG_LINE and max(map(len, text.split("\n"))) >= _LONG_LINE:  # long without brackets
+        start = 0
+        for piece in text.split("\n"):
+            if len(piece) >= _LONG_LINE:
+                found.append((start, start + len(piece)))
+            start += len(piece) + 1
+    return deepest, found
+
+
+def _add_long(found: list[tuple[int, int]], text: str, start: int, after: int) -> None:
+    """Add the logical line from `start` through the line end after `after`, when it is long."""
+    if start < 0:
+        return
+    end = text.find("\n", after)
+    end = len(text) if end < 0 else end
+    if end - start >= _LONG_LINE:
+        found.append((start, end))
 
 
 def _cpython_refuses(source: str, path: str) -> Finding | None:

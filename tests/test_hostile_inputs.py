@@ -100,9 +100,13 @@ def test_chains_that_crashed_libcst_get_an_answer_and_the_other_files_are_linted
 
 
 def test_an_8000_operand_and_chain_is_analysed_and_the_longest_chains_get_jax000(tmp_path: Path) -> None:
-    found = jaxlint_json(*write_chains(tmp_path, {"and": 8000, "plus": 8000, "call": 10000}), cwd=tmp_path)
+    """Also a `+` chain split over lines (inside brackets, across brackets, by backslashes): the scan that
+    picks the texts to measure reads logical lines, not physical ones."""
+    split = ("plus_in_brackets", "plus_across_brackets", "plus_backslashes")
+    sizes = {"and": 8000, "plus": 8000, "call": 10000, **dict.fromkeys(split, 8000)}
+    found = jaxlint_json(*write_chains(tmp_path, sizes), cwd=tmp_path)
     assert [(f["code"], f["line"]) for f in found["and_8000.py"]] == [("JAX101", traced_if_line("and", 8000))]
-    for name in ("plus_8000.py", "call_10000.py"):
+    for name in ("plus_8000.py", "call_10000.py", *(f"{kind}_8000.py" for kind in split)):
         ((refused),) = found[name]
         assert refused["code"] == "JAX000" and refused["line"] == 4, refused  # the chain's statement
         assert refused["message"].startswith("cannot analyse: a chain of "), refused

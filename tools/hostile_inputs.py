@@ -45,6 +45,10 @@ CHAINS: dict[str, Callable[[int], str]] = {
     "ternary": lambda n: "x = " + "a if a else " * n + "a\n",
     "elif": _elif,
     "strings": lambda n: "x = " + " ".join(['"a"'] * n) + "\n",
+    # The same `+` chain spread over lines, which a scan of the text by lines must not miss.
+    "plus_in_brackets": lambda n: "x = (a\n" + "    + a\n" * (n - 1) + ")\n",
+    "plus_across_brackets": lambda n: "x = (a\n)" + " + (a\n)" * (n - 1) + "\n",
+    "plus_backslashes": lambda n: "x = a \\\n" + "    + a \\\n" * (n - 2) + "    + a\n",
 }
 
 # A function with a finding that every file of a hostile test also holds: the chain must not cost the rest
