@@ -13,7 +13,7 @@ from .analysis.module_facts import ModuleFacts
 from .finding import Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
-from .nesting import too_deep
+from .nesting import Shape, scan, too_deep
 from .rules import RULES_BY_CODE, Rule
 from .selection import LintSettings
 from .suppression import Suppressions
@@ -48,8 +48,11 @@ def lint_text(
     if len(source) > settings.max_file_size:
         return [too_large(path, len(source), settings.max_file_size)]
     # Parsed and analysed on a deep stack: libcst's parser, its code generation and the analysis recurse once
-    # per level of the tree, and a long chain of operators makes thousands.
-    return run_deep(_parse_and_lint, source, path, settings, noqa, magics, fixes, project)
+    # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
+    # gets a fresh thread, whose stack goes when it ends.
+    shape = scan(source)
+    run = (source, path, settings, noqa, magics, fixes, project, shape)
+    return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
 
 
 def _parse_and_lint(
@@ -60,8 +63,9 @@ def _parse_and_lint(
     magics: Any,
     fixes: FixCollector | None,
     project: ModuleFacts | None,
+    shape: Shape,
 ) -> list[Finding]:
-    refused = too_deep(source, path)
+    refused = too_deep(source, path, shape)
     if refused is not None:
         return [refused]
     try:

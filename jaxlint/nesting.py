@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
 from .finding import Finding, parse_error
 
@@ -58,19 +59,45 @@ _UNITS_PER_CHAR = 6
 _LONG_LINE = 1_000
 
 
-def too_deep(source: str, path: str) -> Finding | None:
+class Shape(NamedTuple):
+    """What the cheap scan of a text found (`scan`)."""
+
+    deepest: int  # bracket nesting
+    line_units: int  # the most units the link tokens of one long logical line add up to (0: no long line)
+    elifs: int
+
+    @property
+    def most_units(self) -> int:
+        """A bound on the units of any path through the tree."""
+        return max(self.line_units, _UNITS_PER_CHAR * _LONG_LINE) + self.elifs + 100
+
+    @property
+    def shallow(self) -> bool:
+        """Whether the tree is surely no deeper than short lines and a few `elif`s make it (a few thousand
+        levels at most)."""
+        return (
+            self.line_units <= _UNITS_PER_CHAR * _LONG_LINE
+            and self.elifs < _LONG_LINE
+            and self.deepest <= _MAX_BRACKET_DEPTH
+        )
+
+
+def scan(source: str) -> Shape:
+    deepest, long_lines = _scan(source)
+    line_units = max((_units(source[start:end]) for start, end in long_lines), default=0)
+    return Shape(deepest, line_units, source.count("elif"))
+
+
+def too_deep(source: str, path: str, shape: Shape) -> Finding | None:
     """The JAX000 for a text libcst cannot take (brackets nested deeper than CPython allows, a chain longer
     than `MAX_CHAIN_UNITS`), or None. Brackets and line ends inside strings and comments count too, so what
     the scan suspects is confirmed by CPython's own parser (for a few files in a thousand) before it is
     reported."""
-    deepest, long_lines = _scan(source)
-    if deepest > _MAX_BRACKET_DEPTH:
+    if shape.deepest > _MAX_BRACKET_DEPTH:
         refused = _cpython_refuses(source, path)
         if refused is not None:
             return refused
-    line_units = max((_units(source[start:end]) for start, end in long_lines), default=0)
-    most = max(line_units, _UNITS_PER_CHAR * _LONG_LINE) + source.count("elif") + 100
-    if most <= MAX_CHAIN_UNITS:
+    if shape.most_units <= MAX_CHAIN_UNITS:
         return None
     try:
         tree = ast.parse(source, path)
