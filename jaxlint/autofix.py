@@ -41,7 +41,8 @@ from .lint import (
     read_source,
     run_batches,
 )
-from .selection import settings_for
+from .selection import LintSettings, settings_for
+from .syntax import run_deep
 
 if TYPE_CHECKING:
     from .analysis.module_facts import ModuleFacts
@@ -89,7 +90,11 @@ def choose(items: Iterable[tuple[Finding, Fix]], unsafe: bool) -> list[tuple[Fin
 
 
 def apply(module: cst.Module, fixes: Iterable[Fix]) -> str:
-    edits = {id(fix.node): fix.replacement for fix in fixes}
+    """The module's text with the fixes applied (on a deep stack: the module may nest thousands of levels)."""
+    return run_deep(_apply, module, {id(fix.node): fix.replacement for fix in fixes})
+
+
+def _apply(module: cst.Module, edits: dict[int, cst.CSTNode]) -> str:
     if not edits:
         return module.code
     return module.visit(_Replacer(edits)).code
@@ -140,11 +145,18 @@ def fix_source(
     if path.endswith(".ipynb"):
         found = lint_guarded(source, path, settings, project=project())
         return FixResult(path, source, source, keep_selected(found, settings))
+    # Every round parses and prints the module: on a deep stack, as the engine does.
+    return run_deep(_fix_rounds, source, path, settings, unsafe, project())
+
+
+def _fix_rounds(
+    source: str, path: str, settings: LintSettings, unsafe: bool, project: ModuleFacts | None
+) -> FixResult:
     current = source
     applied: Counter = Counter()
     for _ in range(_MAX_ROUNDS + 1):
         collector = FixCollector()
-        findings = lint_guarded(current, path, settings, fixes=collector, project=project())
+        findings = lint_guarded(current, path, settings, fixes=collector, project=project)
         module = collector.module
         chosen = choose(collector.items, unsafe) if module is not None else []
         if module is None or not chosen:

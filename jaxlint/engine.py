@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,18 +13,14 @@ from .analysis.module_facts import ModuleFacts
 from .finding import Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
+from .nesting import Shape, scan, too_deep
 from .rules import RULES_BY_CODE, Rule
 from .selection import LintSettings
 from .suppression import Suppressions
-from .syntax import parse_module
+from .syntax import parse_module, run_deep
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 _PREFILTER = ("jax", "jnp", "lax")
-
-# CPython refuses more than 200 nested brackets ("too many nested parentheses", MAXLEVEL in its tokenizer);
-# libcst's native parser crashes the process (SIGSEGV) somewhere above 1,000, so deeper text never reaches it.
-_MAX_BRACKET_DEPTH = 200
-_BRACKETS = re.compile(r"[()\[\]{}]")
 
 
 def lint_text(
@@ -56,9 +51,27 @@ def lint_text(
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
     if len(source) > settings.max_file_size:
         return [too_large(path, len(source), settings.max_file_size)]
-    too_deep = _too_deep(source, path)
-    if too_deep is not None:
-        return [too_deep]
+    # Parsed and analysed on a deep stack: libcst's parser, its code generation and the analysis recurse once
+    # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
+    # gets a fresh thread, whose stack goes when it ends.
+    shape = scan(source)
+    run = (source, path, settings, noqa, magics, fixes, project, shape)
+    return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
+
+
+def _parse_and_lint(
+    source: str,
+    path: str,
+    settings: LintSettings,
+    noqa: bool,
+    magics: Any,
+    fixes: FixCollector | None,
+    project: ModuleFacts | None,
+    shape: Shape,
+) -> list[Finding]:
+    refused = too_deep(source, path, shape)
+    if refused is not None:
+        return [refused]
     try:
         module = parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -66,28 +79,6 @@ def lint_text(
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
     return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes, project=project)
-
-
-def _too_deep(source: str, path: str) -> Finding | None:
-    """A JAX000 when brackets nest deeper than CPython allows. The scan counts brackets inside strings and
-    comments too, so a deep count is confirmed by CPython's own parser (rarely needed) before reporting."""
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(source):
-        if match.group() in "([{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif depth:
-            depth -= 1
-    if deepest <= _MAX_BRACKET_DEPTH:
-        return None
-    try:
-        compile(source, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
-    except SyntaxError as error:
-        return parse_error(path, error.lineno or 1, error.offset or 1, f"cannot parse: {error.msg}")
-    except (ValueError, RecursionError, MemoryError) as error:
-        return parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")
-    return None
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:

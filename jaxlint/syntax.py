@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
+import queue
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import libcst as cst
+
+T = TypeVar("T")
 
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Nodes whose bodies run in a scope of their own (not the enclosing function's statements).
@@ -105,6 +111,119 @@ def _parse_unchecked(source: str) -> cst.Module:
             _unchecked_parses -= 1
             if _unchecked_parses == 0:
                 cst.CSTNode.__post_init__ = _CHECK  # type: ignore[method-assign]
+
+
+# -- deep trees --------------------------------------------------------------------------------------------
+
+# libcst's native parser recurses once per level of the tree it builds (about 10 KiB of stack a level): a
+# chain of 8,000 `and`s, `+`s or `.b`s overflowed the main thread's 8 MiB and killed the process (SIGSEGV).
+# Its code generation and jaxlint's own walks recurse per level too, in Python frames. `run_deep` gives such
+# work a thread with a large stack (address space: only the pages a run touches cost memory) and a recursion
+# limit to match; the engine keeps trees within both (`nesting.MAX_CHAIN_UNITS`). One such thread per process
+# serves every run (a new thread per file faulted its stack pages in anew: 8% of a cold run); `fresh=True`
+# runs on a thread of its own, whose stack, deep as the run made it, goes when it ends.
+DEEP_STACK_BYTES = 1 << 30
+DEEP_RECURSION_LIMIT = 60_000
+_deep = threading.local()
+_deep_lock = threading.Lock()
+_stack_lock = threading.Lock()
+_deep_runs = 0
+_shallow_limit = 0
+_server: tuple[int, queue.SimpleQueue] | None = None  # (pid, requests) of the long-lived deep thread
+
+
+def run_deep(function: Callable[..., T], *args: object, fresh: bool = False) -> T:
+    """`function(*args)` on a thread with a large stack and a high recursion limit (or right here when this
+    thread is such a one already, or when no thread can be started); its exception is raised here."""
+    if getattr(_deep, "active", False):
+        return function(*args)
+    results: list[T] = []
+    errors: list[BaseException] = []
+    done = threading.Event()
+    request = (function, args, results, errors, done)
+    _enter_deep()
+    try:
+        if fresh:
+            started = _start_deep(_serve_one, request)
+        else:
+            requests = _deep_server()
+            started = requests is not None
+            if requests is not None:
+                requests.put(request)
+        if started:
+            done.wait()
+    finally:
+        _leave_deep()
+    if not started:
+        return function(*args)
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+def _serve_one(request: tuple) -> None:
+    _deep.active = True
+    function, args, results, errors, done = request
+    try:
+        results.append(function(*args))
+    except BaseException as error:  # raised again in the caller's thread
+        errors.append(error)
+    finally:
+        done.set()
+
+
+def _serve(requests: queue.SimpleQueue) -> None:
+    while True:
+        request = requests.get()
+        _serve_one(request)
+        del request  # nothing of a finished run (its tree) stays alive here
+
+
+def _deep_server() -> queue.SimpleQueue | None:
+    """The requests queue of this process's long-lived deep thread (a forked child starts its own)."""
+    global _server
+    with _deep_lock:
+        if _server is None or _server[0] != os.getpid():
+            requests: queue.SimpleQueue = queue.SimpleQueue()
+            if not _start_deep(_serve, requests):
+                return None
+            _server = (os.getpid(), requests)
+        return _server[1]
+
+
+def _start_deep(target: Callable[[Any], None], argument: object) -> bool:
+    with _stack_lock:  # the stack size is the process's setting for the next thread started
+        return _start_thread(target, argument)
+
+
+def _start_thread(target: Callable[[Any], None], argument: object) -> bool:
+    old = threading.stack_size()
+    try:
+        threading.stack_size(DEEP_STACK_BYTES)
+        threading.Thread(target=target, args=(argument,), name="jaxlint-deep", daemon=True).start()
+    except (RuntimeError, ValueError, MemoryError):  # no address space for such a stack: run shallow
+        return False
+    finally:
+        threading.stack_size(old)
+    return True
+
+
+def _enter_deep() -> None:
+    # The limit is the interpreter's, not the thread's: raised while any deep run is under way.
+    global _deep_runs, _shallow_limit
+    with _deep_lock:
+        if _deep_runs == 0:
+            _shallow_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_shallow_limit, DEEP_RECURSION_LIMIT))
+        _deep_runs += 1
+
+
+def _leave_deep() -> None:
+    global _deep_runs
+    with _deep_lock:
+        _deep_runs -= 1
+        if _deep_runs == 0:
+            sys.setrecursionlimit(_shallow_limit)
 
 
 # -- walking -------------------------------------------------------------------------------------------------

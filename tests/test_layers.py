@@ -23,6 +23,7 @@ _TOP_LEVEL = {
     "bounded_read": LEAVES,
     "notebook_positions": LEAVES,
     "engine": CORE,
+    "nesting": CORE,
     "selection": CORE,
     "suppression": CORE,
     "cache": CORE,

@@ -20,9 +20,11 @@ from libcst._position import CodePosition, CodeRange
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # PositionProvider's own token split
 
-# After this many single-node misses (a rule asking for lines while it walks), one whole-module pass is
-# cheaper than more partial ones.
-_MISSES_BEFORE_FULL = 2
+# A partial pass stops at the last wanted node, which in a long module may be near its end: after this many
+# (batches resolved by rules and the engine, and single-node misses alike), one whole-module pass answers
+# everything asked later. A module then costs at most this many passes plus one, however many questions its
+# rules ask: time linear in its size (one pass per question made a 50,000-line module take 13 minutes).
+_PASSES_BEFORE_FULL = 2
 
 
 class _Stop(Exception):
@@ -168,21 +170,29 @@ class Positions(Mapping):
     """A module's node positions, computed only for the nodes asked about.
 
     `resolve(nodes)` computes a batch in one pass (the engine, for its findings); a lookup of a node not yet
-    resolved runs a pass for that node alone, and after a few such misses one whole-module pass answers the rest.
+    resolved runs a pass for that node alone. After `_PASSES_BEFORE_FULL` such passes, one whole-module pass
+    answers the rest.
     """
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
         self._known: dict[cst.CSTNode, CodeRange] = {}
-        self._misses = 0
+        self._passes = 0
         self._full: Mapping[cst.CSTNode, CodeRange] | None = None
 
     def resolve(self, nodes: Iterable[cst.CSTNode]) -> Positions:
         if self._full is None:
             missing = [node for node in nodes if node not in self._known]
             if missing:
-                self._known.update(positions_of(self.module, missing))
+                self._pass(missing)
         return self
+
+    def _pass(self, missing: list[cst.CSTNode]) -> None:
+        if self._passes < _PASSES_BEFORE_FULL:
+            self._passes += 1
+            self._known.update(positions_of(self.module, missing))
+        else:
+            self._full = all_positions(self.module)
 
     def _lookup(self, node: cst.CSTNode) -> CodeRange | None:
         if self._full is not None:
@@ -190,12 +200,8 @@ class Positions(Mapping):
         where = self._known.get(node)
         if where is not None:
             return where
-        self._misses += 1
-        if self._misses > _MISSES_BEFORE_FULL:
-            self._full = all_positions(self.module)
-            return self._full.get(node)
-        self.resolve((node,))
-        return self._known.get(node)
+        self._pass([node])
+        return self._full.get(node) if self._full is not None else self._known.get(node)
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         where = self._lookup(node)

@@ -177,10 +177,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         inner = evaluate(node.expression, scope)
         return inner if type(node.operator) is cst.BitInvert else inner & ~BOOL
     if type(node) is cst.BooleanOperation:
-        if type(node.operator) is cst.And and _is_tracer_guard(node.left):
-            return evaluate(
-                node.left, scope
-            )  # `not_tracer(i) and i in ...`: the right side never sees a tracer
+        if type(node.operator) is cst.And:
+            return _and_chain(node, scope)
         return evaluate(node.left, scope) | evaluate(node.right, scope)
     if type(node) is cst.Comparison:
         if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
@@ -382,6 +380,24 @@ def _is_bool_dtype(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Attribute:
         return node.attr.value in ("bool_", "bool")
     return False
+
+
+def _and_chain(node: cst.BooleanOperation, scope: Scope) -> int:
+    """The flags of `a and b and …` (libcst nests it as `(a and b) and …`): its operands' up to the first
+    that tests for tracers (`not_tracer(i) and i in …`: what follows never sees a tracer). One pass over the
+    operands, not a guard test of the whole left side per `and` (quadratic in a chain's length)."""
+    operands = []
+    current: cst.BaseExpression = node
+    while type(current) is cst.BooleanOperation and type(current.operator) is cst.And:
+        operands.append(current.right)
+        current = current.left
+    operands.append(current)
+    flags = 0
+    for operand in reversed(operands):
+        flags |= evaluate(operand, scope)
+        if _is_tracer_guard(operand):
+            break
+    return flags
 
 
 def _is_tracer_guard(node: cst.BaseExpression) -> bool:
