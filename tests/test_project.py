@@ -1358,7 +1358,9 @@ def test_a_numpy_only_module_reached_through_a_package_re_export(tmp_path: Path)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("utils.py", 5, "JAX102")]
 
 
-def test_a_helper_reached_through_its_package_re_export(tmp_path: Path) -> None:
+def test_a_helper_reached_through_its_package_re_export(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """`from pkg import transform_block`, re-exported by `pkg/__init__.py` from `pkg/layers.py` (a module that
     names JAX): the call from jitted code reaches the def, as `from pkg.layers import transform_block` does.
     Not into a package that is a known library's (linting optax itself): there the callers' facts stay out."""
@@ -1391,8 +1393,9 @@ def test_a_helper_reached_through_its_package_re_export(tmp_path: Path) -> None:
     write(tmp_path / "project", {**files, "main.py": main.format(pkg="pkg")})
     assert codes(jaxlint.lint_paths([str(tmp_path / "project")])) == [("layers.py", 5, "JAX101")]
     library = {name.replace("pkg/", "optax/"): text for name, text in files.items()}
-    write(tmp_path / "library", {**library, "main.py": main.format(pkg="optax")})
-    assert codes(jaxlint.lint_paths([str(tmp_path / "library")])) == []
+    elsewhere = tmp_path_factory.mktemp("library")  # a project of its own, not a folder of this one
+    write(elsewhere, {**library, "main.py": main.format(pkg="optax")})
+    assert codes(jaxlint.lint_paths([str(elsewhere)])) == []
 
 
 def test_an_eager_caller_passing_a_jax_array_to_another_modules_helper(tmp_path: Path) -> None:
