@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.context import RuleContext
+from ..analysis.kinds import NONE
 from ..fix import UNSAFE, replace
 from ..syntax import source_of
 from .base import Rule
@@ -65,7 +66,8 @@ When `x` is a plain name, the fix assigns the result back: `x = x.at[i].set(v)`.
 line on `x` names the updated array, which is almost always what was meant, but code that relied on `x`
 keeping its old value (or another reference to the old array) behaves differently. There is no fix when `x` is
 an attribute, an item or a call, or a name the function only reads from an enclosing scope (assigning it would
-make it local).
+make it local), or a `global`/`nonlocal` name in traced code (assigning the traced result to it would leak a
+tracer: JAX105).
 
 ## References
 - https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
@@ -78,11 +80,14 @@ make it local).
             return
         base, method = found
         name = source_of(base, 20)
+        advice = f"assign the new array: {name} = {name}.at[...].{method}(...)"
+        if ctx.kind != NONE and type(base) is cst.Name and base.value in ctx.declared_global:
+            advice = f"return the new array (stored in the global '{name}', a tracer would leak)"
         ctx.report(
             self,
             node.value,
             f"Result of '{name}.at[...].{method}(...)' is discarded: JAX arrays are immutable, so '{name}' is "
-            f"unchanged; assign the new array: {name} = {name}.at[...].{method}(...)",
+            f"unchanged; {advice}",
             fix=self._fix(node, base, ctx),
         )
 
@@ -95,5 +100,7 @@ make it local).
         if ctx.unit is not ctx.index.root and base.value not in ctx.unit.local_names:
             if base.value not in ctx.declared_global:
                 return None  # read from an enclosing scope: assigning it would make it local
+            if ctx.kind != NONE:
+                return None  # a `global`/`nonlocal` in traced code: assigning the traced result leaks it
         new = cst.Assign(targets=[cst.AssignTarget(target=base)], value=node.value, semicolon=node.semicolon)
         return replace(node, new, UNSAFE)

@@ -121,6 +121,8 @@ NO_FIX = {
     "floor-divide update": "import jax.numpy as jnp\n\ndef f():\n    x = jnp.ones(3)\n    x[0] //= 2\n",
     "chained assignment": "import jax.numpy as jnp\n\ndef f():\n    x = jnp.ones(3)\n    x[0] = y = 2.0\n",
     "deletion": "import jax.numpy as jnp\n\ndef f():\n    x = jnp.ones(3)\n    del x[0]\n",
+    "update of a global in traced code": "import jax\nimport jax.numpy as jnp\n\nstate = jnp.zeros(3)\n\n"
+    "@jax.jit\ndef f(x):\n    global state\n    state.at[0].set(x[0])\n    return x\n",
 }
 
 
@@ -321,3 +323,19 @@ def test_every_rule_doc_has_the_sections_and_states_its_fix_safety() -> None:
             assert rule.fix_safety in safety.lower(), (
                 f"{rule.code}: the doc must say when its fix is {rule.fix_safety}"
             )
+
+
+def test_unsafe_fix_never_stores_a_traced_update_in_a_global(tmp_path: Path, jaxlint_cmd, clean_env) -> None:
+    """Issue 30 item 9: assigning `state.at[0].set(x[0])` back to a `global state` inside jitted code would
+    leak the tracer (a new JAX105); the eager function's global is fixed as any name."""
+    source = (
+        "import jax\nimport jax.numpy as jnp\n\nstate = jnp.zeros(3)\ncounter = jnp.zeros(3)\n\n\n"
+        "@jax.jit\ndef step(x):\n    global state\n    state.at[0].set(x[0])\n    return x\n\n\n"
+        "def reset():\n    global counter\n    counter.at[0].set(1.0)\n"
+    )
+    (tmp_path / "m.py").write_text(source)
+    done = _run([*jaxlint_cmd, "--unsafe-fixes", "--fix", "--format", "json", "m.py"], tmp_path, clean_env)
+    rows = [(r["line"], r["code"]) for r in json.loads(done.stdout)]
+    assert rows == [(11, "JAX106")], done.stdout + done.stderr
+    fixed = (tmp_path / "m.py").read_text()
+    assert "    state.at[0].set(x[0])\n" in fixed and "    counter = counter.at[0].set(1.0)\n" in fixed
