@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 
 from .linting import Finding, is_syntax_error
-from .textdiff import split_lines
+from .textdiff import common_ends, split_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,12 +61,7 @@ def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
     """1-based line of `old` -> its line in `new`, for the lines a diff leaves unchanged. The common start
     and end are matched directly, the rest by difflib with its heuristic for popular lines (without it,
     10,000 lines of code took a second; with it, milliseconds)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     to_new = {line: line for line in range(1, head + 1)}
     shift = len(new) - len(old)
     to_new.update((line, line + shift) for line in range(len(old) - tail + 1, len(old) + 1))

@@ -20,6 +20,17 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many lines the two share at their start, and then at their end (not overlapping the start)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def text_edits(old: str, new: str) -> list[Edit]:
     """Non-overlapping replacements, in document order, that turn `old` into `new`."""
     if old == new:
@@ -27,12 +38,7 @@ def text_edits(old: str, new: str) -> list[Edit]:
     old_lines, new_lines = split_lines(old), split_lines(new)
     # Lines the two share at the start and end are matched directly: a fix changes a few lines, and difflib
     # over a whole long module took most of a second on the event loop.
-    head = 0
-    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old_lines, new_lines)
     matcher = difflib.SequenceMatcher(
         None, old_lines[head : len(old_lines) - tail], new_lines[head : len(new_lines) - tail], autojunk=False
     )
