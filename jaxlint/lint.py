@@ -522,11 +522,14 @@ class ProjectFacts:
     classes: Mapping[str, str] | None = None
     exports: Mapping[str, Export] | None = None
     also: frozenset[str] = frozenset()
+    imported: bool = False  # analysed code calls the module: analysed whatever words it holds
 
     def module_facts(self, path: str) -> ModuleFacts:
         from .analysis.module_facts import ModuleFacts
 
-        return ModuleFacts(self.incoming, self.also, package_name(path), self.classes, self.exports)
+        return ModuleFacts(
+            self.incoming, self.also, package_name(path), self.classes, self.exports, self.imported
+        )
 
 
 @dataclasses.dataclass
@@ -668,7 +671,8 @@ def _lint_project(
             )
         )
     facts = {
-        path: ProjectFacts(given.get(path), classes.get(path), exported.get(path), also) for path in results
+        path: ProjectFacts(given.get(path), classes.get(path), exported.get(path), also, path in imported)
+        for path in results
     }
     return ProjectRun(results, facts)
 

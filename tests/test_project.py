@@ -1296,6 +1296,51 @@ def test_a_numpy_only_module_called_from_jitted_code_is_analysed(
     assert run_cli(".", cwd=root).stdout == first.stdout
 
 
+def test_a_numpy_only_module_named_alone_gets_its_finding_through_every_face(tmp_path: Path) -> None:
+    """The NumPy-only `utils.py` named alone (pre-commit's list, stdin, --fix, flake8): the fact that jitted code
+    calls it travels with its project facts, so every face analyses it as `jaxlint .` does."""
+    cost = "import jax\nimport jax.numpy as jnp\n\nfrom utils import rotate\n\n\n@jax.jit\n"
+    cost += "def cost(p):\n    return jnp.sum(rotate(p))\n"
+    root = write(tmp_path, {"utils.py": NUMPY_UTILS, "cost.py": cost, "pyproject.toml": "[tool.jaxlint]\n"})
+    expected = [("utils.py", 5, "JAX102")]
+    named = run_cli("--no-cache", "--format", "json", "utils.py", cwd=root)
+    assert [(r["path"], r["line"], r["code"]) for r in json.loads(named.stdout)] == expected, named.stderr
+    fixed = run_cli("--no-cache", "--fix", "--format", "json", "utils.py", cwd=root)
+    assert [(r["path"], r["line"], r["code"]) for r in json.loads(fixed.stdout)] == expected, fixed.stderr
+    env = {**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)}
+    stdin = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxlint",
+            "--no-cache",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "utils.py",
+            "-",
+        ],
+        input=(root / "utils.py").read_text(),
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert [(r["path"], r["line"], r["code"]) for r in json.loads(stdin.stdout)] == expected, stdin.stderr
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "JAX", "utils.py"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert [line.split(" ")[1] for line in flake8.stdout.splitlines()] == ["JAX102"], (
+        flake8.stdout + flake8.stderr
+    )
+
+
 def test_a_notebook_calling_a_numpy_only_module_from_jitted_code(tmp_path: Path) -> None:
     first = "import jax\nimport jax.numpy as jnp\n\nimport utils\n"
     second = "@jax.jit\ndef cost(p):\n    return jnp.sum(utils.rotate(p))\n"
