@@ -207,17 +207,25 @@ class UnitResult:
 
 
 class State:
-    """One path's facts: the version each name holds, the versions consumed so far."""
+    """One path's facts: the version each name holds, the versions consumed so far, and the keys split or
+    folded in so far (`forks`: (version, is a split) -> the call and its literal count or index)."""
 
-    __slots__ = ("env", "consumed", "epoch")
+    __slots__ = ("env", "consumed", "epoch", "forks")
 
-    def __init__(self, env: dict[str, Version], consumed: dict[Version, Site], epoch: int) -> None:
+    def __init__(
+        self,
+        env: dict[str, Version],
+        consumed: dict[Version, Site],
+        epoch: int,
+        forks: dict[tuple[Version, bool], tuple[Site, int | None]] | None = None,
+    ) -> None:
         self.env = env
         self.consumed = consumed
         self.epoch = epoch  # attributes and dict entries read in different epochs are different values
+        self.forks = forks if forks is not None else {}
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.consumed), self.epoch)
+        return State(dict(self.env), dict(self.consumed), self.epoch, dict(self.forks))
 
 
 _epochs = itertools.count(1)
@@ -533,9 +541,6 @@ class _UnitWalk:
         self.initial: dict[str, Version] = {}
         self.elements: dict[tuple, Version] = {}
         self.derived: dict[tuple, Version] = {}
-        # Keys split (with the split's literal count) and folded in (with the literal index), path-insensitive.
-        self.splits: dict[Version, tuple[Site, int | None]] = {}
-        self.folds: dict[Version, tuple[Site, int | None]] = {}
         self.reuses: list[KeyReuse] = []
         self.reported: set[int] = set()
         self.loops: list[tuple[_Loop, int]] = []
@@ -687,7 +692,8 @@ class _UnitWalk:
             consumed = dict(a.consumed)
             for version, site in b.consumed.items():
                 consumed.setdefault(version, site)
-            return State(dict(a.env), consumed, a.epoch if a.epoch == b.epoch else next(_epochs))
+            epoch = a.epoch if a.epoch == b.epoch else next(_epochs)
+            return State(dict(a.env), consumed, epoch, {**b.forks, **a.forks})
         phis: dict[tuple[int, int], Version] = {}
         env: dict[str, Version] = {}
         for name in a.env.keys() | b.env.keys():
@@ -719,7 +725,7 @@ class _UnitWalk:
             if found is not None:
                 consumed[version] = found
         epoch = a.epoch if a.epoch == b.epoch else next(_epochs)
-        return State(env, consumed, epoch)
+        return State(env, consumed, epoch, {**b.forks, **a.forks})
 
     # -- consumption ---------------------------------------------------------------------------------
 
@@ -1094,7 +1100,12 @@ class _UnitWalk:
 
     @staticmethod
     def _replace(state: State, other: State) -> None:
-        state.env, state.consumed, state.epoch = other.env, other.consumed, other.epoch
+        state.env, state.consumed, state.epoch, state.forks = (
+            other.env,
+            other.consumed,
+            other.epoch,
+            other.forks,
+        )
 
     def comprehension(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
@@ -1286,7 +1297,7 @@ class _UnitWalk:
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
                 if name == SPLIT and key is not None:
-                    self._split_and_folded(key, key_arg.value, True, _split_count(node))
+                    self._split_and_folded(key, key_arg.value, True, _split_count(node), state)
                 self.consume(key, key_arg.value, name, state)
             return Version(immutable=True) if name == SPLIT else None
         if name == FOLD_IN:
@@ -1295,7 +1306,7 @@ class _UnitWalk:
                 data = argument(node, 1, "data")
                 assert key_arg is not None
                 index = int_literal(data.value) if data is not None else None
-                self._split_and_folded(key, key_arg.value, False, index)
+                self._split_and_folded(key, key_arg.value, False, index, state)
                 token = _literal(data.value) if data is not None else None
                 if token is not None:
                     derived = self.derived.get((key, token))
@@ -1310,15 +1321,14 @@ class _UnitWalk:
         return None
 
     def _split_and_folded(
-        self, key: Version, node: cst.BaseExpression, is_split: bool, number: int | None
+        self, key: Version, node: cst.BaseExpression, is_split: bool, number: int | None, state: State
     ) -> None:
         """One key both split and folded in: `fold_in(k, i)` is `split(k)[i]` (JAX 0.10.2, threefry keys), so
         a literal `i` below the split's literal count gives a key equal to a split one. `number`: the split's
         literal count, or the folded literal index (None: not a literal)."""
         site = (Site(node, SPLIT if is_split else FOLD_IN, ()), number)
-        mine, other = (self.splits, self.folds) if is_split else (self.folds, self.splits)
-        mine.setdefault(key, site)
-        found = other.get(key)
+        state.forks.setdefault((key, is_split), site)
+        found = state.forks.get((key, not is_split))  # on this path: branches that never meet do not collide
         if found is None:
             return
         count, index = (number, found[1]) if is_split else (found[1], number)

@@ -81,7 +81,7 @@ tracer: JAX105).
         base, method = found
         name = source_of(base, 20)
         advice = f"assign the new array: {name} = {name}.at[...].{method}(...)"
-        if ctx.kind != NONE and type(base) is cst.Name and base.value in ctx.declared_global:
+        if ctx.kind > NONE and type(base) is cst.Name and base.value in ctx.declared_global:
             advice = f"return the new array (stored in the global '{name}', a tracer would leak)"
         ctx.report(
             self,
@@ -100,7 +100,7 @@ tracer: JAX105).
         if ctx.unit is not ctx.index.root and base.value not in ctx.unit.local_names:
             if base.value not in ctx.declared_global:
                 return None  # read from an enclosing scope: assigning it would make it local
-            if ctx.kind != NONE:
+            if ctx.kind > NONE:
                 return None  # a `global`/`nonlocal` in traced code: assigning the traced result leaks it
         new = cst.Assign(targets=[cst.AssignTarget(target=base)], value=node.value, semicolon=node.semicolon)
         return replace(node, new, UNSAFE)
