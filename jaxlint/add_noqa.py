@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from .config import Config
 from .finding import PARSE_ERROR_CODE, Finding
+from .text_lines import split_lines
 
 _NOQA_CODES = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
 _BARE_NOQA = re.compile(r"#\s*noqa(?!:)", re.IGNORECASE)
@@ -35,7 +36,7 @@ def add_noqa(source: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[t
                 closed.update(range(token.start[0], token.end[0]))
     except (tokenize.TokenError, SyntaxError):
         return source, 0, [(line, "the file does not tokenize") for line in sorted(wanted)]
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     refused: list[tuple[int, str]] = []
     changed = 0
     for number, codes in sorted(wanted.items()):

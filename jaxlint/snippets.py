@@ -22,6 +22,7 @@ from typing import IO
 
 from .finding import Finding
 from .report import RawPositions, clean, fixable, location
+from .text_lines import split_lines
 
 _CONTEXT = 2  # lines shown before and after the flagged one, as ruff
 _BOLD, _RED, _BLUE, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[34m", "\x1b[36m", "\x1b[0m"
@@ -60,12 +61,12 @@ class _Sources:
 
     def _read(self, path: str) -> list[str] | None:
         if path in self.given:
-            return self.given[path].splitlines()
+            return split_lines(self.given[path], keepends=False)
         from .lint import decode
 
         try:
             with open(path, "rb") as handle:
-                return decode(handle.read()).splitlines()
+                return split_lines(decode(handle.read()), keepends=False)
         except (OSError, UnicodeError, SyntaxError, LookupError):
             return None
 

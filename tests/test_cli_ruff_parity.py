@@ -130,6 +130,19 @@ def test_add_noqa_suppresses_every_finding_and_keeps_existing_codes(tmp_path: Pa
     assert (tmp_path / "m.py").read_text().splitlines() == text
 
 
+def test_add_noqa_and_full_output_count_lines_as_python_does(tmp_path: Path) -> None:
+    """A form feed (or U+2028) inside a line is no line end for Python, libcst or the findings' numbers: the
+    noqa lands on the flagged line and the snippet shows it."""
+    source = "import jax\n\x0c\n\n@jax.jit\ndef f(x):\n    y = 1  # a\u2028b\n    if x > 0:\n        return x\n    return -x\n"
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    full = run("--output-format", "full", "m.py", cwd=tmp_path)
+    assert "7 |     if x > 0:" in full.stdout and "^^^^^ JAX101" in full.stdout, full.stdout
+    added = run("--add-noqa", "m.py", cwd=tmp_path)
+    assert "Added 1 noqa directive" in added.stderr, added.stderr
+    assert "    if x > 0:  # noqa: JAX101\n" in (tmp_path / "m.py").read_text(encoding="utf-8")
+    assert run("m.py", cwd=tmp_path).returncode == 0
+
+
 def test_show_settings_and_show_files(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.jaxlint]\nextend-exclude = ["vendor"]\nper-file-ignores = { "tests/*" = ["JAX1"] }\n'

@@ -22,6 +22,7 @@ _TOP_LEVEL = {
     "syntax": LEAVES,
     "bounded_read": LEAVES,
     "notebook_positions": LEAVES,
+    "text_lines": LEAVES,
     "engine": CORE,
     "nesting": CORE,
     "selection": CORE,

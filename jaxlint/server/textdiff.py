@@ -7,17 +7,11 @@ client's units. Lines break at \\r\\n, \\r and \\n, as LSP counts them.
 from __future__ import annotations
 
 import difflib
-import re
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+from ..text_lines import split_lines
 
 Position = tuple[int, int]
 Edit = tuple[Position, Position, str]  # (start, end, new text)
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their line ends, as LSP counts them."""
-    return _LINE.findall(text)
 
 
 def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
