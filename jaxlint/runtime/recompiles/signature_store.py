@@ -21,6 +21,7 @@ project (under `root`) are kept: library code and temporary files are not verifi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -116,23 +117,33 @@ def _read_secret(directory: str) -> bytes | None:
 
 
 def _secret(directory: str) -> bytes:
-    """The cache's secret, made on first use."""
+    """The cache's secret, made on first use. It is written to a private temporary file and then linked into
+    place, so a concurrent run never reads it half-written, and the first of two runs making one at once
+    keeps it (the other reads it back instead of replacing it)."""
     secret = _read_secret(directory)
     if secret is not None:
         return secret
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, SECRET)
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=".secret-")  # mode 0600
     try:
-        os.unlink(path)  # one we may not trust (another owner, readable by others, truncated)
-    except FileNotFoundError:
-        pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    secret = os.urandom(_SECRET_BYTES)
-    try:
-        os.write(fd, secret)
+        secret = os.urandom(_SECRET_BYTES)
+        try:
+            os.write(fd, secret)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, path)
+            return secret
+        except FileExistsError:
+            theirs = _read_secret(directory)
+            if theirs is not None:
+                return theirs  # another run made it just now
+            os.replace(temp, path)  # one we may not trust (another owner, readable by others, truncated)
+            return secret
     finally:
-        os.close(fd)
-    return secret
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
 
 
 def recorded_sources(directory: str | None) -> list[str]:
@@ -174,6 +185,9 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
     secret = _secret(directory) if pickled else None
     for source, found in by_file.items():
         functions = read_functions(directory, source)
+        for kept in functions.values():
+            if isinstance(kept, dict):
+                kept.pop("refused", None)  # said of calls read_functions dropped: not written back with them
         for entry in found:
             new = [_sign(secret, source, entry["qualname"], c) for c in entry.get("calls", [])]
             old = functions.get(entry["qualname"], {})
