@@ -15,12 +15,11 @@ from .fix import FixCollector
 from .fix import describe as describe_fix
 from .nesting import Shape, scan, too_deep
 from .rules import RULES_BY_CODE, Rule
-from .selection import LintSettings
+from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
-_PREFILTER = ("jax", "jnp", "lax")
 
 
 def lint_text(
@@ -42,7 +41,7 @@ def lint_text(
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     """
     if (
-        not any(word in source for word in _PREFILTER)
+        not any(word in source for word in PREFILTER_WORDS)
         and not _mentions(source, settings.jit_decorators)
         and (project is None or not project.imported)
     ):

@@ -26,10 +26,10 @@ from collections.abc import Iterable, Sequence
 from .analysis.project import module_name
 from .config import Config
 from .files import SOURCE_SUFFIXES, discover
+from .selection import PREFILTER_WORDS
 
 # What marks a project's top folder when no [tool.jaxlint] says where it is.
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-_JAX_WORDS = ("jax", "jnp", "lax")  # the engine's prefilter: a file without one is never linted
 _FROM = re.compile(r"\bfrom\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n#;]*)")
 _IMPORT = re.compile(r"(?<![\w.])import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
 _NAME = re.compile(r"\w+")
@@ -125,7 +125,7 @@ def project_scope(named: Sequence[str], config: Config, given: Sequence[str] = (
 
 def links(files: list[str], config: Config) -> dict[str, set[str]]:
     """path -> the project files its imports name or that name it (both ways: facts flow both ways)."""
-    words = (*_JAX_WORDS, *(name.rsplit(".", 1)[-1] for name in config.jit_decorators))
+    words = (*PREFILTER_WORDS, *(name.rsplit(".", 1)[-1] for name in config.jit_decorators))
     names: dict[str, str] = {}  # dotted module name -> path
     under: dict[str, list[str]] = {}  # _PREFIX + dotted prefix -> paths of the modules below it
     own: dict[str, str | None] = {path: module_name(path) for path in files}

@@ -81,8 +81,8 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def github(findings: list[Finding], raw: RawPositions | None = None) -> str:
-    raw = raw or RawPositions()
+def github(findings: list[Finding]) -> str:
+    raw = RawPositions()
     lines = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"

@@ -16,12 +16,13 @@ def _relevant(change: object, path: str) -> bool:
 
 
 def watch(lint: Callable[[], int], roots: list[str]) -> int:
-    """Run `lint` now and after each batch of changes; a usage error ends the loop (exit 2)."""
+    """Run `lint` now and after each batch of changes, until Ctrl-C; a usage error is reported and the
+    watching goes on (the next change may fix it). Without watchfiles: exit 2."""
     try:
         import watchfiles
     except ImportError:
         print(
-            "jaxlint: error: --watch needs the watchfiles package: pip install 'jaxlint-cst[watch]'",
+            "jaxlint: error: --watch needs the watchfiles package: pip install watchfiles",
             file=sys.stderr,
         )
         return 2

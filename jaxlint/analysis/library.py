@@ -22,6 +22,10 @@ CALL_RESULTS: dict[str, str] = {
     # The size of a named axis is known while tracing; the index along it is not.
     "jax.lax.axis_size": CONCRETE,
     "jax.lax.axis_index": TRACED_RESULT,
+    # Sample sites are tracers under every numpyro inference (checked on numpyro 0.22.0 under NUTS and SVI) ...
+    "numpyro.sample": TRACED_RESULT,
+    "numpyro.param": TRACED_RESULT,
+    "numpyro.deterministic": TRACED_RESULT,
 }
 
 # Host callbacks: the function they are given runs outside the trace, on concrete NumPy values.
@@ -166,11 +170,7 @@ APIS: dict[str, Api] = {
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}
 KEY_CONSUMING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.keys}
 
-# Sample sites are tracers under every numpyro inference (checked on numpyro 0.22.0 under NUTS and SVI).
-CALL_RESULTS["numpyro.sample"] = TRACED_RESULT
-CALL_RESULTS["numpyro.param"] = TRACED_RESULT
-CALL_RESULTS["numpyro.deterministic"] = TRACED_RESULT
-# ... except an observed site, which returns its `obs=` value as given.
+# ... except an observed numpyro sample site (CALL_RESULTS), which returns its `obs=` value as given.
 OBSERVED_KEYWORD = {"numpyro.sample": "obs"}
 
 # Methods of library objects that consume a key: constructor prefix -> method -> (position, keyword).

@@ -1,6 +1,6 @@
 """`jaxlint server`: a Language Server (LSP over stdio) giving jaxlint's findings, fixes and rule docs in editors.
 
-Needs the `server` extra (pygls and lsprotocol): `pip install "jaxlint-cst[server]"`. Static mode only: the
+Needs the `server` extra (pygls and lsprotocol): `pip install "/path/to/jaxlint[server]"`. Static mode only: the
 server never imports jax. Every use of the linter's internals goes through `jaxlint.server.linting`.
 """
 
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
         from .language_server import build_server
     except ImportError as error:
         print(
-            f'jaxlint: error: the server needs pygls ({error}); pip install "jaxlint-cst[server]"',
+            f"jaxlint: error: the server needs pygls ({error}); pip install pygls lsprotocol",
             file=sys.stderr,
         )
         return 2

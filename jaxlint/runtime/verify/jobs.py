@@ -68,12 +68,11 @@ class ModuleOutcome:
     run: ModuleRun
 
 
-def _request(job: ModuleJob, memory_limit_mb: int | None) -> dict[str, Any]:
+def _request(job: ModuleJob) -> dict[str, Any]:
     return {
         "path": str(job.location.path),
         "module": job.location.name,
         "search_path": list(job.location.search_path),
-        "memory_limit_mb": memory_limit_mb,
         "examples": job.examples,
         "recorded": job.recorded,
         "callers": job.callers,
@@ -104,7 +103,7 @@ def run_module(
     while pending:
         left = max(deadline - time.monotonic(), 0.1)
         child = run_child(
-            _request(dataclasses.replace(job, findings=pending), memory_limit_mb),
+            _request(dataclasses.replace(job, findings=pending)),
             python=python,
             timeout=left,
             memory_limit_mb=memory_limit_mb,

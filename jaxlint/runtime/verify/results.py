@@ -10,7 +10,9 @@ if TYPE_CHECKING:
     from jaxlint.finding import Finding
 
 CONFIRMED, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
-NOT_CHECKED = "NOT_CHECKED"  # a rule that tracing cannot show (JAX401-JAX403: recompiles, timing)
+NOT_CHECKED = (
+    "NOT_CHECKED"  # a rule that tracing cannot show (JAX401/JAX402: recompiles; JAX403, JAX404, JAX501)
+)
 VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
 
 
