@@ -271,3 +271,17 @@ def test_lint_paths_forks_no_worker_from_a_process_running_jax_threads(tmp_path:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["['JAX103']", "12"], done.stdout
     assert "os.fork() was called" not in done.stderr
+
+
+def test_a_request_larger_than_one_socket_message_is_still_forked(tmp_path: Path) -> None:
+    """A module's request (declared examples, recorded and pickled calls: up to megabytes) travels to the fork
+    server in a file, not in the control message, whose size the socket's send buffer caps (~208 KiB)."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "big.py").write_text(
+        "import jax\n\n\n@jax.jit\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+    )
+    padding = "a" * 400_000
+    pyproject = f'[tool.jaxlint.verify.examples]\n"big:f" = "jnp.ones(3) + 0 * len(\'{padding}\')"\n'
+    run = verify(tmp_path, args=("--verbose", "--format", "text"), pyproject=pyproject)
+    assert "[CONFIRMED" in run.out, run.out + run.err
+    assert "fresh interpreter" not in run.out + run.err, run.out + run.err

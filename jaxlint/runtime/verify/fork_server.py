@@ -14,6 +14,7 @@ import secrets
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from typing import Any
@@ -165,10 +166,14 @@ class ForkServer:
             number = self._numbers
             answer: queue.Queue[int | str | None] = queue.Queue()
             self._started[number] = answer
-        message: Any = {"request": request, "cwd": cwd, "number": number, "environ": environ or {}}
-        message = json.dumps(message).encode()
+        message = json.dumps({"cwd": cwd, "number": number, "environ": environ or {}}).encode()
         try:
-            socket.send_fds(sock, [message], [events_fd, stderr_fd])
+            # The request goes in a file of its own: with recorded (pickled) calls it outgrows what one
+            # socket message may hold (the socket's send buffer, ~208 KiB by default on Linux).
+            with tempfile.TemporaryFile() as body:
+                body.write(json.dumps(request).encode())
+                body.seek(0)
+                socket.send_fds(sock, [message], [events_fd, stderr_fd, body.fileno()])
             started = answer.get(timeout=30.0)
         except (OSError, queue.Empty):
             started = None

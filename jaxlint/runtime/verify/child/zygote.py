@@ -10,8 +10,9 @@ that module gets a fresh interpreter. Each forked child starts a session of its 
 kill it and everything it starts as a group), takes its events pipe and stderr from the parent through the
 control socket (SCM_RIGHTS), and runs exactly what a freshly started child runs.
 
-Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"request": ..., "cwd": ...,
-"environ": {...}}` (variables the child's own processes inherit: its marker) with fds [events, stderr]; zygote -> parent `{"ready": true}` once, then `{"started": n, "pid": p}` and
+Control socket (SOCK_SEQPACKET, one JSON message each): parent -> zygote `{"cwd": ..., "number": n,
+"environ": {...}}` (variables the child's own processes inherit: its marker) with fds [events, stderr, request]
+(a file holding the request's JSON, which can be larger than one socket message); zygote -> parent `{"ready": true}` once, then `{"started": n, "pid": p}` and
 `{"exited": p, "status": s}` (os.waitstatus); `{"started": n, "pid": null, "reason": why}` when it may not fork."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 import threading
 from typing import Any
 
-_MESSAGE_LIMIT = 16 * 2**20
+_MESSAGE_LIMIT = 1 << 16  # the control message alone: the request comes in a file
 
 
 def os_threads() -> int:
@@ -122,11 +123,14 @@ def serve(control_fd: int, restore_env: str = "{}") -> int:
                 _send(sock, {"exited": pid, "status": status})
         if sock not in ready:
             continue
-        data, fds, _, _ = socket.recv_fds(sock, _MESSAGE_LIMIT, 2)
+        data, fds, _, _ = socket.recv_fds(sock, _MESSAGE_LIMIT, 3)
         if not data:
             return 0  # the parent is gone or done: children are its to kill
         message = json.loads(data)
-        events_fd, stderr_fd = fds
+        events_fd, stderr_fd, request_fd = fds
+        with os.fdopen(request_fd, "rb") as body:
+            message["request"] = json.loads(body.read())
+        fds = [events_fd, stderr_fd]
         hazard = fork_hazard(jax)
         if hazard:
             for fd in fds:
