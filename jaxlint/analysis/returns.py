@@ -45,8 +45,6 @@ def returns_array(
 def _jit_bound(name: str, unit: Any, index: Any) -> list:
     """The defs behind `name = jax.jit(f, ...)`, bound once in `unit` or (a global there) at module level."""
     owner = unit if unit is not index.root and name in unit.local_names else index.root
-    if owner is not unit and name in unit.local_names:
-        return []
     value = owner.single_assignment(name)
     if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
         return []
