@@ -6,8 +6,10 @@ import libcst as cst
 
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.host_effects import call_effect, outer_iterator
+from ..analysis.library import HOST_EFFECTS, LOGS
 from ..analysis.storage import StorageResolver, storage_of
-from ..syntax import walk
+from ..syntax import source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
 
@@ -45,11 +47,6 @@ _STDLIB_RANDOM = frozenset(
 _NP_RANDOM_CONSTRUCTORS = frozenset(
     "default_rng RandomState Generator SeedSequence BitGenerator PCG64 PCG64DXSM MT19937 Philox SFC64".split()
 )
-_LOG_METHODS = frozenset(
-    "debug info warning warn error exception critical fatal log vlog log_every_n log_first_n "
-    "log_every_n_seconds log_if".split()
-)
-_LOG_MODULES = ("logging.", "absl.logging.")
 
 
 def _write_mode(node: cst.Call) -> bool:
@@ -125,7 +122,6 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def __init__(self) -> None:
         self.resolver = StorageResolver()
-        self._loggers: dict[int, frozenset[str]] = {}
 
     @staticmethod
     def _active(ctx: RuleContext) -> bool:
@@ -170,21 +166,35 @@ No automatic fix: what the side effect should become depends on the intent.
                     f"once at trace time: the result is baked in as a constant and repeats on every {per_run(ctx)}; "
                     "use jax.random with a key"
                 )
-            if name.startswith(_LOG_MODULES) and name.rsplit(".", 1)[1] in _LOG_METHODS:
-                return self._log_message(node, short, ctx)
+            if name == "builtins.next" and node.args and node.args[0].keyword is None:
+                return self._next_message(node, ctx)
         func = node.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in _PATH_WRITES or (method in _PATH_CHANGES and self._is_path(func.value, ctx)):
                 return f"Path.{method}() {where} {once}; {io_advice}"
-            if (
-                method in _LOG_METHODS
-                and isinstance(func.value, cst.Name)
-                and func.value.value in self._logger_names(ctx)
-                and ctx.qualname(func.value) is None
-            ):
-                return self._log_message(node, f"{func.value.value}.{method}", ctx)
-        return None
+        effect = call_effect(node, ctx)
+        if effect is None:
+            return None
+        kind, what = effect
+        if kind == LOGS:
+            return self._log_message(node, what, ctx)
+        return (
+            f"{what}() {where} {HOST_EFFECTS[kind]} while JAX traces the function, not on every {per_run(ctx)}; "
+            "report progress outside the transformation (or from jax.debug.callback)"
+        )
+
+    def _next_message(self, node: cst.Call, ctx: RuleContext) -> str | None:
+        iterator = node.args[0].value
+        how = outer_iterator(iterator, ctx, self.resolver)
+        if how is None:
+            return None
+        return (
+            f"next({source_of(iterator)}) inside {ctx.context} advances the Python iterator ({how}) once, while "
+            "JAX traces the "
+            f"function: every {per_run(ctx)} sees that same item, baked in as a constant; pass the data in as "
+            "an argument (or as the scanned xs)"
+        )
 
     @staticmethod
     def _log_message(node: cst.Call, what: str, ctx: RuleContext) -> str | None:
@@ -204,28 +214,6 @@ No automatic fix: what the side effect should become depends on the intent.
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
             node = node.left
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
-
-    def _logger_names(self, ctx: RuleContext) -> frozenset[str]:
-        """Module-level names bound to `logging.getLogger(...)` / `absl.logging`."""
-        module = ctx.index.module
-        found = self._loggers.get(id(module))
-        if found is None:
-            names = set()
-            for statement in module.body:
-                if not isinstance(statement, cst.SimpleStatementLine):
-                    continue
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                        if ctx.index.qualname(small.value.func) in (
-                            "logging.getLogger",
-                            "absl.logging.get_absl_logger",
-                        ):
-                            for target in small.targets:
-                                if isinstance(target.target, cst.Name):
-                                    names.add(target.target.value)
-            found = frozenset(names)
-            self._loggers[id(module)] = found
-        return found
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not self._active(ctx) or value is None:
