@@ -361,6 +361,9 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
         "JAX301_redefined",
         "JAX103_arrays_everywhere",
         "JAX101_arrays_everywhere",
+        "JAX202_host_effects",
+        "JAX403_context_timers",
+        "JAX201_linen_call",
     ],
 )
 def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
