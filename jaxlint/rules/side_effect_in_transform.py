@@ -67,9 +67,7 @@ class SideEffectInTransform(Rule):
     code = "JAX202"
     name = "side-effect-in-transform"
     confirmable = True  # --verify: runs on the first (tracing) call, not on a cached second one
-    summary = (
-        "Python side effect (I/O, logging, time, stdlib/NumPy random, outer state) inside a transformation"
-    )
+    summary = "Python side effect (I/O, logging, progress bars, time, random, iterators, outer state) inside a transformation"
     doc = """
 ## What it does
 Flags Python side effects inside `jax.jit`, `vmap`, `pmap`, `checkpoint` and `lax` bodies (and helpers they
@@ -80,14 +78,26 @@ call with traced arguments):
 - clocks: `time.time()`, `perf_counter()`, `sleep()`, `datetime.now()`, …; `input()`;
 - global random state: stdlib `random.*` and `np.random.*` (not `np.random.default_rng` & co., which only
   build generators);
-- `logging`/`absl.logging` calls that log a traced value;
+- `logging`/`absl.logging` calls that log a traced value, and the same through a logger
+  (`logger = logging.getLogger(...)`, here or in an enclosing scope) or a summary writer's `add_scalar` & co.;
+- `tqdm` progress bars: `for i in tqdm(range(n))` (or `trange`) in traced code, and `bar.update()`/
+  `set_postfix()`/`set_description()` of a bar made with `tqdm(...)`: the bar moves while JAX traces;
+- `next(it)` where `it` is a Python iterator bound outside the traced function (an `iter(...)`, `map`, `zip`,
+  `itertools` result, a generator or a generator expression): it is advanced once, while tracing, and every
+  step of a `lax.scan`/`fori_loop` body (or every call of a jitted step) sees that one item;
 - updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`.
+
+What a library call does on the host (logs, draws a progress bar, makes a logger or a bar) is read from the
+library table (`jaxlint/analysis/library.py`), each entry run on the version it names.
 
 Not flagged: anything outside transformations, under `jax.grad` alone (it runs the Python function on every
 call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or
 `jax.make_jaxpr` (tracing only), logging of static values and `warnings.warn` (deliberate trace-time
 messages), reading files and the environment (a trace-time constant, often on purpose), appending to an
-outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those).
+outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those);
+`next()` on an iterator made inside the traced function, or on anything the code does not show to be a
+Python iterator (a parameter, `hk.PRNGSequence`, an object of unknown type); a logger or bar imported from
+another module (what it holds is not known there).
 
 ## Why is this bad
 Python runs only while JAX traces the function. Under `jit` that is once per compilation: the compiled

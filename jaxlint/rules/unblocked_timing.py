@@ -28,7 +28,7 @@ _ACCUMULATE = frozenset({"append", "extend"})
 class UnblockedTiming(Rule):
     code = "JAX403"
     name = "unblocked-timing"
-    summary = "Timing JAX work (`time.*`, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
+    summary = "Timing JAX work (`time.*`, a timer, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
     severity = "warning"
     doc = """
 ## What it does
@@ -36,8 +36,11 @@ Flags timings of JAX work that never wait for the result: two clock reads (`time
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
 modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
-between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; and in
-notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time` cells that do the same.
+between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
+module around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
+a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
+not wait for JAX work itself); and in notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time`
+cells that do the same.
 
 Only regions made of JAX calls, arithmetic, `range`/`len`/`enumerate`/`zip`, list `.append` and `for` loops are
 judged: anything else in the timed region (a `print`, a conversion such as `float()`/`np.asarray`/`.item()`,
