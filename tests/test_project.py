@@ -1546,3 +1546,36 @@ def test_host_effects_and_linen_prints_in_another_modules_code(tmp_path: Path) -
     eager = train.replace("        @jax.jit\n", "")
     write(tmp_path, {"train.py": eager})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+def test_a_timer_context_manager_around_a_jitted_function_of_another_module(tmp_path: Path) -> None:
+    """JAX403: the module's own `@contextmanager` timer around `step(x)` of `steps.py` (jitted there), with
+    nothing waiting for it; the same block with `.block_until_ready()` is silent."""
+    bench = """
+        import time
+        from contextlib import contextmanager
+
+        import jax.numpy as jnp
+
+        from steps import step
+
+
+        @contextmanager
+        def timer(name):
+            start = time.perf_counter()
+            yield
+            print(name, time.perf_counter() - start)
+
+
+        def bench(x):
+            with timer("step"):
+                y = step(x)
+            with timer("blocked"):
+                z = step(x).block_until_ready()
+            return y, z
+        """
+    write(tmp_path, {"steps.py": TIMED_STEP, "bench.py": bench})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("bench.py", 17, "JAX403")]
+    assert "`step(x)` runs asynchronously" in findings[0].message
+    assert jaxlint.lint_source((tmp_path / "bench.py").read_text(), "bench.py") == []
