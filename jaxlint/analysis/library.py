@@ -74,6 +74,9 @@ LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"}
 # `self.param(...)` returns is the parameter from the variables, a tracer (flax 0.12.8); so is what a
 # `flax.linen` layer (`nn.Dense(3)(x)`) returns when called on tracers.
 LINEN_PARAM_METHODS = frozenset({"param"})
+# ... except under these lifted transformations (their labels in APIS), which may hand the variables in as
+# concrete arrays: nn.scan's `variable_broadcast="params"`, nn.vmap's `variable_axes={"params": None}`.
+LINEN_CONCRETE_VARIABLES = ("nn.scan body", "nn.vmap-mapped")
 LINEN_LAYERS_PREFIX = "flax.linen."
 
 # Field constructors and how each marks a field static: (keyword, value meaning static).

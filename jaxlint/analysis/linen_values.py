@@ -11,7 +11,7 @@ import libcst as cst
 
 from .instances import module_class_kind
 from .kinds import LINEN, STRICT, TRACED
-from .library import LINEN_LAYERS_PREFIX, LINEN_PARAM_METHODS
+from .library import LINEN_CONCRETE_VARIABLES, LINEN_LAYERS_PREFIX, LINEN_PARAM_METHODS
 
 
 def param_flags(func: cst.Attribute, scope: Any) -> int:
@@ -31,6 +31,8 @@ def param_flags(func: cst.Attribute, scope: Any) -> int:
         return 0
     if unit.class_node is not scope.index.classes.get(unit.class_node.name.value):
         return 0  # a class nested in a function: not followed
+    if any(label in unit.context for label in LINEN_CONCRETE_VARIABLES):
+        return 0
     kind = module_class_kind(scope.index, cst.Name(unit.class_node.name.value))
     return TRACED if kind == LINEN else 0
 

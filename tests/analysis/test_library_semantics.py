@@ -20,6 +20,7 @@ from jaxlint.analysis.library import (
     HOST_OBJECTS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
+    LINEN_CONCRETE_VARIABLES,
     LINEN_LAYERS_PREFIX,
     LINEN_PARAM_METHODS,
     LOGS,
@@ -356,6 +357,30 @@ def test_linen_params_and_layer_outputs_are_tracers_under_a_jitted_apply() -> No
     assert seen == {"param": False, "layer": False}
     jax.jit(net.apply)(variables, x)
     assert seen == {"param": True, "layer": True}
+
+
+def test_linen_lifted_scan_and_vmap_may_hand_in_concrete_params() -> None:
+    """LINEN_CONCRETE_VARIABLES: nn.scan with broadcast params and nn.vmap with unmapped params run `__call__`
+    with `self.param(...)` a concrete array (an eager init and apply); nn.jit and nn.remat with a tracer."""
+    nn = pytest.importorskip("flax.linen")
+    seen: list[bool] = []
+
+    class Body(nn.Module):
+        @nn.compact
+        def __call__(self, c, x):
+            seen.append(is_tracer(self.param("w", nn.initializers.ones, (3,))))
+            return c, x
+
+    assert {APIS[n].label for n in ("flax.linen.scan", "flax.linen.vmap")} == set(LINEN_CONCRETE_VARIABLES)
+    scanned = nn.scan(Body, variable_broadcast="params", split_rngs={"params": False}, length=2)
+    scanned().init(jax.random.key(0), jnp.ones(3), None)
+    mapped = nn.vmap(Body, variable_axes={"params": None}, split_rngs={"params": False}, in_axes=(None, 0))
+    mapped().init(jax.random.key(0), jnp.ones(3), jnp.ones((2, 3)))
+    assert seen and not any(seen)
+    for lifted in (nn.jit, nn.remat):
+        seen.clear()
+        lifted(Body)().init(jax.random.key(0), jnp.ones(3), None)
+        assert seen and all(seen)
 
 
 def test_train_state_apply_fn_is_the_module_apply() -> None:
