@@ -3,7 +3,8 @@
     python tools/verify_effects.py
 
 Imports `tests/fixtures/rules/JAX202_host_effects.py`, `JAX403_context_timers.py` and `JAX201_linen_call.py`
-(JAX on CPU; needs flax, optax, dm-haiku, absl-py and tqdm, as in the dev virtualenv) and runs every function
+(JAX on CPU; needs flax, optax, dm-haiku, absl-py and tqdm, as in the dev virtualenv), and
+`JAX202_summary_writer.py` where tensorboardX is installed (it is not in the dev virtualenv), and runs every function
 their `# expect:` lines are in, printing one line per positive: what was observed, and whether it is the
 misbehaviour the finding describes (the iterator advanced once for several steps, a log record or a printed
 tracer once for two calls, a bar that ticks while tracing only, a timer that reads the dispatch). Exit status 1
@@ -128,6 +129,31 @@ def host_effects() -> None:
     )
 
 
+def summary_writer() -> None:
+    try:
+        import tensorboardX  # noqa: F401
+    except ImportError:
+        print("skipped: JAX202_summary_writer (tensorboardX is not installed)")
+        return
+    import tempfile
+
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)  # the fixture writes to runs/fixture
+        fx = load("JAX202_summary_writer")
+        for what, run in (
+            ("writer.add_scalar(loss) in a jitted step", lambda: fx.train_step(jnp.ones(3), jnp.zeros(3))),
+            ("writer.add_histogram(p) in a scan body", lambda: fx.scanned(jnp.ones(3), jnp.zeros((2, 3)))),
+        ):
+            try:
+                run()
+                report(what, False, "ran")
+            except jax.errors.TracerArrayConversionError as error:
+                report(what, True, f"raises {type(error).__name__} while tracing")
+        fx.writer.close()
+        os.chdir(here)
+
+
 def context_timers() -> None:
     fx = load("JAX403_context_timers")
     x = jnp.ones((1500, 1500))
@@ -180,6 +206,7 @@ def linen_call() -> None:
 
 if __name__ == "__main__":
     host_effects()
+    summary_writer()
     context_timers()
     linen_call()
     print(f"{len(failures)} positive(s) behaved well" if failures else "every positive misbehaves")

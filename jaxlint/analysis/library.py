@@ -131,6 +131,7 @@ _OPTAX = "optax 0.2.8"
 _PYTHON = "python 3.11.7"
 _ABSL = "absl-py 2.5.1"
 _TQDM = "tqdm 4.70.1"
+_TENSORBOARDX = "tensorboardX 2.6.5"  # not in the dev virtualenv: its check skips where it is not installed
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
@@ -183,9 +184,10 @@ APIS: dict[str, Api] = {
 }
 # -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
 
-LOGS = "logs"  # records its arguments (a log line, a metric): shows a tracer when given one
+LOGS = "logs"  # formats its arguments into a log line: shows a tracer when given one
+WRITES = "writes"  # records a metric: a tracer cannot be converted (tensorboardX raises TracerArrayConversionError)
 PROGRESS = "progress"  # draws or advances a progress bar: ticks while JAX traces, never while the code runs
-HOST_EFFECTS = {LOGS: "logs", PROGRESS: "advances the progress bar"}
+HOST_EFFECTS = {LOGS: "logs", WRITES: "writes", PROGRESS: "advances the progress bar"}
 
 # The stdlib's module-level logging functions (the first nine) and absl's (all but `critical`); loggers have them.
 _NO_ABSL = ("critical", "fatal")
@@ -200,12 +202,12 @@ HOST_OBJECTS: dict[str, dict[str, str]] = {
         name: PROGRESS
         for name in "update set_postfix set_postfix_str set_description set_description_str".split()
     },
-    "summary writer": {  # tensorboardX / torch.utils.tensorboard (documented, not run)
-        name: LOGS
+    "summary writer": {  # tensorboardX (run where installed) / torch.utils.tensorboard (documented, not run)
+        name: WRITES
         for name in "add_scalar add_scalars add_histogram add_image add_images add_text add_figure".split()
     },
     "flax summary writer": {  # flax.metrics.tensorboard (needs tensorflow: documented, not run)
-        name: LOGS for name in "scalar image histogram text audio write_scalars write_images".split()
+        name: WRITES for name in "scalar image histogram text audio write_scalars write_images".split()
     },
 }
 _TQDMS = (
@@ -226,10 +228,10 @@ APIS.update(
         "absl.logging.get_absl_logger": Api(_ABSL, makes="logger"),
         **{name: Api(_TQDM, host=PROGRESS, makes="progress bar") for name in _TQDMS},
         **{name: Api(DOCUMENTED, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
-        "tensorboardX.SummaryWriter": Api(DOCUMENTED, makes="summary writer"),
+        "tensorboardX.SummaryWriter": Api(_TENSORBOARDX, makes="summary writer"),
         "torch.utils.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="summary writer"),
         "flax.metrics.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="flax summary writer"),
-        "wandb.log": Api(DOCUMENTED, host=LOGS),
+        "wandb.log": Api(DOCUMENTED, host=WRITES),
     }
 )
 # Calls whose result is a Python iterator: `next()` on one bound outside a trace advances it at trace time only.

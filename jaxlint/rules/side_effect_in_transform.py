@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.host_effects import call_effect, outer_iterator
-from ..analysis.library import HOST_EFFECTS, LOGS
+from ..analysis.library import HOST_EFFECTS, LOGS, WRITES
 from ..analysis.storage import StorageResolver, storage_of
 from ..syntax import source_of, walk
 from .base import Rule
@@ -187,8 +187,8 @@ No automatic fix: what the side effect should become depends on the intent.
         if effect is None:
             return None
         kind, what = effect
-        if kind == LOGS:
-            return self._log_message(node, what, ctx)
+        if kind == LOGS or kind == WRITES:
+            return self._log_message(node, what, kind, ctx)
         return (
             f"{what}() {where} {HOST_EFFECTS[kind]} while JAX traces the function, not on every {per_run(ctx)}; "
             "report progress outside the transformation (or from jax.debug.callback)"
@@ -207,13 +207,18 @@ No automatic fix: what the side effect should become depends on the intent.
         )
 
     @staticmethod
-    def _log_message(node: cst.Call, what: str, ctx: RuleContext) -> str | None:
+    def _log_message(node: cst.Call, what: str, kind: str, ctx: RuleContext) -> str | None:
         for arg in node.args:
             shown = shows_tracer(arg.value, ctx)
             if shown is not None:
+                gets = (
+                    "shows a tracer instead of the value"
+                    if kind == LOGS
+                    else "is handed a tracer, not the value"
+                )
                 return (
-                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} logs once while JAX "
-                    f"traces the function, not on every {per_run(ctx)}, and shows a tracer instead of the value; "
+                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} {HOST_EFFECTS[kind]} once "
+                    f"while JAX traces the function, not on every {per_run(ctx)}, and {gets}; "
                     "use jax.debug.print or jax.debug.callback"
                 )
         return None

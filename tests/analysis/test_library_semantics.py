@@ -257,7 +257,22 @@ def check_progress(name: str) -> None:
     assert all(hasattr(bar, m) for m in methods)
 
 
+def check_summary_writer(name: str) -> None:
+    """A summary writer's HOST_OBJECTS methods exist; given a tracer under jit, add_scalar cannot convert it."""
+    pytest.importorskip(name.split(".")[0])
+    assert APIS[name].makes == "summary writer"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        writer = resolve(name)(folder)
+        assert all(hasattr(writer, method) for method in HOST_OBJECTS["summary writer"])
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            jax.jit(lambda x: writer.add_scalar("loss", jnp.sum(x), 0) or x)(jnp.ones(2))
+        writer.close()
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
+    "tensorboardX.SummaryWriter": check_summary_writer,
     "logging.getLogger": check_logger_maker,
     "absl.logging.get_absl_logger": check_logger_maker,
     "logging.": check_logs,
