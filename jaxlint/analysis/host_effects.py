@@ -47,7 +47,7 @@ def object_kind(node: cst.BaseExpression, ctx: RuleContext) -> str | None:
         return None
     name = ctx.qualname(node.func)
     api = APIS.get(name) if name is not None else None
-    return api.makes or None if api is not None else None
+    return (api.makes or None) if api is not None else None
 
 
 def outer_iterator(node: cst.BaseExpression, ctx: RuleContext, resolver: StorageResolver) -> str | None:
@@ -92,6 +92,6 @@ def _is_generator_function(name: str, scope: Unit | None) -> bool:
         if bindings:
             if len(bindings) != 1 or type(bindings[0].node) is not cst.FunctionDef:
                 return False
-            return any(type(n) in (cst.Yield,) for n in own_nodes(bindings[0].node))
+            return any(type(n) is cst.Yield for n in own_nodes(bindings[0].node))
         scope = scope.parent
     return False

@@ -234,10 +234,11 @@ APIS.update(
         "wandb.log": Api(DOCUMENTED, host=WRITES),
     }
 )
-# Calls whose result is a Python iterator: `next()` on one bound outside a trace advances it at trace time only.
+# Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
+# time only. (`itertools.count`/`repeat` are not here: `next(ids)` at trace time names things on purpose.)
 ITERATOR_MAKERS = frozenset(
     {f"builtins.{n}" for n in "iter map filter zip enumerate reversed".split()}
-    | {f"itertools.{n}" for n in "count cycle repeat chain islice starmap product permutations".split()}
+    | {f"itertools.{n}" for n in "cycle chain islice starmap".split()}
 )
 ITERATOR_METHODS = frozenset({"as_numpy_iterator"})  # tf.data.Dataset's (documented)
 
