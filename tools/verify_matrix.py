@@ -2,8 +2,9 @@
 
     python tools/verify_matrix.py [--jobs 2] [--only SUBSTRING]
 
-Needs jax and jaxlib (CPU is enough) and, for the framework contexts, flax, optax, equinox, dm-haiku and
-numpyro (all in the project's dev virtualenv; `pip install flax optax equinox dm-haiku numpyro` elsewhere).
+Needs jax and jaxlib (CPU is enough), tqdm (JAX202's progress-bar pitfall) and, for the framework contexts,
+flax, optax, equinox, dm-haiku and numpyro (all in the project's dev virtualenv; `pip install tqdm flax optax
+equinox dm-haiku numpyro` elsewhere).
 It writes `tests/matrix/verified.json`: for every (pitfall, twin) pair the matrix builds
 (`tests/matrix/matrix_cases.py`), what was observed and whether the pair is verified: the pitfall
 misbehaves (the exception class its rule predicts, or an observed wrong result or side effect) and the twin

@@ -215,6 +215,7 @@ def _logged_once_with_a_tracer(
 def check_logs(name: str) -> None:
     """A logging function of the table (`host=LOGS`): logs once per trace, showing the tracer."""
     assert APIS[name].host == LOGS
+    pytest.importorskip(name.rpartition(".")[0])
     logger = "absl" if name.startswith("absl.") else None
     _logged_once_with_a_tracer(resolve(name), name.rsplit(".", 1)[1], logger, absl_levels=logger == "absl")
 
@@ -222,6 +223,7 @@ def check_logs(name: str) -> None:
 def check_logger_maker(name: str) -> None:
     """`logging.getLogger(...)` makes a "logger": each of its HOST_OBJECTS methods logs once per trace."""
     assert APIS[name].makes == "logger"
+    pytest.importorskip(name.rpartition(".")[0])
     made = resolve(name)("semantics") if name.startswith("logging.") else resolve(name)()
     for method in HOST_OBJECTS["logger"]:
         if hasattr(made, method) and method not in ("fatal", "critical"):  # absl's abort the process
@@ -232,6 +234,7 @@ def check_progress(name: str) -> None:
     """tqdm/trange inside jit draws its bar while tracing only: a second call draws nothing; a bar made
     outside and updated inside advances once for two calls (HOST_OBJECTS' methods)."""
     assert APIS[name].host == PROGRESS and APIS[name].makes == "progress bar"
+    pytest.importorskip(name.rpartition(".")[0])
     made = resolve(name)
     out = io.StringIO()
 
