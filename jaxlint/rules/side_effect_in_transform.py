@@ -201,9 +201,8 @@ No automatic fix: what the side effect should become depends on the intent.
             return None
         return (
             f"next({source_of(iterator)}) inside {ctx.context} advances the Python iterator ({how}) once, while "
-            "JAX traces the "
-            f"function: every {per_run(ctx)} sees that same item, baked in as a constant; pass the data in as "
-            "an argument (or as the scanned xs)"
+            f"JAX traces the function: every {per_run(ctx)} sees that same item, baked in as a constant; pass the "
+            "data in as an argument (or as the scanned xs)"
         )
 
     @staticmethod
