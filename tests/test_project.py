@@ -1472,3 +1472,110 @@ def test_an_eager_caller_passing_a_jax_array_to_another_modules_helper(tmp_path:
     files = {"pkg/__init__.py": "from .ops import fill, update\n", "pkg/ops.py": ops, "run.py": run}
     write(tmp_path, files)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("ops.py", 5, "JAX103")]
+
+
+# -- issue 29 item 2: side effects and linen prints in another module's code --------------------------------
+
+EFFECTS_DATA = """
+    import io
+    import logging
+
+    from tqdm import tqdm
+
+    logger = logging.getLogger(__name__)
+    BAR = tqdm(total=100, file=io.StringIO())
+
+
+    def _batches():
+        while True:
+            yield 1.0
+
+
+    stream = _batches()
+
+
+    def scale(x):
+        logger.info("x %s", x)
+        BAR.update(1)
+        return x * next(stream)
+    """
+EFFECTS_MODEL = """
+    import flax.linen as nn
+
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            w = self.param("w", nn.initializers.ones, (3,))
+            print("w", w)
+            return nn.Dense(3)(x) * w
+    """
+
+
+def test_host_effects_and_linen_prints_in_another_modules_code(tmp_path: Path) -> None:
+    """A helper of `data.py` called from a jitted step of `train.py` logs a tracer, advances its module's tqdm
+    bar and draws from its module's generator at trace time (JAX202); `model.py`'s Module prints its
+    parameter, a tracer when `train.py` applies it in a jitted function (JAX201). Called eagerly: silent."""
+    train = """
+        import jax
+        import jax.numpy as jnp
+
+        from data import scale
+        from model import MLP
+
+        model = MLP()
+        variables = model.init(jax.random.key(0), jnp.ones(3))
+
+
+        @jax.jit
+        def step(variables, x):
+            return model.apply(variables, x) + scale(x)
+
+
+        step(variables, jnp.ones(3))
+        """
+    write(tmp_path, {"data.py": EFFECTS_DATA, "model.py": EFFECTS_MODEL, "train.py": train})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [
+        ("data.py", 19, "JAX202"),
+        ("data.py", 20, "JAX202"),
+        ("data.py", 21, "JAX202"),
+        ("model.py", 8, "JAX201"),
+    ]
+    assert "called from jax.jit-compiled 'step' in train" in findings[2].message
+    eager = train.replace("        @jax.jit\n", "")
+    write(tmp_path, {"train.py": eager})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+def test_a_timer_context_manager_around_a_jitted_function_of_another_module(tmp_path: Path) -> None:
+    """JAX403: the module's own `@contextmanager` timer around `step(x)` of `steps.py` (jitted there), with
+    nothing waiting for it; the same block with `.block_until_ready()` is silent."""
+    bench = """
+        import time
+        from contextlib import contextmanager
+
+        import jax.numpy as jnp
+
+        from steps import step
+
+
+        @contextmanager
+        def timer(name):
+            start = time.perf_counter()
+            yield
+            print(name, time.perf_counter() - start)
+
+
+        def bench(x):
+            with timer("step"):
+                y = step(x)
+            with timer("blocked"):
+                z = step(x).block_until_ready()
+            return y, z
+        """
+    write(tmp_path, {"steps.py": TIMED_STEP, "bench.py": bench})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("bench.py", 17, "JAX403")]
+    assert "`step(x)` runs asynchronously" in findings[0].message
+    assert jaxlint.lint_source((tmp_path / "bench.py").read_text(), "bench.py") == []

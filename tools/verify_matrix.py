@@ -2,8 +2,9 @@
 
     python tools/verify_matrix.py [--jobs 2] [--only SUBSTRING]
 
-Needs jax and jaxlib (CPU is enough) and, for the framework contexts, flax, optax, equinox, dm-haiku and
-numpyro (all in the project's dev virtualenv; `pip install flax optax equinox dm-haiku numpyro` elsewhere).
+Needs jax and jaxlib (CPU is enough), tqdm (JAX202's progress-bar pitfall) and, for the framework contexts,
+flax, optax, equinox, dm-haiku and numpyro (all in the project's dev virtualenv; `pip install tqdm flax optax
+equinox dm-haiku numpyro` elsewhere).
 It writes `tests/matrix/verified.json`: for every (pitfall, twin) pair the matrix builds
 (`tests/matrix/matrix_cases.py`), what was observed and whether the pair is verified: the pitfall
 misbehaves (the exception class its rule predicts, or an observed wrong result or side effect) and the twin
@@ -159,6 +160,7 @@ def _run_case(case: dict, tree: str) -> dict:
     observed["tracer_in_stdout"] = any(map(_shows_tracer_not_values, stdout.getvalue().splitlines()))
     modules = [sys.modules[n] for n in names if n in sys.modules]
     observed["calls"] = sum(getattr(m, "CALLS", 0) for m in modules)
+    observed["ticks"] = sum(getattr(getattr(m, "BAR", None), "n", 0) for m in modules)  # a tqdm bar's count
     observed["leak"] = any(_leaves_have_tracer(v, jax.core.Tracer) for m in modules for v in vars(m).values())
     if out is not None and observed["exception"] is None:
         leaves = jax.tree_util.tree_leaves(out)
@@ -210,7 +212,14 @@ AWAY_FROM_THE_LINE = {
 def verdict(measure: str, bad: dict, good: dict | None, code: str = "") -> tuple[bool, str]:
     """Whether the pitfall misbehaves and the twin runs clean, and what was seen (one line)."""
     if good is None:  # the pitfall did not misbehave: say how it behaved
-        good = {"exception": None, "tracer_in_stdout": False, "leak": False, "calls": 0, "traces": 0}
+        good = {
+            "exception": None,
+            "tracer_in_stdout": False,
+            "leak": False,
+            "calls": 0,
+            "ticks": 0,
+            "traces": 0,
+        }
     if good["exception"] is not None:
         return False, f"twin raised {good['exception']}: {good.get('message', '')}"
     if measure == "raises":
@@ -234,6 +243,9 @@ def verdict(measure: str, bad: dict, good: dict | None, code: str = "") -> tuple
     if measure == "counter":
         ok = bad["calls"] < good["calls"]
         return ok, f"side effect ran {bad['calls']}x, twin's callback {good['calls']}x"
+    if measure == "ticks":
+        ok = bad["ticks"] < good["ticks"]
+        return ok, f"progress bar advanced {bad['ticks']}x, twin's callback {good['ticks']}x"
     if measure == "leak":
         if good["leak"]:
             return False, "twin leaked a tracer too"

@@ -70,6 +70,14 @@ PYTREE_BASES: dict[str, str] = {
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+# Inside a Module method run by a jitted `apply` (jit(model.apply), a TrainState's apply_fn, nn.jit), what
+# `self.param(...)` returns is the parameter from the variables, a tracer (flax 0.12.8); so is what a
+# `flax.linen` layer (`nn.Dense(3)(x)`) returns when called on tracers.
+LINEN_PARAM_METHODS = frozenset({"param"})
+# ... except under these lifted transformations (their labels in APIS), which may hand the variables in as
+# concrete arrays: nn.scan's `variable_broadcast="params"`, nn.vmap's `variable_axes={"params": None}`.
+LINEN_CONCRETE_VARIABLES = ("nn.scan body", "nn.vmap-mapped")
+LINEN_LAYERS_PREFIX = "flax.linen."
 
 # Field constructors and how each marks a field static: (keyword, value meaning static).
 FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
@@ -113,9 +121,17 @@ class Api:
     # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
     # alike so their plates subsample alike): only another consumer of the key is a reuse.
     replays: bool = False
+    # What calling it does on the host (HOST_EFFECTS): under a transformation that happens once, at trace time.
+    host: str = ""
+    # The kind of host object it returns (HOST_OBJECTS says what that object's methods do).
+    makes: str = ""
 
 
 _OPTAX = "optax 0.2.8"
+_PYTHON = "python 3.11.7"
+_ABSL = "absl-py 2.5.1"
+_TQDM = "tqdm 4.70.1"
+_TENSORBOARDX = "tensorboardX 2.6.5"  # not in the dev virtualenv: its check skips where it is not installed
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
@@ -166,6 +182,66 @@ APIS: dict[str, Api] = {
     "optimistix.root_find": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
     "diffrax.ODETerm": Api(DOCUMENTED, ((0, "vector_field"),), label="diffrax vector field"),
 }
+# -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
+
+LOGS = "logs"  # formats its arguments into a log line: shows a tracer when given one
+WRITES = "writes"  # records a metric: a tracer cannot be converted (tensorboardX raises TracerArrayConversionError)
+PROGRESS = "progress"  # draws or advances a progress bar: ticks while JAX traces, never while the code runs
+HOST_EFFECTS = {LOGS: "logs", WRITES: "writes", PROGRESS: "advances the progress bar"}
+
+# The stdlib's module-level logging functions (the first nine) and absl's (all but `critical`); loggers have them.
+_NO_ABSL = ("critical", "fatal")
+_LOG_METHODS = (
+    "debug info warning warn error exception critical fatal log vlog log_every_n log_first_n "
+    "log_every_n_seconds log_if"
+).split()
+# Methods of host objects (the kind an API `makes`) -> their effect. Iterating a progress bar ticks it too.
+HOST_OBJECTS: dict[str, dict[str, str]] = {
+    "logger": {name: LOGS for name in _LOG_METHODS},
+    "progress bar": {
+        name: PROGRESS
+        for name in "update set_postfix set_postfix_str set_description set_description_str".split()
+    },
+    "summary writer": {  # tensorboardX (run where installed) / torch.utils.tensorboard (documented, not run)
+        name: WRITES
+        for name in "add_scalar add_scalars add_histogram add_image add_images add_text add_figure".split()
+    },
+    "flax summary writer": {  # flax.metrics.tensorboard (needs tensorflow: documented, not run)
+        name: WRITES for name in "scalar image histogram text audio write_scalars write_images".split()
+    },
+}
+_TQDMS = (
+    "tqdm.tqdm",
+    "tqdm.auto.tqdm",
+    "tqdm.std.tqdm",
+    "tqdm.trange",
+    "tqdm.auto.trange",
+    "tqdm.std.trange",
+)
+_NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets, not installed here
+APIS.update(
+    {
+        **{f"logging.{name}": Api(_PYTHON, host=LOGS) for name in _LOG_METHODS[:9]},
+        # (absl's `fatal` aborts the process: not a log line, not listed)
+        **{f"absl.logging.{name}": Api(_ABSL, host=LOGS) for name in _LOG_METHODS if name not in _NO_ABSL},
+        "logging.getLogger": Api(_PYTHON, makes="logger"),
+        "absl.logging.get_absl_logger": Api(_ABSL, makes="logger"),
+        **{name: Api(_TQDM, host=PROGRESS, makes="progress bar") for name in _TQDMS},
+        **{name: Api(DOCUMENTED, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
+        "tensorboardX.SummaryWriter": Api(_TENSORBOARDX, makes="summary writer"),
+        "torch.utils.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="summary writer"),
+        "flax.metrics.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="flax summary writer"),
+        "wandb.log": Api(DOCUMENTED, host=WRITES),
+    }
+)
+# Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
+# time only. (`itertools.count`/`repeat` are not here: `next(ids)` at trace time names things on purpose.)
+ITERATOR_MAKERS = frozenset(
+    {f"builtins.{n}" for n in "iter map filter zip enumerate reversed".split()}
+    | {f"itertools.{n}" for n in "cycle chain islice starmap".split()}
+)
+ITERATOR_METHODS = frozenset({"as_numpy_iterator"})  # tf.data.Dataset's (documented)
+
 # Every key an API traces, derived once for the index pass.
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}
 KEY_CONSUMING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.keys}

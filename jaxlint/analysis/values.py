@@ -20,10 +20,12 @@ from .library import (
     CONCRETE,
     FIELDS,
     FLATTEN,
+    LINEN_PARAM_METHODS,
     OBSERVED_KEYWORD,
     PYTHON_IF_OPERAND_IS,
     TRACED_RESULT,
 )
+from .linen_values import layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
@@ -325,6 +327,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
         receiver = evaluate(func.value, scope)
         if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
             return 0
+        if not receiver and method in LINEN_PARAM_METHODS:
+            return param_flags(func, scope)
         if receiver & TRACED:
             bool_result = method in ("any", "all") or (
                 method == "astype" and node.args and _is_bool_dtype(node.args[0].value)
@@ -334,11 +338,12 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
+        args = 0
+        for arg in node.args:
+            args |= evaluate(arg.value, scope)
         if inner is not None and inner.startswith("jax."):
-            args = 0
-            for arg in node.args:
-                args |= evaluate(arg.value, scope)
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
+        return layer_flags(func, args, scope)  # `nn.Dense(3)(x)`: a flax.linen layer called on tracers
     if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
         # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
         # tracer in traced code that stages it out or passes it tracers.

@@ -39,7 +39,10 @@ class PrintInTransform(Rule):
 ## What it does
 Flags `print(...)` calls that show a traced value (directly, in an f-string, through `str()`/`repr()`,
 `.format()` or `%`) inside `jax.jit`, `vmap`, `pmap`, `checkpoint` or a `lax` control-flow body, and in the
-helpers those call with traced arguments.
+helpers those call with traced arguments. A flax.linen Module's `__call__` counts where a jitted apply of it
+is seen (`jax.jit(model.apply)`, a `TrainState`'s `apply_fn` in a jitted step, `nn.jit`, `model.apply`
+inside a jitted function): there its inputs, its parameters (`self.param(...)`) and what its layers return on
+them (`nn.Dense(3)(x)`) are tracers. A Module applied only eagerly prints values and is not flagged.
 
 Not flagged: `print` outside transformations; in `jax.debug.callback`, `jax.pure_callback` and
 `jax.io_callback` targets (they run on the host with real values); prints that show only static values

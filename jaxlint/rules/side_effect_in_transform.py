@@ -6,8 +6,10 @@ import libcst as cst
 
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.host_effects import call_effect, outer_iterator
+from ..analysis.library import HOST_EFFECTS, LOGS, WRITES
 from ..analysis.storage import StorageResolver, storage_of
-from ..syntax import walk
+from ..syntax import source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
 
@@ -45,11 +47,6 @@ _STDLIB_RANDOM = frozenset(
 _NP_RANDOM_CONSTRUCTORS = frozenset(
     "default_rng RandomState Generator SeedSequence BitGenerator PCG64 PCG64DXSM MT19937 Philox SFC64".split()
 )
-_LOG_METHODS = frozenset(
-    "debug info warning warn error exception critical fatal log vlog log_every_n log_first_n "
-    "log_every_n_seconds log_if".split()
-)
-_LOG_MODULES = ("logging.", "absl.logging.")
 
 
 def _write_mode(node: cst.Call) -> bool:
@@ -70,9 +67,7 @@ class SideEffectInTransform(Rule):
     code = "JAX202"
     name = "side-effect-in-transform"
     confirmable = True  # --verify: runs on the first (tracing) call, not on a cached second one
-    summary = (
-        "Python side effect (I/O, logging, time, stdlib/NumPy random, outer state) inside a transformation"
-    )
+    summary = "Python side effect (I/O, logging, progress bars, time, random, iterators, outer state) inside a transformation"
     doc = """
 ## What it does
 Flags Python side effects inside `jax.jit`, `vmap`, `pmap`, `checkpoint` and `lax` bodies (and helpers they
@@ -83,14 +78,26 @@ call with traced arguments):
 - clocks: `time.time()`, `perf_counter()`, `sleep()`, `datetime.now()`, …; `input()`;
 - global random state: stdlib `random.*` and `np.random.*` (not `np.random.default_rng` & co., which only
   build generators);
-- `logging`/`absl.logging` calls that log a traced value;
+- `logging`/`absl.logging` calls that log a traced value, and the same through a logger
+  (`logger = logging.getLogger(...)`, here or in an enclosing scope) or a summary writer's `add_scalar` & co.;
+- `tqdm` progress bars: `for i in tqdm(range(n))` (or `trange`) in traced code, and `bar.update()`/
+  `set_postfix()`/`set_description()` of a bar made with `tqdm(...)`: the bar moves while JAX traces;
+- `next(it)` where `it` is a Python iterator bound outside the traced function (an `iter(...)`, `map`, `zip`,
+  `itertools` result, a generator or a generator expression): it is advanced once, while tracing, and every
+  step of a `lax.scan`/`fori_loop` body (or every call of a jitted step) sees that one item;
 - updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`.
+
+What a library call does on the host (logs, draws a progress bar, makes a logger or a bar) is read from the
+library table (`jaxlint/analysis/library.py`), each entry run on the version it names.
 
 Not flagged: anything outside transformations, under `jax.grad` alone (it runs the Python function on every
 call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or
 `jax.make_jaxpr` (tracing only), logging of static values and `warnings.warn` (deliberate trace-time
 messages), reading files and the environment (a trace-time constant, often on purpose), appending to an
-outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those).
+outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those);
+`next()` on an iterator made inside the traced function, or on anything the code does not show to be a
+Python iterator (a parameter, `hk.PRNGSequence`, an object of unknown type); a logger or bar imported from
+another module (what it holds is not known there).
 
 ## Why is this bad
 Python runs only while JAX traces the function. Under `jit` that is once per compilation: the compiled
@@ -125,7 +132,6 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def __init__(self) -> None:
         self.resolver = StorageResolver()
-        self._loggers: dict[int, frozenset[str]] = {}
 
     @staticmethod
     def _active(ctx: RuleContext) -> bool:
@@ -170,30 +176,48 @@ No automatic fix: what the side effect should become depends on the intent.
                     f"once at trace time: the result is baked in as a constant and repeats on every {per_run(ctx)}; "
                     "use jax.random with a key"
                 )
-            if name.startswith(_LOG_MODULES) and name.rsplit(".", 1)[1] in _LOG_METHODS:
-                return self._log_message(node, short, ctx)
+            if name == "builtins.next" and node.args and node.args[0].keyword is None:
+                return self._next_message(node, ctx)
         func = node.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in _PATH_WRITES or (method in _PATH_CHANGES and self._is_path(func.value, ctx)):
                 return f"Path.{method}() {where} {once}; {io_advice}"
-            if (
-                method in _LOG_METHODS
-                and isinstance(func.value, cst.Name)
-                and func.value.value in self._logger_names(ctx)
-                and ctx.qualname(func.value) is None
-            ):
-                return self._log_message(node, f"{func.value.value}.{method}", ctx)
-        return None
+        effect = call_effect(node, ctx)
+        if effect is None:
+            return None
+        kind, what = effect
+        if kind == LOGS or kind == WRITES:
+            return self._log_message(node, what, kind, ctx)
+        return (
+            f"{what}() {where} {HOST_EFFECTS[kind]} while JAX traces the function, not on every {per_run(ctx)}; "
+            "report progress outside the transformation (or from jax.debug.callback)"
+        )
+
+    def _next_message(self, node: cst.Call, ctx: RuleContext) -> str | None:
+        iterator = node.args[0].value
+        how = outer_iterator(iterator, ctx, self.resolver)
+        if how is None:
+            return None
+        return (
+            f"next({source_of(iterator)}) inside {ctx.context} advances the Python iterator ({how}) once, while "
+            f"JAX traces the function: every {per_run(ctx)} sees that same item, baked in as a constant; pass the "
+            "data in as an argument (or as the scanned xs)"
+        )
 
     @staticmethod
-    def _log_message(node: cst.Call, what: str, ctx: RuleContext) -> str | None:
+    def _log_message(node: cst.Call, what: str, kind: str, ctx: RuleContext) -> str | None:
         for arg in node.args:
             shown = shows_tracer(arg.value, ctx)
             if shown is not None:
+                gets = (
+                    "shows a tracer instead of the value"
+                    if kind == LOGS
+                    else "is handed a tracer, not the value"
+                )
                 return (
-                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} logs once while JAX "
-                    f"traces the function, not on every {per_run(ctx)}, and shows a tracer instead of the value; "
+                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} {HOST_EFFECTS[kind]} once "
+                    f"while JAX traces the function, not on every {per_run(ctx)}, and {gets}; "
                     "use jax.debug.print or jax.debug.callback"
                 )
         return None
@@ -204,28 +228,6 @@ No automatic fix: what the side effect should become depends on the intent.
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
             node = node.left
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
-
-    def _logger_names(self, ctx: RuleContext) -> frozenset[str]:
-        """Module-level names bound to `logging.getLogger(...)` / `absl.logging`."""
-        module = ctx.index.module
-        found = self._loggers.get(id(module))
-        if found is None:
-            names = set()
-            for statement in module.body:
-                if not isinstance(statement, cst.SimpleStatementLine):
-                    continue
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                        if ctx.index.qualname(small.value.func) in (
-                            "logging.getLogger",
-                            "absl.logging.get_absl_logger",
-                        ):
-                            for target in small.targets:
-                                if isinstance(target.target, cst.Name):
-                                    names.add(target.target.value)
-            found = frozenset(names)
-            self._loggers[id(module)] = found
-        return found
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not self._active(ctx) or value is None:

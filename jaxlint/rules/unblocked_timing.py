@@ -11,18 +11,11 @@ from ..analysis.index import Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.magics import magic_for
 from ..analysis.namespaces import DISPATCHING_NAMESPACES
+from ..analysis.timers import CLOCKS, timer_manager
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import bound_names, children, source_of
 from .base import Rule
 
-# Clocks whose readings around asynchronously dispatched work measure the dispatch only.
-CLOCKS = frozenset(
-    "time." + n
-    for n in (
-        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
-        "process_time_ns thread_time_ns"
-    ).split()
-) | {"timeit.default_timer"}
 _TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
 # Calls that neither block on JAX results nor run unknown code.
@@ -35,7 +28,7 @@ _ACCUMULATE = frozenset({"append", "extend"})
 class UnblockedTiming(Rule):
     code = "JAX403"
     name = "unblocked-timing"
-    summary = "Timing JAX work (`time.*`, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
+    summary = "Timing JAX work (`time.*`, a timer, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
     severity = "warning"
     doc = """
 ## What it does
@@ -43,8 +36,11 @@ Flags timings of JAX work that never wait for the result: two clock reads (`time
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
 modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
-between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; and in
-notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time` cells that do the same.
+between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
+module around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
+a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
+not wait for JAX work itself); and in notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time`
+cells that do the same.
 
 Only regions made of JAX calls, arithmetic, `range`/`len`/`enumerate`/`zip`, list `.append` and `for` loops are
 judged: anything else in the timed region (a `print`, a conversion such as `float()`/`np.asarray`/`.item()`,
@@ -101,6 +97,8 @@ No automatic fix.
 
     def _block(self, statements: list[cst.CSTNode], ctx: RuleContext) -> None:
         for i, statement in enumerate(statements):
+            if isinstance(statement, cst.With):
+                self._with(statement, ctx)
             timer = _start_timer(statement, ctx)
             if timer is None:
                 continue
@@ -125,6 +123,24 @@ No automatic fix.
                     "asynchronously and nothing since the clock started waits for it; wrap the result in "
                     "jax.block_until_ready(...) before reading the clock",
                 )
+
+    def _with(self, statement: cst.With, ctx: RuleContext) -> None:
+        """`with timer("fwd"): y = f(x)`: a timer context manager of this module around dispatch only."""
+        if len(statement.items) != 1 or statement.asynchronous is not None:
+            return
+        item = statement.items[0].item
+        timer = timer_manager(item, ctx.index, ctx.unit)
+        if timer is None or not isinstance(statement.body, cst.IndentedBlock):
+            return
+        judge = _Judge(ctx)
+        if all(judge.statement(s) for s in statement.body.body) and judge.jax_calls:
+            ctx.report(
+                self,
+                item,
+                f"`{source_of(item)}` ({timer}) measures dispatch, not work: `{source_of(judge.jax_calls[0])}` "
+                "runs asynchronously and nothing in the block waits for it; wrap the result in "
+                "jax.block_until_ready(...) inside the block",
+            )
 
     # -- timeit ------------------------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ are skipped with that reason unless their library is installed."""
 from __future__ import annotations
 
 import importlib
+import io
+import logging
 from collections.abc import Callable
 
 import pytest
@@ -15,10 +17,16 @@ from jaxlint.analysis.library import (
     APPLY_FN_FACTORIES,
     CALL_RESULTS,
     DOCUMENTED,
+    HOST_OBJECTS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
+    LINEN_CONCRETE_VARIABLES,
+    LINEN_LAYERS_PREFIX,
+    LINEN_PARAM_METHODS,
+    LOGS,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
+    PROGRESS,
     TRACED_RESULT,
 )
 
@@ -154,7 +162,125 @@ def check_flax_lifted(name: str) -> None:
         assert seen["call"] == (True, False), "static_argnums=2 counts the Module as argument 0"
 
 
+class Records(logging.Handler):
+    """The records a logger handles while attached (`with Records("absl") as seen:`)."""
+
+    def __init__(self, logger: str | None) -> None:
+        super().__init__(logging.DEBUG)
+        self.logger = logging.getLogger(logger)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def __enter__(self) -> list[logging.LogRecord]:
+        self.saved_level = self.logger.level
+        self.logger.setLevel(logging.DEBUG)  # (setLevel, not the attribute: it clears the logger's cache)
+        self.logger.addHandler(self)
+        return self.records
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self.saved_level)
+
+
+def _log_arguments(short: str, x: object) -> tuple:
+    """Arguments that log `x` at warning level for each logging function's signature."""
+    level = logging.WARNING
+    return {
+        "log": (level, "x %s", x),
+        "vlog": (-1, "x %s", x),  # absl: negative verbosity levels are absl's WARNING and up
+        "log_every_n": (-1, "x %s", 1, x),
+        "log_first_n": (-1, "x %s", 1000, x),  # counted per call site, which every check shares
+        "log_every_n_seconds": (-1, "x %s", 0, x),
+        "log_if": (-1, "x %s", True, x),
+    }.get(short, ("x %s", x))
+
+
+def _logged_once_with_a_tracer(
+    log: Callable, short: str, logger: str | None, absl_levels: bool = False
+) -> None:
+    """Called twice, the jitted function logs once (at trace time), and what it logs is a tracer."""
+    if short == "log" and absl_levels:
+        short = "vlog"  # absl.logging.log takes absl levels (-1: warning), as vlog does
+    with Records(logger) as seen:
+        step = jax.jit(lambda x: log(*_log_arguments(short, x)) or x + 1)
+        step(jnp.ones(2))
+        step(jnp.ones(2))
+    ours = [r for r in seen if r.msg == "x %s"]  # (at DEBUG the root logger also gets JAX's own records)
+    assert len(ours) == 1, f"{short}: {len(ours)} records for two calls"
+    assert any(is_tracer(a) for a in ours[0].args), f"{short}: logged {ours[0].args}, not a tracer"
+
+
+def check_logs(name: str) -> None:
+    """A logging function of the table (`host=LOGS`): logs once per trace, showing the tracer."""
+    assert APIS[name].host == LOGS
+    pytest.importorskip(name.rpartition(".")[0])
+    logger = "absl" if name.startswith("absl.") else None
+    _logged_once_with_a_tracer(resolve(name), name.rsplit(".", 1)[1], logger, absl_levels=logger == "absl")
+
+
+def check_logger_maker(name: str) -> None:
+    """`logging.getLogger(...)` makes a "logger": each of its HOST_OBJECTS methods logs once per trace."""
+    assert APIS[name].makes == "logger"
+    pytest.importorskip(name.rpartition(".")[0])
+    made = resolve(name)("semantics") if name.startswith("logging.") else resolve(name)()
+    for method in HOST_OBJECTS["logger"]:
+        if hasattr(made, method) and method not in ("fatal", "critical"):  # absl's abort the process
+            _logged_once_with_a_tracer(getattr(made, method), method, made.name)
+
+
+def check_progress(name: str) -> None:
+    """tqdm/trange inside jit draws its bar while tracing only: a second call draws nothing; a bar made
+    outside and updated inside advances once for two calls (HOST_OBJECTS' methods)."""
+    assert APIS[name].host == PROGRESS and APIS[name].makes == "progress bar"
+    pytest.importorskip(name.rpartition(".")[0])
+    made = resolve(name)
+    out = io.StringIO()
+
+    def loop(x):
+        bar = made(3, file=out) if name.endswith("trange") else made(range(3), file=out)
+        for i in bar:
+            x = x + i
+        return x
+
+    step = jax.jit(loop)
+    step(jnp.ones(2))
+    drawn = out.getvalue()
+    assert drawn, "the first call draws the bar (while tracing)"
+    assert (step(jnp.ones(2)) == loop(jnp.ones(2))).all() and out.getvalue().count("3/3") == 2
+    step(jnp.ones(2))
+    assert out.getvalue().count("3/3") == 2, "the jitted call itself draws nothing"
+    bar = made(total=10, file=io.StringIO()) if not name.endswith("trange") else made(10, file=io.StringIO())
+    methods = HOST_OBJECTS["progress bar"]
+    advance = jax.jit(lambda x: [bar.update(1), bar.set_postfix(x=x), bar.set_description(f"{x}")] and x + 1)
+    advance(jnp.ones(2))
+    advance(jnp.ones(2))
+    assert bar.n == 1, f"{bar.n}: updated once for two calls"
+    assert all(hasattr(bar, m) for m in methods)
+
+
+def check_summary_writer(name: str) -> None:
+    """A summary writer's HOST_OBJECTS methods exist; given a tracer under jit, add_scalar cannot convert it."""
+    pytest.importorskip(name.split(".")[0])
+    assert APIS[name].makes == "summary writer"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        writer = resolve(name)(folder)
+        assert all(hasattr(writer, method) for method in HOST_OBJECTS["summary writer"])
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            jax.jit(lambda x: writer.add_scalar("loss", jnp.sum(x), 0) or x)(jnp.ones(2))
+        writer.close()
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
+    "tensorboardX.SummaryWriter": check_summary_writer,
+    "logging.getLogger": check_logger_maker,
+    "absl.logging.get_absl_logger": check_logger_maker,
+    "logging.": check_logs,
+    "absl.logging.": check_logs,
+    "tqdm.": check_progress,
     "flax.linen.": check_flax_lifted,
     "optax.": check_optax_schedule,
     "numpyro.infer.": check_numpyro_inference,
@@ -226,6 +352,53 @@ def test_jit_of_module_apply_counts_the_variables_first() -> None:
     jax.jit(net.apply, static_argnames=("train",))(variables, x, train=True)
     with pytest.raises(jax.errors.TracerBoolConversionError):
         jax.jit(net.apply)(variables, x, True)
+
+
+def test_linen_params_and_layer_outputs_are_tracers_under_a_jitted_apply() -> None:
+    """What linen_values.py assumes: in `__call__` run by jax.jit(model.apply), `self.param(...)` and a
+    flax.linen layer's output on tracers are tracers; under an eager apply both are concrete arrays."""
+    nn = pytest.importorskip("flax.linen")
+    seen: dict[str, bool] = {}
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            (method,) = LINEN_PARAM_METHODS
+            w = getattr(self, method)("w", nn.initializers.ones, (3,))
+            h = nn.Dense(3)(x)
+            seen["param"], seen["layer"] = is_tracer(w), is_tracer(h)
+            return h * w
+
+    assert LINEN_LAYERS_PREFIX == nn.Dense.__module__.split(".")[0] + ".linen."
+    net, x = Net(), jnp.ones(3)
+    variables = net.init(jax.random.key(0), x)
+    assert seen == {"param": False, "layer": False}
+    jax.jit(net.apply)(variables, x)
+    assert seen == {"param": True, "layer": True}
+
+
+def test_linen_lifted_scan_and_vmap_may_hand_in_concrete_params() -> None:
+    """LINEN_CONCRETE_VARIABLES: nn.scan with broadcast params and nn.vmap with unmapped params run `__call__`
+    with `self.param(...)` a concrete array (an eager init and apply); nn.jit and nn.remat with a tracer."""
+    nn = pytest.importorskip("flax.linen")
+    seen: list[bool] = []
+
+    class Body(nn.Module):
+        @nn.compact
+        def __call__(self, c, x):
+            seen.append(is_tracer(self.param("w", nn.initializers.ones, (3,))))
+            return c, x
+
+    assert {APIS[n].label for n in ("flax.linen.scan", "flax.linen.vmap")} == set(LINEN_CONCRETE_VARIABLES)
+    scanned = nn.scan(Body, variable_broadcast="params", split_rngs={"params": False}, length=2)
+    scanned().init(jax.random.key(0), jnp.ones(3), None)
+    mapped = nn.vmap(Body, variable_axes={"params": None}, split_rngs={"params": False}, in_axes=(None, 0))
+    mapped().init(jax.random.key(0), jnp.ones(3), jnp.ones((2, 3)))
+    assert seen and not any(seen)
+    for lifted in (nn.jit, nn.remat):
+        seen.clear()
+        lifted(Body)().init(jax.random.key(0), jnp.ones(3), None)
+        assert seen and all(seen)
 
 
 def test_train_state_apply_fn_is_the_module_apply() -> None:

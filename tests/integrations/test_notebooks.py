@@ -361,11 +361,15 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
         "JAX301_redefined",
         "JAX103_arrays_everywhere",
         "JAX101_arrays_everywhere",
+        "JAX202_host_effects",
+        "JAX403_context_timers",
+        "JAX201_linen_call",
     ],
 )
 def test_redefinitions_in_notebook_cells(tmp_path: Path, name: str) -> None:
-    """The redefinition fixtures, one notebook cell per `# %%` part: a def, a `jax.jit(f, ...)` or a call belongs
-    to the definition live in that cell, as in the script; the same findings, at their cells and lines."""
+    """The redefinition fixtures (and others written in `# %%` parts), one notebook cell per part: a def, a
+    `jax.jit(f, ...)` or a call belongs to the definition live in that cell, as in the script; the same
+    findings, at their cells and lines."""
     from tests.rules.test_fixtures import expectations
 
     source = (FIXTURES / f"{name}.py").read_text(encoding="utf-8")

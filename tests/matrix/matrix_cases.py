@@ -184,6 +184,39 @@ PITFALLS: tuple[Pitfall, ...] = (
         support_good="CALLS = 0\n\n\ndef _bump():\n    global CALLS\n    CALLS += 1",
     ),
     Pitfall(
+        "JAX202-next",
+        "JAX202",
+        "{y} = {x} * next(BATCHES)  #!",
+        "jax.debug.callback(_advance)\n{y} = {x} * 2.0",
+        "counter",
+        support_bad=(
+            "CALLS = 0\n\n\ndef _batches():\n    global CALLS\n    while True:\n        CALLS += 1\n"
+            "        yield 2.0\n\n\nBATCHES = _batches()"
+        ),
+        support_good=(
+            "CALLS = 0\n\n\ndef _batches():\n    global CALLS\n    while True:\n        CALLS += 1\n"
+            "        yield 2.0\n\n\nBATCHES = _batches()\n\n\ndef _advance():\n    next(BATCHES)"
+        ),
+    ),
+    Pitfall(
+        "JAX202-logger",
+        "JAX202",
+        'LOG.warning("value %s", {x})  #!\n{y} = {x} * 2',
+        'jax.debug.callback(lambda v: LOG.warning("value %s", v), {x})\n{y} = {x} * 2',
+        "tracer_stdout",
+        support_bad="import logging\nimport sys\n\nLOG = logging.getLogger(__name__)\nLOG.addHandler(logging.StreamHandler(sys.stdout))",
+        support_good="import logging\nimport sys\n\nLOG = logging.getLogger(__name__)\nLOG.addHandler(logging.StreamHandler(sys.stdout))",
+    ),
+    Pitfall(
+        "JAX202-progress-bar",
+        "JAX202",
+        "BAR.update(1)  #!\n{y} = {x} * 2",
+        "jax.debug.callback(lambda: BAR.update(1))\n{y} = {x} * 2",
+        "ticks",
+        support_bad="import io\n\nfrom tqdm import tqdm\n\nBAR = tqdm(total=100, file=io.StringIO())",
+        support_good="import io\n\nfrom tqdm import tqdm\n\nBAR = tqdm(total=100, file=io.StringIO())",
+    ),
+    Pitfall(
         "JAX203-fstring",
         "JAX203",
         'jax.debug.print(f"value: {{{x}}}")  #!\n{y} = {x} * 2',
@@ -768,7 +801,9 @@ def _texts(files: dict[str, list[str]]) -> tuple[dict[str, str], tuple[str, int,
 
 def build(p: Pitfall, context: str, location: str, twin: bool) -> Case:
     case_id = f"{p.id}|{context}|{location}|{'good' if twin else 'bad'}"
-    n = dataclasses.replace(draw_names(case_id.rsplit("|", 1)[0], case_id), repeat=p.measure == "counter")
+    n = dataclasses.replace(
+        draw_names(case_id.rsplit("|", 1)[0], case_id), repeat=p.measure in ("counter", "ticks")
+    )
     body = fill(p.good if twin else p.bad, n).split("\n")
     support = fill(p.support_good if twin else p.support_bad, n)
     inner, owner = _place(n, body, p.expr_good if twin else p.expr_bad, location)

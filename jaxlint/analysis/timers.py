@@ -1,0 +1,84 @@
+"""Wall-clock timers: the clocks, and the user's context managers that read one around their body.
+
+`with timer("fwd"): y = f(x)` times its body when `timer` is a `@contextmanager` generator of this module that
+reads a clock before its `yield` and after it, or a class of this module whose `__enter__` and `__exit__`
+each read one. A timer that waits for JAX work itself (`block_until_ready`, `effects_barrier`) is not one
+that measures dispatch only, and is not reported as a timer.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import own_nodes
+from .index import ModuleIndex, Unit
+
+# Clocks whose readings around asynchronously dispatched work measure the dispatch only.
+CLOCKS = frozenset(
+    "time." + n
+    for n in (
+        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
+        "process_time_ns thread_time_ns"
+    ).split()
+) | {"timeit.default_timer"}
+_WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
+_CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
+
+
+def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> str | None:
+    """What `with item:` is, when it times its body by a clock ("a @contextmanager timer", "a timer class"),
+    else None."""
+    if type(item) is not cst.Call or type(item.func) is not cst.Name:
+        return None
+    name = item.func.value
+    defs = index.resolve_function(item.func, unit)
+    if len(defs) == 1:
+        function = defs[0][0].node
+        if type(function) is not cst.FunctionDef or not any(
+            index.qualname(d.decorator, defs[0][0].parent) in _CONTEXT_MANAGERS for d in function.decorators
+        ):
+            return None
+        before, after, seen_yield = False, False, False
+        for node in _in_order(function):
+            if type(node) is cst.Yield:
+                seen_yield = True
+            elif type(node) is cst.Call and _reads_clock(node, index, defs[0][0]):
+                after = after or seen_yield
+                before = before or not seen_yield
+            elif _waits(node):
+                return None
+        return f"{name}(), a @contextmanager timer" if before and after else None
+    class_node = index.classes.get(name)
+    if class_node is None or defs:
+        return None
+    methods = index.class_methods.get(id(class_node), {})
+    enter, leave = methods.get("__enter__", []), methods.get("__exit__", [])
+    if len(enter) != 1 or len(leave) != 1:
+        return None
+    if all(_clock_only(m, index) for m in (enter[0], leave[0])):
+        return f"{name}, a timer class"
+    return None
+
+
+def _clock_only(method: Unit, index: ModuleIndex) -> bool:
+    """Whether a method reads a clock and never waits for JAX work."""
+    clock = False
+    for node in own_nodes(method.node):
+        if _waits(node):
+            return False
+        if type(node) is cst.Call and _reads_clock(node, index, method):
+            clock = True
+    return clock
+
+
+def _reads_clock(call: cst.Call, index: ModuleIndex, unit: Unit) -> bool:
+    return index.qualname(call.func, unit) in CLOCKS
+
+
+def _waits(node: cst.CSTNode) -> bool:
+    return type(node) is cst.Name and node.value in _WAITS
+
+
+def _in_order(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """A def's own nodes in source order (own_nodes walks last child first)."""
+    return list(own_nodes(function))[::-1]
