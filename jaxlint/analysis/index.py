@@ -131,6 +131,9 @@ class Unit:
     order: int = 0
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
+    # A method that traced code calls on a traced instance (`layer(h)` with `layer` a slice of Modules that
+    # `lax.scan` hands its body, `model(x)` with `model` a jitted function's argument): `self` is traced.
+    traced_receiver: bool = False
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
     bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
     declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body

@@ -71,6 +71,11 @@ PYTREE_BASES: dict[str, str] = {
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 
+# Field annotations of Python scalars: a pytree's scalar leaf is traced as a 0-d array wherever its leaves are
+# (an equinox Module's `flag: bool` under jax.jit and as a lax.scan carry: `if self.flag:` fails), and static
+# under equinox's filter_jit, which keeps every non-array leaf static (equinox 0.13.8, jax 0.10.2).
+SCALAR_FIELD_TYPES = frozenset({"bool", "int", "float", "complex"})
+
 # Field constructors and how each marks a field static: (keyword, value meaning static).
 FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "flax.struct.field": ("pytree_node", False),

@@ -22,6 +22,7 @@ from .library import (
     FLATTEN,
     OBSERVED_KEYWORD,
     PYTHON_IF_OPERAND_IS,
+    SCALAR_FIELD_TYPES,
     TRACED_RESULT,
 )
 from .names import dotted_name
@@ -447,7 +448,7 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     children are tracers (under equinox's filter_jit only the array-annotated ones); its static fields and
     anything else read from `self` stay Python values (0)."""
     unit = scope.unit
-    if not unit.is_target or not unit.is_method:
+    if not (unit.is_target or unit.traced_receiver) or not unit.is_method:
         return 0
     function = unit.node
     positional = [*function.params.posonly_params, *function.params.params]
@@ -456,7 +457,9 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     if any(dotted_name(d.decorator) == "classmethod" for d in function.decorators):
         return 0
     apps = [a for a in unit.applications if a.kind == STRICT]
-    if not apps or any(
+    if unit.traced_receiver:
+        apps = []  # called on a traced instance (a jitted function's argument, a scanned Module): all leaves
+    elif not apps or any(
         a.bound_self
         or a.spec.unknown
         or 0 in a.spec.argnums
@@ -473,10 +476,13 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     field = node.attr.value
     if cls.is_static(field) is not False:
         return 0
-    array = cls.field_types.get(field) in ARRAY_ANNOTATIONS
+    annotation = cls.field_types.get(field)
+    array = annotation in ARRAY_ANNOTATIONS
     if any(a.spec.filtering for a in apps) and not array:
         return 0  # filter_jit: only arrays are traced
-    return TRACED | ARRAY if array else TRACED
+    # A Python scalar leaf (`flag: bool`) is traced as a 0-d array (equinox 0.13.8 under jax.jit and as a
+    # lax.scan carry; tests/analysis/test_library_semantics.py).
+    return TRACED | ARRAY if array or annotation in SCALAR_FIELD_TYPES else TRACED
 
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
