@@ -618,7 +618,11 @@ class ModuleIndex:
                         if (type(arg) is cst.List or type(arg) is cst.Tuple)
                         else [arg]
                     )
-                    label = "lax." + callee.rsplit(".", 1)[1] + " body"
+                    label = (
+                        ("nnx." if callee.startswith("flax.") else "lax.")
+                        + callee.rsplit(".", 1)[1]
+                        + " body"
+                    )
                     for value in values:
                         for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, label

@@ -27,6 +27,8 @@ _LAX_CARRIES: dict[str, tuple[tuple[int, str], tuple[tuple[int, str], ...]]] = {
     "jax.lax.scan": ((0, "f"), ((1, "init"), (2, "xs"))),
     "jax.lax.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
     "jax.lax.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
+    "flax.nnx.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
+    "flax.nnx.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
 }
 
 
@@ -61,8 +63,8 @@ def parameter_class(
     params = node.params
     positional = positional_params(params)
     param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name), None)
-    if param is None:
-        return None  # `*args`, `**kwargs`
+    if param is None or (owner.is_method and positional and param is positional[0]):
+        return None  # `*args`, `**kwargs`; `self` (whose class `instances.method_call` knows)
     if param.annotation is not None:
         annotation = param.annotation.annotation
         if type(annotation) is cst.Name or type(annotation) is cst.Attribute:
@@ -210,6 +212,8 @@ def _transformed_names(index: ModuleIndex, unit: Unit) -> frozenset[str]:
 
 def _given(call: cst.Call, position: int | None, name: str, shift: int) -> cst.BaseExpression | None:
     if any(a.star for a in call.args):
+        return None
+    if position is not None and position < shift:
         return None
     found = argument(call, None if position is None else position - shift, name)
     return found.value if found is not None else None
