@@ -1472,3 +1472,93 @@ def test_an_eager_caller_passing_a_jax_array_to_another_modules_helper(tmp_path:
     files = {"pkg/__init__.py": "from .ops import fill, update\n", "pkg/ops.py": ops, "run.py": run}
     write(tmp_path, files)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("ops.py", 5, "JAX103")]
+
+
+MODULES_MODEL = """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+
+    class Model(nnx.Module):
+        def __init__(self, rngs):
+            self.linear = nnx.Linear(3, 3, rngs=rngs)
+
+        def __call__(self, batch):
+            if batch.sum() > 0:
+                return self.linear(batch)
+            return batch
+
+
+    class Layer(eqx.Module):
+        weight: jax.Array
+
+        def __call__(self, h):
+            h = h * self.weight
+            if jnp.sum(h) > 0:
+                return h * 2
+            return h
+    """
+MODULES_STEPS = """
+    @nnx.jit
+    def train_step(model, batch):
+        return model(batch)
+
+
+    def apply_layers(layers, batch):
+        def one(h, layer):
+            return layer(h), None
+
+        return jax.lax.scan(one, batch, layers)[0]
+    """
+MODULES_RUN = """
+    model = Model(nnx.Rngs(0))
+    x = jnp.ones(3)
+    eqx.filter_jit(apply_layers)(Layer(jnp.ones((2, 3))), x)
+    train_step(model, x)
+    """
+MODULES_IMPORTS = """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from model import Layer, Model
+    """
+
+
+def test_module_methods_reached_through_parameters_across_modules_and_in_notebooks(tmp_path: Path) -> None:
+    """`model(batch)` in an `@nnx.jit` step whose caller passes `Model(...)`, and `layer(h)` in a `lax.scan` over
+    stacked equinox Modules: the classes' `__call__` run traced, whether the classes live in the module, in
+    another module or in a notebook (the methods' `if` on their traced argument fails under JAX)."""
+    steps = textwrap.dedent(MODULES_STEPS)
+    run = "def main():\n" + textwrap.indent(textwrap.dedent(MODULES_RUN), "    ")
+    write(tmp_path, {"model.py": MODULES_MODEL, "train.py": textwrap.dedent(MODULES_IMPORTS) + steps + run})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("model.py", 12, "JAX101"), ("model.py", 22, "JAX101")]
+    assert "called from nnx.jit-compiled 'train_step' in train" in findings[0].message
+    assert "called from lax.scan body 'one' in train" in findings[1].message
+    # The same in one notebook, and in a notebook importing the classes.
+    (tmp_path / "train.py").unlink()
+    (tmp_path / "model.py").unlink()
+    classes = textwrap.dedent(MODULES_MODEL)
+    write(tmp_path, {"alone.ipynb": notebook(classes, steps, MODULES_RUN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [
+        ("alone.ipynb", 13, "JAX101"),  # the cell's text starts with an empty line
+        ("alone.ipynb", 23, "JAX101"),
+    ]
+    (tmp_path / "alone.ipynb").unlink()
+    write(
+        tmp_path, {"model.py": MODULES_MODEL, "explore.ipynb": notebook(MODULES_IMPORTS, steps, MODULES_RUN)}
+    )
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [
+        ("model.py", 12, "JAX101"),
+        ("model.py", 22, "JAX101"),
+    ]
+    # Clean twins: the methods testing shapes (static under any trace) are silent everywhere.
+    clean = classes.replace("if batch.sum() > 0:", "if batch.shape[0] > 0:").replace(
+        "if jnp.sum(h) > 0:", "if h.ndim > 0:"
+    )
+    write(tmp_path, {"model.py": clean, "explore.ipynb": notebook(MODULES_IMPORTS, steps, MODULES_RUN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
