@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -329,7 +330,7 @@ def test_nnx_transformations_trace_their_function() -> None:
     from jaxlint.analysis.kinds import STRICT
     from jaxlint.analysis.transforms import DIFFERENTIATING, EAGER_MAPS, LAX_BODIES, TRANSFORMS
 
-    seen: dict[str, tuple[bool, ...]] = {}
+    seen: dict[str, Any] = {}
 
     class Model(nnx.Module):
         def __init__(self):
@@ -360,6 +361,13 @@ def test_nnx_transformations_trace_their_function() -> None:
         if TRANSFORMS[name][0] == STRICT:  # differentiation alone stages nothing out
             staged = seen["f"][1]
             assert staged == (name not in EAGER_MAPS), f"{name}: constants are tracers exactly when it stages"
+
+    # FILTERING's note: nnx.jit traces a Python scalar argument (equinox's filter_jit keeps it static).
+    nnx.jit(lambda m, v, flag: seen.update(flag=is_tracer(flag)))(model, x, True)
+    assert seen["flag"]
+    eqx = pytest.importorskip("equinox")
+    eqx.filter_jit(lambda v, flag: seen.update(flag=is_tracer(flag)))(x, True)
+    assert not seen["flag"]
 
     def body(*args):
         seen["body"] = tuple(is_tracer(a) for a in args)
