@@ -485,6 +485,20 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     return TRACED | ARRAY if array or annotation in SCALAR_FIELD_TYPES else TRACED
 
 
+def pytree_data_field(node: cst.BaseExpression, scope: Any) -> bool:
+    """`self.flag` / `state.flag` naming a data field (a leaf, traced with the pytree) of a pytree class that
+    `self` or the annotations name: a flag there is static only if the class declares the field static."""
+    if type(node) is not cst.Attribute:
+        return False
+    model = pytree_model(scope.index)
+    owner = _class_of(node.value, scope, model)
+    return (
+        owner is not None
+        and owner.how in (FIELDS, FLATTEN, ALL_DATA)
+        and owner.is_static(node.attr.value) is False
+    )
+
+
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
     """The pytree class of a parameter (by its annotation, or `self`), or of a field of one."""
     if type(node) is cst.Attribute:
