@@ -408,6 +408,8 @@ class ModuleIndex:
         (5% of a run's time; `tests/test_speed_equivalence.py` checks that a lint leaves no cycles)."""
         for unit in self.units.values():
             unit.parent = None
+            unit.memo.clear()  # facts computed on first use may hold other units (a parameter's callers)
+        self.root.memo.clear()
         self.project = None  # project mode: the module's facts point back at the index
 
     # -- positions -------------------------------------------------------------------------------------
