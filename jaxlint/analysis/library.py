@@ -191,6 +191,15 @@ APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {
     "flax.training.train_state.TrainState.create": ("apply_fn", "apply_fn"),  # flax 0.12.8
 }
 
+# flax.nnx objects (qualified-name prefix): `jax.jit` traces a copy of one given as an argument, so a Variable
+# update there (`model.count.value += 1`, `model.w[...] = w`) is dropped when the call returns; `nnx.jit`
+# propagates it, and returning the object hands the updated copy back (flax 0.12.8). Methods of library nnx
+# classes that update Variables, by class:
+NNX_CLASSES = ("flax.nnx.",)
+NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
+    "flax.nnx.Optimizer": frozenset({"update"}),  # the parameters it is given and its own step and state
+}
+
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}

@@ -387,3 +387,43 @@ def test_nnx_transformations_trace_their_function() -> None:
         else:
             call(1, [body, body], x)
         assert seen["body"] and all(seen["body"]), f"{name}: the body is traced"
+
+
+def test_nnx_updates_under_plain_jit_are_dropped() -> None:
+    """library.NNX_CLASSES / NNX_MUTATING_METHODS (JAX202): under `jax.jit` a Variable update of an nnx object
+    argument, directly or through `Optimizer.update`, is dropped; `nnx.jit` keeps it; a returned object is the
+    updated copy."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+    from jaxlint.analysis.library import NNX_CLASSES, NNX_MUTATING_METHODS
+
+    class Counter(nnx.Module):
+        def __init__(self):
+            self.count = nnx.Variable(jnp.array(0))
+            self.w = nnx.Param(jnp.ones(3))
+
+    def tick(model):
+        model.count.value += 1
+        model.w[...] = model.w[...] * 2
+
+    model = Counter()
+    assert nnx.Module.__module__.startswith(NNX_CLASSES), "nnx classes live under flax.nnx."
+    jax.jit(tick)(model)
+    assert int(model.count.value) == 0 and float(model.w.value[0]) == 1.0, "dropped under jax.jit"
+    nnx.jit(tick)(model)
+    assert int(model.count.value) == 1 and float(model.w.value[0]) == 2.0, "kept under nnx.jit"
+    returned = jax.jit(lambda m: (tick(m), m)[1])(model)
+    assert int(returned.count.value) == 2 and int(model.count.value) == 1, "the returned copy has the update"
+
+    ((optimizer_name, methods),) = NNX_MUTATING_METHODS.items()
+    assert optimizer_name.startswith(NNX_CLASSES) and methods == {"update"}
+    optimizer = resolve(optimizer_name)(model, optax.sgd(0.1), wrt=nnx.Param)
+
+    def step(model, optimizer):
+        grads = nnx.grad(lambda m: (m.w[...] ** 2).sum())(model)
+        optimizer.update(model, grads)
+
+    jax.jit(step)(model, optimizer)
+    assert float(model.w.value[0]) == 2.0 and int(optimizer.step.value) == 0, "dropped under jax.jit"
+    nnx.jit(step)(model, optimizer)
+    assert float(model.w.value[0]) != 2.0 and int(optimizer.step.value) == 1, "kept under nnx.jit"
