@@ -1562,3 +1562,37 @@ def test_module_methods_reached_through_parameters_across_modules_and_in_noteboo
     )
     write(tmp_path, {"model.py": clean, "explore.ipynb": notebook(MODULES_IMPORTS, steps, MODULES_RUN)})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_nnx_update_under_plain_jit_in_a_notebook(tmp_path: Path) -> None:
+    """JAX202 on a Variable update of an nnx object argument of a plain `jax.jit` function, in a notebook (the
+    class, the step and the call in separate cells); its clean twin returns the object."""
+    classes = """
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+
+        class Counter(nnx.Module):
+            def __init__(self):
+                self.count = nnx.Variable(jnp.array(0))
+        """
+    step = """
+        @jax.jit
+        def tick(model):
+            model.count.value += 1
+        """
+    run = """
+        model = Counter()
+        tick(model)
+        """
+    write(tmp_path, {"explore.ipynb": notebook(classes, step, run)})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line, f.cell) for f in findings] == [("JAX202", 4, 2)]
+    returned = textwrap.dedent(step) + "    return model\n"
+    write(tmp_path, {"explore.ipynb": notebook(classes, returned, run)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+    write(
+        tmp_path, {"explore.ipynb": notebook(classes, returned.replace("return model", "return None"), run)}
+    )
+    assert [f.code for f in jaxlint.lint_paths([str(tmp_path)])] == ["JAX202"]  # the twin's text is sound
