@@ -49,6 +49,11 @@ def dropped_object(name: cst.Name, ctx: Any) -> str | None:
     params = positional_params(node.params)
     if name.value not in {p.name.value for p in [*params, *node.params.kwonly_params]}:
         return None
+    position = next((i for i, p in enumerate(params) if p.name.value == name.value), None)
+    for app in apps:  # a static argument is the object itself, not a copy
+        static = {i + len(params) if i < 0 else i for i in app.spec.argnums}
+        if name.value in app.spec.argnames or (position is not None and position in static):
+            return None
     index = ctx.index
     found = parameter_class(index, name, unit)
     if found is None:
