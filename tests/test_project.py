@@ -1579,3 +1579,127 @@ def test_a_timer_context_manager_around_a_jitted_function_of_another_module(tmp_
     assert codes(findings) == [("bench.py", 17, "JAX403")]
     assert "`step(x)` runs asynchronously" in findings[0].message
     assert jaxlint.lint_source((tmp_path / "bench.py").read_text(), "bench.py") == []
+
+
+MODULES_MODEL = """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+
+    class Model(nnx.Module):
+        def __init__(self, rngs):
+            self.linear = nnx.Linear(3, 3, rngs=rngs)
+
+        def __call__(self, batch):
+            if batch.sum() > 0:
+                return self.linear(batch)
+            return batch
+
+
+    class Layer(eqx.Module):
+        weight: jax.Array
+
+        def __call__(self, h):
+            h = h * self.weight
+            if jnp.sum(h) > 0:
+                return h * 2
+            return h
+    """
+MODULES_STEPS = """
+    @nnx.jit
+    def train_step(model, batch):
+        return model(batch)
+
+
+    def apply_layers(layers, batch):
+        def one(h, layer):
+            return layer(h), None
+
+        return jax.lax.scan(one, batch, layers)[0]
+    """
+MODULES_RUN = """
+    model = Model(nnx.Rngs(0))
+    x = jnp.ones(3)
+    eqx.filter_jit(apply_layers)(Layer(jnp.ones((2, 3))), x)
+    train_step(model, x)
+    """
+MODULES_IMPORTS = """
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from model import Layer, Model
+    """
+
+
+def test_module_methods_reached_through_parameters_across_modules_and_in_notebooks(tmp_path: Path) -> None:
+    """`model(batch)` in an `@nnx.jit` step whose caller passes `Model(...)`, and `layer(h)` in a `lax.scan` over
+    stacked equinox Modules: the classes' `__call__` run traced, whether the classes live in the module, in
+    another module or in a notebook (the methods' `if` on their traced argument fails under JAX)."""
+    steps = textwrap.dedent(MODULES_STEPS)
+    run = "def main():\n" + textwrap.indent(textwrap.dedent(MODULES_RUN), "    ")
+    write(tmp_path, {"model.py": MODULES_MODEL, "train.py": textwrap.dedent(MODULES_IMPORTS) + steps + run})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("model.py", 12, "JAX101"), ("model.py", 22, "JAX101")]
+    assert "called from nnx.jit-compiled 'train_step' in train" in findings[0].message
+    assert "called from lax.scan body 'one' in train" in findings[1].message
+    # The same in one notebook, and in a notebook importing the classes.
+    (tmp_path / "train.py").unlink()
+    (tmp_path / "model.py").unlink()
+    classes = textwrap.dedent(MODULES_MODEL)
+    write(tmp_path, {"alone.ipynb": notebook(classes, steps, MODULES_RUN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [
+        ("alone.ipynb", 13, "JAX101"),  # the cell's text starts with an empty line
+        ("alone.ipynb", 23, "JAX101"),
+    ]
+    (tmp_path / "alone.ipynb").unlink()
+    write(
+        tmp_path, {"model.py": MODULES_MODEL, "explore.ipynb": notebook(MODULES_IMPORTS, steps, MODULES_RUN)}
+    )
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [
+        ("model.py", 12, "JAX101"),
+        ("model.py", 22, "JAX101"),
+    ]
+    # Clean twins: the methods testing shapes (static under any trace) are silent everywhere.
+    clean = classes.replace("if batch.sum() > 0:", "if batch.shape[0] > 0:").replace(
+        "if jnp.sum(h) > 0:", "if h.ndim > 0:"
+    )
+    write(tmp_path, {"model.py": clean, "explore.ipynb": notebook(MODULES_IMPORTS, steps, MODULES_RUN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_nnx_update_under_plain_jit_in_a_notebook(tmp_path: Path) -> None:
+    """JAX202 on a Variable update of an nnx object argument of a plain `jax.jit` function, in a notebook (the
+    class, the step and the call in separate cells); its clean twin returns the object."""
+    classes = """
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+
+        class Counter(nnx.Module):
+            def __init__(self):
+                self.count = nnx.Variable(jnp.array(0))
+        """
+    step = """
+        @jax.jit
+        def tick(model):
+            model.count.value += 1
+        """
+    run = """
+        model = Counter()
+        tick(model)
+        """
+    write(tmp_path, {"explore.ipynb": notebook(classes, step, run)})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line, f.cell) for f in findings] == [("JAX202", 4, 2)]
+    returned = textwrap.dedent(step) + "    return model\n"
+    write(tmp_path, {"explore.ipynb": notebook(classes, returned, run)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+    write(
+        tmp_path, {"explore.ipynb": notebook(classes, returned.replace("return model", "return None"), run)}
+    )
+    assert [f.code for f in jaxlint.lint_paths([str(tmp_path)])] == ["JAX202"]  # the twin's text is sound

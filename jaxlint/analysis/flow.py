@@ -858,10 +858,16 @@ class FlowWalker:
                 )
                 self.project.outgoing.add(fact)
             return
+        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
+        receiver = applied.receiver if applied is not None else None
+        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         for callee, bound_self in callees:
             if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue
             self._called_from(callee, frame)
+            if traced_receiver and bound_self and not callee.traced_receiver:
+                callee.traced_receiver = True
+                self._mark(callee, set(), frame.kind, frame.context, force=True)
             if callee.is_target:
                 self._mark(callee, set(), frame.kind, frame.context)
                 if through or any(app.kind == GRAD for app in callee.applications):

@@ -131,6 +131,9 @@ class Unit:
     order: int = 0
     applications: list[Application] = dataclasses.field(default_factory=list)
     is_target: bool = False  # some transformation (or lax body) applies to it directly
+    # A method that traced code calls on a traced instance (`layer(h)` with `layer` a slice of Modules that
+    # `lax.scan` hands its body, `model(x)` with `model` a jitted function's argument): `self` is traced.
+    traced_receiver: bool = False
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
     bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
     declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body
@@ -405,6 +408,8 @@ class ModuleIndex:
         (5% of a run's time; `tests/test_speed_equivalence.py` checks that a lint leaves no cycles)."""
         for unit in self.units.values():
             unit.parent = None
+            unit.memo.clear()  # facts computed on first use may hold other units (a parameter's callers)
+        self.root.memo.clear()
         self.project = None  # project mode: the module's facts point back at the index
 
     # -- positions -------------------------------------------------------------------------------------
@@ -615,7 +620,11 @@ class ModuleIndex:
                         if (type(arg) is cst.List or type(arg) is cst.Tuple)
                         else [arg]
                     )
-                    label = "lax." + callee.rsplit(".", 1)[1] + " body"
+                    label = (
+                        ("nnx." if callee.startswith("flax.") else "lax.")
+                        + callee.rsplit(".", 1)[1]
+                        + " body"
+                    )
                     for value in values:
                         for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, label

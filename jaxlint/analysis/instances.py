@@ -22,6 +22,8 @@ from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .kinds import HAIKU, LINEN
 from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES
+from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
+from .receivers import parameter_class
 from .transforms import TRANSFORMS, Application, StaticSpec, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
@@ -131,17 +133,6 @@ _MAX_DEPTH = 8
 _APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
 
 
-def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
-    """The `Model(...)` call an instance comes from (or `hk.transform(f)`): built right there, or a name bound
-    once to it in this function or at module level."""
-    if type(receiver) is cst.Name:
-        found = unit.single_assignment(receiver.value)
-        if found is None and (unit is index.root or receiver.value not in unit.local_names):
-            found = index.root.single_assignment(receiver.value)
-        receiver = found if found is not None else receiver
-    return receiver if type(receiver) is cst.Call else None
-
-
 @dataclasses.dataclass
 class AppliedMethod:
     """`model.apply(variables, x, train, method=...)` of a flax.linen Module: the method it runs (this module's
@@ -153,6 +144,7 @@ class AppliedMethod:
     target: str | None
     args: list[cst.Arg]
     bound: bool = True  # a method bound to the instance (haiku's function: not)
+    receiver: cst.BaseExpression | None = None  # the instance `obj(x)` / `obj.m(x)` runs the method on
 
 
 def module_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod | None:
@@ -175,32 +167,41 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
     # method of that name runs it (decided by the class, not by the name).
     flax_name = method in MODULE_METHODS
     built = module_instance(index, func, unit)
-    if built is None:
-        return None
     # An object built inside the function lives only as long as the trace: its methods may store tracers on
     # it (evojax's `game = Game(state); game.setRightAction(action)`). Such a class is followed only when
     # none of its methods but the constructors assigns to `self`; a flax Module may not assign at all.
     shared = type(func) is cst.Name and unit.single_assignment(func.value) is None
-    cls = built.func
-    if type(cls) is cst.Name and not (unit is not index.root and cls.value in unit.local_names):
+    exact, scope = True, unit
+    if built is not None:
+        cls = built.func
+    else:  # a parameter: its annotation, or what every caller passes (`step(model, x)`, a scanned Module)
+        found = parameter_class(index, func, unit)
+        if found is None:
+            return None
+        cls, scope, exact = found
+    if type(cls) is cst.Name and not (scope is not index.root and cls.value in scope.local_names):
         node = index.classes.get(cls.value)
         if node is not None:
-            linen = module_class_kind(index, cls, unit) == LINEN
+            linen = module_class_kind(index, cls, scope) == LINEN
             if not shared and _sets_attributes(index, node) and not linen:
                 return None
-            methods = class_methods(index, cls.value, method)
+            methods = (
+                class_methods(index, cls.value, method)
+                if exact
+                else local_method_units(index, cls.value, method)
+            )
             if flax_name and (linen or not methods):
                 return None
-            return AppliedMethod(methods, None, list(call.args))
+            return AppliedMethod(methods, None, list(call.args), receiver=func)
     if flax_name:
         return None  # another module's class: whether its `apply` is flax's is not known here
-    qualname = index.qualname(cls, unit)
+    qualname = index.qualname(cls, scope)
     project = index.project
     if qualname is None or project is None or not project.records(qualname):
         return None
-    if not shared and module_class_kind(index, cls, unit) != LINEN:
+    if not shared and module_class_kind(index, cls, scope) != LINEN:
         return None  # another module's class built here: whether its methods store on `self` is unknown
-    return AppliedMethod([], f"{qualname}.{method}", list(call.args))
+    return AppliedMethod([], f"{qualname}.{method}", list(call.args), receiver=func)
 
 
 def _sets_attributes(index: ModuleIndex, node: cst.ClassDef) -> bool:

@@ -79,6 +79,11 @@ LINEN_PARAM_METHODS = frozenset({"param"})
 LINEN_CONCRETE_VARIABLES = ("nn.scan body", "nn.vmap-mapped")
 LINEN_LAYERS_PREFIX = "flax.linen."
 
+# Field annotations of Python scalars: a pytree's scalar leaf is traced as a 0-d array wherever its leaves are
+# (an equinox Module's `flag: bool` under jax.jit and as a lax.scan carry: `if self.flag:` fails), and static
+# under equinox's filter_jit, which keeps every non-array leaf static (equinox 0.13.8, jax 0.10.2).
+SCALAR_FIELD_TYPES = frozenset({"bool", "int", "float", "complex"})
+
 # Field constructors and how each marks a field static: (keyword, value meaning static).
 FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "flax.struct.field": ("pytree_node", False),
@@ -260,6 +265,15 @@ KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
 # field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
 APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {
     "flax.training.train_state.TrainState.create": ("apply_fn", "apply_fn"),  # flax 0.12.8
+}
+
+# flax.nnx objects (qualified-name prefix): `jax.jit` traces a copy of one given as an argument, so a Variable
+# update there (`model.count.value += 1`, `model.w[...] = w`) is dropped when the call returns; `nnx.jit`
+# propagates it, and returning the object hands the updated copy back (flax 0.12.8). Methods of library nnx
+# classes that update Variables, by class:
+NNX_CLASSES = ("flax.nnx.",)
+NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
+    "flax.nnx.Optimizer": frozenset({"update"}),  # the parameters it is given and its own step and state
 }
 
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":

@@ -32,7 +32,13 @@ TRANSFORMS: dict[str, tuple[int, str]] = {
     "equinox.filter_vmap": (STRICT, "equinox.filter_vmap-mapped"),
     "equinox.filter_pmap": (STRICT, "equinox.filter_pmap-mapped"),
     "equinox.filter_checkpoint": (STRICT, "equinox.filter_checkpoint-ed"),
+    # flax.nnx's lifted transformations of a function (flax 0.12.8: each traces the array arguments it is
+    # given, tests/analysis/test_library_semantics.py); nnx.vmap, like jax.vmap, stages nothing out.
     "flax.nnx.jit": (STRICT, "nnx.jit-compiled"),
+    "flax.nnx.vmap": (STRICT, "nnx.vmap-mapped"),
+    "flax.nnx.pmap": (STRICT, "nnx.pmap-mapped"),
+    "flax.nnx.remat": (STRICT, "nnx.remat-ed"),
+    "flax.nnx.scan": (STRICT, "nnx.scan body"),
     "jax.grad": (GRAD, "jax.grad-differentiated"),
     "jax.value_and_grad": (GRAD, "jax.value_and_grad-differentiated"),
     "jax.jacfwd": (GRAD, "jax.jacfwd-differentiated"),
@@ -48,10 +54,13 @@ TRANSFORMS: dict[str, tuple[int, str]] = {
 }
 
 # Transformations whose plain (non-array) arguments are static: only array-annotated parameters are traced.
+# flax.nnx.jit is here for its graph-node arguments (a Module's plain attributes stay static), but it traces a
+# Python scalar argument (flax 0.12.8: `nnx.jit(f)(model, x, True)` gives `f` a traced bool, unlike
+# `eqx.filter_jit`); that is not modelled, so such a flag is missed, never wrongly flagged.
 FILTERING = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.jit"})
 # Transformations that stage nothing out: called eagerly, only the values computed from their mapped arguments
 # are tracers (`jnp.zeros(3)` or `split(closed_key)` inside a bare vmap are concrete arrays, checked on 0.10).
-EAGER_MAPS = frozenset({"jax.vmap", "equinox.filter_vmap"})
+EAGER_MAPS = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
 
 # lax control flow: qualified name -> (positional index, keyword) of each function argument.
 LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
@@ -62,6 +71,11 @@ LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
     "jax.lax.switch": ((1, "branches"),),
     "jax.lax.map": ((0, "f"),),
     "jax.lax.associative_scan": ((0, "fn"),),
+    # flax.nnx's control flow takes its functions where lax's does (flax 0.12.8)
+    "flax.nnx.fori_loop": ((2, "body_fun"),),
+    "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
+    "flax.nnx.switch": ((1, "branches"),),
 }
 
 # Differentiation alone makes tracers only of the arguments it differentiates: transform -> default argnums.

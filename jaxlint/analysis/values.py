@@ -23,6 +23,7 @@ from .library import (
     LINEN_PARAM_METHODS,
     OBSERVED_KEYWORD,
     PYTHON_IF_OPERAND_IS,
+    SCALAR_FIELD_TYPES,
     TRACED_RESULT,
 )
 from .linen_values import layer_flags, param_flags
@@ -452,7 +453,7 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     children are tracers (under equinox's filter_jit only the array-annotated ones); its static fields and
     anything else read from `self` stay Python values (0)."""
     unit = scope.unit
-    if not unit.is_target or not unit.is_method:
+    if not (unit.is_target or unit.traced_receiver) or not unit.is_method:
         return 0
     function = unit.node
     positional = [*function.params.posonly_params, *function.params.params]
@@ -461,7 +462,9 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     if any(dotted_name(d.decorator) == "classmethod" for d in function.decorators):
         return 0
     apps = [a for a in unit.applications if a.kind == STRICT]
-    if not apps or any(
+    if unit.traced_receiver:
+        apps = []  # called on a traced instance (a jitted function's argument, a scanned Module): all leaves
+    elif not apps or any(
         a.bound_self
         or a.spec.unknown
         or 0 in a.spec.argnums
@@ -478,10 +481,27 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     field = node.attr.value
     if cls.is_static(field) is not False:
         return 0
-    array = cls.field_types.get(field) in ARRAY_ANNOTATIONS
+    annotation = cls.field_types.get(field)
+    array = annotation in ARRAY_ANNOTATIONS
     if any(a.spec.filtering for a in apps) and not array:
         return 0  # filter_jit: only arrays are traced
-    return TRACED | ARRAY if array else TRACED
+    # A Python scalar leaf (`flag: bool`) is traced as a 0-d array (equinox 0.13.8 under jax.jit and as a
+    # lax.scan carry; tests/analysis/test_library_semantics.py).
+    return TRACED | ARRAY if array or annotation in SCALAR_FIELD_TYPES else TRACED
+
+
+def pytree_data_field(node: cst.BaseExpression, scope: Any) -> bool:
+    """`self.flag` / `state.flag` naming a data field (a leaf, traced with the pytree) of a pytree class that
+    `self` or the annotations name: a flag there is static only if the class declares the field static."""
+    if type(node) is not cst.Attribute:
+        return False
+    model = pytree_model(scope.index)
+    owner = _class_of(node.value, scope, model)
+    return (
+        owner is not None
+        and owner.how in (FIELDS, FLATTEN, ALL_DATA)
+        and owner.is_static(node.attr.value) is False
+    )
 
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:

@@ -8,6 +8,7 @@ from ..analysis import HOLDS_TRACED, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.host_effects import call_effect, outer_iterator
 from ..analysis.library import HOST_EFFECTS, LOGS, WRITES
+from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
 from ..analysis.storage import StorageResolver, storage_of
 from ..syntax import source_of, walk
 from .base import Rule
@@ -85,7 +86,12 @@ call with traced arguments):
 - `next(it)` where `it` is a Python iterator bound outside the traced function (an `iter(...)`, `map`, `zip`,
   `itertools` result, a generator or a generator expression): it is advanced once, while tracing, and every
   step of a `lax.scan`/`fori_loop` body (or every call of a jitted step) sees that one item;
-- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`.
+- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`;
+- Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
+  (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
+  class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
+  the call returns. Not flagged under `nnx.jit`, or when the function returns the object (or its
+  `nnx.state`).
 
 What a library call does on the host (logs, draws a progress bar, makes a logger or a bar) is read from the
 library table (`jaxlint/analysis/library.py`), each entry run on the version it names.
@@ -144,6 +150,10 @@ No automatic fix: what the side effect should become depends on the intent.
         message = self._call_message(node, name, ctx)
         if message is not None:
             ctx.report(self, node, message)
+            return
+        receiver = mutating_call(node, ctx)
+        if receiver is not None:
+            ctx.report(self, node, _dropped_update(f"'{source_of(node.func, 40)}(...)'", receiver, ctx))
 
     def _call_message(self, node: cst.Call, name: str | None, ctx: RuleContext) -> str | None:
         where = f"inside {ctx.context}"
@@ -240,6 +250,10 @@ No automatic fix: what the side effect should become depends on the intent.
                 f"{per_run(ctx)}; set it before calling the transformed function",
             )
             return
+        root = updated_variable(target)
+        if root is not None and dropped_object(root, ctx) is not None:
+            ctx.report(self, target, _dropped_update(f"'{source_of(target, 40)}'", root, ctx))
+            return
         if isinstance(statement, cst.AugAssign):
             stored = ctx.flags(target) | ctx.flags(value)
         elif (
@@ -264,6 +278,14 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def _outer_state(self, target: cst.BaseExpression, ctx: RuleContext) -> str | None:
         return storage_of(target, ctx, self.resolver, items=False)
+
+
+def _dropped_update(what: str, receiver: cst.Name, ctx: RuleContext) -> str:
+    return (
+        f"Update {what} of the flax.nnx object '{receiver.value}' inside {ctx.context}: jax.jit traces a copy of "
+        f"'{receiver.value}', so the update is dropped when the call returns and the object passed in keeps its "
+        f"old values; compile with nnx.jit, or return '{receiver.value}' (or its nnx.state) from the function"
+    )
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:

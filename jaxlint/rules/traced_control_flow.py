@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.values import pytree_data_field
 from .base import Rule
 from .common import culprit
 
@@ -105,7 +106,8 @@ No automatic fix: the right replacement depends on whether both branches can be 
             self,
             test,
             f"Python '{what}' on traced value {culprit(test, ctx)} inside {ctx.context}: "
-            f"raises TracerBoolConversionError; {_flag_advice(test) or self._ADVICE[what]}",
+            f"raises TracerBoolConversionError; "
+            f"{_flag_advice(test) or _field_advice(test, ctx) or self._ADVICE[what]}",
         )
 
     def _cover(self, test: cst.BaseExpression) -> None:
@@ -249,6 +251,16 @@ No automatic fix: the right replacement depends on whether both branches can be 
 _MODE_FLAGS = frozenset(
     "train training is_training is_train deterministic eval is_eval evaluate inference use_running_average".split()
 )
+
+
+def _field_advice(test: cst.BaseExpression, ctx: RuleContext) -> str | None:
+    """`if self.enabled:` on a data field of a traced pytree (an equinox Module's `enabled: bool`): the field is
+    traced with the instance; declared static, it stays the Python value it is."""
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test = test.expression
+    if not pytree_data_field(test, ctx):
+        return None
+    return f"{culprit(test, ctx)} is a data field of a traced pytree: declare it a static field of its class"
 
 
 def _flag_advice(test: cst.BaseExpression) -> str | None:

@@ -9,6 +9,7 @@ import importlib
 import io
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -451,3 +452,151 @@ def test_fold_in_equals_split_index() -> None:
     data = jax.random.key_data
     for i in range(2):
         assert (data(jax.random.fold_in(key, i)) == data(jax.random.split(key)[i])).all()
+
+
+def test_equinox_module_fields_are_traced_unless_static() -> None:
+    """What `values.traced_self_field` reads: a Module's non-static fields (a `bool` one too) are tracers under
+    jax.jit and in a lax.scan carry; filter_jit keeps non-array leaves static; `eqx.field(static=True)` is
+    static everywhere; scanning over stacked Modules hands the body one Module of the class per step."""
+    eqx = pytest.importorskip("equinox")
+    from jaxlint.analysis.library import FIELD_FUNCTIONS, FIELDS, PYTREE_BASES, SCALAR_FIELD_TYPES
+    from jaxlint.analysis.transforms import FILTERING
+
+    assert PYTREE_BASES["equinox.Module"] == FIELDS and FIELD_FUNCTIONS["equinox.field"] == ("static", True)
+    assert "bool" in SCALAR_FIELD_TYPES and "equinox.filter_jit" in FILTERING
+    seen: dict[str, bool] = {}
+
+    class Block(eqx.Module):
+        weight: jax.Array
+        flag: bool
+        fixed: bool = eqx.field(static=True, default=True)
+
+        def __call__(self, x):
+            seen.update(weight=is_tracer(self.weight), flag=is_tracer(self.flag), fixed=is_tracer(self.fixed))
+            return x * self.weight
+
+    block, x = Block(jnp.ones(3), True), jnp.ones(3)
+    jax.jit(lambda b, v: b(v))(block, x)
+    assert seen == {"weight": True, "flag": True, "fixed": False}
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(lambda b: jnp.ones(1) if b.flag else jnp.zeros(1))(block)
+    eqx.filter_jit(lambda b, v: b(v))(block, x)
+    assert seen == {"weight": True, "flag": False, "fixed": False}, "filter_jit: non-array leaves static"
+    jax.lax.scan(lambda b, _: (b, b(x)), block, None, length=2)
+    assert seen == {"weight": True, "flag": True, "fixed": False}, "a scan carry: every leaf traced"
+
+    class Layer(eqx.Module):
+        weight: jax.Array
+
+    def one(h, layer):
+        seen.update(layer=type(layer) is Layer, layer_weight=is_tracer(layer.weight))
+        return h * layer.weight, None
+
+    jax.lax.scan(one, x, Layer(jnp.ones((2, 3))))
+    assert seen["layer"] and seen["layer_weight"], "each step gets a Layer whose fields are tracers"
+
+
+def test_nnx_transformations_trace_their_function() -> None:
+    """The flax.nnx entries of transforms.TRANSFORMS and LAX_BODIES: the function receives tracers for the array
+    arguments (the differentiated one only, for nnx.grad); nnx.vmap, like jax.vmap, stages nothing out."""
+    nnx = pytest.importorskip("flax.nnx")
+    from jaxlint.analysis.kinds import STRICT
+    from jaxlint.analysis.transforms import DIFFERENTIATING, EAGER_MAPS, LAX_BODIES, TRANSFORMS
+
+    seen: dict[str, Any] = {}
+
+    class Model(nnx.Module):
+        def __init__(self):
+            self.w = nnx.Param(jnp.ones(3))
+
+        def __call__(self, x):
+            return x * self.w
+
+    def f(model, x):
+        seen["f"] = (is_tracer(x), is_tracer(jnp.zeros(1)))
+        return model(x).sum()
+
+    model, x = Model(), jnp.ones(3)
+    names = sorted(n for n in TRANSFORMS if n.startswith("flax.nnx."))
+    assert names, "the table has flax.nnx transformations"
+    for name in names:
+        seen.clear()
+        transform = resolve(name)
+        if name in ("flax.nnx.vmap", "flax.nnx.pmap"):
+            transform(f, in_axes=(None, 0))(model, x[None])
+        elif name == "flax.nnx.scan":
+            transform(lambda c, v: (c, f(model, v)), in_axes=(nnx.Carry, 0))(0.0, x[None])
+        elif name in DIFFERENTIATING:
+            transform(lambda v, m: f(m, v), argnums=DIFFERENTIATING[name])(x, model)
+        else:
+            transform(f)(model, x)
+        assert seen["f"][0], f"{name}: the array argument is a tracer"
+        if TRANSFORMS[name][0] == STRICT:  # differentiation alone stages nothing out
+            staged = seen["f"][1]
+            assert staged == (name not in EAGER_MAPS), f"{name}: constants are tracers exactly when it stages"
+
+    # FILTERING's note: nnx.jit traces a Python scalar argument (equinox's filter_jit keeps it static).
+    nnx.jit(lambda m, v, flag: seen.update(flag=is_tracer(flag)))(model, x, True)
+    assert seen["flag"]
+    eqx = pytest.importorskip("equinox")
+    eqx.filter_jit(lambda v, flag: seen.update(flag=is_tracer(flag)))(x, True)
+    assert not seen["flag"]
+
+    def body(*args):
+        seen["body"] = tuple(is_tracer(a) for a in args)
+        return args[-1]
+
+    flows = sorted(n for n in LAX_BODIES if n.startswith("flax.nnx."))
+    assert flows
+    for name in flows:
+        seen.clear()
+        call = resolve(name)
+        if name.endswith("fori_loop"):
+            call(0, 2, body, x)
+        elif name.endswith("while_loop"):
+            call(lambda v: v.sum() < 0, body, x)
+        elif name.endswith("cond"):
+            call(x.sum() > 0, body, body, x)
+        else:
+            call(1, [body, body], x)
+        assert seen["body"] and all(seen["body"]), f"{name}: the body is traced"
+
+
+def test_nnx_updates_under_plain_jit_are_dropped() -> None:
+    """library.NNX_CLASSES / NNX_MUTATING_METHODS (JAX202): under `jax.jit` a Variable update of an nnx object
+    argument, directly or through `Optimizer.update`, is dropped; `nnx.jit` keeps it; a returned object is the
+    updated copy."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+    from jaxlint.analysis.library import NNX_CLASSES, NNX_MUTATING_METHODS
+
+    class Counter(nnx.Module):
+        def __init__(self):
+            self.count = nnx.Variable(jnp.array(0))
+            self.w = nnx.Param(jnp.ones(3))
+
+    def tick(model):
+        model.count.value += 1
+        model.w[...] = model.w[...] * 2
+
+    model = Counter()
+    assert nnx.Module.__module__.startswith(NNX_CLASSES), "nnx classes live under flax.nnx."
+    jax.jit(tick)(model)
+    assert int(model.count.value) == 0 and float(model.w.value[0]) == 1.0, "dropped under jax.jit"
+    nnx.jit(tick)(model)
+    assert int(model.count.value) == 1 and float(model.w.value[0]) == 2.0, "kept under nnx.jit"
+    returned = jax.jit(lambda m: (tick(m), m)[1])(model)
+    assert int(returned.count.value) == 2 and int(model.count.value) == 1, "the returned copy has the update"
+
+    ((optimizer_name, methods),) = NNX_MUTATING_METHODS.items()
+    assert optimizer_name.startswith(NNX_CLASSES) and methods == {"update"}
+    optimizer = resolve(optimizer_name)(model, optax.sgd(0.1), wrt=nnx.Param)
+
+    def step(model, optimizer):
+        grads = nnx.grad(lambda m: (m.w[...] ** 2).sum())(model)
+        optimizer.update(model, grads)
+
+    jax.jit(step)(model, optimizer)
+    assert float(model.w.value[0]) == 2.0 and int(optimizer.step.value) == 0, "dropped under jax.jit"
+    nnx.jit(step)(model, optimizer)
+    assert float(model.w.value[0]) != 2.0 and int(optimizer.step.value) == 1, "kept under nnx.jit"

@@ -1,0 +1,133 @@
+"""flax.nnx objects handed to a plain `jax.jit` function, whose Variable updates are dropped.
+
+`jax.jit` flattens an nnx object argument and traces a copy built from its leaves: `model.count.value += 1`,
+`model.w[...] = w` or `optimizer.update(model, grads)` there change the copy, and the object the caller passed
+keeps its old values (`nnx.jit` propagates the updates; library.NNX_CLASSES). Returning the object
+(or its `nnx.state`) hands the updated copy back, so a function that returns it is left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..syntax import own_nodes, walk
+from .instances import class_methods, subclass_bases
+from .kinds import NONE
+from .library import NNX_CLASSES, NNX_MUTATING_METHODS
+from .receivers import parameter_class
+from .transforms import TRANSFORMS, positional_params
+
+_PLAIN_JIT = TRANSFORMS["jax.jit"][1]
+
+
+def updated_variable(target: cst.BaseExpression) -> cst.Name | None:
+    """`model.count.value` / `model.count[...]` / `model.count.value[...]` as an assignment target: the
+    object's name (`model`); None for anything else (`model.x = v` rebinds an attribute)."""
+    updated = False
+    if type(target) is cst.Subscript:
+        target, updated = target.value, True
+    if type(target) is cst.Attribute and target.attr.value == "value":
+        target, updated = target.value, True
+    if updated and type(target) is cst.Attribute and type(target.value) is cst.Name:
+        return target.value
+    return None
+
+
+def dropped_object(name: cst.Name, ctx: Any) -> str | None:
+    """Whether `name` is a parameter of the function being walked, which only plain `jax.jit` compiles, bound
+    to a flax.nnx object (its class named by `receivers.parameter_class`) that the function does not return:
+    the class's qualified or local name, else None."""
+    unit = ctx.unit
+    node = unit.node
+    if type(node) is not cst.FunctionDef or not unit.is_target:
+        return None
+    apps = [app for app in unit.applications if app.kind > NONE]
+    if not apps or any(app.label != _PLAIN_JIT or app.spec.unknown for app in apps):
+        return None
+    params = positional_params(node.params)
+    if name.value not in {p.name.value for p in [*params, *node.params.kwonly_params]}:
+        return None
+    position = next((i for i, p in enumerate(params) if p.name.value == name.value), None)
+    for app in apps:  # a static argument is the object itself, not a copy
+        static = {i + len(params) if i < 0 else i for i in app.spec.argnums}
+        if name.value in app.spec.argnames or (position is not None and position in static):
+            return None
+    index = ctx.index
+    found = parameter_class(index, name, unit)
+    if found is None:
+        return None
+    cls, scope, _ = found
+    kind = nnx_class(index, cls, scope)
+    if kind is None or _returned(node, name.value):
+        return None
+    return kind
+
+
+def mutating_call(call: cst.Call, ctx: Any) -> cst.Name | None:
+    """`optimizer.update(model, grads)` (a library nnx method that updates Variables) or `model.step(x)` (a
+    method of the module's own nnx class that assigns to `self.<v>.value` / `self.<v>[...]`): the receiver's
+    name when it is a `dropped_object`; None otherwise."""
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        return None
+    receiver, method = func.value, func.attr.value
+    kind = dropped_object(receiver, ctx)
+    if kind is None:
+        return None
+    if method in NNX_MUTATING_METHODS.get(kind, ()):
+        return receiver
+    if "." in kind:
+        return None  # a library class's other methods: not known to update anything
+    return receiver if any(_updates_self(u.node) for u in class_methods(ctx.index, kind, method)) else None
+
+
+def nnx_class(index: Any, cls: cst.BaseExpression, scope: Any) -> str | None:
+    """The class's qualified name when it is a flax.nnx class, or the local name of a module class deriving
+    from one (through the module's own classes); None otherwise."""
+    local = type(cls) is cst.Name and not (scope is not index.root and cls.value in scope.local_names)
+    if not local or index.classes.get(cls.value) is None:  # type: ignore[attr-defined]
+        qualname = index.qualname(cls, scope)
+        return qualname if qualname is not None and qualname.startswith(NNX_CLASSES) else None
+    assert type(cls) is cst.Name
+    for name in [cls.value, *subclass_bases(index, cls.value)]:
+        node = index.classes.get(name)
+        for base in node.bases if node is not None else ():
+            base_name = index.qualname(base.value, index.root)
+            if base.keyword is None and base_name is not None and base_name.startswith(NNX_CLASSES):
+                return cls.value
+    return None
+
+
+def _returned(function: cst.FunctionDef, name: str) -> bool:
+    """Whether a `return`/`yield` of the function hands the object back (`return model`, `nnx.state(model)`,
+    `(loss, model)`); `return model.score(x)` reads from it only."""
+    for node in own_nodes(function):
+        if (type(node) is cst.Return or type(node) is cst.Yield) and node.value is not None:
+            nodes = list(walk(node.value))
+            read = {id(n.value) for n in nodes if type(n) is cst.Attribute}
+            if any(type(n) is cst.Name and n.value == name and id(n) not in read for n in nodes):
+                return True
+    return False
+
+
+def _updates_self(method: cst.CSTNode) -> bool:
+    """A method assigning to `self.<v>.value` or `self.<v>[...]` (a Variable update)."""
+    if type(method) is not cst.FunctionDef:
+        return False
+    params = positional_params(method.params)
+    if not params:
+        return False
+    self_name = params[0].name.value
+    for node in own_nodes(method):
+        targets: list[cst.BaseExpression] = []
+        if type(node) is cst.Assign:
+            targets = [t.target for t in node.targets]
+        elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
+            targets = [node.target]
+        for target in targets:
+            root = updated_variable(target)
+            if root is not None and root.value == self_name:
+                return True
+    return False

@@ -1,0 +1,239 @@
+"""Which class an object that code calls methods on is an instance of.
+
+`model(x)` or `model.m(x)` runs a method of `model`'s class; this module finds that class:
+- `model` built right there (`Model(...)(x)`), or a name bound once to `Model(...)` in the function or at
+  module level (`module_instance`);
+- `model` a parameter annotated with a class (`def step(model: Model, x)`), possibly of a subclass;
+- `model` a parameter that every call of its function in this module gives an instance of one class
+  (`step(model, x)` with `model = Model(...)`, also through `nnx.jit(step)(model, x)` or `g = jax.jit(step)`),
+  or the carry (`init`) or the slice of the stacked `xs` that `lax.scan`, `fori_loop` and `while_loop` hand
+  their body: scanning over a stacked equinox Module gives each step a Module of the same class.
+Parameters are followed through callers a few levels deep; callers in other modules are not seen.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import argument
+from .index import ModuleIndex, Unit
+from .transforms import positional_params
+
+_MAX_DEPTH = 3
+_LAX_NAMES = frozenset({"scan", "fori_loop", "while_loop"})
+# lax control flow: qualified name -> (position, keyword) of the body, and for each of the body's parameters
+# the (position, keyword) of the call's argument whose class it receives (the carry, or a slice of `xs`).
+_LAX_CARRIES: dict[str, tuple[tuple[int, str], tuple[tuple[int, str], ...]]] = {
+    "jax.lax.scan": ((0, "f"), ((1, "init"), (2, "xs"))),
+    "jax.lax.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
+    "jax.lax.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
+    "flax.nnx.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
+    "flax.nnx.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
+}
+
+
+def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
+    """The `Model(...)` call an instance comes from (or `hk.transform(f)`): built right there, or a name bound
+    once to it in this function or at module level."""
+    if type(receiver) is cst.Name:
+        found = unit.single_assignment(receiver.value)
+        if found is None and (unit is index.root or receiver.value not in unit.local_names):
+            found = index.root.single_assignment(receiver.value)
+        receiver = found if found is not None else receiver
+    return receiver if type(receiver) is cst.Call else None
+
+
+def parameter_class(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit, depth: int = 0
+) -> tuple[cst.BaseExpression, Unit, bool] | None:
+    """For a parameter (of `unit` or of a function enclosing it) never rebound: the expression naming its class,
+    the unit to resolve that expression in, and whether the object is exactly of that class (built by calling
+    it) rather than possibly of a subclass (an annotation). None when unknown, or when callers disagree."""
+    if type(receiver) is not cst.Name or depth > _MAX_DEPTH:
+        return None
+    name = receiver.value
+    owner: Unit | None = unit
+    while owner is not None and owner is not index.root and name not in owner.local_names:
+        owner = owner.parent
+    if owner is None or owner is index.root or name in owner.bindings:
+        return None
+    node = owner.node
+    if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
+        return None
+    params = node.params
+    positional = positional_params(params)
+    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name), None)
+    if param is None or (owner.is_method and positional and param is positional[0]):
+        return None  # `*args`, `**kwargs`; `self` (whose class `instances.method_call` knows)
+    if param.annotation is not None:
+        annotation = param.annotation.annotation
+        if type(annotation) is cst.Name or type(annotation) is cst.Attribute:
+            return annotation, owner.parent or index.root, False
+        return None
+    position = positional.index(param) if param in positional else None
+    found: tuple[cst.BaseExpression, Unit, bool] | None = None
+    key: str | None = None
+    for given, caller in _arguments(index, owner, name, position):
+        this = _class_of(index, given, caller, depth) if given is not None else None
+        if this is None:
+            return None
+        this_key = index.qualname(this[0], this[1]) or _local_class_name(index, this[0], this[1])
+        if this_key is None or (key is not None and this_key != key):
+            return None
+        found, key = this, this_key
+    return found
+
+
+def _class_of(
+    index: ModuleIndex, value: cst.BaseExpression, unit: Unit, depth: int
+) -> tuple[cst.BaseExpression, Unit, bool] | None:
+    built = module_instance(index, value, unit)
+    if built is not None:
+        return built.func, unit, True
+    return parameter_class(index, value, unit, depth + 1)
+
+
+def _local_class_name(index: ModuleIndex, cls: cst.BaseExpression, unit: Unit) -> str | None:
+    if type(cls) is cst.Name and not (unit is not index.root and cls.value in unit.local_names):
+        return cls.value if index.classes.get(cls.value) is not None else None
+    return None
+
+
+def _arguments(
+    index: ModuleIndex, owner: Unit, name: str, position: int | None
+) -> list[tuple[cst.BaseExpression | None, Unit]]:
+    """What each call of `owner` in this module passes for its parameter `name` (at `position`, None for a
+    keyword-only one), with the caller's unit; None for a call that passes it through `*args` or leaves it to
+    its default. Memoised on the unit."""
+    memo = owner.memo.setdefault("parameter_arguments", {})
+    if name in memo:
+        return memo[name]
+    out: list[tuple[cst.BaseExpression | None, Unit]] = []
+    function = owner.name
+    for call, caller, order in _sites_naming(index).get(function, ()):
+        for given in _passed(index, call, caller, order, owner, function, name, position):
+            out.append((given, caller))
+    memo[name] = out
+    return out
+
+
+def _sites_naming(index: ModuleIndex) -> dict[str, list[tuple[cst.Call, Unit, int]]]:
+    """The module's calls by the function name they may call it through (`f(...)`, `obj.f(...)`,
+    `jax.jit(f)(...)`, `g(...)` with `g` bound to a call, `lax.scan(f, ...)`; "<lambda>" for a lambda body):
+    one pass over the calls, so that finding a function's callers reads only the calls that name it."""
+    table = index.root.memo.get("sites_naming")
+    if table is not None:
+        return table
+    table = {}
+    for site in index._sites:
+        call, caller, _ = site
+        func = call.func
+        names: list[str] = []
+        if type(func) is cst.Name:
+            names.append(func.value)
+            if func.value in _transformed_names(index, caller):
+                func = (
+                    caller.single_assignment(func.value) or index.root.single_assignment(func.value) or func
+                )
+        elif type(func) is cst.Attribute:
+            names.append(func.attr.value)
+        if type(func) is cst.Call and func.args and type(func.args[0].value) is cst.Name:
+            names.append(func.args[0].value.value)
+        if names and names[0] in _LAX_NAMES:
+            for arg in call.args:
+                if type(arg.value) is cst.Name:
+                    names.append(arg.value.value)
+                elif type(arg.value) is cst.Lambda:
+                    names.append("<lambda>")
+        for name in set(names):
+            table.setdefault(name, []).append(site)
+    index.root.memo["sites_naming"] = table
+    return table
+
+
+def _passed(
+    index: ModuleIndex,
+    call: cst.Call,
+    caller: Unit,
+    order: int,
+    owner: Unit,
+    function: str,
+    name: str,
+    position: int | None,
+) -> list[cst.BaseExpression | None]:
+    """What `call` passes `owner` for its parameter: [] when it does not call `owner`, [None] when it may
+    but what it passes is not known."""
+    func = call.func
+    if type(func) is cst.Name and func.value != function and func.value in _transformed_names(index, caller):
+        func = caller.single_assignment(func.value) or index.root.single_assignment(func.value) or func
+    if type(func) is cst.Call:
+        # `jax.jit(f)(model, x)`, `g = nnx.jit(f); g(model, x)`: f receives these arguments.
+        target = func.args[0].value if func.args and func.args[0].keyword is None else None
+        if (
+            type(target) is cst.Name
+            and target.value == function
+            and index.transform_of(func.func, caller) is not None
+            and any(callee is owner for callee, _ in index.resolve_function(target, caller))
+        ):
+            return [_given(call, position, name, 0)]
+        return []
+    if type(func) is cst.Name:
+        if func.value == function:
+            for callee, _ in index.resolve_function(func, caller, order):
+                if callee is owner:
+                    return [_given(call, position, name, 0)]
+            return []
+        return _lax_carried(index, call, caller, owner, position) if func.value in _LAX_NAMES else []
+    if type(func) is not cst.Attribute:
+        return []
+    if func.attr.value == function:
+        for callee, bound_self in index.resolve_function(func, caller, order):
+            if callee is owner:
+                return [_given(call, position, name, 1 if bound_self else 0)]
+        # `obj.m(...)` on an object not known here may run the method: what it passes is unknown.
+        return [None] if owner.is_method else []
+    if func.attr.value in _LAX_NAMES:
+        return _lax_carried(index, call, caller, owner, position)
+    return []
+
+
+def _transformed_names(index: ModuleIndex, unit: Unit) -> frozenset[str]:
+    """Names bound once (in `unit` or at module level) to a call: `g = jax.jit(f)` may be called as `g(...)`."""
+    memo = unit.memo.get("bound_calls")
+    if memo is None:
+        names = set()
+        for scope in (unit, index.root):
+            for bound, bindings in scope.bindings.items():
+                if len(bindings) == 1 and bindings[0].plain and type(bindings[0].value) is cst.Call:
+                    names.add(bound)
+        memo = unit.memo["bound_calls"] = frozenset(names)
+    return memo
+
+
+def _given(call: cst.Call, position: int | None, name: str, shift: int) -> cst.BaseExpression | None:
+    if any(a.star for a in call.args):
+        return None
+    if position is not None and position < shift:
+        return None
+    found = argument(call, None if position is None else position - shift, name)
+    return found.value if found is not None else None
+
+
+def _lax_carried(
+    index: ModuleIndex, call: cst.Call, caller: Unit, owner: Unit, position: int | None
+) -> list[cst.BaseExpression | None]:
+    """`lax.scan(owner, init, xs)`: the carry is `init`'s class, a slice of a stacked Module is the Module's."""
+    if position is None:
+        return []
+    qualname = index.qualname(call.func, caller)
+    entry = _LAX_CARRIES.get(qualname or "")
+    if entry is None:
+        return []
+    (body_position, body_keyword), carried = entry
+    body = argument(call, body_position, body_keyword)
+    if body is None or not any(u is owner for u, _ in index.resolve_function(body.value, caller)):
+        return []
+    if position >= len(carried) or carried[position][0] < 0:
+        return [None]
+    found = argument(call, *carried[position])
+    return [found.value if found is not None else None]
