@@ -294,6 +294,7 @@ def transformed_applies(index: ModuleIndex) -> None:
     if index.root.memo.get("transformed_applies"):
         return
     index.root.memo["transformed_applies"] = True
+    applied_any = False
     for call, unit, _ in index._sites:
         target = call.args[0].value if call.args and call.args[0].keyword is None else None
         if type(target) is not cst.Attribute or target.attr.value not in _APPLIES:
@@ -308,12 +309,16 @@ def transformed_applies(index: ModuleIndex) -> None:
         if applied is not None:
             for method in applied.units:
                 method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
+                applied_any = True
             continue
         # `jax.jit(hk.transform(f).apply)`: `apply(params, rng, *args)` runs `f(*args)`
         haiku = haiku_transformed(index, target.value, unit) if target.attr.value == "apply" else None
         if haiku is not None:
             for function, _ in index.resolve_function(haiku[0], unit):
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
+                applied_any = True
+    if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
+        index.promote_nested_transforms()
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:
