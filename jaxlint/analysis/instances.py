@@ -22,6 +22,7 @@ from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .kinds import HAIKU, LINEN
 from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES
+from .train_states import holds_state
 from .transforms import TRANSFORMS, Application, StaticSpec, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
@@ -224,10 +225,9 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     func = call.func
     if type(func) is not cst.Attribute:
         return None
-    if (
-        func.attr.value in _APPLY_FN_FIELDS
-    ):  # `state.apply_fn(variables, x)`: the module's one TrainState model
-        built = applied_module(index)
+    if func.attr.value in _APPLY_FN_FIELDS:
+        # `state.apply_fn(variables, x)`: the module's one TrainState model, when `state` is shown to be a state
+        built = applied_module(index) if holds_state(index, func.value, unit) else None
     elif func.attr.value == "apply":
         built = module_instance(index, func.value, unit)
     else:
