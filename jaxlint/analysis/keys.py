@@ -44,6 +44,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
+from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .instances import (
     MethodCall,
@@ -52,12 +53,12 @@ from .instances import (
     local_method_units,
     method_call,
     module_class_kind,
-    module_instance,
 )
 from .key_relevance import RANDOM as _RANDOM
 from .key_relevance import uses_keys
 from .kinds import LINEN
 from .library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS, KEY_METHODS
+from .library_keys import key_method_places
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -1257,14 +1258,7 @@ class _UnitWalk:
         places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
         if type(func) is cst.Attribute and func.attr.value in _LIBRARY_KEY_METHODS:
             method = func.attr.value
-            built = module_instance(self.index, func.value, self.unit)
-            maker = self.index.qualname(built.func, self.unit) if built is not None else None
-            if maker is not None:
-                places += [
-                    methods[method]
-                    for prefix, methods in KEY_METHODS.items()
-                    if maker.startswith(prefix) and method in methods
-                ]
+            places += key_method_places(self.index, func, self.unit)
             keyword = KEY_DICT_KEYWORDS.get(method)
             given = argument(node, None, keyword) if keyword is not None else None
             if given is not None and type(given.value) is cst.Dict:
@@ -1406,6 +1400,7 @@ class _UnitWalk:
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
             return
+        self._held_keys(method, func, state)
         common: set[tuple] | None = None
         for callee in method.units:
             summary = self.analysis.call_summary(callee)
@@ -1424,6 +1419,37 @@ class _UnitWalk:
             arg = by_id[arg_id]
             found, version = self._follow(arg.value, versions.get(arg_id), path, state)
             self.consume(version, found, label, state)
+
+    def _held_keys(self, method: MethodCall, func: cst.Attribute, state: State) -> None:
+        """`env.noise()` where every candidate method draws from `self.key`, an attribute only construction
+        sets (`held_keys.kept_attributes`): each call draws from the receiver's same key."""
+        common: set[str] | None = None
+        for callee in method.units:
+            first = positional_params(callee.params)[:1]
+            if not callee.is_method or not first or callee.class_node is None:
+                return
+            kept = kept_attributes(self.index, callee.class_node)
+            summary = self.analysis.call_summary(callee)
+            own = {
+                path[0]
+                for param, path in summary.params
+                if param == first[0].name.value
+                and len(path) == 1
+                and isinstance(path[0], str)
+                and path[0][1:] in kept
+            }
+            common = own if common is None else common & own
+            if not common:
+                return
+        base = self.read(func.value, state) if common else None
+        for attribute in sorted(common or ()):
+            held = cst.Attribute(value=func.value, attr=cst.Name(attribute[1:]))
+            pseudo = _chain(held)
+            version = state.env.get(pseudo) if pseudo is not None else None  # assigned here: that key
+            if version is None and base is not None:
+                version = self.element(base, attribute, None)  # as built: the same on every call
+            text = f"{source_of(func.value)}{attribute}"
+            self.consume(version, func, f"'{source_of(func)}'", state, text=text)
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""

@@ -102,7 +102,7 @@ class Api:
     traces: tuple[tuple[int, str], ...] = ()
     params: str = PARAMS_TRACED
     label: str = ""
-    keys: tuple[tuple[int, str], ...] = ()
+    keys: tuple[tuple[int | None, str], ...] = ()  # position None: keyword-only
     # Given a class (flax's lifted transforms take a Module class): the method it traces.
     method: str = ""
     # Whose options the call's keywords are (static_argnums, in_axes), counted as JAX's transformation counts
@@ -119,6 +119,13 @@ _OPTAX = "optax 0.2.8"
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
+_EQUINOX = "equinox 0.13.8"
+_HAIKU = "dm-haiku 0.0.17"
+# equinox layers draw their initial weights from the `key=` they are built with: one key, equal weights.
+_EQUINOX_LAYERS = (
+    "Linear MLP Conv Conv1d Conv2d Conv3d ConvTranspose ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "Embedding GRUCell LSTMCell MultiheadAttention"
+).split()
 # optax optimizers whose learning rate may be a schedule: `update` calls it with the step count, a tracer
 # when the update runs under jit (as a train step does); eagerly it is a concrete array.
 _OPTAX_SCHEDULED = (
@@ -142,6 +149,10 @@ APIS: dict[str, Api] = {
     "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.Predictive": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
+    # `nnx.Rngs(key)` draws `fold_in(key, n)` on its n-th call (== `split(key)[n]`): a fresh key per call, but
+    # two Rngs (or two streams of one) built from one key give the same keys, and so does splitting that key.
+    "flax.nnx.Rngs": Api(_FLAX, keys=((0, "default"), (None, "params"), (None, "dropout"))),
+    **{f"equinox.nn.{name}": Api(_EQUINOX, keys=((None, "key"),)) for name in _EQUINOX_LAYERS},
     # flax.linen lifted transformations of a Module class: `__call__` runs under the transformation (every
     # argument a tracer unless static, or unbatched for nn.vmap's `in_axes=None`).
     "flax.linen.jit": Api(
@@ -173,12 +184,25 @@ KEY_CONSUMING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if
 # ... except an observed numpyro sample site (CALL_RESULTS), which returns its `obs=` value as given.
 OBSERVED_KEYWORD = {"numpyro.sample": "obs"}
 
-# Methods of library objects that consume a key: constructor prefix -> method -> (position, keyword).
-# `dist.Normal(0, 1).sample(key)` twice with one key draws the same value (numpyro 0.22.0).
+# Methods of library objects that consume a key: what made the object (a module prefix ending in ".", else
+# the exact factory) -> method -> (position, keyword). `dist.Normal(0, 1).sample(key)` twice with one key
+# draws the same value (numpyro 0.22.0, distrax 0.1.9, tfp-nightly 0.26 on JAX); a haiku transformation's
+# `apply(params, rng, x)` gives `hk.next_rng_key()` the same keys from the same `rng` (haiku 0.0.17; under
+# `hk.without_apply_rng` it takes no rng, and that factory is not listed).
 KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
     "numpyro.distributions.": {"sample": (0, "key"), "sample_with_intermediates": (0, "key")},
-    "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},  # documented, not run
-    "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},  # documented, not run
+    "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},
+    "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},
+    "haiku.transform": {"apply": (1, "rng")},
+    "haiku.transform_with_state": {"apply": (2, "rng")},
+}
+# Where each KEY_METHODS entry was run (tests/analysis/test_library_semantics.py).
+KEY_METHODS_CHECKED: dict[str, str] = {
+    "numpyro.distributions.": _NUMPYRO,
+    "distrax.": "distrax 0.1.9",
+    "tensorflow_probability.substrates.jax.distributions.": "tfp-nightly 0.26.0.dev20261027",
+    "haiku.transform": _HAIKU,
+    "haiku.transform_with_state": _HAIKU,
 }
 # Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
 # field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
