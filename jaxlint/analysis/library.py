@@ -103,6 +103,9 @@ class Api:
     params: str = PARAMS_TRACED
     label: str = ""
     keys: tuple[tuple[int | None, str], ...] = ()  # position None: keyword-only
+    # Only the first `traced_leading` parameters hold tracers (diffrax's `t, y`, optimistix's `y`); the rest are
+    # what the caller gave (equinox's filter_jit keeps a Python `args` static, traces an array one). None: all.
+    traced_leading: int | None = None
     # Given a class (flax's lifted transforms take a Module class): the method it traces.
     method: str = ""
     # Whose options the call's keywords are (static_argnums, in_axes), counted as JAX's transformation counts
@@ -121,6 +124,18 @@ _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
 _EQUINOX = "equinox 0.13.8"
 _HAIKU = "dm-haiku 0.0.17"
+_JAXOPT = "jaxopt 0.8.5"
+_OPTIMISTIX = "optimistix 0.1.0"
+_DIFFRAX = "diffrax 0.7.2"
+# jaxopt solvers -> the keyword of the function they trace (argument 0).
+_JAXOPT_SOLVERS = {
+    "LBFGS": "fun",
+    "BFGS": "fun",
+    "GradientDescent": "fun",
+    "NonlinearCG": "fun",
+    "LevenbergMarquardt": "residual_fun",
+    "FixedPointIteration": "fixed_point_fun",
+}
 # equinox layers draw their initial weights from the `key=` they are built with: one key, equal weights.
 _EQUINOX_LAYERS = (
     "Linear MLP Conv Conv1d Conv2d Conv3d ConvTranspose ConvTranspose1d ConvTranspose2d ConvTranspose3d "
@@ -171,11 +186,19 @@ APIS: dict[str, Api] = {
     "flax.linen.scan": Api(_FLAX, ((0, "target"),), label="nn.scan body", method="__call__"),
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
-    "jaxopt.LBFGS": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
-    "jaxopt.GradientDescent": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
-    "optimistix.minimise": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
-    "optimistix.root_find": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
-    "diffrax.ODETerm": Api(DOCUMENTED, ((0, "vector_field"),), label="diffrax vector field"),
+    # jaxopt jits its steps with the extra arguments of `run(init, *args)` as jit arguments: every parameter
+    # of the objective is a tracer, a Python bool given to `run` included.
+    **{
+        f"jaxopt.{name}": Api(_JAXOPT, ((0, keyword),), label="jaxopt objective")
+        for name, keyword in _JAXOPT_SOLVERS.items()
+    },
+    # optimistix: `fn(y, args)` under equinox's filter_jit: `y` is traced, `args` is what the caller gave.
+    **{
+        f"optimistix.{name}": Api(_OPTIMISTIX, ((0, "fn"),), label="optimistix objective", traced_leading=1)
+        for name in ("minimise", "root_find", "least_squares", "fixed_point")
+    },
+    # diffrax: `vector_field(t, y, args)` run by `diffeqsolve` (filter_jit): `t` and `y` are traced.
+    "diffrax.ODETerm": Api(_DIFFRAX, ((0, "vector_field"),), label="diffrax vector field", traced_leading=2),
 }
 # Every key an API traces, derived once for the index pass.
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}
