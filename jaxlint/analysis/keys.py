@@ -464,12 +464,36 @@ def method_keys(index: ModuleIndex, class_name: str, method: str) -> frozenset[t
     common: set[tuple[object, tuple]] | None = None
     for unit in found:
         slots = _parameter_slots(unit)
-        parts = {(slots[name], path) for name, path in analysis.call_summary(unit).params if name in slots}
+        summary = analysis.call_summary(unit)
+        parts = {(slots[name], path) for name, path in summary.params if name in slots}
+        parts |= {(RECEIVER, path) for path in _held_paths(index, unit, summary)}
         common = parts if common is None else common & parts
         if not common:
             return frozenset()
     names = {slot: name for name, slot in _parameter_slots(found[0]).items()}
+    names[RECEIVER] = RECEIVER
     return frozenset((names[slot], path) for slot, path in common or ())
+
+
+# The receiver of a method call, in an exported method's keys: its kept attributes the method draws from.
+RECEIVER = "<receiver>"
+
+
+def _held_paths(index: ModuleIndex, unit: Unit, summary: Summary) -> set[tuple]:
+    """The (".attr",) paths of a method's `self` that it consumes and that only construction sets
+    (`held_keys.kept_attributes`): the same key on every call."""
+    first = positional_params(unit.params)[:1]
+    if not unit.is_method or not first or unit.class_node is None:
+        return set()
+    kept = kept_attributes(index, unit.class_node)
+    return {
+        path
+        for param, path in summary.params
+        if param == first[0].name.value
+        and len(path) == 1
+        and isinstance(path[0], str)
+        and path[0][1:] in kept
+    }
 
 
 def _parameter_slots(unit: Unit) -> dict[str, object]:
@@ -1399,6 +1423,9 @@ class _UnitWalk:
             export = imported_consumer(self.index, method.target)
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
+                params = {*export.positional, *export.keyword_only}
+                held = [path[0] for name, path in export.keys if name == RECEIVER and name not in params]
+                self._consume_held(func, held, state)
             return
         self._held_keys(method, func, state)
         common: set[tuple] | None = None
@@ -1425,24 +1452,18 @@ class _UnitWalk:
         sets (`held_keys.kept_attributes`): each call draws from the receiver's same key."""
         common: set[str] | None = None
         for callee in method.units:
-            first = positional_params(callee.params)[:1]
-            if not callee.is_method or not first or callee.class_node is None:
-                return
-            kept = kept_attributes(self.index, callee.class_node)
-            summary = self.analysis.call_summary(callee)
-            own = {
-                path[0]
-                for param, path in summary.params
-                if param == first[0].name.value
-                and len(path) == 1
-                and isinstance(path[0], str)
-                and path[0][1:] in kept
-            }
+            own = {path[0] for path in _held_paths(self.index, callee, self.analysis.call_summary(callee))}
             common = own if common is None else common & own
             if not common:
                 return
-        base = self.read(func.value, state) if common else None
-        for attribute in sorted(common or ()):
+        self._consume_held(func, sorted(common or ()), state)
+
+    def _consume_held(self, func: cst.Attribute, attributes: Sequence[object], state: State) -> None:
+        """Consume the receiver's kept attributes (".key") that the method `func` draws from."""
+        base = self.read(func.value, state) if attributes else None
+        for attribute in attributes:
+            if not isinstance(attribute, str) or not attribute.startswith("."):
+                continue
             held = cst.Attribute(value=func.value, attr=cst.Name(attribute[1:]))
             pseudo = _chain(held)
             version = state.env.get(pseudo) if pseudo is not None else None  # assigned here: that key
