@@ -44,7 +44,7 @@ def _related_classes(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef
     names = {b.value.value for b in cls.bases if type(b.value) is cst.Name}
     related = [cls]
     for other in index.classes.values():
-        if other is cls:
+        if other is None or other is cls:
             continue
         if other.name.value in names or any(
             type(b.value) is cst.Name and b.value.value == cls.name.value for b in other.bases
