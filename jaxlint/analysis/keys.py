@@ -1306,7 +1306,7 @@ class _UnitWalk:
             first = state.consumed.get(version) if version is not None else None
             if api is not None and api.replays and first is not None and first.consumer == consumer:
                 continue  # seeded again on purpose: the model and its guide, or a dry run, replay one stream
-            if arg is not None:
+            if arg is not None and not (type(arg.value) is cst.Name and arg.value.value == "None"):
                 self.consume(version, arg.value, consumer, state)
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
