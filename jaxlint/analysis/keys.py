@@ -482,18 +482,18 @@ RECEIVER = "<receiver>"
 def _held_paths(index: ModuleIndex, unit: Unit, summary: Summary) -> set[tuple]:
     """The (".attr",) paths of a method's `self` that it consumes and that only construction sets
     (`held_keys.kept_attributes`): the same key on every call."""
-    first = positional_params(unit.params)[:1]
+    first = positional_params(unit.params)[:1] if summary.params else []
     if not unit.is_method or not first or unit.class_node is None:
         return set()
-    kept = kept_attributes(index, unit.class_node)
-    return {
+    drawn = {
         path
         for param, path in summary.params
-        if param == first[0].name.value
-        and len(path) == 1
-        and isinstance(path[0], str)
-        and path[0][1:] in kept
+        if param == first[0].name.value and len(path) == 1 and isinstance(path[0], str)
     }
+    if not drawn:
+        return drawn  # the common case: no attribute of `self` consumed, and the class is not read
+    kept = kept_attributes(index, unit.class_node)
+    return {path for path in drawn if path[0][1:] in kept}
 
 
 def _parameter_slots(unit: Unit) -> dict[str, object]:
