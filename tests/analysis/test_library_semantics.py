@@ -352,6 +352,24 @@ def test_flax_apply_rngs_consumes_its_key() -> None:
     assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
 
 
+def test_make_rng_draws_a_fresh_key_per_call() -> None:
+    """What keeps `self.make_rng("dropout")` twice out of JAX301: each call draws a fresh key (flax 0.12.8),
+    while the same `rngs=` key given to `apply` twice replays them (the loop case JAX301 flags)."""
+    nn = pytest.importorskip("flax.linen")
+    data = jax.random.key_data
+
+    class Draws(nn.Module):
+        @nn.compact
+        def __call__(self):
+            return self.make_rng("dropout"), self.make_rng("dropout")
+
+    key = jax.random.key(8)
+    first, second = Draws().apply({}, rngs={"dropout": key})
+    assert not (data(first) == data(second)).all()
+    again, _ = Draws().apply({}, rngs={"dropout": key})
+    assert (data(first) == data(again)).all()
+
+
 def test_jit_of_module_apply_counts_the_variables_first() -> None:
     """`jax.jit(model.apply)`: argument 0 is the variables, argument i the method's parameter i (counting self);
     the flag is traced unless static (what instances.jitted_apply assumes)."""
