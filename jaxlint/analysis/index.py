@@ -660,7 +660,11 @@ class ModuleIndex:
                     continue  # handled when the partial is the argument of a transformation
                 for target, app in self._applications(call, unit, [], order):
                     target.apply(app)
-        # A transformation applied inside traced code runs under the outer trace too.
+        self.promote_nested_transforms()
+
+    def promote_nested_transforms(self) -> None:
+        """A transformation applied inside traced code runs under the outer trace too. Run again whenever
+        units become traced after the index pass (`instances.transformed_applies`: `jax.jit(model.apply)`)."""
         for unit in self.units.values():
             parent = unit.parent
             if unit.is_target and unit.kind in (GRAD,) and parent is not None:

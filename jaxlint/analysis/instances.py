@@ -24,6 +24,7 @@ from .kinds import HAIKU, LINEN
 from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
+from .train_states import holds_state
 from .transforms import TRANSFORMS, Application, StaticSpec, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
@@ -225,10 +226,9 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     func = call.func
     if type(func) is not cst.Attribute:
         return None
-    if (
-        func.attr.value in _APPLY_FN_FIELDS
-    ):  # `state.apply_fn(variables, x)`: the module's one TrainState model
-        built = applied_module(index)
+    if func.attr.value in _APPLY_FN_FIELDS:
+        # `state.apply_fn(variables, x)`: the module's one TrainState model, when `state` is shown to be a state
+        built = applied_module(index) if holds_state(index, func.value, unit) else None
     elif func.attr.value == "apply":
         built = module_instance(index, func.value, unit)
     else:
@@ -295,6 +295,7 @@ def transformed_applies(index: ModuleIndex) -> None:
     if index.root.memo.get("transformed_applies"):
         return
     index.root.memo["transformed_applies"] = True
+    applied_any = False
     for call, unit, _ in index._sites:
         target = call.args[0].value if call.args and call.args[0].keyword is None else None
         if type(target) is not cst.Attribute or target.attr.value not in _APPLIES:
@@ -309,12 +310,16 @@ def transformed_applies(index: ModuleIndex) -> None:
         if applied is not None:
             for method in applied.units:
                 method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
+                applied_any = True
             continue
         # `jax.jit(hk.transform(f).apply)`: `apply(params, rng, *args)` runs `f(*args)`
         haiku = haiku_transformed(index, target.value, unit) if target.attr.value == "apply" else None
         if haiku is not None:
             for function, _ in index.resolve_function(haiku[0], unit):
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
+                applied_any = True
+    if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
+        index.promote_nested_transforms()
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:

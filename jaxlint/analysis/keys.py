@@ -44,6 +44,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import argument, children, int_literal, own_nodes, source_of, walk
+from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .instances import (
     MethodCall,
@@ -52,12 +53,12 @@ from .instances import (
     local_method_units,
     method_call,
     module_class_kind,
-    module_instance,
 )
 from .key_relevance import RANDOM as _RANDOM
 from .key_relevance import uses_keys
 from .kinds import LINEN
 from .library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS, KEY_METHODS
+from .library_keys import key_method_places
 from .pytrees import pytree_model
 from .transforms import positional_params
 
@@ -463,12 +464,36 @@ def method_keys(index: ModuleIndex, class_name: str, method: str) -> frozenset[t
     common: set[tuple[object, tuple]] | None = None
     for unit in found:
         slots = _parameter_slots(unit)
-        parts = {(slots[name], path) for name, path in analysis.call_summary(unit).params if name in slots}
+        summary = analysis.call_summary(unit)
+        parts = {(slots[name], path) for name, path in summary.params if name in slots}
+        parts |= {(RECEIVER, path) for path in _held_paths(index, unit, summary)}
         common = parts if common is None else common & parts
         if not common:
             return frozenset()
     names = {slot: name for name, slot in _parameter_slots(found[0]).items()}
+    names[RECEIVER] = RECEIVER
     return frozenset((names[slot], path) for slot, path in common or ())
+
+
+# The receiver of a method call, in an exported method's keys: its kept attributes the method draws from.
+RECEIVER = "<receiver>"
+
+
+def _held_paths(index: ModuleIndex, unit: Unit, summary: Summary) -> set[tuple]:
+    """The (".attr",) paths of a method's `self` that it consumes and that only construction sets
+    (`held_keys.kept_attributes`): the same key on every call."""
+    first = positional_params(unit.params)[:1] if summary.params else []
+    if not unit.is_method or not first or unit.class_node is None:
+        return set()
+    drawn = {
+        path
+        for param, path in summary.params
+        if param == first[0].name.value and len(path) == 1 and isinstance(path[0], str)
+    }
+    if not drawn:
+        return drawn  # the common case: no attribute of `self` consumed, and the class is not read
+    kept = kept_attributes(index, unit.class_node)
+    return {path for path in drawn if path[0][1:] in kept}
 
 
 def _parameter_slots(unit: Unit) -> dict[str, object]:
@@ -1257,14 +1282,7 @@ class _UnitWalk:
         places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
         if type(func) is cst.Attribute and func.attr.value in _LIBRARY_KEY_METHODS:
             method = func.attr.value
-            built = module_instance(self.index, func.value, self.unit)
-            maker = self.index.qualname(built.func, self.unit) if built is not None else None
-            if maker is not None:
-                places += [
-                    methods[method]
-                    for prefix, methods in KEY_METHODS.items()
-                    if maker.startswith(prefix) and method in methods
-                ]
+            places += key_method_places(self.index, func, self.unit)
             keyword = KEY_DICT_KEYWORDS.get(method)
             given = argument(node, None, keyword) if keyword is not None else None
             if given is not None and type(given.value) is cst.Dict:
@@ -1288,7 +1306,7 @@ class _UnitWalk:
             first = state.consumed.get(version) if version is not None else None
             if api is not None and api.replays and first is not None and first.consumer == consumer:
                 continue  # seeded again on purpose: the model and its guide, or a dry run, replay one stream
-            if arg is not None:
+            if arg is not None and not (type(arg.value) is cst.Name and arg.value.value == "None"):
                 self.consume(version, arg.value, consumer, state)
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
@@ -1405,7 +1423,11 @@ class _UnitWalk:
             export = imported_consumer(self.index, method.target)
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
+                params = {*export.positional, *export.keyword_only}
+                held = [path[0] for name, path in export.keys if name == RECEIVER and name not in params]
+                self._consume_held(func, held, state)
             return
+        self._held_keys(method, func, state)
         common: set[tuple] | None = None
         for callee in method.units:
             summary = self.analysis.call_summary(callee)
@@ -1424,6 +1446,31 @@ class _UnitWalk:
             arg = by_id[arg_id]
             found, version = self._follow(arg.value, versions.get(arg_id), path, state)
             self.consume(version, found, label, state)
+
+    def _held_keys(self, method: MethodCall, func: cst.Attribute, state: State) -> None:
+        """`env.noise()` where every candidate method draws from `self.key`, an attribute only construction
+        sets (`held_keys.kept_attributes`): each call draws from the receiver's same key."""
+        common: set[str] | None = None
+        for callee in method.units:
+            own = {path[0] for path in _held_paths(self.index, callee, self.analysis.call_summary(callee))}
+            common = own if common is None else common & own
+            if not common:
+                return
+        self._consume_held(func, sorted(common or ()), state)
+
+    def _consume_held(self, func: cst.Attribute, attributes: Sequence[object], state: State) -> None:
+        """Consume the receiver's kept attributes (".key") that the method `func` draws from."""
+        base = self.read(func.value, state) if attributes else None
+        for attribute in attributes:
+            if not isinstance(attribute, str) or not attribute.startswith("."):
+                continue
+            held = cst.Attribute(value=func.value, attr=cst.Name(attribute[1:]))
+            pseudo = _chain(held)
+            version = state.env.get(pseudo) if pseudo is not None else None  # assigned here: that key
+            if version is None and base is not None:
+                version = self.element(base, attribute, None)  # as built: the same on every call
+            text = f"{source_of(func.value)}{attribute}"
+            self.consume(version, func, f"'{source_of(func)}'", state, text=text)
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""

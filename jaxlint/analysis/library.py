@@ -115,7 +115,10 @@ class Api:
     traces: tuple[tuple[int, str], ...] = ()
     params: str = PARAMS_TRACED
     label: str = ""
-    keys: tuple[tuple[int, str], ...] = ()
+    keys: tuple[tuple[int | None, str], ...] = ()  # position None: keyword-only
+    # Only the first `traced_leading` parameters hold tracers (diffrax's `t, y`, optimistix's `y`); the rest are
+    # what the caller gave (equinox's filter_jit keeps a Python `args` static, traces an array one). None: all.
+    traced_leading: int | None = None
     # Given a class (flax's lifted transforms take a Module class): the method it traces.
     method: str = ""
     # Whose options the call's keywords are (static_argnums, in_axes), counted as JAX's transformation counts
@@ -140,6 +143,25 @@ _TENSORBOARDX = "tensorboardX 2.6.5"  # not in the dev virtualenv: its check ski
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
+_EQUINOX = "equinox 0.13.8"
+_HAIKU = "dm-haiku 0.0.17"
+_JAXOPT = "jaxopt 0.8.5"
+_OPTIMISTIX = "optimistix 0.1.0"
+_DIFFRAX = "diffrax 0.7.2"
+# jaxopt solvers -> the keyword of the function they trace (argument 0).
+_JAXOPT_SOLVERS = {
+    "LBFGS": "fun",
+    "BFGS": "fun",
+    "GradientDescent": "fun",
+    "NonlinearCG": "fun",
+    "LevenbergMarquardt": "residual_fun",
+    "FixedPointIteration": "fixed_point_fun",
+}
+# equinox layers draw their initial weights from the `key=` they are built with: one key, equal weights.
+_EQUINOX_LAYERS = (
+    "Linear MLP Conv Conv1d Conv2d Conv3d ConvTranspose ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "Embedding GRUCell LSTMCell MultiheadAttention"
+).split()
 # optax optimizers whose learning rate may be a schedule: `update` calls it with the step count, a tracer
 # when the update runs under jit (as a train step does); eagerly it is a concrete array.
 _OPTAX_SCHEDULED = (
@@ -163,6 +185,10 @@ APIS: dict[str, Api] = {
     "numpyro.infer.SVI": Api(_NUMPYRO, ((0, "model"), (1, "guide")), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.infer.Predictive": Api(_NUMPYRO, ((0, "model"),), PARAMS_CONCRETE, _MCMC_LABEL),
     "numpyro.handlers.seed": Api(_NUMPYRO, keys=((1, "rng_seed"),), replays=True),
+    # `nnx.Rngs(key)` draws `fold_in(key, n)` on its n-th call (== `split(key)[n]`): a fresh key per call, but
+    # two Rngs (or two streams of one) built from one key give the same keys, and so does splitting that key.
+    "flax.nnx.Rngs": Api(_FLAX, keys=((0, "default"), (None, "params"), (None, "dropout"))),
+    **{f"equinox.nn.{name}": Api(_EQUINOX, keys=((None, "key"),)) for name in _EQUINOX_LAYERS},
     # flax.linen lifted transformations of a Module class: `__call__` runs under the transformation (every
     # argument a tracer unless static, or unbatched for nn.vmap's `in_axes=None`).
     "flax.linen.jit": Api(
@@ -181,11 +207,19 @@ APIS: dict[str, Api] = {
     "flax.linen.scan": Api(_FLAX, ((0, "target"),), label="nn.scan body", method="__call__"),
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
-    "jaxopt.LBFGS": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
-    "jaxopt.GradientDescent": Api(DOCUMENTED, ((0, "fun"),), label="jaxopt objective"),
-    "optimistix.minimise": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
-    "optimistix.root_find": Api(DOCUMENTED, ((0, "fn"),), label="optimistix objective"),
-    "diffrax.ODETerm": Api(DOCUMENTED, ((0, "vector_field"),), label="diffrax vector field"),
+    # jaxopt jits its steps with the extra arguments of `run(init, *args)` as jit arguments: every parameter
+    # of the objective is a tracer, a Python bool given to `run` included.
+    **{
+        f"jaxopt.{name}": Api(_JAXOPT, ((0, keyword),), label="jaxopt objective")
+        for name, keyword in _JAXOPT_SOLVERS.items()
+    },
+    # optimistix: `fn(y, args)` under equinox's filter_jit: `y` is traced, `args` is what the caller gave.
+    **{
+        f"optimistix.{name}": Api(_OPTIMISTIX, ((0, "fn"),), label="optimistix objective", traced_leading=1)
+        for name in ("minimise", "root_find", "least_squares", "fixed_point")
+    },
+    # diffrax: `vector_field(t, y, args)` run by `diffeqsolve` (filter_jit): `t` and `y` are traced.
+    "diffrax.ODETerm": Api(_DIFFRAX, ((0, "vector_field"),), label="diffrax vector field", traced_leading=2),
 }
 # -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
 
@@ -254,12 +288,25 @@ KEY_CONSUMING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if
 # ... except an observed numpyro sample site (CALL_RESULTS), which returns its `obs=` value as given.
 OBSERVED_KEYWORD = {"numpyro.sample": "obs"}
 
-# Methods of library objects that consume a key: constructor prefix -> method -> (position, keyword).
-# `dist.Normal(0, 1).sample(key)` twice with one key draws the same value (numpyro 0.22.0).
+# Methods of library objects that consume a key: what made the object (a module prefix ending in ".", else
+# the exact factory) -> method -> (position, keyword). `dist.Normal(0, 1).sample(key)` twice with one key
+# draws the same value (numpyro 0.22.0, distrax 0.1.9, tfp-nightly 0.26 on JAX); a haiku transformation's
+# `apply(params, rng, x)` gives `hk.next_rng_key()` the same keys from the same `rng` (haiku 0.0.17; under
+# `hk.without_apply_rng` it takes no rng, and that factory is not listed).
 KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
     "numpyro.distributions.": {"sample": (0, "key"), "sample_with_intermediates": (0, "key")},
-    "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},  # documented, not run
-    "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},  # documented, not run
+    "distrax.": {"sample": (None, "seed"), "sample_and_log_prob": (None, "seed")},
+    "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},
+    "haiku.transform": {"apply": (1, "rng")},
+    "haiku.transform_with_state": {"apply": (2, "rng")},
+}
+# Where each KEY_METHODS entry was run (tests/analysis/test_library_semantics.py).
+KEY_METHODS_CHECKED: dict[str, str] = {
+    "numpyro.distributions.": _NUMPYRO,
+    "distrax.": "distrax 0.1.9",
+    "tensorflow_probability.substrates.jax.distributions.": "tfp-nightly 0.26.0.dev20261027",
+    "haiku.transform": _HAIKU,
+    "haiku.transform_with_state": _HAIKU,
 }
 # Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
 # field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.

@@ -268,6 +268,8 @@ def library_application(api: Api, app: Application, options: Sequence[cst.Arg] =
     arguments, read as the transformation the table names reads them)."""
     if api.params == PARAMS_CONCRETE:
         spec = StaticSpec(unknown=True)
+    elif api.traced_leading is not None:  # only the leading parameters: the limit grad's spec states too
+        spec = StaticSpec(differentiated=frozenset(range(api.traced_leading)))
     elif api.options:
         spec = static_spec([a for a in options if a.keyword is not None], api.options)  # keywords only
     else:

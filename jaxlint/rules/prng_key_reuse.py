@@ -60,11 +60,17 @@ only while no unknown code could have replaced them. When a project is linted (t
 function of another of its modules consumes what its own module's analysis says it does (through its own
 callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are
 assumed not to consume the keys they get, except those the library table (`analysis/library.py`) names, each
-checked by running it: a numpyro distribution's `sample(key)`, `numpyro.handlers.seed(model, key)` (the same
-key given to `seed` twice replays on purpose, as for a model and its guide), and flax's
+checked by running it: a numpyro, distrax or tfp-on-jax distribution's `sample(key)` / `sample(seed=key)`,
+`numpyro.handlers.seed(model, key)` (the same key given to `seed` twice replays on purpose, as for a model and
+its guide), `nnx.Rngs(key)` (it draws `split(key)[n]` on its n-th call: two Rngs from one key, or the key also
+split, repeat its keys; one Rngs drawn from many times does not), equinox layers' `key=`, a haiku
+transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), and flax's
 `apply(..., rngs={"dropout": key})`, which draws from a `fold_in` of the key per collection name (twice with
-one key and one name is reuse; the key's own draws are not). A key given to a `vmap` with `in_axes=None` is
-the same key for every element. A key both split and folded in with a literal index below the split's literal
+one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
+an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
+in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
+in a loop, draw the same numbers. A key given to a `vmap` with `in_axes=None` is the same key for every
+element. A key both split and folded in with a literal index below the split's literal
 count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of

@@ -21,6 +21,7 @@ from jaxlint.analysis.library import (
     HOST_OBJECTS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
+    KEY_METHODS_CHECKED,
     LINEN_CONCRETE_VARIABLES,
     LINEN_LAYERS_PREFIX,
     LINEN_PARAM_METHODS,
@@ -275,6 +276,100 @@ def check_summary_writer(name: str) -> None:
         writer.close()
 
 
+def check_solver(name: str) -> None:
+    """The solver calls the function with tracers in the leading parameters (all of them where the entry says
+    so); an extra argument given as a Python float stays one where only the leading parameters are traced."""
+    api = APIS[name]
+    seen: list[tuple[bool, ...]] = []
+    extra = 2.0
+
+    def record(*params):
+        seen.append(tuple(is_tracer(p) for p in params))
+
+    y0 = jnp.ones(2)
+    if name.startswith("diffrax."):
+        diffrax = pytest.importorskip("diffrax")
+
+        def field(t, y, args):
+            record(t, y, args)
+            return -y
+
+        term = resolve(name)(field)
+        diffrax.diffeqsolve(term, diffrax.Tsit5(), 0.0, 1.0, 0.1, y0, args=extra)
+    elif name.startswith("optimistix."):
+        optx = pytest.importorskip("optimistix")
+        kind = name.rsplit(".", 1)[1]
+
+        def fn(y, args):
+            record(y, args)
+            if kind == "minimise":
+                return jnp.sum((y - 1.0) ** 2)
+            return (y + 1.0) / 2.0 if kind == "fixed_point" else y - 1.0
+
+        solver = {
+            "minimise": optx.BFGS(rtol=1e-5, atol=1e-5),
+            "root_find": optx.Newton(rtol=1e-5, atol=1e-5),
+            "least_squares": optx.LevenbergMarquardt(rtol=1e-5, atol=1e-5),
+            "fixed_point": optx.FixedPointIteration(rtol=1e-5, atol=1e-5),
+        }[kind]
+        resolve(name)(fn, solver, y0, args=extra)
+    else:
+        pytest.importorskip("jaxopt")
+        keyword = api.traces[0][1]
+
+        def fun(p, scale):
+            record(p, scale)
+            if keyword == "residual_fun":
+                return (p - 1.0) * scale
+            if keyword == "fixed_point_fun":
+                return (p + 1.0) / (2.0 * scale)
+            return jnp.sum((p - 1.0) ** 2) * scale
+
+        resolve(name)(**{keyword: fun}, maxiter=3).run(y0, extra)
+    assert seen
+    leading = api.traced_leading
+    if leading is None:
+        assert any(all(call) for call in seen), f"{name}: no call had every parameter traced"
+    else:
+        assert all(all(call[:leading]) for call in seen), f"{name}: a leading parameter was not traced"
+        assert not any(any(call[leading:]) for call in seen), f"{name}: a Python extra argument was traced"
+
+
+def check_key_consumer(name: str) -> None:
+    """One key given twice builds equal objects (the same weights, the same keys drawn); another key does not."""
+    data = jax.random.key_data
+    if name == "flax.nnx.Rngs":
+        nnx = pytest.importorskip("flax.nnx")
+        key = jax.random.key(0)
+        assert APIS[name].keys[0] == (0, "default")
+        first, second = nnx.Rngs(key), nnx.Rngs(key)
+        assert (data(first()) == data(second())).all(), "two Rngs from one key draw the same keys"
+        rngs = nnx.Rngs(key)
+        draw = rngs()
+        assert not (data(draw) == data(rngs())).all(), "one Rngs draws a fresh key per call"
+        assert (data(draw) == data(jax.random.split(key)[0])).all(), "its first draw is split(key)[0]"
+        streams = nnx.Rngs(params=key, dropout=key)
+        assert (data(streams.params()) == data(streams.dropout())).all(), "two streams of one key are equal"
+        return
+    pytest.importorskip("equinox")
+    assert APIS[name].keys == ((None, "key"),)
+    layer = resolve(name)
+    args = {
+        "MLP": (3, 3, 4, 2),
+        "Conv": (1, 2, 2, 3),
+        "ConvTranspose": (1, 2, 2, 3),
+        "Embedding": (5, 3),
+        "MultiheadAttention": (2, 4),
+    }.get(name.rsplit(".", 1)[1], (2, 2, 3) if "Conv" in name else (3, 3))
+    leaves = lambda module: [x for x in jax.tree.leaves(module) if isinstance(x, jax.Array)]  # noqa: E731
+    built = leaves(layer(*args, key=jax.random.key(0)))
+    assert all(
+        (a == b).all() for a, b in zip(built, leaves(layer(*args, key=jax.random.key(0))), strict=True)
+    )
+    other = leaves(layer(*args, key=jax.random.key(1)))
+    assert not all((a == b).all() for a, b in zip(built, other, strict=True))
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "tensorboardX.SummaryWriter": check_summary_writer,
     "logging.getLogger": check_logger_maker,
@@ -282,6 +377,11 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "logging.": check_logs,
     "absl.logging.": check_logs,
     "tqdm.": check_progress,
+    "diffrax.": check_solver,
+    "optimistix.": check_solver,
+    "jaxopt.": check_solver,
+    "flax.nnx.Rngs": check_key_consumer,
+    "equinox.nn.": check_key_consumer,
     "flax.linen.": check_flax_lifted,
     "optax.": check_optax_schedule,
     "numpyro.infer.": check_numpyro_inference,
@@ -318,6 +418,50 @@ def test_distribution_sample_consumes_its_key() -> None:
     assert normal.sample(jax.random.key(4)) != by_position
 
 
+def key_method_draw(factory: str, method: str, position: int | None, keyword: str) -> Callable:
+    """A function of a key that calls `method` of an object `factory` makes, the key where the table says."""
+    if factory.startswith("haiku."):
+        hk = pytest.importorskip("haiku")
+        stateful = factory.endswith("_with_state")
+
+        def forward(x):
+            return hk.dropout(hk.next_rng_key(), 0.5, x)
+
+        net, x = resolve(factory)(forward), jnp.ones(64)
+        initial = net.init(jax.random.key(0), x)
+        leading = list(initial) if stateful else [initial]  # params (and state) before the rng
+        assert position == len(leading), f"{factory}.{method}: the rng is argument {len(leading)}"
+
+        def draw(rng):
+            out = getattr(net, method)(*leading, rng, x)
+            return out[0] if stateful else out
+
+        return draw
+    pytest.importorskip(factory.split(".")[0])
+    normal = resolve(factory + "Normal")(0.0, 1.0)
+
+    def sample(rng):
+        if position is None:
+            out = getattr(normal, method)(**{keyword: rng})
+        else:
+            out = getattr(normal, method)(*[(3,)] * position, rng)  # any sample shape before the key
+        return out[0] if isinstance(out, tuple) else out
+
+    return sample
+
+
+@pytest.mark.parametrize("factory", sorted(KEY_METHODS))
+def test_key_method_consumes_its_key(factory: str) -> None:
+    """Each KEY_METHODS entry: the method given one key twice draws the same values, another key others."""
+    assert factory in KEY_METHODS_CHECKED, f"{factory}: no version stated"
+    key, other = jax.random.key(3), jax.random.key(4)
+    for method, (position, keyword) in KEY_METHODS[factory].items():
+        draw = key_method_draw(factory, method, position, keyword)
+        first = draw(key)
+        assert (first == draw(key)).all(), f"{factory}.{method}: one key, one draw"
+        assert not (first == draw(other)).all(), f"{factory}.{method}: another key, another draw"
+
+
 def test_flax_apply_rngs_consumes_its_key() -> None:
     nn = pytest.importorskip("flax.linen")
     assert KEY_DICT_KEYWORDS["apply"] == "rngs"
@@ -333,6 +477,24 @@ def test_flax_apply_rngs_consumes_its_key() -> None:
     first = net.apply(variables, x, rngs={"dropout": key})
     assert (first == net.apply(variables, x, rngs={"dropout": key})).all(), "one key, one dropout mask"
     assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
+
+
+def test_make_rng_draws_a_fresh_key_per_call() -> None:
+    """What keeps `self.make_rng("dropout")` twice out of JAX301: each call draws a fresh key (flax 0.12.8),
+    while the same `rngs=` key given to `apply` twice replays them (the loop case JAX301 flags)."""
+    nn = pytest.importorskip("flax.linen")
+    data = jax.random.key_data
+
+    class Draws(nn.Module):
+        @nn.compact
+        def __call__(self):
+            return self.make_rng("dropout"), self.make_rng("dropout")
+
+    key = jax.random.key(8)
+    first, second = Draws().apply({}, rngs={"dropout": key})
+    assert not (data(first) == data(second)).all()
+    again, _ = Draws().apply({}, rngs={"dropout": key})
+    assert (data(first) == data(again)).all()
 
 
 def test_jit_of_module_apply_counts_the_variables_first() -> None:

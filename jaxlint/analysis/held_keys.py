@@ -1,0 +1,93 @@
+"""Attributes an object keeps as built: set by its class's constructors (or declared as dataclass/Module
+fields) and assigned nowhere else in the module. A key held in one is the same key on every call of a method
+that draws from it (`self.key` stored in `__init__`, `jax.random.normal(self.key)` in `noise`), so two calls
+of that method on one object draw the same numbers (JAX301, `keys.py`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+
+from ..syntax import str_literal, walk
+from .classes import CONSTRUCTORS, self_writes
+from .index import ModuleIndex
+
+
+def kept_attributes(index: ModuleIndex, cls: cst.ClassDef) -> frozenset[str]:
+    """The attributes of `cls`'s instances that only construction sets."""
+    memo = index.root.memo
+    key = f"kept_attributes {id(cls)}"
+    if key not in memo:
+        built: set[str] = set()
+        replaced: set[str] = set()
+        for related in _related_classes(index, cls):
+            for statement in related.body.body:
+                if type(statement) is cst.FunctionDef and statement.params.params:
+                    writes = self_writes(statement.body, statement.params.params[0].name.value, nested=True)
+                    constructor = statement.name.value in CONSTRUCTORS
+                    (
+                        built if constructor and related is cls else replaced if not constructor else set()
+                    ).update(writes)
+                elif type(statement) is cst.SimpleStatementLine and related is cls:
+                    for small in statement.body:
+                        if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                            built.add(small.target.value)  # a field: the generated `__init__` sets it
+        elsewhere = _assigned_elsewhere(index) | replaced
+        memo[key] = frozenset() if "*" in elsewhere else frozenset(built - elsewhere)
+    return memo[key]
+
+
+def _related_classes(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
+    """`cls`, the module's classes it names as bases and those that name it as a base (their methods may
+    replace what `cls`'s methods read)."""
+    names = {b.value.value for b in cls.bases if type(b.value) is cst.Name}
+    related = [cls]
+    for other in index.classes.values():
+        if other is None or other is cls:
+            continue
+        if other.name.value in names or any(
+            type(b.value) is cst.Name and b.value.value == cls.name.value for b in other.bases
+        ):
+            related.append(other)
+    return related
+
+
+def _assigned_elsewhere(index: ModuleIndex) -> frozenset[str]:
+    """Attribute names assigned (`x.a = ...`, `x.a += ...`, `setattr(x, "a", ...)`; not through `self`) anywhere
+    in the module outside a constructor: such an attribute may be replaced between two calls ("*": a setattr whose name is
+    not a literal)."""
+    memo = index.root.memo
+    if "assigned_elsewhere" not in memo:
+        everywhere = _attribute_writes(index.module)
+        for node in walk(index.module):
+            if type(node) is cst.FunctionDef and node.name.value in CONSTRUCTORS:
+                everywhere.subtract(_attribute_writes(node.body))
+        memo["assigned_elsewhere"] = frozenset(name for name, count in everywhere.items() if count > 0)
+    return memo["assigned_elsewhere"]
+
+
+def _attribute_writes(root: cst.CSTNode) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for node in walk(root):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                found.update(_attribute_targets(target.target))
+        elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
+            found.update(_attribute_targets(node.target))
+        elif type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "setattr":
+            name = str_literal(node.args[1].value) if len(node.args) > 1 else None
+            found[name if name is not None else "*"] += 1
+    return found
+
+
+def _attribute_targets(target: cst.BaseExpression) -> list[str]:
+    if type(target) is cst.Tuple or type(target) is cst.List:
+        return [name for e in target.elements for name in _attribute_targets(e.value)]
+    if type(target) is cst.StarredElement:
+        return _attribute_targets(target.value)
+    while type(target) is cst.Subscript:
+        target = target.value  # `x.a[i] = v` changes what `x.a` holds
+    if type(target) is not cst.Attribute or type(target.value) is cst.Name and target.value.value == "self":
+        return []  # `self.a = ...`: the class's own (kept_attributes reads its methods)
+    return [target.attr.value]

@@ -1,0 +1,215 @@
+"""JAX301 through the library table across modules and in notebooks, through the real `jaxlint` command: keys
+consumed by equinox layers (`key=`), `nnx.Rngs(key)`, distrax `sample(seed=)`, a haiku transformation's
+`apply(params, rng, x)` and a key an object keeps as built (`self.key`), each in a helper of another module
+(its export carries what it consumes) and in notebook cells; the twins that split their keys stay silent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jaxlint
+
+LAYERS = """
+import distrax
+import equinox as eqx
+import haiku as hk
+import jax
+from flax import nnx
+
+
+def make_layer(key):
+    return eqx.nn.Linear(2, 2, key=key)
+
+
+def make_rngs(key):
+    return nnx.Rngs(key)
+
+
+def draw(key):
+    return distrax.Normal(0.0, 1.0).sample(seed=key)
+
+
+def forward(x):
+    return hk.dropout(hk.next_rng_key(), 0.5, x)
+
+
+net = hk.transform(forward)
+
+
+def predict(params, rng, x):
+    return net.apply(params, rng, x)
+
+
+class Walker:
+    def __init__(self, key):
+        self.key = key
+
+    def step(self, x):
+        return x + jax.random.normal(self.key, x.shape)
+"""
+
+TRAIN = """
+import jax
+
+from layers import Walker, draw, make_layer, make_rngs, predict
+
+
+def build(key):
+    layer = make_layer(key)
+    return layer, jax.random.normal(key)
+
+
+def build_rngs(key):
+    return make_rngs(key), make_rngs(key)
+
+
+def draws(key):
+    return draw(key) + draw(key)
+
+
+def train(params, batches, rng):
+    for batch in batches:
+        out = predict(params, rng, batch)
+    return out
+
+
+def walk(key, x):
+    walker = Walker(key)
+    return walker.step(walker.step(x))
+"""
+
+TRAIN_SPLIT = """
+import jax
+
+from layers import Walker, draw, make_layer, make_rngs, predict
+
+
+def build(key):
+    key, sub = jax.random.split(key)
+    return make_layer(sub), jax.random.normal(key)
+
+
+def build_rngs(key):
+    k1, k2 = jax.random.split(key)
+    return make_rngs(k1), make_rngs(k2)
+
+
+def draws(key):
+    k1, k2 = jax.random.split(key)
+    return draw(k1) + draw(k2)
+
+
+def train(params, batches, rng):
+    for batch in batches:
+        rng, sub = jax.random.split(rng)
+        out = predict(params, sub, batch)
+    return out
+
+
+def walk(key, x):
+    k1, k2 = jax.random.split(key)
+    return Walker(k1).step(Walker(k2).step(x))
+"""
+
+
+def run(root: Path, *paths: str) -> list[tuple[str, int, int | None]]:
+    env = {**os.environ, "PYTHONPATH": str(Path(jaxlint.__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--select", "JAX301", "--format", "json", *paths],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    found = json.loads(done.stdout)
+    return sorted((Path(f["path"]).name, f["line"], f.get("cell")) for f in found)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+
+
+def notebook(*cells: str) -> str:
+    code = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": textwrap.dedent(c),
+        }
+        for c in cells
+    ]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_library_keys_across_modules(tmp_path: Path) -> None:
+    write(tmp_path, {"layers.py": LAYERS, "train.py": TRAIN})
+    assert run(tmp_path, ".") == [
+        ("train.py", 8, None),  # make_layer(key) (eqx.nn.Linear), then jax.random.normal(key)
+        ("train.py", 12, None),  # make_rngs(key) twice (nnx.Rngs)
+        ("train.py", 16, None),  # draw(key) twice (distrax sample(seed=))
+        ("train.py", 21, None),  # predict(params, rng, ...) (haiku apply) on every iteration
+        ("train.py", 27, None),  # walker.step twice: self.key is the key it was built with
+    ]
+
+
+def test_library_keys_across_modules_split(tmp_path: Path) -> None:
+    write(tmp_path, {"layers.py": LAYERS, "train.py": TRAIN_SPLIT})
+    assert run(tmp_path, ".") == []
+
+
+def test_library_keys_in_a_notebook(tmp_path: Path) -> None:
+    imports = """
+        import distrax
+        import equinox as eqx
+        import jax
+        from flax import nnx
+        """
+    reuse = """
+        key = jax.random.key(0)
+        encoder = nnx.Linear(2, 2, rngs=nnx.Rngs(key))
+        decoder = nnx.Linear(2, 2, rngs=nnx.Rngs(key))
+        layer = eqx.nn.Linear(2, 2, key=key)
+        """
+    draws = """
+        normal = distrax.Normal(0.0, 1.0)
+        a = normal.sample(seed=key)
+        """
+    (tmp_path / "explore.ipynb").write_text(notebook(imports, reuse, draws), encoding="utf-8")
+    assert run(tmp_path, "explore.ipynb") == [
+        ("explore.ipynb", 3, 3),  # cell 3: normal.sample(seed=key) after the Rngs and the layer
+        ("explore.ipynb", 4, 2),  # cell 2: the second nnx.Rngs(key)
+        ("explore.ipynb", 5, 2),  # cell 2: eqx.nn.Linear(..., key=key)
+    ]
+
+
+def test_library_keys_in_a_notebook_split(tmp_path: Path) -> None:
+    cells = (
+        """
+        import distrax
+        import equinox as eqx
+        import jax
+        from flax import nnx
+        """,
+        """
+        k1, k2, k3, k4 = jax.random.split(jax.random.key(0), 4)
+        encoder = nnx.Linear(2, 2, rngs=nnx.Rngs(k1))
+        decoder = nnx.Linear(2, 2, rngs=nnx.Rngs(k2))
+        layer = eqx.nn.Linear(2, 2, key=k3)
+        """,
+        """
+        normal = distrax.Normal(0.0, 1.0)
+        a = normal.sample(seed=k4)
+        """,
+    )
+    (tmp_path / "explore.ipynb").write_text(notebook(*cells), encoding="utf-8")
+    assert run(tmp_path, "explore.ipynb") == []
