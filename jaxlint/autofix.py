@@ -23,7 +23,7 @@ import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -47,7 +47,7 @@ from .syntax import run_deep
 if TYPE_CHECKING:
     from .analysis.module_facts import ModuleFacts
 
-_MAX_ROUNDS = 10  # fixes whose nodes overlap are applied one round each
+_MAX_ROUNDS = 10  # rounds of fixes: fixes whose nodes overlap are applied one round each
 _TEMP_SUFFIX = ".jaxlint-tmp"
 
 
@@ -146,19 +146,25 @@ def fix_source(
         found = lint_guarded(source, path, settings, project=project())
         return FixResult(path, source, source, keep_selected(found, settings))
     # Every round parses and prints the module: on a deep stack, as the engine does.
-    return run_deep(_fix_rounds, source, path, settings, unsafe, project())
+    return run_deep(_fix_rounds, source, path, settings, unsafe, project)
 
 
 def _fix_rounds(
-    source: str, path: str, settings: LintSettings, unsafe: bool, project: ModuleFacts | None
+    source: str,
+    path: str,
+    settings: LintSettings,
+    unsafe: bool,
+    project: Callable[[], ModuleFacts | None],
 ) -> FixResult:
     current = source
     applied: Counter = Counter()
-    for _ in range(_MAX_ROUNDS + 1):
+    # At most _MAX_ROUNDS rounds of fixes; the last lint is always of the text returned, so what remains is
+    # what `jaxlint` reports on it. Each lint has a record of its own (`project()`): it collects a summary.
+    for round_number in range(_MAX_ROUNDS + 1):
         collector = FixCollector()
-        findings = lint_guarded(current, path, settings, fixes=collector, project=project)
+        findings = lint_guarded(current, path, settings, fixes=collector, project=project())
         module = collector.module
-        chosen = choose(collector.items, unsafe) if module is not None else []
+        chosen = choose(collector.items, unsafe) if module is not None and round_number < _MAX_ROUNDS else []
         if module is None or not chosen:
             break
         # libcst gives back the text it parsed except, on CR-only files, the last CR: put a lost tail back,
