@@ -22,6 +22,7 @@ from .expectations import (
     Expectation,
     raising_function,
 )
+from .short_text import clip
 
 CONFIRMED, CLEAN, ERROR = "confirmed", "clean", "error"
 
@@ -56,17 +57,6 @@ def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
         return False
     end = getattr(frame, "end_lineno", None) or frame.lineno
     return frame.lineno <= span[1] and span[0] <= end
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut at a word boundary, with an ellipsis, when over `limit` characters: never mid-word."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if not text[limit - 1].isspace():  # the cut falls inside a word: drop that word
-        space = cut.rfind(" ")
-        cut = cut[:space] if space > limit // 2 else cut
-    return cut.rstrip(" ,;:(") + "…"
 
 
 def error_line(error: BaseException) -> str:
