@@ -298,8 +298,11 @@ def _try_inputs(
 
 
 def _missing_closure(target: Target, errors: list[BaseException | None]) -> list[str]:
-    names = []
+    """The target's free variables that a NameError named (its `name`, Python 3.10 on: the message's wording
+    differs between versions)."""
+    names: list[str] = []
     for error in errors:
-        if isinstance(error, NameError):
-            names += [n for n in target.free_vars if f"'{n}'" in str(error) and n not in names]
+        name = getattr(error, "name", None) if isinstance(error, NameError) else None
+        if name in target.free_vars and name not in names:
+            names.append(name)
     return names
