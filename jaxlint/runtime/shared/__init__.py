@@ -1,5 +1,5 @@
-"""Leaves both runtime packages use: the kinds of evidence a rule's pitfall leaves (`evidence.py`) and where
-tracers sit after a trace (`leaks.py`).
+"""Leaves the runtime packages and the report share: the kinds of evidence a rule's pitfall leaves
+(`evidence.py`), where tracers sit after a trace (`leaks.py`), and how a reason is clipped (`short_text.py`).
 
 `recompiles` runs in a `--run` command's processes and `verify/child` in the verify child, each loaded from
 its own folder under a private name (`runtime/_isolate.py`), so neither can import the other or this package.

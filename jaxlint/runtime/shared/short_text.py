@@ -1,5 +1,5 @@
-"""Text cut to a length for a verdict's reason: the child's judge and the report (`runtime_output`) clip the
-same way. A leaf: it imports nothing, so the linter's process loads it without the child's judge."""
+"""Text cut to a length for a verdict's reason: the verify child's judge and the report (`runtime_output`)
+clip the same way."""
 
 from __future__ import annotations
 
