@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-# The real `python -m jaxlint`, with an audit hook that records a digest of each text the engine lints.
+# The real `python -m jaxlint` (or `python -m flake8`), with an audit hook that records a digest of each text
+# the engine lints.
 _COUNTED = """
 import hashlib, json, runpy, sys
 passes = []
@@ -22,9 +23,9 @@ sys.addaudithook(
     if event == "jaxlint.lint"
     else None
 )
-sys.argv = ["jaxlint", *sys.argv[1:]]
+command, sys.argv = sys.argv[1], sys.argv[1:]
 try:
-    runpy.run_module("jaxlint", run_name="__main__", alter_sys=True)
+    runpy.run_module(command, run_name="__main__", alter_sys=True)
 finally:
     sys.stderr.write("\\nPASSES " + json.dumps(passes) + "\\n")
 """
@@ -38,10 +39,12 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _passes(cwd: Path, *args: str, stdin: str | None = None) -> tuple[subprocess.CompletedProcess, dict]:
-    """Run jaxlint (one process, no worker pool); the texts it linted, by name (`SOURCE`, `FIXED`), counted."""
+def _passes(
+    cwd: Path, *args: str, stdin: str | None = None, command: str = "jaxlint"
+) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run jaxlint or flake8 (one process); the texts it linted, by name (`SOURCE`, `FIXED`), counted."""
     done = subprocess.run(
-        [sys.executable, "-c", _COUNTED, "-j", "1", *args],
+        [sys.executable, "-c", _COUNTED, command, "-j", "1", *args],
         cwd=cwd,
         input=stdin,
         capture_output=True,
@@ -95,3 +98,24 @@ def test_stdin_holding_the_file_lints_it_once(project: Path) -> None:
     done, passes = _passes(project, "--fix", "-", "--stdin-filename", "m.py", stdin=UNFIXABLE)
     assert done.returncode == 1 and done.stdout == UNFIXABLE, done.stderr
     assert passes == {"FIXED": 1}
+
+
+def test_flake8_takes_the_projects_lint_of_the_file_it_checks(project: Path) -> None:
+    """flake8's text is the file's, the settings are the plugin's and no `# noqa` is in it: the project's lint
+    of the file (its facts need it) is the plugin's answer. A `# noqa` in the file: the plugin lints it itself,
+    since flake8, not the engine, applies those."""
+    (project / "m.py").write_text(SOURCE)
+    done, passes = _passes(project, "--select", "JAX", "m.py", command="flake8")
+    assert [line.split(" ")[:2] for line in done.stdout.splitlines()] == [
+        ["m.py:6:5:", "JAX201"],
+        ["m.py:7:8:", "JAX101"],
+    ], done.stdout + done.stderr
+    assert passes == {"SOURCE": 1}
+    noqa = SOURCE.replace("print(x)", "print(x)  # noqa: JAX201")
+    (project / "m.py").write_text(noqa)
+    done, passes = _passes(project, "--select", "JAX", "--disable-noqa", "m.py", command="flake8")
+    assert [line.split(" ")[:2] for line in done.stdout.splitlines()] == [
+        ["m.py:6:5:", "JAX201"],
+        ["m.py:7:8:", "JAX101"],
+    ], done.stdout + done.stderr
+    assert passes == {_digest(noqa): 2}
