@@ -9,61 +9,25 @@ a comment there, and is named instead. Notebooks and JAX000 findings are left al
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 from collections import defaultdict
 from collections.abc import Iterable
 
 from .config import Config
 from .finding import PARSE_ERROR_CODE, Finding
+from .suppression import noqa_edits
 from .text_lines import split_lines
-
-_NOQA_CODES = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
-_BARE_NOQA = re.compile(r"#\s*noqa(?!:)", re.IGNORECASE)
-_CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
 def add_noqa(source: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[tuple[int, str]]]:
     """`source` with `# noqa` for each line -> codes; the number of lines changed, and (line, why) for the
     lines where no comment can go."""
-    comments: dict[int, tokenize.TokenInfo] = {}
-    closed: set[int] = set()  # lines that end inside a multi-line token
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT:
-                comments[token.start[0]] = token
-            elif token.start[0] < token.end[0] and token.type not in (tokenize.NL, tokenize.NEWLINE):
-                closed.update(range(token.start[0], token.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        return source, 0, [(line, "the file does not tokenize") for line in sorted(wanted)]
+    edits, refused = noqa_edits(source, wanted)
     lines = split_lines(source)
-    refused: list[tuple[int, str]] = []
-    changed = 0
-    for number, codes in sorted(wanted.items()):
-        if not 1 <= number <= len(lines):
-            continue
-        text = lines[number - 1]
-        body = text.rstrip("\r\n")
-        ending = text[len(body) :]
-        if number in closed or body.rstrip().endswith("\\"):
-            refused.append((number, "the line ends inside a string or continues on the next"))
-            continue
-        comment = comments.get(number)
-        new = None
-        if comment is not None and _NOQA_CODES.search(comment.string):
-            found = _NOQA_CODES.search(comment.string)
-            assert found is not None
-            present = set(_CODE.findall(found.group()[found.group().index(":") + 1 :]))
-            missing = sorted(codes - present)
-            if missing:
-                at = comment.start[1] + found.end()
-                new = body[:at] + "".join(f", {code}" for code in missing) + body[at:]
-        elif comment is None or not _BARE_NOQA.search(comment.string):
-            new = f"{body.rstrip()}  # noqa: {', '.join(sorted(codes))}"
-        if new is not None and new != body:
-            lines[number - 1] = new + ending
-            changed += 1
-    return "".join(lines), changed, refused
+    for number, (start, end, text) in edits.items():
+        line = lines[number - 1]
+        lines[number - 1] = line[:start] + text + line[end:]
+    return "".join(lines), len(edits), sorted(refused.items())
 
 
 def add_noqa_to_files(findings: Iterable[Finding], config: Config) -> tuple[int, list[tuple[str, int, str]]]:

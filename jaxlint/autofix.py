@@ -23,7 +23,7 @@ import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -34,11 +34,14 @@ from .fix import SAFE, Fix, FixCollector
 from .lint import (
     _MIN_FILES_FOR_POOL,
     ProjectFacts,
+    cached_findings,
     internal_error,
     keep_selected,
     lint_guarded,
+    observe_re_exports,
     pool_jobs,
     read_source,
+    remember,
     run_batches,
 )
 from .selection import LintSettings, settings_for
@@ -46,8 +49,9 @@ from .syntax import run_deep
 
 if TYPE_CHECKING:
     from .analysis.module_facts import ModuleFacts
+    from .analysis.project import Summary
 
-_MAX_ROUNDS = 10  # fixes whose nodes overlap are applied one round each
+_MAX_ROUNDS = 10  # rounds of fixes: fixes whose nodes overlap are applied one round each
 _TEMP_SUFFIX = ".jaxlint-tmp"
 
 
@@ -112,6 +116,7 @@ class FixResult:
     applied: Counter = dataclasses.field(default_factory=Counter)  # code -> fixes applied
     written: bool = False
     error: str | None = None  # why the file was not written
+    summary: Summary | None = None  # the fixed text's, from the last round's lint (when fixes were applied)
 
     @property
     def changed(self) -> bool:
@@ -133,32 +138,48 @@ class FixResult:
 
 
 def fix_source(
-    source: str, path: str, config: Config, unsafe: bool = False, facts: ProjectFacts | None = None
+    source: str,
+    path: str,
+    config: Config,
+    unsafe: bool = False,
+    facts: ProjectFacts | None = None,
+    known: list[Finding] | None = None,
 ) -> FixResult:
     """Fix one source text (nothing is written), linted with the facts its project gives it (`facts`, from
-    `lint.lint_project`: a finding that needs another module is fixed too). Notebooks are linted, not fixed."""
+    `lint.lint_project`: a finding that needs another module is fixed too). Notebooks are linted, not fixed.
+    `known`: this text's findings with these facts, when a lint already gave them (`lint.cached_findings`):
+    a text with nothing to fix at this safety level is not linted again."""
     settings = settings_for(config, path)
 
     def project() -> ModuleFacts | None:
         return facts.module_facts(path) if facts is not None else None
 
+    if known is not None and (path.endswith(".ipynb") or not fixable(known, unsafe)):
+        return FixResult(path, source, source, known)
     if path.endswith(".ipynb"):
         found = lint_guarded(source, path, settings, project=project())
         return FixResult(path, source, source, keep_selected(found, settings))
     # Every round parses and prints the module: on a deep stack, as the engine does.
-    return run_deep(_fix_rounds, source, path, settings, unsafe, project())
+    return run_deep(_fix_rounds, source, path, settings, unsafe, project)
 
 
 def _fix_rounds(
-    source: str, path: str, settings: LintSettings, unsafe: bool, project: ModuleFacts | None
+    source: str,
+    path: str,
+    settings: LintSettings,
+    unsafe: bool,
+    project: Callable[[], ModuleFacts | None],
 ) -> FixResult:
     current = source
     applied: Counter = Counter()
-    for _ in range(_MAX_ROUNDS + 1):
+    # At most _MAX_ROUNDS rounds of fixes; the last lint is always of the text returned, so what remains is
+    # what `jaxlint` reports on it. Each lint has a record of its own (`project()`): it collects a summary.
+    for round_number in range(_MAX_ROUNDS + 1):
         collector = FixCollector()
-        findings = lint_guarded(current, path, settings, fixes=collector, project=project)
+        record = project()
+        findings = lint_guarded(current, path, settings, fixes=collector, project=record)
         module = collector.module
-        chosen = choose(collector.items, unsafe) if module is not None else []
+        chosen = choose(collector.items, unsafe) if module is not None and round_number < _MAX_ROUNDS else []
         if module is None or not chosen:
             break
         # libcst gives back the text it parsed except, on CR-only files, the last CR: put a lost tail back,
@@ -171,7 +192,16 @@ def _fix_rounds(
             break
         current = new
         applied.update(finding.code for finding, _ in chosen)
-    return FixResult(path, source, current, keep_selected(findings, settings), applied)
+    summary = None
+    if applied and record is not None:
+        observe_re_exports(current, path, settings, record)
+        summary = record.summary()
+    return FixResult(path, source, current, keep_selected(findings, settings), applied, summary=summary)
+
+
+def fixable(findings: Iterable[Finding], unsafe: bool) -> bool:
+    """Whether a fix round would apply something: a finding whose fix the safety level allows (`choose`)."""
+    return any(f.fix is not None and (unsafe or f.fix_safety == SAFE) for f in findings)
 
 
 def _parses(source: str) -> bool:
@@ -186,9 +216,16 @@ def _parses(source: str) -> bool:
 
 
 def fix_file(
-    path: str, config: Config, unsafe: bool = False, write: bool = True, facts: ProjectFacts | None = None
+    path: str,
+    config: Config,
+    unsafe: bool = False,
+    write: bool = True,
+    facts: ProjectFacts | None = None,
+    cache_dir: str | None = None,
 ) -> FixResult:
-    """Fix one file; with `write`, replace it when something changed and it is safe to (see the module doc)."""
+    """Fix one file; with `write`, replace it when something changed and it is safe to (see the module doc).
+    With `cache_dir`, the project's lint of the file (`lint.lint_project`, which just cached it) stands for
+    the first round where nothing is fixable, and the lint of the written text is cached for the next one."""
     settings = settings_for(config, path)
     read = read_source(path, settings)
     if isinstance(read, list):
@@ -196,7 +233,8 @@ def fix_file(
     data, source = read
     if write:
         remove_stale_temps(os.path.dirname(os.path.realpath(path)))
-    result = fix_source(source, path, config, unsafe, facts)
+    known = cached_findings(path, data, config, cache_dir, facts)
+    result = fix_source(source, path, config, unsafe, facts, known)
     if not (write and result.changed):
         return result
     try:
@@ -209,11 +247,33 @@ def fix_file(
         result.error = error.strerror or str(error)
     if result.error is None:
         result.written = True
+        if result.summary is not None:
+            remember(path, new, config, cache_dir, facts, (result.findings, result.summary))
     else:  # nothing was fixed: report what the file as it is has
-        result.fixed, result.applied = source, Counter()
-        found = lint_guarded(source, path, settings, project=facts.module_facts(path) if facts else None)
-        result.findings = keep_selected(found, settings)
+        result.fixed, result.applied, result.summary = source, Counter(), None
+        if known is None:
+            found = lint_guarded(source, path, settings, project=facts.module_facts(path) if facts else None)
+            known = keep_selected(found, settings)
+        result.findings = known
     return result
+
+
+def changes_the_project(
+    results: Iterable[FixResult], facts: Mapping[str, ProjectFacts], summaries: Mapping[str, Summary]
+) -> bool:
+    """Whether the written files may change what the project's modules give each other, so the project must
+    be linted again for what remains: a fixed text's summary differs from the one the project's lint had
+    (`summaries`: path -> summary), or the file had facts from other modules (the project's first round read
+    its summary without them, which the fix driver did not compute)."""
+    for result in results:
+        if not result.written:
+            continue
+        given = facts.get(result.path)
+        if result.summary is None or given is None or result.summary != summaries.get(result.path):
+            return True
+        if given.incoming or given.classes or given.exports or given.imported:
+            return True
+    return False
 
 
 def write_checked(path: str, data: bytes, expected: bytes, config: Config) -> str | None:
@@ -333,16 +393,26 @@ def _running(pid: int) -> bool:
 
 
 def _fix_batch(
-    paths: list[str], config: Config, unsafe: bool, write: bool, facts: Mapping[str, ProjectFacts]
+    paths: list[str],
+    config: Config,
+    unsafe: bool,
+    write: bool,
+    facts: Mapping[str, ProjectFacts],
+    cache_dir: str | None = None,
 ) -> list[FixResult]:
-    return [_fix_guarded(path, config, unsafe, write, facts.get(path)) for path in paths]
+    return [_fix_guarded(path, config, unsafe, write, facts.get(path), cache_dir) for path in paths]
 
 
 def _fix_guarded(
-    path: str, config: Config, unsafe: bool, write: bool, facts: ProjectFacts | None = None
+    path: str,
+    config: Config,
+    unsafe: bool,
+    write: bool,
+    facts: ProjectFacts | None = None,
+    cache_dir: str | None = None,
 ) -> FixResult:
     try:
-        return fix_file(path, config, unsafe, write, facts)
+        return fix_file(path, config, unsafe, write, facts, cache_dir)
     except Exception as error:  # lint_guarded catches the linter's bugs; this, the rest of the driver's
         return _failed(path, config, error)
 
@@ -358,18 +428,20 @@ def fix_files(
     write: bool = True,
     jobs: int | None = None,
     facts: Mapping[str, ProjectFacts] | None = None,
+    cache_dir: str | None = None,
 ) -> list[FixResult]:
     """Fix many files, in worker processes like `lint.lint_files`, each with the facts its project gives it
-    (`facts`: path -> `ProjectFacts`, from `lint.lint_project`); results in path order."""
+    (`facts`: path -> `ProjectFacts`, from `lint.lint_project`, run with the same `cache_dir`); results in
+    path order."""
     files = sorted(paths)
     facts = {path: facts[path] for path in files if path in facts} if facts else {}
     jobs = pool_jobs(jobs)
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        return _fix_batch(files, config, unsafe, write, facts)
+        return _fix_batch(files, config, unsafe, write, facts, cache_dir)
     return run_batches(
         _fix_batch,
         files,
         jobs,
-        (config, unsafe, write, facts),
+        (config, unsafe, write, facts, cache_dir),
         lambda path: _failed(path, config, "its worker process died"),
     )

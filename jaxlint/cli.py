@@ -405,11 +405,12 @@ def _configured(args: argparse.Namespace, paths: list[str]) -> int:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
         name = args.stdin_filename or "-"
-        source, problem = _decode_stdin(_read_stdin(), name)
+        data = _read_stdin()
+        source, problem = _decode_stdin(data, name)
         # Named as a file of a project (an editor's buffer): linted with the facts the project gives it.
         cache_dir = _cache_dir(args, config)
         findings: list[Finding] = (
-            [problem] if problem else lint_text_in_project(source, name, config, cache_dir)
+            [problem] if problem else lint_text_in_project(source, name, config, cache_dir, data)
         )
         if source is not None:
             given[name] = source
@@ -495,7 +496,7 @@ def _emit(args: argparse.Namespace, findings: list, given: dict[str, str] | None
 
 def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     """--fix / --unsafe-fixes / --diff: apply (or show) fixes, then report the findings that remain."""
-    from .autofix import fix_files, fix_source
+    from .autofix import changes_the_project, fix_files, fix_source
 
     if args.diff and args.verify:
         return _fail("--diff cannot be combined with --verify")
@@ -504,14 +505,16 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         if len(paths) > 1:
             return _fail("'-' (stdin) cannot be combined with other paths")
         name = args.stdin_filename or "-"
-        source, problem = _decode_stdin(_read_stdin(), name)
+        data = _read_stdin()
+        source, problem = _decode_stdin(data, name)
         if problem is not None:
             return _emit(args, [problem])
-        from .lint import facts_for
+        from .lint import cached_findings, facts_for
 
-        results = [
-            fix_source(source, name, config, unsafe, facts_for(name, config, _cache_dir(args, config)))
-        ]
+        cache_dir = _cache_dir(args, config)
+        facts = facts_for(name, config, cache_dir)
+        known = cached_findings(name, data, config, cache_dir, facts)  # the file holds this text
+        results = [fix_source(source, name, config, unsafe, facts, known)]
         if not args.diff:
             sys.stdout.write(results[0].fixed)  # the fixed source replaces stdin; findings go to stderr
     else:
@@ -525,7 +528,13 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         cache_dir = _cache_dir(args, config)
         _, run = lint_project(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
         results = fix_files(
-            files, config, unsafe=unsafe, write=not args.diff, jobs=args.jobs, facts=run.facts
+            files,
+            config,
+            unsafe=unsafe,
+            write=not args.diff,
+            jobs=args.jobs,
+            facts=run.facts,
+            cache_dir=cache_dir,
         )
         if skipped.findings:
             from .autofix import FixResult
@@ -546,11 +555,15 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     failed = [r for r in results if r.error]
     for result in failed:
         print(f"jaxlint: error: cannot write {result.path}: {result.error}", file=sys.stderr)
-    findings = [f for r in results for f in r.findings]
-    if "-" not in paths and any(r.written for r in results):
+    from .finding import Finding
+
+    findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    if "-" not in paths and changes_the_project(
+        results, run.facts, {path: summary for path, (_, summary) in run.results.items()}
+    ):
         # What remains, with the facts the fixed modules now give each other (a fix in one module can
-        # change another's findings): the project linted again, the findings cache answering for the rest.
-        from .finding import Finding
+        # change another's findings): the project linted again, the findings cache answering for the rest
+        # (the fixed files' last rounds included). Otherwise each file's last lint is what remains.
         from .lint import lint_named
 
         remaining = lint_named(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)

@@ -24,7 +24,9 @@ flake8 process, and the modules linked to the checked file by imports are linted
 findings cache (the `jaxlint` command's, `.jaxlint_cache` in the project) answering for unchanged modules.
 The cost is bounded by one `jaxlint` run over the project per flake8 worker process when the cache is cold,
 and by reading each project file once (imports and cache entries) when it is warm. The text flake8 gives is
-linted with the facts the project's files on disk give it.
+linted with the facts the project's files on disk give it; when it is the file's own text, holds no `# noqa`
+(the project's lint applies those, flake8 must see the findings under them) and the plugin's settings are the
+project's, the project's lint of the file (from the findings cache) is the answer, not linted again.
 
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
@@ -43,8 +45,8 @@ from ._version import __version__
 from .config import Config
 from .engine import lint_text
 from .finding import Finding, internal_error, parse_error
-from .lint import ProjectFacts, lint_scope
-from .selection import LintSettings, opt_in_codes, rules_for_flake8
+from .lint import ProjectFacts, cached_findings, decode_or_finding, lint_scope
+from .selection import LintSettings, opt_in_codes, rules_for_flake8, settings_for
 
 
 class JaxlintChecker:
@@ -110,7 +112,11 @@ class JaxlintChecker:
         settings = LintSettings(rules=self.rules, jit_decorators=decorators)
         source = "".join(self.lines)
         try:
-            facts = self._project_facts(dataclasses.replace(config, jit_decorators=tuple(sorted(decorators))))
+            config = dataclasses.replace(config, jit_decorators=tuple(sorted(decorators)))
+            facts = self._project_facts(config)
+            known = self._linted_already(config, settings, facts, source)
+            if known is not None:
+                return known
             project = facts.module_facts(self.filename) if facts is not None else None
             return lint_text(source, self.filename, settings, noqa=False, project=project)
         except RecursionError:
@@ -144,7 +150,6 @@ class JaxlintChecker:
         absolute = os.path.abspath(self.filename)
         known = type(self)._facts
         if absolute not in known:
-            from .cache import DEFAULT_DIR
             from .project_scope import linked, links, project_files, project_root
 
             key = (project_root(self.filename, config), repr(config))
@@ -156,8 +161,31 @@ class JaxlintChecker:
             path = next((p for p in files if os.path.abspath(p) == absolute), None)
             if path is None:  # not part of the project as searched (excluded there): its imports are unread
                 path, files = self.filename, [*files, self.filename]
-            base = config.root if config.root is not None else Path.cwd()
-            cache_dir = str(base / (config.cache_dir or DEFAULT_DIR))
-            run = lint_scope(linked([path], graph), files, config, jobs=1, cache_dir=cache_dir)
+            run = lint_scope(linked([path], graph), files, config, jobs=1, cache_dir=_cache_dir(config))
             known.update((os.path.abspath(p), facts) for p, facts in run.facts.items())
         return known.get(absolute)
+
+    def _linted_already(
+        self, config: Config, settings: LintSettings, facts: ProjectFacts | None, source: str
+    ) -> list[Finding] | None:
+        """The project's lint of this file (`_project_facts` just ran it, and the findings cache keeps it) when
+        it was this very lint: the text flake8 gives is the file's, the settings are the plugin's, and no
+        `# noqa` is in it (flake8 owns those; the project's lint applied them). Else None: lint it here."""
+        if facts is None or "noqa" in source.lower() or settings_for(config, self.filename) != settings:
+            return None
+        try:
+            with open(self.filename, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        if decode_or_finding(data, self.filename) != source:
+            return None
+        return cached_findings(self.filename, data, config, _cache_dir(config), facts)
+
+
+def _cache_dir(config: Config) -> str:
+    """The `jaxlint` command's findings cache of the project: the plugin's project lints share it."""
+    from .cache import DEFAULT_DIR
+
+    base = config.root if config.root is not None else Path.cwd()
+    return str(base / (config.cache_dir or DEFAULT_DIR))

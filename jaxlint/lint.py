@@ -212,6 +212,55 @@ def cached_result(
     return cache.lookup(key, path)
 
 
+def cached_findings(
+    path: str, data: bytes, config: Config, cache_dir: str | None, facts: ProjectFacts | None
+) -> list[Finding] | None:
+    """What the findings cache holds for `data` as the file `path` linted with `facts` (a project lint that just
+    linted these bytes left it there), or None: a face that lints a text it has the facts for asks this first,
+    so the same text with the same facts is not linted twice."""
+    if not cache_dir or facts is None:
+        return None
+    from .cache import FindingCache
+
+    cache = FindingCache(cache_dir)
+    hit = cache.lookup(_facts_key(cache, data, config, path, facts), path)
+    return hit[0] if hit is not None else None
+
+
+def remember(
+    path: str,
+    data: bytes,
+    config: Config,
+    cache_dir: str | None,
+    facts: ProjectFacts | None,
+    found: tuple[list[Finding], Summary],
+) -> None:
+    """Put a lint of `data` as `path` with `facts` done outside `lint_project_file` (the fix driver's last
+    round, on the text it wrote) into the findings cache, where the project's next lint finds it."""
+    if not cache_dir or facts is None:
+        return
+    from .cache import FindingCache
+
+    cache = FindingCache(cache_dir)
+    cache.put(_facts_key(cache, data, config, path, facts), *found)
+
+
+def _facts_key(cache: FindingCache, data: bytes, config: Config, path: str, facts: ProjectFacts) -> str:
+    settings = settings_for(config, path)
+    return _cache_key(
+        cache,
+        data,
+        settings,
+        path,
+        facts.also,
+        package_name(path),
+        facts.incoming,
+        facts.classes,
+        facts.exports,
+        facts.imported,
+    )
+
+
 def observe_re_exports(source: str, path: str, settings: LintSettings, project: ModuleFacts) -> None:
     """A package's `__init__.py` that the engine skipped (it names no JAX library: its prefilter) still tells
     the project what it re-exports: its imports go into its summary. No finding, not even JAX000: such a file
@@ -592,11 +641,15 @@ def facts_for(path: str, config: Config, cache_dir: str | None = None) -> Projec
 
 
 def lint_text_in_project(
-    source: str, path: str, config: Config, cache_dir: str | None = None
+    source: str, path: str, config: Config, cache_dir: str | None = None, data: bytes | None = None
 ) -> list[Finding]:
-    """`source` linted as the file `path` with the facts its project gives that file (`facts_for`): what
-    `jaxlint path` would report if the file held `source`, the other modules as they are on disk."""
+    """`source` (decoded from `data`) linted as the file `path` with the facts its project gives that file
+    (`facts_for`): what `jaxlint path` would report if the file held `source`, the other modules as they are
+    on disk. When the file holds these very bytes, the project's lint of it answers (`cached_findings`)."""
     facts = facts_for(path, config, cache_dir)
+    known = cached_findings(path, data, config, cache_dir, facts) if data is not None else None
+    if known is not None:
+        return known
     settings = settings_for(config, path)
     project = facts.module_facts(path) if facts is not None else None
     return keep_selected(lint_guarded(source, path, settings, project=project), settings)

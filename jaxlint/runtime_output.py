@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import report as formats
 from .finding import Finding
-from .runtime.verify.child.judge import clip
+from .runtime.shared.short_text import clip
 
 if TYPE_CHECKING:
     from .runtime.verify.results import FindingVerdict, VerifyReport

@@ -44,6 +44,9 @@ _TOP_LEVEL = {
     "pytest_plugin": FACES,
     "runtime_output": OUTPUT,
 }
+# Packages whose `__init__` puts runtime/shared/ on their `__path__`: `from .evidence import X` in them imports
+# `jaxlint.runtime.shared.evidence` (each runtime package is loaded apart, under a private name).
+_LOADS_SHARED = {"jaxlint.runtime.recompiles", "jaxlint.runtime.verify.child"}
 # Rule modules may share these; any other rule module is another rule.
 _RULE_HELPERS = {"jaxlint.rules", "jaxlint.rules.base", "jaxlint.rules.common", "jaxlint.rules.edits"}
 
@@ -95,6 +98,13 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
         else:
             continue
         for target in targets:
+            owner, _, last = target.rpartition(".")
+            if (
+                target not in modules
+                and owner in _LOADS_SHARED
+                and f"jaxlint.runtime.shared.{last}" in modules
+            ):
+                target = f"jaxlint.runtime.shared.{last}"
             while target and target not in modules:  # `import a.b.c` of a module: the nearest module named
                 target = target.rpartition(".")[0]
             if target.startswith("jaxlint") and target != name:

@@ -339,3 +339,22 @@ def test_unsafe_fix_never_stores_a_traced_update_in_a_global(tmp_path: Path, jax
     assert rows == [(11, "JAX106")], done.stdout + done.stderr
     fixed = (tmp_path / "m.py").read_text()
     assert "    state.at[0].set(x[0])\n" in fixed and "    counter = counter.at[0].set(1.0)\n" in fixed
+
+
+def test_cli_fix_reports_what_remains_in_the_text_it_gives_back(tmp_path: Path, jaxlint_cmd) -> None:
+    """A chain of overlapping fixes longer than the fix rounds: what the fixed text still has is reported, as
+    `jaxlint` reports it on that text, not what the text before the last round had."""
+    depth = 14
+    source = (
+        "import jax.numpy as jnp\n\n\ndef f():\n"
+        f"    g = jnp.zeros((2,) * {depth})\n    g{'[0]' * depth} = 1.0\n    return g\n"
+    )
+    env = dict(os.environ)  # this checkout's jaxlint (PYTHONPATH), whatever is installed
+    args = ["-", "--stdin-filename", "deep.py", "--no-cache", "--format", "json"]
+    fixed = _run([*jaxlint_cmd, "--unsafe-fixes", *args], tmp_path, env, stdin=source)
+    assert fixed.returncode == 1, fixed.stderr
+    assert "Fixed" in fixed.stderr and "[0]" * depth not in fixed.stdout
+    remaining = json.loads(fixed.stderr[fixed.stderr.index("[") :])
+    again = _run([*jaxlint_cmd, *args], tmp_path, env, stdin=fixed.stdout)
+    assert remaining == json.loads(again.stdout), "the findings of the text given back"
+    assert [row["code"] for row in remaining] == ["JAX103"]

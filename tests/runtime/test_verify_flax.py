@@ -378,6 +378,56 @@ def test_a_run_confirms_side_effects_and_leaks_it_watches_run_while_jax_traces(t
     assert "1 other confirmable finding not observed in this run" in run.stdout
 
 
+SELF_STORES = textwrap.dedent(
+    """\
+    import functools
+
+    import jax
+
+
+    class Model:
+        def __init__(self):
+            self.cache = None
+
+        @functools.partial(jax.jit, static_argnums=0)
+        def step(self, x):
+            y = x * 2
+            self.cache = y
+            return y
+
+
+    class Slotted:
+        __slots__ = ("cache",)
+
+        @functools.partial(jax.jit, static_argnums=0)
+        def step(self, x):
+            y = x * 2
+            self.cache = y
+            return y
+
+
+    if __name__ == "__main__":
+        model, slotted = Model(), Slotted()
+        for _ in range(2):
+            model.step(jax.numpy.ones(3))
+            slotted.step(jax.numpy.ones(3))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_run_confirms_a_tracer_left_in_self_in_a_dict_or_a_slot(tmp_path):
+    """The run's processes look where the flagged statement stores (`runtime/shared/leaks.py`, the walk the
+    verify child uses too): an instance's `__dict__`, or its `__slots__`."""
+    _write(tmp_path, {"run.py": SELF_STORES})
+    run = _jaxlint(tmp_path, "--verify", "--run", f"{sys.executable} run.py")
+    for line in (13, 23):
+        assert (
+            f"CONFIRMED JAX105 run.py:{line}:9: line {line} left a tracer in 'self.cache' after the trace"
+            in (run.stdout)
+        ), run.stdout + run.stderr
+
+
 KEY_REUSE_IN_A_STEP = textwrap.dedent(
     """\
     import jax

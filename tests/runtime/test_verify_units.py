@@ -333,3 +333,59 @@ def test_dict_parameters_are_recognised_only_when_read_by_string_keys(body, keys
 
     node = ast.parse(f"def f(params, x):\n    {body}\n").body[0]
     assert source.dict_keys_read(node, "params") == keys
+
+
+_METHODS = """
+import functools
+import jax
+
+
+def logged(function):
+    @functools.wraps(function)
+    def wrapper(*args):
+        return function(*args)
+    return wrapper
+
+
+@jax.jit
+def top(x):
+    return x
+
+
+class Model:
+    @logged
+    def step(self, x):
+        return x
+
+    @staticmethod
+    def helper(x):
+        return x
+
+    class Inner:
+        def run(self, x):
+            return x
+"""
+
+
+def test_the_qualname_of_a_code_object_without_co_qualname_is_found_in_its_module():
+    """Python 3.10's code objects have no co_qualname: the callers of a target that the module's live calls
+    name (by code object) are found through the module's functions and class attributes instead. Called
+    directly, so the fallback runs on any Python."""
+    import types
+
+    from jaxlint.runtime.verify.child.resolve import code_qualname, qualname_in_module
+
+    module = types.ModuleType("user_model")
+    exec(compile(_METHODS, "user_model.py", "exec"), vars(module))
+    model = vars(module)["Model"]
+    codes = {
+        "top": vars(module)["top"].__wrapped__.__code__,
+        "Model.step": model.step.__wrapped__.__code__,
+        "Model.helper": model.helper.__code__,
+        "Model.Inner.run": model.Inner.run.__code__,
+    }
+    for qualname, code in codes.items():
+        assert qualname_in_module(code, module) == qualname
+        assert code_qualname(code, module) == qualname
+    wrapper = model.step.__code__  # the decorator's own function: not the module's
+    assert qualname_in_module(wrapper, module) is None

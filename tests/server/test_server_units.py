@@ -58,6 +58,7 @@ def test_noqa_edit(line, expected):
         'print("""a\nb""")\n',  # the line ends inside a string: a comment there would change it
         "print(x, \\\n  y)\n",  # a backslash continuation
         "print(x)  # noqa\n",  # already suppresses everything
+        "print(x)  # noqa: JAX2\n",  # already suppresses JAX201 (a code prefix, as `suppression` reads it)
     ],
 )
 def test_no_noqa_edit_where_a_comment_cannot_go(text):

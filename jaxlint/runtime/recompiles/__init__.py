@@ -32,9 +32,14 @@ Importing this package does not import jax; only the hooks do.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .budget import DEFAULT_MAX_COMPILES
+
+# The leaves shared with the other runtime package (`runtime/shared/`): submodules of this package, in the
+# linter's process as under the private name this package is loaded by.
+__path__.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "shared"))
 
 __all__ = ["DEFAULT_MAX_COMPILES", "count_compiles", "run_command"]
 

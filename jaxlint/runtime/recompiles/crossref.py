@@ -102,7 +102,7 @@ def cross_reference_observations(
     """Findings of the rules an observation proves (a tracer printed at the line), each with the first
     observation inside its statement (or none)."""
     from ..verify.child.expectations import EXPECTATIONS
-    from .line_watch import LEAK, RUNS_ONCE
+    from .evidence import LEAK, RUNS_ONCE
     from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
 
     WATCHED = (LEAK, RUNS_ONCE)
@@ -131,7 +131,7 @@ def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:
     """The flagged statements a run watches while JAX traces (line_watch.py): JAX202's and JAX105's."""
     from ..verify.child.expectations import EXPECTATIONS
     from ..verify.child.source import ModuleSource, store_places
-    from .line_watch import LEAK, RUNS_ONCE
+    from .evidence import LEAK, RUNS_ONCE
 
     statements = []
     sources: dict[str, Any] = {}

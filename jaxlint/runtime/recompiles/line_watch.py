@@ -9,7 +9,7 @@ files alone; it is removed when the trace ends, and never set when another trace
 is active, so it never takes their place. Records are observations (observations.py) with kind
 `runs-once` or `leak`; crossref.py matches them to the findings.
 
-Nothing here imports jax; `LineWatch` is handed the Tracer class.
+Nothing here imports jax: where tracers sit is `leaks.py`'s walk, shared with the verify child.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import sys
 import threading
 from typing import Any
 
-RUNS_ONCE = "runs-once"
-LEAK = "leak"
+from .evidence import LEAK, RUNS_ONCE
+from .leaks import holds_tracer, place_text
+
 WATCH_FILE = "statements.watch"  # not *.json: the parent reads those as process reports
 
 
@@ -40,21 +41,8 @@ def read_watch(directory: str) -> list[dict[str, Any]]:
     return [s for s in data if isinstance(s, dict)] if isinstance(data, list) else []
 
 
-def _holds_tracer(value: Any, tracer: type, depth: int = 2) -> bool:
-    if isinstance(value, tracer):
-        return True
-    if depth == 0:
-        return False
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_holds_tracer(v, tracer, depth - 1) for v in list(value)[:1000])
-    return False
-
-
 class LineWatch:
-    def __init__(self, statements: list[dict[str, Any]], tracer: type, on_seen: Any) -> None:
-        self.tracer = tracer
+    def __init__(self, statements: list[dict[str, Any]], on_seen: Any) -> None:
         self.on_seen = on_seen
         self.by_file: dict[str, list[dict[str, Any]]] = {}
         for statement in statements:
@@ -111,16 +99,8 @@ class LineWatch:
 
     def _leaked_into(self, statement: dict[str, Any], frame_globals: dict, instance: Any) -> str:
         for place in statement.get("stores") or ():
-            kind, _, name = place.partition(":")
-            holder: Any = frame_globals.get(name) if kind == "global" else getattr(instance, name, None)
-            attributes = getattr(holder, "__dict__", None) if kind == "global" else None
-            found = _holds_tracer(holder, self.tracer) or (
-                isinstance(attributes, dict)
-                and not callable(holder)
-                and any(_holds_tracer(v, self.tracer) for v in list(attributes.values()))
-            )
-            if found:
-                return f"global '{name}'" if kind == "global" else f"'self.{name}'"
+            if holds_tracer(place, frame_globals, instance):
+                return place_text(place)
         return ""
 
     def _report(self, statement: dict[str, Any], kind: str, text: str) -> None:

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import builtins
 import os
-import re
 import sys
 import threading
 from typing import Any
 
-PRINTED_TRACER = "printed-tracer"
-DEBUG_PRINT_TRACER = "debug-print-tracer"
+from .evidence import DEBUG_PRINT_TRACER, PRINTED_TRACER, TRACER_TEXT
+
 MAX_OBSERVATIONS = 200
 _TEXT_LIMIT = 120
-# A tracer's repr or str, as verify/child/judge.py recognises it in captured output.
-TRACER_TEXT = re.compile(r"\w*Tracer\(|\w*Tracer<|Traced<|\w+Tracer object at")
 
 
 class Observations:

@@ -62,7 +62,7 @@ class ProcessReport:
         observations.install(jax, observations.Observations(_skip_dirs(), self.on_observed))
         statements = read_watch(self.directory)
         if statements:
-            self._bus.line_watch = LineWatch(statements, jax.core.Tracer, self.on_observed)
+            self._bus.line_watch = LineWatch(statements, self.on_observed)
         self.register_process_hooks()
         self.write()  # an empty report still says "this process imported jax"
 

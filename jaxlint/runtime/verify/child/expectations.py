@@ -6,21 +6,22 @@ from __future__ import annotations
 import dataclasses
 import os
 
+# What counts as the pitfall happening, shared with `--run`'s observations (`runtime/shared/`); here LEAK is
+# jax.checking_leaks() raising at the end of the trace (LEAK_RAISED_IN).
+from .evidence import (
+    DEBUG_PRINT_TRACER,
+    DISCARDED_UPDATE,
+    EXCEPTION,
+    LEAK,
+    PRINTED_TRACER,
+    RUNS_ONCE,
+    SELF_NOT_ARRAY,
+)
+
 # How an attempt is traced: "plain" (jit trace with print capture), "leaks" (under jax.checking_leaks()),
 # "key-reuse" (jax_debug_key_reuse with custom PRNG so legacy PRNGKey keys are tracked too).
 # "run-twice" (call under jit twice with the same inputs, recording the module's lines that ran).
 PLAIN, LEAKS, KEY_REUSE, RUN_TWICE = "plain", "leaks", "key-reuse", "run-twice"
-
-# What counts as the pitfall happening.
-EXCEPTION = "exception"  # a given exception class raised at the flagged line
-LEAK = "leak"  # jax.checking_leaks() raised at the end of the trace (LEAK_RAISED_IN)
-DISCARDED_UPDATE = "discarded-update"  # an array update at the flagged line whose result nothing uses
-PRINTED_TRACER = "printed-tracer"  # stdout/stderr written at the flagged line shows a tracer
-DEBUG_PRINT_TRACER = (
-    "debug-print-tracer"  # jax.debug.print called at the flagged line with a tracer in its format
-)
-SELF_NOT_ARRAY = "self-not-array"  # a jitted method rejects its own instance as a traced argument
-RUNS_ONCE = "runs-once"  # the flagged line ran while tracing (first call), not on a cached second call
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import traceback
 from typing import Any
 
+from .evidence import TRACER_TEXT
 from .expectations import (
     DEBUG_PRINT_TRACER,
     DISCARDED_UPDATE,
@@ -22,10 +22,10 @@ from .expectations import (
     Expectation,
     raising_function,
 )
+from .leaks import place_text
+from .short_text import clip
 
 CONFIRMED, CLEAN, ERROR = "confirmed", "clean", "error"
-
-TRACER_TEXT = re.compile(r"\w*Tracer\(|\w*Tracer<|Traced<|\w+Tracer object at")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,17 +56,6 @@ def frame_covers(frame: traceback.FrameSummary, span: tuple[int, int]) -> bool:
         return False
     end = getattr(frame, "end_lineno", None) or frame.lineno
     return frame.lineno <= span[1] and span[0] <= end
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut at a word boundary, with an ellipsis, when over `limit` characters: never mid-word."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if not text[limit - 1].isspace():  # the cut falls inside a word: drop that word
-        space = cut.rfind(" ")
-        cut = cut[:space] if space > limit // 2 else cut
-    return cut.rstrip(" ,;:(") + "…"
 
 
 def error_line(error: BaseException) -> str:
@@ -127,7 +116,7 @@ def judge(
     leaked_there = sorted((stores or set()) & getattr(outcome, "leaked_into", set()))
     leak_error = error is not None and raising_function(error, path) in LEAK_RAISED_IN
     if kind == LEAK and leaked_there and (error is None or leak_error):
-        where = ", ".join(_place_text(p) for p in leaked_there)
+        where = ", ".join(place_text(p) for p in leaked_there)
         return Judgement(
             CONFIRMED, f"a tracer leaked into {where} at line {line}, still there after the trace"
         )
@@ -183,10 +172,6 @@ def judge(
         if primitive:
             return Judgement(CONFIRMED, f"the result of `{primitive}` at line {line} is never used")
     return Judgement(CLEAN, "")
-
-
-def _place_text(place: str) -> str:
-    return place.replace("global:", "global '").replace("self:", "'self.") + "'"
 
 
 def _printed(

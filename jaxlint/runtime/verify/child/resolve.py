@@ -225,6 +225,42 @@ def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
+def code_qualname(code: types.CodeType, module: types.ModuleType) -> str:
+    """The qualified name of the module's function that runs `code`: co_qualname (Python 3.11 on); on 3.10
+    the `__qualname__` of the module's function or class method that runs it (`qualname_in_module`), else
+    the bare name (which reaches module-level functions only)."""
+    qualname = getattr(code, "co_qualname", None)
+    if isinstance(qualname, str):
+        return qualname
+    return qualname_in_module(code, module) or code.co_name
+
+
+def qualname_in_module(code: types.CodeType, module: types.ModuleType) -> str | None:
+    """`__qualname__` of the function whose code is `code` among the module's globals and the attributes of
+    its classes (nested classes too, jit and other `__wrapped__` wrappers peeled), or None."""
+    namespaces = [vars(module)]
+    seen: set[int] = set()
+    while namespaces:
+        for value in list(namespaces.pop().values()):
+            if isinstance(value, type):
+                if id(value) not in seen and value.__module__ == module.__name__:
+                    seen.add(id(value))
+                    namespaces.append(dict(vars(value)))
+                continue
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            elif isinstance(value, property):
+                value = value.fget
+            try:
+                function = inspect.unwrap(value) if callable(value) else None
+            except Exception:  # a wrapper chain that loops, or an attribute that raises
+                continue
+            if getattr(function, "__code__", None) is code:
+                qualname = getattr(function, "__qualname__", None)
+                return qualname if isinstance(qualname, str) else None
+    return None
+
+
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
     for const in code.co_consts:
         if isinstance(const, types.CodeType):

@@ -24,7 +24,7 @@ from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
 from .module_methods import through_init
 from .recorded import recorded_calls, refused_reason, unkept_reason
-from .resolve import METHOD, Target, Unreachable, lookup, resolve, unwrap
+from .resolve import METHOD, Target, Unreachable, code_qualname, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
@@ -104,9 +104,7 @@ class ModuleContext:
         """The module's other functions that have real inputs (declared examples, calls a run recorded or
         the module's top-level code made): tracing them may reach the target's line."""
         names = [*self.examples, *(q for q, e in self.recorded.items() if e.get("calls"))]
-        names += [
-            getattr(code, "co_qualname", code.co_name) for code in (self.live.calls if self.live else {})
-        ]
+        names += [code_qualname(code, self.module) for code in (self.live.calls if self.live else {})]
         found: list[Target] = []
         for qualname in dict.fromkeys(names):
             if qualname == target.qualname or len(found) >= MAX_CALLERS:
@@ -298,8 +296,11 @@ def _try_inputs(
 
 
 def _missing_closure(target: Target, errors: list[BaseException | None]) -> list[str]:
-    names = []
+    """The target's free variables that a NameError named (its `name`, Python 3.10 on: the message's wording
+    differs between versions)."""
+    names: list[str] = []
     for error in errors:
-        if isinstance(error, NameError):
-            names += [n for n in target.free_vars if f"'{n}'" in str(error) and n not in names]
+        name = getattr(error, "name", None) if isinstance(error, NameError) else None
+        if name in target.free_vars and name not in names:
+            names.append(name)
     return names
