@@ -189,3 +189,14 @@ APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}
+
+# -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
+
+# NumPy methods that change an array in place and that a JAX array does not have: AttributeError.
+MISSING_INPLACE_METHODS = frozenset({"fill", "resize", "put", "itemset", "partition"})
+# NumPy methods that change the array in place (returning None) where a JAX array's returns a new array and
+# leaves it as it was: as a statement, `x.sort()` does nothing.
+COPYING_INPLACE_METHODS = frozenset({"sort"})
+# Array methods whose `dtype=` JAX honours like the `jnp` function of the same name: a 64-bit dtype is
+# truncated to 32 bits unless x64 is enabled (with a UserWarning).
+DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod", "std", "var"})

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import DTYPE_METHODS
 from ..syntax import children, source_of, walk
 from .base import Rule
 
@@ -15,7 +16,13 @@ _WIDE_DTYPES = {
     **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
     **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
 }
-_WIDE_STRINGS = {"float64": "float64", "f8": "float64", "<f8": "float64", "double": "float64"} | {
+_WIDE_STRINGS = {
+    "float64": "float64",
+    "f8": "float64",
+    "<f8": "float64",
+    "double": "float64",
+    "d": "float64",
+} | {
     "complex128": "complex128",
     "c16": "complex128",
     "<c16": "complex128",
@@ -36,6 +43,8 @@ _DTYPE_POSITION = {
     "jax.lax.convert_element_type": 1,
 }
 _DTYPE_KEYWORDS = ("dtype", "new_dtype")
+# `np.dtype(np.float64)`: the dtype object of its argument.
+_DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
 # Namespaces whose functions honour (and truncate) a requested dtype.
 _REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
 
@@ -48,8 +57,9 @@ class Float64WithoutX64(Rule):
     doc = """
 ## What it does
 Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `dtype=jnp.float64`,
-`dtype=np.float64`, `dtype="float64"` (and `complex128`) passed to `jnp`, `jax.random` or `lax` functions,
-`x.astype(jnp.float64)` on a JAX array — in a module that never mentions enabling 64-bit mode
+`dtype=np.float64`, `dtype="float64"`, `dtype=np.dtype("float64")` (and `complex128`) passed to `jnp`,
+`jax.random` or `lax` functions, `x.astype(jnp.float64)` or `x.sum(dtype=jnp.float64)` (`prod`, `mean`,
+`cumsum`, `cumprod`, `std`, `var`) on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
 counts, so code that already chooses a dtype by checking the flag is left alone).
@@ -130,10 +140,11 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if name is not None and name.startswith(_REQUESTING):
             dtype = _dtype_argument(node, _DTYPE_POSITION.get(name))
             where = _short(name)
-        elif name is None and type(node.func) is cst.Attribute and node.func.attr.value == "astype":
-            if ctx.flags(node.func.value) & (ARRAY | TRACED):
-                dtype = _dtype_argument(node, 0)
-                where = ".astype"
+        elif name is None and type(node.func) is cst.Attribute and node.func.attr.value in DTYPE_METHODS:
+            method = node.func.attr.value
+            if ctx.flags(node.func.value) & (ARRAY | TRACED):  # `x.astype(...)`, `x.sum(dtype=...)`
+                dtype = _dtype_argument(node, 0 if method == "astype" else None)
+                where = f".{method}"
         if dtype is None:
             return
         width = self._width(dtype, ctx)
@@ -141,6 +152,12 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
+        if (
+            type(dtype) is cst.Call
+            and ctx.qualname(dtype.func) in _DTYPE_CONSTRUCTORS
+            and len(dtype.args) == 1
+        ):
+            return self._width(dtype.args[0].value, ctx)  # `np.dtype("float64")`
         if type(dtype) is cst.SimpleString:
             value = dtype.evaluated_value
             return _WIDE_STRINGS.get(value) if isinstance(value, str) else None

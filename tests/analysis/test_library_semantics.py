@@ -14,9 +14,12 @@ from jaxlint.analysis.library import (
     APIS,
     APPLY_FN_FACTORIES,
     CALL_RESULTS,
+    COPYING_INPLACE_METHODS,
     DOCUMENTED,
+    DTYPE_METHODS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
+    MISSING_INPLACE_METHODS,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     TRACED_RESULT,
@@ -278,3 +281,55 @@ def test_fold_in_equals_split_index() -> None:
     data = jax.random.key_data
     for i in range(2):
         assert (data(jax.random.fold_in(key, i)) == data(jax.random.split(key)[i])).all()
+
+
+# Arguments NumPy's in-place methods take, for calling them.
+_INPLACE_ARGS = {
+    "fill": (0.0,),
+    "resize": ((4,),),
+    "put": ([0], [1.0]),
+    "itemset": (0, 1.0),
+    "partition": (1,),
+}
+
+
+@pytest.mark.parametrize("method", sorted(MISSING_INPLACE_METHODS))
+def test_jax_arrays_lack_numpy_inplace_methods(method: str) -> None:
+    """JAX103: NumPy has the method, a JAX array and a tracer under jit raise AttributeError."""
+    np = pytest.importorskip("numpy")
+    args = _INPLACE_ARGS[method]
+    if hasattr(np.ndarray, method):  # `itemset` left NumPy 2
+        getattr(np.array([3.0, 1.0, 2.0]), method)(*args)
+    with pytest.raises(AttributeError):
+        getattr(jnp.array([3.0, 1.0, 2.0]), method)(*args)
+    with pytest.raises(AttributeError):
+        jax.jit(lambda x: getattr(x, method)(*args))(jnp.array([3.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("method", sorted(COPYING_INPLACE_METHODS))
+def test_copying_methods_leave_the_array_unchanged(method: str) -> None:
+    """JAX106: NumPy's method changes the array and returns None; JAX's returns a new array, eagerly and under
+    jit, and the array keeps its values."""
+    np = pytest.importorskip("numpy")
+    host = np.array([3.0, 1.0, 2.0])
+    assert getattr(host, method)() is None and host.tolist() == [1.0, 2.0, 3.0]
+    x = jnp.array([3.0, 1.0, 2.0])
+    assert getattr(x, method)().tolist() == [1.0, 2.0, 3.0] and x.tolist() == [3.0, 1.0, 2.0]
+
+    def discard(v):
+        getattr(v, method)()
+        return v
+
+    assert jax.jit(discard)(x).tolist() == [3.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("method", sorted(DTYPE_METHODS))
+def test_dtype_methods_truncate_float64_without_x64(method: str) -> None:
+    """JAX501: the method honours `dtype=` like its jnp function, so float64 becomes float32 with x64 off."""
+    if jax.config.jax_enable_x64:
+        pytest.skip("x64 is enabled in this process")
+    x = jnp.ones(3)
+    call = getattr(x, method)
+    with pytest.warns(UserWarning):
+        out = call(jnp.float64) if method == "astype" else call(dtype=jnp.float64)
+    assert out.dtype == jnp.float32
