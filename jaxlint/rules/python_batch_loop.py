@@ -33,7 +33,8 @@ class PythonBatchLoop(Rule):
     code = "JAX404"
     name = "python-batch-loop"
     summary = (
-        "A Python loop or comprehension over an array's rows calling JAX per row, then stacked: use jax.vmap"
+        "A Python loop or comprehension over an array's rows calling JAX per row, then stacked (or summed in "
+        "traced code): use jax.vmap"
     )
     severity = "warning"
     doc = """

@@ -17,9 +17,12 @@ from jaxlint.analysis.library import (
     COPYING_INPLACE_METHODS,
     DOCUMENTED,
     DTYPE_METHODS,
+    INT_CONVERSIONS,
+    INT_FILLS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     MISSING_INPLACE_METHODS,
+    NARROW_INT_DTYPES,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     TRACED_RESULT,
@@ -333,3 +336,56 @@ def test_dtype_methods_truncate_float64_without_x64(method: str) -> None:
     with pytest.warns(UserWarning):
         out = call(jnp.float64) if method == "astype" else call(dtype=jnp.float64)
     assert out.dtype == jnp.float32
+
+
+def _x64_off() -> None:
+    if jax.config.jax_enable_x64:
+        pytest.skip("x64 is enabled in this process")
+
+
+@pytest.mark.parametrize("name", sorted(INT_CONVERSIONS))
+def test_int_conversions_raise_outside_int32(name: str) -> None:
+    """JAX503: a Python int outside int32 raises OverflowError, eagerly and under jit; the int32 bounds pass."""
+    _x64_off()
+    convert = resolve(name)
+    assert int(convert(2**31 - 1)) == 2**31 - 1 and int(convert(-(2**31))) == -(2**31)
+    for value in (2**31, -(2**31) - 1, 2**40):
+        with pytest.raises(OverflowError):
+            convert(value)
+        with pytest.raises(OverflowError):
+            jax.jit(lambda value=value: convert(value))()
+
+
+@pytest.mark.parametrize("name", sorted(INT_FILLS))
+def test_int_fills_wrap_around(name: str) -> None:
+    """JAX503: a fill value outside int32 is weakly typed and wraps around silently (2**40 becomes 0)."""
+    _x64_off()
+    fill = resolve(name)
+    position = INT_FILLS[name]
+    args = [(3,)] * position + [2**40 + 5]
+    assert fill(*args).tolist() == [5, 5, 5]
+    assert jax.jit(lambda: fill(*args))().tolist() == [5, 5, 5]
+
+
+@pytest.mark.parametrize("dtype", sorted(NARROW_INT_DTYPES))
+def test_narrow_int_arrays_reject_ints_outside_int32(dtype: str) -> None:
+    """JAX503: an array of a narrow int dtype combined with a Python int outside int32 raises OverflowError."""
+    _x64_off()
+    np = pytest.importorskip("numpy")
+    dtype_object = resolve(dtype) if "." in dtype else np.dtype(dtype)
+    array = jnp.ones(3, dtype=dtype_object)
+    for value in (2**31, -(2**31) - 1):
+        with pytest.raises(OverflowError):
+            array + value
+        with pytest.raises(OverflowError):
+            jax.jit(lambda a, value=value: a * value)(array)
+
+
+def test_int32_arithmetic_wraps_around() -> None:
+    """JAX503: int arrays from int literals are int32 and their arithmetic wraps around."""
+    _x64_off()
+    assert jnp.arange(100).dtype == jnp.int32 and jnp.array([1, 2]).dtype == jnp.int32
+    assert int((jnp.arange(100) ** 10)[-1]) == (99**10 + 2**31) % 2**32 - 2**31
+    assert (
+        int(jax.jit(lambda: jnp.arange(100) * 100_000_000)()[-1]) == (9_900_000_000 + 2**31) % 2**32 - 2**31
+    )
