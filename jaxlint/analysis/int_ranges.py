@@ -67,8 +67,8 @@ def literal_int(node: cst.BaseExpression, ctx: RuleContext, depth: int = 0) -> i
         result = op(left, right)  # type: ignore[operator]
         return result if isinstance(result, int) and result.bit_length() <= _MAX_BITS else None
     if type(node) is cst.Name:
-        value = _bound_once(node, ctx)
-        return literal_int(value, ctx, depth + 1) if value is not None else None
+        bound = _bound_once(node, ctx)
+        return literal_int(bound, ctx, depth + 1) if bound is not None else None
     return None
 
 
@@ -92,31 +92,31 @@ def int_bounds(node: cst.BaseExpression, ctx: RuleContext, depth: int = 0) -> tu
     if depth > _MAX_DEPTH:
         return None
     if type(node) is cst.Name:
-        value = _bound_once(node, ctx)
-        return int_bounds(value, ctx, depth + 1) if value is not None else None
+        bound = _bound_once(node, ctx)
+        return int_bounds(bound, ctx, depth + 1) if bound is not None else None
     if type(node) is not cst.Call or any(a.star or a.keyword is not None for a in node.args):
         return None  # a dtype, or anything by keyword: not judged
     name = ctx.qualname(node.func)
     args = [a.value for a in node.args]
     if name == "jax.numpy.arange" and 1 <= len(args) <= 3:
-        values = [literal_int(a, ctx) for a in args]
-        if any(v is None for v in values):
+        found = [literal_int(a, ctx) for a in args]
+        ints = [v for v in found if v is not None]
+        if len(ints) != len(found):
             return None
-        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
-        assert start is not None and stop is not None and step is not None
+        start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (*ints, 1)[:3]
         if step == 0 or len(range(start, stop, step)) == 0:
             return None
         last = range(start, stop, step)[-1]
         return min(start, last), max(start, last)
     if name in INT_CONVERSIONS and len(args) == 1:
-        values = literal_ints(args[0], ctx)
-        if values is None or not all(fits_int32(v) for v in values):
+        listed = literal_ints(args[0], ctx)
+        if listed is None or not all(fits_int32(v) for v in listed):
             return None
-        return min(values), max(values)
+        return min(listed), max(listed)
     position = INT_FILLS.get(name or "")
     if position is not None and len(args) == position + 1:
-        value = literal_int(args[position], ctx)
-        return (value, value) if value is not None and fits_int32(value) else None
+        fill = literal_int(args[position], ctx)
+        return (fill, fill) if fill is not None and fits_int32(fill) else None
     return None
 
 

@@ -107,7 +107,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
                     f"{source_of(node.func)}(...) raises OverflowError; {_ADVICE}",
                 )
             return
-        position = INT_FILLS[name]  # type: ignore[index]
+        position = INT_FILLS[name]
         if len(args) != position + 1:
             return
         value = literal_int(args[position], ctx)
