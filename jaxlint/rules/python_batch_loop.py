@@ -136,7 +136,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         summed: bool,
     ) -> None:
         row_names, indexed = rows
-        is_array = lambda node: self._is_array(node, ctx)  # noqa: E731
+        is_array = self._array_test(ctx)
         if not any(_is_row(a.value, row_names, indexed, is_array) for a in call.args if not a.star):
             return
         callee = self._jax_callee(call, ctx)
@@ -188,6 +188,9 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if type(target) is cst.Name and self._is_array(iterable, ctx):
             return {target.value}, {}
         return None
+
+    def _array_test(self, ctx: RuleContext):
+        return lambda node: self._is_array(node, ctx)
 
     def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if type(node) is cst.Call and ctx.qualname(node.func) in _LIST_RESULTS:
