@@ -82,6 +82,25 @@ class Jitted:
             indices |= {i for i, n in enumerate(names) if n in static_names}
         return indices, static_names
 
+    def arguments(self, call: cst.Call) -> list[tuple[cst.Arg, str, bool]]:
+        """(argument, parameter name, whether static) for each argument of a call up to the first `*`/`**`;
+        a positional argument beyond the def's parameters is named by its index."""
+        indices, names = self.static_parameters()
+        positional_names = [p.name.value for p in positional_params(self.params)]
+        out = []
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                index = position + self.offset
+                position += 1
+                param = positional_names[index] if index < len(positional_names) else str(index)
+                out.append((arg, param, index in indices))
+            else:
+                out.append((arg, arg.keyword.value, arg.keyword.value in names))
+        return out
+
 
 def _from_application(target: Unit, app: Application, label: str, call_offset: int) -> Jitted | None:
     if type(target.node) is not cst.FunctionDef or app.spec.unknown:

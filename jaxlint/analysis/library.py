@@ -326,3 +326,28 @@ NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}
+
+# -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
+
+# NumPy methods that change an array in place and that a JAX array does not have: AttributeError.
+MISSING_INPLACE_METHODS = frozenset({"fill", "resize", "put", "itemset", "partition"})
+# NumPy methods that change the array in place (returning None) where a JAX array's returns a new array and
+# leaves it as it was: as a statement, `x.sort()` does nothing.
+COPYING_INPLACE_METHODS = frozenset({"sort"})
+# Array methods whose `dtype=` JAX honours like the `jnp` function of the same name: a 64-bit dtype is
+# truncated to 32 bits unless x64 is enabled (with a UserWarning).
+DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod", "std", "var"})
+
+# -- Integers with x64 off (jax 0.10.2): int32 -----------------------------------------------------------------
+
+# Functions that convert a Python int (or a list of them) to an int32 array when no dtype is given: one outside
+# int32 raises OverflowError.
+INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.int32"})
+# Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
+# silently wraps around (`jnp.full(3, 2**40)` is zeros).
+INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
+# Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
+# such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
+NARROW_INT_DTYPES = frozenset(
+    f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
+) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})

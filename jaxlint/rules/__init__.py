@@ -49,6 +49,7 @@ REGISTRY: tuple[RuleEntry, ...] = (
     RuleEntry("JAX405", "jit-method-self", "jit_method_self", "JitMethodSelf"),
     RuleEntry("JAX501", "float64-without-x64", "float64_without_x64", "Float64WithoutX64"),
     RuleEntry("JAX502", "python-sequence-input", "python_sequence_input", "PythonSequenceInput"),
+    RuleEntry("JAX503", "int32-overflow", "int32_overflow", "Int32Overflow"),
 )
 
 ENTRIES_BY_CODE: dict[str, RuleEntry] = {entry.code: entry for entry in REGISTRY}

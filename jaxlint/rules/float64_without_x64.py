@@ -6,6 +6,8 @@ import libcst as cst
 
 from ..analysis import ARRAY, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import DTYPE_METHODS
+from ..analysis.x64 import is_program, mentions_x64
 from ..syntax import children, source_of, walk
 from .base import Rule
 
@@ -15,7 +17,13 @@ _WIDE_DTYPES = {
     **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
     **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
 }
-_WIDE_STRINGS = {"float64": "float64", "f8": "float64", "<f8": "float64", "double": "float64"} | {
+_WIDE_STRINGS = {
+    "float64": "float64",
+    "f8": "float64",
+    "<f8": "float64",
+    "double": "float64",
+    "d": "float64",
+} | {
     "complex128": "complex128",
     "c16": "complex128",
     "<c16": "complex128",
@@ -36,6 +44,8 @@ _DTYPE_POSITION = {
     "jax.lax.convert_element_type": 1,
 }
 _DTYPE_KEYWORDS = ("dtype", "new_dtype")
+# `np.dtype(np.float64)`: the dtype object of its argument.
+_DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
 # Namespaces whose functions honour (and truncate) a requested dtype.
 _REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
 
@@ -48,8 +58,9 @@ class Float64WithoutX64(Rule):
     doc = """
 ## What it does
 Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `dtype=jnp.float64`,
-`dtype=np.float64`, `dtype="float64"` (and `complex128`) passed to `jnp`, `jax.random` or `lax` functions,
-`x.astype(jnp.float64)` on a JAX array — in a module that never mentions enabling 64-bit mode
+`dtype=np.float64`, `dtype="float64"`, `dtype=np.dtype("float64")` (and `complex128`) passed to `jnp`,
+`jax.random` or `lax` functions, `x.astype(jnp.float64)` or `x.sum(dtype=jnp.float64)` (`prod`, `mean`,
+`cumsum`, `cumprod`, `std`, `var`) on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
 counts, so code that already chooses a dtype by checking the flag is left alone).
@@ -103,7 +114,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
 
     def _mentions_x64(self, ctx: RuleContext) -> bool:
         if self._x64 is None:
-            self._x64 = _module_mentions_x64(ctx.index.module)
+            self._x64 = mentions_x64(ctx.index.module)
         return self._x64
 
     def _silent(self, node: cst.CSTNode, ctx: RuleContext) -> bool:
@@ -112,7 +123,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if self._mentions_x64(ctx):
             return True
         if self._program is None:
-            self._program = _is_program(ctx.index.module, ctx)
+            self._program = is_program(ctx.index.module, ctx)
         if not self._program:
             return True
         if self._guarded is None:
@@ -130,10 +141,11 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if name is not None and name.startswith(_REQUESTING):
             dtype = _dtype_argument(node, _DTYPE_POSITION.get(name))
             where = _short(name)
-        elif name is None and type(node.func) is cst.Attribute and node.func.attr.value == "astype":
-            if ctx.flags(node.func.value) & (ARRAY | TRACED):
-                dtype = _dtype_argument(node, 0)
-                where = ".astype"
+        elif name is None and type(node.func) is cst.Attribute and node.func.attr.value in DTYPE_METHODS:
+            method = node.func.attr.value
+            if ctx.flags(node.func.value) & (ARRAY | TRACED):  # `x.astype(...)`, `x.sum(dtype=...)`
+                dtype = _dtype_argument(node, 0 if method == "astype" else None)
+                where = f".{method}"
         if dtype is None:
             return
         width = self._width(dtype, ctx)
@@ -141,6 +153,12 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
+        if (
+            type(dtype) is cst.Call
+            and ctx.qualname(dtype.func) in _DTYPE_CONSTRUCTORS
+            and len(dtype.args) == 1
+        ):
+            return self._width(dtype.args[0].value, ctx)  # `np.dtype("float64")`
         if type(dtype) is cst.SimpleString:
             value = dtype.evaluated_value
             return _WIDE_STRINGS.get(value) if isinstance(value, str) else None
@@ -179,24 +197,6 @@ def _dtype_argument(call: cst.Call, position: int | None) -> cst.BaseExpression 
     return None
 
 
-def _module_mentions_x64(module: cst.Module) -> bool:
-    """Whether the module mentions enabling x64: a name, attribute or keyword such as `enable_x64`,
-    `jax_enable_x64` or `x64_enabled`, or a string with `enable_x64` in it (`"jax_enable_x64"`,
-    `"JAX_ENABLE_X64"`). A variable merely called `x64` does not count."""
-    for node in walk(module):
-        if type(node) is cst.SimpleString:
-            text = node.value.lower()
-        elif type(node) is cst.Name:
-            text = node.value.lower()
-        elif type(node) is cst.Arg and node.keyword is not None:
-            text = node.keyword.value.lower()
-        else:
-            continue
-        if "enable_x64" in text or "x64_enabled" in text:
-            return True
-    return False
-
-
 def _guarded_nodes(module: cst.Module, is_wide) -> set[int]:
     """Nodes in the body of an `if` whose test names a 64-bit dtype (`if x.dtype == np.float64:`): code that
     only runs when 64-bit values already exist, i.e. when x64 is on."""
@@ -215,69 +215,3 @@ def _guarded_nodes(module: cst.Module, is_wide) -> set[int]:
             continue
         stack.extend((child, inside) for child in children(node))
     return guarded
-
-
-# -- programs and library code -----------------------------------------------------------------------------
-
-# Top-level calls of these compute with JAX: the module runs JAX code itself (a script, a notebook).
-_COMPUTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.device_put")
-_NOT_COMPUTING = frozenset(
-    {
-        "jax.numpy.finfo",
-        "jax.numpy.iinfo",
-        "jax.numpy.dtype",
-        "jax.numpy.issubdtype",
-        "jax.numpy.promote_types",
-    }
-)
-_TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "parameterized", "test")
-
-
-def _is_main_guard(node: cst.CSTNode) -> bool:
-    if type(node) is not cst.If or type(node.test) is not cst.Comparison:
-        return False
-    parts = [node.test.left, *(c.comparator for c in node.test.comparisons)]
-    names = {p.value for p in parts if type(p) is cst.Name}
-    strings = {p.evaluated_value for p in parts if type(p) is cst.SimpleString}
-    return "__name__" in names and "__main__" in strings
-
-
-def _runs_tests_only(guard: cst.If) -> bool:
-    """`if __name__ == "__main__": absltest.main()`: a test module's runner, not a program."""
-    calls = [n for n in walk(guard.body) if type(n) is cst.Call]
-    return bool(calls) and all(
-        type(c.func) is cst.Attribute
-        and c.func.attr.value == "main"
-        and type(c.func.value) is cst.Name
-        and c.func.value.value in _TEST_RUNNERS
-        for c in calls
-    )
-
-
-def _is_program(module: cst.Module, ctx: RuleContext) -> bool:
-    """Whether the module is a program (script, notebook, `__main__` module) rather than library code."""
-    if ctx.index.notebook:
-        return True
-    functions = {s.name.value for s in module.body if type(s) is cst.FunctionDef}
-    for statement in module.body:
-        if type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:
-            continue
-        if _is_main_guard(statement):
-            if not _runs_tests_only(statement):  # type: ignore[arg-type]
-                return True
-            continue
-        smalls = statement.body if type(statement) is cst.SimpleStatementLine else ()
-        bare = {  # `main()` as a statement of its own
-            id(small.value) for small in smalls if type(small) is cst.Expr and type(small.value) is cst.Call
-        }
-        for node in walk(statement):
-            if type(node) is not cst.Call:
-                continue
-            name = ctx.qualname(node.func)
-            if name is not None and name.startswith(_COMPUTING) and name not in _NOT_COMPUTING:
-                return True
-            if name in ("builtins.print", "absl.app.run"):
-                return True
-            if id(node) in bare and type(node.func) is cst.Name and node.func.value in functions:
-                return True
-    return False

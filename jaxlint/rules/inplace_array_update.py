@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import MISSING_INPLACE_METHODS
 from ..analysis.namespaces import ARRAY_NAMESPACES
 from ..analysis.transforms import positional_params
 from ..analysis.usage import NameUsage
@@ -31,7 +32,7 @@ _AUGMENTED = {
 class InplaceArrayUpdate(Rule):
     code = "JAX103"
     name = "inplace-array-update"
-    summary = "In-place item assignment (`x[i] = v`, `x[i] += v`, `del x[i]`) on a JAX array"
+    summary = "In-place update (`x[i] = v`, `x[i] += v`, `del x[i]`, `x.fill(v)`) on a JAX array"
     confirmable = True
     fix_safety = "safe"  # unsafe for attributes, items and globals: see the doc
     doc = """
@@ -47,7 +48,8 @@ dict none as a key, so each raises `TypeError`; no fix is offered there.
 
 ## Why is this bad
 JAX arrays are immutable. `x[i] = v` raises `TypeError: JAX arrays are immutable and do not support in-place
-item assignment`, eagerly and under `jit` alike. NumPy arrays, lists and dicts (including pytrees of
+item assignment`, eagerly and under `jit` alike; NumPy's in-place methods raise `AttributeError` (verified on
+jax 0.10.2, for arrays and tracers). NumPy arrays, lists and dicts (including pytrees of
 tracers) are not flagged.
 
 ## Example
@@ -87,6 +89,9 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         self._usage: dict[int, NameUsage] = {}
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        if type(node.func) is cst.Attribute and node.func.attr.value in MISSING_INPLACE_METHODS:
+            self._inplace_method(node, node.func, ctx)
+            return
         if not node.args or type(node.func) is not cst.Name:
             return
         for callee, _ in ctx.index.resolve_function(node.func, ctx.unit):
@@ -104,6 +109,35 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 )
                 if name in names and ctx.flags(arg.value) & ARRAY:
                     self._array_args.add((id(callee), name))
+
+    def _inplace_method(self, call: cst.Call, func: cst.Attribute, ctx: RuleContext) -> None:
+        """`x.fill(0)`, `x.resize(n)`, `x.put(i, v)`, `x.itemset(i, v)`, `x.partition(k)` on a JAX array."""
+        if not self._array_value(func.value, ctx):
+            return
+        name = source_of(func.value, 20)
+        method = func.attr.value
+        where = f" inside {ctx.context}" if ctx.context else ""
+        ctx.report(
+            self,
+            call,
+            f"'{name}.{method}(...)' on JAX array '{name}'{where}: JAX arrays have no in-place methods "
+            f"(AttributeError); use {name} = {_INPLACE_ADVICE[method].format(name=name)}",
+        )
+
+    def _array_value(self, base: cst.BaseExpression, ctx: RuleContext) -> bool:
+        """A JAX array: flagged as one, or a traced parameter this function uses only as an array."""
+        flags = ctx.flags(base)
+        if flags & ARRAY:
+            return True
+        if type(base) is cst.Name and base.value not in ctx.unit.assigned_names():
+            if (id(ctx.unit), base.value) in self._array_args:
+                return True  # a parameter that a call passes a JAX array
+        if flags & TRACED and type(base) is cst.Name:
+            usage = self._usage.get(id(ctx.unit.node))
+            if usage is None:
+                usage = self._usage[id(ctx.unit.node)] = NameUsage(ctx.unit.node)
+            return usage.is_array(base.value)
+        return False
 
     def _is_array(self, target: cst.Subscript, ctx: RuleContext) -> bool:
         if any(
@@ -239,6 +273,15 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
                 f"Deleting items of JAX array '{name}': JAX arrays are immutable (TypeError); use jnp.delete",
             )
 
+
+# What each NumPy in-place method is as a functional JAX update.
+_INPLACE_ADVICE = {
+    "fill": "jnp.full_like({name}, value)",
+    "resize": "jnp.resize({name}, shape)",
+    "put": "jnp.put({name}, indices, values, inplace=False)",
+    "itemset": "{name}.at[index].set(value)",
+    "partition": "jnp.partition({name}, kth)",
+}
 
 _OPERATOR_SYMBOLS = {
     "FloorDivideAssign": "//",

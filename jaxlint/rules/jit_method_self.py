@@ -7,9 +7,11 @@ import libcst as cst
 from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.jit import compiling_transform, decorator_transforms
+from ..analysis.instances import module_class_kind, module_instance
+from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
+from ..analysis.kinds import LINEN
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import bound_names, walk
+from ..syntax import bound_names, source_of, walk
 from .base import Rule
 
 # Bases that add nothing to hashing or pytree registration.
@@ -19,7 +21,10 @@ _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typin
 class JitMethodSelf(Rule):
     code = "JAX405"
     name = "jit-method-self"
-    summary = "`@jax.jit` on a method that traces `self`, or marks `self` static while its state changes"
+    summary = (
+        "`@jax.jit` on a method that traces `self` (or a flax.linen Module passed as a traced jit argument), "
+        "or marks `self` static while its state changes"
+    )
     confirmable = True
     doc = """
 ## What it does
@@ -32,6 +37,10 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
   reassigns or changes in place (`self.table[i] = v`).
 
+- when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
+  another) is passed to a jitted function of this module at a position that is not static:
+  `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`.
+
 ## Why is this bad
 `jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does
 not know, so the first call raises `TypeError: Error interpreting argument to <function ...> as an abstract
@@ -39,7 +48,10 @@ array. The problematic value is of type <class '...'>` (for a classmethod, of ty
 Marking `self` static makes JAX hash it into the cache key: an unhashable class raises
 `ValueError: Non-hashable static arguments are not supported`, and a class hashed by identity keeps hitting
 the same cache entry after its attributes change, so the compiled code silently uses the old values
-(verified: after `self.w = 5.0`, the method still computes with `2.0`).
+(verified: after `self.w = 5.0`, the method still computes with `2.0`). A flax.linen Module is a dataclass
+that flax does not register as a pytree, so passing one as a traced argument raises the same `TypeError`
+(verified on flax 0.12.8); as a static argument it is fine (linen Modules hash by their fields), as is
+closing over it and passing only its `params`.
 
 ## Example
 ```python
@@ -98,6 +110,26 @@ No automatic fix.
             is_classmethod = "classmethod" in order[:position]
             self._check(node, unit, name, keywords, decorator, is_classmethod, ctx)
             return
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
+        jitted = jitted_callable(node.func, ctx)
+        if jitted is None:
+            return
+        for arg, param, static in jitted.arguments(node):
+            if static:
+                continue
+            built = module_instance(ctx.index, arg.value, ctx.unit)
+            if built is None or module_class_kind(ctx.index, built.func, ctx.unit) != LINEN:
+                continue
+            what = source_of(built.func, 30)
+            ctx.report(
+                self,
+                arg.value,
+                f"flax.linen Module '{what}' passed to traced argument '{param}' of jitted '{jitted.label}': a "
+                "linen Module is not a pytree, so the call raises TypeError (not a valid JAX type); mark "
+                f"'{param}' static (static_argnums/static_argnames) or close over the Module and pass its params",
+            )
 
     def _check(
         self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx: RuleContext

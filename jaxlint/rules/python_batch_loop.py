@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY
+from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
+from ..analysis.usage import NameUsage
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import own_nodes, source_of, walk
 from .base import Rule
@@ -32,7 +33,8 @@ class PythonBatchLoop(Rule):
     code = "JAX404"
     name = "python-batch-loop"
     summary = (
-        "A Python loop or comprehension over an array's rows calling JAX per row, then stacked: use jax.vmap"
+        "A Python loop or comprehension over an array's rows calling JAX per row, then stacked (or summed in "
+        "traced code): use jax.vmap"
     )
     severity = "warning"
     doc = """
@@ -41,13 +43,18 @@ Flags a list comprehension, generator or `for` loop with `.append` that iterates
 (`for x in xs`, `for i in range(len(xs))` with `xs[i]`, `enumerate`/`zip` of arrays, the keys of
 `jax.random.split(key, n)`), calls JAX code on each row — a `jnp`/`lax` function, a jitted or transformed
 function, or a function of the module whose body uses `jnp`/`lax` — and then stacks the results with
-`jnp.stack`, `jnp.array` or `jnp.asarray`.
+`jnp.stack`, `jnp.array` or `jnp.asarray`. In traced code (`jit`, `vmap`, `lax.scan` bodies, ...) it also flags
+Python's `sum` over such a loop (`sum(jnp.dot(a[i], w) for i in range(n))`), where `range(n)` may count to
+any `n` that is not a literal as long as the loop indexes a known array with it. A traced parameter counts as
+an array when the function uses it as one (`xs.shape`, `xs * 2`): it may otherwise be any pytree (a list of
+layers).
 
 ## Why is this bad
 Outside `jit`, each row is a separate dispatch of small operations (or a separate call into the compiled
 function): the batch runs at Python speed and the accelerator sits mostly idle. Inside `jit`, the loop is
 unrolled, so trace and compile time grow with the batch size and the batch size is baked into the program.
-`jax.vmap` runs the same function over the leading axis as one vectorized computation.
+A Python `sum` under a trace unrolls the same way, adding one result at a time. `jax.vmap` runs the same
+function over the leading axis as one vectorized computation (then `.sum(axis=0)` for a sum).
 
 ## Example
 ```python
@@ -71,38 +78,45 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     def __init__(self) -> None:
         self._uses_jax: dict[int, bool] = {}
+        self._usage: dict[int, NameUsage] = {}  # id of a unit's node -> how its body uses names
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if ctx.qualname(node.func) not in _STACKERS or not node.args or node.args[0].keyword is not None:
+        name = ctx.qualname(node.func)
+        if name not in _STACKERS and name != "builtins.sum":
             return
+        if not node.args or node.args[0].keyword is not None:
+            return
+        summed = name == "builtins.sum"
+        if summed and ctx.kind < STRICT:
+            return  # eager sums of a few per-item results are everyday Python; under a trace each is unrolled
         arg = node.args[0].value
         if type(arg) is cst.ListComp or type(arg) is cst.GeneratorExp:
-            self._comprehension(arg, ctx)
+            self._comprehension(arg, ctx, summed)
         elif type(arg) is cst.Name:
             built = _built_by(ctx.unit, arg.value)
             if type(built) is cst.ListComp or type(built) is cst.GeneratorExp:
-                self._comprehension(built, ctx)
+                self._comprehension(built, ctx, summed)
             elif isinstance(built, tuple):
                 loop, append = built
-                self._append_loop(loop, append, ctx)
+                self._append_loop(loop, append, ctx, summed)
 
     # -- the two shapes of a batch loop ------------------------------------------------------------------
 
-    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx: RuleContext) -> None:
+    def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx: RuleContext, summed: bool) -> None:
         for_in = comp.for_in
         if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None:
             return
-        rows = self._rows(for_in.target, for_in.iter, ctx)
+        rows = self._rows(for_in.target, for_in.iter, ctx, summed)
         if rows is None:
             return
         call = _outer_call(comp.elt)
         if call is not None:
-            self._judge(comp, call, rows, for_in.iter, ctx)
+            self._judge(comp, call, rows, for_in.iter, ctx, summed)
 
-    def _append_loop(self, loop: cst.For, append: cst.Call, ctx: RuleContext) -> None:
+    def _append_loop(self, loop: cst.For, append: cst.Call, ctx: RuleContext, summed: bool) -> None:
         if loop.orelse is not None or loop.asynchronous is not None:
             return
-        rows = self._rows(loop.target, loop.iter, ctx)
+        rows = self._rows(loop.target, loop.iter, ctx, summed)
         if rows is None:
             return
         value: cst.BaseExpression | None = append.args[0].value
@@ -110,16 +124,32 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             value = _assigned_in_body(loop, value.value)
         call = _outer_call(value) if value is not None else None
         if call is not None:
-            self._judge(loop, call, rows, loop.iter, ctx)
+            self._judge(loop, call, rows, loop.iter, ctx, summed)
 
     def _judge(
-        self, where: cst.CSTNode, call: cst.Call, rows, iterable: cst.BaseExpression, ctx: RuleContext
+        self,
+        where: cst.CSTNode,
+        call: cst.Call,
+        rows,
+        iterable: cst.BaseExpression,
+        ctx: RuleContext,
+        summed: bool,
     ) -> None:
         row_names, indexed = rows
-        if not any(_is_row(a.value, row_names, indexed) for a in call.args if not a.star):
+        is_array = self._array_test(ctx)
+        if not any(_is_row(a.value, row_names, indexed, is_array) for a in call.args if not a.star):
             return
         callee = self._jax_callee(call, ctx)
         if callee is None:
+            return
+        if summed:
+            ctx.report(
+                self,
+                where,
+                f"Python loop over `{source_of(iterable)}` calls {callee} once per row of an array and adds the "
+                f"results with Python's sum: under {ctx.context} the loop is unrolled into one computation per "
+                "row; use jax.vmap over the leading axis and sum the result (.sum(axis=0))",
+            )
             return
         ctx.report(
             self,
@@ -130,8 +160,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 
     # -- facts -------------------------------------------------------------------------------------------
 
-    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx: RuleContext):
-        """(names bound to one row each, {index name: array name}) when the loop walks an array's rows."""
+    def _rows(self, target: cst.BaseExpression, iterable: cst.BaseExpression, ctx: RuleContext, summed: bool):
+        """(names bound to one row each, {index name: array name}) when the loop walks an array's rows. A sum
+        in traced code may count to any `n` (not a literal): `{index: ANY_ARRAY}`, any known array indexed
+        by it is a row."""
         if type(iterable) is cst.Call:
             name = ctx.qualname(iterable.func)
             positional = [a.value for a in iterable.args if a.keyword is None and not a.star]
@@ -139,6 +171,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 array = _length_of(positional[0], ctx)
                 if array is not None and self._is_array(array, ctx):
                     return set(), {target.value: array.value}
+                if summed and type(positional[0]) is not cst.Integer:
+                    return set(), {target.value: ANY_ARRAY}
                 return None
             if name in ("builtins.enumerate", "builtins.zip") and positional:
                 if type(target) is not cst.Tuple:
@@ -155,13 +189,24 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return {target.value}, {}
         return None
 
+    def _array_test(self, ctx: RuleContext):
+        return lambda node: self._is_array(node, ctx)
+
     def _is_array(self, node: cst.BaseExpression, ctx: RuleContext) -> bool:
         if type(node) is cst.Call and ctx.qualname(node.func) in _LIST_RESULTS:
             return False
         if type(node) is cst.Name and _split_last(node, ctx):
             return False  # `heads = jnp.split(logits, n)`: a few arrays, not the rows of one
-        if ctx.flags(node) & ARRAY:
+        flags = ctx.flags(node)
+        if flags & ARRAY:
             return True
+        if flags & TRACED and type(node) is cst.Name and node.value not in ctx.unit.assigned_names():
+            # A traced parameter may be any pytree (a list of layers): an array only if used as one.
+            usage = self._usage.get(id(ctx.unit.node))
+            if usage is None:
+                usage = self._usage[id(ctx.unit.node)] = NameUsage(ctx.unit.node)
+            if usage.is_array(node.value):
+                return True
         if _numpy_array(node, ctx):
             return True
         if type(node) is cst.Name and node.value in ctx.unit.local_names:
@@ -238,13 +283,20 @@ def _outer_call(node: cst.BaseExpression) -> cst.Call | None:
     return node if type(node) is cst.Call else None
 
 
-def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str]) -> bool:
+# `for i in range(n)`: the rows of whichever known array the loop indexes with `i`.
+ANY_ARRAY = "*"
+
+
+def _is_row(value: cst.BaseExpression, names: set[str], indexed: dict[str, str], is_array) -> bool:
     if type(value) is cst.Name:
         return value.value in names
     if type(value) is cst.Subscript and type(value.value) is cst.Name and len(value.slice) == 1:
         index = value.slice[0].slice
         if type(index) is cst.Index and type(index.value) is cst.Name:
-            return indexed.get(index.value.value) == value.value.value
+            array = indexed.get(index.value.value)
+            if array == ANY_ARRAY:
+                return bool(is_array(value.value))
+            return array == value.value.value
     return False
 
 

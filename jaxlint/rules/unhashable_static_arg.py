@@ -77,23 +77,9 @@ No automatic fix.
         indices, names = jitted.static_parameters()
         if not indices and not names:
             return
-        params = jitted.params
-        positional_names = [p.name.value for p in [*params.posonly_params, *params.params]]
-        position = 0
-        for arg in node.args:
-            if arg.star:
-                return
-            if arg.keyword is None:
-                index = position + jitted.offset
-                position += 1
-                if index not in indices:
-                    continue
-                param = positional_names[index] if index < len(positional_names) else str(index)
-            else:
-                param = arg.keyword.value
-                if param not in names:
-                    continue
-            self._check(arg.value, param, jitted, node, ctx)
+        for arg, param, static in jitted.arguments(node):
+            if static:
+                self._check(arg.value, param, jitted, node, ctx)
 
     def _check(
         self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx: RuleContext

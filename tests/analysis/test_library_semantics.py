@@ -17,8 +17,12 @@ from jaxlint.analysis.library import (
     APIS,
     APPLY_FN_FACTORIES,
     CALL_RESULTS,
+    COPYING_INPLACE_METHODS,
     DOCUMENTED,
+    DTYPE_METHODS,
     HOST_OBJECTS,
+    INT_CONVERSIONS,
+    INT_FILLS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     KEY_METHODS_CHECKED,
@@ -26,6 +30,8 @@ from jaxlint.analysis.library import (
     LINEN_LAYERS_PREFIX,
     LINEN_PARAM_METHODS,
     LOGS,
+    MISSING_INPLACE_METHODS,
+    NARROW_INT_DTYPES,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     PROGRESS,
@@ -762,3 +768,108 @@ def test_nnx_updates_under_plain_jit_are_dropped() -> None:
     assert float(model.w.value[0]) == 2.0 and int(optimizer.step.value) == 0, "dropped under jax.jit"
     nnx.jit(step)(model, optimizer)
     assert float(model.w.value[0]) != 2.0 and int(optimizer.step.value) == 1, "kept under nnx.jit"
+
+
+# Arguments NumPy's in-place methods take, for calling them.
+_INPLACE_ARGS = {
+    "fill": (0.0,),
+    "resize": ((4,),),
+    "put": ([0], [1.0]),
+    "itemset": (0, 1.0),
+    "partition": (1,),
+}
+
+
+@pytest.mark.parametrize("method", sorted(MISSING_INPLACE_METHODS))
+def test_jax_arrays_lack_numpy_inplace_methods(method: str) -> None:
+    """JAX103: NumPy has the method, a JAX array and a tracer under jit raise AttributeError."""
+    np = pytest.importorskip("numpy")
+    args = _INPLACE_ARGS[method]
+    if hasattr(np.ndarray, method):  # `itemset` left NumPy 2
+        getattr(np.array([3.0, 1.0, 2.0]), method)(*args)
+    with pytest.raises(AttributeError):
+        getattr(jnp.array([3.0, 1.0, 2.0]), method)(*args)
+    with pytest.raises(AttributeError):
+        jax.jit(lambda x: getattr(x, method)(*args))(jnp.array([3.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("method", sorted(COPYING_INPLACE_METHODS))
+def test_copying_methods_leave_the_array_unchanged(method: str) -> None:
+    """JAX106: NumPy's method changes the array and returns None; JAX's returns a new array, eagerly and under
+    jit, and the array keeps its values."""
+    np = pytest.importorskip("numpy")
+    host = np.array([3.0, 1.0, 2.0])
+    assert getattr(host, method)() is None and host.tolist() == [1.0, 2.0, 3.0]
+    x = jnp.array([3.0, 1.0, 2.0])
+    assert getattr(x, method)().tolist() == [1.0, 2.0, 3.0] and x.tolist() == [3.0, 1.0, 2.0]
+
+    def discard(v):
+        getattr(v, method)()
+        return v
+
+    assert jax.jit(discard)(x).tolist() == [3.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("method", sorted(DTYPE_METHODS))
+def test_dtype_methods_truncate_float64_without_x64(method: str) -> None:
+    """JAX501: the method honours `dtype=` like its jnp function, so float64 becomes float32 with x64 off."""
+    if jax.config.jax_enable_x64:
+        pytest.skip("x64 is enabled in this process")
+    x = jnp.ones(3)
+    call = getattr(x, method)
+    with pytest.warns(UserWarning):
+        out = call(jnp.float64) if method == "astype" else call(dtype=jnp.float64)
+    assert out.dtype == jnp.float32
+
+
+def _x64_off() -> None:
+    if jax.config.jax_enable_x64:
+        pytest.skip("x64 is enabled in this process")
+
+
+@pytest.mark.parametrize("name", sorted(INT_CONVERSIONS))
+def test_int_conversions_raise_outside_int32(name: str) -> None:
+    """JAX503: a Python int outside int32 raises OverflowError, eagerly and under jit; the int32 bounds pass."""
+    _x64_off()
+    convert = resolve(name)
+    assert int(convert(2**31 - 1)) == 2**31 - 1 and int(convert(-(2**31))) == -(2**31)
+    for value in (2**31, -(2**31) - 1, 2**40):
+        with pytest.raises(OverflowError):
+            convert(value)
+        with pytest.raises(OverflowError):
+            jax.jit(lambda value=value: convert(value))()
+
+
+@pytest.mark.parametrize("name", sorted(INT_FILLS))
+def test_int_fills_wrap_around(name: str) -> None:
+    """JAX503: a fill value outside int32 is weakly typed and wraps around silently (2**40 becomes 0)."""
+    _x64_off()
+    fill = resolve(name)
+    position = INT_FILLS[name]
+    args = [(3,)] * position + [2**40 + 5]
+    assert fill(*args).tolist() == [5, 5, 5]
+    assert jax.jit(lambda: fill(*args))().tolist() == [5, 5, 5]
+
+
+@pytest.mark.parametrize("dtype", sorted(NARROW_INT_DTYPES))
+def test_narrow_int_arrays_reject_ints_outside_int32(dtype: str) -> None:
+    """JAX503: an array of a narrow int dtype combined with a Python int outside int32 raises OverflowError."""
+    _x64_off()
+    np = pytest.importorskip("numpy")
+    dtype_object = resolve(dtype) if "." in dtype else np.dtype(dtype)
+    array = jnp.ones(3, dtype=dtype_object)
+    for value in (2**31, -(2**31) - 1):
+        with pytest.raises(OverflowError):
+            array + value
+        with pytest.raises(OverflowError):
+            jax.jit(lambda a, value=value: a * value)(array)
+
+
+def test_int32_arithmetic_wraps_around() -> None:
+    """JAX503: int arrays from int literals are int32 and their arithmetic wraps around."""
+    _x64_off()
+    assert jnp.arange(100).dtype == jnp.int32 and jnp.array([1, 2]).dtype == jnp.int32
+    assert int((jnp.arange(100) ** 10)[-1]) == (99**10 + 2**31) % 2**32 - 2**31
+    assert (
+        int(jax.jit(lambda: jnp.arange(100) * 100_000_000)()[-1]) == (9_900_000_000 + 2**31) % 2**32 - 2**31
+    )

@@ -50,6 +50,10 @@ class Pitfall:
     locations: tuple[str, ...] | None = None  # None: every location
 
 
+# Where the pitfall's lines live in the program itself: JAX501/JAX503 judge programs only, and a helper module
+# of a package is library code (the existing JAX501 rows record those misses as gaps by design).
+PROGRAM_LOCATIONS = ("inline", "helper_same", "method", "nested_def", "lambda", "notebook")
+
 PITFALLS: tuple[Pitfall, ...] = (
     Pitfall(
         "JAX101-if",
@@ -126,6 +130,15 @@ PITFALLS: tuple[Pitfall, ...] = (
         raises="TypeError",
     ),
     Pitfall(
+        "JAX103-fill",
+        "JAX103",
+        "{x}.fill(0.0)  #!\n{y} = {x} * 2",
+        "{x} = {jnp}.full_like({x}, 0.0)\n{y} = {x} * 2",
+        "raises",
+        applies=BOTH,
+        raises="AttributeError",
+    ),
+    Pitfall(
         "JAX104-mask",
         "JAX104",
         "{y} = {x} * {x}[{x} > 1].sum()  #!",
@@ -157,6 +170,14 @@ PITFALLS: tuple[Pitfall, ...] = (
         "JAX106",
         "{x}.at[0].set(7.0)  #!\n{y} = {x} * 2",
         "{x} = {x}.at[0].set(7.0)\n{y} = {x} * 2",
+        "output",
+        applies=BOTH,
+    ),
+    Pitfall(
+        "JAX106-sort",
+        "JAX106",
+        "rev = {x}[::-1]\nrev.sort()  #!\n{y} = rev * {jnp}.arange(3.0)",
+        "rev = {x}[::-1]\nrev = rev.sort()\n{y} = rev * {jnp}.arange(3.0)",
         "output",
         applies=BOTH,
     ),
@@ -303,6 +324,17 @@ PITFALLS: tuple[Pitfall, ...] = (
         expr_good="{x} + {jnp}.zeros(3, dtype={jnp}.float32)",
     ),
     Pitfall(
+        "JAX501-mean-dtype",
+        "JAX501",
+        "{y} = {x} * {x}.mean(dtype={jnp}.float64)  #!",
+        "{y} = {x} * {x}.mean(dtype={jnp}.float32)",
+        "dtype",
+        applies=BOTH,
+        expr_bad="{x} * {x}.mean(dtype={jnp}.float64)",
+        expr_good="{x} * {x}.mean(dtype={jnp}.float32)",
+        locations=PROGRAM_LOCATIONS,
+    ),
+    Pitfall(
         "JAX502-sum-list",
         "JAX502",
         "{y} = {x} * {jnp}.sum([{x}[0], {x}[1]])  #!",
@@ -312,6 +344,18 @@ PITFALLS: tuple[Pitfall, ...] = (
         expr_bad="{x} * {jnp}.sum([{x}[0], {x}[1]])",
         expr_good="{x} * {jnp}.sum({jnp}.stack([{x}[0], {x}[1]]))",
         raises="TypeError",
+    ),
+    Pitfall(
+        "JAX503-overflow",
+        "JAX503",
+        "{y} = {x} * ({jnp}.arange(3) * 2**40)  #!",
+        "{y} = {x} * ({jnp}.arange(3.0) * 2.0**40)",
+        "raises",
+        applies=BOTH,
+        expr_bad="{x} * ({jnp}.arange(3) * 2**40)",
+        expr_good="{x} * ({jnp}.arange(3.0) * 2.0**40)",
+        raises="OverflowError",
+        locations=PROGRAM_LOCATIONS,
     ),
 )
 

@@ -49,6 +49,7 @@ loss_a = loss_b = loss_fn(params, batch)
 _ALONE_ONLY = {
     "JAX301": "the fix splits the same `key` that the example already consumed",
     "JAX501": "the fix enables x64 for the whole module, the example included",
+    "JAX503": "the fix enables x64 for the whole module, the example included",
 }
 
 

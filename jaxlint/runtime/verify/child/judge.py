@@ -239,8 +239,10 @@ def discarded_update(root: Any, path: str, span: tuple[int, int]) -> str | None:
         read = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
         for eqn in jaxpr.eqns:
             name = str(eqn.primitive)
-            if "scatter" not in name and "update_slice" not in name:
-                continue
+            if name in ("pjit", "jit"):  # a jnp function staged as a nested jit (jax 0.10.2: `sort`)
+                name = str(eqn.params.get("name", name))
+            if "scatter" not in name and "update_slice" not in name and name != "sort":
+                continue  # `.at[...]` updates; `x.sort()` (a sorted copy, JAX106 too)
             unused = all(type(v).__name__ == "DropVar" or id(v) not in read for v in eqn.outvars)
             at = _eqn_line(eqn, path)
             if eqn.outvars and unused and at is not None and span[0] <= at <= span[1]:
