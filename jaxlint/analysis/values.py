@@ -51,8 +51,15 @@ CONCRETE_ATTRIBUTES = frozenset(
 )
 # Attributes of an array that are arrays again.
 ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
-# Methods of a tracer that return Python values (and fail under jit: JAX102's business, not a tracer).
-CONCRETE_METHODS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__"})
+# Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
+# jax 0.10.2; under jit the concretizing ones fail: JAX102's business, not a tracer).
+CONCRETE_METHODS = frozenset(
+    (
+        "item tolist __bool__ __int__ __float__ __index__ __array__ __array_namespace__ __dlpack__ tobytes "
+        "devices platform is_ready is_deleted delete copy_to_host_async on_device_size_in_bytes "
+        "unsafe_buffer_pointer"
+    ).split()
+)
 
 # Methods that JAX arrays lack: the receiver is a str or a dict, and so is what they return (`.keys()` of a
 # pytree: keys are never traced). `.items()`/`.values()` are not here: their values may be tracers.
