@@ -171,7 +171,8 @@ def _one_file(
     t1 = _clock()
     counts["files"] += 1
     counts["lines"] += source.count("\n")
-    mentions = any(word in source for word in engine._PREFILTER)
+    words = getattr(engine, "_PREFILTER", None) or __import__("jaxlint.selection").selection.PREFILTER_WORDS
+    mentions = any(word in source for word in words)
     t2 = _clock()
     phases["read"] += t1 - t0
     phases["prefilter"] += t2 - t1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import libcst as cst
@@ -31,6 +31,7 @@ def lint_text(
     magics: Any = None,
     fixes: FixCollector | None = None,
     project: ModuleFacts | None = None,
+    parser: Callable[[str], cst.Module] | None = None,
 ) -> list[Finding]:
     """One text -> findings, sorted. Never raises for bad input (JAX000); a bug may raise.
 
@@ -39,6 +40,8 @@ def lint_text(
     summary (`analysis.project`).
 
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
+    `parser` (the server's incremental parse, `reparse.py`) parses instead of `syntax.parse_module`: it must
+    build the module a full parse builds, and raise what it raises.
     """
     if (
         not any(word in source for word in PREFILTER_WORDS)
@@ -54,7 +57,7 @@ def lint_text(
     # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
     # gets a fresh thread, whose stack goes when it ends.
     shape = scan(source)
-    run = (source, path, settings, noqa, magics, fixes, project, shape)
+    run = (source, path, settings, noqa, magics, fixes, project, shape, parser or parse_module)
     return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
 
 
@@ -67,12 +70,13 @@ def _parse_and_lint(
     fixes: FixCollector | None,
     project: ModuleFacts | None,
     shape: Shape,
+    parser: Callable[[str], cst.Module],
 ) -> list[Finding]:
     refused = too_deep(source, path, shape)
     if refused is not None:
         return [refused]
     try:
-        module = parse_module(source)
+        module = parser(source)
     except cst.ParserSyntaxError as error:
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting

@@ -169,6 +169,15 @@ class JaxlintServer(LanguageServer):
             if self.pending.get(uri) is asyncio.current_task():
                 del self.pending[uri]
 
+    def recheck_others(self, uri: str) -> None:
+        """`uri`'s summary changed: the other open documents may receive other facts from it."""
+        for other in list(self.open_documents):
+            if other != uri and other not in self.pending:
+                self.schedule(other)
+        for notebook in list(self.workspace.notebook_documents):
+            if notebook != uri and notebook not in self.pending:
+                self.schedule(notebook, notebook=True)
+
     def relint_all(self) -> None:
         for uri in list(self.open_documents):
             self.schedule(uri)
@@ -214,7 +223,9 @@ class JaxlintServer(LanguageServer):
         if config is None:
             self.publish(uri, [], text, version)
             return
-        findings, fixable = await self.linter.call("lint", uri, text, path, config)
+        findings, fixable, others = await self.linter.call("lint", uri, text, path, config)
+        if others:
+            self.recheck_others(uri)
         current = self.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # superseded: a newer lint is scheduled
@@ -230,7 +241,9 @@ class JaxlintServer(LanguageServer):
         config = self.config(path)
         findings: list[Finding] = []
         if config is not None:
-            findings, _ = await self.linter.call("lint", None, source, path, config)
+            findings, _, others = await self.linter.call("lint", None, source, path, config)
+            if others:
+                self.recheck_others(uri)
         current = self.workspace.get_notebook_document(notebook_uri=uri)
         if current is None or current.version != version:
             return
@@ -302,7 +315,9 @@ class JaxlintServer(LanguageServer):
             text, config = document.source, self.config(linted.path)
             if config is None:
                 return None
-            findings, fixable = await self.linter.call("lint", uri, text, linted.path, config)
+            findings, fixable, others = await self.linter.call("lint", uri, text, linted.path, config)
+            if others:
+                self.recheck_others(uri)
             linted = self.linted[uri] = Lint(text, linted.path, findings, fixable)
         return linted
 
@@ -516,6 +531,7 @@ def build_server() -> JaxlintServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JaxlintServer, params: lsp.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
+        ls.in_background(ls.linter.call("stale"))  # files on disk changed: project facts are computed again
         if uri.endswith("pyproject.toml"):
             ls.relint_all()  # the configuration may have changed
         else:
@@ -552,6 +568,7 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls: JaxlintServer, params: lsp.DidSaveNotebookDocumentParams) -> None:
+        ls.in_background(ls.linter.call("stale"))
         ls.schedule(params.notebook_document.uri, notebook=True)
 
     @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
