@@ -149,6 +149,18 @@ def lint_only(text: str, repeats: int = 10) -> tuple[list[float], list[float]]:
     return times, cpu
 
 
+def libcst_parse(text: str, repeats: int = 5) -> float:
+    """Median seconds of `libcst.parse_module` of the whole text (the issue's yardstick), in this process."""
+    import libcst
+
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        libcst.parse_module(text)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1000, help="size of the generated file")
@@ -158,11 +170,16 @@ def main() -> None:
     text = Path(args.file).read_text() if args.file else generated(args.lines)
     samples, server_cpu = asyncio.run(measure(text, args.changes))
     lint, lint_cpu = lint_only(text)
+    parse = libcst_parse(text)
     ms = sorted(s * 1000 for s in samples)
     print(f"file: {text.count(chr(10))} lines; {len(ms)} changes")
     print(
         f"change -> diagnostics: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(0.9 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms (includes the debounce)"
+    )
+    print(
+        f"libcst parse of the whole file: median {parse * 1000:.0f} ms; change -> diagnostics / parse: "
+        f"{statistics.median(ms) / (parse * 1000):.2f}x"
     )
     print(f"server CPU per change (the server and its lint process): {server_cpu * 1000:.0f} ms")
     print(
