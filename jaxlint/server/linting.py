@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..analysis.positions import StatementPositions
 from ..autofix import apply, fix_source
 from ..cache import default_dir
 from ..config import Config, ConfigError, find_pyproject, load, with_overrides
@@ -108,6 +109,7 @@ class Linted:
     fixes: dict[int, Any] = dataclasses.field(default_factory=dict)  # id(finding) -> Fix
     summary: Any = None
     parsed: Parsed | None = None
+    statements: StatementPositions | None = None  # positions per top-level statement, kept across edits
 
 
 def project_facts(path: str, config: Config, texts: dict[str, str]) -> tuple[ProjectFacts | None, Any]:
@@ -134,7 +136,10 @@ def lint_document(
     if path.endswith(".ipynb"):
         findings = keep_selected(lint_guarded(text, path, settings, project=project), settings)
         return Linted(text, path, findings, summary=project.summary() if project is not None else None)
-    kept = previous.parsed if previous is not None and previous.path == path else None
+    same = previous is not None and previous.path == path
+    kept = previous.parsed if previous is not None and same else None
+    statements = previous.statements if previous is not None and same else None
+    statements = statements if statements is not None else StatementPositions()
     parses: list[Parsed] = []
 
     def parser(source: str) -> Any:
@@ -143,7 +148,9 @@ def lint_document(
 
     collector = FixCollector()
     try:
-        findings = lint_text(text, path, settings, fixes=collector, project=project, parser=parser)
+        findings = lint_text(
+            text, path, settings, fixes=collector, project=project, parser=parser, statements=statements
+        )
     except RecursionError:
         findings = [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
     findings = keep_selected(findings, settings)
@@ -153,7 +160,7 @@ def lint_document(
         summary = project.summary()
     fixes = {id(finding): fix for finding, fix in collector.items}
     parsed = parses[-1] if parses else kept
-    return Linted(text, path, findings, collector.module, fixes, summary, parsed)
+    return Linted(text, path, findings, collector.module, fixes, summary, parsed, statements)
 
 
 def is_syntax_error(finding: Finding) -> bool:
