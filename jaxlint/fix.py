@@ -11,7 +11,6 @@ replacement source) and, for `--fix`, hands the `Fix` objects of unsuppressed fi
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -48,7 +47,11 @@ def _count_comments(node: cst.CSTNode) -> int:
         if type(current) is cst.Comment:
             count += 1
             continue
-        for name in _node_fields(type(current)):
+        kind = type(current)
+        names = _FIELDS.get(kind)
+        if names is None:
+            names = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(kind))
+        for name in names:
             value = getattr(current, name)
             if isinstance(value, cst.CSTNode):
                 stack.append(value)
@@ -57,9 +60,7 @@ def _count_comments(node: cst.CSTNode) -> int:
     return count
 
 
-@functools.cache
-def _node_fields(kind: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(kind))
+_FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> its fields' names
 
 
 def describe(module: cst.Module, fix: Any, default_safety: str | None) -> tuple[str | None, str | None]:
