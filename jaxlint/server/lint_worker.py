@@ -9,10 +9,12 @@ Linux, when the server dies.
 
 Project facts: each document is linted with what the other modules of its project give it
 (`linting.project_facts`, the open documents' latest texts standing for their files), computed once and
-kept while nothing they come from changes: the document's own summary (what it tells the other modules) as
-that run computed it. A lint whose summary differs from it drops every document's facts, computes its own
-again (linting once more when they changed), and tells the server to re-check the other open documents.
-A save drops them too (`stale`: files on disk may have changed).
+kept with the document's own summary (what it tells the other modules) in that run: the facts are a fixed
+point of the summaries, so they hold while that summary does. A lint whose summary differs computes its own
+facts again (linting once more when they changed). A lint whose summary differs from the document's last
+one (or, just opened, a buffer that differs from its file) drops the other documents' facts and tells the
+server to re-check the other open documents. A save drops them all (`stale`: files on disk may have changed);
+a facts computation that fails leaves the document linted alone (its traceback on stderr).
 """
 
 from __future__ import annotations
@@ -72,10 +74,11 @@ class Documents:
         self.texts: dict[str, str] = {}  # absolute path -> the latest text linted under it (open documents)
         self.paths: dict[str, str] = {}  # uri -> its absolute path
         self.facts: dict[str, Facts] = {}
+        self.summaries: dict[str, Any] = {}  # absolute path -> the summary of its latest lint
 
     def lint(self, uri: str | None, text: str, path: str, config: Any) -> tuple[list, list[bool], bool]:
         """The findings, for each whether it has a fix `fix` can apply, and whether the other open documents
-        should be linted again (this one's summary changed: the facts they receive may have)."""
+        should be linted again (what this one tells the other modules changed: the facts they receive may)."""
         path = os.path.abspath(path)
         if uri is not None:
             self.paths[uri] = path
@@ -83,14 +86,22 @@ class Documents:
         previous = self.linted.get(uri) if uri is not None else None
         facts = self.facts_of(path, config)
         linted = lint_document(text, path, config, previous, facts.facts)
-        others = False
         if facts.facts is not None and linted.summary != facts.summary:
-            self.facts.clear()
+            # The facts came from another summary of this module: computed again, once per lint.
+            del self.facts[path]
             again = self.facts_of(path, config)
             if again.facts != facts.facts:
                 linted = lint_document(text, path, config, linted, again.facts)
             self.facts[path] = dataclasses.replace(again, summary=linted.summary)
-            others = True
+        if path in self.summaries:
+            told = linted.summary != self.summaries[path]
+        else:  # just opened: new to the others only where the buffer differs from the file
+            told = _differs_from_disk(path, text)
+        self.summaries[path] = linted.summary
+        others = told and facts.facts is not None
+        if others:
+            own = self.facts.get(path)
+            self.facts = {path: own} if own is not None else {}
         if uri is not None and not path.endswith(".ipynb"):
             self.linted[uri] = linted
         return linted.findings, [id(f) in linted.fixes for f in linted.findings], others
@@ -98,7 +109,11 @@ class Documents:
     def facts_of(self, path: str, config: Any) -> Facts:
         kept = self.facts.get(path)
         if kept is None or kept.config != config:
-            kept = Facts(config, *project_facts(path, config, self.texts))
+            try:
+                kept = Facts(config, *project_facts(path, config, self.texts))
+            except Exception:  # a bug in the project's lint costs the document its facts, not its lint
+                traceback.print_exc()
+                kept = Facts(config, None, None)
             self.facts[path] = kept
         return kept
 
@@ -122,6 +137,7 @@ class Documents:
         path = self.paths.pop(uri, None)
         if path is not None and path not in self.paths.values():
             self.texts.pop(path, None)
+            self.summaries.pop(path, None)
             self.facts.clear()
 
     def fix_all(self, text: str, path: str, config: Any) -> str:
@@ -130,6 +146,14 @@ class Documents:
     @staticmethod
     def notebook_fix(source: str, path: str, config: Any, finding: Any) -> Any:
         return notebook_fix(source, path, config, finding)
+
+
+def _differs_from_disk(path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read() != text
+    except (OSError, UnicodeError):
+        return True
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
