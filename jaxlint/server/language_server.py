@@ -3,8 +3,10 @@ hover for .py files and notebooks.
 
 Linting runs in a process of its own (`lint_process.py`), so the event loop keeps answering while libcst
 parses, and a lint whose answer nobody wants any more (a newer change, a closed document, `exit`) is stopped:
-results for an outdated version are dropped. A change waits `DEBOUNCE_S` for the next keystroke; open and
-save lint at once. Any exception while linting one document is logged to the client and leaves the server and
+results for an outdated version are dropped. A change waits `DEBOUNCE_S` for the next keystroke, unless the
+document's last lint took under `QUICK_LINT_S` (the incremental parse makes most edits of a module of a few
+thousand lines that quick): such lints keep up with typing by themselves, as a young lint that a newer
+change supersedes finishes and its answer is dropped. Open and save lint at once. Any exception while linting one document is logged to the client and leaves the server and
 the other documents' diagnostics alone.
 """
 
@@ -14,6 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import time
 import traceback
 from typing import Any
 
@@ -34,6 +37,7 @@ from .notebook_sync import cell_type, notebook_json, with_cell_edits
 from .textdiff import split_lines, text_edits
 
 DEBOUNCE_S = 0.05
+QUICK_LINT_S = 0.25
 HOVER_WAIT_S = 1.0
 FIX_ALL_KIND = "source.fixAll.jaxlint"
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
@@ -116,6 +120,7 @@ class JaxlintServer(LanguageServer):
         self.linted: dict[str, Lint] = {}  # .py document uri -> its latest lint (for fixes)
         self.last_good = LastGood()
         self.pending: dict[str, asyncio.Task] = {}
+        self.lint_seconds: dict[str, float] = {}  # .py document uri -> how long its last lint took
         self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
         self.shown_errors: set[str] = set()
         self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): publish none
@@ -223,7 +228,9 @@ class JaxlintServer(LanguageServer):
         if config is None:
             self.publish(uri, [], text, version)
             return
+        started = time.monotonic()
         findings, fixable, others = await self.linter.call("lint", uri, text, path, config)
+        self.lint_seconds[uri] = time.monotonic() - started
         if others:
             self.recheck_others(uri)
         current = self.workspace.text_documents.get(uri)
@@ -526,7 +533,8 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: JaxlintServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+        uri = params.text_document.uri
+        ls.schedule(uri, 0.0 if ls.lint_seconds.get(uri, QUICK_LINT_S) < QUICK_LINT_S else DEBOUNCE_S)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JaxlintServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -545,6 +553,7 @@ def build_server() -> JaxlintServer:
             ls.linter.cancel(task)
         ls.open_documents.discard(uri)
         ls.linted.pop(uri, None)
+        ls.lint_seconds.pop(uri, None)
         ls.last_good.forget(uri)
         ls.in_background(ls.linter.call("forget", uri))
         if ls.entries.pop(uri, None) is not None:
