@@ -143,9 +143,8 @@ class Documents:
     def fix_all(self, text: str, path: str, config: Any) -> str:
         return fix_all(text, path, config, self.facts_of(os.path.abspath(path), config).facts)
 
-    @staticmethod
-    def notebook_fix(source: str, path: str, config: Any, finding: Any) -> Any:
-        return notebook_fix(source, path, config, finding)
+    def notebook_fix(self, source: str, path: str, config: Any, finding: Any) -> Any:
+        return notebook_fix(source, path, config, finding, self.facts_of(os.path.abspath(path), config).facts)
 
 
 def _differs_from_disk(path: str, text: str) -> bool:

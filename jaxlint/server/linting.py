@@ -191,9 +191,11 @@ class CellEdit:
     lines: list[str]
 
 
-def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> list[CellEdit] | None:
-    """The fix of `finding` (a finding of this notebook's JSON `source`) as line edits of its cell; None when
-    it has no fix, or the fix would touch IPython syntax or another cell."""
+def notebook_fix(
+    source: str, path: str, config: Config, finding: Finding, facts: ProjectFacts | None = None
+) -> list[CellEdit] | None:
+    """The fix of `finding` (a finding of this notebook's JSON `source`, linted with its project's `facts`) as
+    line edits of its cell; None when it has no fix, or the fix would touch IPython syntax or another cell."""
     import difflib
 
     try:
@@ -203,7 +205,8 @@ def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> li
     if not cells:
         return None
     collector = FixCollector()
-    joined, _, _ = lint_cells(cells, path, settings_for(config, path), fixes=collector)  # as lint_notebook
+    project = facts.module_facts(path) if facts is not None else None
+    joined, _, _ = lint_cells(cells, path, settings_for(config, path), project, collector)  # as lint_notebook
     fix = None
     for found, candidate in collector.items:
         if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (
