@@ -8,10 +8,12 @@ Usage::
 
 A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
 change edits one line in the middle of the file (in the generated file it turns a print into
-jax.debug.print and back, so a finding comes and goes; in another file it adds and removes a comment line) and waits for the publishDiagnostics of that version; the time includes the
+jax.debug.print and back, so a finding comes and goes; with --one-char it changes one character, `2.0` to
+`3.0` and back; in another file it adds and removes a comment line) and waits for the publishDiagnostics of
+that version; the time includes the
 server's debounce; the CPU time the server's processes spent per change is read from /proc (Linux), as it
 depends far less on the machine's load than the wall time. The same text is also linted in this process, for
-the lint's own share. Needs the
+the lint's own share (a full lint: no earlier parse to reuse). The figure the issue asks for is the ratio of the change -> diagnostics time to libcst's parse of the whole file; on a loaded machine the CPU ratio is the steadier one. Needs the
 `server` extra (pygls). No jax import.
 """
 
@@ -79,7 +81,7 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-async def measure(text: str, changes: int) -> tuple[list[float], float]:
+async def measure(text: str, changes: int, one_char: bool = False) -> tuple[list[float], float]:
     client = LanguageClient("lsp-latency", "0")
     published: dict[int, asyncio.Event] = {}
     arrived: dict[int, float] = {}
@@ -100,13 +102,18 @@ async def measure(text: str, changes: int) -> tuple[list[float], float]:
     await asyncio.wait_for(published.setdefault(1, asyncio.Event()).wait(), 60)
 
     lines = text.splitlines()
+    numbers = [i for i in range(len(lines) // 2, len(lines)) if "* 2.0" in lines[i]]
     prints = [i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("print(")]
-    if prints:  # turn a print into jax.debug.print and back: a finding comes and goes
+    if one_char and numbers:  # one character: `2.0` -> `3.0` and back
+        middle = numbers[0]
+        column = lines[middle].index("* 2.0") + 2
+        original, edited = "2", "3"
+    elif prints:  # turn a print into jax.debug.print and back: a finding comes and goes
         middle = prints[0]
-        original = lines[middle]
-        edited = original.replace("print(", "jax.debug.print(", 1)
+        column = lines[middle].index("print(")
+        original, edited = "print(", "jax.debug.print("
     else:  # any file: add a comment line and take it away again
-        middle = len(lines) // 2
+        middle, column = len(lines) // 2, 0
         original, edited = "", "# an edit\n"
     samples = []
     server = client._server
@@ -115,8 +122,8 @@ async def measure(text: str, changes: int) -> tuple[list[float], float]:
     for k in range(changes):
         version = k + 2
         old, new = (original, edited) if k % 2 == 0 else (edited, original)
-        end = lsp.Position(middle + 1, 0) if old.endswith("\n") else lsp.Position(middle, len(old))
-        where = lsp.Range(lsp.Position(middle, 0), end)
+        end = lsp.Position(middle + 1, 0) if old.endswith("\n") else lsp.Position(middle, column + len(old))
+        where = lsp.Range(lsp.Position(middle, column), end)
         event = published.setdefault(version, asyncio.Event())
         sent = time.perf_counter()
         client.text_document_did_change(
@@ -143,10 +150,23 @@ def lint_only(text: str, repeats: int = 10) -> tuple[list[float], list[float]]:
     times, cpu = [], []
     for _ in range(repeats):
         start, start_cpu = time.perf_counter(), time.process_time()
-        lint_document(text, path, config)
+        lint_document(text, path, config)  # a full lint (no previous parse to start from)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
     return times, cpu
+
+
+def libcst_parse(text: str, repeats: int = 5) -> tuple[float, float]:
+    """Median wall and CPU seconds of `libcst.parse_module` of the whole text (the issue's yardstick)."""
+    import libcst
+
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        libcst.parse_module(text)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def main() -> None:
@@ -154,17 +174,28 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1000, help="size of the generated file")
     parser.add_argument("--file", help="measure this file instead of a generated one")
     parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument(
+        "--one-char", action="store_true", help="in the generated file, change one character (2.0 <-> 3.0)"
+    )
     args = parser.parse_args()
     text = Path(args.file).read_text() if args.file else generated(args.lines)
-    samples, server_cpu = asyncio.run(measure(text, args.changes))
+    samples, server_cpu = asyncio.run(measure(text, args.changes, args.one_char))
     lint, lint_cpu = lint_only(text)
+    parse, parse_cpu = libcst_parse(text)
     ms = sorted(s * 1000 for s in samples)
     print(f"file: {text.count(chr(10))} lines; {len(ms)} changes")
     print(
         f"change -> diagnostics: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(0.9 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms (includes the debounce)"
     )
-    print(f"server CPU per change (the server and its lint process): {server_cpu * 1000:.0f} ms")
+    print(
+        f"libcst parse of the whole file: median {parse * 1000:.0f} ms wall, {parse_cpu * 1000:.0f} ms CPU; "
+        f"change -> diagnostics / parse: {statistics.median(ms) / (parse * 1000):.2f}x (wall)"
+    )
+    print(
+        f"server CPU per change (the server and its lint process): {server_cpu * 1000:.0f} ms, "
+        f"{server_cpu / parse_cpu:.2f}x the parse's CPU"
+    )
     print(
         f"lint alone (in process): median {statistics.median(lint) * 1000:.0f} ms wall, "
         f"{statistics.median(lint_cpu) * 1000:.0f} ms CPU (CPU time is what an idle machine would wait)"

@@ -32,6 +32,15 @@ from .finding import Finding
 from .rules import NAMES
 
 DEFAULT_DIR = ".jaxlint_cache"
+
+
+def default_dir(config: Any) -> str:
+    """The cache folder the command uses without --cache-dir: `cache-dir` of the settings, under the
+    settings' folder (else the current one)."""
+    base = config.root if config.root is not None else Path.cwd()
+    return str(base / (config.cache_dir or DEFAULT_DIR))
+
+
 SCHEMA = 1
 MAX_ENTRY_BYTES = 4 << 20  # far above any real file's findings; bounds the JSON parsed
 MAX_FINDINGS = 10_000

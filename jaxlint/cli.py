@@ -432,10 +432,9 @@ def _shown(text: str) -> str:
 def _cache_dir(args: argparse.Namespace, config) -> str | None:
     if args.no_cache:
         return None
-    from .cache import DEFAULT_DIR
+    from .cache import default_dir
 
-    base = config.root if config.root is not None else Path.cwd()
-    return args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+    return args.cache_dir or default_dir(config)
 
 
 def _lint_named(args: argparse.Namespace, config, paths: list[str]) -> list:

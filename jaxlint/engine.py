@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import libcst as cst
@@ -11,6 +11,7 @@ import libcst as cst
 from .analysis.flow import FlowWalker
 from .analysis.index import ModuleIndex
 from .analysis.module_facts import ModuleFacts
+from .analysis.positions import StatementPositions
 from .finding import Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
@@ -32,6 +33,8 @@ def lint_text(
     magics: Any = None,
     fixes: FixCollector | None = None,
     project: ModuleFacts | None = None,
+    parser: Callable[[str], cst.Module] | None = None,
+    statements: StatementPositions | None = None,
 ) -> list[Finding]:
     """One text -> findings, sorted. Never raises for bad input (JAX000); a bug may raise.
 
@@ -40,6 +43,9 @@ def lint_text(
     summary (`analysis.project`).
 
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
+    `parser` (the server's incremental parse, `reparse.py`) parses instead of `syntax.parse_module`: it must
+    build the module a full parse builds, and raise what it raises; `statements` (its memo of positions per
+    top-level statement, `analysis.positions.StatementPositions`) answers positions in unchanged statements.
     """
     # Each lint is an audit event (`sys.addaudithook`): tests and benchmarks count a face's lint passes in a
     # real run; with no hook it costs nothing measurable.
@@ -58,7 +64,7 @@ def lint_text(
     # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
     # gets a fresh thread, whose stack goes when it ends.
     shape = scan(source)
-    run = (source, path, settings, noqa, magics, fixes, project, shape)
+    run = (source, path, settings, noqa, magics, fixes, project, shape, parser or parse_module, statements)
     return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
 
 
@@ -71,17 +77,29 @@ def _parse_and_lint(
     fixes: FixCollector | None,
     project: ModuleFacts | None,
     shape: Shape,
+    parser: Callable[[str], cst.Module],
+    statements: StatementPositions | None,
 ) -> list[Finding]:
     refused = too_deep(source, path, shape)
     if refused is not None:
         return [refused]
     try:
-        module = parse_module(source)
+        module = parser(source)
     except cst.ParserSyntaxError as error:
         return [_syntax_error(source, path, error)]
     except (RecursionError, MemoryError) as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
-    return lint_module(module, source, path, settings, noqa=noqa, magics=magics, fixes=fixes, project=project)
+    return lint_module(
+        module,
+        source,
+        path,
+        settings,
+        noqa=noqa,
+        magics=magics,
+        fixes=fixes,
+        project=project,
+        statements=statements,
+    )
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:
@@ -110,8 +128,10 @@ def lint_module(
     magics: Any = None,
     fixes: FixCollector | None = None,
     project: ModuleFacts | None = None,
+    statements: StatementPositions | None = None,
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators, project.package if project is not None else None)
+    index.statement_positions = statements
     if project is not None:
         project.observe(index)  # it releases the index once it has read the module's summary from it
         return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)

@@ -65,8 +65,14 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_source(path: str, settings: LintSettings) -> tuple[bytes, str] | list[Finding]:
-    """(bytes, text) of a file, or the JAX000 finding that says why it cannot be linted."""
+def read_source(
+    path: str, settings: LintSettings, texts: Mapping[str, str] | None = None
+) -> tuple[bytes, str] | list[Finding]:
+    """(bytes, text) of a file, or the JAX000 finding that says why it cannot be linted; `texts` (absolute
+    path -> text: an editor's unsaved buffers) stand for what is on disk."""
+    text = texts.get(os.path.abspath(path)) if texts else None
+    if text is not None:
+        return text.encode("utf-8", "surrogatepass"), text
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -140,14 +146,15 @@ def lint_project_file(
     classes: Mapping[str, str] | None = None,
     exports: Mapping[str, Export] | None = None,
     imported: bool = False,
+    texts: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], Summary]:
     """One file of a project: its findings given the facts other modules give it (`incoming` for its
     functions, `classes`: the kinds of the project classes it imports, `exports`: what the other modules'
     functions it calls do), and its own summary (`also`: library names that are the project's own packages,
     `analysis.project.library_heads`; `imported`: analysed code calls it, so it is analysed whatever words it
-    contains)."""
+    contains; `texts`: see `read_source`)."""
     settings = settings_for(config, path)
-    read = read_source(path, settings)
+    read = read_source(path, settings, texts)
     if isinstance(read, list):
         return keep_selected(read, settings), Summary()
     data, source = read
@@ -198,11 +205,12 @@ def cached_result(
     classes: Mapping[str, str] | None = None,
     exports: Mapping[str, Export] | None = None,
     imported: bool = False,
+    texts: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], Summary] | None:
     """What the findings cache holds for one file of a project, or None (a miss, or a file that does not
     read): `lint_project_file` without the linting."""
     settings = settings_for(config, path)
-    read = read_source(path, settings)
+    read = read_source(path, settings, texts)
     if isinstance(read, list):
         return None
     data, _ = read
@@ -513,6 +521,7 @@ def _lint_batch(
     classes: Mapping[str, Mapping[str, str]] | None = None,
     exports: Mapping[str, Mapping[str, Export]] | None = None,
     imported: frozenset[str] = frozenset(),
+    texts: Mapping[str, str] | None = None,
 ) -> list[tuple[list[Finding], Summary]]:
     cache = None
     if cache_dir:
@@ -538,6 +547,7 @@ def _lint_batch(
                     classes.get(path),
                     exports.get(path),
                     path in imported,
+                    texts,
                 )
             )
             gc.collect(0)
@@ -601,19 +611,21 @@ def lint_project(
     jobs: int | None = None,
     cache_dir: str | None = None,
     given: Sequence[str] = (),
+    texts: Mapping[str, str] | None = None,
 ) -> tuple[list[str], ProjectRun]:
     """Every face's door: the named files linted with the facts of their whole projects (`project_scope`:
     the project, narrowed to the modules its imports link to the named ones; their summaries come from the
     findings cache, computed where missing or stale). Returns the named files and the run, whose
     `findings(named)` are what a face reports: the same findings for a file whether it is named alone, with
-    its folder, or with the whole project."""
+    its folder, or with the whole project. `texts` (absolute path -> text) stand for files' contents on disk:
+    the server's open documents."""
     from .project_scope import project_scope
 
     files = list(dict.fromkeys(named))
     if not files:
         return files, ProjectRun({}, {})
-    scope = project_scope(files, config, given)
-    return files, lint_scope(scope.lint, scope.index, config, jobs, cache_dir)
+    scope = project_scope(files, config, given, texts)
+    return files, lint_scope(scope.lint, scope.index, config, jobs, cache_dir, texts)
 
 
 def lint_scope(
@@ -622,12 +634,13 @@ def lint_scope(
     config: Config,
     jobs: int | None = None,
     cache_dir: str | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> ProjectRun:
     """Lint `files` (a set closed under the project's import links, `project_scope.linked`) as one project
     whose modules are `modules`."""
     jobs = pool_jobs(jobs)
     with WorkerPool(jobs) as pool:
-        return _lint_project(files, config, jobs, cache_dir, pool, modules)
+        return _lint_project(files, config, jobs, cache_dir, pool, modules, texts)
 
 
 def facts_for(path: str, config: Config, cache_dir: str | None = None) -> ProjectFacts | None:
@@ -674,18 +687,21 @@ def _lint_project(
     cache_dir: str | None,
     pool: WorkerPool,
     modules: Sequence[str] | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> ProjectRun:
     """Lint `files` as one project, round after round; `modules` (default: `files`) name the project's
     modules, a superset when only the files linked to some named ones are linted (`project_scope`)."""
     project = ProjectIndex(dict.fromkeys(modules if modules is not None else files))
     also = library_heads(project.heads)
-    results = _lint_many(files, config, jobs, cache_dir, pool, {}, also)
+    results = _lint_many(files, config, jobs, cache_dir, pool, {}, also, texts=texts)
     # Modules the prefilter skipped that analysed code calls are analysed after all, in this and every later
     # round (`ProjectIndex.silent_callees`).
     imported = project.silent_callees({path: summary for path, (_, summary) in results.items()})
     if imported:
         results.update(
-            _lint_many(sorted(imported), config, jobs, cache_dir, pool, {}, also, imported=imported)
+            _lint_many(
+                sorted(imported), config, jobs, cache_dir, pool, {}, also, imported=imported, texts=texts
+            )
         )
     own = {path: summary for path, (_, summary) in results.items()}
     # The kinds of classes come from the modules' own summaries: they do not change from round to round.
@@ -721,6 +737,7 @@ def _lint_project(
                 classes,
                 {path: exported[path] for path in changed},
                 imported,
+                texts,
             )
         )
     facts = {
@@ -741,6 +758,7 @@ def _lint_many(
     classes: Mapping[str, Mapping[str, str]] | None = None,
     exports: Mapping[str, Mapping[str, Export]] | None = None,
     imported: frozenset[str] = frozenset(),
+    texts: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[list[Finding], Summary]]:
     done: dict[str, tuple[list[Finding], Summary]] = {}
     if cache_dir and jobs > 1 and len(files) >= _MIN_FILES_FOR_POOL:
@@ -758,19 +776,20 @@ def _lint_many(
                 (classes or {}).get(path),
                 (exports or {}).get(path),
                 path in imported,
+                texts,
             )
             if hit is not None:
                 done[path] = hit
         files = [path for path in files if path not in done]
     if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports, imported)
+        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports, imported, texts)
         return done | dict(zip(files, batch, strict=True))
     ordered = sorted(files, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
-        (config, cache_dir, incoming, also, classes, exports, imported),
+        (config, cache_dir, incoming, also, classes, exports, imported, texts),
         lambda path: (
             keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
             Summary(),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .analysis.project import module_name
 from .config import Config
@@ -115,15 +115,18 @@ def project_files(named: Sequence[str], config: Config, given: Sequence[str] = (
     return files
 
 
-def project_scope(named: Sequence[str], config: Config, given: Sequence[str] = ()) -> Scope:
-    """The files that give `named` their facts (see the module's doc)."""
+def project_scope(
+    named: Sequence[str], config: Config, given: Sequence[str] = (), texts: Mapping[str, str] | None = None
+) -> Scope:
+    """The files that give `named` their facts (see the module's doc); `texts` (absolute path -> text) stand
+    for those files' contents on disk (an editor's unsaved buffers)."""
     files = project_files(named, config, given)
     if len(files) == len(named):
         return Scope(files, files)
-    return Scope(linked(named, links(files, config)), files)
+    return Scope(linked(named, links(files, config, texts)), files)
 
 
-def links(files: list[str], config: Config) -> dict[str, set[str]]:
+def links(files: list[str], config: Config, texts: Mapping[str, str] | None = None) -> dict[str, set[str]]:
     """path -> the project files its imports name or that name it (both ways: facts flow both ways)."""
     words = (*PREFILTER_WORDS, *(name.rsplit(".", 1)[-1] for name in config.jit_decorators))
     names: dict[str, str] = {}  # dotted module name -> path
@@ -138,7 +141,8 @@ def links(files: list[str], config: Config) -> dict[str, set[str]]:
                 under.setdefault(_PREFIX + ".".join(parts[:end]), []).append(path)
     found: dict[str, set[str]] = {path: set() for path in files}
     for path in files:
-        text = _read(path)
+        text = texts.get(os.path.abspath(path)) if texts else None
+        text = _read(path) if text is None else text
         if text is None:
             continue
         init = os.path.basename(path) == "__init__.py"

@@ -25,6 +25,7 @@ _TOP_LEVEL = {
     "text_lines": LEAVES,
     "engine": CORE,
     "nesting": CORE,
+    "reparse": CORE,
     "selection": CORE,
     "suppression": CORE,
     "cache": CORE,

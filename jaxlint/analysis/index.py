@@ -229,6 +229,9 @@ class ModuleIndex:
         self.jit_decorators = jit_decorators
         self.root = Unit(module, None, "")
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
+        self.statement_positions: Any = (
+            None  # the server's per-document memo (`positions.StatementPositions`)
+        )
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, its place in source order)
@@ -419,7 +422,7 @@ class ModuleIndex:
         if self._positions is None:
             from .positions import Positions
 
-            self._positions = Positions(self.module)
+            self._positions = Positions(self.module, self.statement_positions)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:

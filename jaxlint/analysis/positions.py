@@ -166,26 +166,102 @@ def all_positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     return {nodes[key]: _range(pair) for key, pair in state.computed.items()}
 
 
+Pair = tuple[tuple[int, int], tuple[int, int]]
+
+
+class StatementPositions:
+    """Every node's position in each top-level statement, counted from the statement's first line, kept per
+    statement object across the lints of one document: the server's incremental parse (`reparse.py`) reuses
+    an unchanged statement's nodes, so only new statements are generated again. A statement's code does not
+    depend on where it stands (top-level statements start a line at column 0, with no indentation), so its
+    positions in the module are these, moved down by the lines above it."""
+
+    def __init__(self) -> None:
+        self.statements: dict[
+            int, tuple[cst.CSTNode, dict[int, Pair], int]
+        ] = {}  # id -> (node, nodes, lines)
+        self.where: dict[int, tuple[int, Pair]] = {}  # id(node) -> (id(its statement), position in it)
+        self.shared: set[int] = set()  # nodes met in two statements: left to the module's own passes
+        self.offsets: dict[int, int] = {}  # id(statement) -> lines above it in the current module
+        self.config: tuple[str, str] | None = None
+
+    def prepare(self, module: cst.Module) -> StatementPositions:
+        """Make the memo answer for `module` (dropping statements it no longer holds)."""
+        config = (module.default_indent, module.default_newline)
+        if config != self.config:
+            self.__init__()  # type: ignore[misc]
+            self.config = config
+        live = {id(statement) for statement in module.body}
+        for key in [key for key in self.statements if key not in live]:
+            for node_key in self.statements.pop(key)[1]:
+                if self.where.get(node_key, (None,))[0] == key:
+                    del self.where[node_key]
+        self.offsets = {}
+        above = len(module.header)  # one line each
+        for statement in module.body:
+            key = id(statement)
+            kept = self.statements.get(key)
+            if kept is None:
+                kept = self._generate(module, statement)
+                self.statements[key] = kept
+                for node_key, pair in kept[1].items():
+                    if node_key in self.where:
+                        self.shared.add(node_key)
+                    self.where[node_key] = (key, pair)
+            self.offsets[key] = above
+            above += kept[2]
+        return self
+
+    @staticmethod
+    def _generate(module: cst.Module, statement: cst.CSTNode) -> tuple[cst.CSTNode, dict[int, Pair], int]:
+        state = _RecordingState(module, None)
+        statement._codegen(state)
+        return statement, state.computed, state.line - 1
+
+    def find(self, node: cst.CSTNode) -> CodeRange | None:
+        key = id(node)
+        hit = self.where.get(key)
+        if hit is None or key in self.shared:
+            return None
+        offset = self.offsets.get(hit[0])
+        if offset is None:
+            return None
+        (line, column), (end_line, end_column) = hit[1]
+        return CodeRange(CodePosition(line + offset, column), CodePosition(end_line + offset, end_column))
+
+
 class Positions(Mapping):
     """A module's node positions, computed only for the nodes asked about.
 
     `resolve(nodes)` computes a batch in one pass (the engine, for its findings); a lookup of a node not yet
     resolved runs a pass for that node alone. After `_PASSES_BEFORE_FULL` such passes, one whole-module pass
-    answers the rest.
+    answers the rest. With `statements` (the server's memo for one document), nodes inside top-level
+    statements are answered from it.
     """
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, statements: StatementPositions | None = None) -> None:
         self.module = module
         self._known: dict[cst.CSTNode, CodeRange] = {}
         self._passes = 0
         self._full: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._statements = statements.prepare(module) if statements is not None else None
 
     def resolve(self, nodes: Iterable[cst.CSTNode]) -> Positions:
         if self._full is None:
-            missing = [node for node in nodes if node not in self._known]
+            missing = [node for node in nodes if node not in self._known and not self._memo(node)]
             if missing:
                 self._pass(missing)
         return self
+
+    def _memo(self, node: cst.CSTNode) -> bool:
+        """Whether the statements' memo knows `node` (then it is recorded as known)."""
+        if self._statements is None:
+            return False
+        where = self._statements.find(node)
+        if where is None:
+            return False
+        self._known[node] = where
+        return True
 
     def _pass(self, missing: list[cst.CSTNode]) -> None:
         if self._passes < _PASSES_BEFORE_FULL:
@@ -200,6 +276,8 @@ class Positions(Mapping):
         where = self._known.get(node)
         if where is not None:
             return where
+        if self._memo(node):
+            return self._known[node]
         self._pass([node])
         return self._full.get(node) if self._full is not None else self._known.get(node)
 

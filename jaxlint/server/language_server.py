@@ -3,8 +3,10 @@ hover for .py files and notebooks.
 
 Linting runs in a process of its own (`lint_process.py`), so the event loop keeps answering while libcst
 parses, and a lint whose answer nobody wants any more (a newer change, a closed document, `exit`) is stopped:
-results for an outdated version are dropped. A change waits `DEBOUNCE_S` for the next keystroke; open and
-save lint at once. Any exception while linting one document is logged to the client and leaves the server and
+results for an outdated version are dropped. A change waits `DEBOUNCE_S` for the next keystroke, unless the
+document's last lint took under `QUICK_LINT_S` (the incremental parse makes most edits of a module of a few
+thousand lines that quick): such lints keep up with typing by themselves, as a young lint that a newer
+change supersedes finishes and its answer is dropped. Open and save lint at once. Any exception while linting one document is logged to the client and leaves the server and
 the other documents' diagnostics alone.
 """
 
@@ -14,6 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import time
 import traceback
 from typing import Any
 
@@ -34,6 +37,7 @@ from .notebook_sync import cell_type, notebook_json, with_cell_edits
 from .textdiff import split_lines, text_edits
 
 DEBOUNCE_S = 0.05
+QUICK_LINT_S = 0.25
 HOVER_WAIT_S = 1.0
 FIX_ALL_KIND = "source.fixAll.jaxlint"
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
@@ -116,6 +120,7 @@ class JaxlintServer(LanguageServer):
         self.linted: dict[str, Lint] = {}  # .py document uri -> its latest lint (for fixes)
         self.last_good = LastGood()
         self.pending: dict[str, asyncio.Task] = {}
+        self.lint_seconds: dict[str, float] = {}  # .py document uri -> how long its last lint took
         self.open_documents: set[str] = set()  # .py documents (not notebook cells) the client has open
         self.shown_errors: set[str] = set()
         self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): publish none
@@ -169,6 +174,15 @@ class JaxlintServer(LanguageServer):
             if self.pending.get(uri) is asyncio.current_task():
                 del self.pending[uri]
 
+    def recheck_others(self, uri: str) -> None:
+        """`uri`'s summary changed: the other open documents may receive other facts from it."""
+        for other in list(self.open_documents):
+            if other != uri and other not in self.pending:
+                self.schedule(other)
+        for notebook in list(self.workspace.notebook_documents):
+            if notebook != uri and notebook not in self.pending:
+                self.schedule(notebook, notebook=True)
+
     def relint_all(self) -> None:
         for uri in list(self.open_documents):
             self.schedule(uri)
@@ -214,7 +228,11 @@ class JaxlintServer(LanguageServer):
         if config is None:
             self.publish(uri, [], text, version)
             return
-        findings, fixable = await self.linter.call("lint", uri, text, path, config)
+        started = time.monotonic()
+        findings, fixable, others = await self.linter.call("lint", uri, text, path, config)
+        self.lint_seconds[uri] = time.monotonic() - started
+        if others:
+            self.recheck_others(uri)
         current = self.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # superseded: a newer lint is scheduled
@@ -230,7 +248,9 @@ class JaxlintServer(LanguageServer):
         config = self.config(path)
         findings: list[Finding] = []
         if config is not None:
-            findings, _ = await self.linter.call("lint", None, source, path, config)
+            findings, _, others = await self.linter.call("lint", None, source, path, config)
+            if others:
+                self.recheck_others(uri)
         current = self.workspace.get_notebook_document(notebook_uri=uri)
         if current is None or current.version != version:
             return
@@ -302,7 +322,9 @@ class JaxlintServer(LanguageServer):
             text, config = document.source, self.config(linted.path)
             if config is None:
                 return None
-            findings, fixable = await self.linter.call("lint", uri, text, linted.path, config)
+            findings, fixable, others = await self.linter.call("lint", uri, text, linted.path, config)
+            if others:
+                self.recheck_others(uri)
             linted = self.linted[uri] = Lint(text, linted.path, findings, fixable)
         return linted
 
@@ -511,11 +533,13 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: JaxlintServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+        uri = params.text_document.uri
+        ls.schedule(uri, 0.0 if ls.lint_seconds.get(uri, QUICK_LINT_S) < QUICK_LINT_S else DEBOUNCE_S)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JaxlintServer, params: lsp.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
+        ls.in_background(ls.linter.call("stale"))  # files on disk changed: project facts are computed again
         if uri.endswith("pyproject.toml"):
             ls.relint_all()  # the configuration may have changed
         else:
@@ -529,6 +553,7 @@ def build_server() -> JaxlintServer:
             ls.linter.cancel(task)
         ls.open_documents.discard(uri)
         ls.linted.pop(uri, None)
+        ls.lint_seconds.pop(uri, None)
         ls.last_good.forget(uri)
         ls.in_background(ls.linter.call("forget", uri))
         if ls.entries.pop(uri, None) is not None:
@@ -552,6 +577,7 @@ def build_server() -> JaxlintServer:
 
     @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls: JaxlintServer, params: lsp.DidSaveNotebookDocumentParams) -> None:
+        ls.in_background(ls.linter.call("stale"))
         ls.schedule(params.notebook_document.uri, notebook=True)
 
     @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)

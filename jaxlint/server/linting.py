@@ -3,8 +3,12 @@
 The rest of `jaxlint.server` speaks LSP and sees only this small API:
 - `config_for(path, select, ignore)`: the configuration the CLI would use for `path` (nearest pyproject.toml
   with a [tool.jaxlint] table), with the client's select/ignore applied as the CLI applies its flags;
-- `lint_document(text, path, config)`: findings (1-based lines, code-point columns, end exclusive) and, for
-  .py files, the handles `fixed_text` needs to apply one finding's fix;
+- `project_facts(path, config, texts)`: what the other modules of `path`'s project give it (`lint.lint_project`,
+  the open documents' `texts` standing for their files on disk; summaries from the findings cache, computed
+  when missing or stale, as the command does), and the module's own summary in that run;
+- `lint_document(text, path, config, previous, facts)`: findings (1-based lines, code-point columns, end
+  exclusive) with the project's facts, the module's summary, and, for .py files, the handles `fixed_text`
+  needs to apply one finding's fix; `previous` (the document's last lint) lends its parse to `reparse`;
 - `fixed_text(linted, finding)`, `fix_all(text, path, config)`: the whole new text (callers diff it);
 - `notebook_fix(source, path, config, finding)`: one finding's fix in a notebook, as new lines of one cell;
 - `rule_help(code)`, `rule_summary(code)`, `docs_url(code)`: what hover and `codeDescription` show;
@@ -19,13 +23,23 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..analysis.positions import StatementPositions
 from ..autofix import apply, fix_source
+from ..cache import default_dir
 from ..config import Config, ConfigError, find_pyproject, load, with_overrides
 from ..engine import lint_text
 from ..finding import PARSE_ERROR_CODE, Finding, parse_error
 from ..fix import FixCollector
-from ..lint import die_with_parent, keep_selected, lint_source_for
+from ..lint import (
+    ProjectFacts,
+    die_with_parent,
+    keep_selected,
+    lint_guarded,
+    lint_project,
+    observe_re_exports,
+)
 from ..notebook import NotNotebook, code_cells, lint_cells
+from ..reparse import Parsed, reparse
 from ..report import _DOCS_URL
 from ..rules import RULES_BY_CODE
 from ..selection import settings_for, validate
@@ -35,6 +49,7 @@ __all__ = [
     "ConfigError",
     "Finding",
     "Linted",
+    "ProjectFacts",
     "config_for",
     "die_with_parent",
     "docs_url",
@@ -43,6 +58,7 @@ __all__ = [
     "is_syntax_error",
     "lint_document",
     "notebook_fix",
+    "project_facts",
     "rule_help",
     "rule_summary",
 ]
@@ -82,28 +98,69 @@ def _mtime(path: Path | None) -> float:
 
 @dataclasses.dataclass
 class Linted:
-    """One lint of one text: the findings, and for each fixable one of a .py file the fix to apply."""
+    """One lint of one text: the findings, the module's summary (what it tells the other modules), and for
+    each fixable finding of a .py file the fix to apply; `parsed`: the text's parse (or, while the text does
+    not parse, the last that did), which the next edit's `reparse` starts from."""
 
     text: str
     path: str
     findings: list[Finding]
     module: Any = None  # the parsed module the fixes' nodes belong to
     fixes: dict[int, Any] = dataclasses.field(default_factory=dict)  # id(finding) -> Fix
+    summary: Any = None
+    parsed: Parsed | None = None
+    statements: StatementPositions | None = None  # positions per top-level statement, kept across edits
 
 
-def lint_document(text: str, path: str, config: Config) -> Linted:
-    """Lint a .py text (or a notebook's JSON when `path` ends in .ipynb), as the CLI would."""
-    if path.endswith(".ipynb"):
-        return Linted(text, path, lint_source_for(text, path, config))
-    collector = FixCollector()
+def project_facts(path: str, config: Config, texts: dict[str, str]) -> tuple[ProjectFacts | None, Any]:
+    """What `path`'s project gives it (None for a document that is no file: as the command's stdin, it is
+    linted alone) and its own summary in that run, `texts` standing for the files they name."""
+    if not os.path.isfile(path):
+        return None, None
+    _, run = lint_project([path], config, jobs=1, cache_dir=default_dir(config), texts=texts)
+    result = run.results.get(path)
+    return run.facts.get(path), (result[1] if result is not None else None)
+
+
+def lint_document(
+    text: str,
+    path: str,
+    config: Config,
+    previous: Linted | None = None,
+    facts: ProjectFacts | None = None,
+) -> Linted:
+    """Lint a .py text (or a notebook's JSON when `path` ends in .ipynb), as the command would lint the file
+    holding it: with `facts`, its project's (`project_facts`), else alone."""
     settings = settings_for(config, path)
+    project = facts.module_facts(path) if facts is not None else None
+    if path.endswith(".ipynb"):
+        findings = keep_selected(lint_guarded(text, path, settings, project=project), settings)
+        return Linted(text, path, findings, summary=project.summary() if project is not None else None)
+    same = previous is not None and previous.path == path
+    kept = previous.parsed if previous is not None and same else None
+    statements = previous.statements if previous is not None and same else None
+    statements = statements if statements is not None else StatementPositions()
+    parses: list[Parsed] = []
+
+    def parser(source: str) -> Any:
+        parses.append(reparse(kept, source))
+        return parses[-1].module
+
+    collector = FixCollector()
     try:
-        findings = lint_text(text, path, settings, fixes=collector)
+        findings = lint_text(
+            text, path, settings, fixes=collector, project=project, parser=parser, statements=statements
+        )
     except RecursionError:
         findings = [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
     findings = keep_selected(findings, settings)
+    summary = None
+    if project is not None:
+        observe_re_exports(text, path, settings, project)
+        summary = project.summary()
     fixes = {id(finding): fix for finding, fix in collector.items}
-    return Linted(text, path, findings, collector.module, fixes)
+    parsed = parses[-1] if parses else kept
+    return Linted(text, path, findings, collector.module, fixes, summary, parsed, statements)
 
 
 def is_syntax_error(finding: Finding) -> bool:
@@ -134,9 +191,11 @@ class CellEdit:
     lines: list[str]
 
 
-def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> list[CellEdit] | None:
-    """The fix of `finding` (a finding of this notebook's JSON `source`) as line edits of its cell; None when
-    it has no fix, or the fix would touch IPython syntax or another cell."""
+def notebook_fix(
+    source: str, path: str, config: Config, finding: Finding, facts: ProjectFacts | None = None
+) -> list[CellEdit] | None:
+    """The fix of `finding` (a finding of this notebook's JSON `source`, linted with its project's `facts`) as
+    line edits of its cell; None when it has no fix, or the fix would touch IPython syntax or another cell."""
     import difflib
 
     try:
@@ -146,7 +205,8 @@ def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> li
     if not cells:
         return None
     collector = FixCollector()
-    joined, _, _ = lint_cells(cells, path, settings_for(config, path), fixes=collector)  # as lint_notebook
+    project = facts.module_facts(path) if facts is not None else None
+    joined, _, _ = lint_cells(cells, path, settings_for(config, path), project, collector)  # as lint_notebook
     fix = None
     for found, candidate in collector.items:
         if (found.code, found.column) == (finding.code, finding.column) and joined.locate(found.line) == (
@@ -178,9 +238,10 @@ def notebook_fix(source: str, path: str, config: Config, finding: Finding) -> li
     return edits or None
 
 
-def fix_all(text: str, path: str, config: Config) -> str:
-    """The text with every safe fix applied (the CLI's `--fix`); notebooks come back unchanged."""
-    return fix_source(text, path, config, unsafe=False).fixed
+def fix_all(text: str, path: str, config: Config, facts: ProjectFacts | None = None) -> str:
+    """The text with every safe fix applied (the CLI's `--fix`, with the project's `facts`); notebooks come
+    back unchanged."""
+    return fix_source(text, path, config, unsafe=False, facts=facts).fixed
 
 
 def docs_url(code: str) -> str | None:
