@@ -25,6 +25,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, bound_names, children, none_comparison
+from .abstract import NOTHING, Value, join, plain
 from .closures import closure_none_test
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply, transformed_applies
@@ -33,7 +34,16 @@ from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT,
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
 from .transforms import ARRAY_ANNOTATIONS, annotation_name, eager, positional_params
-from .values import ARRAY_TYPES, NOT_TRACER_TYPES, element_flags, evaluate, key_value_flags
+from .values import (
+    ARRAY_TYPES,
+    NOT_TRACER_TYPES,
+    STRUCTURED,
+    element_flags,
+    element_values,
+    evaluate,
+    key_value_flags,
+    structure,
+)
 
 _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
@@ -130,7 +140,7 @@ class Frame:
         # JAX stages the body out (jit, lax bodies): every jnp result is a tracer. False in an eager vmap's body
         # (FlowWalker._stages), where only values computed from the mapped arguments are.
         self.staged = kind >= STRICT
-        self.env: dict[str, int] = {}
+        self.env: dict[str, Value] = {}  # each local name's value (`abstract.py`): flags and structure
         self.own_names: set[str] | None = None  # comprehension targets; None for a function's frame
         self.declared_global: set[str] = set()
         self._named: cst.CSTNode | None = None  # the node `qualname` last answered for, and its answer
@@ -179,19 +189,23 @@ class Frame:
     # -- the Scope protocol used by values.evaluate ------------------------------------------------------
 
     def lookup(self, name: str) -> int:
-        if name in self.env:
-            return self.env[name]
+        return self.lookup_value(name).flags
+
+    def lookup_value(self, name: str) -> Value:
+        found = self.env.get(name)
+        if found is not None:
+            return found
         if (
             self.own_names is None
             and self.unit is not self.walker.index.root
             and name in self.unit.local_names
         ):
             if name not in self.declared_global:
-                return 0  # a local not bound yet on this path
+                return NOTHING  # a local not bound yet on this path
         if self.parent is None:
-            return 0
-        flags = self.parent.lookup(name)
-        return flags & ~TRACED if self.kind == HOST else flags
+            return NOTHING
+        found = self.parent.lookup_value(name)
+        return plain(found.flags & ~TRACED) if self.kind == HOST and found.flags & TRACED else found
 
     def comprehension(self, node: cst.BaseExpression) -> Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
@@ -213,7 +227,8 @@ class Frame:
 
     def bind(self, target: cst.BaseExpression, flags: int, value: cst.BaseExpression | None = None) -> None:
         if type(target) is cst.Name:
-            self.env[target.value] = flags
+            held = structure(value, self) if value is not None and type(value) in STRUCTURED else None
+            self.env[target.value] = held if held is not None and held.flags == flags else plain(flags)
         elif type(target) is cst.Tuple or type(target) is cst.List:
             elements = target.elements
             if (
@@ -223,11 +238,33 @@ class Frame:
             ):
                 for element, item in zip(elements, value.elements, strict=True):
                     self.bind(element.value, evaluate(item.value, self), item.value)
-            else:
-                for element in elements:
-                    self.bind(element.value, element_flags(flags))
+                return
+            held = structure(value, self) if value is not None and type(value) in STRUCTURED else None
+            items = element_values(held, len(elements)) if held is not None else None
+            if items is not None and not any(type(e) is cst.StarredElement for e in elements):
+                for element, part in zip(elements, items, strict=True):  # `x, n = pair`: each its own
+                    self.bind_value(element.value, part)
+                return
+            for element in elements:
+                self.bind(element.value, element_flags(flags))
         elif type(target) is cst.StarredElement:
             self.bind(target.value, HOLDS_TRACED if flags & (TRACED | HOLDS_TRACED) else 0)
+
+    def bind_value(self, target: cst.BaseExpression, value: Value) -> None:
+        """Bind a target to a value known with its structure (an element of an unpacked tuple)."""
+        if type(target) is cst.Name:
+            self.env[target.value] = value
+            return
+        items = (
+            element_values(value, len(target.elements))
+            if type(target) is cst.Tuple or type(target) is cst.List
+            else None
+        )
+        if items is not None and not any(type(e) is cst.StarredElement for e in target.elements):  # type: ignore[attr-defined]
+            for element, item in zip(target.elements, items, strict=True):  # type: ignore[attr-defined]
+                self.bind_value(element.value, item)
+        else:
+            self.bind(target, value.flags)
 
     def bind_iteration(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame
@@ -435,17 +472,19 @@ class FlowWalker:
             if name in unit.traced_params:
                 # A traced parameter may be a whole pytree; an annotation or a call site says it is one array.
                 is_array = name in unit.array_params or annotation_name(param) in ARRAY_ANNOTATIONS
-                frame.env[name] = TRACED | ARRAY if is_array else TRACED
+                frame.env[name] = plain(TRACED | ARRAY if is_array else TRACED)
             elif name in unit.container_params:
-                frame.env[name] = HOLDS_TRACED
+                frame.env[name] = plain(HOLDS_TRACED)
             elif name in unit.eager_arrays:
                 # An eager caller passes a JAX array: it stays one, or (filter_jit) becomes a traced one.
-                frame.env[name] = TRACED | ARRAY if kind >= STRICT and _filtering(unit) else ARRAY
+                frame.env[name] = plain(TRACED | ARRAY if kind >= STRICT and _filtering(unit) else ARRAY)
             else:
-                frame.env[name] = 0
+                frame.env[name] = NOTHING
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
-                frame.env[star.name.value] = HOLDS_TRACED if star.name.value in unit.traced_params else 0
+                frame.env[star.name.value] = plain(
+                    HOLDS_TRACED if star.name.value in unit.traced_params else 0
+                )
         self.dispatch(unit, frame, "on_unit")
         if type(node) is cst.FunctionDef:
             self.block(node.body, frame)
@@ -525,21 +564,25 @@ class FlowWalker:
             before = dict(frame.env)
             narrowed = _narrowing(node.test, frame)
             if narrowed is not None and narrowed[1] is not None:
-                frame.env[narrowed[0]] = narrowed[1]
+                frame.env[narrowed[0]] = plain(narrowed[1])
             self.block(node.body, frame)
             after_body, frame.env = frame.env, before
             if narrowed is not None:
                 name, in_body, in_else = narrowed
-                if in_body is not None and after_body.get(name) == in_body:
+                if in_body is not None and _flags(after_body.get(name)) == in_body:
                     after_body[name] = before[name]  # what the test showed holds inside the branch only
                 if in_else is not None:
                     frame.env = dict(before)
-                    frame.env[name] = in_else
+                    frame.env[name] = plain(in_else)
             if type(node.orelse) is cst.If:
                 self.statement(node.orelse, frame)
             elif node.orelse is not None:
                 self.block(node.orelse.body, frame)
-            if narrowed is not None and narrowed[2] is not None and frame.env.get(narrowed[0]) == narrowed[2]:
+            if (
+                narrowed is not None
+                and narrowed[2] is not None
+                and _flags(frame.env.get(narrowed[0])) == narrowed[2]
+            ):
                 frame.env[narrowed[0]] = before[narrowed[0]]
             frame.env = _merge(after_body, frame.env)
         elif type(node) is cst.For or type(node) is cst.While:
@@ -573,7 +616,7 @@ class FlowWalker:
             self.block(node.body, frame)
         elif type(node) is cst.FunctionDef:
             self._enter_function(node, frame)
-            frame.env[node.name.value] = 0
+            frame.env[node.name.value] = Value(0, "function", definition=self.index.units.get(id(node)))
         elif type(node) is cst.ClassDef:
             for decorator in node.decorators:
                 self.expr(decorator.decorator, frame)
@@ -583,7 +626,7 @@ class FlowWalker:
             class_frame.own_names = set()
             class_frame.staged = frame.staged
             self.block(node.body, class_frame)
-            frame.env[node.name.value] = 0
+            frame.env[node.name.value] = Value(0, "class", definition=node)
         elif type(node) is cst.Match:
             self.expr(node.subject, frame)
             before, ends = dict(frame.env), []
@@ -697,7 +740,7 @@ class FlowWalker:
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
-                    frame.env[local] = 0
+                    frame.env[local] = _MODULE
         else:
             for child in children(node):
                 if isinstance(child, cst.BaseExpression):
@@ -1003,10 +1046,18 @@ class FlowWalker:
             self._dirty[id(callee)] = callee
 
 
-def _merge(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+_MODULE = Value(0, "module")
+
+
+def _flags(value: Value | None) -> int | None:
+    return value.flags if value is not None else None
+
+
+def _merge(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     merged = dict(a)
-    for name, flags in b.items():
-        merged[name] = merged.get(name, 0) | flags
+    for name, value in b.items():
+        known = merged.get(name)
+        merged[name] = value if known is None else join(known, value)
     return merged
 
 
@@ -1132,9 +1183,10 @@ def _narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None,
         if not isinstance(test.args[0].value, cst.Name):
             return None
         name = test.args[0].value.value
-        known = frame.env.get(name, 0)
+        known = frame.env.get(name, NOTHING).flags
         body = known | ARRAY if known & TRACED else None
-    flags = frame.env.get(name)
+    found = frame.env.get(name)
+    flags = found.flags if found is not None else None
     if flags is None or not flags & TRACED or (body is None and orelse is None):
         return None
     return (name, orelse, body) if negate else (name, body, orelse)

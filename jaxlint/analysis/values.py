@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from ..syntax import argument
+from ..syntax import argument, int_literal
+from .abstract import Value, plain, scalar, sequence
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
     ALL_DATA,
@@ -117,6 +118,8 @@ class Scope(Protocol):
     def unit(self) -> Any: ...  # the Unit being walked: its parameters' annotations name their classes
 
     def lookup(self, name: str) -> int: ...
+
+    def lookup_value(self, name: str) -> Value: ...  # the name's value with its structure (`abstract.py`)
 
     def qualname(self, node: cst.BaseExpression) -> str | None: ...
 
@@ -252,6 +255,10 @@ def element_flags(flags: int) -> int:
 
 
 def _subscript(node: cst.Subscript, scope: Scope) -> int:
+    if type(node.value) in STRUCTURED:
+        found = structure(node, scope)
+        if found is not None:
+            return found.flags  # `pair[1]` of `pair = (x, 3)`: the element's own value
     base = evaluate(node.value, scope)
     if base & (TRACED | HOLDS_TRACED):
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
@@ -515,3 +522,59 @@ def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, in
     ):
         return 0, element_flags(evaluate(iterable.func.value, scope))
     return None
+
+
+# -- values with structure (`abstract.py`) ----------------------------------------------------------------
+
+# Expressions whose value may have structure: names (bound to one), displays, literals, and subscripts of them.
+STRUCTURED: frozenset[type] = frozenset(
+    {cst.Name, cst.Subscript, cst.Tuple, cst.Integer, cst.Float, cst.SimpleString}
+)
+_CONSTANT_NAMES = {"True": scalar("bool", True), "False": scalar("bool", False), "None": scalar("none", None)}
+
+
+def value_of(node: cst.BaseExpression, scope: Scope) -> Value:
+    """The value of an expression with its structure where known; else the value its flags describe."""
+    found = structure(node, scope) if type(node) in STRUCTURED else None
+    return found if found is not None else plain(evaluate(node, scope))
+
+
+def structure(expression: cst.BaseExpression, scope: Scope) -> Value | None:
+    """The structured value of a name, a literal, a tuple display, or an element of one by a literal index;
+    None where no structure is known (the flags say all). Its flags are those `evaluate` gives."""
+    node: Any = expression  # the checker does not narrow on `type(node) is X`
+    kind = type(node)
+    if kind is cst.Name:
+        constant = _CONSTANT_NAMES.get(node.value)
+        if constant is not None:
+            return constant
+        found = scope.lookup_value(node.value)
+        return found if found.kind != "unknown" or found.items is not None else None
+    if kind is cst.Integer:
+        return scalar("int", int_literal(node))
+    if kind is cst.Float:
+        return scalar("float")
+    if kind is cst.SimpleString:
+        text = node.evaluated_value
+        return scalar("str", text) if isinstance(text, str) else None
+    if kind is cst.Tuple:
+        elements = node.elements
+        if any(type(e) is cst.StarredElement for e in elements):
+            return None
+        return sequence("tuple", tuple(value_of(e.value, scope) for e in elements))
+    if kind is cst.Subscript:
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+            return None
+        index = int_literal(node.slice[0].slice.value)
+        if index is None or type(node.value) not in STRUCTURED:
+            return None
+        base = structure(node.value, scope)
+        return base.item(index) if base is not None else None
+    return None
+
+
+def element_values(value: Value, count: int) -> tuple[Value, ...] | None:
+    """What unpacking `value` into `count` targets gives each, when its structure says; else None."""
+    if value.items is None or value.kind != "tuple" or len(value.items) != count:
+        return None
+    return value.items
