@@ -2,21 +2,21 @@
 
 The flow walk keeps one `Value` per local name. Its `flags` are the bit flags of `kinds.py` (TRACED, ARRAY,
 BOOL, LIST, HOLDS_TRACED) that every rule tests; the rest says what the flags cannot: which kind of Python
-or JAX value it is, a literal's value, the elements of a tuple or list and the entries of a dict (each a
-`Value` of its own, so `x, n = (jnp.sin(t), 3)` keeps `n` a Python int), the function or class a name
-defines. Values join at merges (branches, loop rounds); whatever two sides disagree on becomes unknown, and
+value it is, a literal's value, the elements of a tuple (each a `Value` of its own, so `x, n = pair` of
+`pair = (jnp.sin(t), 3)` keeps `n` a Python int), the function or class a name defines. Values join at merges (branches, loop rounds); whatever two sides disagree on becomes unknown, and
 unknown stays silent: a rule speaks only about what the flags say.
 
-| kind        | what it is                                   | structure kept                          |
-|-------------|----------------------------------------------|-----------------------------------------|
-| `bool`, `int`, `float`, `str`, `none` | a Python scalar    | `literal` when written out              |
-| `jax`       | a JAX array (TRACED in flags when a tracer)  | `dtype` (`bool` for a mask) when known  |
-| `numpy`     | a NumPy array                                | -                                       |
-| `tuple`, `list` | a Python sequence                        | `items` when its length is known        |
-| `dict`      | a dict with string keys                      | `keys` with `items` when all are known  |
-| `function`, `class` | a def or class of the module         | `definition` (its `Unit`, or the node)  |
-| `module`    | an imported module or name                   | -                                       |
-| `unknown`   | anything else (parameters, calls)            | flags only                              |
+| kind | what it is | structure kept | made by the walk today |
+|---|---|---|---|
+| `bool`, `int`, `float`, `str`, `none` | a Python scalar | `literal` (not for floats) | literals, `True`/`False`/`None` |
+| `tuple` | a Python tuple | `items`, one `Value` each | tuple displays, and names bound to one |
+| `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
+| `module` | an imported name | - | `import` statements |
+| `unknown` | anything else: parameters, calls, arrays, lists, dicts | flags only | everything else |
+
+Arrays (JAX or NumPy, with a dtype kind), PRNG keys, lists and dicts with their entries (mutable: their
+structure needs the walk to drop it on item stores and calls) and instances with per-field values are kinds
+this type is meant to grow to; the flags say what rules need of them today.
 
 `kinds.py` stays the vocabulary of the cache's summaries; this module imports no libcst.
 """
@@ -26,10 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .kinds import ARRAY, BOOL, HOLDS_TRACED, LIST, TRACED
+from .kinds import HOLDS_TRACED, LIST, TRACED
 
 UNKNOWN = "unknown"
-SCALARS = frozenset({"bool", "int", "float", "str", "none"})
 SEQUENCES = frozenset({"tuple", "list"})
 
 
@@ -67,12 +66,6 @@ class Value:
             return self.items[index]
         return None
 
-    def entry(self, key: str) -> Value | None:
-        """A dict's value at a string key, when its keys are all known; None when unknown."""
-        if self.keys is None or self.items is None or key not in self.keys:
-            return None
-        return self.items[self.keys.index(key)]
-
 
 # Values with nothing but flags, one per combination (most values are these: no allocation per binding).
 _PLAIN = {flags: Value(flags) for flags in range(2 * HOLDS_TRACED)}
@@ -89,11 +82,6 @@ def scalar(kind: str, literal: Any = ABSENT) -> Value:
     return Value(0, kind, literal)
 
 
-def array(flags: int) -> Value:
-    """A JAX array with these flags (TRACED for a tracer, BOOL for a mask)."""
-    return Value(flags | ARRAY, "jax", dtype="bool" if flags & BOOL else None)
-
-
 def sequence(kind: str, items: tuple[Value, ...]) -> Value:
     """A tuple or list of known elements; its flags are what the flag evaluator gives the same display."""
     held = 0
@@ -101,13 +89,6 @@ def sequence(kind: str, items: tuple[Value, ...]) -> Value:
         held |= item.flags
     flags = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
     return Value(flags | LIST if kind == "list" else flags, kind, items=items)
-
-
-def mapping(keys: tuple[str, ...], items: tuple[Value, ...]) -> Value:
-    held = 0
-    for item in items:
-        held |= item.flags
-    return Value(HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0, "dict", items=items, keys=keys)
 
 
 def join(a: Value, b: Value) -> Value:
@@ -129,9 +110,3 @@ def join(a: Value, b: Value) -> Value:
         a.keys if items is not None else None,
         a.definition if a.definition is b.definition else None,
     )
-
-
-def with_flags(value: Value, flags: int) -> Value:
-    """`value` whose flags are replaced (a narrowing, HOST code's untraced view): its structure goes when
-    the flags change, since it described the old flags."""
-    return value if value.flags == flags else plain(flags)
