@@ -10,13 +10,14 @@ unknown stays silent: a rule speaks only about what the flags say.
 |---|---|---|---|
 | `bool`, `int`, `float`, `str`, `none` | a Python scalar | `literal` (not for floats) | literals, `True`/`False`/`None` |
 | `tuple` | a Python tuple | `items`, one `Value` each | tuple displays, and names bound to one |
+| `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
 | `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
 | `module` | an imported name | - | `import` statements |
 | `unknown` | anything else: parameters, calls, arrays, lists, dicts | flags only | everything else |
 
 Arrays (JAX or NumPy, with a dtype kind), PRNG keys, lists and dicts with their entries (mutable: their
-structure needs the walk to drop it on item stores and calls) and instances with per-field values are kinds
-this type is meant to grow to; the flags say what rules need of them today.
+structure needs the walk to drop it on item stores and calls) and instances of other classes are kinds this
+type is meant to grow to; the flags say what rules need of them today.
 
 `kinds.py` stays the vocabulary of the cache's summaries; this module imports no libcst.
 """
@@ -50,9 +51,9 @@ class Value:
     kind: str = UNKNOWN
     literal: Any = ABSENT
     dtype: str | None = None
-    items: tuple[Value, ...] | None = None  # a tuple's or list's elements, a dict's values (in `keys` order)
-    keys: tuple[str, ...] | None = None  # a dict's keys
-    definition: Any = None  # the Unit of a function, the ClassDef of a class
+    items: tuple[Value, ...] | None = None  # a tuple's elements, an instance's field values (in `keys` order)
+    keys: tuple[str, ...] | None = None  # an instance's fields
+    definition: Any = None  # the Unit of a function, the ClassDef of a class or of an instance's class
 
     @property
     def traced(self) -> bool:
@@ -65,6 +66,12 @@ class Value:
         if -len(self.items) <= index < len(self.items):
             return self.items[index]
         return None
+
+    def field(self, name: str) -> Value | None:
+        """An instance's field (a record class: `records.py`); None when unknown."""
+        if self.keys is None or self.items is None or name not in self.keys:
+            return None
+        return self.items[self.keys.index(name)]
 
 
 # Values with nothing but flags, one per combination (most values are these: no allocation per binding).

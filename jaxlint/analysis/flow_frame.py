@@ -19,6 +19,7 @@ from .values import (
     evaluate,
     key_value_flags,
     structure,
+    value_of,
 )
 
 
@@ -55,6 +56,9 @@ class Frame:
 
     def traced(self, node: cst.BaseExpression) -> bool:
         return bool(evaluate(node, self) & TRACED)
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        return value_of(node, self)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Most rules ask for the name of the same call's function in turn: the last answer is kept.
@@ -99,7 +103,9 @@ class Frame:
         if self.parent is None:
             return NOTHING
         found = self.parent.lookup_value(name)
-        return plain(found.flags & ~TRACED) if self.kind == HOST and found.flags & TRACED else found
+        if self.kind == HOST and (found.flags & TRACED or found.items is not None):
+            return plain(found.flags & ~TRACED)  # a host callback sees concrete values, whatever held them
+        return found
 
     def comprehension(self, node: cst.BaseExpression) -> Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
