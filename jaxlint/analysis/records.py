@@ -3,8 +3,8 @@ constructor call is given is what the instance's fields hold (`abstract.Value` o
 
 A record is a class of the module that is a `typing.NamedTuple`, a `flax.struct.PyTreeNode` or
 `flax.struct.dataclass`, an `equinox.Module`, or a `dataclasses.dataclass(frozen=True)`, with no other base
-(whose fields would come first) and no `__init__`, `__new__`, `__post_init__` or field converter (which
-would change what the fields hold). Its fields are its annotated names in order (not `ClassVar`s):
+(whose fields would come first) and no `__init__`, `__new__`, `__post_init__`, field converter, `init=`
+field, `KW_ONLY` or `InitVar` (which change what the constructor takes or the fields hold). Its fields are its annotated names in order (not `ClassVar`s):
 positional arguments fill them in that order, keywords by name. Assigning a field raises on each of them.
 """
 
@@ -56,11 +56,17 @@ def _fields(index: ModuleIndex, cls: cst.ClassDef) -> tuple[str, ...] | None:
             return None  # an `if` in the body: the fields are not known
         for small in statement.body:
             if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
-                if "ClassVar" in (_head(small.annotation.annotation) or ""):
+                head = _head(small.annotation.annotation) or ""
+                if head == "ClassVar":
                     continue
+                if head in ("KW_ONLY", "InitVar"):
+                    return None  # the constructor's parameters are not the fields in order
                 value = small.value
-                if type(value) is cst.Call and argument(value, None, "converter") is not None:
-                    return None
+                if type(value) is cst.Call and (
+                    argument(value, None, "converter") is not None
+                    or argument(value, None, "init") is not None
+                ):
+                    return None  # a converted field, or one the constructor does not take
                 fields.append(small.target.value)
     return tuple(fields)
 
