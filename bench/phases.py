@@ -43,7 +43,6 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from corpus import python_files  # bench/ is this script's folder, first on sys.path
 
@@ -132,15 +131,6 @@ def _decode(data: bytes) -> str:
     return (getattr(lint, "decode", None) or engine.decode)(data)  # older checkouts: in the engine
 
 
-def _prefilter_words(engine: Any) -> tuple[str, ...]:
-    """The engine's prefilter words: `selection.PREFILTER_WORDS` (read by the engine), `engine._PREFILTER` in
-    older checkouts."""
-    words = getattr(engine, "PREFILTER_WORDS", None) or getattr(engine, "_PREFILTER", None)
-    if words is None:
-        from jaxlint.selection import PREFILTER_WORDS as words
-    return tuple(words)
-
-
 def _one_file(
     path: str,
     settings,
@@ -181,7 +171,7 @@ def _one_file(
     t1 = _clock()
     counts["files"] += 1
     counts["lines"] += source.count("\n")
-    mentions = any(word in source for word in _prefilter_words(engine))
+    mentions = any(word in source for word in engine._PREFILTER)
     t2 = _clock()
     phases["read"] += t1 - t0
     phases["prefilter"] += t2 - t1
