@@ -3,10 +3,14 @@
 - `names`: what a name means (imports and aliases to qualified names);
 - `transforms` and `index`: which functions run under a transformation, which parameters are traced; per
   function (`Unit`) what its statements bind, its `global`/`nonlocal` names and its loops;
-- `values`: whether an expression is traced (flags); `namespaces`: the JAX array namespaces;
-- `flow`: the ordered walk over each function that rules ride on; `context.RuleContext` is what a rule sees;
-- `jit`, `storage`, `classes`, `keys`, `usage`: jitted callables, where stores land, class facts, PRNG key
-  dataflow, how a name is used;
+- `values`: whether an expression is traced (flags), and its structure where known (`abstract.Value`: kind,
+  literal, tuple elements, definition); `namespaces`: the JAX array namespaces;
+- `flow`: the ordered walk over each function that rules ride on (`flow_frame`: the frame, `ctx`;
+  `flow_calls`: what calls tell it; `flow_guards`: what `if` tests tell it); `context.RuleContext` is what a
+  rule sees;
+- `paths`: the path engine (statement order, joins, loop rounds) the key dataflow runs on; `keys` (with
+  `key_model`, `key_versions`, `key_calls`, `key_callees`): the PRNG key dataflow;
+- `jit`, `storage`, `classes`, `usage`: jitted callables, where stores land, class facts, how a name is used;
 - `kinds`: the flags and kinds facts are made of; `project` and `module_facts`: facts across modules (the
   summaries, and how a module's walk draws its own).
 """

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import libcst as cst
 
 if TYPE_CHECKING:
+    from .abstract import Value
     from .index import ModuleIndex, Unit
 
 
@@ -33,6 +34,10 @@ class RuleContext(Protocol):
     def flags(self, node: cst.BaseExpression) -> int: ...
 
     def traced(self, node: cst.BaseExpression) -> bool: ...
+
+    def value(
+        self, node: cst.BaseExpression
+    ) -> Value: ...  # flags and, where known, structure (`abstract.py`)
 
     def qualname(self, node: cst.BaseExpression) -> str | None: ...
 

@@ -26,27 +26,13 @@ def named_defs(index: Any, node: cst.Name, unit: Any, before: int | None = None)
                 if inner is not None:  # a body refers to it: the defs live where the body is defined
                     point: int | None = inner.order + 1
                 else:
-                    point = before if before is not None else node_order(index, node)
+                    point = before if before is not None else index.node_order(node)
                 defs = live_defs(name, defs, scope, point)
             return defs
         if name in scope.local_names and scope is not index.root:
             return []
         inner, scope = scope, scope.parent
     return []
-
-
-def node_order(index: Any, node: cst.CSTNode) -> int | None:
-    """The place in source order of a call's function or of one of its arguments; None for other expressions.
-    The table is built on first use: only a name that several bindings define asks."""
-    table: dict[int, int] | None = index.root.memo.get("node_order")
-    if table is None:
-        table = {}
-        index.root.memo["node_order"] = table
-        for call, _, order in index._sites:
-            table[id(call.func)] = order
-            for arg in call.args:
-                table[id(arg.value)] = order
-    return table.get(id(node))
 
 
 def live_defs(name: str, defs: list[Any], scope: Any, point: int | None) -> list[Any]:

@@ -523,10 +523,21 @@ class ModuleIndex:
 
     def call_order(self, call: cst.Call) -> int | None:
         """The `order` of a call: how many units were defined before it in source order."""
-        table = self.root.memo.get("call_order")
+        return self.node_order(call)
+
+    def node_order(self, node: cst.CSTNode) -> int | None:
+        """The place in source order (a site's `order`) of a call, of its function or of one of its
+        arguments; None for other nodes. One table, built on first use."""
+        table = self.root.memo.get("node_order")
         if table is None:
-            table = self.root.memo["call_order"] = {id(c): order for c, _, order in self._sites}
-        return table.get(id(call))
+            table = self.root.memo["node_order"] = {}
+            for call, _, order in self._sites:
+                table[id(call.func)] = order
+                for arg in call.args:
+                    table[id(arg.value)] = order
+            for call, _, order in self._sites:  # a call passed as an argument keeps its own place
+                table[id(call)] = order
+        return table.get(id(node))
 
     def applications(self, node: cst.BaseExpression, unit: Unit) -> list[tuple[Unit, Application]]:
         """The same-module functions a transformation expression (`jax.jit(partial(f, a), ...)`) applies to."""

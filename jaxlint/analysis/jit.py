@@ -201,20 +201,27 @@ def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
     """Names bound exactly once in `unit`'s own statements, by `name = jax.jit(...)` (None: other or many)."""
     table: dict[str, Jitted | None] = {}
     for name in unit.bindings:
-        value = unit.single_assignment(name)
+        value = jit_call(unit, name, index)
         jitted = None
-        if type(value) is cst.Call and value.args and value.args[0].keyword is None:
-            transform = index.transform_of(value.func, unit)
-            if transform is not None and transform[0] == "jax.jit":
-                found = index.applications(value, unit)
-                if not found:
-                    jitted = _jitted_apply(value, unit, index, name)
-                elif len(found) == 1:
-                    jitted = _from_application(*found[0], name, 0)
-                    if jitted is not None:
-                        jitted = dataclasses.replace(jitted, label=name)
+        if value is not None:
+            found = index.applications(value, unit)
+            if not found:
+                jitted = _jitted_apply(value, unit, index, name)
+            elif len(found) == 1:
+                jitted = _from_application(*found[0], name, 0)
+                if jitted is not None:
+                    jitted = dataclasses.replace(jitted, label=name)
         table[name] = jitted
     return table
+
+
+def jit_call(unit: Unit, name: str, index: ModuleIndex) -> cst.Call | None:
+    """The `jax.jit(f, ...)` call that `name` is bound to, once, in `unit`'s own statements; else None."""
+    value = unit.single_assignment(name)
+    if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
+        return None
+    transform = index.transform_of(value.func, unit)
+    return value if transform is not None and transform[0] == "jax.jit" else None
 
 
 def _jitted_apply(call: cst.Call, unit: Unit, index: ModuleIndex, label: str) -> Jitted | None:

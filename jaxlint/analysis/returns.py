@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import children
+from .jit import jit_call
 
 # Methods of an array that return an array again.
 _ARRAY_METHODS = frozenset(
@@ -45,11 +46,8 @@ def returns_array(
 def _jit_bound(name: str, unit: Any, index: Any) -> list:
     """The defs behind `name = jax.jit(f, ...)`, bound once in `unit` or (a global there) at module level."""
     owner = unit if unit is not index.root and name in unit.local_names else index.root
-    value = owner.single_assignment(name)
-    if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
-        return []
-    transform = index.transform_of(value.func, owner)
-    if transform is None or transform[0] != "jax.jit":
+    value = jit_call(owner, name, index)
+    if value is None:
         return []
     return [(target, app.bound_self) for target, app in index.applications(value, owner)]
 

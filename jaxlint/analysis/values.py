@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from ..syntax import argument
+from ..syntax import argument, int_literal
+from .abstract import NOTHING, Value, plain, scalar, sequence
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
     ALL_DATA,
@@ -30,6 +31,7 @@ from .linen_values import layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
+from .records import record_fields
 from .returns import imported_returns_array, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
@@ -128,6 +130,8 @@ class Scope(Protocol):
 
     def lookup(self, name: str) -> int: ...
 
+    def lookup_value(self, name: str) -> Value: ...  # the name's value with its structure (`abstract.py`)
+
     def qualname(self, node: cst.BaseExpression) -> str | None: ...
 
     def comprehension(self, node: cst.BaseExpression) -> Scope: ...
@@ -152,6 +156,10 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
     if type(node) is cst.Attribute:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
+        if type(node.value) is cst.Name:
+            field = scope.lookup_value(node.value.value).field(node.attr.value)
+            if field is not None:
+                return field.flags  # `p.n` of `p = Params(w=..., n=3)`: what the constructor was given
         base = evaluate(node.value, scope)
         if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
@@ -262,6 +270,10 @@ def element_flags(flags: int) -> int:
 
 
 def _subscript(node: cst.Subscript, scope: Scope) -> int:
+    if type(node.value) in STRUCTURED:
+        found = structure(node, scope)
+        if found is not None:
+            return found.flags  # `pair[1]` of `pair = (x, 3)`: the element's own value
     base = evaluate(node.value, scope)
     if base & (TRACED | HOLDS_TRACED):
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
@@ -547,3 +559,88 @@ def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, in
     ):
         return 0, element_flags(evaluate(iterable.func.value, scope))
     return None
+
+
+# -- values with structure (`abstract.py`) ----------------------------------------------------------------
+
+# Expressions whose value may have structure: names (bound to one), tuple displays, literals, record
+# constructor calls, and subscripts and attributes of them.
+STRUCTURED: frozenset[type] = frozenset(
+    {cst.Name, cst.Subscript, cst.Attribute, cst.Tuple, cst.Call, cst.Integer, cst.Float, cst.SimpleString}
+)
+_CONSTANT_NAMES = {"True": scalar("bool", True), "False": scalar("bool", False), "None": scalar("none", None)}
+
+
+def value_of(node: cst.BaseExpression, scope: Scope) -> Value:
+    """The value of an expression with its structure where known; else the value its flags describe."""
+    found = structure(node, scope) if type(node) in STRUCTURED else None
+    return found if found is not None else plain(evaluate(node, scope))
+
+
+def structure(expression: cst.BaseExpression, scope: Scope) -> Value | None:
+    """The structured value of a name, a literal, a tuple display, or an element of one by a literal index;
+    None where no structure is known (the flags say all). Its flags are those `evaluate` gives."""
+    node: Any = expression  # the checker does not narrow on `type(node) is X`
+    kind = type(node)
+    if kind is cst.Name:
+        constant = _CONSTANT_NAMES.get(node.value)
+        if constant is not None:
+            return constant
+        found = scope.lookup_value(node.value)
+        return found if found.kind != "unknown" or found.items is not None else None
+    if kind is cst.Integer:
+        return scalar("int", int_literal(node))
+    if kind is cst.Float:
+        return scalar("float")
+    if kind is cst.SimpleString:
+        text = node.evaluated_value
+        return scalar("str", text) if isinstance(text, str) else None
+    if kind is cst.Tuple:
+        elements = node.elements
+        if any(type(e) is cst.StarredElement for e in elements):
+            return None
+        return sequence("tuple", tuple(value_of(e.value, scope) for e in elements))
+    if kind is cst.Attribute:
+        base = structure(node.value, scope) if type(node.value) in STRUCTURED else None
+        return base.field(node.attr.value) if base is not None else None
+    if kind is cst.Call:
+        return _record(node, scope) if type(node.func) is cst.Name else None
+    if kind is cst.Subscript:
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+            return None
+        index = int_literal(node.slice[0].slice.value)
+        if index is None or type(node.value) not in STRUCTURED:
+            return None
+        base = structure(node.value, scope)
+        return base.item(index) if base is not None else None
+    return None
+
+
+def element_values(value: Value, count: int) -> tuple[Value, ...] | None:
+    """What unpacking `value` into `count` targets gives each, when its structure says; else None."""
+    if value.items is None or value.kind != "tuple" or len(value.items) != count:
+        return None
+    return value.items
+
+
+def _record(call: cst.Call, scope: Scope) -> Value | None:
+    """`Params(w=jnp.sin(x), n=3)` of a record class (`records.py`): an instance holding what it is given (a
+    field left to its default is unknown)."""
+    cls = scope.lookup_value(call.func.value)  # type: ignore[attr-defined]
+    if cls.kind != "class" or type(cls.definition) is not cst.ClassDef:
+        return None
+    fields = record_fields(scope.index, cls.definition)
+    if fields is None or any(a.star for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > len(fields):
+        return None
+    given = {name: value_of(a.value, scope) for name, a in zip(fields, positional, strict=False)}
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in fields or arg.keyword.value in given:
+                return None
+            given[arg.keyword.value] = value_of(arg.value, scope)
+    items = tuple(given.get(name, NOTHING) for name in fields)
+    flags = evaluate(call, scope)
+    return Value(flags, "instance", items=items, keys=fields, definition=cls.definition)

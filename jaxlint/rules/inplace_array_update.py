@@ -71,8 +71,10 @@ bitwise ones get no fix). The fix is **safe** when `x` is a plain name local to 
 name at module level): the statement raised `TypeError` before and now does what it meant. It is **unsafe**
 when `x` is an attribute or item (`self.x[i] = v` rebinds `self.x`, which other references to the old array do
 not see), a name declared `global`/`nonlocal`, or a name in a class body. There is no fix when `x` is a name
-the function only reads from an enclosing scope (assigning it would make it local), for `del x[i]`, or for
-chained (`x[i] = y = v`) and unpacking assignments. For a helper's parameter known to be an array only from its
+the function only reads from an enclosing scope (assigning it would make it local), for `del x[i]`, for
+chained (`x[i] = y = v`) and unpacking assignments, or when `x` is a part of a tuple or of a record instance
+(`pair[0][i] = v`, `params.w[i] = v` of a NamedTuple, flax.struct or equinox instance built in the function):
+those cannot be assigned either, so the message says to build a new holder. For a helper's parameter known to be an array only from its
 callers, the fix is **unsafe**: a caller that relied on the update sees none unless the helper returns the
 array and the caller uses what it returns. Note that `.at[i].add(v)` adds once per occurrence of a
 repeated index, where NumPy's buffered `x[i] += v` adds once.
@@ -210,12 +212,17 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             advice = f"use {name} = {name}.at[{index}].set({name}[{index}] {symbol} ...)"
         else:
             advice = f"use {name} = {name}.at[{index}].set(...)"
+        fix = self._fix(target, statement, ctx)
+        if _held_immutably(target.value, ctx):
+            # `pair[0][i] = v`, `params.w[i] = v`: the tuple or record cannot take the new array either
+            advice = f"use {name}.at[{index}] and build a new {source_of(target.value.value, 20)}"  # type: ignore[attr-defined]
+            fix = None
         where = f" inside {ctx.context}" if ctx.context else ""
         ctx.report(
             self,
             target,
             f"In-place update of JAX array '{name}'{where}: JAX arrays are immutable (TypeError); {advice}",
-            fix=self._fix(target, statement, ctx),
+            fix=fix,
         )
 
     def _fix(self, target: cst.Subscript, statement: cst.CSTNode, ctx: RuleContext):
@@ -293,6 +300,14 @@ _OPERATOR_SYMBOLS = {
     "LeftShiftAssign": "<<",
     "RightShiftAssign": ">>",
 }
+
+
+def _held_immutably(base: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """`pair[0]` of a tuple, `params.w` of a record instance (`analysis/records.py`): a part of a value whose
+    parts cannot be assigned."""
+    if type(base) is not cst.Attribute and type(base) is not cst.Subscript:
+        return False
+    return ctx.value(base.value).kind in ("tuple", "instance")
 
 
 def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:

@@ -8,7 +8,11 @@ contain. Only the file's own rule is run on it, so fixtures of one rule are not 
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,57 @@ def test_expectation_fragments_are_read() -> None:
 def test_every_rule_has_a_fixture() -> None:
     covered = {p.stem.split("_")[0] for p in FIXTURE_FILES}
     assert set(RULES_BY_CODE) <= covered, f"rules without fixtures: {sorted(set(RULES_BY_CODE) - covered)}"
+
+
+# -- fixtures as notebooks ------------------------------------------------------------------------------------
+# The same code cut into cells (the imports, then one cell per top-level definition) gives the same findings
+# through the real command, at the same places within each cell: fixtures about values inside one function.
+NOTEBOOK_FIXTURES = [
+    "JAX101_record_fields",
+    "JAX102_tuple_structure",
+    "JAX103_record_fields",
+    "JAX103_tuple_structure",
+]
+
+
+def _cells(source: str) -> list[tuple[int, str]]:
+    """(first line in the file, text) of each cell: a new cell at each top-level decorator or def."""
+    lines = source.splitlines()
+    starts = [0]
+    for number, line in enumerate(lines):
+        starts_def = line.startswith(("@", "def ", "class "))
+        if starts_def and number > 0 and not lines[number - 1].startswith("@"):
+            starts.append(number)
+    starts.append(len(lines))
+    return [(begin + 1, "\n".join(lines[begin:end])) for begin, end in zip(starts, starts[1:], strict=False)]
+
+
+@pytest.mark.parametrize("stem", NOTEBOOK_FIXTURES)
+def test_fixture_as_notebook_cells(stem: str, tmp_path: Path) -> None:
+    source = (FIXTURES / f"{stem}.py").read_text(encoding="utf-8")
+    cells = _cells(source)
+    assert len(cells) > 2
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": text, "outputs": [], "execution_count": None}
+            for _, text in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / f"{stem}.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    code = stem.split("_")[0]
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--select", code, "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=120,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    found = {
+        (cells[f["cell"] - 1][0] + f["line"] - 1, f["code"], f["column"]) for f in json.loads(run.stdout)
+    }
+    assert found == set(expectations(source))

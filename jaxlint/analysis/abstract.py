@@ -1,0 +1,119 @@
+"""Abstract values with structure: what a name or expression holds, beyond the flags.
+
+The flow walk keeps one `Value` per local name. Its `flags` are the bit flags of `kinds.py` (TRACED, ARRAY,
+BOOL, LIST, HOLDS_TRACED) that every rule tests; the rest says what the flags cannot: which kind of Python
+value it is, a literal's value, the elements of a tuple (each a `Value` of its own, so `x, n = pair` of
+`pair = (jnp.sin(t), 3)` keeps `n` a Python int), the function or class a name defines. Values join at merges (branches, loop rounds); whatever two sides disagree on becomes unknown, and
+unknown stays silent: a rule speaks only about what the flags say.
+
+| kind | what it is | structure kept | made by the walk today |
+|---|---|---|---|
+| `bool`, `int`, `float`, `str`, `none` | a Python scalar | `literal` (not for floats) | literals, `True`/`False`/`None` |
+| `tuple` | a Python tuple | `items`, one `Value` each | tuple displays, and names bound to one |
+| `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
+| `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
+| `module` | an imported name | - | `import` statements |
+| `unknown` | anything else: parameters, calls, arrays, lists, dicts | flags only | everything else |
+
+Arrays (JAX or NumPy, with a dtype kind), PRNG keys, lists and dicts with their entries (mutable: their
+structure needs the walk to drop it on item stores and calls) and instances of other classes are kinds this
+type is meant to grow to; the flags say what rules need of them today.
+
+`kinds.py` stays the vocabulary of the cache's summaries; this module imports no libcst.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .kinds import HOLDS_TRACED, LIST, TRACED
+
+UNKNOWN = "unknown"
+SEQUENCES = frozenset({"tuple", "list"})
+
+
+class _Absent:
+    """No literal known (a literal may itself be None)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    flags: int = 0
+    kind: str = UNKNOWN
+    literal: Any = ABSENT
+    dtype: str | None = None
+    items: tuple[Value, ...] | None = None  # a tuple's elements, an instance's field values (in `keys` order)
+    keys: tuple[str, ...] | None = None  # an instance's fields
+    definition: Any = None  # the Unit of a function, the ClassDef of a class or of an instance's class
+
+    @property
+    def traced(self) -> bool:
+        return bool(self.flags & TRACED)
+
+    def item(self, index: int) -> Value | None:
+        """The element at `index` of a tuple or list of known length; None when unknown."""
+        if self.items is None or self.keys is not None or self.kind not in SEQUENCES:
+            return None
+        if -len(self.items) <= index < len(self.items):
+            return self.items[index]
+        return None
+
+    def field(self, name: str) -> Value | None:
+        """An instance's field (a record class: `records.py`); None when unknown."""
+        if self.keys is None or self.items is None or name not in self.keys:
+            return None
+        return self.items[self.keys.index(name)]
+
+
+# Values with nothing but flags, one per combination (most values are these: no allocation per binding).
+_PLAIN = {flags: Value(flags) for flags in range(2 * HOLDS_TRACED)}
+NOTHING = _PLAIN[0]
+
+
+def plain(flags: int) -> Value:
+    """The value known only by its flags."""
+    found = _PLAIN.get(flags)
+    return found if found is not None else Value(flags)
+
+
+def scalar(kind: str, literal: Any = ABSENT) -> Value:
+    return Value(0, kind, literal)
+
+
+def sequence(kind: str, items: tuple[Value, ...]) -> Value:
+    """A tuple or list of known elements; its flags are what the flag evaluator gives the same display."""
+    held = 0
+    for item in items:
+        held |= item.flags
+    flags = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
+    return Value(flags | LIST if kind == "list" else flags, kind, items=items)
+
+
+def join(a: Value, b: Value) -> Value:
+    """What a name holds after a merge where it holds `a` on one side and `b` on the other."""
+    if a is b or a == b:
+        return a
+    flags = a.flags | b.flags
+    if a.kind != b.kind:
+        return plain(flags)
+    items = None
+    if a.items is not None and b.items is not None and a.keys == b.keys and len(a.items) == len(b.items):
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True))
+    return Value(
+        flags,
+        a.kind,
+        a.literal if a.literal == b.literal and type(a.literal) is type(b.literal) else ABSENT,
+        a.dtype if a.dtype == b.dtype else None,
+        items,
+        a.keys if items is not None else None,
+        a.definition if a.definition is b.definition else None,
+    )

@@ -1,0 +1,391 @@
+"""What calls tell the flow walk (`flow.py`): a same-module function called from traced code with traced
+arguments is traced too (walked again with them), one called eagerly with JAX arrays has array parameters, a
+jitted function given Python scalars traces them; calls into other project modules are recorded for them, and
+their calls into this one applied (`module_facts.py`, `project.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import libcst as cst
+
+from .flow_frame import Frame
+from .index import ModuleIndex, Unit
+from .instances import class_methods, module_apply
+from .jit import jitted_callable, jitted_def
+from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .module_facts import ModuleFacts
+from .project import CallFact, FunctionFacts
+from .transforms import eager, positional_params
+from .values import (
+    evaluate,
+)
+
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+
+
+class FlowCalls:
+    """The flow walker's call evidence (its base class): who calls whom, with what."""
+
+    index: ModuleIndex
+    project: ModuleFacts | None
+    _parent_frames: dict[int, Frame]  # each walked unit's enclosing frame: walked again when marked dirty
+    _dirty: dict[int, Unit]
+    _staged_calls: set[int]
+    _eager_calls: set[int]
+    _walked_eager: set[int]
+
+    def _functions(self, root: Frame) -> tuple[FunctionFacts, ...]:
+        """The module's top-level functions as the walk leaves them (for `ModuleFacts.summary`)."""
+        facts = []
+        for name, defs in self.index.root.defs.items():
+            unit = defs[-1]  # what an importer sees: the module's last binding of the name
+            params = unit.params
+            jitted = jitted_def(unit, self.index) if len(defs) > 1 else jitted_callable(cst.Name(name), root)
+            facts.append(
+                FunctionFacts(
+                    name,
+                    tuple(p.name.value for p in positional_params(params)),
+                    tuple(p.name.value for p in params.kwonly_params),
+                    unit.kind,
+                    tuple(sorted(unit.traced_params | unit.container_params)),
+                    tuple(sorted(unit.array_params & unit.traced_params)),
+                    jitted is not None and jitted.unit is unit,
+                    tuple(sorted(unit.passed_params)),
+                )
+            )
+        return tuple(sorted(facts))
+
+    # -- call-site evidence --------------------------------------------------------------------------------
+
+    def _call_sites(self) -> None:
+        """`step(x, True)` with `step` jitted: `True` becomes a traced bool inside `step` (unless static).
+        Calls into other project modules with such arguments are recorded for them (project mode)."""
+        project = self.project
+        frames: dict[int, Frame] = {}
+        for call, unit, _ in self.index._sites:
+            literal = _literal_arguments(call, unit, self.index)
+            if literal is None:
+                continue
+            frame = frames.get(id(unit))
+            if frame is None:
+                frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
+            jitted = jitted_callable(call.func, frame)
+            if jitted is not None:
+                self._traced_scalars(jitted, *literal)
+            elif project is not None and not self.index.resolve_function(call.func, unit):
+                target = frame.qualname(call.func)
+                if project.records(target):
+                    assert target is not None
+                    positional, keywords = literal
+                    project.outgoing.add(
+                        CallFact(target, NONE, "", tuple(LITERAL if p else 0 for p in positional), keywords)
+                    )
+
+    @staticmethod
+    def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
+        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays."""
+        params = positional_params(jitted.params)
+        static_indices, static_names = jitted.static_parameters()
+        names: set[str] = set()
+        for i, is_literal in enumerate(positional):
+            index = i + jitted.offset
+            if is_literal and index < len(params) and index not in static_indices:
+                names.add(params[index].name.value)
+        known = {p.name.value for p in [*params, *jitted.params.kwonly_params]}
+        names |= {name for name, flags in keywords if flags & LITERAL and name in known}
+        names -= static_names
+        unit = jitted.unit
+        unit.traced_params |= names
+        unit.array_params |= names
+
+    def _receive(self, root: Frame) -> None:
+        """Apply the calls other modules make to this module's top-level functions."""
+        assert self.project is not None
+        for name, facts in self.project.incoming.items():
+            defs = self.index.root.defs.get(name)
+            bound = not defs and "." in name  # "MLP.__call__": a method, called on an instance
+            if bound:
+                owner, _, method = name.partition(".")
+                defs = class_methods(self.index, owner, method)
+            if not defs:
+                continue
+            callee = defs[-1]  # what an importer sees: the module's last binding of the name
+            for fact in facts:
+                if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
+                    jitted = (
+                        jitted_def(callee, self.index)
+                        if len(defs) > 1 and not bound
+                        else jitted_callable(cst.Name(name), root)
+                    )
+                    if jitted is not None and jitted.unit is callee:
+                        self._traced_scalars(
+                            jitted, [bool(f & LITERAL) for f in fact.positional], fact.keywords
+                        )
+                if fact.kind > NONE and callee.kind != HOST:
+                    positional, keywords = list(fact.positional), dict(fact.keywords)
+                    self._pass(callee, bound, positional, keywords, fact.kind, fact.context, fact.starred)
+                elif fact.kind == NONE:  # an eager caller passing JAX arrays
+                    self._mark_eager_arrays(callee, bound, fact.positional, dict(fact.keywords))
+
+    def _propagate(self, call: cst.Call, frame: Frame) -> None:
+        """A same-module function called with traced arguments is traced too (another module's: recorded)."""
+        if frame.qualname(call.func) in _TREE_MAPS and call.args:
+            # Each parameter receives the leaves of the tree in its position.
+            trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
+            traced = [bool(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED)) for a in trees]
+            starred = any(a.star for a in call.args[1:])
+            for callee, _ in self.index.resolve_function(call.args[0].value, frame.unit):
+                self._called_from(callee, frame)
+                params = positional_params(callee.params)
+                names = {p.name.value for p, t in zip(params, traced, strict=False) if t}
+                leaves = params if starred else params[: len(trees)]
+                callee.passed_params |= {p.name.value for p in leaves}
+                self._mark(callee, names, frame.kind, frame.context)
+            return
+        through = self._called_through(call, frame)
+        args, target = call.args, None
+        applied = module_apply(self.index, call, frame.unit)
+        if applied is not None:  # `model.apply(variables, x)` runs `__call__(x)`; `obj.m(x)` runs `m`
+            callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
+        elif through:  # `jax.grad(f)(t, i - 1)`: f receives these arguments
+            callees = through
+        else:
+            callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+        if not callees and self.project is None:
+            return
+        positional: list[int] = []
+        starred = any(arg.star for arg in args)
+        for arg in args:
+            if arg.keyword is None:
+                if arg.star:
+                    break
+                positional.append(evaluate(arg.value, frame))
+        keywords = {a.keyword.value: evaluate(a.value, frame) for a in args if a.keyword is not None}
+        if not callees:
+            assert self.project is not None
+            target = target or frame.qualname(call.func)
+            if self.project.records(target) and any(
+                f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()]
+            ):
+                assert target is not None
+                fact = CallFact(
+                    target,
+                    frame.kind,
+                    frame.context,
+                    tuple(positional),
+                    tuple(sorted(keywords.items())),
+                    starred,
+                )
+                self.project.outgoing.add(fact)
+            return
+        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
+        receiver = applied.receiver if applied is not None else None
+        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
+        for callee, bound_self in callees:
+            if callee.kind == HOST or type(callee.node) is cst.Module:
+                continue
+            self._called_from(callee, frame)
+            if traced_receiver and bound_self and not callee.traced_receiver:
+                callee.traced_receiver = True
+                self._mark(callee, set(), frame.kind, frame.context, force=True)
+            if callee.is_target:
+                self._mark(callee, set(), frame.kind, frame.context)
+                if through or any(app.kind == GRAD for app in callee.applications):
+                    # A transformed function nested in traced code gets tracers where its caller passes them.
+                    self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+                continue
+            self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+
+    def _eager_arrays(self, call: cst.Call, frame: Frame) -> None:
+        """`update(jnp.zeros(3))` in eager code: the function's parameter holds a JAX array there (an item
+        assignment to it fails; `.astype(jnp.float64)` on it asks JAX for float64). Another module's function:
+        recorded for it (project mode)."""
+        applied = module_apply(self.index, call, frame.unit)
+        target = None
+        args: Sequence[cst.Arg] = call.args
+        if applied is not None:
+            callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
+        else:
+            callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+        if not callees and self.project is None:
+            return
+        positional: list[int] = []
+        keywords: dict[str, int] = {}
+        starred = False
+        for arg in args:
+            if arg.star:
+                starred = True
+                break
+            flags = ARRAY if evaluate(arg.value, frame) & ARRAY else 0
+            if arg.keyword is None:
+                positional.append(flags)
+            else:
+                keywords[arg.keyword.value] = flags
+        if not any(positional) and not any(keywords.values()):
+            return
+        if not callees:
+            assert self.project is not None
+            target = target or frame.qualname(call.func)
+            if self.project.records(target):
+                assert target is not None
+                facts = tuple(sorted(keywords.items()))
+                self.project.outgoing.add(CallFact(target, NONE, "", tuple(positional), facts, starred))
+            return
+        for callee, bound_self in callees:
+            self._mark_eager_arrays(callee, bound_self, positional, keywords)
+
+    def _mark_eager_arrays(
+        self, callee: Unit, bound_self: bool, positional: Sequence[int], keywords: Mapping[str, int]
+    ) -> None:
+        """The parameters of an untraced function that an eager caller passes JAX arrays; also of a function
+        under a filtering transformation (`eqx.filter_jit`), which traces exactly its array arguments."""
+        if type(callee.node) is cst.Module or (callee.kind != NONE and not filtering(callee)):
+            return
+        params = positional_params(callee.params)
+        if callee.is_method and bound_self:
+            params = params[1:]
+        names = {
+            params[i].name.value for i, flags in enumerate(positional) if flags & ARRAY and i < len(params)
+        }
+        named = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+        names |= {name for name, flags in keywords.items() if flags & ARRAY and name in named}
+        if names - callee.eager_arrays:
+            callee.eager_arrays |= names
+            if id(callee) in self._parent_frames:  # already walked: walk it again
+                self._dirty[id(callee)] = callee
+
+    def _called_from(self, callee: Unit, frame: Frame) -> None:
+        """Note whether traced code that stages its body out calls `callee` (see `_stages`)."""
+        if frame.staged:
+            if id(callee) not in self._staged_calls:
+                self._staged_calls.add(id(callee))
+                if id(callee) in self._walked_eager:  # walked as eager code: again, staged
+                    self._dirty[id(callee)] = callee
+        else:
+            self._eager_calls.add(id(callee))
+
+    def _stages(self, unit: Unit, parent: Frame, kind: int) -> bool:
+        """Whether JAX stages the unit's body out. Not when only eager vmaps map it (`jax.vmap(f)(xs)` outside
+        jit) and no staged code defines or calls it: vmap traces only its mapped arguments, so `jnp.zeros(3)`
+        or `split(closed_key)` there are concrete arrays (checked on jax 0.10)."""
+        if kind < STRICT:
+            return False
+        if parent.staged or id(unit) in self._staged_calls:
+            return True
+        if unit.is_target:
+            apps = [app for app in unit.applications if app.kind >= STRICT]
+            return not apps or not all(eager(app) for app in apps)
+        if unit.kind == NONE:
+            return False  # defined in an eager vmap's body, runs there
+        # Traced through its callers: eager only when all of them are.
+        return id(unit) not in self._eager_calls
+
+    def _called_through(self, call: cst.Call, frame: Frame) -> list[tuple[Unit, bool]]:
+        """`jax.grad(f)(...)`, `jax.vmap(f)(...)` (or `g = jax.grad(f)` then `g(...)`): the function the outer
+        call runs, when `f` is ours."""
+        func = call.func
+        if type(func) is cst.Name and (
+            type(frame.unit.node) is cst.FunctionDef or type(frame.unit.node) is cst.Lambda
+        ):
+            func = frame.unit.single_assignment(func.value) or func
+        if type(func) is not cst.Call or not func.args or func.args[0].keyword is not None:
+            return []
+        if self.index.transform_of(func.func, frame.unit) is None:
+            return []
+        return self.index.resolve_function(func.args[0].value, frame.unit)
+
+    def _pass(
+        self,
+        callee: Unit,
+        bound_self: bool,
+        positional: list[int],
+        keywords: dict[str, int],
+        kind: int,
+        context: str,
+        starred: bool = False,
+    ) -> None:
+        """`callee` is called from code under `kind` with arguments of these flags (`starred`: and with
+        `*args`/`**kwargs` too, which may pass any parameter)."""
+        params = positional_params(callee.params)
+        if callee.is_method and bound_self:
+            params = params[1:]
+        passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
+        all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+        passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        given = all_names if starred else {name for name, _ in passed}
+        if kind > NONE and not given <= callee.passed_params:
+            callee.passed_params |= given
+            if id(callee) in self._parent_frames:
+                self._dirty[id(callee)] = callee
+        names: set[str] = set()
+        arrays: set[str] = set()
+        containers: set[str] = set()
+        for name, flags in passed:
+            if flags & TRACED:
+                names.add(name)
+                if flags & ARRAY:
+                    arrays.add(name)
+            elif flags & HOLDS_TRACED:
+                containers.add(name)
+        force = bool(containers - callee.container_params or arrays - callee.array_params)
+        callee.container_params |= containers
+        callee.array_params |= arrays
+        if force or names:
+            self._mark(callee, names, kind, context, force=force)
+
+    def _mark(self, callee: Unit, names: set[str], kind: int, context: str, force: bool = False) -> None:
+        changed = force or not names <= callee.traced_params
+        callee.traced_params |= names
+        if callee.kind < kind:
+            callee.kind = kind
+            if not callee.is_target:
+                callee.context = f"'{callee.name}' (called from {context})"
+            changed = True
+        if changed and id(callee) in self._parent_frames:  # already walked: walk it again
+            self._dirty[id(callee)] = callee
+
+
+_NUMBERS = (cst.Integer, cst.Float)
+
+
+def _is_scalar_literal(node: cst.BaseExpression) -> bool:
+    """`True`, `3`, `-0.5`: a Python bool, int or float written out."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:  # identity: ABCs are slow
+        node = node.expression
+    return type(node) in _NUMBERS or (type(node) is cst.Name and node.value in ("True", "False"))
+
+
+def _literal_arguments(
+    call: cst.Call, unit: Unit, index: ModuleIndex
+) -> tuple[list[bool], tuple[tuple[str, int], ...]] | None:
+    """Which arguments of a call are Python scalars (literals, or names bound once to one); None when none."""
+    positional: list[bool] = []
+    keywords: list[tuple[str, int]] = []
+    found = False
+    for arg in call.args:
+        if arg.star:
+            break
+        is_literal = _is_scalar_literal(arg.value) or _names_literal(arg.value, unit, index)
+        found = found or is_literal
+        if arg.keyword is None:
+            positional.append(is_literal)
+        elif is_literal:
+            keywords.append((arg.keyword.value, LITERAL))
+    return (positional, tuple(keywords)) if found else None
+
+
+def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
+    """A name whose only binding (in its function, or at module level) is `name = <scalar literal>`."""
+    if type(node) is not cst.Name or node.value in ("True", "False", "None"):
+        return False
+    owner = unit if unit is not index.root and node.value in unit.local_names else index.root
+    value = owner.single_assignment(node.value)
+    return value is not None and _is_scalar_literal(value)
+
+
+def filtering(unit: Unit) -> bool:
+    """Whether a filtering transformation (equinox's `filter_jit`) applies to `unit` itself: it traces the
+    arguments that are arrays and keeps every other one static."""
+    return any(app.kind == STRICT and app.spec.filtering for app in unit.applications)

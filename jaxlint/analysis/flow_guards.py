@@ -1,0 +1,148 @@
+"""What an `if` test tells the flow walk (`flow.py`): a branch that cannot run whenever the function is traced
+(a literal default no traced caller passes, a tracer type check, a None test of a closure), and what the test
+shows about a traced name inside each branch (`x is None`, `isinstance(x, jax.Array)`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import none_comparison
+from .abstract import NOTHING
+from .flow_frame import Frame
+from .kinds import ARRAY, NONE, TRACED
+from .values import (
+    ARRAY_TYPES,
+    NOT_TRACER_TYPES,
+)
+
+
+def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
+    """`if flag:` / `if not flag:` in a helper traced only through its callers, where `flag` is a parameter
+    with a literal default that no traced caller passes (nor the body rebinds): whether the body runs."""
+    unit = frame.unit
+    if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
+        return None
+    negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if negate:
+        assert type(test) is cst.UnaryOperation
+        test = test.expression
+    is_none = False  # `flag is None` / `flag is not None`
+    if (
+        type(test) is cst.Comparison
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        is_none = True
+        negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
+        test = test.left
+    if type(test) is not cst.Name:
+        return None
+    name = test.value
+    if name in unit.passed_params or name in unit.bindings or type(unit.node) is not cst.FunctionDef:
+        return None
+    params = unit.node.params
+    default = next((p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None)
+    if default is None:
+        return None
+    if is_none:
+        none = type(default) is cst.Name and default.value == "None"
+        return none != negate if _literal_truth(default) is not None else None
+    truth = _literal_truth(default)
+    return None if truth is None else truth != negate
+
+
+def _literal_truth(node: cst.BaseExpression) -> bool | None:
+    """The truth of a literal default (`False`, `None`, `0`, `"mean"`), or None when it is not one."""
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if type(node) is cst.Integer or type(node) is cst.Float:
+        return (
+            bool(float(node.value.replace("_", ""))) if type(node) is cst.Float else bool(int(node.value, 0))
+        )
+    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
+        return bool(node.evaluated_value)
+    return None
+
+
+def tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
+    """`if isinstance(x, jax.core.Tracer):` on a traced `x` always runs its body, `if not isinstance(...)` never
+    (equinox's `error_if` reads `pred` only after such a check). `isinstance(x, (int, float))`, `bool`, NumPy
+    types: never true of a tracer, so the body does not run under the trace; `isinstance(x, jax.Array)` of a
+    traced array always is."""
+    negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if type(test) is cst.UnaryOperation and negate:
+        test = test.expression
+    kinds = _isinstance_types(test, frame)
+    if kinds is None:
+        return None
+    assert type(test) is cst.Call
+    flags = frame.flags(test.args[0].value)
+    if not flags & TRACED:
+        return None
+    if all(k.startswith("jax.") and k.endswith(".Tracer") for k in kinds):
+        return not negate
+    if all(k in NOT_TRACER_TYPES for k in kinds):
+        return negate
+    if flags & ARRAY and any(k in ARRAY_TYPES for k in kinds):
+        return not negate
+    return None
+
+
+def _isinstance_types(test: cst.BaseExpression, frame: Frame) -> list[str] | None:
+    """The qualified names of the types in `isinstance(x, T)` / `isinstance(x, (T1, T2))`; None when the test
+    is not such a call or a type is not known by name."""
+    if not (
+        type(test) is cst.Call
+        and len(test.args) == 2
+        and not any(a.keyword or a.star for a in test.args)
+        and frame.qualname(test.func) == "builtins.isinstance"
+    ):
+        return None
+    spec = test.args[1].value
+    nodes = [e.value for e in spec.elements] if type(spec) is cst.Tuple else [spec]
+    kinds = [frame.qualname(n) for n in nodes]
+    return None if not kinds or None in kinds else kinds  # type: ignore[return-value]
+
+
+def narrowing(test: cst.BaseExpression, frame: Frame) -> tuple[str, int | None, int | None] | None:
+    """What a test shows about a traced local name inside the branches: (name, flags in the body, flags in the
+    else branch), None for "unchanged". `x is None` holds only when `x` is the Python None (a traced value
+    never is); `isinstance(x, jax.Array)` makes `x` an array."""
+    negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if type(test) is cst.UnaryOperation and negate:
+        test = test.expression
+    name: str | None = None
+    body: int | None = None
+    orelse: int | None = None
+    tested = none_comparison(test)
+    if tested is not None:
+        name, is_none = tested
+        if is_none:
+            body = 0
+        else:
+            orelse = 0
+    else:
+        kinds = _isinstance_types(test, frame)
+        if kinds is None or not all(k in ARRAY_TYPES for k in kinds):
+            return None
+        assert type(test) is cst.Call
+        if not isinstance(test.args[0].value, cst.Name):
+            return None
+        name = test.args[0].value.value
+        known = frame.env.get(name, NOTHING).flags
+        body = known | ARRAY if known & TRACED else None
+    found = frame.env.get(name)
+    flags = found.flags if found is not None else None
+    if flags is None or not flags & TRACED or (body is None and orelse is None):
+        return None
+    return (name, orelse, body) if negate else (name, body, orelse)
+
+
+def leaves(body: cst.BaseSuite) -> bool:
+    """A block whose last statement is `return` or `raise`."""
+    last = body.body[-1] if body.body else None
+    if type(last) is cst.SimpleStatementLine:
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return type(body) is cst.SimpleStatementSuite and isinstance(body.body[-1], (cst.Return, cst.Raise))
