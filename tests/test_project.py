@@ -1703,3 +1703,77 @@ def test_nnx_update_under_plain_jit_in_a_notebook(tmp_path: Path) -> None:
         tmp_path, {"explore.ipynb": notebook(classes, returned.replace("return model", "return None"), run)}
     )
     assert [f.code for f in jaxlint.lint_paths([str(tmp_path)])] == ["JAX202"]  # the twin's text is sound
+
+
+APPLIED_MODEL = """
+    import flax.linen as nn
+
+
+    class MLP(nn.Module):
+        features: int = 3
+
+        @nn.compact
+        def __call__(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            print("x", x)
+            return nn.Dense(self.features)(x)
+    """
+APPLIED_IMPORTS = """
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax.training import train_state
+
+    import models
+    from models import MLP
+    """
+# Three ways to run another module's Module `__call__` under jit, each with its eager twin.
+APPLIED_RUNS = {
+    "jax.jit-compiled 'model.apply'": (
+        "model = MLP()\napply = jax.jit(model.apply)\napply({}, jnp.ones(3))\n",
+        "model = MLP()\napply = model.apply\napply({}, jnp.ones(3))\n",
+    ),
+    "jax.jit-compiled 'step'": (
+        "model = models.MLP()\n"
+        "state = train_state.TrainState.create(apply_fn=model.apply, params={}, tx=optax.sgd(0.1))\n"
+        "\n\n@jax.jit\ndef step(state, x):\n    return state.apply_fn({'params': state.params}, x)\n\n\n"
+        "step(state, jnp.ones(3))\n",
+        "model = models.MLP()\n"
+        "state = train_state.TrainState.create(apply_fn=model.apply, params={}, tx=optax.sgd(0.1))\n"
+        "\n\ndef step(state, x):\n    return state.apply_fn({'params': state.params}, x)\n\n\n"
+        "step(state, jnp.ones(3))\n",
+    ),
+    "nn.jit-compiled 'MLP'": (
+        "model = nn.jit(MLP)()\nmodel.apply({}, jnp.ones(3))\n",
+        "model = MLP()\nmodel.apply({}, jnp.ones(3))\n",
+    ),
+}
+
+
+def test_a_module_of_another_module_applied_under_jit(tmp_path: Path) -> None:
+    """The common layout: a flax.linen Module in models.py, run in train.py (or a notebook) by
+    `jax.jit(model.apply)`, a jitted step calling a TrainState's `apply_fn`, or `nn.jit(MLP)`: its `__call__`
+    is traced, so the `if` on `x` fails (JAX101) and the `print` shows a tracer (JAX201). The same applied
+    eagerly is silent."""
+    imports = textwrap.dedent(APPLIED_IMPORTS)
+    for context, (jitted, eager) in APPLIED_RUNS.items():
+        write(tmp_path, {"models.py": APPLIED_MODEL, "train.py": imports + "\n" + jitted})
+        result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+        found = json.loads(result.stdout)
+        assert sorted((Path(f["path"]).name, f["line"], f["code"]) for f in found) == [
+            ("models.py", 9, "JAX101"),
+            ("models.py", 11, "JAX201"),
+        ], context
+        assert all(f"(called from {context} in train)" in f["message"] for f in found), found
+        write(tmp_path, {"train.py": imports + "\n" + eager})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], context
+    (tmp_path / "train.py").unlink()
+    for context, (jitted, eager) in APPLIED_RUNS.items():
+        write(tmp_path, {"explore.ipynb": notebook(APPLIED_IMPORTS, jitted)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("models.py", 9, "JAX101"), ("models.py", 11, "JAX201")], context
+        assert f"(called from {context} in explore.ipynb)" in findings[0].message
+        write(tmp_path, {"explore.ipynb": notebook(APPLIED_IMPORTS, eager)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], context

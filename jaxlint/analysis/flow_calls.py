@@ -17,7 +17,7 @@ from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
-from .transforms import eager, positional_params
+from .transforms import STATIC_ANNOTATIONS, annotation_name, eager, positional_params
 from .values import (
     evaluate,
 )
@@ -125,7 +125,9 @@ class FlowCalls:
                         )
                 if fact.kind > NONE and callee.kind != HOST:
                     positional, keywords = list(fact.positional), dict(fact.keywords)
-                    self._pass(callee, bound, positional, keywords, fact.kind, fact.context, fact.starred)
+                    self._pass(
+                        callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
+                    )
                 elif fact.kind == NONE:  # an eager caller passing JAX arrays
                     self._mark_eager_arrays(callee, bound, fact.positional, dict(fact.keywords))
 
@@ -305,15 +307,24 @@ class FlowCalls:
         kind: int,
         context: str,
         starred: bool = False,
+        rest: int = 0,
     ) -> None:
         """`callee` is called from code under `kind` with arguments of these flags (`starred`: and with
-        `*args`/`**kwargs` too, which may pass any parameter)."""
+        `*args`/`**kwargs` too, which may pass any parameter; `rest`: the flags of the parameters not named,
+        as another module's transformation of the callee gives them, static annotations aside)."""
         params = positional_params(callee.params)
         if callee.is_method and bound_self:
             params = params[1:]
         passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
         all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
         passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        if rest:
+            named = {name for name, _ in passed}
+            passed += [
+                (p.name.value, rest)
+                for p in [*params, *callee.params.kwonly_params]
+                if p.name.value not in named and annotation_name(p) not in STATIC_ANNOTATIONS
+            ]
         given = all_names if starred else {name for name, _ in passed}
         if kind > NONE and not given <= callee.passed_params:
             callee.passed_params |= given

@@ -58,19 +58,23 @@ class CallFact:
     positional: tuple[int, ...]  # per positional argument up to any `*args`: value flags, or LITERAL
     keywords: tuple[tuple[str, int], ...] = ()
     starred: bool = False  # `*args`/`**kwargs` in the call: any parameter may be passed
+    # The flags of every parameter that `positional`/`keywords` do not name: what a transformation of the
+    # callee gives them (`jax.jit(model.apply)`, `nn.jit(MLP)` of another module's class: TRACED).
+    rest: int = 0
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
-        return [self.target, self.kind, self.context, list(self.positional), keywords, self.starred]
+        return [self.target, self.kind, self.context, list(self.positional), keywords, self.starred, self.rest]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 6:
+        if not isinstance(row, list) or len(row) != 7:
             return None
-        target, kind, context, positional, keywords, starred = row
+        target, kind, context, positional, keywords, starred, rest = row
         if not (
             type(starred) is bool
+            and type(rest) is int
             and isinstance(target, str)
             and isinstance(kind, int)
             and isinstance(context, str)
@@ -83,7 +87,8 @@ class CallFact:
             )
         ):
             return None
-        return CallFact(target, kind, context, tuple(positional), tuple((k, v) for k, v in keywords), starred)
+        pairs = tuple((k, v) for k, v in keywords)
+        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -181,8 +186,14 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.kind > 0 and fact.rest & TRACED:
+            named = {name for name, _ in passed}
+            if known - named - set(self.traced):
+                return True
         return (
-            fact.kind > self.kind and self.kind >= 0 and any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
+            fact.kind > self.kind
+            and self.kind >= 0
+            and (bool(fact.rest & TRACED) or any(f & (TRACED | HOLDS_TRACED) for _, f in passed))
         )
 
 
