@@ -64,7 +64,15 @@ class CallFact:
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
-        return [self.target, self.kind, self.context, list(self.positional), keywords, self.starred, self.rest]
+        return [
+            self.target,
+            self.kind,
+            self.context,
+            list(self.positional),
+            keywords,
+            self.starred,
+            self.rest,
+        ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
