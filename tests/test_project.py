@@ -1777,3 +1777,60 @@ def test_a_module_of_another_module_applied_under_jit(tmp_path: Path) -> None:
         assert f"(called from {context} in explore.ipynb)" in findings[0].message
         write(tmp_path, {"explore.ipynb": notebook(APPLIED_IMPORTS, eager)})
         assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], context
+
+
+RECEIVER_LAYERS = """
+    import equinox as eqx
+    import jax
+
+
+    class Layer(eqx.Module):
+        weight: jax.Array
+        scale: float = eqx.field(static=True, default=1.0)
+
+        def __call__(self, h):
+            if self.weight.sum() > 0:
+                return h * self.weight
+            if self.scale > 0:
+                return h * self.scale
+            return h
+    """
+RECEIVER_IMPORTS = """
+    import jax
+    import jax.numpy as jnp
+
+    from layers import Layer
+    """
+RECEIVER_STEP = """
+    @jax.jit
+    def step(layer, x):
+        return layer(x)
+    """
+RECEIVER_RUN = """
+    step(Layer(jnp.ones(3)), jnp.ones(3))
+    """
+
+
+def test_a_method_on_a_traced_instance_of_another_modules_class(tmp_path: Path) -> None:
+    """`layer(x)` in a jitted step, `layer` an equinox Module of layers.py passed in: the instance crossed the
+    jit boundary, so `__call__` reads `self.weight` as a tracer (JAX101 on its `if`); the static field
+    `scale` stays a Python float. The same class closed over (a constant) or run eagerly: silent."""
+    imports = textwrap.dedent(RECEIVER_IMPORTS)
+    step, run = textwrap.dedent(RECEIVER_STEP), textwrap.dedent(RECEIVER_RUN)
+    write(tmp_path, {"layers.py": RECEIVER_LAYERS, "train.py": imports + "\n\n" + step + "\n\n" + run})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("layers.py", 10, "JAX101")]
+    assert "(called from jax.jit-compiled 'step' in train)" in found[0]["message"]
+    write(tmp_path, {"explore.ipynb": notebook(RECEIVER_IMPORTS, RECEIVER_STEP, RECEIVER_RUN)})
+    (tmp_path / "train.py").unlink()
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("layers.py", 10, "JAX101")]
+    assert "(called from jax.jit-compiled 'step' in explore.ipynb)" in findings[0].message
+    constant = (
+        "LAYER = Layer(jnp.ones(3))\n\n\n@jax.jit\ndef step(x):\n    return LAYER(x)\n\n\nstep(jnp.ones(3))\n"
+    )
+    eager = step.replace("@jax.jit\n", "")
+    for clean in (constant, eager + "\n\n" + run):
+        write(tmp_path, {"explore.ipynb": notebook(RECEIVER_IMPORTS, clean)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], clean

@@ -125,6 +125,9 @@ class FlowCalls:
                         )
                 if fact.kind > NONE and callee.kind != HOST:
                     positional, keywords = list(fact.positional), dict(fact.keywords)
+                    if fact.receiver & TRACED and bound and not callee.traced_receiver:
+                        callee.traced_receiver = True
+                        self._mark(callee, set(), fact.kind, fact.context, force=True)
                     self._pass(
                         callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
                     )
@@ -165,11 +168,15 @@ class FlowCalls:
                     break
                 positional.append(evaluate(arg.value, frame))
         keywords = {a.keyword.value: evaluate(a.value, frame) for a in args if a.keyword is not None}
+        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
+        receiver = applied.receiver if applied is not None else None
+        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         if not callees:
             assert self.project is not None
             target = target or frame.qualname(call.func)
-            if self.project.records(target) and any(
-                f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()]
+            on_traced = traced_receiver and applied is not None and applied.bound
+            if self.project.records(target) and (
+                on_traced or any(f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()])
             ):
                 assert target is not None
                 fact = CallFact(
@@ -179,12 +186,10 @@ class FlowCalls:
                     tuple(positional),
                     tuple(sorted(keywords.items())),
                     starred,
+                    receiver=TRACED if on_traced else 0,
                 )
                 self.project.outgoing.add(fact)
             return
-        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
-        receiver = applied.receiver if applied is not None else None
-        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         for callee, bound_self in callees:
             if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue

@@ -61,28 +61,34 @@ class CallFact:
     # The flags of every parameter that `positional`/`keywords` do not name: what a transformation of the
     # callee gives them (`jax.jit(model.apply)`, `nn.jit(MLP)` of another module's class: TRACED).
     rest: int = 0
+    # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
+    # fields read as tracers: `values.traced_self_field`).
+    receiver: int = 0
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
+        positional = list(self.positional)
         return [
             self.target,
             self.kind,
             self.context,
-            list(self.positional),
+            positional,
             keywords,
             self.starred,
             self.rest,
+            self.receiver,
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 7:
+        if not isinstance(row, list) or len(row) != 8:
             return None
-        target, kind, context, positional, keywords, starred, rest = row
+        target, kind, context, positional, keywords, starred, rest, receiver = row
         if not (
             type(starred) is bool
             and type(rest) is int
+            and type(receiver) is int
             and isinstance(target, str)
             and isinstance(kind, int)
             and isinstance(context, str)
@@ -96,7 +102,7 @@ class CallFact:
         ):
             return None
         pairs = tuple((k, v) for k, v in keywords)
-        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest)
+        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -194,6 +200,8 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.kind > 0 and fact.receiver & TRACED:
+            return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and fact.rest & TRACED:
             named = {name for name, _ in passed}
             if known - named - set(self.traced):
