@@ -1834,3 +1834,60 @@ def test_a_method_on_a_traced_instance_of_another_modules_class(tmp_path: Path) 
     for clean in (constant, eager + "\n\n" + run):
         write(tmp_path, {"explore.ipynb": notebook(RECEIVER_IMPORTS, clean)})
         assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], clean
+
+
+NNX_COUNTER = """
+    import jax.numpy as jnp
+    from flax import nnx
+
+
+    class Counter(nnx.Module):
+        def __init__(self):
+            self.count = nnx.Variable(jnp.array(0))
+    """
+NNX_TICK = """
+    import jax
+    from flax import nnx
+
+    from models import Counter
+
+
+    @jax.jit
+    def tick(model):
+        model.count.value += 1
+
+
+    tick(Counter())
+
+
+    @jax.jit
+    def tock(model: Counter):
+        model.count.value -= 1
+    """
+
+
+def test_an_nnx_object_of_another_modules_class_updated_under_plain_jit(tmp_path: Path) -> None:
+    """JAX202: `tick` (jax.jit) updates a Variable of a `Counter` of models.py passed in, `tock` of one its
+    annotation names: the updates land on the traced copy. Returning the object, or compiling with
+    `nnx.jit`, is silent; so is the same class when models.py's `Counter` is not an nnx class."""
+    write(tmp_path, {"models.py": NNX_COUNTER, "train.py": NNX_TICK})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("train.py", 9, "JAX202"),
+        ("train.py", 17, "JAX202"),
+    ]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(NNX_TICK)})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX202", 10), ("JAX202", 18)]  # the cell starts empty
+    tick = textwrap.dedent(NNX_TICK)
+    returned = tick.replace("+= 1\n", "+= 1\n    return model\n").replace(
+        "-= 1\n", "-= 1\n    return model\n"
+    )
+    for clean in (returned, tick.replace("@jax.jit", "@nnx.jit")):
+        write(tmp_path, {"explore.ipynb": notebook(clean)})
+        assert jaxlint.lint_paths([str(tmp_path)]) == [], clean
+    plain = NNX_COUNTER.replace("(nnx.Module)", "").replace("nnx.Variable(jnp.array(0))", "jnp.array(0)")
+    write(tmp_path, {"models.py": plain, "explore.ipynb": notebook(NNX_TICK)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []

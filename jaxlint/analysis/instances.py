@@ -20,8 +20,8 @@ import libcst as cst
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
-from .kinds import HAIKU, LINEN, STRICT, TRACED
-from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, TRACING_APIS
+from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
+from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS
 from .project import CallFact
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
@@ -70,6 +70,8 @@ def _local_kind(
         qualname = index.qualname(base.value)
         if qualname in LINEN_MODULE_BASES:
             return LINEN, set()
+        if qualname is not None and qualname.startswith(NNX_CLASSES):
+            return NNX, set()
         if type(base.value) is cst.Name and qualname is None and depth < _MAX_DEPTH:
             parent = index.classes.get(base.value.value)
             if parent is not None and parent is not node:
@@ -97,6 +99,21 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
                 receivers.append(value.value)
         for receiver in receivers:
             wanted |= _wanted_class(index, receiver, unit, project_name)
+        # `tick(model)` with `tick` transformed: whether `model`'s class is an nnx one (`nnx_objects.py`)
+        if any(callee.is_target for callee, _ in index.resolve_function(func, unit)):
+            for arg in call.args:
+                built = module_instance(index, arg.value, unit)
+                qualname = index.qualname(built.func, unit) if built is not None else None
+                if qualname is not None and project_name(qualname):
+                    wanted.add(qualname)
+    for unit in index.units.values():  # `def tick(model: Counter)` transformed: the annotation's class
+        node = unit.node
+        if unit.is_target and type(node) is cst.FunctionDef:
+            for param in [*node.params.params, *node.params.kwonly_params]:
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                qualname = index.qualname(annotation, unit.parent or index.root) if annotation else None
+                if qualname is not None and project_name(qualname):
+                    wanted.add(qualname)
     return wanted
 
 
@@ -127,7 +144,7 @@ def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit |
         node = None if in_function else index.classes.get(func.value)
         if node is not None:
             kind, bases = _local_kind(index, node, lambda q: q in known, 0)
-            if kind or any(known.get(q) == LINEN for q in bases):
+            if kind == LINEN or any(known.get(q) == LINEN for q in bases):
                 return LINEN
             return None
     qualname = index.qualname(func, unit)
