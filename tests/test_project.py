@@ -1891,3 +1891,56 @@ def test_an_nnx_object_of_another_modules_class_updated_under_plain_jit(tmp_path
     plain = NNX_COUNTER.replace("(nnx.Module)", "").replace("nnx.Variable(jnp.array(0))", "jnp.array(0)")
     write(tmp_path, {"models.py": plain, "explore.ipynb": notebook(NNX_TICK)})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+TIMER_UTILS = """
+    import time
+    from contextlib import contextmanager
+
+
+    @contextmanager
+    def timer(name):
+        start = time.perf_counter()
+        yield
+        print(name, time.perf_counter() - start)
+    """
+TIMER_BENCH = """
+    import jax.numpy as jnp
+
+    import utils
+    from steps import step
+    from utils import timer
+
+
+    def bench(x):
+        with timer("step"):
+            y = step(x)
+        with utils.timer("again"):
+            y = step(y)
+        with timer("blocked"):
+            z = step(x).block_until_ready()
+        return y, z
+    """
+
+
+def test_a_timer_of_another_module_around_a_jitted_function(tmp_path: Path) -> None:
+    """JAX403: `with timer(...)` of utils.py (a module naming no JAX library: its export says it is a timer)
+    around a jitted `step` of steps.py, from a module that reads no clock itself, and from a notebook; the
+    block that waits is silent, and so is every block when the timer itself waits for JAX work."""
+    write(tmp_path, {"utils.py": TIMER_UTILS, "steps.py": TIMED_STEP, "bench.py": TIMER_BENCH})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("bench.py", 9, "JAX403"),
+        ("bench.py", 11, "JAX403"),
+    ]
+    assert "a @contextmanager timer of module utils" in found[0]["message"]
+    (tmp_path / "bench.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(TIMER_BENCH, "bench(jnp.ones(3))\n")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX403", 10), ("JAX403", 12)]  # the cell starts empty
+    waits = TIMER_UTILS.replace("    yield\n", "    yield\n        jax.effects_barrier()\n").replace(
+        "import time\n", "import time\n\n    import jax\n"
+    )
+    write(tmp_path, {"utils.py": waits})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []

@@ -123,6 +123,9 @@ class FunctionFacts:
     # surely returns one JAX array (`returns.py`).
     keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
     returns: bool = False
+    # A `@contextmanager` that reads a wall clock around its `yield` (`timers.py`): `with timer(...)` in
+    # another module times its block (JAX403).
+    timer: bool = False
 
     def to_json(self) -> list:
         return [
@@ -136,19 +139,21 @@ class FunctionFacts:
             list(self.passed),
             [[name, list(path)] for name, path in self.keys],
             self.returns,
+            self.timer,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 10:
+        if not isinstance(row, list) or len(row) != 11:
             return None
-        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns = row
+        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
             and type(kind) is int
             and type(jitted) is bool
             and type(returns) is bool
+            and type(timer) is bool
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -172,13 +177,14 @@ class FunctionFacts:
             tuple(passed),
             tuple((k[0], tuple(k[1])) for k in keys),
             returns,
+            timer,
         )
 
     def export(self) -> Export | None:
         """What a caller in another module needs to know of this function, None when nothing."""
-        if not (self.keys or self.returns or self.jitted):
+        if not (self.keys or self.returns or self.jitted or self.timer):
             return None
-        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted)
+        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted, self.timer)
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
@@ -225,6 +231,7 @@ class Export:
     keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
     returns: bool = False
     jitted: bool = False
+    timer: bool = False  # a wall-clock timer context manager (`FunctionFacts.timer`)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -533,17 +540,21 @@ class ProjectIndex:
         for path, summary in summaries.items():
             traced = {c.target for c in summary.calls if c.kind >= STRICT}
             own = self.names.get(path)
-            table = {}
+            found_all = {}
             for qualname in summary.uses:
                 if qualname.rpartition(".")[0] == own or own is not None and qualname.startswith(f"{own}."):
                     continue
                 found = export_of(qualname)
-                if found is None:
-                    continue
+                if found is not None:
+                    found_all[qualname] = found
+            # A module timing with another module's timer times as one reading a clock does.
+            times = summary.times or any(found.timer for found in found_all.values())
+            table = {}
+            for qualname, found in found_all.items():
                 found = dataclasses.replace(
-                    found, returns=found.returns and qualname in traced, jitted=found.jitted and summary.times
+                    found, returns=found.returns and qualname in traced, jitted=found.jitted and times
                 )
-                if found.keys or found.returns or found.jitted:
+                if found.keys or found.returns or found.jitted or found.timer:
                     table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))

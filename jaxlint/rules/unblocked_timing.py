@@ -80,14 +80,17 @@ No automatic fix.
 
     def __init__(self) -> None:
         self._clocks = False  # whether the module imports anything from `time` or `timeit`
+        self._timers = False  # whether it imports another project module's timer
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
         self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
+        project = ctx.index.project  # or a timer of another project module (project mode)
+        self._timers = project is not None and any(e.timer for e in project.exports.values())
         if ctx.index.magics:
             self._magics(module, ctx)
 
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
-        if self._clocks and not isinstance(unit.node, cst.Lambda):
+        if (self._clocks or self._timers) and not isinstance(unit.node, cst.Lambda):
             self._unit(unit, ctx)
 
     def _unit(self, unit: Unit, ctx: RuleContext) -> None:
