@@ -9,10 +9,12 @@ again the modules whose incoming facts changed, until nothing changes. The walke
 them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
-of that method (`instances.module_apply`).
+of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
+fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class record a call whose
+`rest` flags every parameter not named static (`instances.record_transformed`).
 
-Classes: a summary names its module's top-level flax.linen Module classes (and those deriving from other
-project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
+Classes: a summary names its module's top-level flax.linen Module and flax.nnx classes (and those deriving from
+other project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
 bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
 (`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
@@ -26,7 +28,8 @@ project names the module calls (`uses`). `ProjectIndex.exports` gives each modul
 functions it calls, kept only where they can change a finding there; a module linted again may export more,
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
-and times a jitted one (JAX403), as for a function of its own module. Methods are exported for their keys only (`Cls.m`, also under a subclass
+and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
+(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
 (`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
 (`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
