@@ -1703,3 +1703,244 @@ def test_nnx_update_under_plain_jit_in_a_notebook(tmp_path: Path) -> None:
         tmp_path, {"explore.ipynb": notebook(classes, returned.replace("return model", "return None"), run)}
     )
     assert [f.code for f in jaxlint.lint_paths([str(tmp_path)])] == ["JAX202"]  # the twin's text is sound
+
+
+APPLIED_MODEL = """
+    import flax.linen as nn
+
+
+    class MLP(nn.Module):
+        features: int = 3
+
+        @nn.compact
+        def __call__(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            print("x", x)
+            return nn.Dense(self.features)(x)
+    """
+APPLIED_IMPORTS = """
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax.training import train_state
+
+    import models
+    from models import MLP
+    """
+# Three ways to run another module's Module `__call__` under jit, each with its eager twin.
+APPLIED_RUNS = {
+    "jax.jit-compiled 'model.apply'": (
+        "model = MLP()\napply = jax.jit(model.apply)\napply({}, jnp.ones(3))\n",
+        "model = MLP()\napply = model.apply\napply({}, jnp.ones(3))\n",
+    ),
+    "jax.jit-compiled 'step'": (
+        "model = models.MLP()\n"
+        "state = train_state.TrainState.create(apply_fn=model.apply, params={}, tx=optax.sgd(0.1))\n"
+        "\n\n@jax.jit\ndef step(state, x):\n    return state.apply_fn({'params': state.params}, x)\n\n\n"
+        "step(state, jnp.ones(3))\n",
+        "model = models.MLP()\n"
+        "state = train_state.TrainState.create(apply_fn=model.apply, params={}, tx=optax.sgd(0.1))\n"
+        "\n\ndef step(state, x):\n    return state.apply_fn({'params': state.params}, x)\n\n\n"
+        "step(state, jnp.ones(3))\n",
+    ),
+    "nn.jit-compiled 'MLP'": (
+        "model = nn.jit(MLP)()\nmodel.apply({}, jnp.ones(3))\n",
+        "model = MLP()\nmodel.apply({}, jnp.ones(3))\n",
+    ),
+}
+
+
+def test_a_module_of_another_module_applied_under_jit(tmp_path: Path) -> None:
+    """The common layout: a flax.linen Module in models.py, run in train.py (or a notebook) by
+    `jax.jit(model.apply)`, a jitted step calling a TrainState's `apply_fn`, or `nn.jit(MLP)`: its `__call__`
+    is traced, so the `if` on `x` fails (JAX101) and the `print` shows a tracer (JAX201). The same applied
+    eagerly is silent."""
+    imports = textwrap.dedent(APPLIED_IMPORTS)
+    for context, (jitted, eager) in APPLIED_RUNS.items():
+        write(tmp_path, {"models.py": APPLIED_MODEL, "train.py": imports + "\n" + jitted})
+        result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+        found = json.loads(result.stdout)
+        assert sorted((Path(f["path"]).name, f["line"], f["code"]) for f in found) == [
+            ("models.py", 9, "JAX101"),
+            ("models.py", 11, "JAX201"),
+        ], context
+        assert all(f"(called from {context} in train)" in f["message"] for f in found), found
+        write(tmp_path, {"train.py": imports + "\n" + eager})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], context
+    (tmp_path / "train.py").unlink()
+    for context, (jitted, eager) in APPLIED_RUNS.items():
+        write(tmp_path, {"explore.ipynb": notebook(APPLIED_IMPORTS, jitted)})
+        findings = jaxlint.lint_paths([str(tmp_path)])
+        assert codes(findings) == [("models.py", 9, "JAX101"), ("models.py", 11, "JAX201")], context
+        assert f"(called from {context} in explore.ipynb)" in findings[0].message
+        write(tmp_path, {"explore.ipynb": notebook(APPLIED_IMPORTS, eager)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], context
+
+
+RECEIVER_LAYERS = """
+    import equinox as eqx
+    import jax
+
+
+    class Layer(eqx.Module):
+        weight: jax.Array
+        scale: float = eqx.field(static=True, default=1.0)
+
+        def __call__(self, h):
+            if self.weight.sum() > 0:
+                return h * self.weight
+            if self.scale > 0:
+                return h * self.scale
+            return h
+    """
+RECEIVER_IMPORTS = """
+    import jax
+    import jax.numpy as jnp
+
+    from layers import Layer
+    """
+RECEIVER_STEP = """
+    @jax.jit
+    def step(layer, x):
+        return layer(x)
+    """
+RECEIVER_RUN = """
+    step(Layer(jnp.ones(3)), jnp.ones(3))
+    """
+
+
+def test_a_method_on_a_traced_instance_of_another_modules_class(tmp_path: Path) -> None:
+    """`layer(x)` in a jitted step, `layer` an equinox Module of layers.py passed in: the instance crossed the
+    jit boundary, so `__call__` reads `self.weight` as a tracer (JAX101 on its `if`); the static field
+    `scale` stays a Python float. The same class closed over (a constant) or run eagerly: silent."""
+    imports = textwrap.dedent(RECEIVER_IMPORTS)
+    step, run = textwrap.dedent(RECEIVER_STEP), textwrap.dedent(RECEIVER_RUN)
+    write(tmp_path, {"layers.py": RECEIVER_LAYERS, "train.py": imports + "\n\n" + step + "\n\n" + run})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("layers.py", 10, "JAX101")]
+    assert "(called from jax.jit-compiled 'step' in train)" in found[0]["message"]
+    write(tmp_path, {"explore.ipynb": notebook(RECEIVER_IMPORTS, RECEIVER_STEP, RECEIVER_RUN)})
+    (tmp_path / "train.py").unlink()
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("layers.py", 10, "JAX101")]
+    assert "(called from jax.jit-compiled 'step' in explore.ipynb)" in findings[0].message
+    constant = (
+        "LAYER = Layer(jnp.ones(3))\n\n\n@jax.jit\ndef step(x):\n    return LAYER(x)\n\n\nstep(jnp.ones(3))\n"
+    )
+    eager = step.replace("@jax.jit\n", "")
+    for clean in (constant, eager + "\n\n" + run):
+        write(tmp_path, {"explore.ipynb": notebook(RECEIVER_IMPORTS, clean)})
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == [], clean
+
+
+NNX_COUNTER = """
+    import jax.numpy as jnp
+    from flax import nnx
+
+
+    class Counter(nnx.Module):
+        def __init__(self):
+            self.count = nnx.Variable(jnp.array(0))
+    """
+NNX_TICK = """
+    import jax
+    from flax import nnx
+
+    from models import Counter
+
+
+    @jax.jit
+    def tick(model):
+        model.count.value += 1
+
+
+    tick(Counter())
+
+
+    @jax.jit
+    def tock(model: Counter):
+        model.count.value -= 1
+    """
+
+
+def test_an_nnx_object_of_another_modules_class_updated_under_plain_jit(tmp_path: Path) -> None:
+    """JAX202: `tick` (jax.jit) updates a Variable of a `Counter` of models.py passed in, `tock` of one its
+    annotation names: the updates land on the traced copy. Returning the object, or compiling with
+    `nnx.jit`, is silent; so is the same class when models.py's `Counter` is not an nnx class."""
+    write(tmp_path, {"models.py": NNX_COUNTER, "train.py": NNX_TICK})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("train.py", 9, "JAX202"),
+        ("train.py", 17, "JAX202"),
+    ]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(NNX_TICK)})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX202", 10), ("JAX202", 18)]  # the cell starts empty
+    tick = textwrap.dedent(NNX_TICK)
+    returned = tick.replace("+= 1\n", "+= 1\n    return model\n").replace(
+        "-= 1\n", "-= 1\n    return model\n"
+    )
+    for clean in (returned, tick.replace("@jax.jit", "@nnx.jit")):
+        write(tmp_path, {"explore.ipynb": notebook(clean)})
+        assert jaxlint.lint_paths([str(tmp_path)]) == [], clean
+    plain = NNX_COUNTER.replace("(nnx.Module)", "").replace("nnx.Variable(jnp.array(0))", "jnp.array(0)")
+    write(tmp_path, {"models.py": plain, "explore.ipynb": notebook(NNX_TICK)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+TIMER_UTILS = """
+    import time
+    from contextlib import contextmanager
+
+
+    @contextmanager
+    def timer(name):
+        start = time.perf_counter()
+        yield
+        print(name, time.perf_counter() - start)
+    """
+TIMER_BENCH = """
+    import jax.numpy as jnp
+
+    import utils
+    from steps import step
+    from utils import timer
+
+
+    def bench(x):
+        with timer("step"):
+            y = step(x)
+        with utils.timer("again"):
+            y = step(y)
+        with timer("blocked"):
+            z = step(x).block_until_ready()
+        return y, z
+    """
+
+
+def test_a_timer_of_another_module_around_a_jitted_function(tmp_path: Path) -> None:
+    """JAX403: `with timer(...)` of utils.py (a module naming no JAX library: its export says it is a timer)
+    around a jitted `step` of steps.py, from a module that reads no clock itself, and from a notebook; the
+    block that waits is silent, and so is every block when the timer itself waits for JAX work."""
+    write(tmp_path, {"utils.py": TIMER_UTILS, "steps.py": TIMED_STEP, "bench.py": TIMER_BENCH})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("bench.py", 9, "JAX403"),
+        ("bench.py", 11, "JAX403"),
+    ]
+    assert "a @contextmanager timer of module utils" in found[0]["message"]
+    (tmp_path / "bench.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(TIMER_BENCH, "bench(jnp.ones(3))\n")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX403", 10), ("JAX403", 12)]  # the cell starts empty
+    waits = TIMER_UTILS.replace("    yield\n", "    yield\n        jax.effects_barrier()\n").replace(
+        "import time\n", "import time\n\n    import jax\n"
+    )
+    write(tmp_path, {"utils.py": waits})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []

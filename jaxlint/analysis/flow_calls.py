@@ -17,7 +17,7 @@ from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
-from .transforms import eager, positional_params
+from .transforms import STATIC_ANNOTATIONS, annotation_name, eager, positional_params
 from .values import (
     evaluate,
 )
@@ -125,7 +125,12 @@ class FlowCalls:
                         )
                 if fact.kind > NONE and callee.kind != HOST:
                     positional, keywords = list(fact.positional), dict(fact.keywords)
-                    self._pass(callee, bound, positional, keywords, fact.kind, fact.context, fact.starred)
+                    if fact.receiver & TRACED and bound and not callee.traced_receiver:
+                        callee.traced_receiver = True
+                        self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    self._pass(
+                        callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
+                    )
                 elif fact.kind == NONE:  # an eager caller passing JAX arrays
                     self._mark_eager_arrays(callee, bound, fact.positional, dict(fact.keywords))
 
@@ -163,11 +168,15 @@ class FlowCalls:
                     break
                 positional.append(evaluate(arg.value, frame))
         keywords = {a.keyword.value: evaluate(a.value, frame) for a in args if a.keyword is not None}
+        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
+        receiver = applied.receiver if applied is not None else None
+        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         if not callees:
             assert self.project is not None
             target = target or frame.qualname(call.func)
-            if self.project.records(target) and any(
-                f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()]
+            on_traced = traced_receiver and applied is not None and applied.bound
+            if self.project.records(target) and (
+                on_traced or any(f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()])
             ):
                 assert target is not None
                 fact = CallFact(
@@ -177,12 +186,10 @@ class FlowCalls:
                     tuple(positional),
                     tuple(sorted(keywords.items())),
                     starred,
+                    receiver=TRACED if on_traced else 0,
                 )
                 self.project.outgoing.add(fact)
             return
-        # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
-        receiver = applied.receiver if applied is not None else None
-        traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         for callee, bound_self in callees:
             if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue
@@ -305,15 +312,24 @@ class FlowCalls:
         kind: int,
         context: str,
         starred: bool = False,
+        rest: int = 0,
     ) -> None:
         """`callee` is called from code under `kind` with arguments of these flags (`starred`: and with
-        `*args`/`**kwargs` too, which may pass any parameter)."""
+        `*args`/`**kwargs` too, which may pass any parameter; `rest`: the flags of the parameters not named,
+        as another module's transformation of the callee gives them, static annotations aside)."""
         params = positional_params(callee.params)
         if callee.is_method and bound_self:
             params = params[1:]
         passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
         all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
         passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        if rest:
+            named = {name for name, _ in passed}
+            passed += [
+                (p.name.value, rest)
+                for p in [*params, *callee.params.kwonly_params]
+                if p.name.value not in named and annotation_name(p) not in STATIC_ANNOTATIONS
+            ]
         given = all_names if starred else {name for name, _ in passed}
         if kind > NONE and not given <= callee.passed_params:
             callee.passed_params |= given

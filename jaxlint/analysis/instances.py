@@ -20,12 +20,13 @@ import libcst as cst
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
-from .kinds import HAIKU, LINEN
-from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES
+from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
+from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS
+from .project import CallFact
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
 from .train_states import holds_state
-from .transforms import TRANSFORMS, Application, StaticSpec, static_spec
+from .transforms import TRANSFORMS, Application, StaticSpec, library_application, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
@@ -69,6 +70,8 @@ def _local_kind(
         qualname = index.qualname(base.value)
         if qualname in LINEN_MODULE_BASES:
             return LINEN, set()
+        if qualname is not None and qualname.startswith(NNX_CLASSES):
+            return NNX, set()
         if type(base.value) is cst.Name and qualname is None and depth < _MAX_DEPTH:
             parent = index.classes.get(base.value.value)
             if parent is not None and parent is not node:
@@ -88,23 +91,46 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
     wanted: set[str] = set()
     for call, unit, _ in index._sites:
         func = call.func
-        if type(func) is not cst.Attribute or func.attr.value not in MODULE_METHODS:
-            continue
-        built = module_instance(index, func.value, unit)
-        if built is None:  # `net.init(...)` of an imported haiku transformation
-            qualname = index.qualname(func.value, unit)
-            if qualname is not None and project_name(qualname):
-                wanted.add(qualname)
-            continue
-        if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
-            node = index.classes[built.func.value]
-            assert node is not None
-            wanted |= _local_kind(index, node, project_name, 0)[1]
-            continue
-        qualname = index.qualname(built.func, unit)
-        if qualname is not None and project_name(qualname):
-            wanted.add(qualname)
+        receivers = [func.value] if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS else []
+        # `jax.jit(model.apply)`, `TrainState.create(apply_fn=model.apply)`: the class's `apply` is passed on
+        for arg in call.args:
+            value = arg.value
+            if type(value) is cst.Attribute and value.attr.value == "apply":
+                receivers.append(value.value)
+        for receiver in receivers:
+            wanted |= _wanted_class(index, receiver, unit, project_name)
+        # `tick(model)` with `tick` transformed: whether `model`'s class is an nnx one (`nnx_objects.py`)
+        if any(callee.is_target for callee, _ in index.resolve_function(func, unit)):
+            for arg in call.args:
+                built = module_instance(index, arg.value, unit)
+                qualname = index.qualname(built.func, unit) if built is not None else None
+                if qualname is not None and project_name(qualname):
+                    wanted.add(qualname)
+    for unit in index.units.values():  # `def tick(model: Counter)` transformed: the annotation's class
+        node = unit.node
+        if unit.is_target and type(node) is cst.FunctionDef:
+            for param in [*node.params.params, *node.params.kwonly_params]:
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                qualname = index.qualname(annotation, unit.parent or index.root) if annotation else None
+                if qualname is not None and project_name(qualname):
+                    wanted.add(qualname)
     return wanted
+
+
+def _wanted_class(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit, project_name: Callable[[str], bool]
+) -> set[str]:
+    """The other project modules' classes `receiver.init(...)` / `receiver.apply` needs the kinds of."""
+    built = module_instance(index, receiver, unit)
+    if built is None:  # `net.init(...)` of an imported haiku transformation
+        qualname = index.qualname(receiver, unit)
+        return {qualname} if qualname is not None and project_name(qualname) else set()
+    if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
+        node = index.classes[built.func.value]
+        assert node is not None
+        return _local_kind(index, node, project_name, 0)[1]
+    qualname = index.qualname(built.func, unit)
+    return {qualname} if qualname is not None and project_name(qualname) else set()
 
 
 def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit | None = None) -> str | None:
@@ -118,7 +144,7 @@ def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit |
         node = None if in_function else index.classes.get(func.value)
         if node is not None:
             kind, bases = _local_kind(index, node, lambda q: q in known, 0)
-            if kind or any(known.get(q) == LINEN for q in bases):
+            if kind == LINEN or any(known.get(q) == LINEN for q in bases):
                 return LINEN
             return None
     qualname = index.qualname(func, unit)
@@ -279,10 +305,10 @@ def applied_module(index: ModuleIndex) -> cst.Call | None:
             if type(value) is cst.Attribute and value.attr.value == "apply"
             else None
         )
-        if built is None or type(built.func) is not cst.Name:
+        if built is None or type(built.func) not in (cst.Name, cst.Attribute):
             classes.add("")  # unknown: `state.apply_fn` may be anything
             continue
-        classes.add(built.func.value)
+        classes.add(index.qualname(built.func, unit) or index.module.code_for_node(built.func))
         found = built
     memo["applied_module"] = found = found if len(classes) == 1 else None
     return found
@@ -311,6 +337,9 @@ def transformed_applies(index: ModuleIndex) -> None:
             for method in applied.units:
                 method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
                 applied_any = True
+            if applied.target is not None:  # another module's class: a fact for its module (project mode)
+                context = f"{label} '{index.module.code_for_node(target)}'"
+                record_transformed(index, applied.target, kind, context, _after_leading(spec, 1))
             continue
         # `jax.jit(hk.transform(f).apply)`: `apply(params, rng, *args)` runs `f(*args)`
         haiku = haiku_transformed(index, target.value, unit) if target.attr.value == "apply" else None
@@ -318,8 +347,54 @@ def transformed_applies(index: ModuleIndex) -> None:
             for function, _ in index.resolve_function(haiku[0], unit):
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
                 applied_any = True
+    lifted_classes(index)
     if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
         index.promote_nested_transforms()
+
+
+def lifted_classes(index: ModuleIndex) -> None:
+    """`nn.jit(MLP)` (a flax lifted transformation, library.py's `Api.method`) of another project module's
+    class: its method runs under the transformation, a fact for the class's module (project mode). The
+    module's own classes are the index pass's (`ModuleIndex._resolve_sites`)."""
+    project = index.project
+    if project is None:
+        return
+    for call, unit, _ in index._sites:
+        api = TRACING_APIS.get(index.qualname(call.func, unit) or "")
+        if api is None or not api.method:
+            continue
+        for position, keyword in api.traces:
+            found = argument(call, position, keyword)
+            if found is None or type(found.value) is cst.Name and found.value.value in index.classes:
+                continue
+            qualname = index.qualname(found.value, unit)
+            if qualname is None or not project.records(qualname):
+                continue
+            options = [a for a in call.args if a is not found]
+            app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
+            spec = library_application(api, app, options).spec
+            if api.self_counted:
+                spec = _after_leading(spec, 1)  # argument 0 is the Module itself
+            context = f"{api.label} '{index.module.code_for_node(found.value)}'"
+            record_transformed(index, f"{qualname}.{api.method}", STRICT, context, spec)
+
+
+def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:
+    """Record that a transformation under `kind` traces another module's method `target` ("model.MLP.__call__",
+    bound to an instance): every parameter but the static ones of `spec` holds a tracer. A spec the fact
+    cannot state (unknown, equinox's filtering, grad's or vmap's limits, counted from the end) records
+    nothing: a miss rather than a guess."""
+    project = index.project
+    if project is None or not project.records(target):
+        return
+    if spec.unknown or spec.filtering or spec.differentiated is not None or spec.unbatched:
+        return
+    if any(i < 0 for i in spec.argnums):
+        return
+    width = max(spec.argnums, default=-1) + 1
+    positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
+    keywords = tuple(sorted((name, 0) for name in spec.argnames))
+    project.outgoing.add(CallFact(target, kind, context, positional, keywords, True, TRACED))
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:

@@ -24,4 +24,5 @@ GRAD = 1  # grad and friends alone: primals are concrete, Python control flow on
 STRICT = 2  # jit, vmap, pmap, checkpoint, lax bodies: values are abstract tracers
 
 LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
+NNX = "nnx"  # a flax.nnx class (Module, Object, ...): plain `jax.jit` traces a copy of its instances
 HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `init` and `apply`

@@ -17,12 +17,14 @@ from typing import Any
 
 import libcst as cst
 
+from ..syntax import walk
 from .index import ModuleIndex, Unit
 from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
 from .key_relevance import uses_keys
 from .kinds import NONE
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .returns import function_returns_array
+from .timers import context_timer
 from .transforms import positional_params
 from .values import returns_one_array
 
@@ -105,11 +107,29 @@ class ModuleFacts:
         times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
             getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
         )
-        return Summary(tuple(sorted(self.outgoing)), functions, classes, imports, wants, uses, times)
+        calls = tuple(sorted(self.outgoing | _managers(index, self._is_project_name)))
+        return Summary(calls, functions, classes, imports, wants, uses, times)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
         return head not in LIBRARIES or head in self.also
+
+
+def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
+    """`with timer("step"):` of another project module's function: an eager call fact, so that its module is
+    analysed even when it names no JAX library (`ProjectIndex.silent_callees`): it may export a timer."""
+    found: set[CallFact] = set()
+    if not any(project_name(q) for q in index.imports.names.values()):
+        return found
+    for node in walk(index.module):
+        if type(node) is not cst.With:
+            continue
+        for item in node.items:
+            call = item.item
+            qualname = index.qualname(call.func) if type(call) is cst.Call else None
+            if qualname is not None and "." in qualname and project_name(qualname):
+                found.add(CallFact(qualname, NONE, "", ()))
+    return found
 
 
 def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> tuple[FunctionFacts, ...]:
@@ -133,7 +153,9 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
             consumed = analysis.call_summary(unit).params
             keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
         returns = function_returns_array(unit, index, returns_one_array)
-        out.append(dataclasses.replace(facts, keys=keys, returns=returns) if keys or returns else facts)
+        timer = context_timer(unit, index)
+        changed = keys or returns or timer
+        out.append(dataclasses.replace(facts, keys=keys, returns=returns, timer=timer) if changed else facts)
     return tuple(out)
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..syntax import own_nodes, walk
 from .instances import class_methods, subclass_bases
-from .kinds import NONE
+from .kinds import NNX, NONE
 from .library import NNX_CLASSES, NNX_MUTATING_METHODS
 from .receivers import parameter_class
 from .transforms import TRANSFORMS, positional_params
@@ -89,7 +89,12 @@ def nnx_class(index: Any, cls: cst.BaseExpression, scope: Any) -> str | None:
     local = type(cls) is cst.Name and not (scope is not index.root and cls.value in scope.local_names)
     if not local or index.classes.get(cls.value) is None:  # type: ignore[attr-defined]
         qualname = index.qualname(cls, scope)
-        return qualname if qualname is not None and qualname.startswith(NNX_CLASSES) else None
+        if qualname is None:
+            return None
+        project = index.project  # another project module's nnx class: its kind from that module's summary
+        if qualname.startswith(NNX_CLASSES) or project is not None and project.classes.get(qualname) == NNX:
+            return qualname
+        return None
     assert type(cls) is cst.Name
     for name in [cls.value, *subclass_bases(index, cls.value)]:
         node = index.classes.get(name)

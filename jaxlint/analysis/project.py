@@ -9,10 +9,12 @@ again the modules whose incoming facts changed, until nothing changes. The walke
 them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
-of that method (`instances.module_apply`).
+of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
+fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class record a call whose
+`rest` flags every parameter not named static (`instances.record_transformed`).
 
-Classes: a summary names its module's top-level flax.linen Module classes (and those deriving from other
-project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
+Classes: a summary names its module's top-level flax.linen Module and flax.nnx classes (and those deriving from
+other project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
 bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
 (`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
@@ -26,7 +28,8 @@ project names the module calls (`uses`). `ProjectIndex.exports` gives each modul
 functions it calls, kept only where they can change a finding there; a module linted again may export more,
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
-and times a jitted one (JAX403), as for a function of its own module. Methods are exported for their keys only (`Cls.m`, also under a subclass
+and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
+(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
 (`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
 (`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
@@ -58,19 +61,37 @@ class CallFact:
     positional: tuple[int, ...]  # per positional argument up to any `*args`: value flags, or LITERAL
     keywords: tuple[tuple[str, int], ...] = ()
     starred: bool = False  # `*args`/`**kwargs` in the call: any parameter may be passed
+    # The flags of every parameter that `positional`/`keywords` do not name: what a transformation of the
+    # callee gives them (`jax.jit(model.apply)`, `nn.jit(MLP)` of another module's class: TRACED).
+    rest: int = 0
+    # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
+    # fields read as tracers: `values.traced_self_field`).
+    receiver: int = 0
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
-        return [self.target, self.kind, self.context, list(self.positional), keywords, self.starred]
+        positional = list(self.positional)
+        return [
+            self.target,
+            self.kind,
+            self.context,
+            positional,
+            keywords,
+            self.starred,
+            self.rest,
+            self.receiver,
+        ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 6:
+        if not isinstance(row, list) or len(row) != 8:
             return None
-        target, kind, context, positional, keywords, starred = row
+        target, kind, context, positional, keywords, starred, rest, receiver = row
         if not (
             type(starred) is bool
+            and type(rest) is int
+            and type(receiver) is int
             and isinstance(target, str)
             and isinstance(kind, int)
             and isinstance(context, str)
@@ -83,7 +104,8 @@ class CallFact:
             )
         ):
             return None
-        return CallFact(target, kind, context, tuple(positional), tuple((k, v) for k, v in keywords), starred)
+        pairs = tuple((k, v) for k, v in keywords)
+        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -104,6 +126,9 @@ class FunctionFacts:
     # surely returns one JAX array (`returns.py`).
     keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
     returns: bool = False
+    # A `@contextmanager` that reads a wall clock around its `yield` (`timers.py`): `with timer(...)` in
+    # another module times its block (JAX403).
+    timer: bool = False
 
     def to_json(self) -> list:
         return [
@@ -117,19 +142,21 @@ class FunctionFacts:
             list(self.passed),
             [[name, list(path)] for name, path in self.keys],
             self.returns,
+            self.timer,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 10:
+        if not isinstance(row, list) or len(row) != 11:
             return None
-        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns = row
+        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
             and type(kind) is int
             and type(jitted) is bool
             and type(returns) is bool
+            and type(timer) is bool
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -153,13 +180,14 @@ class FunctionFacts:
             tuple(passed),
             tuple((k[0], tuple(k[1])) for k in keys),
             returns,
+            timer,
         )
 
     def export(self) -> Export | None:
         """What a caller in another module needs to know of this function, None when nothing."""
-        if not (self.keys or self.returns or self.jitted):
+        if not (self.keys or self.returns or self.jitted or self.timer):
             return None
-        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted)
+        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted, self.timer)
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
@@ -181,8 +209,16 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.kind > 0 and fact.receiver & TRACED:
+            return True  # the method's reads of its instance's fields become tracers
+        if fact.kind > 0 and fact.rest & TRACED:
+            named = {name for name, _ in passed}
+            if known - named - set(self.traced):
+                return True
         return (
-            fact.kind > self.kind and self.kind >= 0 and any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
+            fact.kind > self.kind
+            and self.kind >= 0
+            and (bool(fact.rest & TRACED) or any(f & (TRACED | HOLDS_TRACED) for _, f in passed))
         )
 
 
@@ -198,6 +234,7 @@ class Export:
     keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
     returns: bool = False
     jitted: bool = False
+    timer: bool = False  # a wall-clock timer context manager (`FunctionFacts.timer`)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -506,17 +543,21 @@ class ProjectIndex:
         for path, summary in summaries.items():
             traced = {c.target for c in summary.calls if c.kind >= STRICT}
             own = self.names.get(path)
-            table = {}
+            found_all = {}
             for qualname in summary.uses:
                 if qualname.rpartition(".")[0] == own or own is not None and qualname.startswith(f"{own}."):
                     continue
                 found = export_of(qualname)
-                if found is None:
-                    continue
+                if found is not None:
+                    found_all[qualname] = found
+            # A module timing with another module's timer times as one reading a clock does.
+            times = summary.times or any(found.timer for found in found_all.values())
+            table = {}
+            for qualname, found in found_all.items():
                 found = dataclasses.replace(
-                    found, returns=found.returns and qualname in traced, jitted=found.jitted and summary.times
+                    found, returns=found.returns and qualname in traced, jitted=found.jitted and times
                 )
-                if found.keys or found.returns or found.jitted:
+                if found.keys or found.returns or found.jitted or found.timer:
                     table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import own_nodes
+from ..syntax import own_nodes, source_of
 from .index import ModuleIndex, Unit
 
 # Clocks whose readings around asynchronously dispatched work measure the dispatch only.
@@ -27,27 +27,23 @@ _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
 
 def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> str | None:
     """What `with item:` is, when it times its body by a clock ("a @contextmanager timer", "a timer class"),
-    else None."""
-    if type(item) is not cst.Call or type(item.func) is not cst.Name:
+    else None. Another project module's timer is known by the export its module gives (project mode)."""
+    if type(item) is not cst.Call or type(item.func) not in (cst.Name, cst.Attribute):
+        return None
+    defs = index.resolve_function(item.func, unit)
+    if not defs:
+        project = index.project
+        qualname = index.qualname(item.func, unit) if project is not None else None
+        found = project.exports.get(qualname) if qualname is not None else None
+        if qualname is not None and found is not None and found.timer:
+            return (
+                f"{source_of(item.func)}(), a @contextmanager timer of module {qualname.rpartition('.')[0]}"
+            )
+    if type(item.func) is not cst.Name:
         return None
     name = item.func.value
-    defs = index.resolve_function(item.func, unit)
     if len(defs) == 1:
-        function = defs[0][0].node
-        if type(function) is not cst.FunctionDef or not any(
-            index.qualname(d.decorator, defs[0][0].parent) in _CONTEXT_MANAGERS for d in function.decorators
-        ):
-            return None
-        before, after, seen_yield = False, False, False
-        for node in _in_order(function):
-            if type(node) is cst.Yield:
-                seen_yield = True
-            elif type(node) is cst.Call and _reads_clock(node, index, defs[0][0]):
-                after = after or seen_yield
-                before = before or not seen_yield
-            elif _waits(node):
-                return None
-        return f"{name}(), a @contextmanager timer" if before and after else None
+        return f"{name}(), a @contextmanager timer" if context_timer(defs[0][0], index) else None
     class_node = index.classes.get(name)
     if class_node is None or defs:
         return None
@@ -58,6 +54,26 @@ def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> s
     if all(_clock_only(m, index) for m in (enter[0], leave[0])):
         return f"{name}, a timer class"
     return None
+
+
+def context_timer(unit: Unit, index: ModuleIndex) -> bool:
+    """Whether a def is a `@contextmanager` generator that reads a clock before its `yield` and after it, and
+    never waits for JAX work."""
+    function = unit.node
+    if type(function) is not cst.FunctionDef or not any(
+        index.qualname(d.decorator, unit.parent) in _CONTEXT_MANAGERS for d in function.decorators
+    ):
+        return False
+    before, after, seen_yield = False, False, False
+    for node in _in_order(function):
+        if type(node) is cst.Yield:
+            seen_yield = True
+        elif type(node) is cst.Call and _reads_clock(node, index, unit):
+            after = after or seen_yield
+            before = before or not seen_yield
+        elif _waits(node):
+            return False
+    return before and after
 
 
 def _clock_only(method: Unit, index: ModuleIndex) -> bool:

@@ -37,7 +37,7 @@ Flags timings of JAX work that never wait for the result: two clock reads (`time
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
 modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
-module around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
+module (or, when a project is linted, a `@contextmanager` timer of another of its modules) around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
 a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
 not wait for JAX work itself); and in notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time`
 cells that do the same.
@@ -80,14 +80,17 @@ No automatic fix.
 
     def __init__(self) -> None:
         self._clocks = False  # whether the module imports anything from `time` or `timeit`
+        self._timers = False  # whether it imports another project module's timer
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
         self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
+        project = ctx.index.project  # or a timer of another project module (project mode)
+        self._timers = project is not None and any(e.timer for e in project.exports.values())
         if ctx.index.magics:
             self._magics(module, ctx)
 
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
-        if self._clocks and not isinstance(unit.node, cst.Lambda):
+        if (self._clocks or self._timers) and not isinstance(unit.node, cst.Lambda):
             self._unit(unit, ctx)
 
     def _unit(self, unit: Unit, ctx: RuleContext) -> None:
