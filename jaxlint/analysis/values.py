@@ -602,9 +602,11 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
         if any(type(e) is cst.StarredElement for e in elements):
             return None
         items = tuple(_held(value_of(e.value, scope)) for e in elements)
+        if kind is cst.List and not _telling(items):
+            return None
         return sequence("tuple" if kind is cst.Tuple else "list", items)
     if kind is cst.Dict:
-        return _dict(node, scope)
+        return _dict(node, scope, flags)
     if kind is cst.Attribute:
         base = structure(node.value, scope) if type(node.value) in STRUCTURED else None
         return base.field(node.attr.value) if base is not None else None
@@ -634,7 +636,13 @@ def _held(value: Value) -> Value:
     return plain(value.flags) if value.kind in MUTABLE else value
 
 
-def _dict(node: cst.Dict, scope: Scope) -> Value | None:
+def _telling(items: tuple[Value, ...]) -> bool:
+    """Whether a list's or dict's entries say more than its flags: some entry is an array or holds tracers.
+    Others (`__all__ = [...]`, a dict of options) keep no entries, and need no scan of their uses."""
+    return any(item.flags & (TRACED | ARRAY | HOLDS_TRACED) or item.kind == "numpy_array" for item in items)
+
+
+def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
     """`{"w": jnp.sin(x), "n": 3}`: a dict of string keys, each entry with its value."""
     keys: list[str] = []
     items: list[Value] = []
@@ -646,7 +654,9 @@ def _dict(node: cst.Dict, scope: Scope) -> Value | None:
             return None
         keys.append(key)
         items.append(_held(value_of(element.value, scope)))
-    return mapping(tuple(keys), tuple(items), evaluate(node, scope))
+    if not _telling(tuple(items)):
+        return None
+    return mapping(tuple(keys), tuple(items), evaluate(node, scope) if flags is None else flags)
 
 
 # Calls that make PRNG keys: their dtype kind ("key" for typed keys, "uint32" for legacy ones, None: as the
