@@ -42,11 +42,12 @@ def _scan(root: cst.CSTNode) -> frozenset[str]:
     leaf, read = LEAF, CHILDREN_REVERSED
     while stack:
         node, parent, grand = stack.pop()
-        kind = type(node)
-        if kind is cst.Name:
-            if not _harmless(node, parent, grand, stores):
-                changed.add(node.value)
+        if type(node) is cst.Name:
+            name: Any = node
+            if not _harmless(name, parent, grand, stores):
+                changed.add(name.value)
             continue
+        kind = type(node)
         if kind is cst.AssignTarget or kind is cst.AnnAssign or kind is cst.For or kind is cst.CompFor:
             _mark_stores(node.target, stores)  # type: ignore[attr-defined]
         elif kind is cst.AugAssign:
