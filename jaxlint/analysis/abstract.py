@@ -14,7 +14,7 @@ unknown stays silent: a rule speaks only about what the flags say.
 | `dict` | a dict with string keys | `keys`, `items`: the entries | dict displays (as lists) |
 | `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
 | `jax_array` | a JAX array (traced or concrete: the flags say) | `dtype` kind when known | `jnp`/`lax`/`jax.nn`/`jax.random` results |
-| `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known | `np.*` constructors (`np.asarray(jax_array)` too) |
+| `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known | `np.*` constructors (`np.array(jax_array)`: a writable copy; `np.asarray(jax_array)`: a read-only view) |
 | `key` | a PRNG key | `dtype`: "key" (typed) or "uint32" (legacy) | `jax.random.key`/`PRNGKey`/`split`/`fold_in` |
 | `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
 | `module` | an imported name | - | `import` statements |
