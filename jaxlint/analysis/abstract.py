@@ -10,14 +10,20 @@ unknown stays silent: a rule speaks only about what the flags say.
 |---|---|---|---|
 | `bool`, `int`, `float`, `str`, `none` | a Python scalar | `literal` (not for floats) | literals, `True`/`False`/`None` |
 | `tuple` | a Python tuple | `items`, one `Value` each | tuple displays, and names bound to one |
+| `list` | a Python list | `items` | list displays (`containers.py`: only where the function never mutates, passes or aliases it) |
+| `dict` | a dict with string keys | `keys`, `items`: the entries | dict displays (as lists) |
 | `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
+| `jax_array` | a JAX array (traced or concrete: the flags say) | `dtype` kind when known | `jnp`/`lax`/`jax.nn`/`jax.random` results |
+| `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known | `np.*` constructors (`np.array(jax_array)`: a writable copy; `np.asarray(jax_array)`: a read-only view) |
+| `key` | a PRNG key | `dtype`: "key" (typed) or "uint32" (legacy) | `jax.random.key`/`PRNGKey`/`split`/`fold_in` |
 | `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
 | `module` | an imported name | - | `import` statements |
-| `unknown` | anything else: parameters, calls, arrays, lists, dicts | flags only | everything else |
+| `unknown` | anything else: parameters, other calls | flags only | everything else |
 
-Arrays (JAX or NumPy, with a dtype kind), PRNG keys, lists and dicts with their entries (mutable: their
-structure needs the walk to drop it on item stores and calls) and instances of other classes are kinds this
-type is meant to grow to; the flags say what rules need of them today.
+A dtype kind is one of "bool", "int", "uint", "float", "complex" (a key's is "key" or "uint32"). Lists and
+dicts are mutable: their entries are kept only for a name whose every use in its function reads an entry by
+a literal (`containers.py`); an item store, `.update`/`.pop`/`.setdefault`/`.append`, passing it to a call or
+binding it to another name drops them. Instances of other classes are a kind this type may grow to.
 
 `kinds.py` stays the vocabulary of the cache's summaries; this module imports no libcst.
 """
@@ -31,6 +37,8 @@ from .kinds import HOLDS_TRACED, LIST, TRACED
 
 UNKNOWN = "unknown"
 SEQUENCES = frozenset({"tuple", "list"})
+MUTABLE = frozenset({"list", "dict"})
+ARRAYS = frozenset({"jax_array", "numpy_array", "key"})
 
 
 class _Absent:
@@ -55,6 +63,12 @@ class Value:
     keys: tuple[str, ...] | None = None  # an instance's fields
     definition: Any = None  # the Unit of a function, the ClassDef of a class or of an instance's class
 
+    def entry(self, key: str) -> Value | None:
+        """A dict's entry under a string key; None when unknown."""
+        if self.kind != "dict" or self.keys is None or self.items is None or key not in self.keys:
+            return None
+        return self.items[self.keys.index(key)]
+
     @property
     def traced(self) -> bool:
         return bool(self.flags & TRACED)
@@ -69,7 +83,7 @@ class Value:
 
     def field(self, name: str) -> Value | None:
         """An instance's field (a record class: `records.py`); None when unknown."""
-        if self.keys is None or self.items is None or name not in self.keys:
+        if self.kind != "instance" or self.keys is None or self.items is None or name not in self.keys:
             return None
         return self.items[self.keys.index(name)]
 
@@ -96,6 +110,16 @@ def sequence(kind: str, items: tuple[Value, ...]) -> Value:
         held |= item.flags
     flags = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
     return Value(flags | LIST if kind == "list" else flags, kind, items=items)
+
+
+def mapping(keys: tuple[str, ...], items: tuple[Value, ...], flags: int) -> Value:
+    """A dict of known string keys and entries; `flags` are what the flag evaluator gives the display."""
+    return Value(flags, "dict", items=items, keys=keys)
+
+
+def array(kind: str, flags: int, dtype: str | None = None) -> Value:
+    """A JAX array, NumPy array or PRNG key (`kind`), with its dtype kind when known."""
+    return Value(flags, kind, dtype=dtype)
 
 
 def join(a: Value, b: Value) -> Value:

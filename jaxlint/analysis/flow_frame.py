@@ -9,7 +9,8 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names
-from .abstract import NOTHING, Value, join, plain
+from .abstract import MUTABLE, NOTHING, Value, join, plain
+from .containers import changed_names
 from .index import ModuleIndex, Unit
 from .kinds import HOLDS_TRACED, HOST, STRICT, TRACED
 from .values import (
@@ -127,7 +128,9 @@ class Frame:
 
     def bind(self, target: cst.BaseExpression, flags: int, value: cst.BaseExpression | None = None) -> None:
         if type(target) is cst.Name:
-            held = structure(value, self) if value is not None and type(value) in STRUCTURED else None
+            held = structure(value, self, flags) if value is not None and type(value) in STRUCTURED else None
+            if held is not None and held.kind in MUTABLE and self.changes(target.value):
+                held = None  # a list or dict that something may change: its entries are not known
             self.env[target.value] = held if held is not None and held.flags == flags else plain(flags)
         elif type(target) is cst.Tuple or type(target) is cst.List:
             elements = target.elements
@@ -153,7 +156,8 @@ class Frame:
     def bind_value(self, target: cst.BaseExpression, value: Value) -> None:
         """Bind a target to a value known with its structure (an element of an unpacked tuple)."""
         if type(target) is cst.Name:
-            self.env[target.value] = value
+            keep = value.kind not in MUTABLE or not self.changes(target.value)
+            self.env[target.value] = value if keep else plain(value.flags)
             return
         items = (
             element_values(value, len(target.elements))
@@ -165,6 +169,10 @@ class Frame:
                 self.bind_value(element.value, item)
         else:
             self.bind(target, value.flags)
+
+    def changes(self, name: str) -> bool:
+        """Whether some use of `name` in this function may change the list or dict it holds (`containers.py`)."""
+        return self.own_names is not None or name in changed_names(self.walker.index, self.unit.node)
 
     def bind_iteration(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame

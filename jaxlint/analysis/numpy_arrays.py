@@ -1,7 +1,9 @@
 """Is this expression a NumPy array? (A concrete host array: indexing it with a tracer fails.)
 
-Only what the code shows for sure: a NumPy constructor call, or a name bound once, in the scope it resolves
-to, to such a call. Anything else is "not known to be a NumPy array".
+Only what the code shows for sure: a NumPy constructor call, a name bound once, in the scope it resolves
+to, to such a call, or a name or entry whose value in the flow walk is a NumPy array (`abstract.Value` of kind
+"numpy_array": bound to such a call on every path, a dict entry holding one). Anything else is "not known to
+be a NumPy array".
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ def is_numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Whether `node` is an array built by a NumPy constructor (directly, or through a name bound once)."""
     if isinstance(node, cst.Call):
         return ctx.qualname(node.func) in _CONSTRUCTORS
+    if ctx.value(node).kind == "numpy_array":
+        return True
     if not isinstance(node, cst.Name):
         return False
     frame: RuleContext | None = ctx

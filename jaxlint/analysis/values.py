@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from ..syntax import argument, int_literal
-from .abstract import NOTHING, Value, plain, scalar, sequence
+from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, sequence
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
     ALL_DATA,
@@ -29,7 +29,7 @@ from .library import (
 )
 from .linen_values import layer_flags, param_flags
 from .names import dotted_name
-from .namespaces import ARRAY_NAMESPACES, NUMPY_DELEGATING
+from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
 from .records import record_fields
 from .returns import imported_returns_array, returns_array
@@ -563,10 +563,11 @@ def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, in
 
 # -- values with structure (`abstract.py`) ----------------------------------------------------------------
 
-# Expressions whose value may have structure: names (bound to one), tuple displays, literals, record
-# constructor calls, and subscripts and attributes of them.
+# Expressions whose value may have structure: names (bound to one), tuple, list and dict displays, literals,
+# calls (record constructors, arrays, keys), and subscripts and attributes of them.
 STRUCTURED: frozenset[type] = frozenset(
-    {cst.Name, cst.Subscript, cst.Attribute, cst.Tuple, cst.Call, cst.Integer, cst.Float, cst.SimpleString}
+    {cst.Name, cst.Subscript, cst.Attribute, cst.Tuple, cst.List, cst.Dict, cst.Call}
+    | {cst.Integer, cst.Float, cst.SimpleString}
 )
 _CONSTANT_NAMES = {"True": scalar("bool", True), "False": scalar("bool", False), "None": scalar("none", None)}
 
@@ -577,9 +578,10 @@ def value_of(node: cst.BaseExpression, scope: Scope) -> Value:
     return found if found is not None else plain(evaluate(node, scope))
 
 
-def structure(expression: cst.BaseExpression, scope: Scope) -> Value | None:
-    """The structured value of a name, a literal, a tuple display, or an element of one by a literal index;
-    None where no structure is known (the flags say all). Its flags are those `evaluate` gives."""
+def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = None) -> Value | None:
+    """The structured value of a name, a literal, a display, a call, or an entry of one by a literal index
+    or key; None where no structure is known (the flags say all). Its flags are those `evaluate` gives
+    (`flags`, when the caller has them already)."""
     node: Any = expression  # the checker does not narrow on `type(node) is X`
     kind = type(node)
     if kind is cst.Name:
@@ -595,30 +597,149 @@ def structure(expression: cst.BaseExpression, scope: Scope) -> Value | None:
     if kind is cst.SimpleString:
         text = node.evaluated_value
         return scalar("str", text) if isinstance(text, str) else None
-    if kind is cst.Tuple:
+    if kind is cst.Tuple or kind is cst.List:
         elements = node.elements
         if any(type(e) is cst.StarredElement for e in elements):
             return None
-        return sequence("tuple", tuple(value_of(e.value, scope) for e in elements))
+        items = tuple(_held(value_of(e.value, scope)) for e in elements)
+        if kind is cst.List and not _telling(items):
+            return None
+        return sequence("tuple" if kind is cst.Tuple else "list", items)
+    if kind is cst.Dict:
+        return _dict(node, scope, flags)
     if kind is cst.Attribute:
         base = structure(node.value, scope) if type(node.value) in STRUCTURED else None
         return base.field(node.attr.value) if base is not None else None
     if kind is cst.Call:
-        return _record(node, scope) if type(node.func) is cst.Name else None
+        return _call_structure(node, scope, flags)
     if kind is cst.Subscript:
         if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
             return None
-        index = int_literal(node.slice[0].slice.value)
-        if index is None or type(node.value) not in STRUCTURED:
+        key = node.slice[0].slice.value
+        if type(node.value) not in STRUCTURED:
+            return None
+        if type(key) is cst.SimpleString:
+            text = key.evaluated_value
+            base = structure(node.value, scope) if isinstance(text, str) else None
+            return base.entry(text) if base is not None else None  # type: ignore[arg-type]
+        index = int_literal(key)
+        if index is None:
             return None
         base = structure(node.value, scope)
         return base.item(index) if base is not None else None
     return None
 
 
+def _held(value: Value) -> Value:
+    """What a container keeps of a value put in it: a list or dict inside another loses its entries (it
+    can be changed through the outer one without naming it)."""
+    return plain(value.flags) if value.kind in MUTABLE else value
+
+
+def _telling(items: tuple[Value, ...]) -> bool:
+    """Whether a list's or dict's entries say more than its flags: some entry is an array or holds tracers.
+    Others (`__all__ = [...]`, a dict of options) keep no entries, and need no scan of their uses."""
+    return any(item.flags & (TRACED | ARRAY | HOLDS_TRACED) or item.kind == "numpy_array" for item in items)
+
+
+def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
+    """`{"w": jnp.sin(x), "n": 3}`: a dict of string keys, each entry with its value."""
+    keys: list[str] = []
+    items: list[Value] = []
+    for element in node.elements:
+        if type(element) is not cst.DictElement or type(element.key) is not cst.SimpleString:
+            return None
+        key = element.key.evaluated_value
+        if not isinstance(key, str) or key in keys:
+            return None
+        keys.append(key)
+        items.append(_held(value_of(element.value, scope)))
+    if not _telling(tuple(items)):
+        return None
+    return mapping(tuple(keys), tuple(items), evaluate(node, scope) if flags is None else flags)
+
+
+# Calls that make PRNG keys: their dtype kind ("key" for typed keys, "uint32" for legacy ones, None: as the
+# key they are given).
+_KEY_MAKERS = {
+    "jax.random.key": "key",
+    "jax.random.PRNGKey": "uint32",
+    "jax.random.split": None,
+    "jax.random.fold_in": None,
+    "jax.random.clone": None,
+    "jax.random.wrap_key_data": "key",
+}
+_NUMPY_CONSTRUCTORS = NUMPY_ARRAYS - {"numpy.meshgrid"}  # meshgrid gives a list of arrays
+# Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
+# position of their `dtype` parameter.
+_FLOAT_RESULTS = {
+    f"{ns}.{n}": position
+    for ns in ("jax.numpy", "numpy")
+    for n, position in (("zeros", 1), ("ones", 1), ("empty", 1), ("identity", 1), ("eye", 3))
+} | {
+    f"jax.random.{n}": position
+    for n, position in (("normal", 2), ("uniform", 2), ("exponential", 2), ("truncated_normal", 4))
+}
+_RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
+_DTYPE_WORDS = (
+    ("bool", "bool"),
+    ("uint", "uint"),
+    ("int", "int"),
+    ("float", "float"),
+    ("complex", "complex"),
+)
+
+
+def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | None:
+    """A record constructor's instance, a JAX or NumPy array, a PRNG key; None for any other call."""
+    name = scope.qualname(call.func)
+    if name is None:
+        return _record(call, scope) if type(call.func) is cst.Name else None
+    if name in _KEY_MAKERS:
+        dtype = _KEY_MAKERS[name]
+        if dtype is None and call.args:
+            given = value_of(call.args[0].value, scope)
+            dtype = given.dtype if given.kind == "key" else None
+        return array("key", evaluate(call, scope) if flags is None else flags, dtype)
+    if name in _NUMPY_CONSTRUCTORS:
+        if (evaluate(call, scope) if flags is None else flags) != 0:
+            return None  # the flags see something else (never for these today): unknown
+        return array("numpy_array", 0, _dtype(call, name, scope))
+    if returns_one_array(name):
+        flags = evaluate(call, scope) if flags is None else flags
+        return array("jax_array", flags, _dtype(call, name, scope)) if flags & ARRAY else None
+    return None
+
+
+def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
+    """The dtype kind of an array a call makes: its `dtype=` when written as a literal, else the function's."""
+    given = argument(call, None, "dtype")
+    if given is not None:
+        node = given.value
+        word = None
+        if type(node) is cst.SimpleString:
+            text = node.evaluated_value
+            word = text if isinstance(text, str) else None
+        elif type(node) is cst.Attribute:
+            word = node.attr.value
+        elif type(node) is cst.Name and node.value in ("bool", "int", "float", "complex"):
+            word = node.value
+        if word is None:
+            return None
+        return next((kind for prefix, kind in _DTYPE_WORDS if word.startswith(prefix)), None)
+    if name in BOOL_FUNCTIONS:
+        return "bool"
+    if name in _RESULT_DTYPES:
+        return _RESULT_DTYPES[name]
+    position = _FLOAT_RESULTS.get(name)
+    if position is None or len(call.args) > position or any(a.star for a in call.args):
+        return None
+    return "float"
+
+
 def element_values(value: Value, count: int) -> tuple[Value, ...] | None:
     """What unpacking `value` into `count` targets gives each, when its structure says; else None."""
-    if value.items is None or value.kind != "tuple" or len(value.items) != count:
+    if value.items is None or value.kind not in ("tuple", "list") or len(value.items) != count:
         return None
     return value.items
 

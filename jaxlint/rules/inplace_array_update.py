@@ -41,7 +41,9 @@ Flags item assignment, augmented item assignment and item deletion on a JAX arra
 transformation, or an array made by `jnp`/`lax`/`jax.random` anywhere, jitted or not. A parameter of a
 same-module helper counts as an array when a call the analysis has already walked passes it a JAX array
 (`update(x * 2, i, v)`, `bump(jnp.zeros(3))`) and the helper never rebinds it; so does the result of a
-jitted function or of a helper whose every return is such an array (`y = predict(x); y[y > 0] = 0`). In traced
+jitted function or of a helper whose every return is such an array (`y = predict(x); y[y > 0] = 0`), and an
+entry of a dict or list display that holds one (`cfg = {"w": jnp.sin(x)}; cfg["w"][0] = v`) where the function
+never changes, passes on or aliases the container. In traced
 code an item assignment at a traced index on a pytree (a traced parameter, a list or dict) is flagged whatever
 the container is (`memory[slot] = v`): a JAX array is immutable, a list takes no tracer as an index and a
 dict none as a key, so each raises `TypeError`; no fix is offered there.

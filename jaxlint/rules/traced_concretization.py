@@ -78,7 +78,7 @@ class TracedConcretization(Rule):
 Flags conversions of traced values to concrete Python or NumPy values inside transformed code:
 `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `np.asarray()`/`np.array()` and other NumPy functions,
 `math.*` functions, `range()` with a traced bound, and indexing a Python list or a NumPy array (a name bound
-once to a NumPy constructor) with a traced index. NumPy functions that call the array's own method
+to a NumPy constructor once or on every path, or a dict entry holding one) with a traced index. NumPy functions that call the array's own method
 (`np.sum(x)` runs `x.sum()`: `sum`, `mean`, `max`, `argmax`, `reshape`, `transpose`, ...) work on tracers and
 are not flagged.
 A call of a same-module helper counts as traced when every `return` of the helper gives a `jnp`/`jax.nn`/

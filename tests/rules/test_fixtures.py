@@ -79,8 +79,11 @@ def test_every_rule_has_a_fixture() -> None:
 # The same code cut into cells (the imports, then one cell per top-level definition) gives the same findings
 # through the real command, at the same places within each cell: fixtures about values inside one function.
 NOTEBOOK_FIXTURES = [
+    "JAX101_dict_entries",
     "JAX101_record_fields",
+    "JAX102_dict_entries",
     "JAX102_tuple_structure",
+    "JAX103_dict_entries",
     "JAX103_record_fields",
     "JAX103_tuple_structure",
 ]
