@@ -1944,3 +1944,71 @@ def test_a_timer_of_another_module_around_a_jitted_function(tmp_path: Path) -> N
     )
     write(tmp_path, {"utils.py": waits})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+HOST_UTILS = """
+    import logging
+
+    from tqdm import tqdm
+
+    logger = logging.getLogger(__name__)
+    bar = tqdm(total=10)
+    """
+HOST_STEP = """
+    import jax
+
+    import utils
+    from utils import bar, logger
+
+
+    @jax.jit
+    def step(x):
+        y = x * 2
+        logger.info("y=%s", y)
+        utils.logger.warning("x=%s", x)
+        logger.info("step")
+        bar.update(1)
+        return y
+
+
+    def run(x):
+        logger.info("x=%s", x)
+        bar.update(1)
+        return step(x)
+    """
+
+
+def test_a_host_object_of_another_module_in_jitted_code(tmp_path: Path) -> None:
+    """JAX202: a logger and a tqdm bar made at module level in utils.py (a module naming no JAX library: its
+    summary says which of its names are host objects) and imported into steps.py, whose jitted `step` logs
+    traced values and ticks the bar, through `from utils import logger` and `utils.logger`, and from a
+    notebook; logging a static message and the eager uses in `run` are silent."""
+    write(tmp_path, {"utils.py": HOST_UTILS, "steps.py": HOST_STEP})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("steps.py", 10, "JAX202"),
+        ("steps.py", 11, "JAX202"),
+        ("steps.py", 13, "JAX202"),
+    ]
+    assert "logger.info() of traced value" in found[0]["message"]
+    # The findings cache keys steps.py by utils.py's host objects: once `bar` is no progress bar, its tick is silent.
+    assert len(json.loads(run_cli("-j", "1", "--format", "json", ".", cwd=tmp_path).stdout)) == 3
+    write(tmp_path, {"utils.py": HOST_UTILS.replace("bar = tqdm(total=10)", "bar = set()")})
+    cached = json.loads(run_cli("-j", "1", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["line"], f["code"]) for f in cached] == [(10, "JAX202"), (11, "JAX202")]
+    write(tmp_path, {"utils.py": HOST_UTILS})
+    (tmp_path / "steps.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(HOST_STEP, "run(1.0)\n")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX202", 11), ("JAX202", 12), ("JAX202", 14)]
+    # A name of utils.py that is no host object (a plain class instance) calls nothing the table knows.
+    write(
+        tmp_path,
+        {
+            "utils.py": HOST_UTILS.replace("tqdm(total=10)", "Counter()").replace(
+                "from tqdm import tqdm", "from collections import Counter"
+            )
+        },
+    )
+    assert [(f.code, f.line) for f in jaxlint.lint_paths([str(tmp_path)])] == [("JAX202", 11), ("JAX202", 12)]

@@ -18,10 +18,12 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import walk
+from .host_effects import module_host_objects
 from .index import ModuleIndex, Unit
 from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
 from .key_relevance import uses_keys
 from .kinds import NONE
+from .library import HOST_OBJECTS
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .returns import function_returns_array
 from .timers import context_timer
@@ -108,7 +110,8 @@ class ModuleFacts:
             getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
         )
         calls = tuple(sorted(self.outgoing | _managers(index, self._is_project_name)))
-        return Summary(calls, functions, classes, imports, wants, uses, times)
+        hosts = tuple(module_host_objects(index))
+        return Summary(calls, functions, classes, imports, wants, uses, times, hosts)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
@@ -116,11 +119,16 @@ class ModuleFacts:
 
 
 def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
-    """`with timer("step"):` of another project module's function: an eager call fact, so that its module is
-    analysed even when it names no JAX library (`ProjectIndex.silent_callees`): it may export a timer."""
+    """`with timer("step"):` of another project module's function, and `bar.update(1)` of another project
+    module's name by a method a host object has: an eager call fact, so that its module is analysed even when it
+    names no JAX library (`ProjectIndex.silent_callees`): it may export a timer or a host object."""
     found: set[CallFact] = set()
     if not any(project_name(q) for q in index.imports.names.values()):
         return found
+    for callee in index.callee_names:
+        holder, _, method = callee.rpartition(".")
+        if "." in holder and project_name(holder) and method in _HOST_METHODS:
+            found.add(CallFact(callee, NONE, "", ()))
     for node in walk(index.module):
         if type(node) is not cst.With:
             continue
@@ -158,6 +166,8 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
         out.append(dataclasses.replace(facts, keys=keys, returns=returns, timer=timer) if changed else facts)
     return tuple(out)
 
+
+_HOST_METHODS = frozenset(m for methods in HOST_OBJECTS.values() for m in methods)
 
 # Transformations whose result dispatches its work asynchronously when called (JAX403's timed regions).
 _DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})

@@ -235,6 +235,9 @@ class Export:
     returns: bool = False
     jitted: bool = False
     timer: bool = False  # a wall-clock timer context manager (`FunctionFacts.timer`)
+    # A module-level host object rather than a function (`Summary.hosts`): its kind ("logger", "progress bar":
+    # `library.HOST_OBJECTS` says what its methods do under a transformation, JAX202).
+    host: str = ""
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -265,7 +268,8 @@ class Summary:
     project names it imports (local name, qualified name: re-exports are followed through them), the
     imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances), the
     project names it calls (`uses`: what other modules' `Export`s it may need) and whether it reads a clock
-    (`times`: the jitted functions it calls matter to JAX403)."""
+    (`times`: the jitted functions it calls matter to JAX403) and its module-level host objects (`hosts`: name,
+    kind, as `logger = logging.getLogger(__name__)` is a "logger")."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
@@ -274,6 +278,7 @@ class Summary:
     wants: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     times: bool = False
+    hosts: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -284,6 +289,7 @@ class Summary:
             "wants": list(self.wants),
             "uses": list(self.uses),
             "times": self.times,
+            "hosts": [list(pair) for pair in self.hosts],
         }
 
     @staticmethod
@@ -293,16 +299,17 @@ class Summary:
         calls, functions = document.get("calls"), document.get("functions")
         classes, imports = document.get("classes"), document.get("imports")
         wants, uses, times = document.get("wants"), document.get("uses"), document.get("times")
+        hosts = document.get("hosts")
         if type(times) is not bool or not all(
-            isinstance(rows, list) for rows in (calls, functions, classes, imports, wants, uses)
+            isinstance(rows, list) for rows in (calls, functions, classes, imports, wants, uses, hosts)
         ):
             return None
         assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
         assert isinstance(classes, list) and isinstance(imports, list) and isinstance(wants, list)
-        assert isinstance(uses, list)
+        assert isinstance(uses, list) and isinstance(hosts, list)
         if not all(isinstance(w, str) for w in [*wants, *uses]) or not all(
             isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
-            for pair in imports
+            for pair in [*imports, *hosts]
         ):
             return None
         parsed_calls = tuple(CallFact.from_json(row) for row in calls)
@@ -318,6 +325,7 @@ class Summary:
             tuple(wants),
             tuple(uses),
             times,
+            tuple((name, kind) for name, kind in hosts),
         )
 
 
@@ -517,6 +525,16 @@ class ProjectIndex:
         by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
         functions = {m: {f.name: f for f in s.functions} for m, s in by_module.items()}
         aliases = {m: dict(s.imports) for m, s in by_module.items()}
+        hosts = {m: dict(s.hosts) for m, s in by_module.items() if s.hosts}
+
+        def host_of(qualname: str, depth: int = 0) -> str:
+            """The kind of host object a module-level name is ("utils.logger": "logger"), re-exports followed."""
+            module, _, name = qualname.rpartition(".")
+            if depth > 8 or module not in functions:
+                return ""
+            if name in hosts.get(module, {}):
+                return hosts[module][name]
+            return host_of(aliases[module][name], depth + 1) if name in aliases[module] else ""
 
         def export_of(qualname: str, depth: int = 0) -> Export | None:
             module, _, name = qualname.rpartition(".")
@@ -550,6 +568,10 @@ class ProjectIndex:
                 found = export_of(qualname)
                 if found is not None:
                     found_all[qualname] = found
+                # `logger.info(...)` of `from utils import logger`: "utils.logger.info" names a host object's method
+                holder = qualname.rpartition(".")[0]
+                if kind := host_of(holder):
+                    found_all[holder] = Export((), (), host=kind)
             # A module timing with another module's timer times as one reading a clock does.
             times = summary.times or any(found.timer for found in found_all.values())
             table = {}
@@ -557,7 +579,7 @@ class ProjectIndex:
                 found = dataclasses.replace(
                     found, returns=found.returns and qualname in traced, jitted=found.jitted and times
                 )
-                if found.keys or found.returns or found.jitted or found.timer:
+                if found.keys or found.returns or found.jitted or found.timer or found.host:
                     table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))
