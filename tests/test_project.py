@@ -2012,3 +2012,46 @@ def test_a_host_object_of_another_module_in_jitted_code(tmp_path: Path) -> None:
         },
     )
     assert [(f.code, f.line) for f in jaxlint.lint_paths([str(tmp_path)])] == [("JAX202", 11), ("JAX202", 12)]
+
+
+CLASS_STEPS = """
+    import jax
+
+
+    @jax.jit
+    def tick(model, x):
+        model.count.value += 1
+        return x + 1
+    """
+CLASS_TRAIN = """
+    import jax.numpy as jnp
+
+    import models
+    from steps import tick
+
+    counter = models.Counter()
+    tick(counter, jnp.ones(3))
+    """
+
+
+def test_an_instance_of_a_known_class_passed_to_another_modules_jitted_function(tmp_path: Path) -> None:
+    """JAX202: `tick` of steps.py (jax.jit, no caller in its module) updates a Variable of its parameter, which
+    train.py (and a notebook) gives a `Counter` of models.py, an nnx class that steps.py never imports: the
+    call's fact names the argument's class. An instance of a class that is no nnx class, or callers passing
+    instances of two different classes, are silent."""
+    write(tmp_path, {"models.py": NNX_COUNTER, "steps.py": CLASS_STEPS, "train.py": CLASS_TRAIN})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("steps.py", 6, "JAX202")]
+    assert "the flax.nnx object 'model'" in found[0]["message"]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(CLASS_TRAIN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("steps.py", 6, "JAX202")]
+    plain = (
+        textwrap.dedent(NNX_COUNTER) + "\n\nclass Plain:\n    def __init__(self):\n        self.count = 0\n"
+    )
+    two = textwrap.dedent(CLASS_TRAIN) + "tick(models.Plain(), 1.0)\n"
+    write(tmp_path, {"models.py": plain, "explore.ipynb": notebook(two)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+    write(tmp_path, {"explore.ipynb": notebook(CLASS_TRAIN.replace("models.Counter()", "models.Plain()"))})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []

@@ -67,6 +67,10 @@ class CallFact:
     # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
     # fields read as tracers: `values.traced_self_field`).
     receiver: int = 0
+    # The arguments that are instances of a known project class (position or keyword, the class's qualified
+    # name as the caller's imports give it): `step(model, x)` with `model = models.Counter(...)`; the callee's
+    # parameter is one (`receivers.parameter_class`).
+    classes: tuple[tuple[int | str, str], ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -80,14 +84,23 @@ class CallFact:
             self.starred,
             self.rest,
             self.receiver,
+            [list(c) for c in self.classes],
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 8:
+        if not isinstance(row, list) or len(row) != 9:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes = row
+        if not (
+            isinstance(classes, list)
+            and all(
+                isinstance(c, list) and len(c) == 2 and type(c[0]) in (int, str) and isinstance(c[1], str)
+                for c in classes
+            )
+        ):
+            return None
         if not (
             type(starred) is bool
             and type(rest) is int
@@ -105,7 +118,8 @@ class CallFact:
         ):
             return None
         pairs = tuple((k, v) for k, v in keywords)
-        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver)
+        given = tuple((c[0], c[1]) for c in classes)
+        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver, given)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -209,6 +223,8 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.classes and self.kind > 0:
+            return True  # a transformed function's parameter holds an instance of a known class
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and fact.rest & TRACED:
@@ -510,9 +526,17 @@ class ProjectIndex:
             memo[qualname] = found
             return found
 
+        given: dict[
+            str, set[str]
+        ] = {}  # path -> the classes of the instances other modules pass its functions
+        for caller, summary in summaries.items():
+            for fact in summary.calls:
+                resolved = self.defined(fact.target, summaries) if fact.classes else None
+                if resolved is not None and resolved[0] != caller:
+                    given.setdefault(resolved[0], set()).update(c for _, c in fact.classes)
         out: dict[str, dict[str, str]] = {}
         for path, summary in summaries.items():
-            table = {q: kind for q in summary.wants if (kind := kind_of(q))}
+            table = {q: kind for q in {*summary.wants, *given.get(path, ())} if (kind := kind_of(q))}
             if table:
                 out[path] = dict(sorted(table.items()))
         return out
