@@ -2055,3 +2055,53 @@ def test_an_instance_of_a_known_class_passed_to_another_modules_jitted_function(
     assert jaxlint.lint_paths([str(tmp_path)]) == []
     write(tmp_path, {"explore.ipynb": notebook(CLASS_TRAIN.replace("models.Counter()", "models.Plain()"))})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+EQX_SCALE = """
+    import equinox as eqx
+    import jax.numpy as jnp
+
+
+    class Scale(eqx.Module):
+        w: jnp.ndarray
+
+        def __call__(self, x):
+            if self.w.sum() > 0:
+                return x * self.w
+            return x
+    """
+EQX_STEP = """
+    import jax
+
+
+    @jax.jit
+    def step(layer, x):
+        return layer(x)
+    """
+EQX_TRAIN = """
+    import jax.numpy as jnp
+
+    from models import Scale
+    from steps import step
+
+    layer = Scale(jnp.ones(3))
+    step(layer, jnp.ones(3))
+    """
+
+
+def test_a_module_of_another_module_passed_to_a_third_modules_jitted_function(tmp_path: Path) -> None:
+    """JAX101: train.py (and a notebook) passes a `Scale` of models.py (an equinox Module) to `step` of steps.py
+    (jax.jit), which calls it: `Scale.__call__` runs on the traced instance, its fields tracers. Calling `step`
+    with an instance of a plain class, whose `__call__` does the same, is silent."""
+    write(tmp_path, {"models.py": EQX_SCALE, "steps.py": EQX_STEP, "train.py": EQX_TRAIN})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("models.py", 9, "JAX101")]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(EQX_TRAIN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("models.py", 9, "JAX101")]
+    plain = EQX_SCALE.replace("(eqx.Module)", "").replace(
+        "    w: jnp.ndarray\n", "    def __init__(self, w):\n            self.w = w\n"
+    )
+    write(tmp_path, {"models.py": plain})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
