@@ -1,7 +1,8 @@
 """What a call does on the host, and what a name closed over holds, by the library table (`library.APIS`,
 `HOST_OBJECTS`, `ITERATOR_MAKERS`): `logging.info(...)`, `tqdm(range(n))`, `logger.info(...)` of a
 `logger = logging.getLogger(...)`, `pbar.update()` of a `pbar = tqdm(...)`, `next(it)` of an
-`it = iter(loader)` or of a generator. Under a transformation each runs once, while JAX traces.
+`it = iter(loader)` or of a generator. Under a transformation each runs once, while JAX traces. Another project
+module's module-level host object is known by the kind its module exports (`module_host_objects`, project mode).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@
   (`step(model, x)` with `model = Model(...)`, also through `nnx.jit(step)(model, x)` or `g = jax.jit(step)`),
   or the carry (`init`) or the slice of the stacked `xs` that `lax.scan`, `fori_loop` and `while_loop` hand
   their body: scanning over a stacked equinox Module gives each step a Module of the same class.
-Parameters are followed through callers a few levels deep; callers in other modules are not seen.
+Parameters are followed through callers a few levels deep. Callers in other modules are seen only for a
+top-level function no call of its own module passes the parameter to: the classes their calls name
+(`CallFact.classes`, project mode), when all agree.
 """
 
 from __future__ import annotations
