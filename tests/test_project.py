@@ -2057,7 +2057,7 @@ def test_an_instance_of_a_known_class_passed_to_another_modules_jitted_function(
     assert jaxlint.lint_paths([str(tmp_path)]) == []
 
 
-EQX_SCALE = """
+THIRD_SCALE = """
     import equinox as eqx
     import jax.numpy as jnp
 
@@ -2070,7 +2070,7 @@ EQX_SCALE = """
                 return x * self.w
             return x
     """
-EQX_STEP = """
+THIRD_STEP = """
     import jax
 
 
@@ -2078,7 +2078,7 @@ EQX_STEP = """
     def step(layer, x):
         return layer(x)
     """
-EQX_TRAIN = """
+THIRD_TRAIN = """
     import jax.numpy as jnp
 
     from models import Scale
@@ -2093,14 +2093,14 @@ def test_a_module_of_another_module_passed_to_a_third_modules_jitted_function(tm
     """JAX101: train.py (and a notebook) passes a `Scale` of models.py (an equinox Module) to `step` of steps.py
     (jax.jit), which calls it: `Scale.__call__` runs on the traced instance, its fields tracers. Calling `step`
     with an instance of a plain class, whose `__call__` does the same, is silent."""
-    write(tmp_path, {"models.py": EQX_SCALE, "steps.py": EQX_STEP, "train.py": EQX_TRAIN})
+    write(tmp_path, {"models.py": THIRD_SCALE, "steps.py": THIRD_STEP, "train.py": THIRD_TRAIN})
     result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
     found = json.loads(result.stdout)
     assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("models.py", 9, "JAX101")]
     (tmp_path / "train.py").unlink()
-    write(tmp_path, {"explore.ipynb": notebook(EQX_TRAIN)})
+    write(tmp_path, {"explore.ipynb": notebook(THIRD_TRAIN)})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("models.py", 9, "JAX101")]
-    plain = EQX_SCALE.replace("(eqx.Module)", "").replace(
+    plain = THIRD_SCALE.replace("(eqx.Module)", "").replace(
         "    w: jnp.ndarray\n", "    def __init__(self, w):\n            self.w = w\n"
     )
     write(tmp_path, {"models.py": plain})
