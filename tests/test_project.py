@@ -1944,3 +1944,164 @@ def test_a_timer_of_another_module_around_a_jitted_function(tmp_path: Path) -> N
     )
     write(tmp_path, {"utils.py": waits})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+HOST_UTILS = """
+    import logging
+
+    from tqdm import tqdm
+
+    logger = logging.getLogger(__name__)
+    bar = tqdm(total=10)
+    """
+HOST_STEP = """
+    import jax
+
+    import utils
+    from utils import bar, logger
+
+
+    @jax.jit
+    def step(x):
+        y = x * 2
+        logger.info("y=%s", y)
+        utils.logger.warning("x=%s", x)
+        logger.info("step")
+        bar.update(1)
+        return y
+
+
+    def run(x):
+        logger.info("x=%s", x)
+        bar.update(1)
+        return step(x)
+    """
+
+
+def test_a_host_object_of_another_module_in_jitted_code(tmp_path: Path) -> None:
+    """JAX202: a logger and a tqdm bar made at module level in utils.py (a module naming no JAX library: its
+    summary says which of its names are host objects) and imported into steps.py, whose jitted `step` logs
+    traced values and ticks the bar, through `from utils import logger` and `utils.logger`, and from a
+    notebook; logging a static message and the eager uses in `run` are silent."""
+    write(tmp_path, {"utils.py": HOST_UTILS, "steps.py": HOST_STEP})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [
+        ("steps.py", 10, "JAX202"),
+        ("steps.py", 11, "JAX202"),
+        ("steps.py", 13, "JAX202"),
+    ]
+    assert "logger.info() of traced value" in found[0]["message"]
+    # The findings cache keys steps.py by utils.py's host objects: once `bar` is no progress bar, its tick is silent.
+    assert len(json.loads(run_cli("-j", "1", "--format", "json", ".", cwd=tmp_path).stdout)) == 3
+    write(tmp_path, {"utils.py": HOST_UTILS.replace("bar = tqdm(total=10)", "bar = set()")})
+    cached = json.loads(run_cli("-j", "1", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["line"], f["code"]) for f in cached] == [(10, "JAX202"), (11, "JAX202")]
+    write(tmp_path, {"utils.py": HOST_UTILS})
+    (tmp_path / "steps.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(HOST_STEP, "run(1.0)\n")})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(f.code, f.line) for f in findings] == [("JAX202", 11), ("JAX202", 12), ("JAX202", 14)]
+    # A name of utils.py that is no host object (a plain class instance) calls nothing the table knows.
+    write(
+        tmp_path,
+        {
+            "utils.py": HOST_UTILS.replace("tqdm(total=10)", "Counter()").replace(
+                "from tqdm import tqdm", "from collections import Counter"
+            )
+        },
+    )
+    assert [(f.code, f.line) for f in jaxlint.lint_paths([str(tmp_path)])] == [("JAX202", 11), ("JAX202", 12)]
+
+
+CLASS_STEPS = """
+    import jax
+
+
+    @jax.jit
+    def tick(model, x):
+        model.count.value += 1
+        return x + 1
+    """
+CLASS_TRAIN = """
+    import jax.numpy as jnp
+
+    import models
+    from steps import tick
+
+    counter = models.Counter()
+    tick(counter, jnp.ones(3))
+    """
+
+
+def test_an_instance_of_a_known_class_passed_to_another_modules_jitted_function(tmp_path: Path) -> None:
+    """JAX202: `tick` of steps.py (jax.jit, no caller in its module) updates a Variable of its parameter, which
+    train.py (and a notebook) gives a `Counter` of models.py, an nnx class that steps.py never imports: the
+    call's fact names the argument's class. An instance of a class that is no nnx class, or callers passing
+    instances of two different classes, are silent."""
+    write(tmp_path, {"models.py": NNX_COUNTER, "steps.py": CLASS_STEPS, "train.py": CLASS_TRAIN})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("steps.py", 6, "JAX202")]
+    assert "the flax.nnx object 'model'" in found[0]["message"]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(CLASS_TRAIN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("steps.py", 6, "JAX202")]
+    plain = (
+        textwrap.dedent(NNX_COUNTER) + "\n\nclass Plain:\n    def __init__(self):\n        self.count = 0\n"
+    )
+    two = textwrap.dedent(CLASS_TRAIN) + "tick(models.Plain(), 1.0)\n"
+    write(tmp_path, {"models.py": plain, "explore.ipynb": notebook(two)})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+    write(tmp_path, {"explore.ipynb": notebook(CLASS_TRAIN.replace("models.Counter()", "models.Plain()"))})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+THIRD_SCALE = """
+    import equinox as eqx
+    import jax.numpy as jnp
+
+
+    class Scale(eqx.Module):
+        w: jnp.ndarray
+
+        def __call__(self, x):
+            if self.w.sum() > 0:
+                return x * self.w
+            return x
+    """
+THIRD_STEP = """
+    import jax
+
+
+    @jax.jit
+    def step(layer, x):
+        return layer(x)
+    """
+THIRD_TRAIN = """
+    import jax.numpy as jnp
+
+    from models import Scale
+    from steps import step
+
+    layer = Scale(jnp.ones(3))
+    step(layer, jnp.ones(3))
+    """
+
+
+def test_a_module_of_another_module_passed_to_a_third_modules_jitted_function(tmp_path: Path) -> None:
+    """JAX101: train.py (and a notebook) passes a `Scale` of models.py (an equinox Module) to `step` of steps.py
+    (jax.jit), which calls it: `Scale.__call__` runs on the traced instance, its fields tracers. Calling `step`
+    with an instance of a plain class, whose `__call__` does the same, is silent."""
+    write(tmp_path, {"models.py": THIRD_SCALE, "steps.py": THIRD_STEP, "train.py": THIRD_TRAIN})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"], f["code"]) for f in found] == [("models.py", 9, "JAX101")]
+    (tmp_path / "train.py").unlink()
+    write(tmp_path, {"explore.ipynb": notebook(THIRD_TRAIN)})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("models.py", 9, "JAX101")]
+    plain = THIRD_SCALE.replace("(eqx.Module)", "").replace(
+        "    w: jnp.ndarray\n", "    def __init__(self, w):\n            self.w = w\n"
+    )
+    write(tmp_path, {"models.py": plain})
+    assert jaxlint.lint_paths([str(tmp_path)]) == []

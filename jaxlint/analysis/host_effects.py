@@ -1,7 +1,8 @@
 """What a call does on the host, and what a name closed over holds, by the library table (`library.APIS`,
 `HOST_OBJECTS`, `ITERATOR_MAKERS`): `logging.info(...)`, `tqdm(range(n))`, `logger.info(...)` of a
 `logger = logging.getLogger(...)`, `pbar.update()` of a `pbar = tqdm(...)`, `next(it)` of an
-`it = iter(loader)` or of a generator. Under a transformation each runs once, while JAX traces.
+`it = iter(loader)` or of a generator. Under a transformation each runs once, while JAX traces. Another project
+module's module-level host object is known by the kind its module exports (`module_host_objects`, project mode).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import libcst as cst
 
 from ..syntax import own_nodes, source_of
 from .context import RuleContext
-from .index import Unit
+from .index import ModuleIndex, Unit
 from .library import APIS, HOST_OBJECTS, ITERATOR_MAKERS, ITERATOR_METHODS
 from .storage import StorageResolver
 
@@ -23,7 +24,12 @@ def call_effect(node: cst.Call, ctx: RuleContext) -> tuple[str, str] | None:
         api = APIS.get(name)
         if api is not None and api.host:
             return api.host, source_of(node.func)
-        return None
+        # `logger.info(...)` of another project module's `logger = logging.getLogger(...)` (project mode)
+        holder, _, method = name.rpartition(".")
+        project = ctx.index.project
+        found = project.exports.get(holder) if project is not None else None
+        effect = HOST_OBJECTS.get(found.host, {}).get(method) if found is not None else None
+        return (effect, source_of(node.func)) if effect is not None else None
     func = node.func
     if type(func) is not cst.Attribute:
         return None
@@ -48,6 +54,20 @@ def object_kind(node: cst.BaseExpression, ctx: RuleContext) -> str | None:
     name = ctx.qualname(node.func)
     api = APIS.get(name) if name is not None else None
     return (api.makes or None) if api is not None else None
+
+
+def module_host_objects(index: ModuleIndex) -> list[tuple[str, str]]:
+    """The module's top-level names bound once to a host object the table knows (name, kind), for the modules
+    that import them (`Summary.hosts`)."""
+    root = index.root
+    found = []
+    for name in root.bindings:
+        value = root.single_assignment(name)
+        qualname = index.qualname(value.func, root) if type(value) is cst.Call else None
+        api = APIS.get(qualname) if qualname is not None else None
+        if api is not None and api.makes:
+            found.append((name, api.makes))
+    return sorted(found)
 
 
 def outer_iterator(node: cst.BaseExpression, ctx: RuleContext, resolver: StorageResolver) -> str | None:

@@ -205,7 +205,10 @@ def instance_method(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMe
         found = parameter_class(index, func, unit)
         if found is None:
             return None
-        cls, scope, exact = found
+        ref, scope, exact = found
+        if isinstance(ref, str):  # another module's caller passes an instance of this class (project mode)
+            return None if flax_name else AppliedMethod([], f"{ref}.{method}", list(call.args), receiver=func)
+        cls = ref
     if type(cls) is cst.Name and not (scope is not index.root and cls.value in scope.local_names):
         node = index.classes.get(cls.value)
         if node is not None:

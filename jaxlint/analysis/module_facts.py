@@ -18,11 +18,14 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import walk
+from .host_effects import module_host_objects
 from .index import ModuleIndex, Unit
 from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
 from .key_relevance import uses_keys
 from .kinds import NONE
+from .library import HOST_OBJECTS
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
+from .receivers import module_instance
 from .returns import function_returns_array
 from .timers import context_timer
 from .transforms import positional_params
@@ -107,8 +110,15 @@ class ModuleFacts:
         times = any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()) or any(
             getattr(magic, "name", "") in ("time", "timeit") for magic in index.magics.values()
         )
-        calls = tuple(sorted(self.outgoing | _managers(index, self._is_project_name)))
-        return Summary(calls, functions, classes, imports, wants, uses, times)
+        calls = tuple(
+            sorted(
+                self.outgoing
+                | _managers(index, self._is_project_name)
+                | _class_arguments(index, self._is_project_name)
+            )
+        )
+        hosts = tuple(module_host_objects(index))
+        return Summary(calls, functions, classes, imports, wants, uses, times, hosts)
 
     def _is_project_name(self, qualname: str) -> bool:
         head = qualname.partition(".")[0]
@@ -116,11 +126,16 @@ class ModuleFacts:
 
 
 def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
-    """`with timer("step"):` of another project module's function: an eager call fact, so that its module is
-    analysed even when it names no JAX library (`ProjectIndex.silent_callees`): it may export a timer."""
+    """`with timer("step"):` of another project module's function, and `bar.update(1)` of another project
+    module's name by a method a host object has: an eager call fact, so that its module is analysed even when it
+    names no JAX library (`ProjectIndex.silent_callees`): it may export a timer or a host object."""
     found: set[CallFact] = set()
     if not any(project_name(q) for q in index.imports.names.values()):
         return found
+    for callee in index.callee_names:
+        holder, _, method = callee.rpartition(".")
+        if "." in holder and project_name(holder) and method in _HOST_METHODS:
+            found.add(CallFact(callee, NONE, "", ()))
     for node in walk(index.module):
         if type(node) is not cst.With:
             continue
@@ -129,6 +144,31 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
             qualname = index.qualname(call.func) if type(call) is cst.Call else None
             if qualname is not None and "." in qualname and project_name(qualname):
                 found.add(CallFact(qualname, NONE, "", ()))
+    return found
+
+
+def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
+    """`step(model, x)` of another project module's function with `model` bound once to `models.Counter(...)`
+    (a class of another project module): an eager call fact naming the argument's class, so that the callee
+    knows what its parameter holds (`receivers.parameter_class`: an nnx object, a Module whose fields trace)."""
+    found: set[CallFact] = set()
+    for call, unit, _ in index._sites:
+        target = index.qualname(call.func, unit)
+        if target is None or "." not in target or not project_name(target):
+            continue
+        classes: list[tuple[int | str, str]] = []
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            built = module_instance(index, arg.value, unit)
+            cls = index.qualname(built.func, unit) if built is not None else None
+            if cls is not None and "." in cls and project_name(cls):
+                classes.append((arg.keyword.value if arg.keyword is not None else positional, cls))
+            positional += arg.keyword is None
+        if classes:
+            starred = any(arg.star for arg in call.args)
+            found.add(CallFact(target, NONE, "", (0,) * positional, (), starred, classes=tuple(classes)))
     return found
 
 
@@ -158,6 +198,8 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
         out.append(dataclasses.replace(facts, keys=keys, returns=returns, timer=timer) if changed else facts)
     return tuple(out)
 
+
+_HOST_METHODS = frozenset(m for methods in HOST_OBJECTS.values() for m in methods)
 
 # Transformations whose result dispatches its work asynchronously when called (JAX403's timed regions).
 _DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})

@@ -83,9 +83,13 @@ def mutating_call(call: cst.Call, ctx: Any) -> cst.Name | None:
     return receiver if any(_updates_self(u.node) for u in class_methods(ctx.index, kind, method)) else None
 
 
-def nnx_class(index: Any, cls: cst.BaseExpression, scope: Any) -> str | None:
+def nnx_class(index: Any, cls: cst.BaseExpression | str, scope: Any) -> str | None:
     """The class's qualified name when it is a flax.nnx class, or the local name of a module class deriving
     from one (through the module's own classes); None otherwise."""
+    if isinstance(cls, str):  # the qualified name another module's caller gives it (project mode)
+        project = index.project
+        known = cls.startswith(NNX_CLASSES) or project is not None and project.classes.get(cls) == NNX
+        return cls if known else None
     local = type(cls) is cst.Name and not (scope is not index.root and cls.value in scope.local_names)
     if not local or index.classes.get(cls.value) is None:  # type: ignore[attr-defined]
         qualname = index.qualname(cls, scope)

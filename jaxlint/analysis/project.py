@@ -11,7 +11,10 @@ passed to a non-static parameter of a jitted function is a traced scalar there. 
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
 of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
 fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class record a call whose
-`rest` flags every parameter not named static (`instances.record_transformed`).
+`rest` flags every parameter not named static (`instances.record_transformed`). A call of another module's
+function passing an instance of a project class (`step(model, x)`, `model = models.Counter()`) records which
+argument is of which class (`classes`): a parameter no call of its own module passes takes that class
+(`receivers.parameter_class`), and the class's kind is sent to the callee's module.
 
 Classes: a summary names its module's top-level flax.linen Module and flax.nnx classes (and those deriving from
 other project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
@@ -29,7 +32,9 @@ functions it calls, kept only where they can change a finding there; a module li
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
 and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
-(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock. Methods are exported for their keys only (`Cls.m`, also under a subclass
+(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock.
+A module-level host object (`logger = logging.getLogger(...)`, `bar = tqdm(...)`: `Summary.hosts`) is exported
+by its kind (`Export.host`) to the modules calling its methods: JAX202 there, as for one of their own. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
 (`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
 (`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
@@ -67,6 +72,10 @@ class CallFact:
     # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
     # fields read as tracers: `values.traced_self_field`).
     receiver: int = 0
+    # The arguments that are instances of a known project class (position or keyword, the class's qualified
+    # name as the caller's imports give it): `step(model, x)` with `model = models.Counter(...)`; the callee's
+    # parameter is one (`receivers.parameter_class`).
+    classes: tuple[tuple[int | str, str], ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -80,14 +89,23 @@ class CallFact:
             self.starred,
             self.rest,
             self.receiver,
+            [list(c) for c in self.classes],
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 8:
+        if not isinstance(row, list) or len(row) != 9:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes = row
+        if not (
+            isinstance(classes, list)
+            and all(
+                isinstance(c, list) and len(c) == 2 and type(c[0]) in (int, str) and isinstance(c[1], str)
+                for c in classes
+            )
+        ):
+            return None
         if not (
             type(starred) is bool
             and type(rest) is int
@@ -105,7 +123,8 @@ class CallFact:
         ):
             return None
         pairs = tuple((k, v) for k, v in keywords)
-        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver)
+        given = tuple((c[0], c[1]) for c in classes)
+        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver, given)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -209,6 +228,8 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.classes and self.kind > 0:
+            return True  # a transformed function's parameter holds an instance of a known class
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and fact.rest & TRACED:
@@ -235,6 +256,9 @@ class Export:
     returns: bool = False
     jitted: bool = False
     timer: bool = False  # a wall-clock timer context manager (`FunctionFacts.timer`)
+    # A module-level host object rather than a function (`Summary.hosts`): its kind ("logger", "progress bar":
+    # `library.HOST_OBJECTS` says what its methods do under a transformation, JAX202).
+    host: str = ""
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -265,7 +289,8 @@ class Summary:
     project names it imports (local name, qualified name: re-exports are followed through them), the
     imported classes whose kinds matter to it (`wants`: it calls `init`/`apply` on their instances), the
     project names it calls (`uses`: what other modules' `Export`s it may need) and whether it reads a clock
-    (`times`: the jitted functions it calls matter to JAX403)."""
+    (`times`: the jitted functions it calls matter to JAX403) and its module-level host objects (`hosts`: name,
+    kind, as `logger = logging.getLogger(__name__)` is a "logger")."""
 
     calls: tuple[CallFact, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
@@ -274,6 +299,7 @@ class Summary:
     wants: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     times: bool = False
+    hosts: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -284,6 +310,7 @@ class Summary:
             "wants": list(self.wants),
             "uses": list(self.uses),
             "times": self.times,
+            "hosts": [list(pair) for pair in self.hosts],
         }
 
     @staticmethod
@@ -293,16 +320,17 @@ class Summary:
         calls, functions = document.get("calls"), document.get("functions")
         classes, imports = document.get("classes"), document.get("imports")
         wants, uses, times = document.get("wants"), document.get("uses"), document.get("times")
+        hosts = document.get("hosts")
         if type(times) is not bool or not all(
-            isinstance(rows, list) for rows in (calls, functions, classes, imports, wants, uses)
+            isinstance(rows, list) for rows in (calls, functions, classes, imports, wants, uses, hosts)
         ):
             return None
         assert isinstance(calls, list) and isinstance(functions, list)  # for the type checker
         assert isinstance(classes, list) and isinstance(imports, list) and isinstance(wants, list)
-        assert isinstance(uses, list)
+        assert isinstance(uses, list) and isinstance(hosts, list)
         if not all(isinstance(w, str) for w in [*wants, *uses]) or not all(
             isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
-            for pair in imports
+            for pair in [*imports, *hosts]
         ):
             return None
         parsed_calls = tuple(CallFact.from_json(row) for row in calls)
@@ -318,6 +346,7 @@ class Summary:
             tuple(wants),
             tuple(uses),
             times,
+            tuple((name, kind) for name, kind in hosts),
         )
 
 
@@ -502,9 +531,17 @@ class ProjectIndex:
             memo[qualname] = found
             return found
 
+        given: dict[
+            str, set[str]
+        ] = {}  # path -> the classes of the instances other modules pass its functions
+        for caller, summary in summaries.items():
+            for fact in summary.calls:
+                resolved = self.defined(fact.target, summaries) if fact.classes else None
+                if resolved is not None and resolved[0] != caller:
+                    given.setdefault(resolved[0], set()).update(c for _, c in fact.classes)
         out: dict[str, dict[str, str]] = {}
         for path, summary in summaries.items():
-            table = {q: kind for q in summary.wants if (kind := kind_of(q))}
+            table = {q: kind for q in {*summary.wants, *given.get(path, ())} if (kind := kind_of(q))}
             if table:
                 out[path] = dict(sorted(table.items()))
         return out
@@ -517,6 +554,16 @@ class ProjectIndex:
         by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
         functions = {m: {f.name: f for f in s.functions} for m, s in by_module.items()}
         aliases = {m: dict(s.imports) for m, s in by_module.items()}
+        hosts = {m: dict(s.hosts) for m, s in by_module.items() if s.hosts}
+
+        def host_of(qualname: str, depth: int = 0) -> str:
+            """The kind of host object a module-level name is ("utils.logger": "logger"), re-exports followed."""
+            module, _, name = qualname.rpartition(".")
+            if depth > 8 or module not in functions:
+                return ""
+            if name in hosts.get(module, {}):
+                return hosts[module][name]
+            return host_of(aliases[module][name], depth + 1) if name in aliases[module] else ""
 
         def export_of(qualname: str, depth: int = 0) -> Export | None:
             module, _, name = qualname.rpartition(".")
@@ -550,6 +597,10 @@ class ProjectIndex:
                 found = export_of(qualname)
                 if found is not None:
                     found_all[qualname] = found
+                # `logger.info(...)` of `from utils import logger`: "utils.logger.info" names a host object's method
+                holder = qualname.rpartition(".")[0]
+                if kind := host_of(holder):
+                    found_all[holder] = Export((), (), host=kind)
             # A module timing with another module's timer times as one reading a clock does.
             times = summary.times or any(found.timer for found in found_all.values())
             table = {}
@@ -557,7 +608,7 @@ class ProjectIndex:
                 found = dataclasses.replace(
                     found, returns=found.returns and qualname in traced, jitted=found.jitted and times
                 )
-                if found.keys or found.returns or found.jitted or found.timer:
+                if found.keys or found.returns or found.jitted or found.timer or found.host:
                     table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))

@@ -8,7 +8,9 @@
   (`step(model, x)` with `model = Model(...)`, also through `nnx.jit(step)(model, x)` or `g = jax.jit(step)`),
   or the carry (`init`) or the slice of the stacked `xs` that `lax.scan`, `fori_loop` and `while_loop` hand
   their body: scanning over a stacked equinox Module gives each step a Module of the same class.
-Parameters are followed through callers a few levels deep; callers in other modules are not seen.
+Parameters are followed through callers a few levels deep. Callers in other modules are seen only for a
+top-level function no call of its own module passes the parameter to: the classes their calls name
+(`CallFact.classes`, project mode), when all agree.
 """
 
 from __future__ import annotations
@@ -43,12 +45,19 @@ def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
     return receiver if type(receiver) is cst.Call else None
 
 
+# A class named by its qualified name (another module's caller passes an instance of it: project mode), or an
+# expression naming it, to resolve in a unit.
+ClassRef = cst.BaseExpression | str
+
+
 def parameter_class(
     index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit, depth: int = 0
-) -> tuple[cst.BaseExpression, Unit, bool] | None:
+) -> tuple[ClassRef, Unit, bool] | None:
     """For a parameter (of `unit` or of a function enclosing it) never rebound: the expression naming its class,
     the unit to resolve that expression in, and whether the object is exactly of that class (built by calling
-    it) rather than possibly of a subclass (an annotation). None when unknown, or when callers disagree."""
+    it) rather than possibly of a subclass (an annotation). None when unknown, or when callers disagree. A
+    top-level function no call of its module passes it to takes the class the calls of other modules name
+    (`CallFact.classes`, project mode) when they all name one."""
     if type(receiver) is not cst.Name or depth > _MAX_DEPTH:
         return None
     name = receiver.value
@@ -71,22 +80,45 @@ def parameter_class(
             return annotation, owner.parent or index.root, False
         return None
     position = positional.index(param) if param in positional else None
-    found: tuple[cst.BaseExpression, Unit, bool] | None = None
+    found: tuple[ClassRef, Unit, bool] | None = None
     key: str | None = None
-    for given, caller in _arguments(index, owner, name, position):
+    arguments = _arguments(index, owner, name, position)
+    if not arguments and owner.parent is index.root:
+        return _incoming_class(index, owner, name, position)
+    for given, caller in arguments:
         this = _class_of(index, given, caller, depth) if given is not None else None
         if this is None:
             return None
-        this_key = index.qualname(this[0], this[1]) or _local_class_name(index, this[0], this[1])
+        cls = this[0]
+        this_key = (
+            cls
+            if isinstance(cls, str)
+            else index.qualname(cls, this[1]) or _local_class_name(index, cls, this[1])
+        )
         if this_key is None or (key is not None and this_key != key):
             return None
         found, key = this, this_key
     return found
 
 
+def _incoming_class(
+    index: ModuleIndex, owner: Unit, name: str, position: int | None
+) -> tuple[ClassRef, Unit, bool] | None:
+    """The class every other module's recorded call of `owner` names for its parameter `name`, else None."""
+    project = index.project
+    facts = project.incoming.get(owner.name, ()) if project is not None else ()
+    found: set[str] = set()
+    for fact in facts:
+        given = dict(fact.classes)
+        found.add(given.get(name) or (given.get(position, "") if position is not None else ""))
+    if len(found) != 1 or "" in found:
+        return None
+    return found.pop(), index.root, True
+
+
 def _class_of(
     index: ModuleIndex, value: cst.BaseExpression, unit: Unit, depth: int
-) -> tuple[cst.BaseExpression, Unit, bool] | None:
+) -> tuple[ClassRef, Unit, bool] | None:
     built = module_instance(index, value, unit)
     if built is not None:
         return built.func, unit, True
