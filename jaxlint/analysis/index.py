@@ -235,6 +235,7 @@ class ModuleIndex:
         self.units: dict[int, Unit] = {}  # id(function node) -> Unit
         self.class_methods: dict[int, dict[str, list[Unit]]] = {}  # id(ClassDef) -> name -> units
         self._sites: list[tuple[cst.Call, Unit, int]] = []  # (call, unit, its place in source order)
+        self.with_calls: list[cst.Call] = []  # `with f(...):` items that are calls (project facts read them)
         self._seq = 0  # the place in source order of the last unit, call or binding the index pass met
         self._decorated: list[Unit] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
@@ -384,6 +385,8 @@ class ModuleIndex:
                 for name in names:
                     unit.bind(name, node, value, self._seq)
         elif type(node) is cst.WithItem:
+            if type(node.item) is cst.Call:
+                self.with_calls.append(node.item)
             if node.asname is not None:
                 names = bound_names(node.asname.name)
                 unit.local_names.update(names)

@@ -17,7 +17,6 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import walk
 from .host_effects import module_host_objects
 from .index import ModuleIndex, Unit
 from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
@@ -136,14 +135,10 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
         holder, _, method = callee.rpartition(".")
         if "." in holder and project_name(holder) and method in _HOST_METHODS:
             found.add(CallFact(callee, NONE, "", ()))
-    for node in walk(index.module):
-        if type(node) is not cst.With:
-            continue
-        for item in node.items:
-            call = item.item
-            qualname = index.qualname(call.func) if type(call) is cst.Call else None
-            if qualname is not None and "." in qualname and project_name(qualname):
-                found.add(CallFact(qualname, NONE, "", ()))
+    for call in index.with_calls:
+        qualname = index.qualname(call.func)
+        if qualname is not None and "." in qualname and project_name(qualname):
+            found.add(CallFact(qualname, NONE, "", ()))
     return found
 
 
