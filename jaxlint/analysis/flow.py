@@ -149,7 +149,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self.silent = 0
         self.loops = []
         self.exits = []
-        self.frame: Frame = Frame(self, index.root, None, NONE, "")  # the frame the statements walk in
+        self.frame: Frame  # the frame the statements walk in (set while `run` runs)
         self._left = False  # a decided `if`'s branch left: the rest of the block is dead
         self._seen: set[tuple[Any, int]] = set()
         self._parent_frames: dict[int, Frame] = {}
@@ -160,7 +160,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self._walked_eager: set[int] = set()  # units last walked as an eager vmap's code
 
     def run(self) -> None:
-        root = Frame(self, self.index.root, None, NONE, "")
+        root = self.frame = Frame(self, self.index.root, None, NONE, "")
         transformed_applies(self.index)
         self._call_sites()
         if self.project is not None:
@@ -169,7 +169,6 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             hook(self.index.module, root)
         try:
             self.dispatch(self.index.root, root, "on_unit")
-            self.frame = root
             self._body(self.index.module.body, root)
             for _ in range(_MAX_ROUNDS):
                 if not self._dirty:
@@ -184,6 +183,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             # (and the tree it holds) as soon as the engine lets go, with no work for the cyclic collector.
             self._parent_frames.clear()
             self._dirty.clear()
+            del self.frame
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
