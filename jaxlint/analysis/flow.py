@@ -35,6 +35,7 @@ from .index import ModuleIndex, Unit
 from .instances import transformed_applies
 from .kinds import ARRAY, BOOL, HOLDS_TRACED, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
+from .paths import PathWalk
 from .transforms import ARRAY_ANNOTATIONS, annotation_name
 from .values import (
     evaluate,
@@ -123,7 +124,15 @@ def _steps(hooks: dict[str, list[Callable]]) -> _Steps:
     return table
 
 
-class FlowWalker(FlowCalls):
+class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
+    # The flow walk's policies on the path engine: paths that leave are merged, handlers start after the body,
+    # every loop runs a silent round then a reporting one, and `match` joins from the no-case path.
+    LOOP_DEPTH = 1 << 30
+    SILENT_FIRST_ROUND = True
+    HANDLERS_AFTER_BODY = True
+    NO_MATCH_FIRST = True
+    KEEP_EXIT_PATHS = True
+
     def __init__(
         self,
         index: ModuleIndex,
@@ -138,6 +147,10 @@ class FlowWalker(FlowCalls):
         self._report = report
         self.project = project
         self.silent = 0
+        self.loops = []
+        self.exits = []
+        self.frame: Frame  # the frame the statements walk in (set while `run` runs)
+        self._left = False  # a decided `if`'s branch left: the rest of the block is dead
         self._seen: set[tuple[Any, int]] = set()
         self._parent_frames: dict[int, Frame] = {}
         self._dirty: dict[int, Unit] = {}
@@ -147,7 +160,7 @@ class FlowWalker(FlowCalls):
         self._walked_eager: set[int] = set()  # units last walked as an eager vmap's code
 
     def run(self) -> None:
-        root = Frame(self, self.index.root, None, NONE, "")
+        root = self.frame = Frame(self, self.index.root, None, NONE, "")
         transformed_applies(self.index)
         self._call_sites()
         if self.project is not None:
@@ -156,7 +169,7 @@ class FlowWalker(FlowCalls):
             hook(self.index.module, root)
         try:
             self.dispatch(self.index.root, root, "on_unit")
-            self.block(self.index.module.body, root)
+            self._body(self.index.module.body, root)
             for _ in range(_MAX_ROUNDS):
                 if not self._dirty:
                     break
@@ -170,6 +183,7 @@ class FlowWalker(FlowCalls):
             # (and the tree it holds) as soon as the engine lets go, with no work for the cyclic collector.
             self._parent_frames.clear()
             self._dirty.clear()
+            del self.frame
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
@@ -219,19 +233,19 @@ class FlowWalker(FlowCalls):
                 )
         self.dispatch(unit, frame, "on_unit")
         if type(node) is cst.FunctionDef:
-            self.block(node.body, frame)
+            self._body(node.body.body, frame)
         elif type(node) is cst.Lambda:
-            self.expr(node.body, frame)
+            self.expression(node.body, frame)
 
     def _function_header(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
         """Decorators, defaults and annotations run in the enclosing scope."""
         if type(node) is cst.FunctionDef:
             for decorator in node.decorators:
-                self.expr(decorator.decorator, frame)
+                self.expression(decorator.decorator, frame)
         params = node.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.default is not None:
-                self.expr(param.default, frame)
+                self.expression(param.default, frame)
 
     def _enter_function(self, node: cst.FunctionDef | cst.Lambda, frame: Frame) -> None:
         self._function_header(node, frame)
@@ -239,167 +253,161 @@ class FlowWalker(FlowCalls):
         if unit is not None:
             self.walk_unit(unit, frame)
 
-    # -- statements --------------------------------------------------------------------------------------
+    # -- statements: the path engine's hooks (`paths.PathWalk`), one state per path being a frame's env --------
 
-    def block(self, body: cst.BaseSuite | Sequence[cst.CSTNode], frame: Frame) -> bool:
-        """Walk statements in order; True when one of them is known to leave the block (the rest is dead)."""
-        statements = body.body if isinstance(body, cst.BaseSuite) else body
+    def _at(self, state: dict[str, Value]) -> Frame:
+        """The frame being walked, on this path."""
+        frame = self.frame
+        frame.env = state
+        return frame
+
+    def _body(self, statements: Sequence[cst.CSTNode], frame: Frame) -> None:
+        """A unit's or a class's statements, in its own frame."""
+        outer, self.frame = self.frame, frame
+        try:
+            end = self.block(statements, frame.env)
+        finally:
+            self.frame = outer
+            self._left = False
+        if end is not None:
+            frame.env = end
+
+    def block(
+        self, statements: Sequence[cst.CSTNode], state: dict[str, Value] | None
+    ) -> dict[str, Value] | None:
+        """Statements in order, up to one that leaves after a decided `if` (the rest is dead); its state goes on."""
         for statement in statements:
-            if self.statement(statement, frame):
-                return True
-        return False
-
-    def statement(self, node: cst.CSTNode, frame: Frame) -> bool | None:
-        """Walk one statement; True only after a constant guard whose taken branch returns or raises."""
-        if type(node) is cst.SimpleStatementLine:
-            for small in node.body:
-                self.small_statement(small, frame)
-            return None
-        if type(node) is not cst.While:  # a while's hooks run with each round's environment
-            self.dispatch(node, frame)
-        if type(node) is cst.If:
-            self.expr(node.test, frame)
-            taken = constant_guard(node.test, frame)
-            if taken is None:
-                taken = tracer_check(node.test, frame)
-            if (
-                taken is None
-                and frame.own_names is None
-                and frame.kind > NONE
-                and frame.unit.parent is not None
-            ):
-                taken = closure_none_test(node.test, frame.unit)
-            if taken is not None:  # only one branch runs whenever this function is traced
-                if taken:
-                    return self.block(node.body, frame) or leaves(node.body)
-                if type(node.orelse) is cst.If:
-                    return self.statement(node.orelse, frame)
-                if node.orelse is not None:
-                    return self.block(node.orelse.body, frame) or leaves(node.orelse.body)
+            if state is None:
                 return None
-            before = dict(frame.env)
-            narrowed = narrowing(node.test, frame)
-            if narrowed is not None and narrowed[1] is not None:
-                frame.env[narrowed[0]] = plain(narrowed[1])
-            self.block(node.body, frame)
-            after_body, frame.env = frame.env, before
-            if narrowed is not None:
-                name, in_body, in_else = narrowed
-                if in_body is not None and flags_of(after_body.get(name)) == in_body:
-                    after_body[name] = before[name]  # what the test showed holds inside the branch only
-                if in_else is not None:
-                    frame.env = dict(before)
-                    frame.env[name] = plain(in_else)
-            if type(node.orelse) is cst.If:
-                self.statement(node.orelse, frame)
-            elif node.orelse is not None:
-                self.block(node.orelse.body, frame)
-            if (
-                narrowed is not None
-                and narrowed[2] is not None
-                and flags_of(frame.env.get(narrowed[0])) == narrowed[2]
-            ):
-                frame.env[narrowed[0]] = before[narrowed[0]]
-            frame.env = merge_envs(after_body, frame.env)
-        elif type(node) is cst.For or type(node) is cst.While:
-            self._loop(node, frame)
-        elif type(node) is cst.Try or type(node) is cst.TryStar:
-            before = dict(frame.env)
-            self.block(node.body, frame)
-            after = merge_envs(before, frame.env)
-            ends = []
-            for handler in node.handlers:
-                frame.env = dict(after)
-                self.dispatch(handler, frame)
-                if handler.type is not None:
-                    self.expr(handler.type, frame)
-                if handler.name is not None:
-                    frame.bind(handler.name.name, 0)
-                self.block(handler.body, frame)
-                ends.append(frame.env)
-            frame.env = dict(after)
-            if node.orelse is not None:
-                self.block(node.orelse.body, frame)
-            for end in ends:
-                frame.env = merge_envs(frame.env, end)
-            if node.finalbody is not None:
-                self.block(node.finalbody.body, frame)
-        elif type(node) is cst.With:
-            for item in node.items:
-                self.expr(item.item, frame)
-                if item.asname is not None:
-                    frame.bind(item.asname.name, 0)
-            self.block(node.body, frame)
-        elif type(node) is cst.FunctionDef:
-            self._enter_function(node, frame)
-            frame.env[node.name.value] = Value(0, "function", definition=self.index.units.get(id(node)))
-        elif type(node) is cst.ClassDef:
-            for decorator in node.decorators:
-                self.expr(decorator.decorator, frame)
-            for arg in [*node.bases, *node.keywords]:
-                self.expr(arg.value, frame)
-            class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
-            class_frame.own_names = set()
-            class_frame.staged = frame.staged
-            self.block(node.body, class_frame)
-            frame.env[node.name.value] = Value(0, "class", definition=node)
-        elif type(node) is cst.Match:
-            self.expr(node.subject, frame)
-            before, ends = dict(frame.env), []
-            for case in node.cases:
-                frame.env = dict(before)
-                self.block(case.body, frame)
-                ends.append(frame.env)
-            frame.env = before
-            for end in ends:
-                frame.env = merge_envs(frame.env, end)
-        else:
-            for child in children(node):
-                if isinstance(child, cst.BaseExpression):
-                    self.expr(child, frame)
-                elif isinstance(child, (cst.BaseSuite, cst.CSTNode)):
-                    self.statement(child, frame)
-        return None
+            state = self.statement(statement, state)
+            if self._left:
+                break
+        return state
 
-    def _loop(self, node: cst.For | cst.While, frame: Frame) -> None:
-        if type(node) is cst.For:
-            self.expr(node.iter, frame)
-        entry = dict(frame.env)
-        # First round silently, to learn what the body makes of the names it reassigns; then for real, so
-        # that `while err > tol: err = jnp.abs(...)` is seen with `err` traced.
-        self.silent += 1
-        self._loop_body(node, frame)
-        self.silent -= 1
-        frame.env = merge_envs(entry, frame.env)
-        self._loop_body(node, frame)
-        frame.env = merge_envs(entry, frame.env)
-        if node.orelse is not None:
-            self.block(node.orelse.body, frame)
+    def suite(self, suite: cst.BaseSuite, state: dict[str, Value] | None) -> dict[str, Value] | None:
+        end = self.block(suite.body, state)
+        self._left = False  # only a decided `if` passes on that its branch left
+        return end
 
-    def _loop_body(self, node: cst.For | cst.While, frame: Frame) -> None:
+    def orelse(self, orelse: cst.If | cst.Else, state: dict[str, Value]) -> dict[str, Value] | None:
+        end = super().orelse(orelse, state)
+        self._left = False
+        return end
+
+    def decided(self, body: cst.BaseSuite, state: dict[str, Value]) -> dict[str, Value] | None:
+        end = self.block(body.body, state)
+        if not self._left:
+            self._left = leaves(body)  # a taken branch that returns or raises: what follows is dead
+        return end
+
+    def enter(self, node: cst.CSTNode, state: dict[str, Value]) -> None:
+        if type(node) is not cst.While:  # a while's hooks run with each round's environment
+            self.dispatch(node, self._at(state))
+
+    def decide(self, test: cst.BaseExpression, state: dict[str, Value]) -> bool | None:
+        frame = self._at(state)
+        taken = constant_guard(test, frame)
+        if taken is None:
+            taken = tracer_check(test, frame)
+        if taken is None and frame.own_names is None and frame.kind > NONE and frame.unit.parent is not None:
+            taken = closure_none_test(test, frame.unit)
+        return taken  # only one branch runs whenever this function is traced
+
+    def narrow(self, test: cst.BaseExpression, then: dict[str, Value], other: dict[str, Value]) -> Any:
+        narrowed = narrowing(test, self._at(then))
+        if narrowed is None:
+            return None
+        name, in_body, in_else = narrowed
+        before = then[name]
+        if in_body is not None:
+            then[name] = plain(in_body)
+        if in_else is not None:
+            other[name] = plain(in_else)
+        return name, before, in_body, in_else
+
+    def widen(self, token: Any, state: dict[str, Value] | None, in_body: bool) -> None:
+        name, before, in_body_flags, in_else = token
+        shown = in_body_flags if in_body else in_else
+        if state is not None and shown is not None and flags_of(state.get(name)) == shown:
+            state[name] = before  # what the test showed holds inside the branch only
+
+    def define(self, node: cst.FunctionDef | cst.ClassDef, state: dict[str, Value]) -> None:
+        frame = self._at(state)
+        if type(node) is cst.FunctionDef:
+            unit = self.index.units.get(id(node))
+            if unit is not None:
+                self.walk_unit(unit, frame)
+            state[node.name.value] = Value(0, "function", definition=unit)
+            return
+        class_frame = Frame(self, frame.unit, frame, frame.kind, frame.context)
+        class_frame.own_names = set()
+        class_frame.staged = frame.staged
+        self._body(node.body.body, class_frame)
+        state[node.name.value] = Value(0, "class", definition=node)
+
+    def loop_head(self, node: cst.For | cst.While, state: dict[str, Value]) -> None:
+        frame = self._at(state)
         if isinstance(node, cst.For):
             frame.bind_iteration(node.target, node.iter, frame)
-            self.expr(node.target, frame, store=True)
+            self.expression(node.target, frame, store=True)
         else:
             self.dispatch(node, frame)
-            self.expr(node.test, frame)
-        self.block(node.body, frame)
+            self.expression(node.test, frame)
+
+    def match_case(self, case: cst.MatchCase, state: dict[str, Value]) -> None:
+        pass  # the flow walk binds no pattern names and walks no guard
+
+    def expr(self, node: cst.CSTNode, state: dict[str, Value]) -> None:
+        self.expression(node, self._at(state))
+
+    def assign(
+        self,
+        target: cst.BaseExpression,
+        version: None,
+        value: cst.BaseExpression | None,
+        state: dict[str, Value],
+    ) -> None:
+        self._at(state).bind(target, 0)  # a `with … as` or `except … as` name
+
+    def join(self, states: Sequence[dict[str, Value] | None]) -> dict[str, Value] | None:
+        merged = None
+        for state in states:
+            if state is not None:
+                merged = state if merged is None else merge_envs(merged, state)
+        return merged
+
+    def fresh(self, name: str, state: dict[str, Value]) -> None:
+        pass  # imports and defs bind in `small_statement` and `define`
+
+    def other(self, node: cst.CSTNode, state: dict[str, Value]) -> dict[str, Value] | None:
+        # What the flow walk has always done with these: its expressions walked, nothing bound (a one-line
+        # suite's `x = 1` binds no `x`: a known gap, kept so that findings do not change with the engine).
+        for child in children(node):
+            if isinstance(child, cst.BaseExpression):
+                self.expression(child, self._at(state))
+            elif isinstance(child, (cst.BaseSuite, cst.CSTNode)):
+                self.statement(child, state)
+        return state
+
+    def small(self, node: cst.CSTNode, state: dict[str, Value]) -> dict[str, Value]:
+        self.small_statement(node, self._at(state))
+        return state  # `return`, `raise`, `break`, `continue` end no path here
 
     def small_statement(self, node: cst.CSTNode, frame: Frame) -> None:
         self.dispatch(node, frame)
         if type(node) is cst.Assign:  # type identity: a failed isinstance() on libcst's ABCs is slow
-            self.expr(node.value, frame)
+            self.expression(node.value, frame)
             flags = evaluate(node.value, frame)
             for target in node.targets:
                 self._store(target.target, node.value, node, frame)
                 frame.bind(target.target, flags, node.value)
         elif type(node) is cst.AnnAssign:
             if node.value is not None:
-                self.expr(node.value, frame)
+                self.expression(node.value, frame)
                 self._store(node.target, node.value, node, frame)
                 frame.bind(node.target, evaluate(node.value, frame), node.value)
         elif type(node) is cst.AugAssign:
-            self.expr(node.value, frame)
+            self.expression(node.value, frame)
             self._store(node.target, node.value, node, frame)
             if type(node.target) is cst.Name:
                 flags = evaluate(node.target, frame) | evaluate(node.value, frame)
@@ -410,7 +418,7 @@ class FlowWalker(FlowCalls):
             for deleted in _delete_targets(node.target):
                 for hook in self.hooks.get("on_delete", ()):
                     hook(deleted, node, frame)
-                self.expr(deleted, frame, store=True)
+                self.expression(deleted, frame, store=True)
         elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             frame.declared_global.update(n.name.value for n in node.names)
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
@@ -421,7 +429,7 @@ class FlowWalker(FlowCalls):
         else:
             for child in children(node):
                 if isinstance(child, cst.BaseExpression):
-                    self.expr(child, frame)
+                    self.expression(child, frame)
 
     def _store(
         self, target: cst.BaseExpression, value: cst.BaseExpression, statement: cst.CSTNode, frame: Frame
@@ -434,11 +442,11 @@ class FlowWalker(FlowCalls):
                 if type(inner) is cst.Subscript or type(inner) is cst.Attribute:
                     for hook in self.hooks.get("on_assign", ()):
                         hook(inner, None, statement, frame)
-        self.expr(target, frame, store=True)
+        self.expression(target, frame, store=True)
 
     # -- expressions -------------------------------------------------------------------------------------
 
-    def expr(self, start: cst.CSTNode, frame: Frame, store: bool = False) -> None:
+    def expression(self, start: cst.CSTNode, frame: Frame, store: bool = False) -> None:
         """Dispatch hooks over an expression tree, parents first. Store targets skip the target node itself."""
         # Type identity checks, not isinstance(): libcst's abstract bases make isinstance() slow on this hot path.
         # The stack holds nodes, and an `_At` wherever the frame or the store flag changes (a comprehension's
