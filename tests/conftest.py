@@ -1,6 +1,8 @@
+import json
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,21 @@ LINTED_SOURCES = sorted((FIXTURES / "rules").glob("*.py")) + sorted((ROOT / "exa
 # `jax 0.11.2, gpu: NVIDIA H200`. The header may add what this JAX lacks.
 DEVICE = re.compile(r"jax \d+\.\d+[\w.+-]*, \w+(: [^;()]+)?")
 VERIFY_HEADER = re.compile(rf"verify: {DEVICE.pattern}( \(this JAX lacks: [^()]+\))?")
+
+
+def notebook(*cells: str) -> str:
+    """A notebook's JSON with these code cells (each dedented), for tests that lint `.ipynb` files."""
+    code = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": textwrap.dedent(c),
+        }
+        for c in cells
+    ]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 def exact_recompiles() -> bool:

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import jaxlint
+from tests.conftest import notebook
 
 LAYERS = """
 import distrax
@@ -135,20 +136,6 @@ def run(root: Path, *paths: str) -> list[tuple[str, int, int | None]]:
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         (root / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-
-
-def notebook(*cells: str) -> str:
-    code = [
-        {
-            "cell_type": "code",
-            "metadata": {},
-            "outputs": [],
-            "execution_count": None,
-            "source": textwrap.dedent(c),
-        }
-        for c in cells
-    ]
-    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 def test_library_keys_across_modules(tmp_path: Path) -> None:

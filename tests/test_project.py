@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import jaxlint
+from tests.conftest import notebook
 
 MODEL = """
 import jax
@@ -658,22 +659,6 @@ def test_methods_of_a_class_of_the_other_module(tmp_path: Path) -> None:
     )
     write(tmp_path, {"train.py": unknown})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
-
-
-def notebook(*cells: str) -> str:
-    import json
-
-    code = [
-        {
-            "cell_type": "code",
-            "metadata": {},
-            "outputs": [],
-            "execution_count": None,
-            "source": textwrap.dedent(c),
-        }
-        for c in cells
-    ]
-    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 def test_notebooks_take_part_in_the_project(tmp_path: Path) -> None:

@@ -14,40 +14,13 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from tests.test_project import PKG_MODEL, PKG_TRAIN
+
 from .conftest import ROOT, run
 from .test_language_server import _apply, _code_actions
 
-MODEL = """
-import jax
-import jax.numpy as jnp
-
-
-def dropout(x, rate, deterministic, key):
-    if not deterministic:
-        keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
-        x = jnp.where(keep, x / (1.0 - rate), 0.0)
-    return x
-
-
-def show(x):
-    print(x)
-    return x
-"""
-TRAIN = """
-import jax
-import jax.numpy as jnp
-
-from pkg import model
-
-
-@jax.jit
-def step(x, deterministic, key):
-    model.show(x)
-    return model.dropout(x, 0.1, deterministic, key)
-
-
-step(jnp.ones(3), False, jax.random.key(0))
-"""
+# The two-module project of the every-face test (issue 28 item 1).
+MODEL, TRAIN = PKG_MODEL, PKG_TRAIN
 
 
 def cli_rows(path: Path, cwd: Path) -> list[tuple[int, int, int, int, str, str]]:
