@@ -209,6 +209,10 @@ class FlowCalls:
         """`update(jnp.zeros(3))` in eager code: the function's parameter holds a JAX array there (an item
         assignment to it fails; `.astype(jnp.float64)` on it asks JAX for float64). Another module's function:
         recorded for it (project mode)."""
+        # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
+        # the call's arguments), before resolving what the call runs.
+        if not any(not arg.star and evaluate(arg.value, frame) & ARRAY for arg in call.args):
+            return
         applied = module_apply(self.index, call, frame.unit)
         target = None
         args: Sequence[cst.Arg] = call.args

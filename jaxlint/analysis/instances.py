@@ -151,6 +151,18 @@ def module_class_kind(index: ModuleIndex, func: cst.BaseExpression, unit: Unit |
     return known.get(qualname) if qualname is not None else None
 
 
+def linen_possible(index: ModuleIndex) -> bool:
+    """Whether `module_class_kind` can answer LINEN anywhere in the module: it imports flax (a linen base), or
+    the project knows a linen class (project mode). A cheap gate for checks that would ask it on every call."""
+    memo = index.root.memo
+    if "linen_possible" not in memo:
+        known = index.project.classes if index.project is not None else {}
+        memo["linen_possible"] = any(kind == LINEN for kind in known.values()) or any(
+            qualname == "flax" or qualname.startswith("flax.") for qualname in index.imports.names.values()
+        )
+    return memo["linen_possible"]
+
+
 _MAX_DEPTH = 8
 
 

@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.instances import module_class_kind, module_instance
+from ..analysis.instances import linen_possible, module_class_kind, module_instance
 from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.transforms import positional_params, static_spec
@@ -113,6 +113,8 @@ No automatic fix.
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
+        if not node.args or not linen_possible(ctx.index):
+            return
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
