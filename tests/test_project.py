@@ -2042,6 +2042,34 @@ def test_an_instance_of_a_known_class_passed_to_another_modules_jitted_function(
     assert jaxlint.lint_paths([str(tmp_path)]) == []
 
 
+def test_a_class_given_by_position_and_by_keyword_in_one_module(tmp_path: Path) -> None:
+    """Two calls of `step` with as many positional arguments, one passing a `Counter` by position and one by
+    keyword: their facts differ only in how the argument is named, and the summary sorts them (a position was
+    an int beside a keyword's str: an internal error on the project)."""
+    steps = """
+    import jax
+
+
+    @jax.jit
+    def step(a, b, extra=None):
+        return a
+    """
+    train = """
+    import jax.numpy as jnp
+
+    import models
+    from steps import step
+
+    counter = models.Counter()
+    step(counter, jnp.ones(3))
+    step(jnp.ones(3), jnp.ones(3), extra=counter)
+    """
+    write(tmp_path, {"models.py": NNX_COUNTER, "steps.py": steps, "train.py": train})
+    result = run_cli("--no-cache", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode in (0, 1) and result.stderr == "", result.stderr
+    json.loads(result.stdout)
+
+
 THIRD_SCALE = """
     import equinox as eqx
     import jax.numpy as jnp

@@ -151,7 +151,7 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
         target = index.qualname(call.func, unit)
         if target is None or "." not in target or not project_name(target):
             continue
-        classes: list[tuple[int | str, str]] = []
+        classes: list[tuple[str, str]] = []
         positional = 0
         for arg in call.args:
             if arg.star:
@@ -159,7 +159,7 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
             built = module_instance(index, arg.value, unit)
             cls = index.qualname(built.func, unit) if built is not None else None
             if cls is not None and "." in cls and project_name(cls):
-                classes.append((arg.keyword.value if arg.keyword is not None else positional, cls))
+                classes.append((arg.keyword.value if arg.keyword is not None else str(positional), cls))
             positional += arg.keyword is None
         if classes:
             starred = any(arg.star for arg in call.args)

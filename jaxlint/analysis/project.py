@@ -72,10 +72,11 @@ class CallFact:
     # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
     # fields read as tracers: `values.traced_self_field`).
     receiver: int = 0
-    # The arguments that are instances of a known project class (position or keyword, the class's qualified
-    # name as the caller's imports give it): `step(model, x)` with `model = models.Counter(...)`; the callee's
-    # parameter is one (`receivers.parameter_class`).
-    classes: tuple[tuple[int | str, str], ...] = ()
+    # The arguments that are instances of a known project class (the keyword, or the position as a decimal
+    # string so that facts stay sortable; the class's qualified name as the caller's imports give it):
+    # `step(model, x)` with `model = models.Counter(...)`; the callee's parameter is one
+    # (`receivers.parameter_class`).
+    classes: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -101,7 +102,7 @@ class CallFact:
         if not (
             isinstance(classes, list)
             and all(
-                isinstance(c, list) and len(c) == 2 and type(c[0]) in (int, str) and isinstance(c[1], str)
+                isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], str)
                 for c in classes
             )
         ):

@@ -110,7 +110,7 @@ def _incoming_class(
     found: set[str] = set()
     for fact in facts:
         given = dict(fact.classes)
-        found.add(given.get(name) or (given.get(position, "") if position is not None else ""))
+        found.add(given.get(name) or (given.get(str(position), "") if position is not None else ""))
     if len(found) != 1 or "" in found:
         return None
     return found.pop(), index.root, True
