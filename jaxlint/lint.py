@@ -322,12 +322,17 @@ def pool_jobs(jobs: int | None) -> int:
     this process runs other threads. Workers are forked, and a fork copies only the forking thread: a lock
     another thread holds (JAX's thread pools, when a caller of `lint_paths` imported JAX) stays locked in
     the worker for good."""
+    import threading
+
+    from .syntax import DEEP_THREAD_NAME
+
     try:
         threads = len(os.listdir("/proc/self/task"))
     except OSError:
-        import threading
-
         threads = threading.active_count()
+    # jaxlint's own deep-stack thread (`syntax.run_deep`) holds no lock between runs, and a forked worker
+    # starts its own: it does not count (it stays alive once this process has linted a file itself).
+    threads -= sum(1 for thread in threading.enumerate() if thread.name == DEEP_THREAD_NAME)
     return 1 if threads > 1 else jobs or os.cpu_count() or 1
 
 

@@ -129,6 +129,7 @@ _deep_lock = threading.Lock()
 _stack_lock = threading.Lock()
 _deep_runs = 0
 _shallow_limit = 0
+DEEP_THREAD_NAME = "jaxlint-deep"  # the threads `run_deep` starts (`lint.pool_jobs` does not count them)
 _server: tuple[int, queue.SimpleQueue] | None = None  # (pid, requests) of the long-lived deep thread
 
 
@@ -200,7 +201,7 @@ def _start_thread(target: Callable[[Any], None], argument: object) -> bool:
     old = threading.stack_size()
     try:
         threading.stack_size(DEEP_STACK_BYTES)
-        threading.Thread(target=target, args=(argument,), name="jaxlint-deep", daemon=True).start()
+        threading.Thread(target=target, args=(argument,), name=DEEP_THREAD_NAME, daemon=True).start()
     except (RuntimeError, ValueError, MemoryError):  # no address space for such a stack: run shallow
         return False
     finally:

@@ -404,3 +404,17 @@ def test_unknown_selectors_in_the_pyproject_name_the_file(tmp_path: Path) -> Non
     assert (
         textwrap.dedent(f"{tmp_path / 'pyproject.toml'}: [tool.jaxlint] 'ignore': unknown") in result.stderr
     )
+
+
+def test_the_deep_stack_thread_does_not_stop_the_pool() -> None:
+    """A process that has linted a file itself keeps `syntax.run_deep`'s thread alive; that thread holds no
+    lock between runs, so it must not turn a later `-j 2` run serial (it did: `--fix` fixed every file in the
+    parent once the driver had linted one there)."""
+    code = (
+        "from jaxlint import lint, syntax\n"
+        "before = lint.pool_jobs(2)\n"
+        "syntax.run_deep(lambda: None)\n"
+        "print(before, lint.pool_jobs(2))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["2", "2"]
