@@ -324,15 +324,16 @@ def pool_jobs(jobs: int | None) -> int:
     the worker for good."""
     import threading
 
-    from .syntax import DEEP_THREAD_NAME
-
     try:
         threads = len(os.listdir("/proc/self/task"))
     except OSError:
         threads = threading.active_count()
     # jaxlint's own deep-stack thread (`syntax.run_deep`) holds no lock between runs, and a forked worker
-    # starts its own: it does not count (it stays alive once this process has linted a file itself).
-    threads -= sum(1 for thread in threading.enumerate() if thread.name == DEEP_THREAD_NAME)
+    # starts its own: it does not count (it stays alive once this process has linted a file itself). Only
+    # a process that imported `syntax` has one (a warm-cache run imports neither it nor libcst).
+    syntax = sys.modules.get(f"{__package__}.syntax")
+    if syntax is not None:
+        threads -= sum(1 for thread in threading.enumerate() if thread.name == syntax.DEEP_THREAD_NAME)
     return 1 if threads > 1 else jobs or os.cpu_count() or 1
 
 
