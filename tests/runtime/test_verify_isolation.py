@@ -205,6 +205,51 @@ def test_a_setsid_grandchild_of_a_forked_module_dies_at_that_modules_timeout(mar
     assert marked_processes() == []
 
 
+@pytest.mark.parametrize("lands", ["while the fork server is asked", "after it forked"])
+def test_a_signal_that_lands_while_a_child_starts_leaves_no_child_running(
+    marked_processes, monkeypatch, lands
+):
+    # The race behind a SIGHUP run that waited for a module's whole timeout: kill_all ran while a module
+    # thread was starting its child, the fork server died with it, and the thread started a fresh
+    # interpreter that nothing killed; jaxlint then waited for that thread.
+    from jaxlint.runtime.verify.fork_server import ForkServer
+    from jaxlint.runtime.verify.supervise import LIVE_CHILDREN, run_child
+
+    LIVE_CHILDREN.reopen()
+    server = ForkServer(sys.executable)
+    assert server.running, server.failure
+    real_start = server.start
+
+    def start(*args, **kwargs):
+        if lands == "while the fork server is asked":
+            LIVE_CHILDREN.kill_all()
+            return real_start(*args, **kwargs)
+        pid = real_start(*args, **kwargs)
+        LIVE_CHILDREN.kill_all()
+        return pid
+
+    monkeypatch.setattr(server, "start", start)
+    request = {
+        "path": str(FIXTURES / "iso_setsid.py"),
+        "module": "iso_setsid",
+        "search_path": [str(FIXTURES)],
+        "memory_limit_mb": None,
+        "examples": {},
+        "recorded": {},
+        "findings": [{"id": 0, "code": "JAX101", "line": 14, "end_line": 14, "function": "f"}],
+    }
+    try:
+        run = run_child(request, python=sys.executable, timeout=20, memory_limit_mb=None, server=server)
+    finally:
+        server.close()
+        LIVE_CHILDREN.reopen()
+    assert run.ended != "timeout"  # the module spins: only its timeout would end a child left running
+    if lands == "while the fork server is asked":
+        assert run.ended == "not_started"
+    time.sleep(0.5)
+    assert marked_processes() == []
+
+
 def test_the_module_cannot_hand_in_a_verdict_of_its_own():
     verdict, run = _only("iso_spoof.py", timeout=120)
     assert run.status == "done"

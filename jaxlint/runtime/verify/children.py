@@ -83,9 +83,16 @@ class LiveChildren:
         with self._lock:
             yield
 
-    def add(self, pid: int, marker: bytes | None) -> None:
+    def add(self, pid: int, marker: bytes | None) -> bool:
+        """Register a started child; False, and the child killed, when kill_all ran since this run
+        reopened: a signal that lands while a child is being started must not leave it running (its
+        thread would then supervise it to its timeout, and jaxlint would wait for that thread)."""
         with self._lock:
-            self._children[pid] = marker
+            if not self.stopped:
+                self._children[pid] = marker
+                return True
+        kill_tree(pid, marker)
+        return False
 
     def discard(self, pid: int) -> None:
         with self._lock:

@@ -304,6 +304,10 @@ def run_child(
         else:
             try:
                 with LIVE_CHILDREN.spawning():
+                    if LIVE_CHILDREN.stopped:  # interrupted while the fork server was asked
+                        for fd in (read_events, write_events, read_stderr, write_stderr):
+                            os.close(fd)
+                        return ChildRun([], "not_started", 0, "jaxlint was interrupted", 0.0, None)
                     proc = subprocess.Popen(
                         [python, "-c", BOOTSTRAP, str(CHILD_DIR), str(write_events)],
                         cwd=folder,  # empty: nothing of ours to find or overwrite there
