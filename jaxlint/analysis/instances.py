@@ -21,12 +21,12 @@ from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
-from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS
+from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS, TRANSFORMATIONS
 from .project import CallFact
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
 from .train_states import holds_state
-from .transforms import TRANSFORMS, Application, StaticSpec, library_application, static_spec
+from .transforms import Application, StaticSpec, library_application, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
@@ -346,7 +346,7 @@ def transformed_applies(index: ModuleIndex) -> None:
             continue
         name, keywords = found
         spec = static_spec([*keywords, *call.args[1:]], name)
-        kind, label = TRANSFORMS[name]
+        kind, label = TRANSFORMATIONS[name].kind, TRANSFORMATIONS[name].label
         applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is not None:
             for method in applied.units:

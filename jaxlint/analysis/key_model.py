@@ -14,7 +14,7 @@ from ..syntax import argument, int_literal
 from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .key_relevance import RANDOM as _RANDOM
-from .library import KEY_DICT_KEYWORDS, KEY_METHODS
+from .library import BRANCHES, CONTROL_FLOW, KEY_DICT_KEYWORDS, KEY_METHODS, LOOP, TRANSFORMATIONS
 from .transforms import positional_params
 
 # Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
@@ -38,19 +38,14 @@ _LIBRARY_KEY_METHODS = frozenset(
 # Functions that make a fresh key without consuming one.
 KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 
-# What a lax loop passes its body: label used by the index -> position of the carry parameter (None: no carry).
-LOOP_BODIES = {"lax.scan body": 0, "lax.fori_loop body": 1, "lax.while_loop body": 0, "lax.map body": None}
-# lax calls: qualified name -> (position and keyword of the function(s), position of the carry/operands
-# argument, position of the carry among the function's parameters).
-_LAX_CALLS: dict[str, tuple[tuple[tuple[int, str], ...], int | None, int]] = {
-    "jax.lax.scan": (((0, "f"),), 1, 0),
-    "jax.lax.fori_loop": (((2, "body_fun"),), 3, 1),
-    "jax.lax.while_loop": (((0, "cond_fun"), (1, "body_fun")), 2, 0),
-    "jax.lax.map": (((0, "f"),), None, 0),
-}
-_LAX_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
-# Transformations that run their function once per element (labels as `transforms.TRANSFORMS` gives them).
-_MAPPING_LABELS = frozenset({"jax.vmap-mapped", "equinox.filter_vmap-mapped"})
+# The library table's control flow whose keys the model follows: loops (qualified name -> entry; their bodies'
+# labels -> position of the carry parameter, None: no carry) and branches.
+_LAX_CALLS = {name: flow for name, flow in CONTROL_FLOW.items() if flow.keys == LOOP}
+LOOP_BODIES = {flow.label: flow.carry_param for flow in _LAX_CALLS.values()}
+_CARRIES_IN_TUPLE = frozenset(flow.label for flow in _LAX_CALLS.values() if flow.carry_in_tuple)  # (carry, y)
+_LAX_BRANCHES = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.keys == BRANCHES)
+# Transformations that run their function once per element, by label (the table's `per_element`).
+_MAPPING_LABELS = frozenset(t.label for t in TRANSFORMATIONS.values() if t.per_element)
 # Draws that pick or mask entries: one key across the elements or leaves of a batch keeps them aligned (brax
 # permutes every leaf of a transition batch with one key), so a mapped function sharing a key for these is
 # deliberate. Helpers are not judged either: what they draw is not known here.
@@ -65,9 +60,7 @@ _TREE_MAPS = frozenset(
 # Key makers whose literal first argument makes the same key on every run.
 _SEEDED = frozenset({_RANDOM + "key", _RANDOM + "PRNGKey"})
 # Wrappers that call their function with the arguments they get: `jax.jit(f)(key)` calls f(key).
-_CALL_THROUGH = frozenset(
-    {"jax.jit", "jax.checkpoint", "jax.vmap", "jax.pmap", "equinox.filter_jit", "equinox.filter_vmap"}
-)
+_CALL_THROUGH = frozenset(name for name, t in TRANSFORMATIONS.items() if t.calls_through)
 
 # Calls that cannot change a Python object the function holds (attributes, list items).
 _PURE_PREFIXES = (

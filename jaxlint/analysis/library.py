@@ -1,13 +1,28 @@
 """What library functions and classes do to values under JAX: one table, data only.
 
 The value model (`values.py`), the transform model (`transforms.py`) and the pytree model (`pytrees.py`)
-read these tables; rules never hard-code a library fact themselves. Every entry states what is true at run
+read these tables; rules never hard-code a library fact themselves. The function transformations (jax's,
+equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
+re-exported here. Every entry states what is true at run
 time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `pmap`) where not documented.
 """
 
 from __future__ import annotations
 
 import dataclasses
+
+from .library_transformations import ARGNUMS as ARGNUMS
+from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
+from .library_transformations import BRANCHES as BRANCHES
+from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
+from .library_transformations import IN_AXES as IN_AXES
+from .library_transformations import LOOP as LOOP
+from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
+from .library_transformations import STATIC_ARGNAMES as STATIC_ARGNAMES
+from .library_transformations import STATIC_ARGNUMS as STATIC_ARGNUMS
+from .library_transformations import TRANSFORMATIONS as TRANSFORMATIONS
+from .library_transformations import ControlFlow as ControlFlow
+from .library_transformations import Transformation as Transformation
 
 # What a call returns, keyed by qualified name.
 PYTHON_IF_OPERAND_IS = "python-if-operand-is-python"  # a Python value when its operand is a Python value

@@ -1,6 +1,7 @@
-"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU:
-the callable an API traces receives tracers (or, for numpyro models, concrete arguments and traced sample
-sites); an argument it consumes as a key draws the same numbers when given twice. Entries marked documented
+"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU
+(its transformations and control flow: test_library_transformations.py): the callable an API traces receives
+tracers (or, for numpyro models, concrete arguments and traced sample sites); an argument it consumes as a key
+draws the same numbers when given twice. Entries marked documented
 are skipped with that reason unless their library is installed."""
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import importlib
 import io
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -627,11 +627,16 @@ def test_equinox_module_fields_are_traced_unless_static() -> None:
     jax.jit and in a lax.scan carry; filter_jit keeps non-array leaves static; `eqx.field(static=True)` is
     static everywhere; scanning over stacked Modules hands the body one Module of the class per step."""
     eqx = pytest.importorskip("equinox")
-    from jaxlint.analysis.library import FIELD_FUNCTIONS, FIELDS, PYTREE_BASES, SCALAR_FIELD_TYPES
-    from jaxlint.analysis.transforms import FILTERING
+    from jaxlint.analysis.library import (
+        FIELD_FUNCTIONS,
+        FIELDS,
+        PYTREE_BASES,
+        SCALAR_FIELD_TYPES,
+        TRANSFORMATIONS,
+    )
 
     assert PYTREE_BASES["equinox.Module"] == FIELDS and FIELD_FUNCTIONS["equinox.field"] == ("static", True)
-    assert "bool" in SCALAR_FIELD_TYPES and "equinox.filter_jit" in FILTERING
+    assert "bool" in SCALAR_FIELD_TYPES and TRANSFORMATIONS["equinox.filter_jit"].filtering
     seen: dict[str, bool] = {}
 
     class Block(eqx.Module):
@@ -664,70 +669,8 @@ def test_equinox_module_fields_are_traced_unless_static() -> None:
     assert seen["layer"] and seen["layer_weight"], "each step gets a Layer whose fields are tracers"
 
 
-def test_nnx_transformations_trace_their_function() -> None:
-    """The flax.nnx entries of transforms.TRANSFORMS and LAX_BODIES: the function receives tracers for the array
-    arguments (the differentiated one only, for nnx.grad); nnx.vmap, like jax.vmap, stages nothing out."""
-    nnx = pytest.importorskip("flax.nnx")
-    from jaxlint.analysis.kinds import STRICT
-    from jaxlint.analysis.transforms import DIFFERENTIATING, EAGER_MAPS, LAX_BODIES, TRANSFORMS
-
-    seen: dict[str, Any] = {}
-
-    class Model(nnx.Module):
-        def __init__(self):
-            self.w = nnx.Param(jnp.ones(3))
-
-        def __call__(self, x):
-            return x * self.w
-
-    def f(model, x):
-        seen["f"] = (is_tracer(x), is_tracer(jnp.zeros(1)))
-        return model(x).sum()
-
-    model, x = Model(), jnp.ones(3)
-    names = sorted(n for n in TRANSFORMS if n.startswith("flax.nnx."))
-    assert names, "the table has flax.nnx transformations"
-    for name in names:
-        seen.clear()
-        transform = resolve(name)
-        if name in ("flax.nnx.vmap", "flax.nnx.pmap"):
-            transform(f, in_axes=(None, 0))(model, x[None])
-        elif name == "flax.nnx.scan":
-            transform(lambda c, v: (c, f(model, v)), in_axes=(nnx.Carry, 0))(0.0, x[None])
-        elif name in DIFFERENTIATING:
-            transform(lambda v, m: f(m, v), argnums=DIFFERENTIATING[name])(x, model)
-        else:
-            transform(f)(model, x)
-        assert seen["f"][0], f"{name}: the array argument is a tracer"
-        if TRANSFORMS[name][0] == STRICT:  # differentiation alone stages nothing out
-            staged = seen["f"][1]
-            assert staged == (name not in EAGER_MAPS), f"{name}: constants are tracers exactly when it stages"
-
-    # FILTERING's note: nnx.jit traces a Python scalar argument (equinox's filter_jit keeps it static).
-    nnx.jit(lambda m, v, flag: seen.update(flag=is_tracer(flag)))(model, x, True)
-    assert seen["flag"]
-    eqx = pytest.importorskip("equinox")
-    eqx.filter_jit(lambda v, flag: seen.update(flag=is_tracer(flag)))(x, True)
-    assert not seen["flag"]
-
-    def body(*args):
-        seen["body"] = tuple(is_tracer(a) for a in args)
-        return args[-1]
-
-    flows = sorted(n for n in LAX_BODIES if n.startswith("flax.nnx."))
-    assert flows
-    for name in flows:
-        seen.clear()
-        call = resolve(name)
-        if name.endswith("fori_loop"):
-            call(0, 2, body, x)
-        elif name.endswith("while_loop"):
-            call(lambda v: v.sum() < 0, body, x)
-        elif name.endswith("cond"):
-            call(x.sum() > 0, body, body, x)
-        else:
-            call(1, [body, body], x)
-        assert seen["body"] and all(seen["body"]), f"{name}: the body is traced"
+# The transformations and control flow of the table (jax, equinox's filter_*, flax.nnx): run per entry by
+# tests/analysis/test_library_transformations.py.
 
 
 def test_nnx_updates_under_plain_jit_are_dropped() -> None:
