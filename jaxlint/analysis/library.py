@@ -116,7 +116,7 @@ STATIC_METADATA: dict[str, bool] = {"pytree_node": False, "static": True}
 PARAMS_TRACED = "traced"  # every parameter (an optax schedule's step count, a solver's iterate)
 PARAMS_CONCRETE = "concrete"  # none: the model's own arguments stay what the caller gave (numpyro under MCMC)
 # Where a claim was checked: the library version that ran it (tests/analysis/test_library_semantics.py), or
-# DOCUMENTED for a library not installed here (its test skips with that reason).
+# DOCUMENTED for a claim taken from the library's documentation, not run yet (its test skips; none today).
 DOCUMENTED = "documented, not run"
 
 
@@ -154,7 +154,13 @@ _OPTAX = "optax 0.2.8"
 _PYTHON = "python 3.11.7"
 _ABSL = "absl-py 2.5.1"
 _TQDM = "tqdm 4.70.1"
-_TENSORBOARDX = "tensorboardX 2.6.5"  # not in the dev virtualenv: its check skips where it is not installed
+# Not in the dev virtualenv (their checks skip where the library is not installed); run in a side virtualenv
+# with jax 0.10.2 (tests/analysis/test_library_semantics.py, README's "Library checks").
+_TENSORBOARDX = "tensorboardX 2.6.5"
+_TORCH_TENSORBOARD = "torch 2.13.0+cpu, tensorboard 2.21.0"
+_FLAX_TENSORBOARD = "flax 0.12.8, tensorflow-cpu 2.21.0"
+_WANDB = "wandb 0.31.0"
+_TQDM_NOTEBOOK = "tqdm 4.70.1, ipywidgets 8.1.9"
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
@@ -239,7 +245,9 @@ APIS: dict[str, Api] = {
 # -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
 
 LOGS = "logs"  # formats its arguments into a log line: shows a tracer when given one
-WRITES = "writes"  # records a metric: a tracer cannot be converted (tensorboardX raises TracerArrayConversionError)
+# Records a metric: handed a tracer, it raises while JAX traces (tensorboardX's and flax's writers:
+# TracerArrayConversionError; torch's: NotImplementedError, it takes no JAX array at all; wandb.log: TypeError).
+WRITES = "writes"
 PROGRESS = "progress"  # draws or advances a progress bar: ticks while JAX traces, never while the code runs
 HOST_EFFECTS = {LOGS: "logs", WRITES: "writes", PROGRESS: "advances the progress bar"}
 
@@ -256,12 +264,12 @@ HOST_OBJECTS: dict[str, dict[str, str]] = {
         name: PROGRESS
         for name in "update set_postfix set_postfix_str set_description set_description_str".split()
     },
-    "summary writer": {  # tensorboardX (run where installed) / torch.utils.tensorboard (documented, not run)
+    "summary writer": {  # tensorboardX's and torch.utils.tensorboard's
         name: WRITES
         for name in "add_scalar add_scalars add_histogram add_image add_images add_text add_figure".split()
     },
-    "flax summary writer": {  # flax.metrics.tensorboard (needs tensorflow: documented, not run)
-        name: WRITES for name in "scalar image histogram text audio write_scalars write_images".split()
+    "flax summary writer": {  # flax.metrics.tensorboard's (it needs tensorflow); `write_scalars` is clu's, not its
+        name: WRITES for name in "scalar image histogram text audio write".split()
     },
 }
 _TQDMS = (
@@ -272,7 +280,7 @@ _TQDMS = (
     "tqdm.auto.trange",
     "tqdm.std.trange",
 )
-_NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets, not installed here
+_NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets
 APIS.update(
     {
         **{f"logging.{name}": Api(_PYTHON, host=LOGS) for name in _LOG_METHODS[:9]},
@@ -281,11 +289,12 @@ APIS.update(
         "logging.getLogger": Api(_PYTHON, makes="logger"),
         "absl.logging.get_absl_logger": Api(_ABSL, makes="logger"),
         **{name: Api(_TQDM, host=PROGRESS, makes="progress bar") for name in _TQDMS},
-        **{name: Api(DOCUMENTED, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
+        **{name: Api(_TQDM_NOTEBOOK, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
         "tensorboardX.SummaryWriter": Api(_TENSORBOARDX, makes="summary writer"),
-        "torch.utils.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="summary writer"),
-        "flax.metrics.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="flax summary writer"),
-        "wandb.log": Api(DOCUMENTED, host=WRITES),
+        "torch.utils.tensorboard.SummaryWriter": Api(_TORCH_TENSORBOARD, makes="summary writer"),
+        "flax.metrics.tensorboard.SummaryWriter": Api(_FLAX_TENSORBOARD, makes="flax summary writer"),
+        # in mode "offline" or "online"; `wandb.init(mode="disabled")` makes `log` a no-op
+        "wandb.log": Api(_WANDB, host=WRITES),
     }
 )
 # Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace

@@ -10,6 +10,7 @@ import importlib
 import io
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,7 @@ from jaxlint.analysis.library import (
     PARAMS_CONCRETE,
     PROGRESS,
     TRACED_RESULT,
+    WRITES,
 )
 
 jax = pytest.importorskip("jax")
@@ -239,26 +241,31 @@ def check_logger_maker(name: str) -> None:
 
 
 def check_progress(name: str) -> None:
-    """tqdm/trange inside jit draws its bar while tracing only: a second call draws nothing; a bar made
-    outside and updated inside advances once for two calls (HOST_OBJECTS' methods)."""
+    """tqdm/trange inside jit makes and advances its bar while tracing only: three calls make one bar, advanced
+    once through its range; a bar made outside and updated inside advances once for two calls (HOST_OBJECTS'
+    methods). tqdm.notebook's widget bar (it needs ipywidgets) does the same outside a notebook."""
     assert APIS[name].host == PROGRESS and APIS[name].makes == "progress bar"
     pytest.importorskip(name.rpartition(".")[0])
+    notebook = name.startswith("tqdm.notebook.")
+    if notebook:
+        pytest.importorskip("ipywidgets")  # without it tqdm.notebook cannot build its bar
     made = resolve(name)
     out = io.StringIO()
+    bars: list[Any] = []
 
     def loop(x):
         bar = made(3, file=out) if name.endswith("trange") else made(range(3), file=out)
+        bars.append(bar)
         for i in bar:
             x = x + i
         return x
 
     step = jax.jit(loop)
-    step(jnp.ones(2))
-    drawn = out.getvalue()
-    assert drawn, "the first call draws the bar (while tracing)"
-    assert (step(jnp.ones(2)) == loop(jnp.ones(2))).all() and out.getvalue().count("3/3") == 2
-    step(jnp.ones(2))
-    assert out.getvalue().count("3/3") == 2, "the jitted call itself draws nothing"
+    for _ in range(3):
+        assert (step(jnp.ones(2)) == jnp.ones(2) + 3).all()
+    assert len(bars) == 1 and bars[0].n == 3, "one bar, made and run through while tracing"
+    if not notebook:  # the terminal bar is drawn once, complete
+        assert out.getvalue().count("3/3") == 1, "the jitted calls themselves draw nothing"
     bar = made(total=10, file=io.StringIO()) if not name.endswith("trange") else made(10, file=io.StringIO())
     methods = HOST_OBJECTS["progress bar"]
     advance = jax.jit(lambda x: [bar.update(1), bar.set_postfix(x=x), bar.set_description(f"{x}")] and x + 1)
@@ -266,20 +273,76 @@ def check_progress(name: str) -> None:
     advance(jnp.ones(2))
     assert bar.n == 1, f"{bar.n}: updated once for two calls"
     assert all(hasattr(bar, m) for m in methods)
+    bar.close()
+
+
+def _write_arguments(method: str, x: Any) -> tuple:
+    """Arguments that hand each summary-writer method a value computed from the tracer `x` (shape (2,))."""
+    value = {
+        "add_scalars": {"a": jnp.sum(x)},
+        "add_image": jnp.ones((3, 4, 4)) * x[0],  # CHW
+        "image": jnp.ones((4, 4, 3)) * x[0],  # HWC
+        "add_images": jnp.ones((1, 3, 4, 4)) * x[0],
+        "audio": jnp.ones((1, 100, 1)) * x[0] * 0.1,
+    }.get(method, jnp.sum(x) if method in ("add_scalar", "scalar") else x)
+    return ("tag", value, 0)
+
+
+# Each summary writer's scalar method, given a tracer under jit: what it raises (checked on the versions in
+# library.py). Every other method of its HOST_OBJECTS kind raises too (text ones a ValueError/AttributeError).
+_WRITER_ERRORS: dict[str, tuple[str, type[Exception]]] = {
+    "tensorboardX.SummaryWriter": ("add_scalar", jax.errors.TracerArrayConversionError),
+    "torch.utils.tensorboard.SummaryWriter": ("add_scalar", NotImplementedError),  # it takes no JAX array
+    "flax.metrics.tensorboard.SummaryWriter": ("scalar", jax.errors.TracerArrayConversionError),
+}
 
 
 def check_summary_writer(name: str) -> None:
-    """A summary writer's HOST_OBJECTS methods exist; given a tracer under jit, add_scalar cannot convert it."""
-    pytest.importorskip(name.split(".")[0])
-    assert APIS[name].makes == "summary writer"
+    """A summary writer has its HOST_OBJECTS methods, each of which cannot record a tracer: given one under jit
+    it raises while JAX traces (the scalar method: the class `_WRITER_ERRORS` names)."""
+    pytest.importorskip(name.rpartition(".")[0])  # flax.metrics.tensorboard imports tensorflow
+    kind = APIS[name].makes
+    methods = HOST_OBJECTS[kind]
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
         writer = resolve(name)(folder)
-        assert all(hasattr(writer, method) for method in HOST_OBJECTS["summary writer"])
-        with pytest.raises(jax.errors.TracerArrayConversionError):
-            jax.jit(lambda x: writer.add_scalar("loss", jnp.sum(x), 0) or x)(jnp.ones(2))
+        assert all(hasattr(writer, method) for method in methods), [
+            m for m in methods if not hasattr(writer, m)
+        ]
+        scalar, error = _WRITER_ERRORS[name]
+        assert methods[scalar] == WRITES
+        with pytest.raises(error):
+            jax.jit(lambda x: getattr(writer, scalar)(*_write_arguments(scalar, x)) or x)(jnp.ones(2))
+        for method in methods:
+            if method == "add_figure":
+                continue  # takes a matplotlib figure, never an array
+            with pytest.raises(
+                (jax.errors.TracerArrayConversionError, NotImplementedError, ValueError, AttributeError)
+            ):
+                jax.jit(lambda x, m=method: getattr(writer, m)(*_write_arguments(m, x)) or x)(jnp.ones(2))
         writer.close()
+
+
+def check_wandb_log(name: str) -> None:
+    """`wandb.log` of a tracer under jit raises TypeError while JAX traces (a tracer is no JSON value), in a
+    run that logs (mode "offline", no login); a concrete value logs. (In mode "disabled" `log` is a no-op.)"""
+    wandb = pytest.importorskip("wandb")
+    assert APIS[name].host == WRITES
+    import os
+    import tempfile
+
+    os.environ.setdefault("WANDB_SILENT", "true")
+    with tempfile.TemporaryDirectory() as folder:
+        run = wandb.init(mode="offline", dir=folder, project="jaxlint-semantics")
+        try:
+            with pytest.raises(TypeError):
+                jax.jit(lambda x: resolve(name)({"loss": jnp.sum(x)}) or x)(jnp.ones(2))
+            resolve(name)({"loss": jnp.sum(jnp.ones(2))})
+            assert run.summary["loss"] == 2
+        finally:
+            run.finish()
+            wandb.teardown()  # its service process ends with the test
 
 
 def check_solver(name: str) -> None:
@@ -378,6 +441,9 @@ def check_key_consumer(name: str) -> None:
 
 CHECKS: dict[str, Callable[[str], None]] = {
     "tensorboardX.SummaryWriter": check_summary_writer,
+    "torch.utils.tensorboard.SummaryWriter": check_summary_writer,
+    "flax.metrics.tensorboard.SummaryWriter": check_summary_writer,
+    "wandb.log": check_wandb_log,
     "logging.getLogger": check_logger_maker,
     "absl.logging.get_absl_logger": check_logger_maker,
     "logging.": check_logs,
