@@ -3,7 +3,7 @@
 The value model (`values.py`), the transform model (`transforms.py`) and the pytree model (`pytrees.py`)
 read these tables; rules never hard-code a library fact themselves. The function transformations (jax's,
 equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
-re-exported here. Every entry states what is true at run
+`jax.random`'s samplers and key makers `library_random.py`, both re-exported here. Every entry states what is true at run
 time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `pmap`) where not documented.
 """
 
@@ -11,6 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from .library_random import FOLD_IN as FOLD_IN
+from .library_random import KEY_MAKERS as KEY_MAKERS
+from .library_random import KEY_RESULTS as KEY_RESULTS
+from .library_random import OLDER_SAMPLERS as OLDER_SAMPLERS
+from .library_random import RANDOM_CHECKED as RANDOM_CHECKED
+from .library_random import SAMPLERS as SAMPLERS
+from .library_random import SEEDED_KEY_MAKERS as SEEDED_KEY_MAKERS
+from .library_random import SPLIT as SPLIT
 from .library_transformations import ARGNUMS as ARGNUMS
 from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
 from .library_transformations import BRANCHES as BRANCHES
@@ -21,6 +29,8 @@ from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
 from .library_transformations import STATIC_ARGNAMES as STATIC_ARGNAMES
 from .library_transformations import STATIC_ARGNUMS as STATIC_ARGNUMS
 from .library_transformations import TRANSFORMATIONS as TRANSFORMATIONS
+from .library_transformations import TRANSPARENT_DECORATORS as TRANSPARENT_DECORATORS
+from .library_transformations import TREE_MAPS as TREE_MAPS
 from .library_transformations import ControlFlow as ControlFlow
 from .library_transformations import Transformation as Transformation
 
@@ -85,6 +95,8 @@ PYTREE_BASES: dict[str, str] = {
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+# Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
+LINEN_INIT_METHODS = frozenset({"init", "init_with_output"})
 # Inside a Module method run by a jitted `apply` (jit(model.apply), a TrainState's apply_fn, nn.jit), what
 # `self.param(...)` returns is the parameter from the variables, a tracer (flax 0.12.8); so is what a
 # `flax.linen` layer (`nn.Dense(3)(x)`) returns when called on tracers.

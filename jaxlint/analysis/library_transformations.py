@@ -181,3 +181,14 @@ ARRAY_ANNOTATIONS = (
 )
 # ... and ones that cannot be a JAX type, so the parameter must be static (or the call fails anyway).
 STATIC_ANNOTATIONS = frozenset({"str", "Callable", "type", "Module", "Sequence", "Mapping", "dict", "list"})
+
+# Calls that run their function once per leaf of a pytree: name -> the position of the leaf among the
+# function's parameters (`map_with_path` passes the leaf's key path first).
+TREE_MAPS: dict[str, int] = {
+    "jax.tree.map": 0,
+    "jax.tree_util.tree_map": 0,
+    "jax.tree.map_with_path": 1,
+    "jax.tree_util.tree_map_with_path": 1,
+}
+# Decorators (besides the transformations) whose result calls the function with the arguments it is given.
+TRANSPARENT_DECORATORS = frozenset({"jax.custom_jvp", "jax.custom_vjp", "jax.named_call"})

@@ -28,6 +28,7 @@ from jaxlint.analysis.library import (
     KEY_METHODS,
     KEY_METHODS_CHECKED,
     LINEN_CONCRETE_VARIABLES,
+    LINEN_INIT_METHODS,
     LINEN_LAYERS_PREFIX,
     LINEN_PARAM_METHODS,
     LOGS,
@@ -532,6 +533,22 @@ def test_key_method_consumes_its_key(factory: str) -> None:
         first = draw(key)
         assert (first == draw(key)).all(), f"{factory}.{method}: one key, one draw"
         assert not (first == draw(other)).all(), f"{factory}.{method}: another key, another draw"
+
+
+@pytest.mark.parametrize("method", sorted(LINEN_INIT_METHODS))
+def test_linen_init_draws_the_parameters_from_its_key(method: str) -> None:
+    """`model.init(key, x)` (and `init_with_output`): one key, the same parameters; another key, others; the
+    key given as `rngs=` too."""
+    nn = pytest.importorskip("flax.linen")
+    net, x = nn.Dense(3), jnp.ones((1, 2))
+    init = getattr(net, method)
+    leaves = lambda out: jax.tree.leaves(out)  # noqa: E731
+    first = leaves(init(jax.random.key(0), x))
+    assert all((a == b).all() for a, b in zip(first, leaves(init(jax.random.key(0), x)), strict=True))
+    assert all(
+        (a == b).all() for a, b in zip(first, leaves(init(rngs=jax.random.key(0), inputs=x)), strict=True)
+    )
+    assert not all((a == b).all() for a, b in zip(first, leaves(init(jax.random.key(1), x)), strict=True))
 
 
 def test_flax_apply_rngs_consumes_its_key() -> None:

@@ -1,7 +1,8 @@
 """Each entry of the library table's transformations and control flow (analysis/library_transformations.py),
 run on real JAX (and equinox, flax.nnx) on CPU: which of the function's arguments are tracers, whether its body
 is staged out, which options it takes where, what it caches, what it calls the function with; for control flow,
-where its functions and its carry are given and that the functions run traced."""
+where its functions and its carry are given and that the functions run traced; what tree maps and transparent
+decorators call their function with."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from jaxlint.analysis.library import (
     STATIC_ARGNAMES,
     STATIC_ARGNUMS,
     TRANSFORMATIONS,
+    TRANSPARENT_DECORATORS,
+    TREE_MAPS,
 )
 
 jax = pytest.importorskip("jax")
@@ -264,3 +267,25 @@ def test_control_flow_traces_its_functions(name: str) -> None:
         assert flow.carry_param is None and all(shapes == ((3, 5),) for _, shapes in seen)
     elif flow.keys == BRANCHES:
         assert all(shapes == ((3, 5),) for _, shapes in seen), f"{name}: a branch did not get the operand"
+
+
+@pytest.mark.parametrize("name", sorted(TREE_MAPS))
+def test_tree_map_calls_its_function_once_per_leaf(name: str) -> None:
+    """The function runs once per leaf, the leaf at the position the table gives (a key path before it)."""
+    seen: list[tuple[Any, ...]] = []
+    tree = {"a": jnp.ones(2), "b": (jnp.zeros(3), jnp.full(4, 2.0))}
+    resolve(name)(lambda *args: seen.append(args) or args[TREE_MAPS[name]], tree)
+    assert sorted(args[TREE_MAPS[name]].shape for args in seen) == [(2,), (3,), (4,)]
+
+
+@pytest.mark.parametrize("name", sorted(TRANSPARENT_DECORATORS))
+def test_transparent_decorator_calls_its_function_with_its_arguments(name: str) -> None:
+    """The decorated function, called with a key, runs the function on that key: the same numbers."""
+    draw = lambda key: jax.random.normal(key, (2,))  # noqa: E731
+    decorated = resolve(name)(draw)
+    if name == "jax.custom_jvp":
+        decorated.defjvp(lambda primals, tangents: (draw(*primals), jnp.zeros(2)))
+    elif name == "jax.custom_vjp":
+        decorated.defvjp(lambda key: (draw(key), None), lambda _, g: (None,))
+    key = jax.random.key(0)
+    assert (decorated(key) == draw(key)).all()
