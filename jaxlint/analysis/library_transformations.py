@@ -1,7 +1,8 @@
 """The library table's transformations (library.py re-exports them): jax's own, equinox's `filter_*` and
 flax.nnx's, and the control flow that traces the functions it is given (lax's and nnx's). Data only: what
-each does to the function it is given, as run on the versions named (tests/analysis/test_library_semantics.py
-runs every entry); `transforms.py`, `index.py`, `jit.py` and the key model read it.
+each does to the function it is given, as run on the versions named; every entry is run by
+tests/analysis/test_library_transformations.py. `transforms.py`, `index.py`, `jit.py`, the flow walk and the
+key model read it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class Transformation:
     # Options it takes positionally after the function, in order (`vmap(f, in_axes)`, `grad(f, argnums)`).
     positional_options: tuple[str, ...] = ()
     # It compiles, so it caches by the function's identity: the same wrapped function called twice with like
-    # arguments traces once (a fresh `jax.jit(f)` per call traces again).
+    # arguments traces once (a new function each time, a lambda or a `partial` made per call, traces again).
     compiling: bool = False
     # The key model follows a key given to the wrapped call into the function (`jax.jit(f)(key)` consumes what
     # `f(key)` consumes).
@@ -132,9 +133,9 @@ class ControlFlow:
     checked: str
     bodies: tuple[tuple[int, str], ...]
     label: str
-    # For the key model: a loop runs its body on the carry (`init`, given at position/keyword), handed in as
-    # the body's parameter `carry_param` (None with `init`: no carry, lax.map's); branches run one of their
-    # functions on the operands. "": not followed.
+    # For the key model: a LOOP runs its body on the carry (`init`, given at position/keyword), handed in as
+    # the body's parameter `carry_param` (`init` None: no carry, lax.map's body gets the elements of xs);
+    # BRANCHES run one of their functions on the operands; "": not followed.
     keys: str = ""
     init: tuple[int, str] | None = None
     carry_param: int | None = None
@@ -157,6 +158,8 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
     "jax.lax.cond": ControlFlow(_JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES),
     "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
     "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP),
+    # (called eagerly, associative_scan runs `fn` on concrete slices: it is traced only under an outer trace,
+    # which is not told apart here)
     "jax.lax.associative_scan": ControlFlow(_JAX, ((0, "fn"),), "lax.associative_scan body"),
     # flax.nnx's control flow takes its functions where lax's does
     "flax.nnx.fori_loop": ControlFlow(_FLAX, ((2, "body_fun"),), "nnx.fori_loop body"),
