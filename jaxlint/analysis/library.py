@@ -95,8 +95,10 @@ PYTREE_BASES: dict[str, str] = {
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
-# Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
+# Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`), and `apply`'s
+# own keywords (the others go to the method it runs).
 LINEN_INIT_METHODS = frozenset({"init", "init_with_output"})
+LINEN_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
 # Inside a Module method run by a jitted `apply` (jit(model.apply), a TrainState's apply_fn, nn.jit), what
 # `self.param(...)` returns is the parameter from the variables, a tracer (flax 0.12.8); so is what a
 # `flax.linen` layer (`nn.Dense(3)(x)`) returns when called on tracers.
@@ -344,6 +346,11 @@ KEY_METHODS_CHECKED: dict[str, str] = {
     "haiku.transform": _HAIKU,
     "haiku.transform_with_state": _HAIKU,
 }
+# What a haiku transformation's `apply` takes before the function's own arguments (params, [state,] rng; under
+# `hk.without_apply_rng` no rng), dm-haiku 0.0.17.
+HAIKU_APPLY_LEADING = {"haiku.transform": 2, "haiku.transform_with_state": 3}
+HAIKU_APPLY_KEYWORDS = frozenset({"params", "state", "rng"})
+HAIKU_NO_RNG = "haiku.without_apply_rng"
 # Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
 # field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
 APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {

@@ -21,12 +21,16 @@ from jaxlint.analysis.library import (
     COPYING_INPLACE_METHODS,
     DOCUMENTED,
     DTYPE_METHODS,
+    HAIKU_APPLY_KEYWORDS,
+    HAIKU_APPLY_LEADING,
+    HAIKU_NO_RNG,
     HOST_OBJECTS,
     INT_CONVERSIONS,
     INT_FILLS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     KEY_METHODS_CHECKED,
+    LINEN_APPLY_KEYWORDS,
     LINEN_CONCRETE_VARIABLES,
     LINEN_INIT_METHODS,
     LINEN_LAYERS_PREFIX,
@@ -549,6 +553,31 @@ def test_linen_init_draws_the_parameters_from_its_key(method: str) -> None:
         (a == b).all() for a, b in zip(first, leaves(init(rngs=jax.random.key(0), inputs=x)), strict=True)
     )
     assert not all((a == b).all() for a, b in zip(first, leaves(init(jax.random.key(1), x)), strict=True))
+
+
+def test_linen_apply_and_haiku_apply_take_what_the_table_says() -> None:
+    """LINEN_APPLY_KEYWORDS are `Module.apply`'s own keywords (flax 0.12.8); a haiku transformation's `apply`
+    takes HAIKU_APPLY_LEADING arguments (params, [state,] rng) before the function's own, and one fewer (no rng)
+    under `without_apply_rng` (dm-haiku 0.0.17); HAIKU_APPLY_KEYWORDS are their names."""
+    import inspect
+
+    nn = pytest.importorskip("flax.linen")
+    assert LINEN_APPLY_KEYWORDS <= set(inspect.signature(nn.Module.apply).parameters)
+    hk = pytest.importorskip("haiku")
+
+    def f(x):
+        return x
+
+    names: set[str] = set()
+    for factory, leading in HAIKU_APPLY_LEADING.items():
+        transformed = resolve(factory)(f)
+        parameters = list(inspect.signature(transformed.apply).parameters)
+        assert parameters[leading:] == ["x"] and parameters[leading - 1] == "rng"
+        names |= set(parameters[:leading])
+        plain = list(inspect.signature(resolve(HAIKU_NO_RNG)(transformed).apply).parameters)
+        assert plain == [p for p in parameters if p != "rng"]
+    assert names == HAIKU_APPLY_KEYWORDS
+    assert hk.transform(f).apply({}, None, 2) == 2
 
 
 def test_flax_apply_rngs_consumes_its_key() -> None:
