@@ -15,10 +15,12 @@ import pytest
 from jaxlint.analysis.kinds import GRAD, STRICT
 from jaxlint.analysis.library import (
     ARGNUMS,
+    ARRAY_ANNOTATIONS,
     BRANCHES,
     CONTROL_FLOW,
     IN_AXES,
     LOOP,
+    STATIC_ANNOTATIONS,
     STATIC_ARGNAMES,
     STATIC_ARGNUMS,
     TRANSFORMATIONS,
@@ -289,3 +291,42 @@ def test_transparent_decorator_calls_its_function_with_its_arguments(name: str) 
         decorated.defvjp(lambda key: (draw(key), None), lambda _, g: (None,))
     key = jax.random.key(0)
     assert (decorated(key) == draw(key)).all()
+
+
+def test_array_annotations_name_array_types() -> None:
+    """Each ARRAY_ANNOTATIONS name is an array type of jax, numpy or jaxtyping (equinox's dependency)."""
+    import numpy as np
+
+    homes = [jax, jax.typing, np]
+    jaxtyping = pytest.importorskip("jaxtyping")
+    homes.append(jaxtyping)
+    assert all(any(hasattr(home, name) for home in homes) for name in ARRAY_ANNOTATIONS)
+
+
+@pytest.mark.parametrize("annotation", sorted(STATIC_ANNOTATIONS))
+def test_static_annotations_are_never_tracers(annotation: str) -> None:
+    """A parameter of a STATIC_ANNOTATIONS type is never itself a tracer under jit: a container stays one (its
+    array leaves traced), a string, a function or a class cannot be an argument at all."""
+    import collections.abc
+
+    value: Any = {
+        "str": "mode",
+        "Callable": jnp.sin,
+        "type": float,
+        "Module": None,
+        "Sequence": (jnp.ones(2),),
+        "Mapping": {"w": jnp.ones(2)},
+        "dict": {"w": jnp.ones(2)},
+        "list": [jnp.ones(2)],
+    }[annotation]
+    if annotation == "Module":
+        nn = pytest.importorskip("flax.linen")
+        value = nn.Dense(2)
+    seen: list[Any] = []
+    step = jax.jit(lambda v: seen.append(v))
+    if isinstance(value, (collections.abc.Sequence, collections.abc.Mapping)) and not isinstance(value, str):
+        step(value)
+        assert not is_tracer(seen[0]) and type(seen[0]) is type(value)
+    else:
+        with pytest.raises(TypeError):
+            step(value)
