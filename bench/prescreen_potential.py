@@ -27,8 +27,8 @@ sys.path.insert(0, str(HERE))
 
 from corpus import python_files  # noqa: E402
 
+from jaxlint.analysis.library import CONTROL_FLOW, TRANSFORMATIONS  # noqa: E402
 from jaxlint.analysis.names import _CANONICAL_PREFIXES  # noqa: E402
-from jaxlint.analysis.transforms import LAX_BODIES, TRANSFORMS  # noqa: E402
 from jaxlint.engine import _PREFILTER  # noqa: E402
 from jaxlint.rules import python_sequence_input  # noqa: E402
 
@@ -37,7 +37,7 @@ _DROPPED = {"copy", "any", "all", "append", "at"}  # optimistic: words too commo
 
 
 def triggers() -> set[str]:
-    tracing = {name.rsplit(".", 1)[1] for name in [*TRANSFORMS, *LAX_BODIES]}
+    tracing = {name.rsplit(".", 1)[1] for name in [*TRANSFORMATIONS, *CONTROL_FLOW]}
     tracing |= {prefix.rsplit(".", 1)[1] for prefix, _ in _CANONICAL_PREFIXES}
     table = python_sequence_input
     jnp = {name.rsplit(".", 1)[1] for name in [*table._REJECTS, *table._NESTED, *table._VARIADIC]}

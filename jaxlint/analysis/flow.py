@@ -34,6 +34,7 @@ from .flow_guards import constant_guard, leaves, narrowing, tracer_check
 from .index import ModuleIndex, Unit
 from .instances import transformed_applies
 from .kinds import ARRAY, BOOL, HOLDS_TRACED, NONE, STRICT, TRACED
+from .library import TREE_MAPS
 from .module_facts import ModuleFacts
 from .paths import PathWalk
 from .transforms import ARRAY_ANNOTATIONS, annotation_name
@@ -45,7 +46,7 @@ _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
-_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+_TREE_MAPS = frozenset(name for name, leaf in TREE_MAPS.items() if leaf == 0)  # the leaf is the argument
 _MAX_ROUNDS = 5
 
 

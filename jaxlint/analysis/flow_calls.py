@@ -15,6 +15,7 @@ from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
 from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .library import TREE_MAPS
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
 from .transforms import STATIC_ANNOTATIONS, annotation_name, eager, positional_params
@@ -22,7 +23,7 @@ from .values import (
     evaluate,
 )
 
-_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+_TREE_MAPS = frozenset(name for name, leaf in TREE_MAPS.items() if leaf == 0)  # the leaf is the argument
 
 
 class FlowCalls:

@@ -21,13 +21,12 @@ from ..syntax import (
 )
 from .definitions import named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
+from .library import CONTROL_FLOW, TRANSFORMATIONS
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
     HOST_CALLBACKS,
-    LAX_BODIES,
     TRACING_APIS,
-    TRANSFORMS,
     Application,
     StaticSpec,
     library_application,
@@ -474,11 +473,11 @@ class ModuleIndex:
         return None
 
     def _is_transform_name(self, name: str) -> bool:
-        return name in TRANSFORMS or name in self.jit_decorators
+        return name in TRANSFORMATIONS or name in self.jit_decorators
 
     @staticmethod
     def _canonical_transform(name: str) -> str:
-        return name if name in TRANSFORMS else "jax.jit"
+        return name if name in TRANSFORMATIONS else "jax.jit"
 
     def resolve_function(
         self, node: cst.BaseExpression, unit: Unit, before: int | None = None
@@ -582,8 +581,10 @@ class ModuleIndex:
     @staticmethod
     def _combine(chain: list[tuple[str, list[cst.Arg]]], bound_self: bool) -> Application:
         """Transformations applied outermost first: the strictest decides the kind, and names the context."""
-        kind = max((TRANSFORMS[name][0] for name, _ in chain), default=NONE)
-        label = next((TRANSFORMS[name][1] for name, _ in chain if TRANSFORMS[name][0] == kind), "")
+        kind = max((TRANSFORMATIONS[name].kind for name, _ in chain), default=NONE)
+        label = next(
+            (TRANSFORMATIONS[name].label for name, _ in chain if TRANSFORMATIONS[name].kind == kind), ""
+        )
         spec = StaticSpec()
         for index, (name, keywords) in enumerate(chain):
             this = static_spec(keywords, name)
@@ -626,8 +627,9 @@ class ModuleIndex:
         for (call, unit, order), callee in zip(self._sites, self._callees(), strict=True):
             if callee is None:
                 continue
-            if callee in LAX_BODIES:
-                for position, keyword in LAX_BODIES[callee]:
+            if callee in CONTROL_FLOW:
+                flow = CONTROL_FLOW[callee]
+                for position, keyword in flow.bodies:
                     found = argument(call, position, keyword)
                     arg = found.value if found is not None else None
                     if arg is None:
@@ -637,14 +639,9 @@ class ModuleIndex:
                         if (type(arg) is cst.List or type(arg) is cst.Tuple)
                         else [arg]
                     )
-                    label = (
-                        ("nnx." if callee.startswith("flax.") else "lax.")
-                        + callee.rsplit(".", 1)[1]
-                        + " body"
-                    )
                     for value in values:
                         for target, app in self._applications(value, unit, [], order):
-                            app.kind, app.label = STRICT, label
+                            app.kind, app.label = STRICT, flow.label
                             target.apply(app)
             elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
                 api = TRACING_APIS[callee]

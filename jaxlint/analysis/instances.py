@@ -21,18 +21,29 @@ from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
-from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS
+from .library import (
+    APPLY_FN_FACTORIES,
+    HAIKU_APPLY_KEYWORDS,
+    HAIKU_APPLY_LEADING,
+    HAIKU_NO_RNG,
+    LINEN_APPLY_KEYWORDS,
+    LINEN_INIT_METHODS,
+    LINEN_MODULE_BASES,
+    NNX_CLASSES,
+    TRACING_APIS,
+    TRANSFORMATIONS,
+)
 from .project import CallFact
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
 from .train_states import holds_state
-from .transforms import TRANSFORMS, Application, StaticSpec, library_application, static_spec
+from .transforms import Application, StaticSpec, library_application, static_spec
 
 # -- flax.linen Module classes, across modules ------------------------------------------------------------
 
 # Methods whose calls on an instance depend on what the class is (project mode sends the class facts only to
 # modules calling them).
-MODULE_METHODS = frozenset({"init", "init_with_output", "apply"})
+MODULE_METHODS = LINEN_INIT_METHODS | {"apply"}
 
 
 def top_level_class_facts(
@@ -168,9 +179,6 @@ _MAX_DEPTH = 8
 
 # -- flax.linen Module.apply: which method runs, with which arguments --------------------------------------
 
-# `apply`'s own keywords (the rest go to the method).
-_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
-
 
 @dataclasses.dataclass
 class AppliedMethod:
@@ -289,7 +297,7 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     if not positional:
         return None
     args = positional[1:] + [
-        a for a in call.args if a.keyword is not None and a.keyword.value not in _APPLY_KEYWORDS
+        a for a in call.args if a.keyword is not None and a.keyword.value not in LINEN_APPLY_KEYWORDS
     ]
     if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
         return AppliedMethod(class_methods(index, built.func.value, method), None, args)
@@ -346,7 +354,7 @@ def transformed_applies(index: ModuleIndex) -> None:
             continue
         name, keywords = found
         spec = static_spec([*keywords, *call.args[1:]], name)
-        kind, label = TRANSFORMS[name]
+        kind, label = TRANSFORMATIONS[name].kind, TRANSFORMATIONS[name].label
         applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is not None:
             for method in applied.units:
@@ -469,11 +477,6 @@ def class_methods(index: ModuleIndex, class_name: str, method: str, depth: int =
 
 # -- haiku: `hk.transform(f)` and what its `init`/`apply` run ----------------------------------------------
 
-# What a haiku transformation's `apply` takes before the function's own arguments (checked on haiku 0.0.17).
-_HAIKU_APPLY_LEADING = {"haiku.transform": 2, "haiku.transform_with_state": 3}  # params, [state,] rng
-_HAIKU_APPLY_KEYWORDS = frozenset({"params", "state", "rng"})
-_HAIKU_NO_RNG = "haiku.without_apply_rng"
-
 
 def haiku_transformed(
     index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
@@ -485,13 +488,13 @@ def haiku_transformed(
     if built is None or not built.args:
         return None
     receiver, name = built, index.qualname(built.func, unit)
-    no_rng = name == _HAIKU_NO_RNG
+    no_rng = name == HAIKU_NO_RNG
     if no_rng:
         inner = receiver.args[0].value
         if type(inner) is not cst.Call or not inner.args:
             return None
         receiver, name = inner, index.qualname(inner.func, unit)
-    leading = _HAIKU_APPLY_LEADING.get(name or "")
+    leading = HAIKU_APPLY_LEADING.get(name or "")
     first = receiver.args[0]
     if leading is None or (first.keyword is not None and first.keyword.value != "f"):
         return None
@@ -511,7 +514,7 @@ def haiku_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     positional = [a for a in call.args if a.keyword is None]
     keywords = [a for a in call.args if a.keyword is not None]
     if len(positional) < leading or any(
-        a.keyword.value in _HAIKU_APPLY_KEYWORDS for a in keywords if a.keyword
+        a.keyword.value in HAIKU_APPLY_KEYWORDS for a in keywords if a.keyword
     ):
         return None  # `apply(params, rng=rng, x)`-style spellings: not followed
     if found is None:

@@ -18,10 +18,11 @@ from ..syntax import dotted_name, parameter_names
 from .context import RuleContext
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
+from .library import TRANSFORMATIONS
 from .transforms import Application, StaticSpec, positional_params, static_spec
 
-# Transformations that compile, and so cache by function identity.
-COMPILING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "flax.nnx.jit"})
+# Transformations that compile, and so cache by function identity (the library table's `compiling`).
+COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
 
 
 def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:

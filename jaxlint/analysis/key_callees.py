@@ -220,11 +220,12 @@ class KeyCallees(KeyVersions):
         return None
 
     def _lax_loop(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State) -> None:
-        functions, carry_position, param_position = _LAX_CALLS[name]
-        init = argument(node, carry_position, None) if carry_position is not None else None
-        if carry_position is not None and init is None:
-            init = argument(node, None, "init" if name == "jax.lax.scan" else "init_val")
-        for position, keyword in functions:
+        flow = _LAX_CALLS[name]
+        init = None
+        if flow.init is not None:
+            init = argument(node, flow.init[0], None) or argument(node, None, flow.init[1])
+        param_position = flow.carry_param
+        for position, keyword in flow.bodies:
             arg = argument(node, position, keyword)
             if arg is None:
                 continue
@@ -236,7 +237,7 @@ class KeyCallees(KeyVersions):
                 if bound_self and callee.is_method:
                     positional = positional[1:]
                 mapping: dict[str, cst.Arg] = {}
-                if init is not None and param_position < len(positional):
+                if init is not None and param_position is not None and param_position < len(positional):
                     mapping[positional[param_position]] = init
                 self._apply(summary, callee, bound_self, node, (), versions, state, mapping)
 

@@ -14,43 +14,38 @@ from ..syntax import argument, int_literal
 from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .key_relevance import RANDOM as _RANDOM
-from .library import KEY_DICT_KEYWORDS, KEY_METHODS
+from .library import (
+    BRANCHES,
+    CONTROL_FLOW,
+    KEY_DICT_KEYWORDS,
+    KEY_METHODS,
+    LINEN_INIT_METHODS,
+    LOOP,
+    SEEDED_KEY_MAKERS,
+    TRANSFORMATIONS,
+    TRANSPARENT_DECORATORS,
+    TREE_MAPS,
+)
+from .library import FOLD_IN as FOLD_IN  # the jax.random rows of the table, named here for the key dataflow
+from .library import KEY_MAKERS as KEY_MAKERS
+from .library import SAMPLERS as SAMPLERS
+from .library import SPLIT as SPLIT
 from .transforms import positional_params
 
-# Everything in jax.random that draws random bits from its key (its first argument, or `key=`).
-SAMPLERS = frozenset(
-    _RANDOM + name
-    for name in (
-        "ball bernoulli beta binomial bits categorical cauchy chisquare choice dirichlet double_sided_maxwell "
-        "exponential f gamma generalized_normal geometric gumbel laplace loggamma logistic lognormal maxwell "
-        "multinomial multivariate_normal normal orthogonal pareto permutation poisson rademacher randint "
-        "rayleigh shuffle t triangular truncated_normal uniform wald weibull_min random_bits"
-    ).split()
-)
-SPLIT = _RANDOM + "split"
-FOLD_IN = _RANDOM + "fold_in"
-# flax.linen Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`).
-_LINEN_INITS = frozenset({"init", "init_with_output"})
+_LINEN_INITS = LINEN_INIT_METHODS
 # Method names some library object consumes a key through (library.KEY_METHODS, KEY_DICT_KEYWORDS).
 _LIBRARY_KEY_METHODS = frozenset(
     {m for methods in KEY_METHODS.values() for m in methods} | set(KEY_DICT_KEYWORDS)
 )
-# Functions that make a fresh key without consuming one.
-KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 
-# What a lax loop passes its body: label used by the index -> position of the carry parameter (None: no carry).
-LOOP_BODIES = {"lax.scan body": 0, "lax.fori_loop body": 1, "lax.while_loop body": 0, "lax.map body": None}
-# lax calls: qualified name -> (position and keyword of the function(s), position of the carry/operands
-# argument, position of the carry among the function's parameters).
-_LAX_CALLS: dict[str, tuple[tuple[tuple[int, str], ...], int | None, int]] = {
-    "jax.lax.scan": (((0, "f"),), 1, 0),
-    "jax.lax.fori_loop": (((2, "body_fun"),), 3, 1),
-    "jax.lax.while_loop": (((0, "cond_fun"), (1, "body_fun")), 2, 0),
-    "jax.lax.map": (((0, "f"),), None, 0),
-}
-_LAX_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
-# Transformations that run their function once per element (labels as `transforms.TRANSFORMS` gives them).
-_MAPPING_LABELS = frozenset({"jax.vmap-mapped", "equinox.filter_vmap-mapped"})
+# The library table's control flow whose keys the model follows: loops (qualified name -> entry; their bodies'
+# labels -> position of the carry parameter, None: no carry) and branches.
+_LAX_CALLS = {name: flow for name, flow in CONTROL_FLOW.items() if flow.keys == LOOP}
+LOOP_BODIES = {flow.label: flow.carry_param for flow in _LAX_CALLS.values()}
+_CARRIES_IN_TUPLE = frozenset(flow.label for flow in _LAX_CALLS.values() if flow.carry_in_tuple)  # (carry, y)
+_LAX_BRANCHES = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.keys == BRANCHES)
+# Transformations that run their function once per element, by label (the table's `per_element`).
+_MAPPING_LABELS = frozenset(t.label for t in TRANSFORMATIONS.values() if t.per_element)
 # Draws that pick or mask entries: one key across the elements or leaves of a batch keeps them aligned (brax
 # permutes every leaf of a transition batch with one key), so a mapped function sharing a key for these is
 # deliberate. Helpers are not judged either: what they draw is not known here.
@@ -59,15 +54,10 @@ _ALIGNING = frozenset(
     for n in "permutation shuffle choice randint bits random_bits categorical bernoulli split".split()
 )
 # Calls that run their first argument once per leaf.
-_TREE_MAPS = frozenset(
-    {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
-)
-# Key makers whose literal first argument makes the same key on every run.
-_SEEDED = frozenset({_RANDOM + "key", _RANDOM + "PRNGKey"})
+_TREE_MAPS = frozenset(TREE_MAPS)
+_SEEDED = SEEDED_KEY_MAKERS  # a literal seed: the same key on every run
 # Wrappers that call their function with the arguments they get: `jax.jit(f)(key)` calls f(key).
-_CALL_THROUGH = frozenset(
-    {"jax.jit", "jax.checkpoint", "jax.vmap", "jax.pmap", "equinox.filter_jit", "equinox.filter_vmap"}
-)
+_CALL_THROUGH = frozenset(name for name, t in TRANSFORMATIONS.items() if t.calls_through)
 
 # Calls that cannot change a Python object the function holds (attributes, list items).
 _PURE_PREFIXES = (
@@ -89,8 +79,7 @@ _PURE_METHODS = frozenset(
         "replace tree_flatten block_until_ready dot argmax argmin cumsum prod any all clip round conj real imag"
     ).split()
 )
-# Decorators (besides the transformations) that call the function with the arguments it is given.
-_TRANSPARENT_DECORATORS = frozenset({"jax.custom_jvp", "jax.custom_vjp", "jax.named_call"})
+_TRANSPARENT_DECORATORS = TRANSPARENT_DECORATORS
 _PATH_DEPTH = 3
 
 

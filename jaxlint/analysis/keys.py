@@ -43,6 +43,7 @@ from .index import ModuleIndex, Unit
 from .instances import local_method_units
 from .key_calls import KeyCalls
 from .key_model import (
+    _CARRIES_IN_TUPLE,
     _MAPPING_LABELS,
     _TRANSPARENT_DECORATORS,
     _TREE_MAPS,
@@ -295,7 +296,7 @@ class _UnitWalk(KeyCalls):
             position = LOOP_BODIES[app.label]
             if position is not None and position < len(own):
                 self.carry = own[position]
-                self.carry_in_tuple = app.label == "lax.scan body"
+                self.carry_in_tuple = app.label in _CARRIES_IN_TUPLE
             break
         if self.loop_label is not None:
             return

@@ -1,13 +1,38 @@
 """What library functions and classes do to values under JAX: one table, data only.
 
 The value model (`values.py`), the transform model (`transforms.py`) and the pytree model (`pytrees.py`)
-read these tables; rules never hard-code a library fact themselves. Every entry states what is true at run
+read these tables; rules never hard-code a library fact themselves. The function transformations (jax's,
+equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
+`jax.random`'s samplers and key makers `library_random.py`, both re-exported here. Every entry states what is true at run
 time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `pmap`) where not documented.
 """
 
 from __future__ import annotations
 
 import dataclasses
+
+from .library_random import FOLD_IN as FOLD_IN
+from .library_random import KEY_MAKERS as KEY_MAKERS
+from .library_random import KEY_RESULTS as KEY_RESULTS
+from .library_random import OLDER_SAMPLERS as OLDER_SAMPLERS
+from .library_random import RANDOM_CHECKED as RANDOM_CHECKED
+from .library_random import SAMPLERS as SAMPLERS
+from .library_random import SEEDED_KEY_MAKERS as SEEDED_KEY_MAKERS
+from .library_random import SPLIT as SPLIT
+from .library_transformations import ARGNUMS as ARGNUMS
+from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
+from .library_transformations import BRANCHES as BRANCHES
+from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
+from .library_transformations import IN_AXES as IN_AXES
+from .library_transformations import LOOP as LOOP
+from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
+from .library_transformations import STATIC_ARGNAMES as STATIC_ARGNAMES
+from .library_transformations import STATIC_ARGNUMS as STATIC_ARGNUMS
+from .library_transformations import TRANSFORMATIONS as TRANSFORMATIONS
+from .library_transformations import TRANSPARENT_DECORATORS as TRANSPARENT_DECORATORS
+from .library_transformations import TREE_MAPS as TREE_MAPS
+from .library_transformations import ControlFlow as ControlFlow
+from .library_transformations import Transformation as Transformation
 
 # What a call returns, keyed by qualified name.
 PYTHON_IF_OPERAND_IS = "python-if-operand-is-python"  # a Python value when its operand is a Python value
@@ -70,6 +95,10 @@ PYTREE_BASES: dict[str, str] = {
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+# Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`), and `apply`'s
+# own keywords (the others go to the method it runs).
+LINEN_INIT_METHODS = frozenset({"init", "init_with_output"})
+LINEN_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
 # Inside a Module method run by a jitted `apply` (jit(model.apply), a TrainState's apply_fn, nn.jit), what
 # `self.param(...)` returns is the parameter from the variables, a tracer (flax 0.12.8); so is what a
 # `flax.linen` layer (`nn.Dense(3)(x)`) returns when called on tracers.
@@ -101,7 +130,7 @@ STATIC_METADATA: dict[str, bool] = {"pytree_node": False, "static": True}
 PARAMS_TRACED = "traced"  # every parameter (an optax schedule's step count, a solver's iterate)
 PARAMS_CONCRETE = "concrete"  # none: the model's own arguments stay what the caller gave (numpyro under MCMC)
 # Where a claim was checked: the library version that ran it (tests/analysis/test_library_semantics.py), or
-# DOCUMENTED for a library not installed here (its test skips with that reason).
+# DOCUMENTED for a claim taken from the library's documentation, not run yet (its test skips; none today).
 DOCUMENTED = "documented, not run"
 
 
@@ -139,7 +168,13 @@ _OPTAX = "optax 0.2.8"
 _PYTHON = "python 3.11.7"
 _ABSL = "absl-py 2.5.1"
 _TQDM = "tqdm 4.70.1"
-_TENSORBOARDX = "tensorboardX 2.6.5"  # not in the dev virtualenv: its check skips where it is not installed
+# Not in the dev virtualenv (their checks skip where the library is not installed); run in a side virtualenv
+# with jax 0.10.2 (tests/analysis/test_library_semantics.py, README's "Library checks").
+_TENSORBOARDX = "tensorboardX 2.6.5"
+_TORCH_TENSORBOARD = "torch 2.13.0+cpu, tensorboard 2.21.0"
+_FLAX_TENSORBOARD = "flax 0.12.8, tensorflow-cpu 2.21.0"
+_WANDB = "wandb 0.31.0"
+_TQDM_NOTEBOOK = "tqdm 4.70.1, ipywidgets 8.1.9"
 _NUMPYRO = "numpyro 0.22.0"
 _FLAX = "flax 0.12.8"
 _JAX = "jax 0.10.2"
@@ -224,7 +259,9 @@ APIS: dict[str, Api] = {
 # -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
 
 LOGS = "logs"  # formats its arguments into a log line: shows a tracer when given one
-WRITES = "writes"  # records a metric: a tracer cannot be converted (tensorboardX raises TracerArrayConversionError)
+# Records a metric: handed a tracer, it raises while JAX traces (tensorboardX's and flax's writers:
+# TracerArrayConversionError; torch's: NotImplementedError, it takes no JAX array at all; wandb.log: TypeError).
+WRITES = "writes"
 PROGRESS = "progress"  # draws or advances a progress bar: ticks while JAX traces, never while the code runs
 HOST_EFFECTS = {LOGS: "logs", WRITES: "writes", PROGRESS: "advances the progress bar"}
 
@@ -241,12 +278,12 @@ HOST_OBJECTS: dict[str, dict[str, str]] = {
         name: PROGRESS
         for name in "update set_postfix set_postfix_str set_description set_description_str".split()
     },
-    "summary writer": {  # tensorboardX (run where installed) / torch.utils.tensorboard (documented, not run)
+    "summary writer": {  # tensorboardX's and torch.utils.tensorboard's
         name: WRITES
         for name in "add_scalar add_scalars add_histogram add_image add_images add_text add_figure".split()
     },
-    "flax summary writer": {  # flax.metrics.tensorboard (needs tensorflow: documented, not run)
-        name: WRITES for name in "scalar image histogram text audio write_scalars write_images".split()
+    "flax summary writer": {  # flax.metrics.tensorboard's (it needs tensorflow); `write_scalars` is clu's, not its
+        name: WRITES for name in "scalar image histogram text audio write".split()
     },
 }
 _TQDMS = (
@@ -257,7 +294,7 @@ _TQDMS = (
     "tqdm.auto.trange",
     "tqdm.std.trange",
 )
-_NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets, not installed here
+_NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets
 APIS.update(
     {
         **{f"logging.{name}": Api(_PYTHON, host=LOGS) for name in _LOG_METHODS[:9]},
@@ -266,11 +303,12 @@ APIS.update(
         "logging.getLogger": Api(_PYTHON, makes="logger"),
         "absl.logging.get_absl_logger": Api(_ABSL, makes="logger"),
         **{name: Api(_TQDM, host=PROGRESS, makes="progress bar") for name in _TQDMS},
-        **{name: Api(DOCUMENTED, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
+        **{name: Api(_TQDM_NOTEBOOK, host=PROGRESS, makes="progress bar") for name in _NOTEBOOK_TQDMS},
         "tensorboardX.SummaryWriter": Api(_TENSORBOARDX, makes="summary writer"),
-        "torch.utils.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="summary writer"),
-        "flax.metrics.tensorboard.SummaryWriter": Api(DOCUMENTED, makes="flax summary writer"),
-        "wandb.log": Api(DOCUMENTED, host=WRITES),
+        "torch.utils.tensorboard.SummaryWriter": Api(_TORCH_TENSORBOARD, makes="summary writer"),
+        "flax.metrics.tensorboard.SummaryWriter": Api(_FLAX_TENSORBOARD, makes="flax summary writer"),
+        # in mode "offline" or "online"; `wandb.init(mode="disabled")` makes `log` a no-op
+        "wandb.log": Api(_WANDB, host=WRITES),
     }
 )
 # Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
@@ -308,6 +346,11 @@ KEY_METHODS_CHECKED: dict[str, str] = {
     "haiku.transform": _HAIKU,
     "haiku.transform_with_state": _HAIKU,
 }
+# What a haiku transformation's `apply` takes before the function's own arguments (params, [state,] rng; under
+# `hk.without_apply_rng` no rng), dm-haiku 0.0.17.
+HAIKU_APPLY_LEADING = {"haiku.transform": 2, "haiku.transform_with_state": 3}
+HAIKU_APPLY_KEYWORDS = frozenset({"params", "state", "rng"})
+HAIKU_NO_RNG = "haiku.without_apply_rng"
 # Factories of objects with a field that calls a Module's `apply`: factory -> (keyword given `model.apply`, the
 # field). `TrainState.create(apply_fn=model.apply, ...)`: `state.apply_fn(variables, x)` is `model.apply(...)`.
 APPLY_FN_FACTORIES: dict[str, tuple[str, str]] = {

@@ -15,11 +15,11 @@ import libcst as cst
 from ..syntax import own_nodes, walk
 from .instances import class_methods, subclass_bases
 from .kinds import NNX, NONE
-from .library import NNX_CLASSES, NNX_MUTATING_METHODS
+from .library import NNX_CLASSES, NNX_MUTATING_METHODS, TRANSFORMATIONS
 from .receivers import parameter_class
-from .transforms import TRANSFORMS, positional_params
+from .transforms import positional_params
 
-_PLAIN_JIT = TRANSFORMS["jax.jit"][1]
+_PLAIN_JIT = TRANSFORMATIONS["jax.jit"].label
 
 
 def updated_variable(target: cst.BaseExpression) -> cst.Name | None:

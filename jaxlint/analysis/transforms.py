@@ -3,8 +3,9 @@
 The index pass (`index.py`) finds every function and lambda (a `Unit`) and every place a transformation is
 applied to one: decorators (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`, `@my_jit` aliases, wrappers
 named in config), call sites (`jax.jit(f)`, `jax.vmap(jax.grad(f))`, `jax.jit(partial(f, n=3))`) and bodies
-handed to `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch`/`map`/`associative_scan`. This module knows
-what each transformation does to its function's parameters.
+handed to `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch`/`map`/`associative_scan`. This module reads
+what each transformation does to its function's parameters from the library table
+(`library_transformations.py`) and applies it to a function's parameters.
 """
 
 from __future__ import annotations
@@ -14,99 +15,26 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .kinds import GRAD, STRICT
+from .kinds import STRICT
+from .library import ARGNUMS, IN_AXES, PARAMS_CONCRETE, STATIC_ARGNAMES, STATIC_ARGNUMS, TRANSFORMATIONS, Api
+from .library import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS  # re-exported: the value model reads it from here
 from .library import HOST_CALLBACKS as HOST_CALLBACKS  # re-exported: the index reads it from here
-from .library import PARAMS_CONCRETE, Api
+from .library import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS  # re-exported: the flow walk reads it from here
 from .library import TRACING_APIS as TRACING_APIS  # re-exported: the index reads it from here
 
-# qualified name -> (kind, label used in messages)
-TRANSFORMS: dict[str, tuple[int, str]] = {
-    "jax.jit": (STRICT, "jax.jit-compiled"),
-    "jax.pmap": (STRICT, "jax.pmap-mapped"),
-    "jax.vmap": (STRICT, "jax.vmap-mapped"),
-    "jax.checkpoint": (STRICT, "jax.checkpoint-ed"),
-    "jax.shard_map": (STRICT, "shard_map-ped"),
-    "jax.make_jaxpr": (STRICT, "jax.make_jaxpr-traced"),
-    "jax.eval_shape": (STRICT, "jax.eval_shape-traced"),
-    "equinox.filter_jit": (STRICT, "equinox.filter_jit-compiled"),
-    "equinox.filter_vmap": (STRICT, "equinox.filter_vmap-mapped"),
-    "equinox.filter_pmap": (STRICT, "equinox.filter_pmap-mapped"),
-    "equinox.filter_checkpoint": (STRICT, "equinox.filter_checkpoint-ed"),
-    # flax.nnx's lifted transformations of a function (flax 0.12.8: each traces the array arguments it is
-    # given, tests/analysis/test_library_semantics.py); nnx.vmap, like jax.vmap, stages nothing out.
-    "flax.nnx.jit": (STRICT, "nnx.jit-compiled"),
-    "flax.nnx.vmap": (STRICT, "nnx.vmap-mapped"),
-    "flax.nnx.pmap": (STRICT, "nnx.pmap-mapped"),
-    "flax.nnx.remat": (STRICT, "nnx.remat-ed"),
-    "flax.nnx.scan": (STRICT, "nnx.scan body"),
-    "jax.grad": (GRAD, "jax.grad-differentiated"),
-    "jax.value_and_grad": (GRAD, "jax.value_and_grad-differentiated"),
-    "jax.jacfwd": (GRAD, "jax.jacfwd-differentiated"),
-    "jax.jacrev": (GRAD, "jax.jacrev-differentiated"),
-    "jax.hessian": (GRAD, "jax.hessian-differentiated"),
-    "jax.jvp": (GRAD, "jax.jvp-differentiated"),
-    "jax.vjp": (GRAD, "jax.vjp-differentiated"),
-    "jax.linearize": (GRAD, "jax.linearize-differentiated"),
-    "equinox.filter_grad": (GRAD, "equinox.filter_grad-differentiated"),
-    "equinox.filter_value_and_grad": (GRAD, "equinox.filter_value_and_grad-differentiated"),
-    "flax.nnx.grad": (GRAD, "nnx.grad-differentiated"),
-    "flax.nnx.value_and_grad": (GRAD, "nnx.value_and_grad-differentiated"),
+# The table's transformations by what they do, looked up per transformation applied (built once).
+_FILTERING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.filtering)
+_EAGER_MAPS = frozenset(name for name, t in TRANSFORMATIONS.items() if t.eager)
+_EAGER_LABELS = frozenset(TRANSFORMATIONS[name].label for name in _EAGER_MAPS)
+# name -> (default argnum, whether `argnums=` is read)
+_DIFFERENTIATING = {
+    name: (argnum, t.argnums)
+    for name, t in TRANSFORMATIONS.items()
+    if (argnum := t.differentiates) is not None
 }
-
-# Transformations whose plain (non-array) arguments are static: only array-annotated parameters are traced.
-# flax.nnx.jit is here for its graph-node arguments (a Module's plain attributes stay static), but it traces a
-# Python scalar argument (flax 0.12.8: `nnx.jit(f)(model, x, True)` gives `f` a traced bool, unlike
-# `eqx.filter_jit`); that is not modelled, so such a flag is missed, never wrongly flagged.
-FILTERING = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.jit"})
-# Transformations that stage nothing out: called eagerly, only the values computed from their mapped arguments
-# are tracers (`jnp.zeros(3)` or `split(closed_key)` inside a bare vmap are concrete arrays, checked on 0.10).
-EAGER_MAPS = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
-
-# lax control flow: qualified name -> (positional index, keyword) of each function argument.
-LAX_BODIES: dict[str, tuple[tuple[int, str], ...]] = {
-    "jax.lax.scan": ((0, "f"),),
-    "jax.lax.fori_loop": ((2, "body_fun"),),
-    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
-    "jax.lax.switch": ((1, "branches"),),
-    "jax.lax.map": ((0, "f"),),
-    "jax.lax.associative_scan": ((0, "fn"),),
-    # flax.nnx's control flow takes its functions where lax's does (flax 0.12.8)
-    "flax.nnx.fori_loop": ((2, "body_fun"),),
-    "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-    "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
-    "flax.nnx.switch": ((1, "branches"),),
+_POSITIONAL_OPTIONS = {
+    name: t.positional_options for name, t in TRANSFORMATIONS.items() if t.positional_options
 }
-
-# Differentiation alone makes tracers only of the arguments it differentiates: transform -> default argnums.
-# (jvp/vjp/linearize take all primals; equinox's filter_grad differentiates its first argument, always.)
-DIFFERENTIATING: dict[str, int | None] = {
-    "jax.grad": 0,
-    "jax.value_and_grad": 0,
-    "jax.jacfwd": 0,
-    "jax.jacrev": 0,
-    "jax.hessian": 0,
-    "flax.nnx.grad": 0,
-    "flax.nnx.value_and_grad": 0,
-    "equinox.filter_grad": None,
-    "equinox.filter_value_and_grad": None,
-}
-
-# Annotations that mark a parameter as an array (traced under any transformation) ...
-ARRAY_ANNOTATIONS = (
-    "Array",
-    "ndarray",
-    "ArrayLike",
-    "Float",
-    "Int",
-    "Bool",
-    "Complex",
-    "Num",
-    "Shaped",
-    "Real",
-)
-# ... and ones that cannot be a JAX type, so the parameter must be static (or the call fails anyway).
-STATIC_ANNOTATIONS = frozenset({"str", "Callable", "type", "Module", "Sequence", "Mapping", "dict", "list"})
 
 
 @dataclasses.dataclass
@@ -120,7 +48,9 @@ class StaticSpec:
     filtering: bool = False  # equinox-style: only array-annotated parameters are traced
     # grad alone: only these positions are tracers; None when every parameter is (jit, vmap, ...).
     differentiated: frozenset[int] | None = None
-    eager_map: bool = False  # only vmaps (EAGER_MAPS) in the chain: nothing is staged out by the chain itself
+    eager_map: bool = (
+        False  # only eager maps (the table's `eager`) in the chain: nothing is staged out by the chain itself
+    )
 
     def merged(self, other: StaticSpec) -> StaticSpec:
         """Two transformations applied to one function (`jit(grad(f))`): a parameter is traced when either
@@ -198,17 +128,6 @@ def _in_axes_none(node: cst.BaseExpression) -> tuple[frozenset[int], bool]:
     return frozenset(), False
 
 
-# Options a transformation accepts positionally after the function, in order.
-_POSITIONAL_OPTIONS = {
-    "jax.vmap": ("in_axes",),
-    "equinox.filter_vmap": ("in_axes",),
-    **{
-        name: ("argnums",)
-        for name in ("jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian")
-    },
-}
-
-
 def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     """Read static_argnums / static_argnames / in_axes from a transformation's keyword arguments."""
     argnums: set[int] = set()
@@ -216,9 +135,9 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     unbatched: frozenset[int] = frozenset()
     unknown = False
     differentiated: frozenset[int] | None = None
-    if qualname in DIFFERENTIATING:
-        default = DIFFERENTIATING[qualname]
-        differentiated = frozenset({0 if default is None else default})
+    differentiating = _DIFFERENTIATING.get(qualname)
+    if differentiating is not None:
+        differentiated = frozenset({differentiating[0]})
     positional_keys = _POSITIONAL_OPTIONS.get(qualname, ())
     positional = [a for a in args if a.keyword is None]
     for arg in args:
@@ -230,22 +149,22 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
             key = positional_keys[index]
         else:
             key = arg.keyword.value
-        if key in ("static_argnums", "static_broadcasted_argnums"):
+        if key in STATIC_ARGNUMS:
             nums = _literals(arg.value, _int_leaf)
             if nums is None:
                 unknown = True
             else:
                 argnums |= nums
-        elif key == "static_argnames":
+        elif key == STATIC_ARGNAMES:
             names = _literals(arg.value, _str_leaf)
             if names is None:
                 unknown = True
             else:
                 argnames |= names
-        elif key == "in_axes":
+        elif key == IN_AXES:
             unbatched, understood = _in_axes_none(arg.value)
             unknown = unknown or not understood
-        elif key == "argnums" and differentiated is not None and DIFFERENTIATING[qualname] is not None:
+        elif key == ARGNUMS and differentiating is not None and differentiating[1]:
             nums = _literals(arg.value, _int_leaf)
             if nums is None:
                 unknown = True
@@ -256,9 +175,9 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         frozenset(argnames),
         unbatched,
         unknown,
-        filtering=qualname in FILTERING,
+        filtering=qualname in _FILTERING,
         differentiated=differentiated,
-        eager_map=qualname in EAGER_MAPS,
+        eager_map=qualname in _EAGER_MAPS,
     )
 
 
@@ -281,9 +200,6 @@ def eager(app: Application) -> bool:
     """Whether `app` stages nothing out: only eager vmaps, applied directly (a lax body built from a vmap,
     `lax.scan(jax.vmap(f), ...)`, is relabelled by the index and staged like any lax body)."""
     return app.spec.eager_map and app.label in _EAGER_LABELS
-
-
-_EAGER_LABELS = frozenset(TRANSFORMS[name][1] for name in EAGER_MAPS)
 
 
 def annotation_name(param: cst.Param) -> str | None:

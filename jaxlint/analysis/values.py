@@ -21,6 +21,7 @@ from .library import (
     CONCRETE,
     FIELDS,
     FLATTEN,
+    KEY_RESULTS,
     LINEN_PARAM_METHODS,
     OBSERVED_KEYWORD,
     PYTHON_IF_OPERAND_IS,
@@ -659,16 +660,7 @@ def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
     return mapping(tuple(keys), tuple(items), evaluate(node, scope) if flags is None else flags)
 
 
-# Calls that make PRNG keys: their dtype kind ("key" for typed keys, "uint32" for legacy ones, None: as the
-# key they are given).
-_KEY_MAKERS = {
-    "jax.random.key": "key",
-    "jax.random.PRNGKey": "uint32",
-    "jax.random.split": None,
-    "jax.random.fold_in": None,
-    "jax.random.clone": None,
-    "jax.random.wrap_key_data": "key",
-}
+_KEY_MAKERS = KEY_RESULTS  # calls that make PRNG keys: their kind (library table)
 _NUMPY_CONSTRUCTORS = NUMPY_ARRAYS - {"numpy.meshgrid"}  # meshgrid gives a list of arrays
 # Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
 # position of their `dtype` parameter.

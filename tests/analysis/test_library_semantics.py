@@ -1,6 +1,7 @@
-"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU:
-the callable an API traces receives tracers (or, for numpyro models, concrete arguments and traced sample
-sites); an argument it consumes as a key draws the same numbers when given twice. Entries marked documented
+"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU
+(its transformations and control flow: test_library_transformations.py): the callable an API traces receives
+tracers (or, for numpyro models, concrete arguments and traced sample sites); an argument it consumes as a key
+draws the same numbers when given twice. Entries marked documented
 are skipped with that reason unless their library is installed."""
 
 from __future__ import annotations
@@ -20,13 +21,18 @@ from jaxlint.analysis.library import (
     COPYING_INPLACE_METHODS,
     DOCUMENTED,
     DTYPE_METHODS,
+    HAIKU_APPLY_KEYWORDS,
+    HAIKU_APPLY_LEADING,
+    HAIKU_NO_RNG,
     HOST_OBJECTS,
     INT_CONVERSIONS,
     INT_FILLS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     KEY_METHODS_CHECKED,
+    LINEN_APPLY_KEYWORDS,
     LINEN_CONCRETE_VARIABLES,
+    LINEN_INIT_METHODS,
     LINEN_LAYERS_PREFIX,
     LINEN_PARAM_METHODS,
     LOGS,
@@ -36,6 +42,7 @@ from jaxlint.analysis.library import (
     PARAMS_CONCRETE,
     PROGRESS,
     TRACED_RESULT,
+    WRITES,
 )
 
 jax = pytest.importorskip("jax")
@@ -239,26 +246,31 @@ def check_logger_maker(name: str) -> None:
 
 
 def check_progress(name: str) -> None:
-    """tqdm/trange inside jit draws its bar while tracing only: a second call draws nothing; a bar made
-    outside and updated inside advances once for two calls (HOST_OBJECTS' methods)."""
+    """tqdm/trange inside jit makes and advances its bar while tracing only: three calls make one bar, advanced
+    once through its range; a bar made outside and updated inside advances once for two calls (HOST_OBJECTS'
+    methods). tqdm.notebook's widget bar (it needs ipywidgets) does the same outside a notebook."""
     assert APIS[name].host == PROGRESS and APIS[name].makes == "progress bar"
     pytest.importorskip(name.rpartition(".")[0])
+    notebook = name.startswith("tqdm.notebook.")
+    if notebook:
+        pytest.importorskip("ipywidgets")  # without it tqdm.notebook cannot build its bar
     made = resolve(name)
     out = io.StringIO()
+    bars: list[Any] = []
 
     def loop(x):
         bar = made(3, file=out) if name.endswith("trange") else made(range(3), file=out)
+        bars.append(bar)
         for i in bar:
             x = x + i
         return x
 
     step = jax.jit(loop)
-    step(jnp.ones(2))
-    drawn = out.getvalue()
-    assert drawn, "the first call draws the bar (while tracing)"
-    assert (step(jnp.ones(2)) == loop(jnp.ones(2))).all() and out.getvalue().count("3/3") == 2
-    step(jnp.ones(2))
-    assert out.getvalue().count("3/3") == 2, "the jitted call itself draws nothing"
+    for _ in range(3):
+        assert (step(jnp.ones(2)) == jnp.ones(2) + 3).all()
+    assert len(bars) == 1 and bars[0].n == 3, "one bar, made and run through while tracing"
+    if not notebook:  # the terminal bar is drawn once, complete
+        assert out.getvalue().count("3/3") == 1, "the jitted calls themselves draw nothing"
     bar = made(total=10, file=io.StringIO()) if not name.endswith("trange") else made(10, file=io.StringIO())
     methods = HOST_OBJECTS["progress bar"]
     advance = jax.jit(lambda x: [bar.update(1), bar.set_postfix(x=x), bar.set_description(f"{x}")] and x + 1)
@@ -266,20 +278,76 @@ def check_progress(name: str) -> None:
     advance(jnp.ones(2))
     assert bar.n == 1, f"{bar.n}: updated once for two calls"
     assert all(hasattr(bar, m) for m in methods)
+    bar.close()
+
+
+def _write_arguments(method: str, x: Any) -> tuple:
+    """Arguments that hand each summary-writer method a value computed from the tracer `x` (shape (2,))."""
+    value = {
+        "add_scalars": {"a": jnp.sum(x)},
+        "add_image": jnp.ones((3, 4, 4)) * x[0],  # CHW
+        "image": jnp.ones((4, 4, 3)) * x[0],  # HWC
+        "add_images": jnp.ones((1, 3, 4, 4)) * x[0],
+        "audio": jnp.ones((1, 100, 1)) * x[0] * 0.1,
+    }.get(method, jnp.sum(x) if method in ("add_scalar", "scalar") else x)
+    return ("tag", value, 0)
+
+
+# Each summary writer's scalar method, given a tracer under jit: what it raises (checked on the versions in
+# library.py). Every other method of its HOST_OBJECTS kind raises too (text ones a ValueError/AttributeError).
+_WRITER_ERRORS: dict[str, tuple[str, type[Exception]]] = {
+    "tensorboardX.SummaryWriter": ("add_scalar", jax.errors.TracerArrayConversionError),
+    "torch.utils.tensorboard.SummaryWriter": ("add_scalar", NotImplementedError),  # it takes no JAX array
+    "flax.metrics.tensorboard.SummaryWriter": ("scalar", jax.errors.TracerArrayConversionError),
+}
 
 
 def check_summary_writer(name: str) -> None:
-    """A summary writer's HOST_OBJECTS methods exist; given a tracer under jit, add_scalar cannot convert it."""
-    pytest.importorskip(name.split(".")[0])
-    assert APIS[name].makes == "summary writer"
+    """A summary writer has its HOST_OBJECTS methods, each of which cannot record a tracer: given one under jit
+    it raises while JAX traces (the scalar method: the class `_WRITER_ERRORS` names)."""
+    pytest.importorskip(name.rpartition(".")[0])  # flax.metrics.tensorboard imports tensorflow
+    kind = APIS[name].makes
+    methods = HOST_OBJECTS[kind]
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
         writer = resolve(name)(folder)
-        assert all(hasattr(writer, method) for method in HOST_OBJECTS["summary writer"])
-        with pytest.raises(jax.errors.TracerArrayConversionError):
-            jax.jit(lambda x: writer.add_scalar("loss", jnp.sum(x), 0) or x)(jnp.ones(2))
+        assert all(hasattr(writer, method) for method in methods), [
+            m for m in methods if not hasattr(writer, m)
+        ]
+        scalar, error = _WRITER_ERRORS[name]
+        assert methods[scalar] == WRITES
+        with pytest.raises(error):
+            jax.jit(lambda x: getattr(writer, scalar)(*_write_arguments(scalar, x)) or x)(jnp.ones(2))
+        for method in methods:
+            if method == "add_figure":
+                continue  # takes a matplotlib figure, never an array
+            with pytest.raises(
+                (jax.errors.TracerArrayConversionError, NotImplementedError, ValueError, AttributeError)
+            ):
+                jax.jit(lambda x, m=method: getattr(writer, m)(*_write_arguments(m, x)) or x)(jnp.ones(2))
         writer.close()
+
+
+def check_wandb_log(name: str) -> None:
+    """`wandb.log` of a tracer under jit raises TypeError while JAX traces (a tracer is no JSON value), in a
+    run that logs (mode "offline", no login); a concrete value logs. (In mode "disabled" `log` is a no-op.)"""
+    wandb = pytest.importorskip("wandb")
+    assert APIS[name].host == WRITES
+    import os
+    import tempfile
+
+    os.environ.setdefault("WANDB_SILENT", "true")
+    with tempfile.TemporaryDirectory() as folder:
+        run = wandb.init(mode="offline", dir=folder, project="jaxlint-semantics")
+        try:
+            with pytest.raises(TypeError):
+                jax.jit(lambda x: resolve(name)({"loss": jnp.sum(x)}) or x)(jnp.ones(2))
+            resolve(name)({"loss": jnp.sum(jnp.ones(2))})
+            assert run.summary["loss"] == 2
+        finally:
+            run.finish()
+            wandb.teardown()  # its service process ends with the test
 
 
 def check_solver(name: str) -> None:
@@ -378,6 +446,9 @@ def check_key_consumer(name: str) -> None:
 
 CHECKS: dict[str, Callable[[str], None]] = {
     "tensorboardX.SummaryWriter": check_summary_writer,
+    "torch.utils.tensorboard.SummaryWriter": check_summary_writer,
+    "flax.metrics.tensorboard.SummaryWriter": check_summary_writer,
+    "wandb.log": check_wandb_log,
     "logging.getLogger": check_logger_maker,
     "absl.logging.get_absl_logger": check_logger_maker,
     "logging.": check_logs,
@@ -466,6 +537,47 @@ def test_key_method_consumes_its_key(factory: str) -> None:
         first = draw(key)
         assert (first == draw(key)).all(), f"{factory}.{method}: one key, one draw"
         assert not (first == draw(other)).all(), f"{factory}.{method}: another key, another draw"
+
+
+@pytest.mark.parametrize("method", sorted(LINEN_INIT_METHODS))
+def test_linen_init_draws_the_parameters_from_its_key(method: str) -> None:
+    """`model.init(key, x)` (and `init_with_output`): one key, the same parameters; another key, others; the
+    key given as `rngs=` too."""
+    nn = pytest.importorskip("flax.linen")
+    net, x = nn.Dense(3), jnp.ones((1, 2))
+    init = getattr(net, method)
+    leaves = lambda out: jax.tree.leaves(out)  # noqa: E731
+    first = leaves(init(jax.random.key(0), x))
+    assert all((a == b).all() for a, b in zip(first, leaves(init(jax.random.key(0), x)), strict=True))
+    assert all(
+        (a == b).all() for a, b in zip(first, leaves(init(rngs=jax.random.key(0), inputs=x)), strict=True)
+    )
+    assert not all((a == b).all() for a, b in zip(first, leaves(init(jax.random.key(1), x)), strict=True))
+
+
+def test_linen_apply_and_haiku_apply_take_what_the_table_says() -> None:
+    """LINEN_APPLY_KEYWORDS are `Module.apply`'s own keywords (flax 0.12.8); a haiku transformation's `apply`
+    takes HAIKU_APPLY_LEADING arguments (params, [state,] rng) before the function's own, and one fewer (no rng)
+    under `without_apply_rng` (dm-haiku 0.0.17); HAIKU_APPLY_KEYWORDS are their names."""
+    import inspect
+
+    nn = pytest.importorskip("flax.linen")
+    assert LINEN_APPLY_KEYWORDS <= set(inspect.signature(nn.Module.apply).parameters)
+    hk = pytest.importorskip("haiku")
+
+    def f(x):
+        return x
+
+    names: set[str] = set()
+    for factory, leading in HAIKU_APPLY_LEADING.items():
+        transformed = resolve(factory)(f)
+        parameters = list(inspect.signature(transformed.apply).parameters)
+        assert parameters[leading:] == ["x"] and parameters[leading - 1] == "rng"
+        names |= set(parameters[:leading])
+        plain = list(inspect.signature(resolve(HAIKU_NO_RNG)(transformed).apply).parameters)
+        assert plain == [p for p in parameters if p != "rng"]
+    assert names == HAIKU_APPLY_KEYWORDS
+    assert hk.transform(f).apply({}, None, 2) == 2
 
 
 def test_flax_apply_rngs_consumes_its_key() -> None:
@@ -627,11 +739,16 @@ def test_equinox_module_fields_are_traced_unless_static() -> None:
     jax.jit and in a lax.scan carry; filter_jit keeps non-array leaves static; `eqx.field(static=True)` is
     static everywhere; scanning over stacked Modules hands the body one Module of the class per step."""
     eqx = pytest.importorskip("equinox")
-    from jaxlint.analysis.library import FIELD_FUNCTIONS, FIELDS, PYTREE_BASES, SCALAR_FIELD_TYPES
-    from jaxlint.analysis.transforms import FILTERING
+    from jaxlint.analysis.library import (
+        FIELD_FUNCTIONS,
+        FIELDS,
+        PYTREE_BASES,
+        SCALAR_FIELD_TYPES,
+        TRANSFORMATIONS,
+    )
 
     assert PYTREE_BASES["equinox.Module"] == FIELDS and FIELD_FUNCTIONS["equinox.field"] == ("static", True)
-    assert "bool" in SCALAR_FIELD_TYPES and "equinox.filter_jit" in FILTERING
+    assert "bool" in SCALAR_FIELD_TYPES and TRANSFORMATIONS["equinox.filter_jit"].filtering
     seen: dict[str, bool] = {}
 
     class Block(eqx.Module):
@@ -664,70 +781,8 @@ def test_equinox_module_fields_are_traced_unless_static() -> None:
     assert seen["layer"] and seen["layer_weight"], "each step gets a Layer whose fields are tracers"
 
 
-def test_nnx_transformations_trace_their_function() -> None:
-    """The flax.nnx entries of transforms.TRANSFORMS and LAX_BODIES: the function receives tracers for the array
-    arguments (the differentiated one only, for nnx.grad); nnx.vmap, like jax.vmap, stages nothing out."""
-    nnx = pytest.importorskip("flax.nnx")
-    from jaxlint.analysis.kinds import STRICT
-    from jaxlint.analysis.transforms import DIFFERENTIATING, EAGER_MAPS, LAX_BODIES, TRANSFORMS
-
-    seen: dict[str, Any] = {}
-
-    class Model(nnx.Module):
-        def __init__(self):
-            self.w = nnx.Param(jnp.ones(3))
-
-        def __call__(self, x):
-            return x * self.w
-
-    def f(model, x):
-        seen["f"] = (is_tracer(x), is_tracer(jnp.zeros(1)))
-        return model(x).sum()
-
-    model, x = Model(), jnp.ones(3)
-    names = sorted(n for n in TRANSFORMS if n.startswith("flax.nnx."))
-    assert names, "the table has flax.nnx transformations"
-    for name in names:
-        seen.clear()
-        transform = resolve(name)
-        if name in ("flax.nnx.vmap", "flax.nnx.pmap"):
-            transform(f, in_axes=(None, 0))(model, x[None])
-        elif name == "flax.nnx.scan":
-            transform(lambda c, v: (c, f(model, v)), in_axes=(nnx.Carry, 0))(0.0, x[None])
-        elif name in DIFFERENTIATING:
-            transform(lambda v, m: f(m, v), argnums=DIFFERENTIATING[name])(x, model)
-        else:
-            transform(f)(model, x)
-        assert seen["f"][0], f"{name}: the array argument is a tracer"
-        if TRANSFORMS[name][0] == STRICT:  # differentiation alone stages nothing out
-            staged = seen["f"][1]
-            assert staged == (name not in EAGER_MAPS), f"{name}: constants are tracers exactly when it stages"
-
-    # FILTERING's note: nnx.jit traces a Python scalar argument (equinox's filter_jit keeps it static).
-    nnx.jit(lambda m, v, flag: seen.update(flag=is_tracer(flag)))(model, x, True)
-    assert seen["flag"]
-    eqx = pytest.importorskip("equinox")
-    eqx.filter_jit(lambda v, flag: seen.update(flag=is_tracer(flag)))(x, True)
-    assert not seen["flag"]
-
-    def body(*args):
-        seen["body"] = tuple(is_tracer(a) for a in args)
-        return args[-1]
-
-    flows = sorted(n for n in LAX_BODIES if n.startswith("flax.nnx."))
-    assert flows
-    for name in flows:
-        seen.clear()
-        call = resolve(name)
-        if name.endswith("fori_loop"):
-            call(0, 2, body, x)
-        elif name.endswith("while_loop"):
-            call(lambda v: v.sum() < 0, body, x)
-        elif name.endswith("cond"):
-            call(x.sum() > 0, body, body, x)
-        else:
-            call(1, [body, body], x)
-        assert seen["body"] and all(seen["body"]), f"{name}: the body is traced"
+# The transformations and control flow of the table (jax, equinox's filter_*, flax.nnx): run per entry by
+# tests/analysis/test_library_transformations.py.
 
 
 def test_nnx_updates_under_plain_jit_are_dropped() -> None:

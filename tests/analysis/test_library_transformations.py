@@ -1,0 +1,332 @@
+"""Each entry of the library table's transformations and control flow (analysis/library_transformations.py),
+run on real JAX (and equinox, flax.nnx) on CPU: which of the function's arguments are tracers, whether its body
+is staged out, which options it takes where, what it caches, what it calls the function with; for control flow,
+where its functions and its carry are given and that the functions run traced; what tree maps and transparent
+decorators call their function with."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from jaxlint.analysis.kinds import GRAD, STRICT
+from jaxlint.analysis.library import (
+    ARGNUMS,
+    ARRAY_ANNOTATIONS,
+    BRANCHES,
+    CONTROL_FLOW,
+    IN_AXES,
+    LOOP,
+    STATIC_ANNOTATIONS,
+    STATIC_ARGNAMES,
+    STATIC_ARGNUMS,
+    TRANSFORMATIONS,
+    TRANSPARENT_DECORATORS,
+    TREE_MAPS,
+)
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+from tests.analysis.test_library_semantics import is_tracer, resolve  # noqa: E402
+
+_MAPPED = (
+    "jax.vmap",
+    "equinox.filter_vmap",
+    "flax.nnx.vmap",
+    "jax.pmap",
+    "equinox.filter_pmap",
+    "flax.nnx.pmap",
+)
+_PRIMALS = ("jax.jvp", "jax.vjp", "jax.linearize")  # called with the function and its primals at once
+
+
+def _library(name: str) -> None:
+    pytest.importorskip({"equinox": "equinox", "flax": "flax.nnx"}.get(name.split(".")[0], "jax"))
+
+
+def _rows() -> int:
+    """The leading axis of a mapped argument: pmap needs one row per device."""
+    return jax.local_device_count()
+
+
+def _call(name: str, f: Callable, x: Any, y: Any, **options: Any) -> Callable[[], Any]:
+    """A thunk that runs `f(x, y)` under the transformation `name` (for the mapped ones, `x` and `y` get a
+    leading axis and `f` one row of each), with `options` given to the transformation."""
+    transform = resolve(name)
+    if name in _PRIMALS:
+        if name == "jax.jvp":
+            return lambda: transform(f, (x, y), (x, y))
+        return lambda: transform(f, x, y)
+    if name == "jax.eval_shape":
+        return lambda: transform(f, x, y)
+    if name == "jax.shard_map":
+        import numpy as np
+        from jax.sharding import Mesh
+        from jax.sharding import PartitionSpec as P
+
+        mesh = Mesh(np.array(jax.devices()[:1]), ("i",))
+        wrapped = transform(f, mesh=mesh, in_specs=(P(), P()), out_specs=P())
+        return lambda: wrapped(x, y)
+    if name == "flax.nnx.scan":
+        nnx = resolve("flax.nnx")
+        scanned = transform(lambda c, u, v: (c, f(u, v)), in_axes=(nnx.Carry, 0, 0), **options)
+        return lambda: scanned(0.0, jnp.stack([x] * _rows()), jnp.stack([y] * _rows()))
+    wrapped = transform(f, **options)
+    if name in _MAPPED:
+        stack = lambda v: jnp.stack([v] * _rows()) if isinstance(v, jax.Array) else v  # noqa: E731
+        return lambda: wrapped(stack(x), stack(y))
+    return lambda: wrapped(x, y)
+
+
+def _probe() -> tuple[Callable, list[tuple[bool, bool, bool]]]:
+    """A function recording, per call, whether its two arguments and a constant made inside are tracers."""
+    seen: list[tuple[bool, bool, bool]] = []
+
+    def f(x, y):
+        seen.append((is_tracer(x), is_tracer(y), is_tracer(jnp.zeros(1))))
+        return jnp.sum(x * y)
+
+    return f, seen
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMATIONS))
+def test_transformation_traces_as_the_table_says(name: str) -> None:
+    """STRICT: every array argument is a tracer, and a constant made inside is one exactly when the body is
+    staged out (`eager`: not when called eagerly). GRAD: the body is not staged out; the differentiated
+    argument (0 by default, `argnums=` where the entry reads it) is the only tracer, or every primal is."""
+    _library(name)
+    t = TRANSFORMATIONS[name]
+    assert t.checked and t.label and t.kind in (STRICT, GRAD)
+    f, seen = _probe()
+    x, y = jnp.ones(3), jnp.full(3, 2.0)
+    _call(name, f, x, y)()
+    assert seen, f"{name}: the function never ran"
+    traced_x, traced_y, staged = seen[0]
+    if t.kind == STRICT:
+        assert traced_x and traced_y, f"{name}: an array argument is not a tracer"
+        assert staged != t.eager, f"{name}: a constant inside is a tracer exactly when the body is staged"
+        return
+    assert traced_x and not staged, f"{name}: differentiation traces its argument and stages nothing"
+    assert traced_y == (t.differentiates is None), f"{name}: argument 1 is traced only when every primal is"
+    if t.argnums:
+        seen.clear()
+        _call(name, f, x, y, argnums=1)()
+        assert seen[0][:2] == (False, True), f"{name}: argnums=1 differentiates argument 1 only"
+    elif t.differentiates is not None:
+        with pytest.raises(ValueError):  # the first argument, always (equinox refuses `argnums`)
+            _call(name, f, x, y, argnums=1)()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.filtering))
+def test_filtering_transformation_keeps_plain_values_static(name: str) -> None:
+    """equinox's filter_*: a Python bool argument stays a Python bool. flax.nnx.jit: a Module's plain attribute
+    stays static, but a Python scalar argument is traced (the limit the entry's comment states)."""
+    _library(name)
+    seen: dict[str, bool] = {}
+    if name == "flax.nnx.jit":
+        nnx = resolve("flax.nnx")
+
+        class Model(nnx.Module):
+            def __init__(self) -> None:
+                self.w = nnx.Param(jnp.ones(3))
+                self.flag = True
+
+        def f(model, x, flag):
+            seen.update(attribute=is_tracer(model.flag) or type(model.flag) is not bool, flag=is_tracer(flag))
+            return x * model.w
+
+        nnx.jit(f)(Model(), jnp.ones(3), True)
+        assert not seen["attribute"] and seen["flag"]
+        return
+
+    def g(x, flag):
+        seen.update(flag=type(flag) is not bool, x=is_tracer(x))
+        return x
+
+    x = jnp.ones(3)
+    resolve(name)(g)(jnp.stack([x] * _rows()) if name in _MAPPED else x, True)
+    assert seen["x"] and not seen["flag"], f"{name}: a Python bool argument was traced"
+
+
+_OPTIONS = (IN_AXES, ARGNUMS, STATIC_ARGNAMES, *STATIC_ARGNUMS)
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMATIONS))
+def test_positional_options_are_where_the_table_says(name: str) -> None:
+    """An option the table reads (static_argnums, in_axes, argnums, ...) is given positionally, right after the
+    function, exactly where `positional_options` says; elsewhere it is keyword-only or absent."""
+    _library(name)
+    t = TRANSFORMATIONS[name]
+    parameters = list(inspect.signature(resolve(name)).parameters.values())[1:]
+    positional = [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    read = [p for p in positional if p in _OPTIONS]
+    assert read == list(t.positional_options), f"{name}: options after the function: {positional}"
+    assert positional[: len(read)] == read, f"{name}: a positional option is not right after the function"
+
+
+def test_positional_options_do_what_their_keywords_do() -> None:
+    """`vmap(f, (0, None))` leaves argument 1 unmapped (concrete under an eager vmap); `grad(f, 1)`
+    differentiates argument 1 only; `make_jaxpr(f, 1)` keeps argument 1 the Python value it is."""
+    f, seen = _probe()
+    jax.vmap(f, (0, None))(jnp.ones((2, 3)), jnp.ones(3))
+    assert seen[-1][:2] == (True, False)
+    jax.grad(f, 1)(jnp.ones(3), jnp.ones(3))
+    assert seen[-1][:2] == (False, True)
+    jax.make_jaxpr(f, 1)(jnp.ones(3), 2.0)
+    assert seen[-1][:2] == (True, False)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.compiling))
+def test_compiling_transformation_traces_once_per_function(name: str) -> None:
+    """A compiling transformation caches by the function: calling the wrapped function again with like
+    arguments traces nothing new."""
+    _library(name)
+    f, seen = _probe()
+    run = _call(name, f, jnp.ones(3), jnp.ones(3))
+    run()
+    first = len(seen)
+    run()
+    run()
+    assert first and len(seen) == first, f"{name}: traced {len(seen)} times for three calls"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.calls_through))
+def test_wrapper_calls_its_function_with_its_arguments(name: str) -> None:
+    """`T(f)(key)` runs `f(key)`: the same numbers as drawing from the key directly (row by row, mapped)."""
+    _library(name)
+    draw = lambda key: jax.random.normal(key, (2,))  # noqa: E731
+    if name in _MAPPED:
+        keys = jax.random.split(jax.random.key(0), _rows())
+        got = resolve(name)(draw)(keys)
+        want = jnp.stack([draw(k) for k in keys])
+    else:
+        key = jax.random.key(0)
+        got, want = resolve(name)(draw)(key), draw(key)
+    assert (got == want).all()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.per_element))
+def test_mapped_function_shares_a_closed_over_key(name: str) -> None:
+    """Every element of a map draws the same numbers from a key its function closes over."""
+    _library(name)
+    key = jax.random.key(0)
+    rows = resolve(name)(lambda x: jax.random.normal(key, (2,)) + 0 * x)(jnp.zeros((3, 1)))
+    assert (rows == rows[0]).all()
+
+
+def _body_parameters(flow_name: str, positions: tuple[tuple[int, str], ...]) -> None:
+    params = list(inspect.signature(resolve(flow_name)).parameters)
+    for position, keyword in positions:
+        assert params[position] == keyword, f"{flow_name}: argument {position} is {params[position]}"
+
+
+@pytest.mark.parametrize("name", sorted(CONTROL_FLOW))
+def test_control_flow_traces_its_functions(name: str) -> None:
+    """The functions are at the positions and keywords the entry gives, each runs with every parameter a
+    tracer; a loop's carry (`init`) reaches the body as parameter `carry_param` (lax.scan's body returns
+    (carry, output)); branches get the operands."""
+    _library(name)
+    flow = CONTROL_FLOW[name]
+    assert flow.checked and flow.label
+    _body_parameters(name, flow.bodies + ((flow.init,) if flow.init else ()))
+    call = resolve(name)
+    carry = jnp.ones((3, 5))  # a shape no other parameter has
+    short = name.rsplit(".", 1)[1]
+    seen: list[tuple[tuple[bool, ...], tuple[tuple[int, ...], ...]]] = []
+
+    def body(*args):
+        seen.append((tuple(is_tracer(a) for a in args), tuple(jnp.shape(a) for a in args)))
+        if name == "jax.lax.scan":
+            return args[0], args[0]
+        if name.endswith("while_loop") and len(seen) % 2 == 1:  # the condition is called first
+            return jnp.sum(args[0]) < 0
+        return args[1] if short == "fori_loop" else args[0]
+
+    if short == "scan":
+        call(body, carry, jnp.zeros((2, 1)))
+    elif short == "fori_loop":
+        call(0, 2, body, carry)
+    elif short == "while_loop":
+        call(body, body, carry)
+    elif short == "cond":
+        call(True, body, body, carry)
+    elif short == "switch":
+        call(1, [body, body], carry)
+    elif short == "map":
+        call(body, jnp.stack([carry, carry]))
+    else:  # associative_scan: called eagerly it runs `fn` on concrete slices; under a trace, on tracers
+        jax.jit(lambda c: call(lambda u, v: body(u, v) + v, c))(carry)
+    assert seen, f"{name}: no function ran"
+    assert all(all(traced) for traced, _ in seen), f"{name}: a parameter of its function was not a tracer"
+    if flow.keys == LOOP and flow.init is not None:
+        assert flow.carry_param is not None
+        assert all(shapes[flow.carry_param] == (3, 5) for _, shapes in seen), f"{name}: {seen}"
+    elif flow.keys == LOOP:  # no carry: each element of xs
+        assert flow.carry_param is None and all(shapes == ((3, 5),) for _, shapes in seen)
+    elif flow.keys == BRANCHES:
+        assert all(shapes == ((3, 5),) for _, shapes in seen), f"{name}: a branch did not get the operand"
+
+
+@pytest.mark.parametrize("name", sorted(TREE_MAPS))
+def test_tree_map_calls_its_function_once_per_leaf(name: str) -> None:
+    """The function runs once per leaf, the leaf at the position the table gives (a key path before it)."""
+    seen: list[tuple[Any, ...]] = []
+    tree = {"a": jnp.ones(2), "b": (jnp.zeros(3), jnp.full(4, 2.0))}
+    resolve(name)(lambda *args: seen.append(args) or args[TREE_MAPS[name]], tree)
+    assert sorted(args[TREE_MAPS[name]].shape for args in seen) == [(2,), (3,), (4,)]
+
+
+@pytest.mark.parametrize("name", sorted(TRANSPARENT_DECORATORS))
+def test_transparent_decorator_calls_its_function_with_its_arguments(name: str) -> None:
+    """The decorated function, called with a key, runs the function on that key: the same numbers."""
+    draw = lambda key: jax.random.normal(key, (2,))  # noqa: E731
+    decorated = resolve(name)(draw)
+    if name == "jax.custom_jvp":
+        decorated.defjvp(lambda primals, tangents: (draw(*primals), jnp.zeros(2)))
+    elif name == "jax.custom_vjp":
+        decorated.defvjp(lambda key: (draw(key), None), lambda _, g: (None,))
+    key = jax.random.key(0)
+    assert (decorated(key) == draw(key)).all()
+
+
+def test_array_annotations_name_array_types() -> None:
+    """Each ARRAY_ANNOTATIONS name is an array type of jax, numpy or jaxtyping (equinox's dependency)."""
+    import numpy as np
+
+    homes = [jax, jax.typing, np]
+    jaxtyping = pytest.importorskip("jaxtyping")
+    homes.append(jaxtyping)
+    assert all(any(hasattr(home, name) for home in homes) for name in ARRAY_ANNOTATIONS)
+
+
+@pytest.mark.parametrize("annotation", sorted(STATIC_ANNOTATIONS))
+def test_static_annotations_are_never_tracers(annotation: str) -> None:
+    """A parameter of a STATIC_ANNOTATIONS type is never itself a tracer under jit: a container stays one (its
+    array leaves traced), a string, a function or a class cannot be an argument at all."""
+    import collections.abc
+
+    value: Any = {
+        "str": "mode",
+        "Callable": jnp.sin,
+        "type": float,
+        "Module": None,
+        "Sequence": (jnp.ones(2),),
+        "Mapping": {"w": jnp.ones(2)},
+        "dict": {"w": jnp.ones(2)},
+        "list": [jnp.ones(2)],
+    }[annotation]
+    if annotation == "Module":
+        nn = pytest.importorskip("flax.linen")
+        value = nn.Dense(2)
+    seen: list[Any] = []
+    step = jax.jit(lambda v: seen.append(v))
+    if isinstance(value, (collections.abc.Sequence, collections.abc.Mapping)) and not isinstance(value, str):
+        step(value)
+        assert not is_tracer(seen[0]) and type(seen[0]) is type(value)
+    else:
+        with pytest.raises(TypeError):
+            step(value)
