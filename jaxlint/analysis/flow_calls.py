@@ -14,10 +14,10 @@ from .flow_frame import Frame
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
 from .jit import jitted_callable, jitted_def
-from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
-from .transforms import STATIC_ANNOTATIONS, annotation_name, eager, positional_params
+from .transforms import ARRAY_ANNOTATIONS, STATIC_ANNOTATIONS, annotation_name, eager, positional_params
 from .values import (
     evaluate,
 )
@@ -128,6 +128,12 @@ class FlowCalls:
                     if fact.receiver & TRACED and bound and not callee.traced_receiver:
                         callee.traced_receiver = True
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
+                        self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if fact.static_tail:  # `static_argnums=-1`: this module knows which parameters those are
+                        params = positional_params(callee.params)[1 if bound else 0 :]
+                        names = tuple(p.name.value for p in params)
+                        keywords.update((name, 0) for name in fact.static_names(names))
                     self._pass(
                         callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
                     )
@@ -332,7 +338,9 @@ class FlowCalls:
             passed += [
                 (p.name.value, rest)
                 for p in [*params, *callee.params.kwonly_params]
-                if p.name.value not in named and annotation_name(p) not in STATIC_ANNOTATIONS
+                if p.name.value not in named
+                and annotation_name(p) not in STATIC_ANNOTATIONS
+                and (not rest & ARRAYS_ONLY or annotation_name(p) in ARRAY_ANNOTATIONS)
             ]
         given = all_names if starred else {name for name, _ in passed}
         if kind > NONE and not given <= callee.passed_params:

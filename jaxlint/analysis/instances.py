@@ -20,7 +20,7 @@ import libcst as cst
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
-from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
+from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STRICT, TRACED
 from .library import APPLY_FN_FACTORIES, LINEN_MODULE_BASES, NNX_CLASSES, TRACING_APIS
 from .project import CallFact
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
@@ -363,6 +363,7 @@ def transformed_applies(index: ModuleIndex) -> None:
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
                 applied_any = True
     lifted_classes(index)
+    transformed_functions(index)
     if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
         index.promote_nested_transforms()
 
@@ -394,22 +395,57 @@ def lifted_classes(index: ModuleIndex) -> None:
             record_transformed(index, f"{qualname}.{api.method}", STRICT, context, spec)
 
 
+def transformed_functions(index: ModuleIndex) -> None:
+    """`jax.jit(step, static_argnums=-1)` (any transformation) of another project module's function: it runs
+    under the transformation, a fact for its module (project mode). The module's own functions are the index
+    pass's."""
+    project = index.project
+    if project is None or not any(project.records(q) for q in index.imports.names.values()):
+        return
+    for call, unit, _ in index._sites:
+        target = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if type(target) is not cst.Name and type(target) is not cst.Attribute:
+            continue
+        found = index.transform_of(call.func, unit)
+        qualname = index.qualname(target, unit) if found is not None else None
+        if found is None or not project.records(qualname) or index.resolve_function(target, unit):
+            continue
+        assert qualname is not None
+        name, keywords = found
+        kind, label = TRANSFORMS[name]
+        context = f"{label} '{index.module.code_for_node(target)}'"
+        record_transformed(index, qualname, kind, context, static_spec([*keywords, *call.args[1:]], name))
+
+
 def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:
     """Record that a transformation under `kind` traces another module's method `target` ("model.MLP.__call__",
-    bound to an instance): every parameter but the static ones of `spec` holds a tracer. A spec the fact
-    cannot state (unknown, equinox's filtering, grad's or vmap's limits, counted from the end) records
-    nothing: a miss rather than a guess."""
+    bound to an instance): every parameter but the static ones of `spec` holds a tracer (static positions
+    counted from the end are resolved by the callee: `static_tail`), only the array-annotated ones under
+    equinox's filtering (`ARRAYS_ONLY`), only the differentiated positions under grad alone. A spec the fact
+    cannot state (unknown, vmap's limits, differentiated positions counted from the end) records nothing: a
+    miss rather than a guess."""
     project = index.project
     if project is None or not project.records(target):
         return
-    if spec.unknown or spec.filtering or spec.differentiated is not None or spec.unbatched:
+    if spec.unknown or spec.unbatched:
         return
-    if any(i < 0 for i in spec.argnums):
-        return
-    width = max(spec.argnums, default=-1) + 1
-    positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
     keywords = tuple(sorted((name, 0) for name in spec.argnames))
-    project.outgoing.add(CallFact(target, kind, context, positional, keywords, True, TRACED))
+    if spec.differentiated is not None:  # grad alone: the other arguments stay the Python values they are
+        if not spec.differentiated or any(i < 0 for i in spec.differentiated):
+            return
+        width = max(spec.differentiated) + 1
+        positional = tuple(TRACED if i in spec.differentiated else 0 for i in range(width))
+        project.outgoing.add(CallFact(target, kind, context, positional, keywords, True))
+        return
+    if spec.filtering:  # no static options: which arguments are arrays decides
+        project.outgoing.add(CallFact(target, kind, context, (), (), True, TRACED | ARRAYS_ONLY))
+        return
+    width = max((i for i in spec.argnums if i >= 0), default=-1) + 1
+    positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
+    tail = tuple(sorted(i for i in spec.argnums if i < 0))
+    project.outgoing.add(
+        CallFact(target, kind, context, positional, keywords, True, TRACED, static_tail=tail)
+    )
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:

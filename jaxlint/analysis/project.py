@@ -77,6 +77,9 @@ class CallFact:
     # `step(model, x)` with `model = models.Counter(...)`; the callee's parameter is one
     # (`receivers.parameter_class`).
     classes: tuple[tuple[str, str], ...] = ()
+    # Static positions counted from the end of the callee's parameters (`jax.jit(model.apply,
+    # static_argnums=-1)`): only the callee knows which parameters they name, so `rest` skips them there.
+    static_tail: tuple[int, ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -91,14 +94,17 @@ class CallFact:
             self.rest,
             self.receiver,
             [list(c) for c in self.classes],
+            list(self.static_tail),
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 9:
+        if not isinstance(row, list) or len(row) != 10:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail = row
+        if not (isinstance(tail, list) and all(type(i) is int and i < 0 for i in tail)):
+            return None
         if not (
             isinstance(classes, list)
             and all(
@@ -125,7 +131,14 @@ class CallFact:
             return None
         pairs = tuple((k, v) for k, v in keywords)
         given = tuple((c[0], c[1]) for c in classes)
-        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver, given)
+        return CallFact(
+            target, kind, context, tuple(positional), pairs, starred, rest, receiver, given, tuple(tail)
+        )
+
+    def static_names(self, positional: tuple[str, ...]) -> tuple[str, ...]:
+        """The callee's parameters (`positional`: its positional parameter names, after a bound `self`) that
+        `static_tail` names."""
+        return tuple(positional[i] for i in self.static_tail if -len(positional) <= i)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -234,7 +247,7 @@ class FunctionFacts:
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and fact.rest & TRACED:
-            named = {name for name, _ in passed}
+            named = {name for name, _ in passed} | set(fact.static_names(self.positional))
             if known - named - set(self.traced):
                 return True
         return (
