@@ -13,7 +13,7 @@ import libcst as cst
 from .flow_frame import Frame
 from .index import ModuleIndex, Unit
 from .instances import class_methods, module_apply
-from .jit import jitted_callable, jitted_def
+from .jit import SCALAR_TRACING, jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
@@ -42,7 +42,11 @@ class FlowCalls:
         for name, defs in self.index.root.defs.items():
             unit = defs[-1]  # what an importer sees: the module's last binding of the name
             params = unit.params
-            jitted = jitted_def(unit, self.index) if len(defs) > 1 else jitted_callable(cst.Name(name), root)
+            jitted = (
+                jitted_def(unit, self.index, SCALAR_TRACING)
+                if len(defs) > 1
+                else jitted_callable(cst.Name(name), root, SCALAR_TRACING)
+            )
             facts.append(
                 FunctionFacts(
                     name,
@@ -71,7 +75,7 @@ class FlowCalls:
             frame = frames.get(id(unit))
             if frame is None:
                 frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
-            jitted = jitted_callable(call.func, frame)
+            jitted = jitted_callable(call.func, frame, SCALAR_TRACING)
             if jitted is not None:
                 self._traced_scalars(jitted, *literal)
             elif project is not None and not self.index.resolve_function(call.func, unit):
@@ -115,9 +119,9 @@ class FlowCalls:
             for fact in facts:
                 if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
                     jitted = (
-                        jitted_def(callee, self.index)
+                        jitted_def(callee, self.index, SCALAR_TRACING)
                         if len(defs) > 1 and not bound
-                        else jitted_callable(cst.Name(name), root)
+                        else jitted_callable(cst.Name(name), root, SCALAR_TRACING)
                     )
                     if jitted is not None and jitted.unit is callee:
                         self._traced_scalars(
