@@ -12,7 +12,7 @@ import libcst as cst
 
 from .flow_frame import Frame
 from .index import ModuleIndex, Unit
-from .instances import class_methods, module_apply
+from .instances import class_methods, foreign_transformed, module_apply
 from .jit import SCALAR_TRACING, jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
@@ -86,6 +86,27 @@ class FlowCalls:
                     project.outgoing.add(
                         CallFact(target, NONE, "", tuple(LITERAL if p else 0 for p in positional), keywords)
                     )
+                else:
+                    self._foreign_scalars(call, unit, *literal)
+
+    def _foreign_scalars(
+        self, call: cst.Call, unit: Unit, positional: list[bool], keywords: tuple[tuple[str, int], ...]
+    ) -> None:
+        """`jax.jit(step)(x, True)` of another module's `step` (or `nnx.jit`): the scalars it is given and
+        does not keep static are traced scalars there (a fact for its module)."""
+        assert self.project is not None
+        found = foreign_transformed(self.index, call.func, unit, SCALAR_TRACING)
+        if found is None or found[2].unknown:
+            return
+        target, context, spec = found
+        scalar = TRACED | ARRAY
+        flags = tuple(scalar if p and i not in spec.argnums else 0 for i, p in enumerate(positional))
+        named = tuple((name, scalar) for name, _ in keywords if name not in spec.argnames)
+        if any(flags) or named:
+            tail = tuple(sorted(i for i in spec.argnums if i < 0))
+            static = tuple((name, 0) for name in spec.argnames)  # its module knows their positions
+            fact = CallFact(target, STRICT, context, flags, tuple(sorted(named + static)), static_tail=tail)
+            self.project.outgoing.add(fact)
 
     @staticmethod
     def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
@@ -134,10 +155,18 @@ class FlowCalls:
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
                     if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
-                    if fact.static_tail:  # `static_argnums=-1`: this module knows which parameters those are
-                        params = positional_params(callee.params)[1 if bound else 0 :]
-                        names = tuple(p.name.value for p in params)
-                        keywords.update((name, 0) for name in fact.static_names(names))
+                    # Static by name or counted from the end (`static_argnames="train"`, `static_argnums=-1`):
+                    # only this module knows which positions those are; a static parameter holds no tracer.
+                    params = positional_params(callee.params)[1 if bound else 0 :]
+                    keywords.update(
+                        (name, 0) for name in fact.static_names(tuple(p.name.value for p in params))
+                    )
+                    static = {name for name, flags in keywords.items() if not flags}
+                    if static:
+                        positional = [
+                            0 if i < len(params) and params[i].name.value in static else f
+                            for i, f in enumerate(positional)
+                        ]
                     self._pass(
                         callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
                     )

@@ -417,6 +417,36 @@ def transformed_functions(index: ModuleIndex) -> None:
         record_transformed(index, qualname, kind, context, static_spec([*keywords, *call.args[1:]], name))
 
 
+def foreign_transformed(
+    index: ModuleIndex, func: cst.BaseExpression, unit: Unit, transforms: frozenset[str]
+) -> tuple[str, str, StaticSpec] | None:
+    """`jax.jit(step, ...)` (one of `transforms`) of another project module's function, called here directly
+    or through a name bound once to it: (the function's qualified name, the transformation's label, its
+    spec); None otherwise."""
+    project = index.project
+    if project is None:
+        return None
+    call = func
+    if type(func) is cst.Name:
+        owner = unit if unit is not index.root and func.value in unit.local_names else index.root
+        call = owner.single_assignment(func.value)
+        unit = owner
+    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
+        return None
+    target = call.args[0].value
+    if type(target) is not cst.Name and type(target) is not cst.Attribute:
+        return None
+    found = index.transform_of(call.func, unit)
+    if found is None or found[0] not in transforms:
+        return None
+    qualname = index.qualname(target, unit)
+    if not project.records(qualname) or index.resolve_function(target, unit):
+        return None
+    assert qualname is not None
+    spec = static_spec([*found[1], *call.args[1:]], found[0])
+    return qualname, f"{TRANSFORMS[found[0]][1]} '{index.module.code_for_node(target)}'", spec
+
+
 def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:
     """Record that a transformation under `kind` traces another module's method `target` ("model.MLP.__call__",
     bound to an instance): every parameter but the static ones of `spec` holds a tracer (static positions
@@ -438,7 +468,7 @@ def record_transformed(index: ModuleIndex, target: str, kind: int, context: str,
         project.outgoing.add(CallFact(target, kind, context, positional, keywords, True))
         return
     if spec.filtering:  # no static options: which arguments are arrays decides
-        project.outgoing.add(CallFact(target, kind, context, (), (), True, TRACED | ARRAYS_ONLY))
+        project.outgoing.add(CallFact(target, kind, context, (), keywords, True, TRACED | ARRAYS_ONLY))
         return
     width = max((i for i in spec.argnums if i >= 0), default=-1) + 1
     positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
