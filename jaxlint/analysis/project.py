@@ -10,8 +10,12 @@ them as it applies its own call sites (`flow.py`): a helper called from traced c
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
 of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
-fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class record a call whose
-`rest` flags every parameter not named static (`instances.record_transformed`). A call of another module's
+fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class, and any transformation
+of another module's function (`jax.jit(step)`), record a call whose `rest` flags every parameter not named static
+(`instances.record_transformed`; static positions counted from the end travel as `static_tail`, which the callee
+resolves; under equinox's filtering only array-annotated parameters, `ARRAYS_ONLY`; under grad alone only the
+differentiated positions, as `positional`); a Python scalar given to such a jitted function is a traced scalar
+there (`flow_calls._foreign_scalars`). A call of another module's
 function passing an instance of a project class (`step(model, x)`, `model = models.Counter()`) records which
 argument is of which class (`classes`): a parameter no call of its own module passes takes that class
 (`receivers.parameter_class`), and the class's kind is sent to the callee's module.
@@ -32,7 +36,8 @@ functions it calls, kept only where they can change a finding there; a module li
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
 and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
-(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock.
+(`timers.context_timer`), or a timer class (`timers.timer_class`), is exported as one, and a module using it in a
+`with` times as one reading a clock.
 A module-level host object (`logger = logging.getLogger(...)`, `bar = tqdm(...)`: `Summary.hosts`) is exported
 by its kind (`Export.host`) to the modules calling its methods: JAX202 there, as for one of their own. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
