@@ -17,7 +17,14 @@ from .jit import SCALAR_TRACING, jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
-from .transforms import ARRAY_ANNOTATIONS, STATIC_ANNOTATIONS, annotation_name, eager, positional_params
+from .transforms import (
+    ARRAY_ANNOTATIONS,
+    STATIC_ANNOTATIONS,
+    TRANSFORMS,
+    annotation_name,
+    eager,
+    positional_params,
+)
 from .values import (
     evaluate,
 )
@@ -86,27 +93,63 @@ class FlowCalls:
                     project.outgoing.add(
                         CallFact(target, NONE, "", tuple(LITERAL if p else 0 for p in positional), keywords)
                     )
-                else:
-                    self._foreign_scalars(call, unit, *literal)
 
-    def _foreign_scalars(
-        self, call: cst.Call, unit: Unit, positional: list[bool], keywords: tuple[tuple[str, int], ...]
-    ) -> None:
-        """`jax.jit(step)(x, True)` of another module's `step` (or `nnx.jit`): the scalars it is given and
-        does not keep static are traced scalars there (a fact for its module)."""
-        assert self.project is not None
-        found = foreign_transformed(self.index, call.func, unit, SCALAR_TRACING)
-        if found is None or found[2].unknown:
-            return
-        target, context, spec = found
-        scalar = TRACED | ARRAY
-        flags = tuple(scalar if p and i not in spec.argnums else 0 for i, p in enumerate(positional))
-        named = tuple((name, scalar) for name, _ in keywords if name not in spec.argnames)
-        if any(flags) or named:
+    def _foreign_call(self, call: cst.Call, frame: Frame) -> bool:
+        """`jax.jit(step)(x, True)` (any transformation, called here or through a name bound once to it) of
+        another module's `step`, in eager code: the JAX arrays it passes, and the Python scalars `jax.jit` and
+        `nnx.jit` trace, hold tracers there, but for the static and undifferentiated positions; an argument
+        of unknown structure records nothing (a pytree's static fields stay Python values). A fact for its
+        module. Whether the call is one."""
+        found = foreign_transformed(self.index, call.func, frame.unit)
+        if found is None:
+            return False
+        target, name, context, spec = found
+        differentiated = spec.differentiated
+        if spec.unknown or any(i < 0 for i in differentiated or ()):
+            return True
+        scalars = name in SCALAR_TRACING
+        positional: list[int] = []
+        keywords: list[tuple[str, int]] = []
+        starred = False
+        for arg in call.args:
+            if arg.star:
+                starred = True
+                break
+            value = arg.value
+            traced = bool(evaluate(value, frame) & ARRAY) or (
+                scalars and (_is_scalar_literal(value) or _names_literal(value, frame.unit, self.index))
+            )
+            if arg.keyword is not None:
+                keywords.append(
+                    (
+                        arg.keyword.value,
+                        TRACED | ARRAY if traced and arg.keyword.value not in spec.argnames else 0,
+                    )
+                )
+                continue
+            i = len(positional)
+            static = (
+                i in spec.argnums
+                or i in spec.unbatched
+                or differentiated is not None
+                and i not in differentiated
+            )
+            positional.append(TRACED | ARRAY if traced and not static else 0)
+        if any(positional) or any(flags for _, flags in keywords):
+            keywords += [(n, 0) for n in spec.argnames if n not in dict(keywords)]  # its module knows where
             tail = tuple(sorted(i for i in spec.argnums if i < 0))
-            static = tuple((name, 0) for name in spec.argnames)  # its module knows their positions
-            fact = CallFact(target, STRICT, context, flags, tuple(sorted(named + static)), static_tail=tail)
+            fact = CallFact(
+                target,
+                TRANSFORMS[name][0],
+                context,
+                tuple(positional),
+                tuple(sorted(keywords)),
+                starred,
+                static_tail=tail,
+            )
+            assert self.project is not None
             self.project.outgoing.add(fact)
+        return True
 
     @staticmethod
     def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
@@ -244,10 +287,27 @@ class FlowCalls:
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
 
+    def _transforms_foreign(self) -> bool:
+        """Whether the module may transform another project module's function: it imports project names."""
+        memo = self.index.root.memo
+        if "transforms_foreign" not in memo:
+            project = self.project
+            memo["transforms_foreign"] = project is not None and any(
+                project.records(q) for q in self.index.imports.names.values()
+            )
+        return memo["transforms_foreign"]
+
     def _eager_arrays(self, call: cst.Call, frame: Frame) -> None:
         """`update(jnp.zeros(3))` in eager code: the function's parameter holds a JAX array there (an item
         assignment to it fails; `.astype(jnp.float64)` on it asks JAX for float64). Another module's function:
         recorded for it (project mode)."""
+        func = type(call.func)
+        if (
+            (func is cst.Call or func is cst.Name)
+            and self._transforms_foreign()
+            and self._foreign_call(call, frame)
+        ):
+            return
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
         # the call's arguments), before resolving what the call runs.
         if not any(not arg.star and evaluate(arg.value, frame) & ARRAY for arg in call.args):
@@ -373,6 +433,8 @@ class FlowCalls:
                 for p in [*params, *callee.params.kwonly_params]
                 if p.name.value not in named
                 and annotation_name(p) not in STATIC_ANNOTATIONS
+                # a defaulted parameter not passed keeps its Python default (`transforms.traced_parameters`)
+                and (p.default is None or annotation_name(p) in ARRAY_ANNOTATIONS)
                 and (not rest & ARRAYS_ONLY or annotation_name(p) in ARRAY_ANNOTATIONS)
             ]
         given = all_names if starred else {name for name, _ in passed}

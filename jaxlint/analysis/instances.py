@@ -363,7 +363,6 @@ def transformed_applies(index: ModuleIndex) -> None:
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
                 applied_any = True
     lifted_classes(index)
-    transformed_functions(index)
     if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
         index.promote_nested_transforms()
 
@@ -395,38 +394,16 @@ def lifted_classes(index: ModuleIndex) -> None:
             record_transformed(index, f"{qualname}.{api.method}", STRICT, context, spec)
 
 
-def transformed_functions(index: ModuleIndex) -> None:
-    """`jax.jit(step, static_argnums=-1)` (any transformation) of another project module's function: it runs
-    under the transformation, a fact for its module (project mode). The module's own functions are the index
-    pass's."""
-    project = index.project
-    if project is None or not any(project.records(q) for q in index.imports.names.values()):
-        return
-    for call, unit, _ in index._sites:
-        target = call.args[0].value if call.args and call.args[0].keyword is None else None
-        if type(target) is not cst.Name and type(target) is not cst.Attribute:
-            continue
-        found = index.transform_of(call.func, unit)
-        qualname = index.qualname(target, unit) if found is not None else None
-        if found is None or not project.records(qualname) or index.resolve_function(target, unit):
-            continue
-        assert qualname is not None
-        name, keywords = found
-        kind, label = TRANSFORMS[name]
-        context = f"{label} '{index.module.code_for_node(target)}'"
-        record_transformed(index, qualname, kind, context, static_spec([*keywords, *call.args[1:]], name))
-
-
 def foreign_transformed(
-    index: ModuleIndex, func: cst.BaseExpression, unit: Unit, transforms: frozenset[str]
-) -> tuple[str, str, StaticSpec] | None:
-    """`jax.jit(step, ...)` (one of `transforms`) of another project module's function, called here directly
-    or through a name bound once to it: (the function's qualified name, the transformation's label, its
-    spec); None otherwise."""
+    index: ModuleIndex, func: cst.BaseExpression, unit: Unit
+) -> tuple[str, str, str, StaticSpec] | None:
+    """`jax.jit(step, ...)` (any transformation) of another project module's function, called here directly
+    or through a name bound once to it: (the function's qualified name, the transformation, the context for
+    messages, its spec); None otherwise."""
     project = index.project
     if project is None:
         return None
-    call = func
+    call: cst.BaseExpression | None = func
     if type(func) is cst.Name:
         owner = unit if unit is not index.root and func.value in unit.local_names else index.root
         call = owner.single_assignment(func.value)
@@ -437,14 +414,15 @@ def foreign_transformed(
     if type(target) is not cst.Name and type(target) is not cst.Attribute:
         return None
     found = index.transform_of(call.func, unit)
-    if found is None or found[0] not in transforms:
+    if found is None:
         return None
     qualname = index.qualname(target, unit)
     if not project.records(qualname) or index.resolve_function(target, unit):
         return None
     assert qualname is not None
-    spec = static_spec([*found[1], *call.args[1:]], found[0])
-    return qualname, f"{TRANSFORMS[found[0]][1]} '{index.module.code_for_node(target)}'", spec
+    name = found[0]
+    spec = static_spec([*found[1], *call.args[1:]], name)
+    return qualname, name, f"{TRANSFORMS[name][1]} '{index.module.code_for_node(target)}'", spec
 
 
 def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:

@@ -171,7 +171,7 @@ def _jit_decorator(unit: Unit, index: ModuleIndex, transforms: frozenset[str] = 
     if not node.decorators:
         return None
     memo = unit.memo
-    key = "jit_decorator" if transforms is _JIT else ("jit_decorator", transforms)
+    key = "jit_decorator" if transforms is _JIT else f"jit_decorator {sorted(transforms)}"
     if key in memo:
         return memo[key]
     chain = decorator_transforms(node, unit, index)
@@ -194,7 +194,7 @@ def _jit_binding(name: str, ctx: RuleContext, transforms: frozenset[str] = _JIT)
         owner = ctx.index.root
     else:
         return None
-    key = "jit_bindings" if transforms is _JIT else ("jit_bindings", transforms)
+    key = "jit_bindings" if transforms is _JIT else f"jit_bindings {sorted(transforms)}"
     table = owner.memo.get(key)
     if table is None:
         table = owner.memo[key] = _jit_bindings(owner, ctx.index, transforms)
