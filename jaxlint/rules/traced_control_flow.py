@@ -13,6 +13,7 @@ from .common import culprit
 
 class TracedControlFlow(Rule):
     code = "JAX101"
+    trace_error = True
     name = "traced-control-flow"
     summary = (
         "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`) on a traced value"
