@@ -327,6 +327,10 @@ def test_a_module_with_no_jax_word_importing_an_analysed_one(tmp_path: Path) -> 
     JAX403; from a notebook too. The static twin is silent."""
     write(tmp_path, {"model.py": JITTED_MODEL, "run.py": PLAIN_CALLER})
     assert _lint(tmp_path) == [("model.py", 9, "JAX101")]
+    # One that does not parse is no concern of this run (no JAX000), as when the prefilter skipped it.
+    write(tmp_path, {"broken.py": "from model import step\n\n.internal.module as xm\n"})
+    assert _lint(tmp_path) == [("model.py", 9, "JAX101")]
+    (tmp_path / "broken.py").unlink()
     assert (
         "(called from" not in _messages(tmp_path)[0]
     )  # a literal given to a jitted function: its own context
