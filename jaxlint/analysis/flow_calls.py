@@ -13,8 +13,9 @@ import libcst as cst
 from .flow_frame import Frame
 from .index import ModuleIndex, Unit
 from .instances import class_methods, foreign_transformed, module_apply
-from .jit import SCALAR_TRACING, jitted_callable, jitted_def
+from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .library import SCALAR_TRACING
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
 from .transforms import (

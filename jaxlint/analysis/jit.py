@@ -23,9 +23,6 @@ from .transforms import Application, StaticSpec, positional_params, static_spec
 # Transformations that compile, and so cache by function identity.
 COMPILING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap", "flax.nnx.jit"})
 _JIT = frozenset({"jax.jit"})
-# The compiling transformations that trace a Python scalar argument not marked static (`step(x, True)`: a
-# traced bool inside), unlike equinox's filter_jit: `nnx.jit` too (flax 0.12.8, checked by running it).
-SCALAR_TRACING = frozenset({"jax.jit", "flax.nnx.jit"})
 
 
 def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:
@@ -117,7 +114,7 @@ def jitted_callable(
     func: cst.BaseExpression, ctx: RuleContext, transforms: frozenset[str] = _JIT
 ) -> Jitted | None:
     """The jitted same-module function that calling `func` runs, or None when unknown or not jitted (by one of
-    `transforms`: `jax.jit`, or `SCALAR_TRACING` where a call's scalar arguments matter)."""
+    `transforms`: `jax.jit`, or `library.SCALAR_TRACING` where a call's scalar arguments matter)."""
     index = ctx.index
     if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)

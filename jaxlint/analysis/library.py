@@ -351,3 +351,9 @@ INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
 NARROW_INT_DTYPES = frozenset(
     f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
 ) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})
+
+# -- Python scalars given to a compiling transformation ---------------------------------------------------------
+
+# The transformations that trace a Python scalar argument not marked static (`step(x, True)`: a traced bool
+# inside), unlike equinox's filter_jit, which keeps it static: `nnx.jit` too (flax 0.12.8).
+SCALAR_TRACING = frozenset({"jax.jit", "flax.nnx.jit"})

@@ -56,7 +56,7 @@ TRANSFORMS: dict[str, tuple[int, str]] = {
 # Transformations whose plain (non-array) arguments are static: only array-annotated parameters are traced.
 # flax.nnx.jit is here for its graph-node arguments (a Module's plain attributes stay static), but it traces a
 # Python scalar argument (flax 0.12.8: `nnx.jit(f)(model, x, True)` gives `f` a traced bool, unlike
-# `eqx.filter_jit`): a scalar a call passes is traced there as for `jax.jit` (`jit.SCALAR_TRACING`).
+# `eqx.filter_jit`): a scalar a call passes is traced there as for `jax.jit` (`library.SCALAR_TRACING`).
 FILTERING = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap", "flax.nnx.jit"})
 # Transformations that stage nothing out: called eagerly, only the values computed from their mapped arguments
 # are tracers (`jnp.zeros(3)` or `split(closed_key)` inside a bare vmap are concrete arrays, checked on 0.10).
