@@ -10,12 +10,14 @@ them as it applies its own call sites (`flow.py`): a helper called from traced c
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
 of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
-fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class, and any transformation
-of another module's function (`jax.jit(step)`), record a call whose `rest` flags every parameter not named static
+fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class (also `jax.grad`,
+`eqx.filter_jit` of it) record a call whose `rest` flags every parameter not named static
 (`instances.record_transformed`; static positions counted from the end travel as `static_tail`, which the callee
 resolves; under equinox's filtering only array-annotated parameters, `ARRAYS_ONLY`; under grad alone only the
-differentiated positions, as `positional`); a Python scalar given to such a jitted function is a traced scalar
-there (`flow_calls._foreign_scalars`). A call of another module's
+differentiated positions, as `positional`). A transformation of another module's function called eagerly
+(`jax.jit(step)(x, True)`, `f = jax.jit(step, static_argnums=-1)`; `f(x, True)`) records what the call passes: its
+JAX arrays, and the Python scalars `library.SCALAR_TRACING` traces, are tracers there, an argument of unknown
+structure nothing (`flow_calls._foreign_call`). A call of another module's
 function passing an instance of a project class (`step(model, x)`, `model = models.Counter()`) records which
 argument is of which class (`classes`): a parameter no call of its own module passes takes that class
 (`receivers.parameter_class`), and the class's kind is sent to the callee's module.
