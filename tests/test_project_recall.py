@@ -152,7 +152,13 @@ APPLY_RUNS = {
         [("models.py", 24, "JAX102")],
         ["TracerArrayConversionError", "models.py", 24],
     ),
-    # A Python bool passed to the jitted function is a traced bool there.
+    # A Python bool passed to the jitted `apply` or function is a traced bool there.
+    "traced_flag": (
+        "jax.jit(scale.apply)(scale_vars, x, True)",
+        "jax.jit-compiled 'scale.apply'",
+        [("models.py", 9, "JAX101"), ("models.py", 11, "JAX102")],
+        ["TracerBoolConversionError", "models.py", 9],
+    ),
     "traced_scalar": (
         "jax.jit(models.step)(x, True)",
         "jax.jit-compiled 'models.step'",
@@ -166,8 +172,9 @@ APPLY_TWINS = [
     "weigh.apply(weigh_vars, x, True)",
 ]
 # With the clean models every run is clean, `train` kept static where it selects behaviour.
-CLEAN_RUNS = [run for key, (run, *_) in APPLY_RUNS.items() if key != "traced_scalar"] + [
-    "jax.jit(models.step, static_argnames='train')(x, True)"
+CLEAN_RUNS = [run for key, (run, *_) in APPLY_RUNS.items() if not key.startswith("traced_")] + [
+    "jax.jit(scale.apply, static_argnums=2)(scale_vars, x, True)",
+    "jax.jit(models.step, static_argnames='train')(x, True)",
 ]
 
 

@@ -12,7 +12,7 @@ import libcst as cst
 
 from .flow_frame import Frame
 from .index import ModuleIndex, Unit
-from .instances import class_methods, foreign_transformed, module_apply
+from .instances import APPLY_KEYWORDS, class_methods, foreign_transformed, module_apply
 from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .library import SCALAR_TRACING
@@ -104,7 +104,9 @@ class FlowCalls:
         found = foreign_transformed(self.index, call.func, frame.unit)
         if found is None:
             return False
-        target, name, context, spec = found
+        target, name, context, spec, leading = found
+        if leading and any(arg.keyword is not None and arg.keyword.value == "method" for arg in call.args):
+            return True  # `apply(..., method=...)` runs another method than the one found
         differentiated = spec.differentiated
         if spec.unknown or any(i < 0 for i in differentiated or ()):
             return True
@@ -116,6 +118,11 @@ class FlowCalls:
             if arg.star:
                 starred = True
                 break
+            if arg.keyword is None and leading:  # `apply`'s variables: not the method's
+                leading -= 1
+                continue
+            if arg.keyword is not None and found[4] and arg.keyword.value in APPLY_KEYWORDS:
+                continue
             value = arg.value
             traced = bool(evaluate(value, frame) & ARRAY) or (
                 scalars and (_is_scalar_literal(value) or _names_literal(value, frame.unit, self.index))

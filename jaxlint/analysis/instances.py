@@ -169,7 +169,7 @@ _MAX_DEPTH = 8
 # -- flax.linen Module.apply: which method runs, with which arguments --------------------------------------
 
 # `apply`'s own keywords (the rest go to the method).
-_APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
+APPLY_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
 
 
 @dataclasses.dataclass
@@ -289,7 +289,7 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
     if not positional:
         return None
     args = positional[1:] + [
-        a for a in call.args if a.keyword is not None and a.keyword.value not in _APPLY_KEYWORDS
+        a for a in call.args if a.keyword is not None and a.keyword.value not in APPLY_KEYWORDS
     ]
     if type(built.func) is cst.Name and index.classes.get(built.func.value) is not None:
         return AppliedMethod(class_methods(index, built.func.value, method), None, args)
@@ -396,10 +396,12 @@ def lifted_classes(index: ModuleIndex) -> None:
 
 def foreign_transformed(
     index: ModuleIndex, func: cst.BaseExpression, unit: Unit
-) -> tuple[str, str, str, StaticSpec] | None:
-    """`jax.jit(step, ...)` (any transformation) of another project module's function, called here directly
-    or through a name bound once to it: (the function's qualified name, the transformation, the context for
-    messages, its spec); None otherwise."""
+) -> tuple[str, str, str, StaticSpec, int] | None:
+    """`jax.jit(step, ...)` (any transformation) of another project module's function, or of `model.apply` of
+    another module's linen Module, called here directly or through a name bound once to it: (the function's
+    or method's qualified name, the transformation, the context for messages, its spec as the function's
+    parameters read it, the leading arguments that are not its parameters: `apply`'s variables); None
+    otherwise."""
     project = index.project
     if project is None:
         return None
@@ -416,13 +418,19 @@ def foreign_transformed(
     found = index.transform_of(call.func, unit)
     if found is None:
         return None
+    name = found[0]
+    spec = static_spec([*found[1], *call.args[1:]], name)
+    context = f"{TRANSFORMS[name][1]} '{index.module.code_for_node(target)}'"
+    if type(target) is cst.Attribute and target.attr.value in _APPLIES:
+        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        if applied is None or applied.target is None:
+            return None
+        return applied.target, name, context, _after_leading(spec, 1), 1
     qualname = index.qualname(target, unit)
     if not project.records(qualname) or index.resolve_function(target, unit):
         return None
     assert qualname is not None
-    name = found[0]
-    spec = static_spec([*found[1], *call.args[1:]], name)
-    return qualname, name, f"{TRANSFORMS[name][1]} '{index.module.code_for_node(target)}'", spec
+    return qualname, name, context, spec, 0
 
 
 def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:
