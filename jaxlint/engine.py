@@ -12,7 +12,7 @@ from .analysis.flow import FlowWalker
 from .analysis.index import ModuleIndex
 from .analysis.module_facts import ModuleFacts
 from .analysis.positions import StatementPositions
-from .finding import Finding, parse_error, too_large
+from .finding import PARSE_ERROR_CODE, Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
 from .nesting import Shape, scan, too_deep
@@ -50,12 +50,29 @@ def lint_text(
     # Each lint is an audit event (`sys.addaudithook`): tests and benchmarks count a face's lint passes in a
     # real run; with no hook it costs nothing measurable.
     sys.audit("jaxlint.lint", path, source)
-    if (
-        not any(word in source for word in PREFILTER_WORDS)
-        and not _mentions(source, settings.jit_decorators)
-        and (project is None or not project.imported)
-    ):
-        return []
+    if not any(word in source for word in PREFILTER_WORDS) and not _mentions(source, settings.jit_decorators):
+        if project is None or not project.imported:
+            return []
+        # Analysed only for the other modules it imports or they call (`ModuleFacts.imported`): a text that
+        # cannot be analysed is not this run's concern (no JAX000), as when the prefilter skipped it.
+        findings = _checked_and_linted(
+            source, path, settings, noqa, magics, fixes, project, parser, statements
+        )
+        return [f for f in findings if f.code != PARSE_ERROR_CODE]
+    return _checked_and_linted(source, path, settings, noqa, magics, fixes, project, parser, statements)
+
+
+def _checked_and_linted(
+    source: str,
+    path: str,
+    settings: LintSettings,
+    noqa: bool,
+    magics: Any,
+    fixes: FixCollector | None,
+    project: ModuleFacts | None,
+    parser: Callable[[str], cst.Module] | None,
+    statements: StatementPositions | None,
+) -> list[Finding]:
     if "\x00" in source:
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
     if len(source) > settings.max_file_size:

@@ -700,13 +700,33 @@ def _lint_project(
     project = ProjectIndex(dict.fromkeys(modules if modules is not None else files))
     also = library_heads(project.heads)
     results = _lint_many(files, config, jobs, cache_dir, pool, {}, also, texts=texts)
-    # Modules the prefilter skipped that analysed code calls are analysed after all, in this and every later
-    # round (`ProjectIndex.silent_callees`).
-    imported = project.silent_callees({path: summary for path, (_, summary) in results.items()})
-    if imported:
+    # Modules the prefilter skipped that import an analysed module (`project_scope.silent_importers`), then
+    # those that analysed code calls (`ProjectIndex.silent_callees`), are analysed after all, in this and
+    # every later round.
+    from .project_scope import silent_importers
+
+    empty = Summary()
+    importers = frozenset(
+        silent_importers(
+            [path for path, (_, summary) in results.items() if summary == empty],
+            [path for path, (_, summary) in results.items() if summary != empty],
+            project.names,
+            config,
+            texts,
+        )
+    )
+    if importers:
         results.update(
             _lint_many(
-                sorted(imported), config, jobs, cache_dir, pool, {}, also, imported=imported, texts=texts
+                sorted(importers), config, jobs, cache_dir, pool, {}, also, imported=importers, texts=texts
+            )
+        )
+    silent = project.silent_callees({path: summary for path, (_, summary) in results.items()}) - importers
+    imported = importers | silent
+    if silent:
+        results.update(
+            _lint_many(
+                sorted(silent), config, jobs, cache_dir, pool, {}, also, imported=imported, texts=texts
             )
         )
     own = {path: summary for path, (_, summary) in results.items()}

@@ -10,8 +10,9 @@ monorepo, and finds exactly what `jaxlint .` finds for it.
   module's imports give the other (`analysis.project`: calls, exports, classes, re-exports). Each file's
   import statements are read with a regular expression, never parsed, and resolved as the summaries
   resolve them, generously: `import a.b` links every module under `a` (attribute access reaches them), a
-  string or comment that looks like an import links too. Files the engine never lints (no JAX word, not a
-  package's `__init__.py`) carry no facts and link nothing. The named files and everything linked to them,
+  string or comment that looks like an import links too. A file with no JAX word links by its imports too
+  (a package's re-exports; a module importing an analysed one is analysed: `silent_importers`); one with
+  neither carries no facts and links nothing. The named files and everything linked to them,
   in either direction and transitively, are linted; every file of the project still names the modules
   (`ProjectIndex`: ambiguous names, the project's top-level names), so the facts are the whole project's.
 """
@@ -145,9 +146,10 @@ def links(files: list[str], config: Config, texts: Mapping[str, str] | None = No
         text = _read(path) if text is None else text
         if text is None:
             continue
-        init = os.path.basename(path) == "__init__.py"
-        if not any(word in text for word in words) and not (init and "import" in text):
+        if "import" not in text and not any(word in text for word in words):
             continue  # never linted: no summary, no facts either way
+        # A file with no JAX word is linked by its imports: a package's re-exports, and a module importing an
+        # analysed one is analysed too (`silent_importers`).
         for target in _imported(text, path, own[path], names, under):
             if target == path:
                 continue
@@ -157,6 +159,45 @@ def links(files: list[str], config: Config, texts: Mapping[str, str] | None = No
                     found[below].add(target)
             found[path].add(target)
             found[target].add(path)
+    return found
+
+
+def silent_importers(
+    candidates: Iterable[str],
+    analysed: Iterable[str],
+    modules: Iterable[str],
+    config: Config,
+    texts: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The `candidates` the engine's prefilter skips (no JAX word) whose import statements name an `analysed`
+    module (of the project's `modules`): what they call there with (`step(x, True)` of a jitted `step`, an
+    instance of a project class) can change its findings, and what they time or log with its functions theirs,
+    so they are analysed after all (issue 26: the prefilter skips only files nothing analysed depends on)."""
+    words = (*PREFILTER_WORDS, *(name.rsplit(".", 1)[-1] for name in config.jit_decorators))
+    targets = set(analysed)
+    if not targets:
+        return []
+    names: dict[str, str] = {}
+    under: dict[str, list[str]] = {}
+    own: dict[str, str | None] = {}
+    for path in modules:
+        name = own[path] = module_name(path)
+        if name is not None:
+            names[name] = path
+            parts = name.split(".")
+            for end in range(1, len(parts)):
+                under.setdefault(_PREFIX + ".".join(parts[:end]), []).append(path)
+    found = []
+    for path in candidates:
+        text = texts.get(os.path.abspath(path)) if texts else None
+        text = _read(path) if text is None else text
+        if text is None or "import" not in text or any(word in text for word in words):
+            continue  # analysed already (or names nothing)
+        package = own[path] if path in own else module_name(path)
+        for target in _imported(text, path, package, names, under):
+            if target in targets or any(p in targets for p in under.get(target, ())):
+                found.append(path)
+                break
     return found
 
 

@@ -1919,7 +1919,7 @@ def test_a_timer_of_another_module_around_a_jitted_function(tmp_path: Path) -> N
         ("bench.py", 9, "JAX403"),
         ("bench.py", 11, "JAX403"),
     ]
-    assert "a @contextmanager timer of module utils" in found[0]["message"]
+    assert "a timer of module utils" in found[0]["message"]
     (tmp_path / "bench.py").unlink()
     write(tmp_path, {"explore.ipynb": notebook(TIMER_BENCH, "bench(jnp.ones(3))\n")})
     findings = jaxlint.lint_paths([str(tmp_path)])

@@ -30,7 +30,7 @@ from .closures import closure_none_test
 from .flow_calls import FlowCalls, filtering
 from .flow_frame import MODULE, flags_of, merge_envs
 from .flow_frame import Frame as Frame  # re-exported: the rules' `ctx`
-from .flow_guards import constant_guard, leaves, narrowing, tracer_check
+from .flow_guards import constant_guard, leaves, narrowing, tracer_check, tracer_errors_caught
 from .index import ModuleIndex, Unit
 from .instances import transformed_applies
 from .kinds import ARRAY, BOOL, HOLDS_TRACED, NONE, STRICT, TRACED
@@ -148,6 +148,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self._report = report
         self.project = project
         self.silent = 0
+        self._caught = 0  # inside a `try` body whose handlers catch tracer errors
         self.loops = []
         self.exits = []
         self.frame: Frame  # the frame the statements walk in (set while `run` runs)
@@ -188,10 +189,20 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
-        if self.silent or key in self._seen:
+        if self.silent or key in self._seen or self._caught and rule.trace_error:
             return
         self._seen.add(key)
         self._report(rule, node, message, frame, fix)
+
+    def try_body(self, node: cst.Try | cst.TryStar, state: dict[str, Value]) -> dict[str, Value] | None:
+        """A `try` body whose handlers catch the errors tracing raises (`haiku`'s `try: if rate < 0: ...
+        except jax.errors.ConcretizationTypeError: pass`) reports none of them."""
+        caught = tracer_errors_caught(node, self.index, self._at(state).unit)
+        self._caught += caught
+        try:
+            return super().try_body(node, state)
+        finally:
+            self._caught -= caught
 
     def dispatch(self, node: Any, frame: Frame, name: str | None = None) -> None:
         for hook in self.hooks.get(name, ()) if name is not None else self._by_type[type(node)]:

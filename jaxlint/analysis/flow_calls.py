@@ -12,13 +12,19 @@ import libcst as cst
 
 from .flow_frame import Frame
 from .index import ModuleIndex, Unit
-from .instances import class_methods, module_apply
+from .instances import class_methods, foreign_transformed, module_apply
 from .jit import jitted_callable, jitted_def
-from .kinds import ARRAY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
-from .library import TREE_MAPS
+from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .library import LINEN_APPLY_KEYWORDS, SCALAR_TRACING, TRANSFORMATIONS, TREE_MAPS
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
-from .transforms import STATIC_ANNOTATIONS, annotation_name, eager, positional_params
+from .transforms import (
+    ARRAY_ANNOTATIONS,
+    STATIC_ANNOTATIONS,
+    annotation_name,
+    eager,
+    positional_params,
+)
 from .values import (
     evaluate,
 )
@@ -43,7 +49,11 @@ class FlowCalls:
         for name, defs in self.index.root.defs.items():
             unit = defs[-1]  # what an importer sees: the module's last binding of the name
             params = unit.params
-            jitted = jitted_def(unit, self.index) if len(defs) > 1 else jitted_callable(cst.Name(name), root)
+            jitted = (
+                jitted_def(unit, self.index, SCALAR_TRACING)
+                if len(defs) > 1
+                else jitted_callable(cst.Name(name), root, SCALAR_TRACING)
+            )
             facts.append(
                 FunctionFacts(
                     name,
@@ -72,7 +82,7 @@ class FlowCalls:
             frame = frames.get(id(unit))
             if frame is None:
                 frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
-            jitted = jitted_callable(call.func, frame)
+            jitted = jitted_callable(call.func, frame, SCALAR_TRACING)
             if jitted is not None:
                 self._traced_scalars(jitted, *literal)
             elif project is not None and not self.index.resolve_function(call.func, unit):
@@ -83,6 +93,70 @@ class FlowCalls:
                     project.outgoing.add(
                         CallFact(target, NONE, "", tuple(LITERAL if p else 0 for p in positional), keywords)
                     )
+
+    def _foreign_call(self, call: cst.Call, frame: Frame) -> bool:
+        """`jax.jit(step)(x, True)` (any transformation, called here or through a name bound once to it) of
+        another module's `step`, in eager code: the JAX arrays it passes, and the Python scalars `jax.jit` and
+        `nnx.jit` trace, hold tracers there, but for the static and undifferentiated positions; an argument
+        of unknown structure records nothing (a pytree's static fields stay Python values). A fact for its
+        module. Whether the call is one."""
+        found = foreign_transformed(self.index, call.func, frame.unit)
+        if found is None:
+            return False
+        target, name, context, spec, leading = found
+        if leading and any(arg.keyword is not None and arg.keyword.value == "method" for arg in call.args):
+            return True  # `apply(..., method=...)` runs another method than the one found
+        differentiated = spec.differentiated
+        if spec.unknown or any(i < 0 for i in differentiated or ()):
+            return True
+        scalars = name in SCALAR_TRACING
+        positional: list[int] = []
+        keywords: list[tuple[str, int]] = []
+        starred = False
+        for arg in call.args:
+            if arg.star:
+                starred = True
+                break
+            if arg.keyword is None and leading:  # `apply`'s variables: not the method's
+                leading -= 1
+                continue
+            if arg.keyword is not None and found[4] and arg.keyword.value in LINEN_APPLY_KEYWORDS:
+                continue
+            value = arg.value
+            traced = bool(evaluate(value, frame) & ARRAY) or (
+                scalars and (_is_scalar_literal(value) or _names_literal(value, frame.unit, self.index))
+            )
+            if arg.keyword is not None:
+                keywords.append(
+                    (
+                        arg.keyword.value,
+                        TRACED | ARRAY if traced and arg.keyword.value not in spec.argnames else 0,
+                    )
+                )
+                continue
+            i = len(positional)
+            static = (
+                i in spec.argnums
+                or i in spec.unbatched
+                or differentiated is not None
+                and i not in differentiated
+            )
+            positional.append(TRACED | ARRAY if traced and not static else 0)
+        if any(positional) or any(flags for _, flags in keywords):
+            keywords += [(n, 0) for n in spec.argnames if n not in dict(keywords)]  # its module knows where
+            tail = tuple(sorted(i for i in spec.argnums if i < 0))
+            fact = CallFact(
+                target,
+                TRANSFORMATIONS[name].kind,
+                context,
+                tuple(positional),
+                tuple(sorted(keywords)),
+                starred,
+                static_tail=tail,
+            )
+            assert self.project is not None
+            self.project.outgoing.add(fact)
+        return True
 
     @staticmethod
     def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
@@ -116,9 +190,9 @@ class FlowCalls:
             for fact in facts:
                 if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
                     jitted = (
-                        jitted_def(callee, self.index)
+                        jitted_def(callee, self.index, SCALAR_TRACING)
                         if len(defs) > 1 and not bound
-                        else jitted_callable(cst.Name(name), root)
+                        else jitted_callable(cst.Name(name), root, SCALAR_TRACING)
                     )
                     if jitted is not None and jitted.unit is callee:
                         self._traced_scalars(
@@ -129,6 +203,20 @@ class FlowCalls:
                     if fact.receiver & TRACED and bound and not callee.traced_receiver:
                         callee.traced_receiver = True
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
+                        self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    # Static by name or counted from the end (`static_argnames="train"`, `static_argnums=-1`):
+                    # only this module knows which positions those are; a static parameter holds no tracer.
+                    params = positional_params(callee.params)[1 if bound else 0 :]
+                    keywords.update(
+                        (name, 0) for name in fact.static_names(tuple(p.name.value for p in params))
+                    )
+                    static = {name for name, flags in keywords.items() if not flags}
+                    if static:
+                        positional = [
+                            0 if i < len(params) and params[i].name.value in static else f
+                            for i, f in enumerate(positional)
+                        ]
                     self._pass(
                         callee, bound, positional, keywords, fact.kind, fact.context, fact.starred, fact.rest
                     )
@@ -206,10 +294,27 @@ class FlowCalls:
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
 
+    def _transforms_foreign(self) -> bool:
+        """Whether the module may transform another project module's function: it imports project names."""
+        memo = self.index.root.memo
+        if "transforms_foreign" not in memo:
+            project = self.project
+            memo["transforms_foreign"] = project is not None and any(
+                project.records(q) for q in self.index.imports.names.values()
+            )
+        return memo["transforms_foreign"]
+
     def _eager_arrays(self, call: cst.Call, frame: Frame) -> None:
         """`update(jnp.zeros(3))` in eager code: the function's parameter holds a JAX array there (an item
         assignment to it fails; `.astype(jnp.float64)` on it asks JAX for float64). Another module's function:
         recorded for it (project mode)."""
+        func = type(call.func)
+        if (
+            (func is cst.Call or func is cst.Name)
+            and self._transforms_foreign()
+            and self._foreign_call(call, frame)
+        ):
+            return
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
         # the call's arguments), before resolving what the call runs.
         if not any(not arg.star and evaluate(arg.value, frame) & ARRAY for arg in call.args):
@@ -333,7 +438,11 @@ class FlowCalls:
             passed += [
                 (p.name.value, rest)
                 for p in [*params, *callee.params.kwonly_params]
-                if p.name.value not in named and annotation_name(p) not in STATIC_ANNOTATIONS
+                if p.name.value not in named
+                and annotation_name(p) not in STATIC_ANNOTATIONS
+                # a defaulted parameter not passed keeps its Python default (`transforms.traced_parameters`)
+                and (p.default is None or annotation_name(p) in ARRAY_ANNOTATIONS)
+                and (not rest & ARRAYS_ONLY or annotation_name(p) in ARRAY_ANNOTATIONS)
             ]
         given = all_names if starred else {name for name, _ in passed}
         if kind > NONE and not given <= callee.passed_params:

@@ -1,8 +1,11 @@
 """What an `if` test tells the flow walk (`flow.py`): a branch that cannot run whenever the function is traced
 (a literal default no traced caller passes, a tracer type check, a None test of a closure), and what the test
-shows about a traced name inside each branch (`x is None`, `isinstance(x, jax.Array)`)."""
+shows about a traced name inside each branch (`x is None`, `isinstance(x, jax.Array)`); whether a `try`'s
+handlers catch the errors tracing raises."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import libcst as cst
 
@@ -146,3 +149,24 @@ def leaves(body: cst.BaseSuite) -> bool:
     if type(last) is cst.SimpleStatementLine:
         return isinstance(last.body[-1], (cst.Return, cst.Raise))
     return type(body) is cst.SimpleStatementSuite and isinstance(body.body[-1], (cst.Return, cst.Raise))
+
+
+# What a handler must name to catch the errors tracing raises (TracerBoolConversionError and the other
+# concretization errors derive from TypeError; checked on JAX 0.10.2).
+_CATCHING = frozenset({"Exception", "BaseException", "TypeError"})
+
+
+def tracer_errors_caught(node: cst.Try | cst.TryStar, index: Any, unit: Any) -> int:
+    """1 when a handler of the `try` catches the errors tracing raises (a bare `except`, `Exception`,
+    `TypeError`, or a `jax.errors` class), else 0."""
+    for handler in node.handlers:
+        kinds = handler.type
+        if kinds is None:
+            return 1
+        for kind in [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]:
+            if type(kind) is cst.Name and kind.value in _CATCHING:
+                return 1
+            qualname = index.qualname(kind, unit) if type(kind) in (cst.Name, cst.Attribute) else None
+            if qualname is not None and qualname.startswith(("jax.errors.", "jax.core.")):
+                return 1
+    return 0

@@ -20,7 +20,7 @@ import libcst as cst
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
-from .kinds import HAIKU, LINEN, NNX, STRICT, TRACED
+from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STRICT, TRACED
 from .library import (
     APPLY_FN_FACTORIES,
     HAIKU_APPLY_KEYWORDS,
@@ -402,22 +402,74 @@ def lifted_classes(index: ModuleIndex) -> None:
             record_transformed(index, f"{qualname}.{api.method}", STRICT, context, spec)
 
 
+def foreign_transformed(
+    index: ModuleIndex, func: cst.BaseExpression, unit: Unit
+) -> tuple[str, str, str, StaticSpec, int] | None:
+    """`jax.jit(step, ...)` (any transformation) of another project module's function, or of `model.apply` of
+    another module's linen Module, called here directly or through a name bound once to it: (the function's
+    or method's qualified name, the transformation, the context for messages, its spec as the function's
+    parameters read it, the leading arguments that are not its parameters: `apply`'s variables); None
+    otherwise."""
+    project = index.project
+    if project is None:
+        return None
+    call: cst.BaseExpression | None = func
+    if type(func) is cst.Name:
+        owner = unit if unit is not index.root and func.value in unit.local_names else index.root
+        call = owner.single_assignment(func.value)
+        unit = owner
+    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
+        return None
+    target = call.args[0].value
+    if type(target) is not cst.Name and type(target) is not cst.Attribute:
+        return None
+    found = index.transform_of(call.func, unit)
+    if found is None:
+        return None
+    name = found[0]
+    spec = static_spec([*found[1], *call.args[1:]], name)
+    context = f"{TRANSFORMATIONS[name].label} '{index.module.code_for_node(target)}'"
+    if type(target) is cst.Attribute and target.attr.value in _APPLIES:
+        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        if applied is None or applied.target is None:
+            return None
+        return applied.target, name, context, _after_leading(spec, 1), 1
+    qualname = index.qualname(target, unit)
+    if not project.records(qualname) or index.resolve_function(target, unit):
+        return None
+    assert qualname is not None
+    return qualname, name, context, spec, 0
+
+
 def record_transformed(index: ModuleIndex, target: str, kind: int, context: str, spec: StaticSpec) -> None:
     """Record that a transformation under `kind` traces another module's method `target` ("model.MLP.__call__",
-    bound to an instance): every parameter but the static ones of `spec` holds a tracer. A spec the fact
-    cannot state (unknown, equinox's filtering, grad's or vmap's limits, counted from the end) records
-    nothing: a miss rather than a guess."""
+    bound to an instance): every parameter but the static ones of `spec` holds a tracer (static positions
+    counted from the end are resolved by the callee: `static_tail`), only the array-annotated ones under
+    equinox's filtering (`ARRAYS_ONLY`), only the differentiated positions under grad alone. A spec the fact
+    cannot state (unknown, vmap's limits, differentiated positions counted from the end) records nothing: a
+    miss rather than a guess."""
     project = index.project
     if project is None or not project.records(target):
         return
-    if spec.unknown or spec.filtering or spec.differentiated is not None or spec.unbatched:
+    if spec.unknown or spec.unbatched:
         return
-    if any(i < 0 for i in spec.argnums):
-        return
-    width = max(spec.argnums, default=-1) + 1
-    positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
     keywords = tuple(sorted((name, 0) for name in spec.argnames))
-    project.outgoing.add(CallFact(target, kind, context, positional, keywords, True, TRACED))
+    if spec.differentiated is not None:  # grad alone: the other arguments stay the Python values they are
+        if not spec.differentiated or any(i < 0 for i in spec.differentiated):
+            return
+        width = max(spec.differentiated) + 1
+        positional = tuple(TRACED if i in spec.differentiated else 0 for i in range(width))
+        project.outgoing.add(CallFact(target, kind, context, positional, keywords, True))
+        return
+    if spec.filtering:  # no static options: which arguments are arrays decides
+        project.outgoing.add(CallFact(target, kind, context, (), keywords, True, TRACED | ARRAYS_ONLY))
+        return
+    width = max((i for i in spec.argnums if i >= 0), default=-1) + 1
+    positional = tuple(0 if i in spec.argnums else TRACED for i in range(width))
+    tail = tuple(sorted(i for i in spec.argnums if i < 0))
+    project.outgoing.add(
+        CallFact(target, kind, context, positional, keywords, True, TRACED, static_tail=tail)
+    )
 
 
 def jitted_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> tuple[Unit, StaticSpec] | None:

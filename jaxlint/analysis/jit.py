@@ -23,6 +23,7 @@ from .transforms import Application, StaticSpec, positional_params, static_spec
 
 # Transformations that compile, and so cache by function identity (the library table's `compiling`).
 COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
+_JIT = frozenset({"jax.jit"})
 
 
 def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:
@@ -110,14 +111,17 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
     return Jitted(target, app.spec, offset + call_offset, label)
 
 
-def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
-    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted."""
+def jitted_callable(
+    func: cst.BaseExpression, ctx: RuleContext, transforms: frozenset[str] = _JIT
+) -> Jitted | None:
+    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted (by one of
+    `transforms`: `jax.jit`, or `library.SCALAR_TRACING` where a call's scalar arguments matter)."""
     index = ctx.index
     if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)
         if (
             transform is None
-            or transform[0] != "jax.jit"
+            or transform[0] not in transforms
             or not func.args
             or func.args[0].keyword is not None
         ):
@@ -131,7 +135,7 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
             else None
         )
     if type(func) is cst.Name:
-        bound = _jit_binding(func.value, ctx)
+        bound = _jit_binding(func.value, ctx, transforms)
         if bound is not None:
             return bound
     targets = index.resolve_function(func, ctx.unit)
@@ -140,7 +144,7 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
     for target, bound_self in targets:
         if type(target.node) is not cst.FunctionDef:
             continue
-        spec = _jit_decorator(target, index)
+        spec = _jit_decorator(target, index, transforms)
         if spec is None:
             return None
         offset = 1 if target.is_method and bound_self else 0
@@ -148,37 +152,38 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
     return None
 
 
-def jitted_def(unit: Unit, index: ModuleIndex) -> Jitted | None:
+def jitted_def(unit: Unit, index: ModuleIndex, transforms: frozenset[str] = _JIT) -> Jitted | None:
     """A top-level def as a call of its name runs it when the def is the name's last binding (what another
-    module imports): jitted when its one decorator is `jax.jit`."""
+    module imports): jitted when its one decorator is `jax.jit` (or one of `transforms`)."""
     if type(unit.node) is not cst.FunctionDef:
         return None
-    spec = _jit_decorator(unit, index)
+    spec = _jit_decorator(unit, index, transforms)
     return Jitted(unit, spec, 0, unit.name, argnums_offset=0) if spec is not None else None
 
 
-def _jit_decorator(unit: Unit, index: ModuleIndex) -> StaticSpec | None:
-    """The static spec of a def whose one decorator is `jax.jit`, else None (kept with the unit: a jitted
-    function is called many times)."""
+def _jit_decorator(unit: Unit, index: ModuleIndex, transforms: frozenset[str] = _JIT) -> StaticSpec | None:
+    """The static spec of a def whose one decorator is `jax.jit` (or one of `transforms`), else None (kept
+    with the unit: a jitted function is called many times)."""
     node = unit.node
     assert type(node) is cst.FunctionDef
     if not node.decorators:
         return None
     memo = unit.memo
-    if "jit_decorator" in memo:
-        return memo["jit_decorator"]
+    key = "jit_decorator" if transforms is _JIT else f"jit_decorator {sorted(transforms)}"
+    if key in memo:
+        return memo[key]
     chain = decorator_transforms(node, unit, index)
     spec = None
     # Other decorators may change the signature that static_argnums counts in.
-    if len(chain) == 1 and chain[0][0] == "jax.jit" and len(node.decorators) == 1:
-        spec = static_spec(chain[0][1], "jax.jit")
+    if len(chain) == 1 and chain[0][0] in transforms and len(node.decorators) == 1:
+        spec = static_spec(chain[0][1], chain[0][0])
         if spec.unknown:
             spec = None
-    memo["jit_decorator"] = spec
+    memo[key] = spec
     return spec
 
 
-def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
+def _jit_binding(name: str, ctx: RuleContext, transforms: frozenset[str] = _JIT) -> Jitted | None:
     """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
     unit = ctx.unit
     if unit is not ctx.index.root and name in unit.local_names:
@@ -187,9 +192,10 @@ def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
         owner = ctx.index.root
     else:
         return None
-    table = owner.memo.get("jit_bindings")
+    key = "jit_bindings" if transforms is _JIT else f"jit_bindings {sorted(transforms)}"
+    table = owner.memo.get(key)
     if table is None:
-        table = owner.memo["jit_bindings"] = _jit_bindings(owner, ctx.index)
+        table = owner.memo[key] = _jit_bindings(owner, ctx.index, transforms)
     found = table.get(name)
     node = unit.node
     if found is not None and owner is unit and (type(node) is cst.FunctionDef or type(node) is cst.Lambda):
@@ -198,11 +204,11 @@ def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
     return found
 
 
-def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
+def _jit_bindings(unit: Unit, index: ModuleIndex, transforms: frozenset[str]) -> dict[str, Jitted | None]:
     """Names bound exactly once in `unit`'s own statements, by `name = jax.jit(...)` (None: other or many)."""
     table: dict[str, Jitted | None] = {}
     for name in unit.bindings:
-        value = jit_call(unit, name, index)
+        value = jit_call(unit, name, index, transforms)
         jitted = None
         if value is not None:
             found = index.applications(value, unit)
@@ -216,13 +222,14 @@ def _jit_bindings(unit: Unit, index: ModuleIndex) -> dict[str, Jitted | None]:
     return table
 
 
-def jit_call(unit: Unit, name: str, index: ModuleIndex) -> cst.Call | None:
-    """The `jax.jit(f, ...)` call that `name` is bound to, once, in `unit`'s own statements; else None."""
+def jit_call(unit: Unit, name: str, index: ModuleIndex, transforms: frozenset[str] = _JIT) -> cst.Call | None:
+    """The `jax.jit(f, ...)` call (or one of `transforms`) that `name` is bound to, once, in `unit`'s own
+    statements; else None."""
     value = unit.single_assignment(name)
     if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
         return None
     transform = index.transform_of(value.func, unit)
-    return value if transform is not None and transform[0] == "jax.jit" else None
+    return value if transform is not None and transform[0] in transforms else None
 
 
 def _jitted_apply(call: cst.Call, unit: Unit, index: ModuleIndex, label: str) -> Jitted | None:

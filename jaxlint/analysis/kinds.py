@@ -17,6 +17,9 @@ HOLDS_TRACED = 16  # a Python container (tuple, list, dict) with tracers inside
 
 # The argument is a Python bool/int/float literal (or a name bound to one). Above every value flag.
 LITERAL = 1 << 12
+# With a call fact's `rest` (`project.CallFact`): only the parameters annotated as arrays receive it (equinox's
+# filtering, `eqx.filter_jit(model.apply)`: its other arguments are static unless arrays, as `transforms.py` reads).
+ARRAYS_ONLY = 1 << 13
 
 HOST = -1  # explicitly untraced: the target of jax.debug.callback / pure_callback / io_callback
 NONE = 0  # plain Python

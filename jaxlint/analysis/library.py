@@ -394,3 +394,8 @@ INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
 NARROW_INT_DTYPES = frozenset(
     f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
 ) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})
+
+# -- Python scalars given to a compiling transformation ---------------------------------------------------------
+
+# The transformations that trace a Python scalar argument not marked static (the table's `scalars`).
+SCALAR_TRACING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.scalars)

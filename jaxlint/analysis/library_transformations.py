@@ -29,9 +29,11 @@ class Transformation:
     # (`jnp.zeros(3)` or `split(closed_key)` inside a bare vmap are concrete arrays).
     eager: bool = False
     # Only array arguments are traced: plain (non-array) arguments stay static (equinox's filter_*). flax.nnx.jit
-    # is here for its graph-node arguments (a Module's plain attributes stay static); it traces a Python scalar
-    # argument, which is not modelled, so such a flag is missed, never wrongly flagged.
+    # is here for its graph-node arguments (a Module's plain attributes stay static), but see `scalars`.
     filtering: bool = False
+    # A Python scalar a call passes, not marked static, is a tracer inside (`step(x, True)`): jax.jit, and
+    # nnx.jit although it filters (flax 0.12.8), unlike equinox's filter_jit.
+    scalars: bool = False
     # Differentiation limits the tracers to the differentiated arguments: the default `argnums` (0), with
     # `argnums=` honoured where `argnums` is True (equinox's filter_grad always differentiates argument 0).
     # None: every parameter is a tracer (jit, vmap; jvp/vjp/linearize take all primals).
@@ -63,7 +65,9 @@ def _grad_family(label: str) -> Transformation:
 
 
 TRANSFORMATIONS: dict[str, Transformation] = {
-    "jax.jit": Transformation(_JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True),
+    "jax.jit": Transformation(
+        _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True
+    ),
     "jax.pmap": Transformation(_JAX, STRICT, "jax.pmap-mapped", compiling=True, calls_through=True),
     "jax.vmap": Transformation(
         _JAX,
@@ -98,7 +102,9 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "equinox.filter_checkpoint": Transformation(_EQUINOX, STRICT, "equinox.filter_checkpoint-ed"),
     # flax.nnx's lifted transformations of a function: each traces the array arguments it is given; nnx.vmap,
     # like jax.vmap, stages nothing out.
-    "flax.nnx.jit": Transformation(_FLAX, STRICT, "nnx.jit-compiled", filtering=True, compiling=True),
+    "flax.nnx.jit": Transformation(
+        _FLAX, STRICT, "nnx.jit-compiled", filtering=True, compiling=True, scalars=True
+    ),
     "flax.nnx.vmap": Transformation(_FLAX, STRICT, "nnx.vmap-mapped", eager=True),
     "flax.nnx.pmap": Transformation(_FLAX, STRICT, "nnx.pmap-mapped"),
     "flax.nnx.remat": Transformation(_FLAX, STRICT, "nnx.remat-ed"),

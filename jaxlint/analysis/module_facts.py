@@ -26,7 +26,7 @@ from .library import HOST_OBJECTS
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .receivers import module_instance
 from .returns import function_returns_array
-from .timers import context_timer
+from .timers import context_timer, timer_class
 from .transforms import positional_params
 from .values import returns_one_array
 
@@ -98,7 +98,12 @@ class ModuleFacts:
         )
         wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
         functions = tuple(
-            sorted(_with_exports(index, self.functions) + _jitted_bindings(index) + _methods(index))
+            sorted(
+                _with_exports(index, self.functions)
+                + _jitted_bindings(index)
+                + _methods(index)
+                + _timer_classes(index)
+            )
         )
         uses = tuple(
             sorted(
@@ -216,6 +221,18 @@ def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
             if index.resolve_function(value.args[0].value, root):
                 found.append(FunctionFacts(name, (), (), NONE, (), (), True))
     return tuple(found)
+
+
+def _timer_classes(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """The module's top-level timer classes (`timers.timer_class`): `with Timer():` in another module times its
+    block (JAX403). No parameters and kind NONE, so no call fact ever adds to them (`adds`)."""
+    if not any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()):
+        return ()
+    return tuple(
+        FunctionFacts(name, (), (), NONE, (), (), False, timer=True)
+        for name, node in index.classes.items()
+        if node is not None and timer_class(name, index)
+    )
 
 
 def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:

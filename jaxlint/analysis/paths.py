@@ -349,9 +349,13 @@ class PathWalk(Generic[S, V]):
             after = self.suite(node.finalbody.body, after)
         return after
 
+    def try_body(self, node: cst.Try | cst.TryStar, state: S) -> S | None:
+        """A `try`'s body (`HANDLERS_AFTER_BODY`): a hook for a domain that cares what the handlers catch."""
+        return self.suite(node.body, state)
+
     def try_after_body(self, node: cst.Try | cst.TryStar, state: S) -> S | None:
         """Handlers, then `else`, each from the join of the states before and after the whole body."""
-        end = self.suite(node.body, state.copy())
+        end = self.try_body(node, state.copy())
         after = self.join([state, end])
         if after is None:
             return None

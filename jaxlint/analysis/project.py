@@ -10,8 +10,14 @@ them as it applies its own call sites (`flow.py`): a helper called from traced c
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
 of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
-fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class record a call whose
-`rest` flags every parameter not named static (`instances.record_transformed`). A call of another module's
+fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class (also `jax.grad`,
+`eqx.filter_jit` of it) record a call whose `rest` flags every parameter not named static
+(`instances.record_transformed`; static positions counted from the end travel as `static_tail`, which the callee
+resolves; under equinox's filtering only array-annotated parameters, `ARRAYS_ONLY`; under grad alone only the
+differentiated positions, as `positional`). A transformation of another module's function called eagerly
+(`jax.jit(step)(x, True)`, `f = jax.jit(step, static_argnums=-1)`; `f(x, True)`) records what the call passes: its
+JAX arrays, and the Python scalars `library.SCALAR_TRACING` traces, are tracers there, an argument of unknown
+structure nothing (`flow_calls._foreign_call`). A call of another module's
 function passing an instance of a project class (`step(model, x)`, `model = models.Counter()`) records which
 argument is of which class (`classes`): a parameter no call of its own module passes takes that class
 (`receivers.parameter_class`), and the class's kind is sent to the callee's module.
@@ -32,7 +38,8 @@ functions it calls, kept only where they can change a finding there; a module li
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
 and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
-(`timers.context_timer`) is exported as one, and a module using it in a `with` times as one reading a clock.
+(`timers.context_timer`), or a timer class (`timers.timer_class`), is exported as one, and a module using it in a
+`with` times as one reading a clock.
 A module-level host object (`logger = logging.getLogger(...)`, `bar = tqdm(...)`: `Summary.hosts`) is exported
 by its kind (`Export.host`) to the modules calling its methods: JAX202 there, as for one of their own. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
@@ -77,6 +84,9 @@ class CallFact:
     # `step(model, x)` with `model = models.Counter(...)`; the callee's parameter is one
     # (`receivers.parameter_class`).
     classes: tuple[tuple[str, str], ...] = ()
+    # Static positions counted from the end of the callee's parameters (`jax.jit(model.apply,
+    # static_argnums=-1)`): only the callee knows which parameters they name, so `rest` skips them there.
+    static_tail: tuple[int, ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -91,14 +101,17 @@ class CallFact:
             self.rest,
             self.receiver,
             [list(c) for c in self.classes],
+            list(self.static_tail),
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 9:
+        if not isinstance(row, list) or len(row) != 10:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail = row
+        if not (isinstance(tail, list) and all(type(i) is int and i < 0 for i in tail)):
+            return None
         if not (
             isinstance(classes, list)
             and all(
@@ -125,7 +138,14 @@ class CallFact:
             return None
         pairs = tuple((k, v) for k, v in keywords)
         given = tuple((c[0], c[1]) for c in classes)
-        return CallFact(target, kind, context, tuple(positional), pairs, starred, rest, receiver, given)
+        return CallFact(
+            target, kind, context, tuple(positional), pairs, starred, rest, receiver, given, tuple(tail)
+        )
+
+    def static_names(self, positional: tuple[str, ...]) -> tuple[str, ...]:
+        """The callee's parameters (`positional`: its positional parameter names, after a bound `self`) that
+        `static_tail` names."""
+        return tuple(positional[i] for i in self.static_tail if -len(positional) <= i)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -234,7 +254,7 @@ class FunctionFacts:
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and fact.rest & TRACED:
-            named = {name for name, _ in passed}
+            named = {name for name, _ in passed} | set(fact.static_names(self.positional))
             if known - named - set(self.traced):
                 return True
         return (

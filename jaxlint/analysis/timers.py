@@ -27,7 +27,8 @@ _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
 
 def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> str | None:
     """What `with item:` is, when it times its body by a clock ("a @contextmanager timer", "a timer class"),
-    else None. Another project module's timer is known by the export its module gives (project mode)."""
+    else None. Another project module's timer (either) is known by the export its module gives (project
+    mode)."""
     if type(item) is not cst.Call or type(item.func) not in (cst.Name, cst.Attribute):
         return None
     defs = index.resolve_function(item.func, unit)
@@ -36,24 +37,28 @@ def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> s
         qualname = index.qualname(item.func, unit) if project is not None else None
         found = project.exports.get(qualname) if qualname is not None else None
         if qualname is not None and found is not None and found.timer:
-            return (
-                f"{source_of(item.func)}(), a @contextmanager timer of module {qualname.rpartition('.')[0]}"
-            )
+            return f"{source_of(item.func)}(), a timer of module {qualname.rpartition('.')[0]}"
     if type(item.func) is not cst.Name:
         return None
     name = item.func.value
     if len(defs) == 1:
         return f"{name}(), a @contextmanager timer" if context_timer(defs[0][0], index) else None
-    class_node = index.classes.get(name)
-    if class_node is None or defs:
+    if defs or not timer_class(name, index):
         return None
+    return f"{name}, a timer class"
+
+
+def timer_class(name: str, index: ModuleIndex) -> bool:
+    """Whether the module's top-level class `name` is a timer: its `__enter__` and `__exit__` each read a clock
+    and neither waits for JAX work."""
+    class_node = index.classes.get(name)
+    if class_node is None:
+        return False
     methods = index.class_methods.get(id(class_node), {})
     enter, leave = methods.get("__enter__", []), methods.get("__exit__", [])
     if len(enter) != 1 or len(leave) != 1:
-        return None
-    if all(_clock_only(m, index) for m in (enter[0], leave[0])):
-        return f"{name}, a timer class"
-    return None
+        return False
+    return all(_clock_only(m, index) for m in (enter[0], leave[0]))
 
 
 def context_timer(unit: Unit, index: ModuleIndex) -> bool:

@@ -38,6 +38,9 @@ class Rule:
     confirmable: ClassVar[bool] = False  # whether `--verify` can confirm it by tracing
     fix_safety: ClassVar[str | None] = None  # "safe", "unsafe" or None (no fix)
     default_enabled: ClassVar[bool] = True
+    # Its findings are errors raised while tracing: silent inside a `try` whose handler catches them (the flow
+    # walk's `tracer_errors_caught`).
+    trace_error: ClassVar[bool] = False
 
     def hooks(self) -> dict[str, object]:
         """Hook name -> bound method, for the walker's dispatch table."""

@@ -70,6 +70,7 @@ _STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_r
 
 class TracedConcretization(Rule):
     code = "JAX102"
+    trace_error = True
     name = "traced-concretization"
     summary = "A traced value converted to a Python or NumPy value (`float()`, `int()`, `.item()`, `np.asarray`, `range()`)"
     confirmable = True

@@ -13,6 +13,7 @@ from .common import culprit
 
 class TracedControlFlow(Rule):
     code = "JAX101"
+    trace_error = True
     name = "traced-control-flow"
     summary = (
         "Python control flow (`if`, `while`, `assert`, ternary, `and`/`or`/`not`, `bool()`) on a traced value"
@@ -36,7 +37,8 @@ whose primal values are concrete. `max(a, b)` runs `b > a` and keeps the winner,
 `lo < x <= hi` is `(lo < x) and (x <= hi)`: the truth of each link but the last is tested, even in
 `mask = lo < x <= hi`. Under `jit` an operation on a JAX array closed over (a module-level `jnp` constant)
 is staged out too: `if np.all(c < 0):` raises. A call
-with `key=` is not flagged (the key may be static), nor a bare parameter that may be a pytree.
+with `key=` is not flagged (the key may be static), nor a bare parameter that may be a pytree, nor code in a
+`try` whose handler catches the error (`except jax.errors.ConcretizationTypeError:`, `TypeError`, `Exception`).
 
 ## Example
 ```python

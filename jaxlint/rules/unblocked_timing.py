@@ -37,7 +37,7 @@ Flags timings of JAX work that never wait for the result: two clock reads (`time
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
 modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
-module (or, when a project is linted, a `@contextmanager` timer of another of its modules) around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
+module (or, when a project is linted, such a timer of another of its modules) around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
 a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
 not wait for JAX work itself); and in notebooks, `%timeit f(x)`, `%time y = f(x)` and `%%timeit`/`%%time`
 cells that do the same.

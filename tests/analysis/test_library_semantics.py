@@ -928,3 +928,27 @@ def test_int32_arithmetic_wraps_around() -> None:
     assert (
         int(jax.jit(lambda: jnp.arange(100) * 100_000_000)()[-1]) == (9_900_000_000 + 2**31) % 2**32 - 2**31
     )
+
+
+def test_scalar_tracing_transformations_trace_a_python_bool() -> None:
+    """library.SCALAR_TRACING: `jax.jit(f)(x, True)` and `nnx.jit(f)(model, x, True)` give `f` a traced bool,
+    `static_argnames` keeps it a Python bool; equinox's filter_jit (not in the table) keeps it static."""
+    nnx = pytest.importorskip("flax.nnx")
+    eqx = pytest.importorskip("equinox")
+    from jaxlint.analysis.library import SCALAR_TRACING
+
+    seen: dict[str, bool] = {}
+
+    def f(model, x, flag):
+        seen["flag"] = is_tracer(flag)
+        return x
+
+    model, x = nnx.Linear(3, 3, rngs=nnx.Rngs(0)), jnp.ones(3)
+    for name in sorted(SCALAR_TRACING):
+        transform = resolve(name)
+        transform(f)(model if name.startswith("flax.") else None, x, True)
+        assert seen.pop("flag"), f"{name}: a Python bool argument is a tracer"
+        transform(f, static_argnames="flag")(model if name.startswith("flax.") else None, x, True)
+        assert not seen.pop("flag"), f"{name}: a static one stays a Python bool"
+    eqx.filter_jit(f)(None, x, True)
+    assert not seen.pop("flag"), "equinox.filter_jit keeps a Python bool static"
