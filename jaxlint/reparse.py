@@ -142,7 +142,11 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
         old_last_text = old.text[starts[last] : old_end]
         if chunk.code_for_node(chunk.body[-1]) != old_last_text:
             return None
-    new_body = (*body[:first], opening, *chunk.body[1:], *(body[last + 1 :] if not at_end else ()))
+    # The neighbours came back with their old text: their old nodes stand for them (the same tree), so that
+    # only the damaged statements are new objects (what `unit_reuse.changed` compares by identity).
+    middle = chunk.body[1:-1] if not at_end else chunk.body[1:]
+    right = (body[last], *body[last + 1 :]) if not at_end else ()
+    new_body = (*body[:first], body[first], *middle, *right)
     changes: dict = {"body": new_body}
     if at_end:
         changes["footer"] = chunk.footer

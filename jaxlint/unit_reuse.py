@@ -1,0 +1,169 @@
+"""The server's per-unit reuse: after an edit, walk only the top-level defs it changed and keep the other
+findings of the document's last lint, where that provably gives a full lint's findings (else: a full lint).
+
+A lint records (`UnitMemo`) each finding with the top-level statement whose walk emitted it (`FlowWalker.top`;
+0 for `on_module` and the module's `on_unit`, which every lint runs again) and its place. The next lint of the
+same document reuses it when all of these hold (`plan`); the reasons are in ARCHITECTURE.md (the server):
+- same path and settings, no project facts, not a notebook; the parse reused every other top-level statement
+  (the same node objects: `reparse.py`), and the changed ones (`changed`) are top-level defs, as many before as
+  after, that the last walk reached;
+- each changed def's tokens are its old tokens but for the values of numbers, on as many lines: nothing any
+  module-wide fact reads (names, calls, attributes, strings, structure) changed, and no line moved;
+- isolation: the defs' names are nowhere else in the text (no other code calls them or reads a fact of
+  theirs), and the names they mention are bound at module scope by top-level import lines only, or not at all
+  (they call no other function of the module, read no module variable, mark no other unit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import tokenize
+from typing import Any
+
+import libcst as cst
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclasses.dataclass
+class Placed:
+    """One finding before `# noqa`: who emitted it (`top`), and what the engine needs to report it again."""
+
+    top: int
+    code: str
+    name: str
+    severity: Any
+    node: cst.CSTNode
+    message: str
+    function: str | None
+    fix: Any
+    fix_text: str | None
+    fix_safety: str | None
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclasses.dataclass
+class UnitMemo:
+    """What the last lint of a document leaves for the next one (the engine fills it; `lint_text(units=)`)."""
+
+    module: cst.Module | None = None
+    path: str = ""
+    settings: Any = None
+    noqa: bool = True
+    placed: list[Placed] = dataclasses.field(default_factory=list)
+    reached: frozenset[int] = frozenset()
+    words: dict[int, frozenset[str]] = dataclasses.field(default_factory=dict)  # id(statement) -> its words
+    reused: int = 0  # how many lints in a row reused (for tests and the bench)
+
+
+def changed(old: cst.Module, new: cst.Module) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
+    """The top-level statements between the longest common prefix and suffix (by object identity)."""
+    a, b = old.body, new.body
+    head = 0
+    while head < len(a) and head < len(b) and a[head] is b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] is b[-1 - tail]:
+        tail += 1
+    return list(a[head : len(a) - tail]), list(b[head : len(b) - tail])
+
+
+def _tokens(code: str) -> list[tuple[int, str]] | None:
+    try:
+        return [
+            (t.type, "0" if t.type == tokenize.NUMBER else t.string)
+            for t in tokenize.generate_tokens(io.StringIO(code).readline)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def plan(
+    memo: UnitMemo | None, module: cst.Module, source: str, path: str, settings: Any, noqa: bool, index: Any
+) -> frozenset[int] | None:
+    """The ids of the top-level defs to walk again, or None for a full lint."""
+    if memo is None or memo.module is None or memo.path != path or memo.settings != settings or memo.noqa != noqa:
+        return None
+    before, after = changed(memo.module, module)
+    if not after or len(before) != len(after):
+        return None
+    for old, new in zip(before, after, strict=True):
+        if type(old) is not cst.FunctionDef or type(new) is not cst.FunctionDef or id(old) not in memo.reached:
+            return None
+        old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
+        if old_code.count("\n") != new_code.count("\n"):
+            return None
+        old_tokens = _tokens(old_code)
+        if old_tokens is None or old_tokens != _tokens(new_code):
+            return None
+    if not _isolated(after, module, source, index, memo):
+        return None
+    return frozenset(id(statement) for statement in after)
+
+
+def _isolated(defs: list[cst.FunctionDef], module: cst.Module, source: str, index: Any, memo: UnitMemo) -> bool:
+    codes = [module.code_for_node(d) for d in defs]
+    words = set().union(*(_WORD.findall(code) for code in codes))
+    if "global" in words or "nonlocal" in words:
+        return False
+    for d in defs:  # its name nowhere but in the changed defs (the same names before: same tokens)
+        pattern = re.compile(rf"\b{re.escape(d.name.value)}\b")
+        if len(pattern.findall(source)) != sum(len(pattern.findall(code)) for code in codes):
+            return False
+    if "*" in _import_star_names(module):
+        return False
+    imported = _imported_names(module)
+    for unit in index.units.values():
+        if unit.declared_globals & words:
+            return False
+    own = {d.name.value for d in defs}  # bound by the changed defs alone (their names are nowhere else)
+    root = index.root
+    for name, bindings in root.bindings.items():
+        if name in words and name not in own and not all(id(b.node) in imported for b in bindings):
+            return False
+    for name in root.defs:
+        if name in words and name not in own:
+            return False
+    # Module-level code other than defs, classes and import lines may rebind or narrow an imported name
+    # (`except ImportError as jnp`, `if jnp is None`): the changed defs must mention none of its words.
+    kept = {}
+    for statement in module.body:
+        if type(statement) is cst.ClassDef and statement.name.value in words:
+            return False
+        if type(statement) in (cst.FunctionDef, cst.ClassDef) or id(statement) in imported:
+            continue
+        found = memo.words.get(id(statement))
+        if found is None:
+            found = frozenset(_WORD.findall(module.code_for_node(statement)))
+        kept[id(statement)] = found
+        if found & words or ("import" in found and "*" in module.code_for_node(statement)):
+            return False  # (a star import below module level binds names no index lists)
+    memo.words = kept
+    return True
+
+
+def _imported_names(module: cst.Module) -> set[int]:
+    """The import nodes of the module's top-level lines that hold only imports (and those lines)."""
+    found: set[int] = set()
+    for statement in module.body:
+        if type(statement) is cst.SimpleStatementLine and all(
+            type(s) is cst.Import or type(s) is cst.ImportFrom for s in statement.body
+        ):
+            found.add(id(statement))
+            found.update(id(s) for s in statement.body)
+    return found
+
+
+def _import_star_names(module: cst.Module) -> set[str]:
+    return {
+        "*"
+        for statement in module.body
+        if type(statement) is cst.SimpleStatementLine
+        for s in statement.body
+        if type(s) is cst.ImportFrom and isinstance(s.names, cst.ImportStar)
+    }
