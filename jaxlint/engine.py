@@ -68,7 +68,19 @@ def lint_text(
     # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
     # gets a fresh thread, whose stack goes when it ends.
     shape = scan(source)
-    run = (source, path, settings, noqa, magics, fixes, project, shape, parser or parse_module, statements, units)
+    run = (
+        source,
+        path,
+        settings,
+        noqa,
+        magics,
+        fixes,
+        project,
+        shape,
+        parser or parse_module,
+        statements,
+        units,
+    )
     return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
 
 

@@ -87,13 +87,23 @@ def plan(
     memo: UnitMemo | None, module: cst.Module, source: str, path: str, settings: Any, noqa: bool, index: Any
 ) -> frozenset[int] | None:
     """The ids of the top-level defs to walk again, or None for a full lint."""
-    if memo is None or memo.module is None or memo.path != path or memo.settings != settings or memo.noqa != noqa:
+    if (
+        memo is None
+        or memo.module is None
+        or memo.path != path
+        or memo.settings != settings
+        or memo.noqa != noqa
+    ):
         return None
     before, after = changed(memo.module, module)
     if not after or len(before) != len(after):
         return None
     for old, new in zip(before, after, strict=True):
-        if type(old) is not cst.FunctionDef or type(new) is not cst.FunctionDef or id(old) not in memo.reached:
+        if (
+            type(old) is not cst.FunctionDef
+            or type(new) is not cst.FunctionDef
+            or id(old) not in memo.reached
+        ):
             return None
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         if old_code.count("\n") != new_code.count("\n"):
@@ -106,7 +116,9 @@ def plan(
     return frozenset(id(statement) for statement in after)
 
 
-def _isolated(defs: list[cst.FunctionDef], module: cst.Module, source: str, index: Any, memo: UnitMemo) -> bool:
+def _isolated(
+    defs: list[cst.FunctionDef], module: cst.Module, source: str, index: Any, memo: UnitMemo
+) -> bool:
     codes = [module.code_for_node(d) for d in defs]
     words = set().union(*(_WORD.findall(code) for code in codes))
     if "global" in words or "nonlocal" in words:

@@ -1,0 +1,124 @@
+"""Per-unit reuse (`jaxlint/unit_reuse.py`): after every random edit, the server's lint (reusing the last
+lint's findings where it may) gives a full lint's findings. The module ties its functions together the ways
+reuse could go wrong: a callee's marks from a jitted caller, a module-wide x64 flag written in a body, a key
+passed between two functions, an array argument JAX103 reads in the callee, a message quoting another line,
+and isolated functions whose numbers change (where reuse applies)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from jaxlint.engine import lint_text
+from jaxlint.lint import keep_selected
+from jaxlint.selection import settings_for
+from jaxlint.server.linting import config_for, lint_document
+
+MODULE = """import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(params, x, key):
+    y = helper(x, 2.0)
+    if y.sum() > 1.0:
+        y = y * 2.0
+    noise = jax.random.normal(key, y.shape)
+    more = jax.random.normal(key, (3,))
+    return y + noise + more[0]
+
+
+def helper(a, b):
+    c = a + b
+    if c > 0:
+        return c * 3
+    return c
+
+
+def setup():
+    jax.config.update("jax_enable_x64", False)
+
+
+def consume(key):
+    return jax.random.uniform(key, (2,))
+
+
+def pair(key):
+    a = consume(key)
+    b = consume(key)
+    return a + b
+
+
+def fill(arr):
+    arr[0] = 1.0
+    return arr
+
+
+def caller():
+    return fill(jnp.zeros(3))
+
+
+@jax.jit
+def alone(x, key):
+    z = x * 2.0 + 1
+    if z > 0:
+        print("z", z)
+    k = jax.random.normal(key, (4,))
+    j = jax.random.normal(key, (4,))
+    w = jnp.array(2**40)
+    for i in range(3):
+        z = z + i * 0.5
+    return z + k + j + w
+
+
+def quiet(a):
+    b = a * 4
+    return [b, b + 1.5]
+
+
+def tail():
+    return 0
+"""
+
+# Edits: a number changed (what reuse takes), and edits across the hazards (what it must refuse).
+EDITS = [
+    (r"2\.0", ["3.0", "2.5", "0"]),
+    (r"\b1\.0\b", ["0.0", "7.0"]),
+    (r"\b3\b", ["0", "5"]),
+    (r"2\*\*40", ["2**20", "2**40"]),
+    (r"0\.5", ["0.25", "1"]),
+    (r"\(4,\)", ["(5,)"]),
+    (r"False", ["True"]),
+    (r"c \* 3", ["c * 3.5", "3"]),
+    (r"b = consume\(key\)", ["b = consume(jax.random.split(key)[0])"]),
+    (r"fill\(jnp\.zeros\(3\)\)", ["fill([0.0, 1.0])", "fill(jnp.ones(2))"]),
+    (r"helper\(x, 2\.0\)", ["helper(x, x)", "x"]),
+    (r"\n    j = jax\.random\.normal\(key, \(4,\)\)", ["", "\n    j = jax.random.normal(key, (6,))\n"]),
+    (r"return \[b, b \+ 1\.5\]", ["return [b, quiet(b)]", "return [b, helper(b, 1)]"]),
+]
+
+
+def _full(text: str, path: str, config) -> list:
+    settings = settings_for(config, path)
+    return keep_selected(lint_text(text, path, settings), settings)
+
+
+def test_reuse_gives_a_full_lints_findings_after_every_random_edit(tmp_path):
+    path = str(tmp_path / "nofile" / "module.py")  # no file on disk: linted alone, as reuse requires
+    config = config_for(path)
+    rng = random.Random(28)
+    text = MODULE
+    linted = lint_document(text, path, config)
+    reused = 0
+    for _ in range(240):
+        pattern, replacements = rng.choice(EDITS)
+        matches = list(re.finditer(pattern, text))
+        if not matches:
+            continue
+        match = rng.choice(matches)
+        text = text[: match.start()] + rng.choice(replacements) + text[match.end() :]
+        linted = lint_document(text, path, config, linted)
+        assert linted.findings == _full(text, path, config), text
+        reused += linted.units is not None and linted.units.reused > 0
+    assert reused >= 5  # the reuse ran: the comparison above is of reused findings too
+    assert 20 < 240 - reused  # and so did full lints after the edits it must refuse
