@@ -20,7 +20,7 @@ from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
-from .unit_reuse import Placed, UnitMemo, plan
+from .unit_reuse import Placed, SentFacts, UnitMemo, plan, received, restore_states, unit_states
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 
@@ -153,7 +153,7 @@ def lint_module(
     index.statement_positions = statements
     if project is not None:
         project.observe(index)  # it releases the index once it has read the module's summary from it
-        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)
+        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project, units)
     try:
         return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project, units)
     finally:
@@ -186,16 +186,21 @@ def _lint_indexed(
     for rule in rules:
         for name, method in rule.hooks().items():
             hooks.setdefault(name, []).append(method)
-    if units is not None and (magics is not None or project is not None):
-        units = None  # per-unit reuse covers .py documents linted alone (`unit_reuse.py`)
-    only = plan(units, module, source, path, settings, noqa, index) if units is not None else None
+    if units is not None and magics is not None:
+        units = None  # per-unit reuse covers .py documents (`unit_reuse.py`)
+    only = plan(units, module, source, path, settings, noqa, index, project) if units is not None else None
     raw: list[tuple[Rule, cst.CSTNode, str, str | None, Any, int]] = []
 
     def collect(rule, node, message, frame, fix) -> None:
         raw.append((rule, node, message, frame.function, fix, walker.top))
 
     walker = FlowWalker(index, hooks, collect, project, only or frozenset())
+    sent = None
+    if units is not None and project is not None:
+        sent = project.outgoing = SentFacts(project.outgoing, walker)
     walker.run()
+    if units is not None:
+        _reuse_project(units, index, project, walker, only, sent)
     positions = index.positions().resolve([item[1] for item in raw]) if raw else {}
     placed: list[Placed] = []
     for rule, node, message, function, fix, top in raw:
@@ -258,3 +263,34 @@ def _lint_indexed(
             fixes.add(module, findings[-1], p.fix)
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+def _reuse_project(
+    units: UnitMemo,
+    index: ModuleIndex,
+    project: ModuleFacts | None,
+    walker: FlowWalker,
+    only: frozenset[int] | None,
+    sent: SentFacts | None,
+) -> None:
+    """Project mode: a reuse walk's module leaves the summary a full walk leaves (`unit_reuse.py`): the units it
+    did not walk get the facts the last walk left on them, the calls into other modules those walks recorded
+    count again, and the top-level functions the walk did not reach keep their facts; then the memo keeps
+    this walk's."""
+    if only is not None and units.module is not None:
+        restore_states(index, units.states, walker.walked)
+        if project is not None and sent is not None:
+            stale = {id(s) for s in units.module.body} - {id(s) for s in index.module.body}
+            for top, fact in units.sent:
+                if top != 0 and top not in stale:
+                    sent.add_from(top, fact)
+            own = {d.name.value for d in index.module.body if id(d) in only and type(d) is cst.FunctionDef}
+            own |= {d.name.value for d in units.module.body if id(d) in stale and type(d) is cst.FunctionDef}
+            kept = [f for f in units.functions if f.name not in own]
+            project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
+    units.received = received(project)
+    units.states = unit_states(index)
+    units.sent = sent.sent if sent is not None else []
+    units.functions = project.functions if project is not None else ()
+    if project is not None and sent is not None:
+        project.outgoing = set(sent)

@@ -4,7 +4,7 @@ findings of the document's last lint, where that provably gives a full lint's fi
 A lint records (`UnitMemo`) each finding with the top-level statement whose walk emitted it (`FlowWalker.top`;
 0 for `on_module` and the module's `on_unit`, which every lint runs again) and its place. The next lint of the
 same document reuses it when all of these hold (`plan`); the reasons are in ARCHITECTURE.md (the server):
-- same path and settings, no project facts, not a notebook; the parse reused every other top-level statement
+- same path and settings, the same facts from the project (or none), not a notebook; the parse reused every other top-level statement
   (the same node objects: `reparse.py`), and the changed ones (`changed`) are top-level defs, as many before as
   after, that the last walk reached;
 - each changed def's tokens are its old tokens but for the values of numbers, on as many lines: nothing any
@@ -59,6 +59,13 @@ class UnitMemo:
     reached: frozenset[int] = frozenset()
     words: dict[int, frozenset[str]] = dataclasses.field(default_factory=dict)  # id(statement) -> its words
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
+    # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
+    # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
+    # node), and the module's top-level functions as the summary lists them.
+    received: Any = None
+    sent: list[tuple[int, Any]] = dataclasses.field(default_factory=list)
+    states: dict[int, tuple] = dataclasses.field(default_factory=dict)
+    functions: tuple = ()
 
 
 def changed(old: cst.Module, new: cst.Module) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
@@ -83,8 +90,29 @@ def _tokens(code: str) -> list[tuple[int, str]] | None:
         return None
 
 
+def received(project: Any) -> Any:
+    """What a module's walk receives from the project (`ModuleFacts`), comparable; None without a project."""
+    if project is None:
+        return None
+    return (
+        project.incoming,
+        project.also,
+        project.package,
+        project.classes,
+        project.exports,
+        project.imported,
+    )
+
+
 def plan(
-    memo: UnitMemo | None, module: cst.Module, source: str, path: str, settings: Any, noqa: bool, index: Any
+    memo: UnitMemo | None,
+    module: cst.Module,
+    source: str,
+    path: str,
+    settings: Any,
+    noqa: bool,
+    index: Any,
+    project: Any = None,
 ) -> frozenset[int] | None:
     """The ids of the top-level defs to walk again, or None for a full lint."""
     if (
@@ -93,6 +121,7 @@ def plan(
         or memo.path != path
         or memo.settings != settings
         or memo.noqa != noqa
+        or memo.received != received(project)
     ):
         return None
     before, after = changed(memo.module, module)
@@ -179,3 +208,53 @@ def _import_star_names(module: cst.Module) -> set[str]:
         for s in statement.body
         if type(s) is cst.ImportFrom and isinstance(s.names, cst.ImportStar)
     }
+
+
+class SentFacts(set):
+    """`ModuleFacts.outgoing` while a lint records it: each call fact added, with the top-level statement
+    whose walk added it (`FlowWalker.top`; 0 before the walk: the index's and the call sites' facts)."""
+
+    def __init__(self, facts: set, walker: Any) -> None:
+        super().__init__(facts)
+        self.walker = walker
+        self.sent: list[tuple[int, Any]] = []
+
+    def add(self, fact: Any) -> None:
+        self.add_from(getattr(self.walker, "top", 0), fact)
+
+    def add_from(self, top: int, fact: Any) -> None:
+        self.sent.append((top, fact))
+        super().add(fact)
+
+
+_STATE = (
+    "kind",
+    "context",
+    "traced_params",
+    "container_params",
+    "array_params",
+    "passed_params",
+    "eager_arrays",
+    "traced_receiver",
+)
+
+
+def unit_states(index: Any) -> dict[int, tuple]:
+    """What the walk wrote on each unit (its marks), by the id of the unit's node."""
+    return {
+        id(unit.node): tuple(
+            set(value) if isinstance(value, set) else value for value in (getattr(unit, f) for f in _STATE)
+        )
+        for unit in index.units.values()
+    }
+
+
+def restore_states(index: Any, states: dict[int, tuple], walked: Any) -> None:
+    """Units the reuse walk did not walk get the facts the last walk left on them (the same node objects)."""
+    for unit in index.units.values():
+        if id(unit) in walked:
+            continue
+        state = states.get(id(unit.node))
+        if state is not None:
+            for field, value in zip(_STATE, state, strict=True):
+                setattr(unit, field, set(value) if isinstance(value, set) else value)

@@ -196,6 +196,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             self._dirty.clear()
             del self.frame
 
+    @property
+    def walked(self) -> set[int]:
+        """The ids of the units this walk walked."""
+        return set(self._tops)
+
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
         if self.silent or key in self._seen:

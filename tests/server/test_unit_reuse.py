@@ -12,10 +12,11 @@ import re
 from jaxlint.engine import lint_text
 from jaxlint.lint import keep_selected
 from jaxlint.selection import settings_for
-from jaxlint.server.linting import config_for, lint_document
+from jaxlint.server.linting import config_for, lint_document, project_facts
 
 MODULE = """import jax
 import jax.numpy as jnp
+from util import double
 
 
 @jax.jit
@@ -68,7 +69,7 @@ def alone(x, key):
     w = jnp.array(2**40)
     for i in range(3):
         z = z + i * 0.5
-    return z + k + j + w
+    return double(z) + k + j + w
 
 
 def quiet(a):
@@ -98,17 +99,30 @@ EDITS = [
 ]
 
 
-def _full(text: str, path: str, config) -> list:
-    settings = settings_for(config, path)
-    return keep_selected(lint_text(text, path, settings), settings)
+UTIL = """import jax.numpy as jnp
 
 
-def test_reuse_gives_a_full_lints_findings_after_every_random_edit(tmp_path):
-    path = str(tmp_path / "nofile" / "module.py")  # no file on disk: linted alone, as reuse requires
+def double(v):
+    return jnp.asarray(v) * 2
+"""
+
+CALLER = """import jax
+from module import helper, quiet
+
+
+@jax.jit
+def go(x):
+    return helper(x, 1.0) + quiet(x)[0]
+"""
+
+
+def _replay(path: str, facts, seed: int) -> int:
+    """Random edits; after each, the server's lint against a full lint (findings and, with facts, the
+    summary the module leaves the others). Returns how many lints reused."""
     config = config_for(path)
-    rng = random.Random(28)
+    rng = random.Random(seed)
     text = MODULE
-    linted = lint_document(text, path, config)
+    linted = lint_document(text, path, config, None, facts)
     reused = 0
     for _ in range(240):
         pattern, replacements = rng.choice(EDITS)
@@ -117,8 +131,30 @@ def test_reuse_gives_a_full_lints_findings_after_every_random_edit(tmp_path):
             continue
         match = rng.choice(matches)
         text = text[: match.start()] + rng.choice(replacements) + text[match.end() :]
-        linted = lint_document(text, path, config, linted)
-        assert linted.findings == _full(text, path, config), text
+        linted = lint_document(text, path, config, linted, facts)
+        full = lint_document(text, path, config, None, facts)
+        assert linted.findings == full.findings, text
+        assert linted.summary == full.summary, text
+        if facts is None:  # as the command lints the text alone
+            settings = settings_for(config, path)
+            assert linted.findings == keep_selected(lint_text(text, path, settings), settings), text
         reused += linted.units is not None and linted.units.reused > 0
+    return reused
+
+
+def test_reuse_gives_a_full_lints_findings_after_every_random_edit(tmp_path):
+    reused = _replay(str(tmp_path / "nofile" / "module.py"), None, 28)  # no file on disk: linted alone
     assert reused >= 5  # the reuse ran: the comparison above is of reused findings too
-    assert 20 < 240 - reused  # and so did full lints after the edits it must refuse
+    assert 240 - reused > 20  # and so did full lints after the edits it must refuse
+
+
+def test_reuse_in_a_project_gives_a_full_lints_findings_and_summary(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "caller.py").write_text(CALLER)
+    module = tmp_path / "module.py"
+    module.write_text(MODULE)
+    facts, _ = project_facts(str(module), config_for(str(module)), {})
+    assert facts is not None and facts.module_facts(str(module)).incoming  # caller.py's calls reach it
+    reused = _replay(str(module), facts, 29)
+    assert reused >= 5
