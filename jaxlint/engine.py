@@ -20,7 +20,7 @@ from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
-from .unit_reuse import Placed, SentFacts, UnitMemo, plan, received, restore_states, unit_states
+from .unit_reuse import Placed, Reuse, SentFacts, UnitMemo, plan, received, restore_states, unit_states
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 
@@ -192,9 +192,9 @@ def _lint_indexed(
     raw: list[tuple[Rule, cst.CSTNode, str, str | None, Any, int]] = []
 
     def collect(rule, node, message, frame, fix) -> None:
-        raw.append((rule, node, message, frame.function, fix, walker.top))
+        raw.append((rule, node, message, frame.function, fix, frame.walker.top))  # (no cycle through walker)
 
-    walker = FlowWalker(index, hooks, collect, project, only or frozenset())
+    walker = FlowWalker(index, hooks, collect, project, only.only if only is not None else frozenset())
     sent = None
     if units is not None and project is not None:
         sent = project.outgoing = SentFacts(project.outgoing, walker)
@@ -204,7 +204,7 @@ def _lint_indexed(
     positions = index.positions().resolve([item[1] for item in raw]) if raw else {}
     placed: list[Placed] = []
     for rule, node, message, function, fix, top in raw:
-        if only is not None and top != 0 and top not in only:
+        if only is not None and top != 0 and top not in only.only:
             continue  # an import line's: the last lint's stands
         where = positions[node]
         fix_text, fix_safety = describe_fix(module, fix, rule.fix_safety)
@@ -220,6 +220,7 @@ def _lint_indexed(
                 fix,
                 fix_text,
                 fix_safety,
+                rule.quotes_lines,
                 where.start.line,
                 where.start.column + 1,
                 where.end.line,
@@ -230,11 +231,17 @@ def _lint_indexed(
         if only is not None:
             assert units.module is not None
             stale = {id(s) for s in units.module.body} - {id(s) for s in module.body}
-            placed += [p for p in units.placed if p.top != 0 and p.top not in stale]
+            placed += only.kept(units, stale)
             units.reused += 1
         else:
             units.reused = 0
-        units.module, units.path, units.settings, units.noqa = module, path, settings, noqa
+        units.module, units.source, units.path, units.settings, units.noqa = (
+            module,
+            source,
+            path,
+            settings,
+            noqa,
+        )
         units.placed, units.reached = placed, frozenset(walker.reached)
     if not placed:
         return []
@@ -270,7 +277,7 @@ def _reuse_project(
     index: ModuleIndex,
     project: ModuleFacts | None,
     walker: FlowWalker,
-    only: frozenset[int] | None,
+    only: Reuse | None,
     sent: SentFacts | None,
 ) -> None:
     """Project mode: a reuse walk's module leaves the summary a full walk leaves (`unit_reuse.py`): the units it
@@ -284,13 +291,15 @@ def _reuse_project(
             for top, fact in units.sent:
                 if top != 0 and top not in stale:
                     sent.add_from(top, fact)
-            own = {d.name.value for d in index.module.body if id(d) in only and type(d) is cst.FunctionDef}
+            own = {
+                d.name.value for d in index.module.body if id(d) in only.only and type(d) is cst.FunctionDef
+            }
             own |= {d.name.value for d in units.module.body if id(d) in stale and type(d) is cst.FunctionDef}
             kept = [f for f in units.functions if f.name not in own]
             project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
     units.received = received(project)
-    units.states = unit_states(index)
+    units.states = unit_states(index) if project is not None else {}  # only the summary reads them
     units.sent = sent.sent if sent is not None else []
     units.functions = project.functions if project is not None else ()
     if project is not None and sent is not None:
-        project.outgoing = set(sent)
+        project.outgoing = set(sent)  # (it pointed at the walker)

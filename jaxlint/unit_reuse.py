@@ -7,8 +7,10 @@ same document reuses it when all of these hold (`plan`); the reasons are in ARCH
 - same path and settings, the same facts from the project (or none), not a notebook; the parse reused every other top-level statement
   (the same node objects: `reparse.py`), and the changed ones (`changed`) are top-level defs, as many before as
   after, that the last walk reached;
-- each changed def's tokens are its old tokens but for the values of numbers, on as many lines: nothing any
-  module-wide fact reads (names, calls, attributes, strings, structure) changed, and no line moved;
+- each changed def's tokens are its old tokens but for the values of numbers, comments and blank lines:
+  nothing any module-wide fact reads (names, calls, attributes, strings, structure) changed; the findings kept
+  lie outside the changed lines, those below move with the lines inserted or removed, and where lines moved
+  none names a line number (`Rule.quotes_lines`);
 - isolation: the defs' names are nowhere else in the text (no other code calls them or reads a fact of
   theirs), and the names they mention are bound at module scope by top-level import lines only, or not at all
   (they call no other function of the module, read no module variable, mark no other unit).
@@ -23,6 +25,8 @@ import tokenize
 from typing import Any
 
 import libcst as cst
+
+from .reparse import _common_ends
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -41,6 +45,7 @@ class Placed:
     fix: Any
     fix_text: str | None
     fix_safety: str | None
+    quotes: bool  # its message names line numbers (`Rule.quotes_lines`)
     line: int
     column: int
     end_line: int
@@ -52,6 +57,7 @@ class UnitMemo:
     """What the last lint of a document leaves for the next one (the engine fills it; `lint_text(units=)`)."""
 
     module: cst.Module | None = None
+    source: str = ""
     path: str = ""
     settings: Any = None
     noqa: bool = True
@@ -80,14 +86,43 @@ def changed(old: cst.Module, new: cst.Module) -> tuple[list[cst.CSTNode], list[c
     return list(a[head : len(a) - tail]), list(b[head : len(b) - tail])
 
 
+_IGNORED = frozenset(
+    {tokenize.COMMENT, tokenize.NL}
+)  # comments, blank and comment lines: read by no analysis
+
+
 def _tokens(code: str) -> list[tuple[int, str]] | None:
+    """The def's tokens as the analysis could tell them apart: numbers' values and comments left out."""
     try:
         return [
             (t.type, "0" if t.type == tokenize.NUMBER else t.string)
             for t in tokenize.generate_tokens(io.StringIO(code).readline)
+            if t.type not in _IGNORED
         ]
     except (tokenize.TokenError, SyntaxError):
         return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Reuse:
+    """A lint that walks only `only` (ids of top-level defs) and keeps the last lint's other findings; those
+    after line `last` of the last text move by `delta` lines."""
+
+    only: frozenset[int]
+    last: int
+    delta: int
+
+    def kept(self, memo: UnitMemo, stale: set[int]) -> list[Placed]:
+        out = []
+        for placed in memo.placed:
+            if placed.top == 0 or placed.top in stale:
+                continue
+            if placed.line > self.last and self.delta:
+                placed = dataclasses.replace(
+                    placed, line=placed.line + self.delta, end_line=placed.end_line + self.delta
+                )
+            out.append(placed)
+        return out
 
 
 def received(project: Any) -> Any:
@@ -113,8 +148,8 @@ def plan(
     noqa: bool,
     index: Any,
     project: Any = None,
-) -> frozenset[int] | None:
-    """The ids of the top-level defs to walk again, or None for a full lint."""
+) -> Reuse | None:
+    """What to walk again and how to keep the rest, or None for a full lint."""
     if (
         memo is None
         or memo.module is None
@@ -135,14 +170,23 @@ def plan(
         ):
             return None
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
-        if old_code.count("\n") != new_code.count("\n"):
-            return None
         old_tokens = _tokens(old_code)
         if old_tokens is None or old_tokens != _tokens(new_code):
             return None
     if not _isolated(after, module, source, index, memo):
         return None
-    return frozenset(id(statement) for statement in after)
+    # The kept findings lie outside the changed lines; where lines moved, none names a line number.
+    head, tail = _common_ends(memo.source, source)
+    first = memo.source.count("\n", 0, head) + 1
+    last = memo.source.count("\n", 0, max(head, len(memo.source) - tail)) + 1
+    delta = source.count("\n") - memo.source.count("\n")
+    stale = {id(statement) for statement in before}
+    for placed in memo.placed:
+        if placed.top == 0 or placed.top in stale:
+            continue
+        if not (placed.end_line < first or placed.line > last) or (delta and placed.quotes):
+            return None
+    return Reuse(frozenset(id(statement) for statement in after), last, delta)
 
 
 def _isolated(

@@ -2,7 +2,7 @@
 lint's findings where it may) gives a full lint's findings. The module ties its functions together the ways
 reuse could go wrong: a callee's marks from a jitted caller, a module-wide x64 flag written in a body, a key
 passed between two functions, an array argument JAX103 reads in the callee, a message quoting another line,
-and isolated functions whose numbers change (where reuse applies)."""
+and isolated functions whose numbers, comments and blank lines change (where reuse applies)."""
 
 from __future__ import annotations
 
@@ -96,6 +96,12 @@ EDITS = [
     (r"helper\(x, 2\.0\)", ["helper(x, x)", "x"]),
     (r"\n    j = jax\.random\.normal\(key, \(4,\)\)", ["", "\n    j = jax.random.normal(key, (6,))\n"]),
     (r"return \[b, b \+ 1\.5\]", ["return [b, quiet(b)]", "return [b, helper(b, 1)]"]),
+    # Comments and blank lines (reuse takes them; the findings below move with the lines).
+    (r"\n    b = a \* 4", ["\n\n    b = a * 4", "  # four\n    b = a * 4", "\n    # a comment\n    b = a * 4"]),
+    (r"\n    w = jnp", ["\n\n    w = jnp", "\n    # w\n    w = jnp"]),
+    (r"\n\n\n(?=def|@)", ["\n\n\n", "\n\n\n\n", "\n\n# between\n"]),
+    (r"\n    y = helper", ["\n\n    y = helper"]),
+    (r"\n\n    ", ["\n    "]),
 ]
 
 
