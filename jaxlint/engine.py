@@ -20,7 +20,7 @@ from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
-from .unit_reuse import Placed, Reuse, SentFacts, UnitMemo, plan, received, restore_states, unit_states
+from .unit_reuse import Placed, SentFacts, UnitMemo, after_walk, plan
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 
@@ -199,8 +199,7 @@ def _lint_indexed(
     if units is not None and project is not None:
         sent = project.outgoing = SentFacts(project.outgoing, walker)
     walker.run()
-    if units is not None:
-        _reuse_project(units, index, project, walker, only, sent)
+    walked = after_walk(units, index, project, walker, only, sent) if units is not None else None
     positions = index.positions().resolve([item[1] for item in raw]) if raw else {}
     placed: list[Placed] = []
     for rule, node, message, function, fix, top in raw:
@@ -227,22 +226,8 @@ def _lint_indexed(
                 where.end.column + 1,
             )
         )
-    if units is not None:
-        if only is not None:
-            assert units.module is not None
-            stale = {id(s) for s in units.module.body} - {id(s) for s in module.body}
-            placed += only.kept(units, stale)
-            units.reused += 1
-        else:
-            units.reused = 0
-        units.module, units.source, units.path, units.settings, units.noqa = (
-            module,
-            source,
-            path,
-            settings,
-            noqa,
-        )
-        units.placed, units.reached = placed, frozenset(walker.reached)
+    if units is not None and walked is not None:
+        placed = units.remember(module, source, path, settings, noqa, only, placed, walked)
     if not placed:
         return []
     suppressions = Suppressions(source if noqa else "")
@@ -270,36 +255,3 @@ def _lint_indexed(
             fixes.add(module, findings[-1], p.fix)
     findings.sort(key=Finding.sort_key)
     return findings
-
-
-def _reuse_project(
-    units: UnitMemo,
-    index: ModuleIndex,
-    project: ModuleFacts | None,
-    walker: FlowWalker,
-    only: Reuse | None,
-    sent: SentFacts | None,
-) -> None:
-    """Project mode: a reuse walk's module leaves the summary a full walk leaves (`unit_reuse.py`): the units it
-    did not walk get the facts the last walk left on them, the calls into other modules those walks recorded
-    count again, and the top-level functions the walk did not reach keep their facts; then the memo keeps
-    this walk's."""
-    if only is not None and units.module is not None:
-        restore_states(index, units.states, walker.walked)
-        if project is not None and sent is not None:
-            stale = {id(s) for s in units.module.body} - {id(s) for s in index.module.body}
-            for top, fact in units.sent:
-                if top != 0 and top not in stale:
-                    sent.add_from(top, fact)
-            own = {
-                d.name.value for d in index.module.body if id(d) in only.only and type(d) is cst.FunctionDef
-            }
-            own |= {d.name.value for d in units.module.body if id(d) in stale and type(d) is cst.FunctionDef}
-            kept = [f for f in units.functions if f.name not in own]
-            project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
-    units.received = received(project)
-    units.states = unit_states(index) if project is not None else {}  # only the summary reads them
-    units.sent = sent.sent if sent is not None else []
-    units.functions = project.functions if project is not None else ()
-    if project is not None and sent is not None:
-        project.outgoing = set(sent)  # (it pointed at the walker)

@@ -73,6 +73,37 @@ class UnitMemo:
     states: dict[int, tuple] = dataclasses.field(default_factory=dict)
     functions: tuple = ()
 
+    def remember(
+        self,
+        module: cst.Module,
+        source: str,
+        path: str,
+        settings: Any,
+        noqa: bool,
+        reuse: Reuse | None,
+        placed: list[Placed],
+        walked: Walked,
+    ) -> list[Placed]:
+        """This lint's findings (with those it kept, when it reused) become what the next lint starts from;
+        all at once, after the lint succeeded, so that the memo always describes one module."""
+        reached = walked.reached
+        if reuse is not None:
+            stale = _stale(self, module)
+            placed = placed + reuse.kept(self, stale)
+            reached = (self.reached - stale) | reached
+            self.reused += 1
+        else:
+            self.reused = 0
+        self.module, self.source, self.path, self.settings, self.noqa = module, source, path, settings, noqa
+        self.placed, self.reached = placed, frozenset(reached)
+        self.received, self.states, self.sent, self.functions = (
+            walked.received,
+            walked.states,
+            walked.sent,
+            walked.functions,
+        )
+        return placed
+
 
 def changed(old: cst.Module, new: cst.Module) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
     """The top-level statements between the longest common prefix and suffix (by object identity)."""
@@ -112,7 +143,7 @@ class Reuse:
     last: int
     delta: int
 
-    def kept(self, memo: UnitMemo, stale: set[int]) -> list[Placed]:
+    def kept(self, memo: UnitMemo, stale: set[int] | frozenset[int]) -> list[Placed]:
         out = []
         for placed in memo.placed:
             if placed.top == 0 or placed.top in stale:
@@ -302,3 +333,51 @@ def restore_states(index: Any, states: dict[int, tuple], walked: Any) -> None:
         if state is not None:
             for field, value in zip(_STATE, state, strict=True):
                 setattr(unit, field, set(value) if isinstance(value, set) else value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Walked:
+    """What a walk leaves for the memo (`UnitMemo.remember`)."""
+
+    reached: frozenset[int]
+    received: Any
+    states: dict[int, tuple]
+    sent: list[tuple[int, Any]]
+    functions: tuple
+
+
+def _stale(memo: UnitMemo, module: cst.Module) -> frozenset[int]:
+    """The last module's top-level statements this one no longer holds (the changed ones)."""
+    assert memo.module is not None
+    return frozenset(id(s) for s in memo.module.body) - {id(s) for s in module.body}
+
+
+def after_walk(
+    memo: UnitMemo, index: Any, project: Any, walker: Any, reuse: Reuse | None, sent: SentFacts | None
+) -> Walked:
+    """After the walk, before the summary: a reuse walk's module is left as a full walk leaves it for the
+    summary (project mode): the units it did not walk get the facts the last walk left on them, the calls into
+    other modules those walks recorded count again, the top-level functions it did not walk keep their facts."""
+    if reuse is not None and memo.module is not None:
+        restore_states(index, memo.states, walker.walked)
+        if project is not None and sent is not None:
+            stale = _stale(memo, index.module)
+            for top, fact in memo.sent:
+                if top != 0 and top not in stale:
+                    sent.add_from(top, fact)
+            own = {
+                d.name.value for d in index.module.body if id(d) in reuse.only and type(d) is cst.FunctionDef
+            }
+            own |= {d.name.value for d in memo.module.body if id(d) in stale and type(d) is cst.FunctionDef}
+            kept = [f for f in memo.functions if f.name not in own]
+            project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
+    walked = Walked(
+        frozenset(walker.reached),
+        received(project),
+        unit_states(index) if project is not None else {},  # only the summary reads them
+        list(sent.sent) if sent is not None else [],
+        project.functions if project is not None else (),
+    )
+    if project is not None and sent is not None:
+        project.outgoing = set(sent)  # (it pointed at the walker)
+    return walked
