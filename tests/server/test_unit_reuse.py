@@ -14,6 +14,9 @@ from jaxlint.lint import keep_selected
 from jaxlint.selection import settings_for
 from jaxlint.server.linting import config_for, lint_document, project_facts
 
+from .conftest import run
+from .test_server_project import _change, _position, cli_rows, server_rows
+
 MODULE = """import jax
 import jax.numpy as jnp
 from util import double
@@ -97,7 +100,10 @@ EDITS = [
     (r"\n    j = jax\.random\.normal\(key, \(4,\)\)", ["", "\n    j = jax.random.normal(key, (6,))\n"]),
     (r"return \[b, b \+ 1\.5\]", ["return [b, quiet(b)]", "return [b, helper(b, 1)]"]),
     # Comments and blank lines (reuse takes them; the findings below move with the lines).
-    (r"\n    b = a \* 4", ["\n\n    b = a * 4", "  # four\n    b = a * 4", "\n    # a comment\n    b = a * 4"]),
+    (
+        r"\n    b = a \* 4",
+        ["\n\n    b = a * 4", "  # four\n    b = a * 4", "\n    # a comment\n    b = a * 4"],
+    ),
     (r"\n    w = jnp", ["\n\n    w = jnp", "\n    # w\n    w = jnp"]),
     (r"\n\n\n(?=def|@)", ["\n\n\n", "\n\n\n\n", "\n\n# between\n"]),
     (r"\n    y = helper", ["\n\n    y = helper"]),
@@ -164,3 +170,42 @@ def test_reuse_in_a_project_gives_a_full_lints_findings_and_summary(tmp_path):
     assert facts is not None and facts.module_facts(str(module)).incoming  # caller.py's calls reach it
     reused = _replay(str(module), facts, 29)
     assert reused >= 5
+
+
+# Edits of the isolated defs (`alone`, `quiet`) that reuse takes, then one that makes `quiet` call `helper`.
+_CLIENT_EDITS = [
+    ("z = x * 2.0", "z = x * 5.0"),
+    ("(4,))\n    w", "(4,))\n\n    # spaced\n    w"),
+    ("2**40", "2**41"),
+    ("b = a * 4", "b = a * 9  # nine"),
+    ("i * 0.5", "i * 0.75"),
+    ("return [b, b + 1.5]", "return [b, helper(b, 1.5)]"),
+    ("z = x * 5.0", "z = x * 2.0"),
+]
+
+
+def test_reuse_through_the_language_server(session_factory, tmp_path):
+    """The same kinds of edits sent to the real server in a project: after each, the published diagnostics
+    are what `jaxlint` gives the text."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "caller.py").write_text(CALLER)
+    path = tmp_path / "module.py"
+    path.write_text(MODULE)
+
+    async def scenario():
+        session = session_factory()
+        await session.start()
+        uri = session.open(path, MODULE)
+        await session.diagnostics(uri, 1)
+        text = MODULE
+        for version, (old, new) in enumerate(_CLIENT_EDITS, start=2):
+            start = text.index(old)
+            _change(session, uri, version, _position(text, start), _position(text, start + len(old)), new)
+            text = text[:start] + new + text[start + len(old) :]
+            diagnostics = await session.diagnostics(uri, version)
+            path.write_text(text)
+            assert server_rows(diagnostics) == cli_rows(path, tmp_path), text
+        assert await session.stop() == 0
+
+    run(scenario)
