@@ -72,6 +72,7 @@ class UnitMemo:
     sent: list[tuple[int, Any]] = dataclasses.field(default_factory=list)
     states: dict[int, tuple] = dataclasses.field(default_factory=dict)
     functions: tuple = ()
+    project: Any = None  # the last lint's `ModuleFacts`: its summary's exports, computed after the lint
 
     def remember(
         self,
@@ -96,11 +97,12 @@ class UnitMemo:
             self.reused = 0
         self.module, self.source, self.path, self.settings, self.noqa = module, source, path, settings, noqa
         self.placed, self.reached = placed, frozenset(reached)
-        self.received, self.states, self.sent, self.functions = (
+        self.received, self.states, self.sent, self.functions, self.project = (
             walked.received,
             walked.states,
             walked.sent,
             walked.functions,
+            walked.project,
         )
         return placed
 
@@ -344,6 +346,7 @@ class Walked:
     states: dict[int, tuple]
     sent: list[tuple[int, Any]]
     functions: tuple
+    project: Any
 
 
 def _stale(memo: UnitMemo, module: cst.Module) -> frozenset[int]:
@@ -371,12 +374,19 @@ def after_walk(
             own |= {d.name.value for d in memo.module.body if id(d) in stale and type(d) is cst.FunctionDef}
             kept = [f for f in memo.functions if f.name not in own]
             project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
+            # The others' exports (keys consumed, one array returned, a timer) follow their bodies and their
+            # callees', none of them a changed def: the last summary's stand.
+            exported = getattr(memo.project, "exported", ())
+            project.kept_exports = {
+                base.name: (base, full) for base, full in exported if base.name not in own
+            }
     walked = Walked(
         frozenset(walker.reached),
         received(project),
         unit_states(index) if project is not None else {},  # only the summary reads them
         list(sent.sent) if sent is not None else [],
         project.functions if project is not None else (),
+        project,
     )
     if project is not None and sent is not None:
         project.outgoing = set(sent)  # (it pointed at the walker)
