@@ -1,19 +1,20 @@
-"""The server's per-unit reuse: after an edit, walk only the top-level defs it changed and keep the other
-findings of the document's last lint, where that provably gives a full lint's findings (else: a full lint).
+"""The server's per-unit reuse: after an edit, walk only the top-level defs and classes it changed and keep
+the other findings of the document's last lint, where that provably gives a full lint's findings (else: a full
+lint).
 
 A lint records (`UnitMemo`) each finding with the top-level statement whose walk emitted it (`FlowWalker.top`;
 0 for `on_module` and the module's `on_unit`, which every lint runs again) and its place. The next lint of the
 same document reuses it when all of these hold (`plan`); the reasons are in ARCHITECTURE.md (the server):
-- same path and settings, the same facts from the project (or none), not a notebook; the parse reused every other top-level statement
-  (the same node objects: `reparse.py`), and the changed ones (`changed`) are top-level defs, as many before as
-  after, that the last walk reached;
-- each changed def's tokens are its old tokens but for the values of numbers, comments and blank lines:
+- same path and settings, the same facts from the project (or none), not a notebook; the parse reused every
+  other top-level statement (the same node objects: `reparse.py`), and the changed ones (`changed`) are as
+  many top-level defs or classes as before, which the last walk reached;
+- each changed statement's tokens are its old tokens but for the values of numbers, comments and blank lines:
   nothing any module-wide fact reads (names, calls, attributes, strings, structure) changed; the findings kept
   lie outside the changed lines, those below move with the lines inserted or removed, and where lines moved
   none names a line number (`Rule.quotes_lines`);
-- isolation: the defs' names are nowhere else in the text (no other code calls them or reads a fact of
-  theirs), and the names they mention are bound at module scope by top-level import lines only, or not at all
-  (they call no other function of the module, read no module variable, mark no other unit).
+- isolation: their names are nowhere else in the text (no other code calls them or reads a fact of theirs),
+  and the names they mention are bound at module scope by top-level import lines only, or not at all (they
+  call no other function of the module, read no module variable, mark no other unit).
 """
 
 from __future__ import annotations
@@ -196,11 +197,7 @@ def plan(
     if not after or len(before) != len(after):
         return None
     for old, new in zip(before, after, strict=True):
-        if (
-            type(old) is not cst.FunctionDef
-            or type(new) is not cst.FunctionDef
-            or id(old) not in memo.reached
-        ):
+        if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
             return None
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         old_tokens = _tokens(old_code)
@@ -222,8 +219,13 @@ def plan(
     return Reuse(frozenset(id(statement) for statement in after), last, delta)
 
 
+# The top-level statements a reuse lint may walk alone: reached by their name only (a class's methods also
+# through `self`/`cls` inside it, `index.resolve_function`).
+_UNITS = (cst.FunctionDef, cst.ClassDef)
+
+
 def _isolated(
-    defs: list[cst.FunctionDef], module: cst.Module, source: str, index: Any, memo: UnitMemo
+    defs: list[cst.FunctionDef | cst.ClassDef], module: cst.Module, source: str, index: Any, memo: UnitMemo
 ) -> bool:
     codes = [module.code_for_node(d) for d in defs]
     words = set().union(*(_WORD.findall(code) for code in codes))
@@ -251,7 +253,11 @@ def _isolated(
     # (`except ImportError as jnp`, `if jnp is None`): the changed defs must mention none of its words.
     kept = {}
     for statement in module.body:
-        if type(statement) is cst.ClassDef and statement.name.value in words:
+        if (
+            type(statement) is cst.ClassDef
+            and statement.name.value in words
+            and statement.name.value not in own
+        ):
             return False
         if type(statement) in (cst.FunctionDef, cst.ClassDef) or id(statement) in imported:
             continue

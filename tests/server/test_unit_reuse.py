@@ -2,7 +2,7 @@
 lint's findings where it may) gives a full lint's findings. The module ties its functions together the ways
 reuse could go wrong: a callee's marks from a jitted caller, a module-wide x64 flag written in a body, a key
 passed between two functions, an array argument JAX103 reads in the callee, a message quoting another line,
-and isolated functions whose numbers, comments and blank lines change (where reuse applies)."""
+and isolated functions and classes whose numbers, comments and blank lines change (where reuse applies)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,19 @@ def quiet(a):
     return [b, b + 1.5]
 
 
+class Scaler:
+    factor = 2.5
+
+    def apply(self, x):
+        return x * self.factor + 0.5
+
+    @jax.jit
+    def jitted(self, x):
+        if x > 0.0:
+            return x * 3.25
+        return self.apply(x)
+
+
 def tail():
     return 0
 """
@@ -99,6 +112,10 @@ EDITS = [
     (r"helper\(x, 2\.0\)", ["helper(x, x)", "x"]),
     (r"\n    j = jax\.random\.normal\(key, \(4,\)\)", ["", "\n    j = jax.random.normal(key, (6,))\n"]),
     (r"return \[b, b \+ 1\.5\]", ["return [b, quiet(b)]", "return [b, helper(b, 1)]"]),
+    (r"factor = 2\.5", ["factor = 4.5", "factor = 2"]),
+    (r"x > 0\.0", ["x > 1.0"]),
+    (r"x \* 3\.25", ["x * 7.25", "x * 3.25  # x"]),
+    (r"return c\n", ["return Scaler().apply(c)\n"]),  # a use elsewhere: the class is no longer reused
     # Comments and blank lines (reuse takes them; the findings below move with the lines).
     (
         r"\n    b = a \* 4",
