@@ -5,6 +5,7 @@ Usage::
     python bench/lsp_latency.py                # a generated 1,000-line file, 30 changes
     python bench/lsp_latency.py --lines 5000 --changes 50
     python bench/lsp_latency.py --file path/to/module.py
+    python bench/lsp_latency.py --one-char --lines 5000 --changes 10 --project   # a file on disk, project mode
 
 A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
 change edits one line in the middle of the file (in the generated file it turns a print into
@@ -24,6 +25,7 @@ import asyncio
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -81,7 +83,9 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-async def measure(text: str, changes: int, one_char: bool = False) -> tuple[list[float], float]:
+async def measure(
+    text: str, changes: int, one_char: bool = False, folder: Path | None = None
+) -> tuple[list[float], float]:
     client = LanguageClient("lsp-latency", "0")
     published: dict[int, asyncio.Event] = {}
     arrived: dict[int, float] = {}
@@ -97,7 +101,10 @@ async def measure(text: str, changes: int, one_char: bool = False) -> tuple[list
         lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=Path.cwd().as_uri())
     )
     client.initialized(lsp.InitializedParams())
-    uri = (Path.cwd() / "lsp_latency_bench.py").as_uri()
+    if folder is not None:  # a file on disk in a project: linted with its project's facts, as a user's file
+        (folder / ".git").mkdir(exist_ok=True)
+        (folder / "lsp_latency_bench.py").write_text(text)
+    uri = ((folder or Path.cwd()) / "lsp_latency_bench.py").as_uri()
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, text)))
     await asyncio.wait_for(published.setdefault(1, asyncio.Event()).wait(), 60)
 
@@ -177,9 +184,17 @@ def main() -> None:
     parser.add_argument(
         "--one-char", action="store_true", help="in the generated file, change one character (2.0 <-> 3.0)"
     )
+    parser.add_argument(
+        "--project",
+        action="store_true",
+        help="open the text as a file on disk in a project of its own (project facts, as a saved file has)",
+    )
     args = parser.parse_args()
     text = Path(args.file).read_text() if args.file else generated(args.lines)
-    samples, server_cpu = asyncio.run(measure(text, args.changes, args.one_char))
+    with tempfile.TemporaryDirectory() as folder:
+        samples, server_cpu = asyncio.run(
+            measure(text, args.changes, args.one_char, Path(folder) if args.project else None)
+        )
     lint, lint_cpu = lint_only(text)
     parse, parse_cpu = libcst_parse(text)
     ms = sorted(s * 1000 for s in samples)

@@ -4,6 +4,7 @@ Usage::
 
     python bench/reparse_equivalence.py                    # 3 seeds x 400 edits of a generated module
     python bench/reparse_equivalence.py --seeds 10 --edits 1000 --file path/to/module.py
+    python bench/reparse_equivalence.py --future         # the module starts with a __future__ import
 
 Random edits (characters, line pieces, decorators, comments, brackets, quotes and line continuations
 inserted; characters and lines deleted; lines copied), a broken text undone most of the time, each text
@@ -100,8 +101,11 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=300)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--edits", type=int, default=400)
+    parser.add_argument("--future", action="store_true", help="the text starts with a __future__ import")
     args = parser.parse_args()
     base = Path(args.file).read_text() if args.file else generated(args.lines)
+    if args.future:
+        base = "from __future__ import annotations\n" + base
     total = [0, 0, 0]
     for seed in range(args.seeds):
         for i, value in enumerate(check(base, seed, args.edits)):

@@ -20,6 +20,7 @@ from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
+from .unit_reuse import Placed, SentFacts, UnitMemo, after_walk, plan
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 
@@ -35,6 +36,7 @@ def lint_text(
     project: ModuleFacts | None = None,
     parser: Callable[[str], cst.Module] | None = None,
     statements: StatementPositions | None = None,
+    units: UnitMemo | None = None,
 ) -> list[Finding]:
     """One text -> findings, sorted. Never raises for bad input (JAX000); a bug may raise.
 
@@ -45,7 +47,9 @@ def lint_text(
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     `parser` (the server's incremental parse, `reparse.py`) parses instead of `syntax.parse_module`: it must
     build the module a full parse builds, and raise what it raises; `statements` (its memo of positions per
-    top-level statement, `analysis.positions.StatementPositions`) answers positions in unchanged statements.
+    top-level statement, `analysis.positions.StatementPositions`) answers positions in unchanged statements;
+    `units` (the server's `unit_reuse.UnitMemo`, filled by each lint) lets a lint walk only the defs an edit
+    changed where that gives a full lint's findings.
     """
     # Each lint is an audit event (`sys.addaudithook`): tests and benchmarks count a face's lint passes in a
     # real run; with no hook it costs nothing measurable.
@@ -56,10 +60,12 @@ def lint_text(
         # Analysed only for the other modules it imports or they call (`ModuleFacts.imported`): a text that
         # cannot be analysed is not this run's concern (no JAX000), as when the prefilter skipped it.
         findings = _checked_and_linted(
-            source, path, settings, noqa, magics, fixes, project, parser, statements
+            source, path, settings, noqa, magics, fixes, project, parser, statements, units
         )
         return [f for f in findings if f.code != PARSE_ERROR_CODE]
-    return _checked_and_linted(source, path, settings, noqa, magics, fixes, project, parser, statements)
+    return _checked_and_linted(
+        source, path, settings, noqa, magics, fixes, project, parser, statements, units
+    )
 
 
 def _checked_and_linted(
@@ -72,6 +78,7 @@ def _checked_and_linted(
     project: ModuleFacts | None,
     parser: Callable[[str], cst.Module] | None,
     statements: StatementPositions | None,
+    units: UnitMemo | None,
 ) -> list[Finding]:
     if "\x00" in source:
         return [parse_error(path, 1, 1, "file contains NUL bytes: not Python source")]
@@ -81,7 +88,19 @@ def _checked_and_linted(
     # per level of the tree, and a long chain of operators makes thousands. A text that may nest that deep
     # gets a fresh thread, whose stack goes when it ends.
     shape = scan(source)
-    run = (source, path, settings, noqa, magics, fixes, project, shape, parser or parse_module, statements)
+    run = (
+        source,
+        path,
+        settings,
+        noqa,
+        magics,
+        fixes,
+        project,
+        shape,
+        parser or parse_module,
+        statements,
+        units,
+    )
     return run_deep(_parse_and_lint, *run, fresh=not shape.shallow)
 
 
@@ -96,6 +115,7 @@ def _parse_and_lint(
     shape: Shape,
     parser: Callable[[str], cst.Module],
     statements: StatementPositions | None,
+    units: UnitMemo | None = None,
 ) -> list[Finding]:
     refused = too_deep(source, path, shape)
     if refused is not None:
@@ -116,6 +136,7 @@ def _parse_and_lint(
         fixes=fixes,
         project=project,
         statements=statements,
+        units=units,
     )
 
 
@@ -146,14 +167,15 @@ def lint_module(
     fixes: FixCollector | None = None,
     project: ModuleFacts | None = None,
     statements: StatementPositions | None = None,
+    units: UnitMemo | None = None,
 ) -> list[Finding]:
     index = ModuleIndex(module, settings.jit_decorators, project.package if project is not None else None)
     index.statement_positions = statements
     if project is not None:
         project.observe(index)  # it releases the index once it has read the module's summary from it
-        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)
+        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project, units)
     try:
-        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project)
+        return _lint_indexed(module, index, source, path, settings, noqa, magics, fixes, project, units)
     finally:
         index.release()
 
@@ -168,6 +190,7 @@ def _lint_indexed(
     magics: Any,
     fixes: FixCollector | None,
     project: ModuleFacts | None,
+    units: UnitMemo | None = None,
 ) -> list[Finding]:
     if magics is not None:  # a notebook (its magics, possibly none)
         index.magics = magics
@@ -183,40 +206,72 @@ def _lint_indexed(
     for rule in rules:
         for name, method in rule.hooks().items():
             hooks.setdefault(name, []).append(method)
-    raw: list[tuple[Rule, cst.CSTNode, str, str | None, Any]] = []
+    if units is not None and magics is not None:
+        units = None  # per-unit reuse covers .py documents (`unit_reuse.py`)
+    only = plan(units, module, source, path, settings, noqa, index, project) if units is not None else None
+    raw: list[tuple[Rule, cst.CSTNode, str, str | None, Any, int]] = []
 
     def collect(rule, node, message, frame, fix) -> None:
-        raw.append((rule, node, message, frame.function, fix))
+        raw.append((rule, node, message, frame.function, fix, frame.walker.top))  # (no cycle through walker)
 
-    FlowWalker(index, hooks, collect, project).run()
-    if not raw:
+    walker = FlowWalker(index, hooks, collect, project, only.only if only is not None else frozenset())
+    sent = None
+    if units is not None and project is not None:
+        sent = project.outgoing = SentFacts(project.outgoing, walker)
+    walker.run()
+    walked = after_walk(units, index, project, walker, only, sent) if units is not None else None
+    positions = index.positions().resolve([item[1] for item in raw]) if raw else {}
+    placed: list[Placed] = []
+    for rule, node, message, function, fix, top in raw:
+        if only is not None and top != 0 and top not in only.only:
+            continue  # an import line's: the last lint's stands
+        where = positions[node]
+        fix_text, fix_safety = describe_fix(module, fix, rule.fix_safety)
+        placed.append(
+            Placed(
+                top,
+                rule.code,
+                rule.name,
+                rule.severity,
+                node,
+                message,
+                function,
+                fix,
+                fix_text,
+                fix_safety,
+                rule.quotes_lines,
+                where.start.line,
+                where.start.column + 1,
+                where.end.line,
+                where.end.column + 1,
+            )
+        )
+    if units is not None and walked is not None:
+        placed = units.remember(module, source, path, settings, noqa, only, placed, walked)
+    if not placed:
         return []
-    positions = index.positions().resolve([item[1] for item in raw])  # one pass, only the reported nodes
     suppressions = Suppressions(source if noqa else "")
     findings = []
-    for rule, node, message, function, fix in raw:
-        where = positions[node]
-        line = where.start.line
-        if suppressions.suppressed(rule.code, line):
+    for p in placed:
+        if suppressions.suppressed(p.code, p.line):
             continue
-        fix_text, fix_safety = describe_fix(module, fix, rule.fix_safety)
         findings.append(
             Finding(
                 path=path,
-                line=line,
-                column=where.start.column + 1,
-                end_line=where.end.line,
-                end_column=where.end.column + 1,
-                code=rule.code,
-                name=rule.name,
-                message=message,
-                severity=rule.severity,
-                fix=fix_text,
-                fix_safety=fix_safety,
-                function=function,
+                line=p.line,
+                column=p.column,
+                end_line=p.end_line,
+                end_column=p.end_column,
+                code=p.code,
+                name=p.name,
+                message=p.message,
+                severity=p.severity,
+                fix=p.fix_text,
+                fix_safety=p.fix_safety,
+                function=p.function,
             )
         )
-        if fixes is not None and fix is not None:
-            fixes.add(module, findings[-1], fix)
+        if fixes is not None and p.fix is not None:
+            fixes.add(module, findings[-1], p.fix)
     findings.sort(key=Finding.sort_key)
     return findings

@@ -8,9 +8,10 @@ its changed characters; those, one unchanged statement on each side, are parsed 
 own (a "chunk") and put in place of the old ones. What could make the chunk's parse differ from a full
 parse falls back to a full parse:
 - what libcst decides from the start of the file (the default indent: the first indented block; the default
-  newline; the coding line; `__future__` imports): the chunk must start after the first statement with an
-  indented block, every statement before which is a simple line, and its detected indent and newline must be
-  the module's; a text naming `__future__` is parsed whole;
+  newline; the coding line): the chunk must start after the first statement with an indented block, every
+  statement before which is a simple line, and its detected indent and newline must be the module's.
+  (`__future__` imports change nothing: libcst's native parser, the only one libcst 1.x has, takes no
+  configuration but the encoding; `bench/reparse_equivalence.py --future` checks texts that start with one);
 - the chunk's edges: its first statement's leading lines come back as the chunk's header (merged back); its
   first and last statements are the unchanged neighbours, whose text must come out as before (a comment
   line after a block that the edit moves into or out of the block's footer changes them); lines after its
@@ -91,7 +92,7 @@ def reparse(old: Parsed | None, text: str) -> Parsed:
 
 def _splice(old: Parsed, text: str) -> Parsed | None:
     starts, body, count = old.starts, old.module.body, len(old.module.body)
-    if count < 3 or old.first_block < 0 or "__future__" in text:
+    if count < 3 or old.first_block < 0:
         return None
     head, tail = _common_ends(old.text, text)
     delta = len(text) - len(old.text)
@@ -142,7 +143,11 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
         old_last_text = old.text[starts[last] : old_end]
         if chunk.code_for_node(chunk.body[-1]) != old_last_text:
             return None
-    new_body = (*body[:first], opening, *chunk.body[1:], *(body[last + 1 :] if not at_end else ()))
+    # The neighbours came back with their old text: their old nodes stand for them (the same tree), so that
+    # only the damaged statements are new objects (what `unit_reuse.changed` compares by identity).
+    middle = chunk.body[1:-1] if not at_end else chunk.body[1:]
+    right = (body[last], *body[last + 1 :]) if not at_end else ()
+    new_body = (*body[:first], body[first], *middle, *right)
     changes: dict = {"body": new_body}
     if at_end:
         changes["footer"] = chunk.footer

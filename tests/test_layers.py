@@ -26,6 +26,7 @@ _TOP_LEVEL = {
     "engine": CORE,
     "nesting": CORE,
     "reparse": CORE,
+    "unit_reuse": CORE,
     "selection": CORE,
     "suppression": CORE,
     "cache": CORE,

@@ -140,8 +140,15 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         hooks: dict[str, list[Callable]],
         report: Report,
         project: ModuleFacts | None = None,
+        only: frozenset[int] = frozenset(),
     ) -> None:
         self.index = index
+        # The server's per-unit reuse (`unit_reuse.py`): when given, the ids of the top-level defs to walk; of
+        # the rest of the module only its top-level import lines are walked (what those defs may read).
+        self.only = only
+        self.top = 0  # id of the top-level statement being walked (0: `on_module`, the module's `on_unit`)
+        self.reached: set[int] = set()  # the top-level statements the walk reached (a dead end stops it)
+        self._tops: dict[int, int] = {}  # id(unit) -> `top` where it was first walked (for its later rounds)
         self.hooks = hooks
         self._by_type = _HooksByType(hooks)
         self._steps = _steps(hooks)
@@ -171,7 +178,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             hook(self.index.module, root)
         try:
             self.dispatch(self.index.root, root, "on_unit")
-            self._body(self.index.module.body, root)
+            if self.only:
+                self._walk_only(root)
+            else:
+                self._body(self.index.module.body, root)
+                self.top = 0
             for _ in range(_MAX_ROUNDS):
                 if not self._dirty:
                     break
@@ -186,6 +197,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             self._parent_frames.clear()
             self._dirty.clear()
             del self.frame
+
+    @property
+    def walked(self) -> set[int]:
+        """The ids of the units this walk walked."""
+        return set(self._tops)
 
     def emit(self, rule: Any, node: cst.CSTNode, message: str, frame: Frame, fix: Any) -> None:
         key = (rule, id(node))
@@ -210,8 +226,40 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
 
     # -- functions ---------------------------------------------------------------------------------------
 
+    def _walk_only(self, root: Frame) -> None:
+        """The reuse walk: the top-level import lines in order (all a reused def may read of the module scope,
+        `unit_reuse.py`), and the defs named in `only` where they stand, as the whole walk meets them."""
+        outer, self.frame = self.frame, root
+        state: dict[str, Value] | None = root.env
+        try:
+            for statement in self.index.module.body:
+                self.top = id(statement)
+                if state is None:
+                    break
+                if id(statement) in self.only:
+                    self.reached.add(id(statement))
+                    state = self.statement(statement, state)
+                elif type(statement) is cst.SimpleStatementLine:
+                    for small in statement.body:
+                        if type(small) is cst.Import or type(small) is cst.ImportFrom:
+                            self.small_statement(small, self._at(state))
+        finally:
+            self.frame = outer
+            self._left = False
+            self.top = 0
+        if state is not None:
+            root.env = state
+
     def walk_unit(self, unit: Unit, parent: Frame) -> None:
         """Walk a function's body; again when callers show that more of its parameters are traced."""
+        top = self._tops.setdefault(id(unit), self.top)
+        outer_top, self.top = self.top, top
+        try:
+            self._walk_unit(unit, parent)
+        finally:
+            self.top = outer_top
+
+    def _walk_unit(self, unit: Unit, parent: Frame) -> None:
         self._parent_frames[id(unit)] = parent
         kind, context = unit.kind, unit.context
         if kind == NONE and parent.kind > NONE:
@@ -288,9 +336,13 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self, statements: Sequence[cst.CSTNode], state: dict[str, Value] | None
     ) -> dict[str, Value] | None:
         """Statements in order, up to one that leaves after a decided `if` (the rest is dead); its state goes on."""
+        top = statements is self.index.module.body
         for statement in statements:
             if state is None:
                 return None
+            if top:
+                self.top = id(statement)
+                self.reached.add(id(statement))
             state = self.statement(statement, state)
             if self._left:
                 break

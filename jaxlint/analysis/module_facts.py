@@ -62,6 +62,10 @@ class ModuleFacts:
         self.keys: Any = (
             None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
         )
+        # The server's per-unit reuse (`unit_reuse.after_walk`): top-level functions whose exports the last
+        # lint's summary computed and that no changed code can alter, by name: (facts, facts with exports).
+        self.kept_exports: dict[str, tuple[FunctionFacts, FunctionFacts]] = {}
+        self.exported: tuple[tuple[FunctionFacts, FunctionFacts], ...] = ()  # this summary's, likewise
         self._index: ModuleIndex | None = None
         self._summary: Summary | None = None
 
@@ -97,13 +101,10 @@ class ModuleFacts:
             sorted((local, q) for local, q in index.imports.names.items() if self._is_project_name(q))
         )
         wants = tuple(sorted(wanted_classes(index, self._is_project_name)))
+        exported = _with_exports(index, self.functions, self.kept_exports)
+        self.exported = tuple(zip(self.functions, exported, strict=True))
         functions = tuple(
-            sorted(
-                _with_exports(index, self.functions)
-                + _jitted_bindings(index)
-                + _methods(index)
-                + _timer_classes(index)
-            )
+            sorted(exported + _jitted_bindings(index) + _methods(index) + _timer_classes(index))
         )
         uses = tuple(
             sorted(
@@ -172,7 +173,11 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     return found
 
 
-def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> tuple[FunctionFacts, ...]:
+def _with_exports(
+    index: ModuleIndex,
+    functions: tuple[FunctionFacts, ...],
+    kept: Mapping[str, tuple[FunctionFacts, FunctionFacts]],
+) -> tuple[FunctionFacts, ...]:
     """The module's top-level functions with what their callers in other modules need: the keys they consume
     (the key dataflow of `keys.py`, through their own callees, in this module or, by the facts this module
     received, in others) and whether they return one JAX array (`returns.py`)."""
@@ -183,6 +188,10 @@ def _with_exports(index: ModuleIndex, functions: tuple[FunctionFacts, ...]) -> t
         analysis = key_analysis(index)
     out = []
     for facts in functions:
+        hit = kept.get(facts.name)
+        if hit is not None and hit[0] == facts:
+            out.append(hit[1])
+            continue
         defs = index.root.defs.get(facts.name)
         if not defs:
             out.append(facts)

@@ -37,6 +37,9 @@ class Rule:
     severity: ClassVar[str] = "error"
     confirmable: ClassVar[bool] = False  # whether `--verify` can confirm it by tracing
     fix_safety: ClassVar[str | None] = None  # "safe", "unsafe" or None (no fix)
+    # Whether its messages name line numbers ("first consumed at line 12"): the server's per-unit reuse
+    # (`unit_reuse.py`) keeps such a finding only where no line moved.
+    quotes_lines: ClassVar[bool] = False
     default_enabled: ClassVar[bool] = True
     # Its findings are errors raised while tracing: silent inside a `try` whose handler catches them (the flow
     # walk's `tracer_errors_caught`).

@@ -28,6 +28,7 @@ _LOOP_WORDS = {
 class PrngKeyReuse(Rule):
     code = "JAX301"
     name = "prng-key-reuse"
+    quotes_lines = True
     summary = "A PRNG key consumed twice (two samplers, a loop, or after `split`) without a fresh split"
     confirmable = True
     doc = """

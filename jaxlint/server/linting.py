@@ -43,6 +43,7 @@ from ..reparse import Parsed, reparse
 from ..report import _DOCS_URL
 from ..rules import RULES_BY_CODE
 from ..selection import settings_for, validate
+from ..unit_reuse import UnitMemo
 
 __all__ = [
     "PARSE_ERROR_CODE",
@@ -110,6 +111,7 @@ class Linted:
     summary: Any = None
     parsed: Parsed | None = None
     statements: StatementPositions | None = None  # positions per top-level statement, kept across edits
+    units: UnitMemo | None = None  # its findings by the statement whose walk found them (`unit_reuse.py`)
 
 
 def project_facts(path: str, config: Config, texts: dict[str, str]) -> tuple[ProjectFacts | None, Any]:
@@ -140,6 +142,8 @@ def lint_document(
     kept = previous.parsed if previous is not None and same else None
     statements = previous.statements if previous is not None and same else None
     statements = statements if statements is not None else StatementPositions()
+    units = previous.units if previous is not None and same else None
+    units = units if units is not None else UnitMemo()
     parses: list[Parsed] = []
 
     def parser(source: str) -> Any:
@@ -149,7 +153,14 @@ def lint_document(
     collector = FixCollector()
     try:
         findings = lint_text(
-            text, path, settings, fixes=collector, project=project, parser=parser, statements=statements
+            text,
+            path,
+            settings,
+            fixes=collector,
+            project=project,
+            parser=parser,
+            statements=statements,
+            units=units,
         )
     except RecursionError:
         findings = [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
@@ -160,7 +171,7 @@ def lint_document(
         summary = project.summary()
     fixes = {id(finding): fix for finding, fix in collector.items}
     parsed = parses[-1] if parses else kept
-    return Linted(text, path, findings, collector.module, fixes, summary, parsed, statements)
+    return Linted(text, path, findings, collector.module, fixes, summary, parsed, statements, units)
 
 
 def is_syntax_error(finding: Finding) -> bool:

@@ -1,0 +1,228 @@
+"""Per-unit reuse (`jaxlint/unit_reuse.py`): after every random edit, the server's lint (reusing the last
+lint's findings where it may) gives a full lint's findings. The module ties its functions together the ways
+reuse could go wrong: a callee's marks from a jitted caller, a module-wide x64 flag written in a body, a key
+passed between two functions, an array argument JAX103 reads in the callee, a message quoting another line,
+and isolated functions and classes whose numbers, comments and blank lines change (where reuse applies)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from jaxlint.engine import lint_text
+from jaxlint.lint import keep_selected
+from jaxlint.selection import settings_for
+from jaxlint.server.linting import config_for, lint_document, project_facts
+
+from .conftest import run
+from .test_server_project import _change, _position, cli_rows, server_rows
+
+MODULE = """import jax
+import jax.numpy as jnp
+from util import double
+
+
+@jax.jit
+def step(params, x, key):
+    y = helper(x, 2.0)
+    if y.sum() > 1.0:
+        y = y * 2.0
+    noise = jax.random.normal(key, y.shape)
+    more = jax.random.normal(key, (3,))
+    return y + noise + more[0]
+
+
+def helper(a, b):
+    c = a + b
+    if c > 0:
+        return c * 3
+    return c
+
+
+def setup():
+    jax.config.update("jax_enable_x64", False)
+
+
+def consume(key):
+    return jax.random.uniform(key, (2,))
+
+
+def pair(key):
+    a = consume(key)
+    b = consume(key)
+    return a + b
+
+
+def fill(arr):
+    arr[0] = 1.0
+    return arr
+
+
+def caller():
+    return fill(jnp.zeros(3))
+
+
+@jax.jit
+def alone(x, key):
+    z = x * 2.0 + 1
+    if z > 0:
+        print("z", z)
+    k = jax.random.normal(key, (4,))
+    j = jax.random.normal(key, (4,))
+    w = jnp.array(2**40)
+    for i in range(3):
+        z = z + i * 0.5
+    return double(z) + k + j + w
+
+
+def quiet(a):
+    b = a * 4
+    return [b, b + 1.5]
+
+
+class Scaler:
+    factor = 2.5
+
+    def apply(self, x):
+        return x * self.factor + 0.5
+
+    @jax.jit
+    def jitted(self, x):
+        if x > 0.0:
+            return x * 3.25
+        return self.apply(x)
+
+
+def tail():
+    return 0
+"""
+
+# Edits: a number changed (what reuse takes), and edits across the hazards (what it must refuse).
+EDITS = [
+    (r"2\.0", ["3.0", "2.5", "0"]),
+    (r"\b1\.0\b", ["0.0", "7.0"]),
+    (r"\b3\b", ["0", "5"]),
+    (r"2\*\*40", ["2**20", "2**40"]),
+    (r"0\.5", ["0.25", "1"]),
+    (r"\(4,\)", ["(5,)"]),
+    (r"False", ["True"]),
+    (r"c \* 3", ["c * 3.5", "3"]),
+    (r"b = consume\(key\)", ["b = consume(jax.random.split(key)[0])"]),
+    (r"fill\(jnp\.zeros\(3\)\)", ["fill([0.0, 1.0])", "fill(jnp.ones(2))"]),
+    (r"helper\(x, 2\.0\)", ["helper(x, x)", "x"]),
+    (r"\n    j = jax\.random\.normal\(key, \(4,\)\)", ["", "\n    j = jax.random.normal(key, (6,))\n"]),
+    (r"return \[b, b \+ 1\.5\]", ["return [b, quiet(b)]", "return [b, helper(b, 1)]"]),
+    (r"factor = 2\.5", ["factor = 4.5", "factor = 2"]),
+    (r"x > 0\.0", ["x > 1.0"]),
+    (r"x \* 3\.25", ["x * 7.25", "x * 3.25  # x"]),
+    (r"return c\n", ["return Scaler().apply(c)\n"]),  # a use elsewhere: the class is no longer reused
+    # Comments and blank lines (reuse takes them; the findings below move with the lines).
+    (
+        r"\n    b = a \* 4",
+        ["\n\n    b = a * 4", "  # four\n    b = a * 4", "\n    # a comment\n    b = a * 4"],
+    ),
+    (r"\n    w = jnp", ["\n\n    w = jnp", "\n    # w\n    w = jnp"]),
+    (r"\n\n\n(?=def|@)", ["\n\n\n", "\n\n\n\n", "\n\n# between\n"]),
+    (r"\n    y = helper", ["\n\n    y = helper"]),
+    (r"\n\n    ", ["\n    "]),
+]
+
+
+UTIL = """import jax.numpy as jnp
+
+
+def double(v):
+    return jnp.asarray(v) * 2
+"""
+
+CALLER = """import jax
+from module import helper, quiet
+
+
+@jax.jit
+def go(x):
+    return helper(x, 1.0) + quiet(x)[0]
+"""
+
+
+def _replay(path: str, facts, seed: int) -> int:
+    """Random edits; after each, the server's lint against a full lint (findings and, with facts, the
+    summary the module leaves the others). Returns how many lints reused."""
+    config = config_for(path)
+    rng = random.Random(seed)
+    text = MODULE
+    linted = lint_document(text, path, config, None, facts)
+    reused = 0
+    for _ in range(240):
+        pattern, replacements = rng.choice(EDITS)
+        matches = list(re.finditer(pattern, text))
+        if not matches:
+            continue
+        match = rng.choice(matches)
+        text = text[: match.start()] + rng.choice(replacements) + text[match.end() :]
+        linted = lint_document(text, path, config, linted, facts)
+        full = lint_document(text, path, config, None, facts)
+        assert linted.findings == full.findings, text
+        assert linted.summary == full.summary, text
+        if facts is None:  # as the command lints the text alone
+            settings = settings_for(config, path)
+            assert linted.findings == keep_selected(lint_text(text, path, settings), settings), text
+        reused += linted.units is not None and linted.units.reused > 0
+    return reused
+
+
+def test_reuse_gives_a_full_lints_findings_after_every_random_edit(tmp_path):
+    reused = _replay(str(tmp_path / "nofile" / "module.py"), None, 28)  # no file on disk: linted alone
+    assert reused >= 5  # the reuse ran: the comparison above is of reused findings too
+    assert 240 - reused > 20  # and so did full lints after the edits it must refuse
+
+
+def test_reuse_in_a_project_gives_a_full_lints_findings_and_summary(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "caller.py").write_text(CALLER)
+    module = tmp_path / "module.py"
+    module.write_text(MODULE)
+    facts, _ = project_facts(str(module), config_for(str(module)), {})
+    assert facts is not None and facts.module_facts(str(module)).incoming  # caller.py's calls reach it
+    reused = _replay(str(module), facts, 29)
+    assert reused >= 5
+
+
+# Edits of the isolated defs (`alone`, `quiet`) that reuse takes, then one that makes `quiet` call `helper`.
+_CLIENT_EDITS = [
+    ("z = x * 2.0", "z = x * 5.0"),
+    ("(4,))\n    w", "(4,))\n\n    # spaced\n    w"),
+    ("2**40", "2**41"),
+    ("b = a * 4", "b = a * 9  # nine"),
+    ("i * 0.5", "i * 0.75"),
+    ("return [b, b + 1.5]", "return [b, helper(b, 1.5)]"),
+    ("z = x * 5.0", "z = x * 2.0"),
+]
+
+
+def test_reuse_through_the_language_server(session_factory, tmp_path):
+    """The same kinds of edits sent to the real server in a project: after each, the published diagnostics
+    are what `jaxlint` gives the text."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "caller.py").write_text(CALLER)
+    path = tmp_path / "module.py"
+    path.write_text(MODULE)
+
+    async def scenario():
+        session = session_factory()
+        await session.start()
+        uri = session.open(path, MODULE)
+        await session.diagnostics(uri, 1)
+        text = MODULE
+        for version, (old, new) in enumerate(_CLIENT_EDITS, start=2):
+            start = text.index(old)
+            _change(session, uri, version, _position(text, start), _position(text, start + len(old)), new)
+            text = text[:start] + new + text[start + len(old) :]
+            diagnostics = await session.diagnostics(uri, version)
+            path.write_text(text)
+            assert server_rows(diagnostics) == cli_rows(path, tmp_path), text
+        assert await session.stop() == 0
+
+    run(scenario)
