@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import argument, int_literal
+from ..syntax import argument, int_literal, str_literal
 from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .key_relevance import RANDOM as _RANDOM
@@ -212,10 +212,7 @@ def _single_index(node: cst.Subscript) -> cst.BaseExpression | None:
 
 
 def _string_index(node: cst.Subscript) -> str | None:
-    value = _single_index(node)
-    if type(value) is cst.SimpleString and isinstance(value.evaluated_value, str):
-        return value.evaluated_value
-    return None
+    return str_literal(_single_index(node))
 
 
 def _literal(node: cst.BaseExpression) -> object:

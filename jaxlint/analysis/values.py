@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from ..syntax import argument, int_literal
+from ..syntax import argument, int_literal, string_value
 from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, sequence
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
@@ -595,7 +595,7 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
     if kind is cst.Float:
         return scalar("float")
     if kind is cst.SimpleString:
-        text = node.evaluated_value
+        text = string_value(node)
         return scalar("str", text) if isinstance(text, str) else None
     if kind is cst.Tuple or kind is cst.List:
         elements = node.elements
@@ -619,7 +619,7 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
         if type(node.value) not in STRUCTURED:
             return None
         if type(key) is cst.SimpleString:
-            text = key.evaluated_value
+            text = string_value(key)
             base = structure(node.value, scope) if isinstance(text, str) else None
             return base.entry(text) if base is not None else None  # type: ignore[arg-type]
         index = int_literal(key)
@@ -649,7 +649,7 @@ def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
     for element in node.elements:
         if type(element) is not cst.DictElement or type(element.key) is not cst.SimpleString:
             return None
-        key = element.key.evaluated_value
+        key = string_value(element.key)
         if not isinstance(key, str) or key in keys:
             return None
         keys.append(key)
@@ -718,7 +718,7 @@ def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
         node = given.value
         word = None
         if type(node) is cst.SimpleString:
-            text = node.evaluated_value
+            text = string_value(node)
             word = text if isinstance(text, str) else None
         elif type(node) is cst.Attribute:
             word = node.attr.value

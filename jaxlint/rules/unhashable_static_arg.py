@@ -71,6 +71,8 @@ No automatic fix.
 """
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        if not node.args:
+            return  # no argument to be static (`Jitted.arguments` maps only the call's own)
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
