@@ -211,7 +211,10 @@ class FlowCalls:
         recorded for it (project mode)."""
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
         # the call's arguments), before resolving what the call runs.
-        if not any(not arg.star and evaluate(arg.value, frame) & ARRAY for arg in call.args):
+        for arg in call.args:  # a loop, not any() over a generator: this runs for every eager call
+            if not arg.star and evaluate(arg.value, frame) & ARRAY:
+                break
+        else:
             return
         applied = module_apply(self.index, call, frame.unit)
         target = None

@@ -88,7 +88,8 @@ class Frame:
     # -- the Scope protocol used by values.evaluate ------------------------------------------------------
 
     def lookup(self, name: str) -> int:
-        return self.lookup_value(name).flags
+        found = self.env.get(name)  # the common case first: bound in this frame on this path
+        return found.flags if found is not None else self.lookup_value(name).flags
 
     def lookup_value(self, name: str) -> Value:
         found = self.env.get(name)
@@ -112,8 +113,9 @@ class Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
         frame.own_names = set()
         frame.staged = self.staged
-        assert isinstance(node, COMPREHENSIONS)  # values.Scope's signature is wider than its callers
-        first: cst.CompFor | None = node.for_in
+        # values.Scope's signature is wider than its callers (type identity: isinstance() on libcst's types is slow)
+        assert type(node) in _COMPREHENSIONS
+        first: cst.CompFor | None = node.for_in  # type: ignore[attr-defined]
         for_in = first
         while for_in is not None:
             names = bound_names(for_in.target)
@@ -207,6 +209,7 @@ class Frame:
 
 
 MODULE = Value(0, "module")
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)
 
 
 def flags_of(value: Value | None) -> int | None:
@@ -217,5 +220,6 @@ def merge_envs(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     merged = dict(a)
     for name, value in b.items():
         known = merged.get(name)
-        merged[name] = value if known is None else join(known, value)
+        if known is not value:  # most names hold the same value on both sides: join() would give it back
+            merged[name] = value if known is None else join(known, value)
     return merged

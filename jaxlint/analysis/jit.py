@@ -110,7 +110,20 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
 
 
 def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
-    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted."""
+    """The jitted same-module function that calling `func` runs, or None when unknown or not jitted. Rules and
+    the flow walk ask for the same call in turn: the answer is kept per (node, unit, the scope a name's
+    `name = jax.jit(...)` binding is read from), all it depends on besides the index (static after its pass)."""
+    index, unit = ctx.index, ctx.unit
+    owner = _binding_owner(func.value, ctx) if type(func) is cst.Name else None
+    memo = index.root.memo.setdefault("jitted_callable", {})
+    key = (id(func), id(unit), id(owner))
+    entry = memo.get(key)
+    if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives
+        entry = memo[key] = (func, _jitted_callable(func, ctx, owner))
+    return entry[1]
+
+
+def _jitted_callable(func: cst.BaseExpression, ctx: RuleContext, owner: Unit | None) -> Jitted | None:
     index = ctx.index
     if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)
@@ -129,8 +142,8 @@ def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None
             if found
             else None
         )
-    if type(func) is cst.Name:
-        bound = _jit_binding(func.value, ctx)
+    if type(func) is cst.Name and owner is not None:
+        bound = _jit_binding(func.value, owner, ctx.unit, index)
         if bound is not None:
             return bound
     targets = index.resolve_function(func, ctx.unit)
@@ -177,18 +190,19 @@ def _jit_decorator(unit: Unit, index: ModuleIndex) -> StaticSpec | None:
     return spec
 
 
-def _jit_binding(name: str, ctx: RuleContext) -> Jitted | None:
-    """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
+def _binding_owner(name: str, ctx: RuleContext) -> Unit | None:
+    """Where `name` read here is bound: this function, the module (a global here), or neither (a closure)."""
     unit = ctx.unit
     if unit is not ctx.index.root and name in unit.local_names:
-        owner = unit
-    elif ctx.is_module_global(name):
-        owner = ctx.index.root
-    else:
-        return None
+        return unit
+    return ctx.index.root if ctx.is_module_global(name) else None
+
+
+def _jit_binding(name: str, owner: Unit, unit: Unit, index: ModuleIndex) -> Jitted | None:
+    """`name = jax.jit(f, ...)` in `owner`: this function, or the module when the name is global here."""
     table = owner.memo.get("jit_bindings")
     if table is None:
-        table = owner.memo["jit_bindings"] = _jit_bindings(owner, ctx.index)
+        table = owner.memo["jit_bindings"] = _jit_bindings(owner, index)
     found = table.get(name)
     node = unit.node
     if found is not None and owner is unit and (type(node) is cst.FunctionDef or type(node) is cst.Lambda):

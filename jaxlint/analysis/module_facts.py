@@ -284,7 +284,9 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
             name = index.qualname(func, unit)
             if name is not None and "." in name and project_name(name):
                 found.add(name)
-        if type(func) is cst.Attribute:
+        if type(func) is cst.Attribute and not (
+            type(func.value) is cst.Name and func.value.value in ("self", "cls")
+        ):  # a method of `self`'s own class is this module's: `method_call` names no target for it
             method = method_call(index, func, unit)
             if method is not None and method.target is not None:
                 found.add(method.target)

@@ -117,10 +117,22 @@ def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None
                 elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
                     return None
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+        if _not_entered(type(node)):
             continue
         stack.extend(children(node))
     return values or None
+
+
+_NOT_ENTERED: dict[type, bool] = {}
+
+
+def _not_entered(kind: type) -> bool:
+    """Definitions and expressions, which `_return_values` does not walk into: isinstance() answered once per
+    node type (libcst's `BaseExpression` is an abstract base, slow to test against)."""
+    found = _NOT_ENTERED.get(kind)
+    if found is None:
+        found = _NOT_ENTERED[kind] = issubclass(kind, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression))
+    return found
 
 
 def _is_array(

@@ -104,7 +104,7 @@ BOOL_FUNCTIONS = frozenset(
 # Other `jax.*` functions that return arrays built from their arguments.
 ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
 CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
-NON_BOOL_OPERATORS = (cst.Is, cst.IsNot)
+NON_BOOL_OPERATORS = frozenset({cst.Is, cst.IsNot})  # tested by type identity (libcst subclasses neither)
 # Types no tracer is an instance of (checked on jax 0.10 under jit, vmap and grad): `isinstance(x, int)` on a
 # traced `x` is False, so the branch it guards does not run under the trace ...
 NOT_TRACER_TYPES = frozenset(
@@ -199,7 +199,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
             return _and_chain(node, scope)
         return evaluate(node.left, scope) | evaluate(node.right, scope)
     if type(node) is cst.Comparison:
-        if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
+        if any(type(c.operator) in NON_BOOL_OPERATORS for c in node.comparisons):
             return 0
         flags = 0
         left_node, left = node.left, evaluate(node.left, scope)
