@@ -550,6 +550,19 @@ def argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.A
 # -- literals ------------------------------------------------------------------------------------------------
 
 
+_EXPRESSION_TYPES: dict[type, bool] = {}
+
+
+def is_expression(node: cst.CSTNode) -> bool:
+    """`isinstance(node, cst.BaseExpression)`, answered once per node type: an abstract base is slow to test
+    against, and the walks ask it of every child of a statement."""
+    kind = type(node)
+    found = _EXPRESSION_TYPES.get(kind)
+    if found is None:
+        found = _EXPRESSION_TYPES[kind] = issubclass(kind, cst.BaseExpression)
+    return found
+
+
 def int_literal(node: cst.BaseExpression | None) -> int | None:
     """The value of `3`, `-3`, `0x10`; None for anything else."""
     if type(node) is cst.Integer:

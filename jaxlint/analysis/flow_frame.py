@@ -29,6 +29,7 @@ class Frame:
 
     def __init__(self, walker: Any, unit: Unit, parent: Frame | None, kind: int, context: str) -> None:
         self.walker = walker  # the FlowWalker: its index, and where reports go
+        self.index: ModuleIndex = walker.index  # an attribute, not a property: rules read it on every hook
         self.unit = unit
         self.parent = parent
         self.kind = kind  # transforms.NONE / GRAD / STRICT / HOST
@@ -43,10 +44,6 @@ class Frame:
         self._name: str | None = None
 
     # -- queries for rules ------------------------------------------------------------------------------
-
-    @property
-    def index(self) -> ModuleIndex:
-        return self.walker.index
 
     @property
     def function(self) -> str | None:
@@ -65,7 +62,7 @@ class Frame:
         # Most rules ask for the name of the same call's function in turn: the last answer is kept.
         if node is self._named:
             return self._name
-        name = self.walker.index.qualname(node, self.unit)
+        name = self.index.qualname(node, self.unit)
         self._named, self._name = node, name
         return name
 
@@ -76,7 +73,7 @@ class Frame:
             if name in frame.own_names:
                 return False
             frame = frame.parent
-        if frame is None or frame.unit is self.walker.index.root:
+        if frame is None or frame.unit is self.index.root:
             return True
         if name in frame.declared_global:
             return True
@@ -95,11 +92,7 @@ class Frame:
         found = self.env.get(name)
         if found is not None:
             return found
-        if (
-            self.own_names is None
-            and self.unit is not self.walker.index.root
-            and name in self.unit.local_names
-        ):
+        if self.own_names is None and self.unit is not self.index.root and name in self.unit.local_names:
             if name not in self.declared_global:
                 return NOTHING  # a local not bound yet on this path
         if self.parent is None:
@@ -174,7 +167,7 @@ class Frame:
 
     def changes(self, name: str) -> bool:
         """Whether some use of `name` in this function may change the list or dict it holds (`containers.py`)."""
-        return self.own_names is not None or name in changed_names(self.walker.index, self.unit.node)
+        return self.own_names is not None or name in changed_names(self.index, self.unit.node)
 
     def bind_iteration(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -89,9 +89,9 @@ class _Context:
         self.unit, self.class_node, self.in_class = unit, class_node, in_class
 
 
-@dataclasses.dataclass(frozen=True)
-class Binding:
-    """One binding of a name by a unit's own statements (not those of nested functions or class bodies)."""
+class Binding(NamedTuple):
+    """One binding of a name by a unit's own statements (not those of nested functions or class bodies). A named
+    tuple, immutable like the frozen dataclass it was, and three times cheaper to make (one per binding)."""
 
     name: str
     node: cst.CSTNode  # what binds it: Assign, AugAssign, AnnAssign, For, WithItem, Import(From), NamedExpr,

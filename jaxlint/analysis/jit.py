@@ -109,6 +109,24 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
     return Jitted(target, app.spec, offset + call_offset, label)
 
 
+# The keywords `transforms.static_spec` reads a transformation's static parameters from (it takes none by position).
+STATIC_KEYWORDS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums"})
+
+
+def static_arguments_possible(index: ModuleIndex) -> bool:
+    """Whether some call of the module (a decorator's, a `partial`'s included: the index records them all) passes
+    `static_argnums`/`static_argnames`: where none does, no jitted callable of the module has a static
+    parameter. A cheap gate for checks of static arguments, kept with the module."""
+    memo = index.root.memo
+    if "static_arguments" not in memo:
+        memo["static_arguments"] = any(
+            arg.keyword is not None and arg.keyword.value in STATIC_KEYWORDS
+            for call, _, _ in index._sites
+            for arg in call.args
+        )
+    return memo["static_arguments"]
+
+
 def jitted_callable(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
     """The jitted same-module function that calling `func` runs, or None when unknown or not jitted. Rules and
     the flow walk ask for the same call in turn: the answer is kept per (node, unit, the scope a name's

@@ -206,7 +206,7 @@ def _chain(node: cst.BaseExpression) -> str | None:
 
 
 def _single_index(node: cst.Subscript) -> cst.BaseExpression | None:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
         return None
     return node.slice[0].slice.value
 

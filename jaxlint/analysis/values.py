@@ -157,10 +157,13 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         if type(node.value) is cst.Name:
-            field = scope.lookup_value(node.value.value).field(node.attr.value)
+            held = scope.lookup_value(node.value.value)  # one lookup: its flags are the name's `evaluate`
+            field = held.field(node.attr.value) if held.kind == "instance" else None
             if field is not None:
                 return field.flags  # `p.n` of `p = Params(w=..., n=3)`: what the constructor was given
-        base = evaluate(node.value, scope)
+            base = held.flags
+        else:
+            base = evaluate(node.value, scope)
         if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
             if base:
@@ -276,7 +279,7 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
             return found.flags  # `pair[1]` of `pair = (x, 3)`: the element's own value
     base = evaluate(node.value, scope)
     if base & (TRACED | HOLDS_TRACED):
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Slice and not base & ARRAY:
             return base  # a slice of a container is a container
         if any(type(e.slice) is cst.Index and type(e.slice.value) is cst.SimpleString for e in node.slice):
             return TRACED  # `params["w"]`: a pytree entry, not known to be an array
