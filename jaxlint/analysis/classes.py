@@ -85,8 +85,8 @@ def self_writes(body: cst.CSTNode, self_name: str, *, nested: bool = False) -> s
                     assert isinstance(element, cst.Attribute)
                     found.add(element.attr.value)
         if (
-            kind is cst.Call
-            and isinstance(node.func, cst.Name)  # type: ignore[attr-defined]
+            type(node) is cst.Call
+            and isinstance(node.func, cst.Name)
             and node.func.value == "setattr"
             and len(node.args) >= 2
             and isinstance(node.args[0].value, cst.Name)

@@ -65,6 +65,8 @@ class FlowCalls:
         project = self.project
         frames: dict[int, Frame] = {}
         for call, unit, _ in self.index._sites:
+            if not call.args:
+                continue  # no argument, no literal one
             literal = _literal_arguments(call, unit, self.index)
             if literal is None:
                 continue

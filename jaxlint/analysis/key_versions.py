@@ -100,10 +100,10 @@ class KeyVersions(PathWalk[State, Version]):
                 return None
             if type(node) is cst.Attribute:
                 return self.element(base, "." + node.attr.value, state.epoch)
-            text = _string_index(node)
+            text = _string_index(node)  # type: ignore[arg-type]  # a Subscript here (identity tests do not narrow)
             if text is not None:
                 return self.element(base, ("[", text), state.epoch)
-            index = int_literal(_single_index(node))
+            index = int_literal(_single_index(node))  # type: ignore[arg-type]
             if index is not None:
                 return self.element(base, index, None)
         return None

@@ -157,11 +157,11 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         if type(node.value) is cst.Name:
-            held = scope.lookup_value(node.value.value)  # one lookup: its flags are the name's `evaluate`
-            field = held.field(node.attr.value) if held.kind == "instance" else None
+            named = scope.lookup_value(node.value.value)  # one lookup: its flags are the name's `evaluate`
+            field = named.field(node.attr.value) if named.kind == "instance" else None
             if field is not None:
                 return field.flags  # `p.n` of `p = Params(w=..., n=3)`: what the constructor was given
-            base = held.flags
+            base = named.flags
         else:
             base = evaluate(node.value, scope)
         if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
@@ -303,17 +303,31 @@ def _staged(scope: Scope) -> bool:
     return scope.kind >= STRICT and scope.staged
 
 
+_CONCRETE_CALLS: dict[str, bool] = {}  # qualified name -> whether `_concrete_call`; few names per run
+
+
+def _concrete_call(name: str) -> bool:
+    """A call of `name` gives a concrete Python value whatever its arguments: a static question, a private
+    helper whose result we cannot know, or what the library table says is concrete (answered once per name)."""
+    found = _CONCRETE_CALLS.get(name)
+    if found is None:
+        found = _CONCRETE_CALLS[name] = (
+            name in CONCRETE_BUILTINS
+            or name in CONCRETE_JAX_FUNCTIONS
+            or name.startswith(CONCRETE_JAX_PREFIXES)
+            or name.rsplit(".", 1)[-1].startswith("_")
+            or CALL_RESULTS.get(name) == CONCRETE
+        )
+    return found
+
+
 def _call(node: cst.Call, scope: Scope) -> int:
     func = node.func
     name = scope.qualname(func)
     if name is not None:
-        if name in CONCRETE_BUILTINS or name in CONCRETE_JAX_FUNCTIONS:
+        if _concrete_call(name):
             return 0
-        if name.startswith(CONCRETE_JAX_PREFIXES) or name.rsplit(".", 1)[-1].startswith("_"):
-            return 0  # static questions, and private helpers whose results we cannot know
         semantics = CALL_RESULTS.get(name)
-        if semantics == CONCRETE:
-            return 0
         if semantics == TRACED_RESULT:
             observed = argument(node, None, OBSERVED_KEYWORD[name]) if name in OBSERVED_KEYWORD else None
             if observed is not None:  # an observed numpyro site returns its `obs=` value as given
