@@ -63,7 +63,12 @@ def _scan(root: cst.CSTNode) -> frozenset[str]:
         elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
             _mark_stores(node.asname.name, stores)  # type: ignore[attr-defined]
         if not leaf[kind]:
-            stack += [(child, node, parent) for child in read[kind](node)]
+            for child in read[kind](node):
+                if type(child) is cst.Name:  # judged here, with no entry on the stack: its stores are marked
+                    if not _harmless(child, node, parent, stores):
+                        changed.add(child.value)
+                else:
+                    stack.append((child, node, parent))
         if kind is cst.Attribute:
             stack.append((node.attr, node, parent))  # type: ignore[attr-defined]  # `.attr` may be unlisted
     return frozenset(changed)

@@ -403,8 +403,18 @@ _NOT_ONE_ARRAY = frozenset(
 )
 
 
+_ONE_ARRAY: dict[str | None, bool] = {}  # name -> `returns_one_array`; few names per run
+
+
 def returns_one_array(name: str | None) -> bool:
-    """Whether a call of `name` surely gives one JAX array (for what helpers return)."""
+    """Whether a call of `name` surely gives one JAX array (for what helpers return; answered once per name)."""
+    found = _ONE_ARRAY.get(name)
+    if found is None:
+        found = _ONE_ARRAY[name] = _returns_one_array(name)
+    return found
+
+
+def _returns_one_array(name: str | None) -> bool:
     return (
         name is not None
         and name.startswith(_RETURNED_ARRAY_NAMESPACES)
