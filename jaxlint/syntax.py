@@ -550,6 +550,19 @@ def argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.A
 # -- literals ------------------------------------------------------------------------------------------------
 
 
+_EXPRESSION_TYPES: dict[type, bool] = {}
+
+
+def is_expression(node: cst.CSTNode) -> bool:
+    """`isinstance(node, cst.BaseExpression)`, answered once per node type: an abstract base is slow to test
+    against, and the walks ask it of every child of a statement."""
+    kind = type(node)
+    found = _EXPRESSION_TYPES.get(kind)
+    if found is None:
+        found = _EXPRESSION_TYPES[kind] = issubclass(kind, cst.BaseExpression)
+    return found
+
+
 def int_literal(node: cst.BaseExpression | None) -> int | None:
     """The value of `3`, `-3`, `0x10`; None for anything else."""
     if type(node) is cst.Integer:
@@ -560,10 +573,21 @@ def int_literal(node: cst.BaseExpression | None) -> int | None:
     return None
 
 
+def string_value(node: cst.SimpleString) -> str | bytes:
+    """`node.evaluated_value`, without libcst's `ast.literal_eval` for the common string with no prefix and no
+    escape (or carriage return): its value is then the text between its quotes, as written."""
+    text = node.value
+    if text[0] in "'\"" and "\\" not in text and "\r" not in text:
+        quotes = 3 if len(text) >= 6 and text[1] == text[2] == text[0] else 1
+        return text[quotes:-quotes]
+    return node.evaluated_value
+
+
 def str_literal(node: cst.BaseExpression | None) -> str | None:
     """The value of a plain string literal (not bytes, not an f-string); None for anything else."""
-    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
-        return node.evaluated_value
+    if type(node) is cst.SimpleString:
+        value = string_value(node)
+        return value if isinstance(value, str) else None
     return None
 
 

@@ -136,6 +136,55 @@ def test_memoised_qualname_matches_import_table() -> None:
     assert asked > 10_000
 
 
+def test_memoised_resolution_matches_a_fresh_answer() -> None:
+    """`resolve_function` and `transform_of` (kept per node and unit once the index pass is over) answer what
+    computing afresh answers, asked twice, for every call's function and first argument in every unit."""
+    asked = 0
+    for module in MODULES:
+        index = ModuleIndex(module)
+        calls = [n for n in walk(module) if type(n) is cst.Call]
+        for unit in [index.root, *index.units.values()]:
+            for call in calls:
+                for node in [call.func, *(a.value for a in call.args[:1])]:
+                    for _ in range(2):
+                        assert index.resolve_function(node, unit) == index._resolve_function(node, unit, None)
+                        assert index.transform_of(node, unit) == index._transform_of(node, unit)
+                    asked += 1
+    assert asked > 10_000
+
+
+# Plain literals, escapes, prefixes, triple quotes and empty strings.
+_STRING_EDGES = [
+    '""',
+    "''",
+    '""""""',
+    "''''''",
+    "'\"'",
+    '"""a\nb"""',
+    "'''x'''",
+    'b"x"',
+    'r"a\\b"',
+    '"a\\nb"',
+    'u"x"',
+]
+
+
+def test_string_value_matches_libcst() -> None:
+    """`syntax.string_value` (no `ast.literal_eval` for a plain literal) equals libcst's `evaluated_value`."""
+    strings = [n for module in MODULES for n in walk(module) if type(n) is cst.SimpleString]
+    strings += [cst.ensure_type(cst.parse_expression(text), cst.SimpleString) for text in _STRING_EDGES]
+    for node in strings:
+        fast, slow = syntax.string_value(node), node.evaluated_value
+        assert fast == slow and type(fast) is type(slow), node.value
+    assert len(strings) > 300
+
+
+def test_is_expression_matches_isinstance() -> None:
+    for module in MODULES:
+        for node in walk(module):
+            assert syntax.is_expression(node) == isinstance(node, cst.BaseExpression)
+
+
 def _checks_nodes() -> bool:
     try:
         cst.Name("not a name")

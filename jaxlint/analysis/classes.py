@@ -70,10 +70,11 @@ def self_writes(body: cst.CSTNode, self_name: str, *, nested: bool = False) -> s
     found: set[str] = set()
     for node in walk(body) if nested else own_nodes(body):
         targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
+        kind = type(node)  # type identity: isinstance() on libcst's ABC-metaclass types is slow
+        if kind is cst.Assign:
+            targets = [t.target for t in node.targets]  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign or kind is cst.AnnAssign:
+            targets = [node.target]  # type: ignore[attr-defined]
         for target in targets:
             for element in _flatten(target):
                 while isinstance(element, (cst.Subscript, cst.Attribute)) and not _is_self_attribute(
@@ -84,7 +85,7 @@ def self_writes(body: cst.CSTNode, self_name: str, *, nested: bool = False) -> s
                     assert isinstance(element, cst.Attribute)
                     found.add(element.attr.value)
         if (
-            isinstance(node, cst.Call)
+            type(node) is cst.Call
             and isinstance(node.func, cst.Name)
             and node.func.value == "setattr"
             and len(node.args) >= 2

@@ -19,9 +19,13 @@ from ..syntax import CHILDREN_REVERSED, LEAF
 
 _READ_METHODS = frozenset({"get", "keys", "items", "values", "copy", "index", "count"})
 _READ_CALLS = frozenset({"len", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip", "print"})
-# Where a name is a binding or a declaration, not a use of the value it holds.
-_NAMING = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem, cst.AsName, cst.ImportAlias, cst.Del)
-_READING = (cst.Comparison, cst.ComparisonTarget, cst.Return, cst.Index, cst.Decorator)
+# Where a name is a binding or a declaration, not a use of the value it holds; and where it is only read. Sets
+# tested by type identity: libcst has no subclasses of these, and isinstance() on its ABCs is slow.
+_NAMING = frozenset(
+    {cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem, cst.AsName, cst.ImportAlias, cst.Del}
+)
+_READING = frozenset({cst.Comparison, cst.ComparisonTarget, cst.Return, cst.Index, cst.Decorator})
+_HARMLESS_PARENTS = _NAMING | _READING
 _MEMO = "changed_names"
 
 
@@ -59,7 +63,12 @@ def _scan(root: cst.CSTNode) -> frozenset[str]:
         elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
             _mark_stores(node.asname.name, stores)  # type: ignore[attr-defined]
         if not leaf[kind]:
-            stack += [(child, node, parent) for child in read[kind](node)]
+            for child in read[kind](node):
+                if type(child) is cst.Name:  # judged here, with no entry on the stack: its stores are marked
+                    if not _harmless(child, node, parent, stores):
+                        changed.add(child.value)
+                else:
+                    stack.append((child, node, parent))
         if kind is cst.Attribute:
             stack.append((node.attr, node, parent))  # type: ignore[attr-defined]  # `.attr` may be unlisted
     return frozenset(changed)
@@ -77,7 +86,7 @@ def _mark_stores(target: cst.BaseExpression, stores: set[int]) -> None:
 
 def _harmless(name: cst.Name, parent: Any, grand: Any, stores: set[int]) -> bool:
     kind = type(parent)
-    if parent is None or isinstance(parent, _NAMING) or isinstance(parent, _READING):
+    if parent is None or kind in _HARMLESS_PARENTS:
         return True
     if kind is cst.Attribute:
         return parent.attr is name or parent.attr.value in _READ_METHODS

@@ -24,7 +24,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, children
+from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, children, is_expression
 from .abstract import NOTHING, Value, plain
 from .closures import closure_none_test
 from .flow_calls import FlowCalls, filtering
@@ -492,7 +492,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                     frame.env[local] = MODULE
         else:
             for child in children(node):
-                if isinstance(child, cst.BaseExpression):
+                if is_expression(child):
                     self.expression(child, frame)
 
     def _store(

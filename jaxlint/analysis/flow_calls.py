@@ -76,6 +76,8 @@ class FlowCalls:
         project = self.project
         frames: dict[int, Frame] = {}
         for call, unit, _ in self.index._sites:
+            if not call.args:
+                continue  # no argument, no literal one
             literal = _literal_arguments(call, unit, self.index)
             if literal is None:
                 continue
@@ -317,7 +319,10 @@ class FlowCalls:
             return
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
         # the call's arguments), before resolving what the call runs.
-        if not any(not arg.star and evaluate(arg.value, frame) & ARRAY for arg in call.args):
+        for arg in call.args:  # a loop, not any() over a generator: this runs for every eager call
+            if not arg.star and evaluate(arg.value, frame) & ARRAY:
+                break
+        else:
             return
         applied = module_apply(self.index, call, frame.unit)
         target = None

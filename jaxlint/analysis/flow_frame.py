@@ -29,6 +29,7 @@ class Frame:
 
     def __init__(self, walker: Any, unit: Unit, parent: Frame | None, kind: int, context: str) -> None:
         self.walker = walker  # the FlowWalker: its index, and where reports go
+        self.index: ModuleIndex = walker.index  # an attribute, not a property: rules read it on every hook
         self.unit = unit
         self.parent = parent
         self.kind = kind  # transforms.NONE / GRAD / STRICT / HOST
@@ -43,10 +44,6 @@ class Frame:
         self._name: str | None = None
 
     # -- queries for rules ------------------------------------------------------------------------------
-
-    @property
-    def index(self) -> ModuleIndex:
-        return self.walker.index
 
     @property
     def function(self) -> str | None:
@@ -65,7 +62,7 @@ class Frame:
         # Most rules ask for the name of the same call's function in turn: the last answer is kept.
         if node is self._named:
             return self._name
-        name = self.walker.index.qualname(node, self.unit)
+        name = self.index.qualname(node, self.unit)
         self._named, self._name = node, name
         return name
 
@@ -76,7 +73,7 @@ class Frame:
             if name in frame.own_names:
                 return False
             frame = frame.parent
-        if frame is None or frame.unit is self.walker.index.root:
+        if frame is None or frame.unit is self.index.root:
             return True
         if name in frame.declared_global:
             return True
@@ -88,17 +85,14 @@ class Frame:
     # -- the Scope protocol used by values.evaluate ------------------------------------------------------
 
     def lookup(self, name: str) -> int:
-        return self.lookup_value(name).flags
+        found = self.env.get(name)  # the common case first: bound in this frame on this path
+        return found.flags if found is not None else self.lookup_value(name).flags
 
     def lookup_value(self, name: str) -> Value:
         found = self.env.get(name)
         if found is not None:
             return found
-        if (
-            self.own_names is None
-            and self.unit is not self.walker.index.root
-            and name in self.unit.local_names
-        ):
+        if self.own_names is None and self.unit is not self.index.root and name in self.unit.local_names:
             if name not in self.declared_global:
                 return NOTHING  # a local not bound yet on this path
         if self.parent is None:
@@ -112,8 +106,9 @@ class Frame:
         frame = Frame(self.walker, self.unit, self, self.kind, self.context)
         frame.own_names = set()
         frame.staged = self.staged
-        assert isinstance(node, COMPREHENSIONS)  # values.Scope's signature is wider than its callers
-        first: cst.CompFor | None = node.for_in
+        # values.Scope's signature is wider than its callers (type identity: isinstance() on libcst's types is slow)
+        assert type(node) in _COMPREHENSIONS
+        first: cst.CompFor | None = node.for_in  # type: ignore[attr-defined]
         for_in = first
         while for_in is not None:
             names = bound_names(for_in.target)
@@ -172,7 +167,7 @@ class Frame:
 
     def changes(self, name: str) -> bool:
         """Whether some use of `name` in this function may change the list or dict it holds (`containers.py`)."""
-        return self.own_names is not None or name in changed_names(self.walker.index, self.unit.node)
+        return self.own_names is not None or name in changed_names(self.index, self.unit.node)
 
     def bind_iteration(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression, evaluate_in: Frame
@@ -207,6 +202,7 @@ class Frame:
 
 
 MODULE = Value(0, "module")
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)
 
 
 def flags_of(value: Value | None) -> int | None:
@@ -217,5 +213,6 @@ def merge_envs(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     merged = dict(a)
     for name, value in b.items():
         known = merged.get(name)
-        merged[name] = value if known is None else join(known, value)
+        if known is not value:  # most names hold the same value on both sides: join() would give it back
+            merged[name] = value if known is None else join(known, value)
     return merged

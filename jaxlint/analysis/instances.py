@@ -100,6 +100,10 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
     `init`/`apply` on an instance of one (`MLP().init(...)`, `model = model_lib.MLP(); model.apply(...)`), or
     of its own class deriving from one."""
     wanted: set[str] = set()
+    if not imports_project_names(index, project_name):
+        return wanted  # every name wanted is a qualified name the imports give, and none is the project's
+    # Only a call of a transformed function of the module passes instances on to a trace.
+    transformed = any(unit.is_target for unit in index.units.values())
     for call, unit, _ in index._sites:
         func = call.func
         receivers = [func.value] if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS else []
@@ -111,7 +115,11 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
         for receiver in receivers:
             wanted |= _wanted_class(index, receiver, unit, project_name)
         # `tick(model)` with `tick` transformed: whether `model`'s class is an nnx one (`nnx_objects.py`)
-        if any(callee.is_target for callee, _ in index.resolve_function(func, unit)):
+        if (
+            transformed
+            and call.args
+            and any(callee.is_target for callee, _ in index.resolve_function(func, unit))
+        ):
             for arg in call.args:
                 built = module_instance(index, arg.value, unit)
                 qualname = index.qualname(built.func, unit) if built is not None else None
@@ -126,6 +134,13 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
                 if qualname is not None and project_name(qualname):
                     wanted.add(qualname)
     return wanted
+
+
+def imports_project_names(index: ModuleIndex, project_name: Callable[[str], bool]) -> bool:
+    """Whether some name the module's imports give (or a builtin's) can be a project name. `index.qualname`
+    answers only with those, each under the head its import gives it (`names.canonical` keeps heads): where
+    this is False, no qualified name in the module is the project's."""
+    return project_name("builtins") or any(project_name(q) for q in index.imports.names.values())
 
 
 def _wanted_class(

@@ -111,11 +111,45 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
     return Jitted(target, app.spec, offset + call_offset, label)
 
 
+# The keywords `transforms.static_spec` reads a transformation's static parameters from (it takes none by position).
+STATIC_KEYWORDS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums"})
+
+
+def static_arguments_possible(index: ModuleIndex) -> bool:
+    """Whether some call of the module (a decorator's, a `partial`'s included: the index records them all) passes
+    `static_argnums`/`static_argnames`: where none does, no jitted callable of the module has a static
+    parameter. A cheap gate for checks of static arguments, kept with the module."""
+    memo = index.root.memo
+    if "static_arguments" not in memo:
+        memo["static_arguments"] = any(
+            arg.keyword is not None and arg.keyword.value in STATIC_KEYWORDS
+            for call, _, _ in index._sites
+            for arg in call.args
+        )
+    return memo["static_arguments"]
+
+
 def jitted_callable(
     func: cst.BaseExpression, ctx: RuleContext, transforms: frozenset[str] = _JIT
 ) -> Jitted | None:
     """The jitted same-module function that calling `func` runs, or None when unknown or not jitted (by one of
-    `transforms`: `jax.jit`, or `library.SCALAR_TRACING` where a call's scalar arguments matter)."""
+    `transforms`: `jax.jit`, or `library.SCALAR_TRACING` where a call's scalar arguments matter). Rules and
+    the flow walk ask for the same call in turn: the answer is kept per (node, unit, the scope a name's
+    `name = jax.jit(...)` binding is read from, transforms), all it depends on besides the index (static after
+    its pass)."""
+    index, unit = ctx.index, ctx.unit
+    owner = _binding_owner(func.value, ctx) if type(func) is cst.Name else None
+    memo = index.root.memo.setdefault("jitted_callable", {})
+    key = (id(func), id(unit), id(owner), transforms)
+    entry = memo.get(key)
+    if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives
+        entry = memo[key] = (func, _jitted_callable(func, ctx, owner, transforms))
+    return entry[1]
+
+
+def _jitted_callable(
+    func: cst.BaseExpression, ctx: RuleContext, owner: Unit | None, transforms: frozenset[str]
+) -> Jitted | None:
     index = ctx.index
     if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)
@@ -134,8 +168,8 @@ def jitted_callable(
             if found
             else None
         )
-    if type(func) is cst.Name:
-        bound = _jit_binding(func.value, ctx, transforms)
+    if type(func) is cst.Name and owner is not None:
+        bound = _jit_binding(func.value, owner, ctx.unit, index, transforms)
         if bound is not None:
             return bound
     targets = index.resolve_function(func, ctx.unit)
@@ -183,19 +217,23 @@ def _jit_decorator(unit: Unit, index: ModuleIndex, transforms: frozenset[str] = 
     return spec
 
 
-def _jit_binding(name: str, ctx: RuleContext, transforms: frozenset[str] = _JIT) -> Jitted | None:
-    """`name = jax.jit(f, ...)` in this function, or at module level when the name is global here."""
+def _binding_owner(name: str, ctx: RuleContext) -> Unit | None:
+    """Where `name` read here is bound: this function, the module (a global here), or neither (a closure)."""
     unit = ctx.unit
     if unit is not ctx.index.root and name in unit.local_names:
-        owner = unit
-    elif ctx.is_module_global(name):
-        owner = ctx.index.root
-    else:
-        return None
+        return unit
+    return ctx.index.root if ctx.is_module_global(name) else None
+
+
+def _jit_binding(
+    name: str, owner: Unit, unit: Unit, index: ModuleIndex, transforms: frozenset[str] = _JIT
+) -> Jitted | None:
+    """`name = jax.jit(f, ...)` (or one of `transforms`) in `owner`: this function, or the module when the
+    name is global here."""
     key = "jit_bindings" if transforms is _JIT else f"jit_bindings {sorted(transforms)}"
     table = owner.memo.get(key)
     if table is None:
-        table = owner.memo[key] = _jit_bindings(owner, ctx.index, transforms)
+        table = owner.memo[key] = _jit_bindings(owner, index, transforms)
     found = table.get(name)
     node = unit.node
     if found is not None and owner is unit and (type(node) is cst.FunctionDef or type(node) is cst.Lambda):

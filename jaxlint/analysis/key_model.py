@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import argument, int_literal
+from ..syntax import argument, int_literal, str_literal
 from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
 from .key_relevance import RANDOM as _RANDOM
@@ -195,16 +195,13 @@ def _chain(node: cst.BaseExpression) -> str | None:
 
 
 def _single_index(node: cst.Subscript) -> cst.BaseExpression | None:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
         return None
     return node.slice[0].slice.value
 
 
 def _string_index(node: cst.Subscript) -> str | None:
-    value = _single_index(node)
-    if type(value) is cst.SimpleString and isinstance(value.evaluated_value, str):
-        return value.evaluated_value
-    return None
+    return str_literal(_single_index(node))
 
 
 def _literal(node: cst.BaseExpression) -> object:

@@ -89,19 +89,21 @@ class KeyVersions(PathWalk[State, Version]):
         """The version of a name, attribute chain or literal subscript, without evaluating anything."""
         if type(node) is cst.Name:
             return self.lookup(node.value, state)
-        if isinstance(node, cst.Attribute) or isinstance(node, cst.Subscript):
+        if (
+            type(node) is cst.Attribute or type(node) is cst.Subscript
+        ):  # identity: isinstance() on libcst is slow
             pseudo = _chain(node)
             if pseudo is not None and pseudo in state.env:
                 return state.env[pseudo]
             base = self.read(node.value, state)
             if base is None:
                 return None
-            if isinstance(node, cst.Attribute):
+            if type(node) is cst.Attribute:
                 return self.element(base, "." + node.attr.value, state.epoch)
-            text = _string_index(node)
+            text = _string_index(node)  # type: ignore[arg-type]  # a Subscript here (identity tests do not narrow)
             if text is not None:
                 return self.element(base, ("[", text), state.epoch)
-            index = int_literal(_single_index(node))
+            index = int_literal(_single_index(node))  # type: ignore[arg-type]
             if index is not None:
                 return self.element(base, index, None)
         return None

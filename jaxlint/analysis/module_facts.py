@@ -19,7 +19,14 @@ import libcst as cst
 
 from .host_effects import module_host_objects
 from .index import ModuleIndex, Unit
-from .instances import class_methods, method_call, subclass_bases, top_level_class_facts, wanted_classes
+from .instances import (
+    class_methods,
+    imports_project_names,
+    method_call,
+    subclass_bases,
+    top_level_class_facts,
+    wanted_classes,
+)
 from .key_relevance import uses_keys
 from .kinds import NONE
 from .library import HOST_OBJECTS
@@ -153,7 +160,11 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     (a class of another project module): an eager call fact naming the argument's class, so that the callee
     knows what its parameter holds (`receivers.parameter_class`: an nnx object, a Module whose fields trace)."""
     found: set[CallFact] = set()
+    if not imports_project_names(index, project_name):
+        return found  # neither the callee nor the class can be a project name
     for call, unit, _ in index._sites:
+        if not call.args:
+            continue
         target = index.qualname(call.func, unit)
         if target is None or "." not in target or not project_name(target):
             continue
@@ -290,6 +301,8 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
     with `env = envs.Env()` or `env: envs.Env`), and the functions and methods it transforms
     (`jax.jit(helpers.sample)(key)`, `step = jax.jit(env.step)`): names whose `Export`s it may need."""
     found: set[str] = set()
+    if not imports_project_names(index, project_name):
+        return found  # both kinds of name found are project names the imports give
     for call, unit, _ in index._sites:
         func = call.func
         if call.args and call.args[0].keyword is None and index.transform_of(func, unit) is not None:
@@ -297,7 +310,9 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
             name = index.qualname(func, unit)
             if name is not None and "." in name and project_name(name):
                 found.add(name)
-        if type(func) is cst.Attribute:
+        if type(func) is cst.Attribute and not (
+            type(func.value) is cst.Name and func.value.value in ("self", "cls")
+        ):  # a method of `self`'s own class is this module's: `method_call` names no target for it
             method = method_call(index, func, unit)
             if method is not None and method.target is not None:
                 found.add(method.target)

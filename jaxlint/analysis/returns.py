@@ -29,18 +29,27 @@ _ARRAY_METHODS = frozenset(
 )
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _MEMO = "returns_array"
+_CALLS_MEMO = "returns_array calls"
 _DEPTH = 4
 
 
 def returns_array(
     func: cst.Name, unit: Any, index: Any, is_array_function: Callable[[str | None], bool]
 ) -> bool:
-    """Whether calling the same-module function(s) named `func` from `unit` surely gives a JAX array."""
-    targets = index.resolve_function(func, unit) or _jit_bound(func.value, unit, index)
-    return bool(targets) and all(
-        not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
-        for target, bound in targets
-    )
+    """Whether calling the same-module function(s) named `func` from `unit` surely gives a JAX array. Kept per
+    call with the unit: the flow walk asks it of every call of a local name, in every round. Once answered, it
+    holds: what it reads is the index's (static) and the targets' own answers, final when this one returns."""
+    calls = unit.memo.setdefault(_CALLS_MEMO, {})
+    key = (id(func), id(is_array_function))
+    entry = calls.get(key)
+    if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives
+        targets = index.resolve_function(func, unit) or _jit_bound(func.value, unit, index)
+        answer = bool(targets) and all(
+            not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
+            for target, bound in targets
+        )
+        entry = calls[key] = (func, answer)
+    return entry[1]
 
 
 def _jit_bound(name: str, unit: Any, index: Any) -> list:
@@ -117,10 +126,22 @@ def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression] | None
                 elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
                     return None
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+        if _not_entered(type(node)):
             continue
         stack.extend(children(node))
     return values or None
+
+
+_NOT_ENTERED: dict[type, bool] = {}
+
+
+def _not_entered(kind: type) -> bool:
+    """Definitions and expressions, which `_return_values` does not walk into: isinstance() answered once per
+    node type (libcst's `BaseExpression` is an abstract base, slow to test against)."""
+    found = _NOT_ENTERED.get(kind)
+    if found is None:
+        found = _NOT_ENTERED[kind] = issubclass(kind, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression))
+    return found
 
 
 def _is_array(

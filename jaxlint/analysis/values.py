@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from ..syntax import argument, int_literal
+from ..syntax import argument, int_literal, string_value
 from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, sequence
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
@@ -105,7 +105,7 @@ BOOL_FUNCTIONS = frozenset(
 # Other `jax.*` functions that return arrays built from their arguments.
 ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
 CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
-NON_BOOL_OPERATORS = (cst.Is, cst.IsNot)
+NON_BOOL_OPERATORS = frozenset({cst.Is, cst.IsNot})  # tested by type identity (libcst subclasses neither)
 # Types no tracer is an instance of (checked on jax 0.10 under jit, vmap and grad): `isinstance(x, int)` on a
 # traced `x` is False, so the branch it guards does not run under the trace ...
 NOT_TRACER_TYPES = frozenset(
@@ -158,10 +158,13 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         if type(node.value) is cst.Name:
-            field = scope.lookup_value(node.value.value).field(node.attr.value)
+            named = scope.lookup_value(node.value.value)  # one lookup: its flags are the name's `evaluate`
+            field = named.field(node.attr.value) if named.kind == "instance" else None
             if field is not None:
                 return field.flags  # `p.n` of `p = Params(w=..., n=3)`: what the constructor was given
-        base = evaluate(node.value, scope)
+            base = named.flags
+        else:
+            base = evaluate(node.value, scope)
         if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
             if base:
@@ -200,7 +203,7 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
             return _and_chain(node, scope)
         return evaluate(node.left, scope) | evaluate(node.right, scope)
     if type(node) is cst.Comparison:
-        if any(isinstance(c.operator, NON_BOOL_OPERATORS) for c in node.comparisons):
+        if any(type(c.operator) in NON_BOOL_OPERATORS for c in node.comparisons):
             return 0
         flags = 0
         left_node, left = node.left, evaluate(node.left, scope)
@@ -277,7 +280,7 @@ def _subscript(node: cst.Subscript, scope: Scope) -> int:
             return found.flags  # `pair[1]` of `pair = (x, 3)`: the element's own value
     base = evaluate(node.value, scope)
     if base & (TRACED | HOLDS_TRACED):
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) and not base & ARRAY:
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Slice and not base & ARRAY:
             return base  # a slice of a container is a container
         if any(type(e.slice) is cst.Index and type(e.slice.value) is cst.SimpleString for e in node.slice):
             return TRACED  # `params["w"]`: a pytree entry, not known to be an array
@@ -301,17 +304,31 @@ def _staged(scope: Scope) -> bool:
     return scope.kind >= STRICT and scope.staged
 
 
+_CONCRETE_CALLS: dict[str, bool] = {}  # qualified name -> whether `_concrete_call`; few names per run
+
+
+def _concrete_call(name: str) -> bool:
+    """A call of `name` gives a concrete Python value whatever its arguments: a static question, a private
+    helper whose result we cannot know, or what the library table says is concrete (answered once per name)."""
+    found = _CONCRETE_CALLS.get(name)
+    if found is None:
+        found = _CONCRETE_CALLS[name] = (
+            name in CONCRETE_BUILTINS
+            or name in CONCRETE_JAX_FUNCTIONS
+            or name.startswith(CONCRETE_JAX_PREFIXES)
+            or name.rsplit(".", 1)[-1].startswith("_")
+            or CALL_RESULTS.get(name) == CONCRETE
+        )
+    return found
+
+
 def _call(node: cst.Call, scope: Scope) -> int:
     func = node.func
     name = scope.qualname(func)
     if name is not None:
-        if name in CONCRETE_BUILTINS or name in CONCRETE_JAX_FUNCTIONS:
+        if _concrete_call(name):
             return 0
-        if name.startswith(CONCRETE_JAX_PREFIXES) or name.rsplit(".", 1)[-1].startswith("_"):
-            return 0  # static questions, and private helpers whose results we cannot know
         semantics = CALL_RESULTS.get(name)
-        if semantics == CONCRETE:
-            return 0
         if semantics == TRACED_RESULT:
             observed = argument(node, None, OBSERVED_KEYWORD[name]) if name in OBSERVED_KEYWORD else None
             if observed is not None:  # an observed numpyro site returns its `obs=` value as given
@@ -387,8 +404,18 @@ _NOT_ONE_ARRAY = frozenset(
 )
 
 
+_ONE_ARRAY: dict[str | None, bool] = {}  # name -> `returns_one_array`; few names per run
+
+
 def returns_one_array(name: str | None) -> bool:
-    """Whether a call of `name` surely gives one JAX array (for what helpers return)."""
+    """Whether a call of `name` surely gives one JAX array (for what helpers return; answered once per name)."""
+    found = _ONE_ARRAY.get(name)
+    if found is None:
+        found = _ONE_ARRAY[name] = _returns_one_array(name)
+    return found
+
+
+def _returns_one_array(name: str | None) -> bool:
     return (
         name is not None
         and name.startswith(_RETURNED_ARRAY_NAMESPACES)
@@ -596,7 +623,7 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
     if kind is cst.Float:
         return scalar("float")
     if kind is cst.SimpleString:
-        text = node.evaluated_value
+        text = string_value(node)
         return scalar("str", text) if isinstance(text, str) else None
     if kind is cst.Tuple or kind is cst.List:
         elements = node.elements
@@ -620,7 +647,7 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
         if type(node.value) not in STRUCTURED:
             return None
         if type(key) is cst.SimpleString:
-            text = key.evaluated_value
+            text = string_value(key)
             base = structure(node.value, scope) if isinstance(text, str) else None
             return base.entry(text) if base is not None else None  # type: ignore[arg-type]
         index = int_literal(key)
@@ -650,7 +677,7 @@ def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
     for element in node.elements:
         if type(element) is not cst.DictElement or type(element.key) is not cst.SimpleString:
             return None
-        key = element.key.evaluated_value
+        key = string_value(element.key)
         if not isinstance(key, str) or key in keys:
             return None
         keys.append(key)
@@ -710,7 +737,7 @@ def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
         node = given.value
         word = None
         if type(node) is cst.SimpleString:
-            text = node.evaluated_value
+            text = string_value(node)
             word = text if isinstance(text, str) else None
         elif type(node) is cst.Attribute:
             word = node.attr.value

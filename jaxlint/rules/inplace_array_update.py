@@ -153,6 +153,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         flags = ctx.flags(target.value)
         base = target.value
         if type(base) is cst.Name:
+            if not flags & (TRACED | ARRAY) and (id(ctx.unit), base.value) not in self._array_args:
+                return False  # neither an array nor an array argument, whatever the uses below say
             usage = self._usage.get(id(ctx.unit.node))
             if usage is None:
                 usage = self._usage[id(ctx.unit.node)] = NameUsage(ctx.unit.node)

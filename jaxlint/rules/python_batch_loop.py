@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.index import Unit
+from ..analysis.index import Binding, Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
@@ -371,15 +371,20 @@ def _split_last(name: cst.Name, ctx: RuleContext) -> bool:
     """Whether the name's last assignment above its use (`x = jnp.split(x, n)` after `x = dense(h)`) builds a
     list of arrays."""
     bindings = ctx.unit.bindings.get(name.value, ())
-    if not bindings:
-        return False
+    if not any(_builds_list(b, ctx) for b in bindings):
+        return False  # whichever binding is the last above the use, it builds no list: no lines needed
     ctx.index.positions().resolve([name, *(b.node for b in bindings)])  # one pass for all their lines
     line = ctx.index.line_of(name)
     above = [b for b in bindings if ctx.index.line_of(b.node) <= line]
     if not above:
         return False
     last = max(above, key=lambda b: ctx.index.line_of(b.node))
-    value = last.value if last.plain else None
+    return _builds_list(last, ctx)
+
+
+def _builds_list(binding: Binding, ctx: RuleContext) -> bool:
+    """`x = jnp.split(...)`: a plain assignment of a call that gives a list of arrays."""
+    value = binding.value if binding.plain else None
     return type(value) is cst.Call and ctx.qualname(value.func) in _LIST_RESULTS
 
 

@@ -212,7 +212,7 @@ No automatic fix.
                     self._report_static(node, short, keyword, traced, error, ctx)
                     return
             return
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STATIC_INT_METHODS:
+        if type(node.func) is cst.Attribute and node.func.attr.value in _STATIC_INT_METHODS:
             error, unless = _STATIC_INT_METHODS[node.func.attr.value]
             if unless in keywords or not ctx.flags(node.func.value) & (TRACED | ARRAY):
                 return  # only arrays' methods: another object's `.reshape` is its own business

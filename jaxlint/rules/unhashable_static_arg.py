@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
-from ..analysis.jit import Jitted, jitted_callable
+from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
@@ -71,6 +71,8 @@ No automatic fix.
 """
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        if not node.args or not static_arguments_possible(ctx.index):
+            return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
