@@ -1,0 +1,49 @@
+"""The library table's array rows (library.py re-exports them): what dtype kind a `jnp`/`jax.random`/NumPy
+call's array has when no `dtype=` says, the NumPy array methods a JAX array lacks or runs differently, and how
+Python ints become int32 arrays with x64 off (the default). Data only, run on jax 0.10.2 by
+tests/analysis/test_library_arrays.py; the value model (`values.py`) and the rules read it.
+"""
+
+from __future__ import annotations
+
+ARRAYS_CHECKED = "jax 0.10.2, numpy 2.4.6"
+
+# -- Dtypes with x64 off (jax 0.10.2) --------------------------------------------------------------------------
+
+# Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
+# position of their `dtype` parameter.
+FLOAT_RESULTS = {
+    f"{ns}.{n}": position
+    for ns in ("jax.numpy", "numpy")
+    for n, position in (("zeros", 1), ("ones", 1), ("empty", 1), ("identity", 1), ("eye", 3))
+} | {
+    f"jax.random.{n}": position
+    for n, position in (("normal", 2), ("uniform", 2), ("exponential", 2), ("truncated_normal", 4))
+}
+# Functions whose result has this dtype kind whatever their arguments' (a `dtype=` may still say otherwise).
+RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
+
+# -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
+
+# NumPy methods that change an array in place and that a JAX array does not have: AttributeError.
+MISSING_INPLACE_METHODS = frozenset({"fill", "resize", "put", "itemset", "partition"})
+# NumPy methods that change the array in place (returning None) where a JAX array's returns a new array and
+# leaves it as it was: as a statement, `x.sort()` does nothing.
+COPYING_INPLACE_METHODS = frozenset({"sort"})
+# Array methods whose `dtype=` JAX honours like the `jnp` function of the same name: a 64-bit dtype is
+# truncated to 32 bits unless x64 is enabled (with a UserWarning).
+DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod", "std", "var"})
+
+# -- Integers with x64 off (jax 0.10.2): int32 -----------------------------------------------------------------
+
+# Functions that convert a Python int (or a list of them) to an int32 array when no dtype is given: one outside
+# int32 raises OverflowError.
+INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.int32"})
+# Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
+# silently wraps around (`jnp.full(3, 2**40)` is zeros).
+INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
+# Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
+# such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
+NARROW_INT_DTYPES = frozenset(
+    f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
+) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})
