@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
 from .library_arrays import DTYPE_METHODS as DTYPE_METHODS
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
@@ -21,7 +22,9 @@ from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED
 from .library_names import OLDER_SPELLINGS as OLDER_SPELLINGS

@@ -23,6 +23,19 @@ FLOAT_RESULTS = {
 # Functions whose result has this dtype kind whatever their arguments' (a `dtype=` may still say otherwise).
 RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
 
+# -- Output shapes that depend on values (jax 0.10.2): under jit they need `size=` -----------------------------
+
+# Functions whose output size depends on the values of their input (under jit, on a tracer, without `size=`:
+# ConcretizationTypeError); `jnp.where` only with its condition alone (ONE_ARGUMENT_VALUE_SIZED).
+VALUE_SIZED = frozenset(
+    "jax.numpy." + n
+    for n in "nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all".split()
+)
+ONE_ARGUMENT_VALUE_SIZED = frozenset({"jax.numpy.where"})
+# Functions that keep the items where a condition (their first argument) holds (on a traced condition, without
+# `size=`: TracerBoolConversionError).
+CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
+
 # -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
 
 # NumPy methods that change an array in place and that a JAX array does not have: AttributeError.

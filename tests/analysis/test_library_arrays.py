@@ -8,7 +8,14 @@ import inspect
 
 import pytest
 
-from jaxlint.analysis.library import ARRAYS_CHECKED, FLOAT_RESULTS, RESULT_DTYPES
+from jaxlint.analysis.library import (
+    ARRAYS_CHECKED,
+    CONDITION_SIZED,
+    FLOAT_RESULTS,
+    ONE_ARGUMENT_VALUE_SIZED,
+    RESULT_DTYPES,
+    VALUE_SIZED,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -54,3 +61,15 @@ def test_float_result_without_a_dtype(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(RESULT_DTYPES))
 def test_result_dtype_kind(name: str) -> None:
     assert _kind(_call(name)) == RESULT_DTYPES[name], name
+
+
+@pytest.mark.parametrize("name", sorted(VALUE_SIZED | ONE_ARGUMENT_VALUE_SIZED | CONDITION_SIZED))
+def test_value_sized_output_needs_size_under_jit(name: str) -> None:
+    """Under jit, on a traced argument (a traced condition for CONDITION_SIZED): ConcretizationTypeError
+    (TracerBoolConversionError, one of its kind, for a condition) without `size=`; with it, it runs."""
+    function = resolve(name)
+    x = jnp.array([0.0, 1.0, 2.0, 0.0])
+    call = (lambda v, **k: function(v > 0, v, **k)) if name in CONDITION_SIZED else function
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda v: call(v))(x)
+    jax.jit(lambda v: call(v, size=4))(x)
