@@ -23,6 +23,47 @@ FLOAT_RESULTS = {
 # Functions whose result has this dtype kind whatever their arguments' (a `dtype=` may still say otherwise).
 RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
 
+# -- 64-bit dtypes with x64 off (jax 0.10.2) ------------------------------------------------------------------
+
+# 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
+# complex128 come back as float32 / complex64 with a UserWarning).
+WIDE_DTYPES = {
+    **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
+    **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
+}
+WIDE_STRINGS = {
+    "float64": "float64",
+    "f8": "float64",
+    "<f8": "float64",
+    "double": "float64",
+    "d": "float64",
+} | {
+    "complex128": "complex128",
+    "c16": "complex128",
+    "<c16": "complex128",
+}
+# Scalar types that build an array when called: `jnp.float64(1.5)`.
+WIDE_CONSTRUCTORS = {name: width for name, width in WIDE_DTYPES.items() if name.startswith("jax.numpy.")}
+# Positional index of `dtype` in array-building functions (from their signatures in jax 0.10.2).
+DTYPE_POSITIONS = {
+    **{
+        f"jax.numpy.{n}": 1
+        for n in "array asarray zeros ones empty identity zeros_like ones_like empty_like astype".split()
+    },
+    **{f"jax.numpy.{n}": 2 for n in "full full_like".split()},
+    **{f"jax.numpy.{n}": 3 for n in "arange eye tri".split()},
+    "jax.numpy.linspace": 5,
+    "jax.numpy.logspace": 5,
+    "jax.numpy.geomspace": 4,
+    "jax.lax.convert_element_type": 1,
+}
+DTYPE_KEYWORDS = ("dtype", "new_dtype")
+# `np.dtype(np.float64)`: the dtype object of its argument.
+DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
+# Namespaces whose functions honour (and truncate) a requested dtype.
+DTYPE_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+
+
 # -- Output shapes that depend on values (jax 0.10.2): under jit they need `size=` -----------------------------
 
 # Functions whose output size depends on the values of their input (under jit, on a tracer, without `size=`:

@@ -5,16 +5,24 @@ the table names; each RESULT_DTYPES function gives the dtype kind it names."""
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
 from jaxlint.analysis.library import (
     ARRAYS_CHECKED,
     CONDITION_SIZED,
+    DTYPE_CONSTRUCTORS,
+    DTYPE_KEYWORDS,
+    DTYPE_POSITIONS,
+    DTYPE_REQUESTING,
     FLOAT_RESULTS,
     ONE_ARGUMENT_VALUE_SIZED,
     RESULT_DTYPES,
     VALUE_SIZED,
+    WIDE_CONSTRUCTORS,
+    WIDE_DTYPES,
+    WIDE_STRINGS,
 )
 
 jax = pytest.importorskip("jax")
@@ -73,3 +81,51 @@ def test_value_sized_output_needs_size_under_jit(name: str) -> None:
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(lambda v: call(v))(x)
     jax.jit(lambda v: call(v, size=4))(x)
+
+
+def _wide(requested: Any) -> Any:
+    """`jnp.zeros(2, dtype=requested)` with x64 off: JAX warns and truncates."""
+    with pytest.warns(UserWarning):
+        return jnp.zeros(2, dtype=requested)
+
+
+@pytest.mark.parametrize("name", sorted(WIDE_DTYPES))
+def test_wide_dtype_is_truncated_without_x64(name: str) -> None:
+    narrow = {"float64": jnp.float32, "complex128": jnp.complex64}[WIDE_DTYPES[name]]
+    assert np.dtype(resolve(name)) == np.dtype(WIDE_DTYPES[name]), f"{name} is {WIDE_DTYPES[name]}"
+    assert _wide(resolve(name)).dtype == narrow
+    if name in WIDE_CONSTRUCTORS:
+        assert resolve(name)(1.5).dtype == narrow  # `jnp.float64(1.5)` builds a (truncated) array
+
+
+@pytest.mark.parametrize("text", sorted(WIDE_STRINGS))
+def test_wide_dtype_string(text: str) -> None:
+    assert np.dtype(text) == np.dtype(WIDE_STRINGS[text])
+    assert _wide(text).dtype == {"float64": jnp.float32, "complex128": jnp.complex64}[WIDE_STRINGS[text]]
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_POSITIONS))
+def test_dtype_position(name: str) -> None:
+    parameters = list(inspect.signature(resolve(name)).parameters)
+    assert parameters[DTYPE_POSITIONS[name]] in DTYPE_KEYWORDS, f"{name}: {parameters}"
+
+
+def test_dtype_constructors_give_the_dtype_of_their_argument() -> None:
+    for name in DTYPE_CONSTRUCTORS:
+        assert resolve(name)(np.float64) == np.dtype("float64")
+
+
+# A function of each namespace taking `dtype=`: asked for float64 it gives float32 (with a warning).
+_REQUESTERS = {
+    "jax.numpy.": lambda d: jnp.ones(2, dtype=d),
+    "jax.random.": lambda d: jax.random.normal(jax.random.key(0), (2,), dtype=d),
+    "jax.lax.": lambda d: jax.lax.full((2,), 1.0, dtype=d),
+    "jax.nn.": lambda d: jax.nn.one_hot(jnp.array([0, 1]), 2, dtype=d),
+    "jax.scipy.": lambda d: jax.scipy.special.logsumexp(jnp.ones(2)).astype(d),
+}
+
+
+@pytest.mark.parametrize("namespace", DTYPE_REQUESTING)
+def test_requesting_namespace_truncates(namespace: str) -> None:
+    with pytest.warns(UserWarning):
+        assert _REQUESTERS[namespace](jnp.float64).dtype == jnp.float32
