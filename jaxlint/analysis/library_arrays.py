@@ -64,6 +64,44 @@ DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
 DTYPE_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
 
 
+# -- Python ints JAX reads while tracing (jax 0.10.2): a traced value there raises the error named ----------------
+
+_SHAPE = "TypeError"
+_CONCRETE = "ConcretizationTypeError"
+# Parameters that JAX reads as Python ints when it traces the call (a shape, a size, a count):
+# function -> (error raised, ((position, keyword), ...), a keyword that makes the call fine).
+# Each fails for any traced value, array or pytree alike, so no evidence beyond "traced" is needed.
+STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
+    **{f"jax.numpy.{n}": (_SHAPE, ((0, "shape"),), None) for n in ("zeros", "ones", "empty", "full")},
+    "jax.numpy.eye": (_SHAPE, ((0, "N"), (1, "M")), None),
+    "jax.numpy.identity": (_SHAPE, ((0, "n"),), None),
+    "jax.numpy.arange": (_CONCRETE, ((0, "start"), (1, "stop"), (2, "step")), None),
+    **{f"jax.numpy.{n}": (_CONCRETE, ((2, "num"),), None) for n in ("linspace", "logspace", "geomspace")},
+    "jax.numpy.reshape": (_SHAPE, ((1, "shape"), (1, "newshape")), None),
+    "jax.numpy.broadcast_to": (_SHAPE, ((1, "shape"),), None),
+    "jax.numpy.tile": (_SHAPE, ((1, "reps"),), None),
+    "jax.numpy.repeat": (_CONCRETE, ((1, "repeats"),), "total_repeat_length"),
+    "jax.numpy.split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    "jax.numpy.array_split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    **{
+        f"jax.ops.segment_{n}": (_CONCRETE, ((2, "num_segments"),), None)
+        for n in ("sum", "prod", "max", "min")
+    },
+    "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
+    "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+}
+# Array methods with the same needs: method -> (error, a keyword that makes the call fine).
+STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_repeat_length")}
+
+# NumPy functions that only read `.shape`/`.dtype`, so they accept tracers.
+NUMPY_SHAPE_ONLY = frozenset(
+    "numpy." + n
+    for n in (
+        "shape ndim size result_type dtype issubdtype iscomplexobj isrealobj isscalar promote_types can_cast "
+        "broadcast_shapes finfo iinfo"
+    ).split()
+)
+
 # -- Output shapes that depend on values (jax 0.10.2): under jit they need `size=` -----------------------------
 
 # Functions whose output size depends on the values of their input (under jit, on a tracer, without `size=`:

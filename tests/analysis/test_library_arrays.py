@@ -17,8 +17,11 @@ from jaxlint.analysis.library import (
     DTYPE_POSITIONS,
     DTYPE_REQUESTING,
     FLOAT_RESULTS,
+    NUMPY_SHAPE_ONLY,
     ONE_ARGUMENT_VALUE_SIZED,
     RESULT_DTYPES,
+    STATIC_INT_METHODS,
+    STATIC_INTS,
     VALUE_SIZED,
     WIDE_CONSTRUCTORS,
     WIDE_DTYPES,
@@ -129,3 +132,85 @@ _REQUESTERS = {
 def test_requesting_namespace_truncates(namespace: str) -> None:
     with pytest.warns(UserWarning):
         assert _REQUESTERS[namespace](jnp.float64).dtype == jnp.float32
+
+
+# Concrete arguments for each STATIC_INTS function (the traced value replaces one slot).
+_STATIC_CALLS: dict[str, tuple] = {
+    "jax.numpy.full": ((2,), 1.0),
+    "jax.numpy.eye": (2, 2),
+    "jax.numpy.arange": (0, 4, 1),
+    "jax.numpy.reshape": (jnp.ones(4), (2, 2)),
+    "jax.numpy.broadcast_to": (jnp.ones(2), (2, 2)),
+    "jax.numpy.tile": (jnp.ones(2), 2),
+    "jax.numpy.repeat": (jnp.ones(2), 2),
+    "jax.numpy.split": (jnp.ones(4), 2),
+    "jax.numpy.array_split": (jnp.ones(4), 2),
+    "jax.nn.one_hot": (jnp.array([0, 1]), 2),
+    "jax.lax.top_k": (jnp.ones(4), 2),
+    **{f"jax.numpy.{n}": (0.0, 1.0, 3) for n in ("linspace", "logspace", "geomspace")},
+    **{f"jax.ops.segment_{n}": (jnp.ones(3), jnp.array([0, 0, 1]), 2) for n in ("sum", "prod", "max", "min")},
+}
+_ERRORS = {
+    "TypeError": TypeError,
+    "ConcretizationTypeError": jax.errors.ConcretizationTypeError,
+    "TracerBoolConversionError": jax.errors.TracerBoolConversionError,
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "position"), sorted((n, p) for n, (_, slots, _) in STATIC_INTS.items() for p, _ in slots)
+)
+def test_static_int_parameter_raises_when_traced(name: str, position: int) -> None:
+    error, slots, unless = STATIC_INTS[name]
+    function = resolve(name)
+    args = list(_STATIC_CALLS.get(name, (2,)))
+    keywords = {keyword for p, keyword in slots if p == position}
+    assert keywords & set(inspect.signature(function).parameters), f"{name}: no parameter {keywords}"
+    concrete = args[position] if position < len(args) else 2
+    args += [2] * (position + 1 - len(args))
+    function(*args)  # runs with the slot concrete
+
+    def traced(v):
+        return function(*args[:position], v, *args[position + 1 :])
+
+    with pytest.raises(_ERRORS[error]):
+        jax.jit(traced)(jnp.asarray(concrete))
+    if unless is not None:  # the keyword that makes the call fine under jit
+        jax.jit(lambda v: function(*args[:position], v, *args[position + 1 :], **{unless: 4}))(
+            jnp.asarray(concrete)
+        )
+
+
+@pytest.mark.parametrize("method", sorted(STATIC_INT_METHODS))
+def test_static_int_method_raises_when_traced(method: str) -> None:
+    error, unless = STATIC_INT_METHODS[method]
+    x, count = jnp.ones(4), {"reshape": 4, "repeat": 2}[method]
+    with pytest.raises(_ERRORS[error]):
+        jax.jit(lambda n: getattr(x, method)(n))(jnp.asarray(count))
+    if unless is not None:
+        jax.jit(lambda n: getattr(x, method)(n, **{unless: 8}))(jnp.asarray(count))
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_SHAPE_ONLY))
+def test_numpy_shape_only_function_accepts_a_tracer(name: str) -> None:
+    function = resolve(name)
+    two = (
+        "numpy.result_type",
+        "numpy.issubdtype",
+        "numpy.promote_types",
+        "numpy.can_cast",
+        "numpy.broadcast_shapes",
+    )
+
+    def run(v):
+        if name in ("numpy.promote_types", "numpy.can_cast", "numpy.issubdtype"):
+            function(v, np.float32)  # the tracer itself, where a dtype goes
+        elif name == "numpy.broadcast_shapes":
+            function(v.shape, (1, 4))
+        elif name == "numpy.iinfo":
+            function(v.astype(jnp.int32))
+        else:
+            function(v)
+        return v
+
+    jax.jit(run)(jnp.ones(4))
