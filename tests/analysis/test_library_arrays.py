@@ -194,13 +194,6 @@ def test_static_int_method_raises_when_traced(method: str) -> None:
 @pytest.mark.parametrize("name", sorted(NUMPY_SHAPE_ONLY))
 def test_numpy_shape_only_function_accepts_a_tracer(name: str) -> None:
     function = resolve(name)
-    two = (
-        "numpy.result_type",
-        "numpy.issubdtype",
-        "numpy.promote_types",
-        "numpy.can_cast",
-        "numpy.broadcast_shapes",
-    )
 
     def run(v):
         if name in ("numpy.promote_types", "numpy.can_cast", "numpy.issubdtype"):
