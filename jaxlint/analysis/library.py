@@ -15,6 +15,7 @@ import dataclasses
 
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
 from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
+from .library_arrays import CONVERSIONS as CONVERSIONS
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
 from .library_arrays import DTYPE_CONSTRUCTORS as DTYPE_CONSTRUCTORS
 from .library_arrays import DTYPE_KEYWORDS as DTYPE_KEYWORDS
@@ -24,11 +25,13 @@ from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
+from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import STACKERS as STACKERS
 from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .library_arrays import STATIC_INTS as STATIC_INTS
 from .library_arrays import VALUE_SIZED as VALUE_SIZED

@@ -115,6 +115,18 @@ ONE_ARGUMENT_VALUE_SIZED = frozenset({"jax.numpy.where"})
 # `size=`: TracerBoolConversionError).
 CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
 
+# -- Lists of rows and arrays (jax 0.10.2) -----------------------------------------------------------------------
+
+# Functions that turn a list of per-row results into one array with those rows.
+STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
+# Functions that only convert (no per-row work to vectorize): the same values, as a JAX array ...
+CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.copy", "jax.device_put"})
+# ... and ones whose result is a list of arrays, not an array with rows.
+LIST_RESULTS = frozenset(
+    "jax.numpy." + n
+    for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
+)
+
 # -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
 
 # NumPy methods that change an array in place and that a JAX array does not have: AttributeError.

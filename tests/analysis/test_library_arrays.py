@@ -12,14 +12,17 @@ import pytest
 from jaxlint.analysis.library import (
     ARRAYS_CHECKED,
     CONDITION_SIZED,
+    CONVERSIONS,
     DTYPE_CONSTRUCTORS,
     DTYPE_KEYWORDS,
     DTYPE_POSITIONS,
     DTYPE_REQUESTING,
     FLOAT_RESULTS,
+    LIST_RESULTS,
     NUMPY_SHAPE_ONLY,
     ONE_ARGUMENT_VALUE_SIZED,
     RESULT_DTYPES,
+    STACKERS,
     STATIC_INT_METHODS,
     STATIC_INTS,
     VALUE_SIZED,
@@ -207,3 +210,32 @@ def test_numpy_shape_only_function_accepts_a_tracer(name: str) -> None:
         return v
 
     jax.jit(run)(jnp.ones(4))
+
+
+_ROWS = [jnp.arange(3.0), jnp.arange(3.0) + 1]
+
+
+@pytest.mark.parametrize("name", sorted(STACKERS))
+def test_stacker_makes_one_array_of_the_rows(name: str) -> None:
+    stacked = resolve(name)(_ROWS)
+    assert isinstance(stacked, jax.Array) and stacked.shape == (2, 3) and (stacked[1] == _ROWS[1]).all()
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
+def test_conversion_gives_the_same_values(name: str) -> None:
+    x = np.arange(4.0)
+    converted = resolve(name)(x)
+    assert isinstance(converted, jax.Array) and (np.asarray(converted) == x).all()
+
+
+@pytest.mark.parametrize("name", sorted(LIST_RESULTS))
+def test_list_result_is_a_sequence_of_arrays(name: str) -> None:
+    function, x = resolve(name), jnp.ones(2) if name.endswith("meshgrid") else jnp.ones((2, 2, 2))
+    result = (
+        function(x, 2)
+        if name.rsplit(".", 1)[1] in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+        else function(x, x)
+    )
+    assert isinstance(result, (list, tuple)) and all(isinstance(r, jax.Array) for r in result), (
+        f"{name}: {type(result)}"
+    )
