@@ -267,6 +267,10 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             kind, context = parent.kind, f"'{unit.name}' (defined in {parent.context})"
         frame = Frame(self, unit, parent, kind, context)
         frame.staged = self._stages(unit, parent, kind)
+        if kind >= STRICT and self.index.eager_bodies:  # its eager control flow traces its bodies here
+            for body in self.index.trace_eager_bodies(unit):
+                if id(body) in self._parent_frames:  # already walked: walk it again
+                    self._dirty[id(body)] = body
         if kind >= STRICT and not frame.staged:
             self._walked_eager.add(id(unit))
         else:

@@ -237,6 +237,9 @@ class ModuleIndex:
         self.with_calls: list[cst.Call] = []  # `with f(...):` items that are calls (project facts read them)
         self._seq = 0  # the place in source order of the last unit, call or binding the index pass met
         self._decorated: list[Unit] = []
+        # Bodies of control flow that runs them traced only under an enclosing trace (the table's `eager`):
+        # (the body, its application, the unit of the call), applied once that unit is traced.
+        self.eager_bodies: list[tuple[Unit, Application, Unit]] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
@@ -672,7 +675,10 @@ class ModuleIndex:
                     for value in values:
                         for target, app in self._applications(value, unit, [], order):
                             app.kind, app.label = STRICT, flow.label
-                            target.apply(app)
+                            if flow.eager:
+                                self.eager_bodies.append((target, app, unit))
+                            else:
+                                target.apply(app)
             elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
                 api = TRACING_APIS[callee]
                 for position, keyword in api.traces:
@@ -706,9 +712,32 @@ class ModuleIndex:
                     target.apply(app)
         self.promote_nested_transforms()
 
+    def trace_eager_bodies(self, site: Unit) -> list[Unit]:
+        """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
+        calls traces its bodies (applied here, returned to be walked again)."""
+        traced = [(body, app) for body, app, at in self.eager_bodies if at is site]
+        if traced:
+            self.eager_bodies = [entry for entry in self.eager_bodies if entry[2] is not site]
+            for body, app in traced:
+                body.apply(app)
+        return [body for body, _ in traced]
+
     def promote_nested_transforms(self) -> None:
         """A transformation applied inside traced code runs under the outer trace too. Run again whenever
-        units become traced after the index pass (`instances.transformed_applies`: `jax.jit(model.apply)`)."""
+        units become traced after the index pass (`instances.transformed_applies`: `jax.jit(model.apply)`).
+        The body of eager control flow (`lax.associative_scan` outside any jit runs it on concrete arrays) is
+        traced once the code calling it is."""
+        if self.eager_bodies:
+            waiting = []
+            for body, app, site in self.eager_bodies:
+                enclosing = site
+                while enclosing.parent is not None and enclosing.kind == NONE:
+                    enclosing = enclosing.parent
+                if enclosing.kind == STRICT:
+                    body.apply(app)
+                else:
+                    waiting.append((body, app, site))
+            self.eager_bodies = waiting
         for unit in self.units.values():
             parent = unit.parent
             if unit.is_target and unit.kind in (GRAD,) and parent is not None:

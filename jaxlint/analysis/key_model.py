@@ -13,14 +13,18 @@ import libcst as cst
 from ..syntax import argument, int_literal, str_literal
 from .held_keys import kept_attributes
 from .index import ModuleIndex, Unit
-from .key_relevance import RANDOM as _RANDOM
+from .key_relevance import RANDOM
 from .library import (
+    ALIGNING,
     BRANCHES,
     CONTROL_FLOW,
+    IMPURE_CALLS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     LINEN_INIT_METHODS,
     LOOP,
+    PURE_METHODS,
+    PURE_PREFIXES,
     SEEDED_KEY_MAKERS,
     TRANSFORMATIONS,
     TRANSPARENT_DECORATORS,
@@ -32,6 +36,7 @@ from .library import SAMPLERS as SAMPLERS
 from .library import SPLIT as SPLIT
 from .transforms import positional_params
 
+_RANDOM = RANDOM  # jax.random's prefix (key_calls and key_versions read it here)
 _LINEN_INITS = LINEN_INIT_METHODS
 # Method names some library object consumes a key through (library.KEY_METHODS, KEY_DICT_KEYWORDS).
 _LIBRARY_KEY_METHODS = frozenset(
@@ -46,39 +51,19 @@ _CARRIES_IN_TUPLE = frozenset(flow.label for flow in _LAX_CALLS.values() if flow
 _LAX_BRANCHES = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.keys == BRANCHES)
 # Transformations that run their function once per element, by label (the table's `per_element`).
 _MAPPING_LABELS = frozenset(t.label for t in TRANSFORMATIONS.values() if t.per_element)
-# Draws that pick or mask entries: one key across the elements or leaves of a batch keeps them aligned (brax
-# permutes every leaf of a transition batch with one key), so a mapped function sharing a key for these is
-# deliberate. Helpers are not judged either: what they draw is not known here.
-_ALIGNING = frozenset(
-    _RANDOM + n
-    for n in "permutation shuffle choice randint bits random_bits categorical bernoulli split".split()
-)
+# The table's draws that pick or mask entries (a mapped function sharing a key for them is deliberate). Helpers
+# are not judged either: what they draw is not known here.
+_ALIGNING = ALIGNING
 # Calls that run their first argument once per leaf.
 _TREE_MAPS = frozenset(TREE_MAPS)
 _SEEDED = SEEDED_KEY_MAKERS  # a literal seed: the same key on every run
 # Wrappers that call their function with the arguments they get: `jax.jit(f)(key)` calls f(key).
 _CALL_THROUGH = frozenset(name for name, t in TRANSFORMATIONS.items() if t.calls_through)
 
-# Calls that cannot change a Python object the function holds (attributes, list items).
-_PURE_PREFIXES = (
-    "jax.",
-    "numpy.",
-    "math.",
-    "builtins.",
-    "functools.",
-    "operator.",
-    "typing.",
-    "optax.",
-    "chex.",
-)
-_IMPURE_BUILTINS = frozenset({"builtins.setattr", "builtins.delattr", "builtins.exec", "builtins.eval"})
-_PURE_METHODS = frozenset(
-    (
-        "reshape astype sum mean max min std var squeeze transpose ravel flatten swapaxes take get items keys "
-        "values copy format join startswith endswith lower upper strip set add multiply divide power apply_gradients "
-        "replace tree_flatten block_until_ready dot argmax argmin cumsum prod any all clip round conj real imag"
-    ).split()
-)
+# The table's calls and methods that cannot change a Python object the function holds (attributes, list items).
+_PURE_PREFIXES = PURE_PREFIXES
+_IMPURE_BUILTINS = IMPURE_CALLS
+_PURE_METHODS = PURE_METHODS
 _TRANSPARENT_DECORATORS = TRANSPARENT_DECORATORS
 _PATH_DEPTH = 3
 

@@ -3,7 +3,9 @@
 The value model (`values.py`), the transform model (`transforms.py`) and the pytree model (`pytrees.py`)
 read these tables; rules never hard-code a library fact themselves. The function transformations (jax's,
 equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
-`jax.random`'s samplers and key makers `library_random.py`, both re-exported here. Every entry states what is true at run
+`jax.random`'s samplers and key makers `library_random.py`, array dtypes and methods `library_arrays.py`, the
+calls that change no object `library_pure.py`, second spellings of names `library_names.py`, `jnp`'s
+sequence arguments `library_sequences.py`: all re-exported here. Every entry states what is true at run
 time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `pmap`) where not documented.
 """
 
@@ -11,6 +13,39 @@ from __future__ import annotations
 
 import dataclasses
 
+from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
+from .library_arrays import CONVERSIONS as CONVERSIONS
+from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
+from .library_arrays import DTYPE_CONSTRUCTORS as DTYPE_CONSTRUCTORS
+from .library_arrays import DTYPE_KEYWORDS as DTYPE_KEYWORDS
+from .library_arrays import DTYPE_METHODS as DTYPE_METHODS
+from .library_arrays import DTYPE_POSITIONS as DTYPE_POSITIONS
+from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
+from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
+from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
+from .library_arrays import INT_FILLS as INT_FILLS
+from .library_arrays import LIST_RESULTS as LIST_RESULTS
+from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
+from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
+from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
+from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import STACKERS as STACKERS
+from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
+from .library_arrays import STATIC_INTS as STATIC_INTS
+from .library_arrays import VALUE_SIZED as VALUE_SIZED
+from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
+from .library_arrays import WIDE_DTYPES as WIDE_DTYPES
+from .library_arrays import WIDE_STRINGS as WIDE_STRINGS
+from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
+from .library_names import NAMES_CHECKED as NAMES_CHECKED
+from .library_names import OLDER_SPELLINGS as OLDER_SPELLINGS
+from .library_pure import IMPURE_CALLS as IMPURE_CALLS
+from .library_pure import PURE_CHECKED as PURE_CHECKED
+from .library_pure import PURE_METHODS as PURE_METHODS
+from .library_pure import PURE_PREFIXES as PURE_PREFIXES
+from .library_random import ALIGNING as ALIGNING
 from .library_random import FOLD_IN as FOLD_IN
 from .library_random import KEY_MAKERS as KEY_MAKERS
 from .library_random import KEY_RESULTS as KEY_RESULTS
@@ -19,6 +54,10 @@ from .library_random import RANDOM_CHECKED as RANDOM_CHECKED
 from .library_random import SAMPLERS as SAMPLERS
 from .library_random import SEEDED_KEY_MAKERS as SEEDED_KEY_MAKERS
 from .library_random import SPLIT as SPLIT
+from .library_sequences import SEQUENCE_NESTED as SEQUENCE_NESTED
+from .library_sequences import SEQUENCE_REJECTS as SEQUENCE_REJECTS
+from .library_sequences import SEQUENCE_VARIADIC as SEQUENCE_VARIADIC
+from .library_sequences import SEQUENCES_CHECKED as SEQUENCES_CHECKED
 from .library_transformations import ARGNUMS as ARGNUMS
 from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
 from .library_transformations import BRANCHES as BRANCHES
@@ -369,31 +408,6 @@ NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}
-
-# -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
-
-# NumPy methods that change an array in place and that a JAX array does not have: AttributeError.
-MISSING_INPLACE_METHODS = frozenset({"fill", "resize", "put", "itemset", "partition"})
-# NumPy methods that change the array in place (returning None) where a JAX array's returns a new array and
-# leaves it as it was: as a statement, `x.sort()` does nothing.
-COPYING_INPLACE_METHODS = frozenset({"sort"})
-# Array methods whose `dtype=` JAX honours like the `jnp` function of the same name: a 64-bit dtype is
-# truncated to 32 bits unless x64 is enabled (with a UserWarning).
-DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod", "std", "var"})
-
-# -- Integers with x64 off (jax 0.10.2): int32 -----------------------------------------------------------------
-
-# Functions that convert a Python int (or a list of them) to an int32 array when no dtype is given: one outside
-# int32 raises OverflowError.
-INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.int32"})
-# Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
-# silently wraps around (`jnp.full(3, 2**40)` is zeros).
-INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
-# Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
-# such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
-NARROW_INT_DTYPES = frozenset(
-    f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
-) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})
 
 # -- Python scalars given to a compiling transformation ---------------------------------------------------------
 

@@ -37,3 +37,10 @@ KEY_RESULTS: dict[str, str | None] = {
 KEY_MAKERS = frozenset(_RANDOM + n for n in ("key", "PRNGKey", "clone", "wrap_key_data"))
 # Key makers whose literal first argument (a seed) makes the same key on every run.
 SEEDED_KEY_MAKERS = frozenset({_RANDOM + "key", _RANDOM + "PRNGKey"})
+# Draws that pick or mask entries (an index, a permutation, bits, a mask, keys): one key across the elements or
+# leaves of a batch picks alike for each, keeping them aligned (brax permutes every leaf of a transition batch
+# with one key), so the key model takes a mapped function sharing a key for these as deliberate.
+ALIGNING = frozenset(
+    _RANDOM + n
+    for n in "permutation shuffle choice randint bits random_bits categorical bernoulli split".split()
+)

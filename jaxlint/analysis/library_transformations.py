@@ -146,6 +146,11 @@ class ControlFlow:
     init: tuple[int, str] | None = None
     carry_param: int | None = None
     carry_in_tuple: bool = False  # the body returns (carry, output): lax.scan's
+    # Called outside any trace it runs its functions eagerly, on concrete arrays: they are traced only when
+    # the call is (under an enclosing jit). The others trace their functions even when called eagerly (jax
+    # 0.10.2: scan, map, fori_loop with Python bounds, while_loop, cond with a Python bool, switch with a
+    # Python int).
+    eager: bool = False
 
 
 LOOP = "loop"
@@ -164,9 +169,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
     "jax.lax.cond": ControlFlow(_JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES),
     "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
     "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP),
-    # (called eagerly, associative_scan runs `fn` on concrete slices: it is traced only under an outer trace,
-    # which is not told apart here)
-    "jax.lax.associative_scan": ControlFlow(_JAX, ((0, "fn"),), "lax.associative_scan body"),
+    "jax.lax.associative_scan": ControlFlow(_JAX, ((0, "fn"),), "lax.associative_scan body", eager=True),
     # flax.nnx's control flow takes its functions where lax's does
     "flax.nnx.fori_loop": ControlFlow(_FLAX, ((2, "body_fun"),), "nnx.fori_loop body"),
     "flax.nnx.while_loop": ControlFlow(_FLAX, ((0, "cond_fun"), (1, "body_fun")), "nnx.while_loop body"),

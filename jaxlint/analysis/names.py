@@ -14,25 +14,12 @@ import functools
 import libcst as cst
 
 from ..syntax import dotted_name
+from .library_names import CANONICAL_PREFIXES
 
 _BUILTINS = frozenset(dir(builtins))
 
-# Modules that are the same thing under two spellings.
-_CANONICAL_PREFIXES = (
-    ("jax.experimental.pjit.pjit", "jax.jit"),
-    ("jax.pjit", "jax.jit"),
-    ("jax.tree_util.tree_map", "jax.tree.map"),
-    ("jax.tree_map", "jax.tree.map"),
-    ("jax.ad_checkpoint.checkpoint", "jax.checkpoint"),
-    ("jax.remat", "jax.checkpoint"),
-    ("jax.experimental.shard_map.shard_map", "jax.shard_map"),
-    ("jax._src.numpy", "jax.numpy"),
-    ("jax._src.lax.lax", "jax.lax"),
-    ("jax._src.lax.control_flow", "jax.lax"),
-    ("jax._src.random", "jax.random"),
-    ("jax.experimental.io_callback", "jax.io_callback"),
-    ("equinox.internal", "equinox"),
-)
+# Names that are the same thing under two spellings (the library table's).
+_CANONICAL_PREFIXES = CANONICAL_PREFIXES
 
 
 @functools.lru_cache(maxsize=4096)  # asked for every resolved name; few distinct names per run

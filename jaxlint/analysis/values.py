@@ -21,10 +21,12 @@ from .library import (
     CONCRETE,
     FIELDS,
     FLATTEN,
+    FLOAT_RESULTS,
     KEY_RESULTS,
     LINEN_PARAM_METHODS,
     OBSERVED_KEYWORD,
     PYTHON_IF_OPERAND_IS,
+    RESULT_DTYPES,
     SCALAR_FIELD_TYPES,
     TRACED_RESULT,
 )
@@ -689,17 +691,8 @@ def _dict(node: cst.Dict, scope: Scope, flags: int | None) -> Value | None:
 
 _KEY_MAKERS = KEY_RESULTS  # calls that make PRNG keys: their kind (library table)
 _NUMPY_CONSTRUCTORS = NUMPY_ARRAYS - {"numpy.meshgrid"}  # meshgrid gives a list of arrays
-# Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
-# position of their `dtype` parameter.
-_FLOAT_RESULTS = {
-    f"{ns}.{n}": position
-    for ns in ("jax.numpy", "numpy")
-    for n, position in (("zeros", 1), ("ones", 1), ("empty", 1), ("identity", 1), ("eye", 3))
-} | {
-    f"jax.random.{n}": position
-    for n, position in (("normal", 2), ("uniform", 2), ("exponential", 2), ("truncated_normal", 4))
-}
-_RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
+_FLOAT_RESULTS = FLOAT_RESULTS  # a float array unless a dtype says (library table: position of `dtype`)
+_RESULT_DTYPES = RESULT_DTYPES  # this dtype kind whatever the arguments (library table)
 _DTYPE_WORDS = (
     ("bool", "bool"),
     ("uint", "uint"),

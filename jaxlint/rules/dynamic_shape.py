@@ -6,17 +6,13 @@ import libcst as cst
 
 from ..analysis import BOOL, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import CONDITION_SIZED, ONE_ARGUMENT_VALUE_SIZED, VALUE_SIZED
 from ..syntax import source_of
 from .base import Rule
 from .common import culprit
 
-# Functions whose output size depends on the values of their input, unless `size=` is given.
-_VALUE_SIZED = frozenset(
-    "jax.numpy." + n
-    for n in "nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all".split()
-)
-# Functions that keep the items where a condition (their first argument) holds, unless `size=` is given.
-_CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
+# The library table's functions whose output size depends on values unless `size=` is given.
+_VALUE_SIZED, _CONDITION_SIZED = VALUE_SIZED, CONDITION_SIZED
 
 
 class DynamicShape(Rule):
@@ -97,7 +93,7 @@ No automatic fix.
                 )
             return
         if name in _VALUE_SIZED or (
-            name == "jax.numpy.where" and len(positional) == 1 and "x" not in keywords
+            name in ONE_ARGUMENT_VALUE_SIZED and len(positional) == 1 and "x" not in keywords
         ):
             if ctx.traced(positional[0]):
                 short = "jnp." + name.rsplit(".", 1)[1]

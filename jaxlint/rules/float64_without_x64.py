@@ -6,48 +6,24 @@ import libcst as cst
 
 from ..analysis import ARRAY, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.library import DTYPE_METHODS
+from ..analysis.library import (
+    DTYPE_CONSTRUCTORS,
+    DTYPE_KEYWORDS,
+    DTYPE_METHODS,
+    DTYPE_POSITIONS,
+    DTYPE_REQUESTING,
+    WIDE_CONSTRUCTORS,
+    WIDE_DTYPES,
+    WIDE_STRINGS,
+)
 from ..analysis.x64 import is_program, mentions_x64
 from ..syntax import children, source_of, walk
 from .base import Rule
 
-# 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
-# complex128 come back as float32 / complex64 with a UserWarning).
-_WIDE_DTYPES = {
-    **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
-    **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
-}
-_WIDE_STRINGS = {
-    "float64": "float64",
-    "f8": "float64",
-    "<f8": "float64",
-    "double": "float64",
-    "d": "float64",
-} | {
-    "complex128": "complex128",
-    "c16": "complex128",
-    "<c16": "complex128",
-}
-# Scalar types that build an array when called: `jnp.float64(1.5)`.
-_WIDE_CONSTRUCTORS = {name: width for name, width in _WIDE_DTYPES.items() if name.startswith("jax.numpy.")}
-# Positional index of `dtype` in array-building functions (from their signatures in jax 0.10.2).
-_DTYPE_POSITION = {
-    **{
-        f"jax.numpy.{n}": 1
-        for n in "array asarray zeros ones empty identity zeros_like ones_like empty_like astype".split()
-    },
-    **{f"jax.numpy.{n}": 2 for n in "full full_like".split()},
-    **{f"jax.numpy.{n}": 3 for n in "arange eye tri".split()},
-    "jax.numpy.linspace": 5,
-    "jax.numpy.logspace": 5,
-    "jax.numpy.geomspace": 4,
-    "jax.lax.convert_element_type": 1,
-}
-_DTYPE_KEYWORDS = ("dtype", "new_dtype")
-# `np.dtype(np.float64)`: the dtype object of its argument.
-_DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
-# Namespaces whose functions honour (and truncate) a requested dtype.
-_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+# The library table's 64-bit dtypes, the dtype parameters of array builders, the namespaces that honour a dtype.
+_WIDE_DTYPES, _WIDE_STRINGS, _WIDE_CONSTRUCTORS = WIDE_DTYPES, WIDE_STRINGS, WIDE_CONSTRUCTORS
+_DTYPE_POSITION, _DTYPE_KEYWORDS = DTYPE_POSITIONS, DTYPE_KEYWORDS
+_DTYPE_CONSTRUCTORS, _REQUESTING = DTYPE_CONSTRUCTORS, DTYPE_REQUESTING
 
 
 class Float64WithoutX64(Rule):

@@ -8,6 +8,7 @@ from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.index import Binding, Unit
 from ..analysis.jit import is_jax_callable
+from ..analysis.library import CONVERSIONS, LIST_RESULTS, STACKERS
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.usage import NameUsage
@@ -18,15 +19,8 @@ from .base import Rule
 _CONCRETIZING = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
 )
-# Functions that turn a list of per-row results into one array.
-_STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
-# jnp functions that only convert (no per-row work to vectorize) ...
-_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.copy", "jax.device_put"})
-# ... and ones whose result is a list of arrays, not an array with rows.
-_LIST_RESULTS = frozenset(
-    "jax.numpy." + n
-    for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
-)
+# The library table's functions that stack rows into one array, that only convert, and that give a list.
+_STACKERS, _CONVERSIONS, _LIST_RESULTS = STACKERS, CONVERSIONS, LIST_RESULTS
 
 
 class PythonBatchLoop(Rule):

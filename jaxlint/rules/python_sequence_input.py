@@ -1,18 +1,16 @@
 """JAX502 python-sequence-input.
 
-Which `jax.numpy` functions reject Python sequences is data measured on real JAX, not guessed:
-`rules/data/jnp_sequence_args.txt`, written by `tools/measure_jnp_sequence_args.py` (which imports jax and
-says how it measures). Running the linter never imports jax.
+Which `jax.numpy` functions reject Python sequences is a row of the library table measured on real JAX, not
+guessed (`analysis/library_sequences.py`, its data written by `tools/measure_jnp_sequence_args.py`).
 """
 
 from __future__ import annotations
-
-import pkgutil
 
 import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC
 from ..syntax import source_of
 from .base import Rule
 from .common import describe_sequence
@@ -28,29 +26,7 @@ _AS_PYTHON = {
 }
 
 
-def _parse(table: str) -> tuple[dict[str, dict[int, str | None]], dict[str, dict[int, str | None]], set[str]]:
-    rejects: dict[str, dict[int, str | None]] = {}
-    nested: dict[str, dict[int, str | None]] = {}
-    variadic: set[str] = set()
-    for line in table.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        name, *slots = line.split()
-        qualname = "jax.numpy." + name
-        for slot in slots:
-            if slot == "*":
-                variadic.add(qualname)
-                continue
-            target = nested if slot.startswith("~") else rejects
-            position, _, parameter = slot.lstrip("~").partition(":")
-            target.setdefault(qualname, {})[int(position)] = parameter or None
-    return rejects, nested, variadic
-
-
-_TABLE = pkgutil.get_data("jaxlint.rules", "data/jnp_sequence_args.txt")  # not importlib.resources: start-up
-if _TABLE is None:
-    raise ImportError("jaxlint.rules: data/jnp_sequence_args.txt cannot be read")
-_REJECTS, _NESTED, _VARIADIC = _parse(_TABLE.decode("utf-8"))
+_REJECTS, _NESTED, _VARIADIC = SEQUENCE_REJECTS, SEQUENCE_NESTED, SEQUENCE_VARIADIC  # the library table's
 
 
 def _short(qualname: str) -> str:

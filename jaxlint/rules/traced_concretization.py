@@ -6,19 +6,12 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import NUMPY_SHAPE_ONLY, STATIC_INT_METHODS, STATIC_INTS
 from ..analysis.namespaces import NUMPY_DELEGATING
 from ..analysis.numpy_arrays import is_numpy_array
 from .base import Rule
 from .common import culprit
 
-# NumPy functions that only read `.shape`/`.dtype`, so they accept tracers.
-_NUMPY_SAFE = frozenset(
-    "numpy." + n
-    for n in (
-        "shape ndim size result_type dtype issubdtype iscomplexobj isrealobj isscalar promote_types can_cast "
-        "broadcast_shapes finfo iinfo"
-    ).split()
-)
 # NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
 # `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
 # (what, exception, advice, still raises under grad alone)
@@ -40,32 +33,8 @@ _CONVERSIONS = {
     "operator.index": ("operator.index()", "TracerIntegerConversionError", "make the value static", False),
 }
 
-_SHAPE = "TypeError"
-_CONCRETE = "ConcretizationTypeError"
-# Parameters that JAX reads as Python ints when it traces the call (a shape, a size, a count):
-# function -> (error raised, ((position, keyword), ...), a keyword that makes the call fine).
-# Each fails for any traced value, array or pytree alike, so no evidence beyond "traced" is needed.
-_STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
-    **{f"jax.numpy.{n}": (_SHAPE, ((0, "shape"),), None) for n in ("zeros", "ones", "empty", "full")},
-    "jax.numpy.eye": (_SHAPE, ((0, "N"), (1, "M")), None),
-    "jax.numpy.identity": (_SHAPE, ((0, "n"),), None),
-    "jax.numpy.arange": (_CONCRETE, ((0, "start"), (1, "stop"), (2, "step")), None),
-    **{f"jax.numpy.{n}": (_CONCRETE, ((2, "num"),), None) for n in ("linspace", "logspace", "geomspace")},
-    "jax.numpy.reshape": (_SHAPE, ((1, "shape"), (1, "newshape")), None),
-    "jax.numpy.broadcast_to": (_SHAPE, ((1, "shape"),), None),
-    "jax.numpy.tile": (_SHAPE, ((1, "reps"),), None),
-    "jax.numpy.repeat": (_CONCRETE, ((1, "repeats"),), "total_repeat_length"),
-    "jax.numpy.split": (_CONCRETE, ((1, "indices_or_sections"),), None),
-    "jax.numpy.array_split": (_CONCRETE, ((1, "indices_or_sections"),), None),
-    **{
-        f"jax.ops.segment_{n}": (_CONCRETE, ((2, "num_segments"),), None)
-        for n in ("sum", "prod", "max", "min")
-    },
-    "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
-    "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
-}
-# Array methods with the same needs: method -> (error, a keyword that makes the call fine).
-_STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_repeat_length")}
+# The library table's parameters JAX reads as Python ints, and NumPy functions that accept tracers.
+_STATIC_INTS, _STATIC_INT_METHODS, _NUMPY_SAFE = STATIC_INTS, STATIC_INT_METHODS, NUMPY_SHAPE_ONLY
 
 
 class TracedConcretization(Rule):

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from jaxlint.analysis.library import (
+    ALIGNING,
     FOLD_IN,
     KEY_MAKERS,
     KEY_RESULTS,
@@ -117,3 +118,30 @@ def test_key_makers_consume_nothing_and_seeds_repeat() -> None:
     for name in SEEDED_KEY_MAKERS:
         make = resolve(name)
         assert (jnp.asarray(jax.random.key_data(make(7))) == jnp.asarray(jax.random.key_data(make(7)))).all()
+
+
+@pytest.mark.parametrize("name", sorted(ALIGNING))
+def test_aligning_draws_pick_alike_for_every_element(name: str) -> None:
+    """One key given for two elements of a batch (two leaves of one shape) picks the same entries of each: a
+    permutation or choice moves both alike, and the others draw indices, bits, masks or keys (never values to
+    add), the same ones for each."""
+    if name in OLDER_SAMPLERS:
+        pytest.skip(f"{name}: not in JAX 0.10.2 (kept for code written for older JAX), not run")
+    assert name in SAMPLERS or name == SPLIT
+    key, short = jax.random.key(0), name.rsplit(".", 1)[1]
+    if short in ("permutation", "choice"):
+        a, b = jnp.arange(8), jnp.arange(8) * 10
+        pick = (
+            (lambda x: resolve(name)(key, x))
+            if short == "permutation"
+            else (lambda x: resolve(name)(key, x, (4,)))
+        )
+        assert (pick(b) == pick(a) * 10).all() and not (pick(a) == a[: pick(a).shape[0]]).all()
+        return
+    drawn = (jax.random.split(key),) if name == SPLIT else (_draw(name, key), _draw(name, key))
+    if name == SPLIT:
+        assert jnp.issubdtype(drawn[0].dtype, jax.dtypes.prng_key)
+    else:
+        kind = jnp.dtype(drawn[0].dtype)
+        assert kind.kind in "biu", f"{name}: draws {kind}, not indices, bits or a mask"
+        assert (drawn[0] == drawn[1]).all()

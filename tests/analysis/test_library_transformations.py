@@ -271,6 +271,42 @@ def test_control_flow_traces_its_functions(name: str) -> None:
         assert all(shapes == ((3, 5),) for _, shapes in seen), f"{name}: a branch did not get the operand"
 
 
+@pytest.mark.parametrize("name", sorted(CONTROL_FLOW))
+def test_control_flow_called_eagerly_traces_unless_eager(name: str) -> None:
+    """Called outside any jit, with Python bounds, a Python bool predicate and a Python int index: an `eager`
+    entry runs its functions on concrete arrays (lax.associative_scan); every other one still traces them."""
+    _library(name)
+    call, short = resolve(name), name.rsplit(".", 1)[1]
+    seen: list[bool] = []
+
+    def body(*args):
+        seen.extend(is_tracer(a) for a in args)
+        if short == "scan":
+            return args[0], args[1]
+        if short == "while_loop" and len(seen) == 1:
+            return jnp.sum(args[0]) < 0
+        return args[1] if short == "fori_loop" else args[0]
+
+    x = jnp.arange(4.0)
+    if short == "scan":
+        call(body, 0.0, x)
+    elif short == "fori_loop":
+        call(0, 2, body, x)
+    elif short == "while_loop":
+        call(body, body, x)
+    elif short == "cond":
+        call(True, body, body, x)
+    elif short == "switch":
+        call(1, [body, body], x)
+    elif short in ("map", "associative_scan"):
+        call(body, x)
+    assert seen, f"{name}: no function ran"
+    if CONTROL_FLOW[name].eager:
+        assert not any(seen), f"{name}: called eagerly, its function saw a tracer"
+    else:
+        assert all(seen), f"{name}: called eagerly, its function saw a concrete value"
+
+
 @pytest.mark.parametrize("name", sorted(TREE_MAPS))
 def test_tree_map_calls_its_function_once_per_leaf(name: str) -> None:
     """The function runs once per leaf, the leaf at the position the table gives (a key path before it)."""

@@ -1,0 +1,153 @@
+"""The library table's array rows (library.py re-exports them): what dtype kind a `jnp`/`jax.random`/NumPy
+call's array has when no `dtype=` says, the NumPy array methods a JAX array lacks or runs differently, and how
+Python ints become int32 arrays with x64 off (the default). Data only, run on jax 0.10.2 by
+tests/analysis/test_library_arrays.py; the value model (`values.py`) and the rules read it.
+"""
+
+from __future__ import annotations
+
+ARRAYS_CHECKED = "jax 0.10.2, numpy 2.4.6"
+
+# -- Dtypes with x64 off (jax 0.10.2) --------------------------------------------------------------------------
+
+# Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
+# position of their `dtype` parameter.
+FLOAT_RESULTS = {
+    f"{ns}.{n}": position
+    for ns in ("jax.numpy", "numpy")
+    for n, position in (("zeros", 1), ("ones", 1), ("empty", 1), ("identity", 1), ("eye", 3))
+} | {
+    f"jax.random.{n}": position
+    for n, position in (("normal", 2), ("uniform", 2), ("exponential", 2), ("truncated_normal", 4))
+}
+# Functions whose result has this dtype kind whatever their arguments' (a `dtype=` may still say otherwise).
+RESULT_DTYPES = {"jax.random.randint": "int", "jax.random.bernoulli": "bool", "jax.random.key_data": "uint"}
+
+# -- 64-bit dtypes with x64 off (jax 0.10.2) ------------------------------------------------------------------
+
+# 64-bit dtypes that JAX truncates to 32 bits unless x64 is enabled (verified on jax 0.10.2: float64 and
+# complex128 come back as float32 / complex64 with a UserWarning).
+WIDE_DTYPES = {
+    **{f"{ns}.{n}": "float64" for ns in ("jax.numpy", "numpy") for n in ("float64", "double")},
+    **{f"{ns}.{n}": "complex128" for ns in ("jax.numpy", "numpy") for n in ("complex128", "cdouble")},
+}
+WIDE_STRINGS = {
+    "float64": "float64",
+    "f8": "float64",
+    "<f8": "float64",
+    "double": "float64",
+    "d": "float64",
+} | {
+    "complex128": "complex128",
+    "c16": "complex128",
+    "<c16": "complex128",
+}
+# Scalar types that build an array when called: `jnp.float64(1.5)`.
+WIDE_CONSTRUCTORS = {name: width for name, width in WIDE_DTYPES.items() if name.startswith("jax.numpy.")}
+# Positional index of `dtype` in array-building functions (from their signatures in jax 0.10.2).
+DTYPE_POSITIONS = {
+    **{
+        f"jax.numpy.{n}": 1
+        for n in "array asarray zeros ones empty identity zeros_like ones_like empty_like astype".split()
+    },
+    **{f"jax.numpy.{n}": 2 for n in "full full_like".split()},
+    **{f"jax.numpy.{n}": 3 for n in "arange eye tri".split()},
+    "jax.numpy.linspace": 5,
+    "jax.numpy.logspace": 5,
+    "jax.numpy.geomspace": 4,
+    "jax.lax.convert_element_type": 1,
+}
+DTYPE_KEYWORDS = ("dtype", "new_dtype")
+# `np.dtype(np.float64)`: the dtype object of its argument.
+DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
+# Namespaces whose functions honour (and truncate) a requested dtype.
+DTYPE_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+
+
+# -- Python ints JAX reads while tracing (jax 0.10.2): a traced value there raises the error named ----------------
+
+_SHAPE = "TypeError"
+_CONCRETE = "ConcretizationTypeError"
+# Parameters that JAX reads as Python ints when it traces the call (a shape, a size, a count):
+# function -> (error raised, ((position, keyword), ...), a keyword that makes the call fine).
+# Each fails for any traced value, array or pytree alike, so no evidence beyond "traced" is needed.
+STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
+    **{f"jax.numpy.{n}": (_SHAPE, ((0, "shape"),), None) for n in ("zeros", "ones", "empty", "full")},
+    "jax.numpy.eye": (_SHAPE, ((0, "N"), (1, "M")), None),
+    "jax.numpy.identity": (_SHAPE, ((0, "n"),), None),
+    "jax.numpy.arange": (_CONCRETE, ((0, "start"), (1, "stop"), (2, "step")), None),
+    **{f"jax.numpy.{n}": (_CONCRETE, ((2, "num"),), None) for n in ("linspace", "logspace", "geomspace")},
+    "jax.numpy.reshape": (_SHAPE, ((1, "shape"), (1, "newshape")), None),
+    "jax.numpy.broadcast_to": (_SHAPE, ((1, "shape"),), None),
+    "jax.numpy.tile": (_SHAPE, ((1, "reps"),), None),
+    "jax.numpy.repeat": (_CONCRETE, ((1, "repeats"),), "total_repeat_length"),
+    "jax.numpy.split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    "jax.numpy.array_split": (_CONCRETE, ((1, "indices_or_sections"),), None),
+    **{
+        f"jax.ops.segment_{n}": (_CONCRETE, ((2, "num_segments"),), None)
+        for n in ("sum", "prod", "max", "min")
+    },
+    "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
+    "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+}
+# Array methods with the same needs: method -> (error, a keyword that makes the call fine).
+STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_repeat_length")}
+
+# NumPy functions that only read `.shape`/`.dtype`, so they accept tracers.
+NUMPY_SHAPE_ONLY = frozenset(
+    "numpy." + n
+    for n in (
+        "shape ndim size result_type dtype issubdtype iscomplexobj isrealobj isscalar promote_types can_cast "
+        "broadcast_shapes finfo iinfo"
+    ).split()
+)
+
+# -- Output shapes that depend on values (jax 0.10.2): under jit they need `size=` -----------------------------
+
+# Functions whose output size depends on the values of their input (under jit, on a tracer, without `size=`:
+# ConcretizationTypeError); `jnp.where` only with its condition alone (ONE_ARGUMENT_VALUE_SIZED).
+VALUE_SIZED = frozenset(
+    "jax.numpy." + n
+    for n in "nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all".split()
+)
+ONE_ARGUMENT_VALUE_SIZED = frozenset({"jax.numpy.where"})
+# Functions that keep the items where a condition (their first argument) holds (on a traced condition, without
+# `size=`: TracerBoolConversionError).
+CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
+
+# -- Lists of rows and arrays (jax 0.10.2) -----------------------------------------------------------------------
+
+# Functions that turn a list of per-row results into one array with those rows.
+STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
+# Functions that only convert (no per-row work to vectorize): the same values, as a JAX array ...
+CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.copy", "jax.device_put"})
+# ... and ones whose result is a list of arrays, not an array with rows.
+LIST_RESULTS = frozenset(
+    "jax.numpy." + n
+    for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
+)
+
+# -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
+
+# NumPy methods that change an array in place and that a JAX array does not have: AttributeError.
+MISSING_INPLACE_METHODS = frozenset({"fill", "resize", "put", "itemset", "partition"})
+# NumPy methods that change the array in place (returning None) where a JAX array's returns a new array and
+# leaves it as it was: as a statement, `x.sort()` does nothing.
+COPYING_INPLACE_METHODS = frozenset({"sort"})
+# Array methods whose `dtype=` JAX honours like the `jnp` function of the same name: a 64-bit dtype is
+# truncated to 32 bits unless x64 is enabled (with a UserWarning).
+DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod", "std", "var"})
+
+# -- Integers with x64 off (jax 0.10.2): int32 -----------------------------------------------------------------
+
+# Functions that convert a Python int (or a list of them) to an int32 array when no dtype is given: one outside
+# int32 raises OverflowError.
+INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.int32"})
+# Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
+# silently wraps around (`jnp.full(3, 2**40)` is zeros).
+INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
+# Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
+# such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
+NARROW_INT_DTYPES = frozenset(
+    f"{ns}.{n}" for ns in ("jax.numpy", "numpy") for n in "int8 int16 int32 uint8 uint16 uint32".split()
+) | frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "i4", "<i4"})

@@ -1,0 +1,241 @@
+"""The library table's array rows (analysis/library_arrays.py), run on real JAX and NumPy on CPU with x64 off
+(the default): each FLOAT_RESULTS function gives a float array when no dtype is given, at the `dtype` position
+the table names; each RESULT_DTYPES function gives the dtype kind it names."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from jaxlint.analysis.library import (
+    ARRAYS_CHECKED,
+    CONDITION_SIZED,
+    CONVERSIONS,
+    DTYPE_CONSTRUCTORS,
+    DTYPE_KEYWORDS,
+    DTYPE_POSITIONS,
+    DTYPE_REQUESTING,
+    FLOAT_RESULTS,
+    LIST_RESULTS,
+    NUMPY_SHAPE_ONLY,
+    ONE_ARGUMENT_VALUE_SIZED,
+    RESULT_DTYPES,
+    STACKERS,
+    STATIC_INT_METHODS,
+    STATIC_INTS,
+    VALUE_SIZED,
+    WIDE_CONSTRUCTORS,
+    WIDE_DTYPES,
+    WIDE_STRINGS,
+)
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+np = pytest.importorskip("numpy")
+
+from tests.analysis.test_library_semantics import resolve  # noqa: E402
+
+_KINDS = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
+
+
+def _kind(array) -> str:
+    return _KINDS[np.dtype(array.dtype).kind]
+
+
+def _call(name: str):
+    function = resolve(name)
+    if name.startswith("jax.random."):
+        key = jax.random.key(0)
+        if name.endswith("randint"):
+            return function(key, (3,), 0, 5)
+        if name.endswith("bernoulli"):
+            return function(key, 0.5, (3,))
+        if name.endswith("truncated_normal"):
+            return function(key, -1.0, 1.0, (3,))
+        if name.endswith("key_data"):
+            return function(key)
+        return function(key, (3,))
+    return function(3)
+
+
+def test_checked_on_the_running_jax() -> None:
+    assert ARRAYS_CHECKED.startswith(f"jax {jax.__version__}")
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_RESULTS))
+def test_float_result_without_a_dtype(name: str) -> None:
+    assert not jax.config.jax_enable_x64
+    assert _kind(_call(name)) == "float", name
+    parameters = list(inspect.signature(resolve(name)).parameters)
+    assert parameters[FLOAT_RESULTS[name]] == "dtype", f"{name}: dtype is not at {FLOAT_RESULTS[name]}"
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_DTYPES))
+def test_result_dtype_kind(name: str) -> None:
+    assert _kind(_call(name)) == RESULT_DTYPES[name], name
+
+
+@pytest.mark.parametrize("name", sorted(VALUE_SIZED | ONE_ARGUMENT_VALUE_SIZED | CONDITION_SIZED))
+def test_value_sized_output_needs_size_under_jit(name: str) -> None:
+    """Under jit, on a traced argument (a traced condition for CONDITION_SIZED): ConcretizationTypeError
+    (TracerBoolConversionError, one of its kind, for a condition) without `size=`; with it, it runs."""
+    function = resolve(name)
+    x = jnp.array([0.0, 1.0, 2.0, 0.0])
+    call = (lambda v, **k: function(v > 0, v, **k)) if name in CONDITION_SIZED else function
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda v: call(v))(x)
+    jax.jit(lambda v: call(v, size=4))(x)
+
+
+def _wide(requested: Any) -> Any:
+    """`jnp.zeros(2, dtype=requested)` with x64 off: JAX warns and truncates."""
+    with pytest.warns(UserWarning):
+        return jnp.zeros(2, dtype=requested)
+
+
+@pytest.mark.parametrize("name", sorted(WIDE_DTYPES))
+def test_wide_dtype_is_truncated_without_x64(name: str) -> None:
+    narrow = {"float64": jnp.float32, "complex128": jnp.complex64}[WIDE_DTYPES[name]]
+    assert np.dtype(resolve(name)) == np.dtype(WIDE_DTYPES[name]), f"{name} is {WIDE_DTYPES[name]}"
+    assert _wide(resolve(name)).dtype == narrow
+    if name in WIDE_CONSTRUCTORS:
+        assert resolve(name)(1.5).dtype == narrow  # `jnp.float64(1.5)` builds a (truncated) array
+
+
+@pytest.mark.parametrize("text", sorted(WIDE_STRINGS))
+def test_wide_dtype_string(text: str) -> None:
+    assert np.dtype(text) == np.dtype(WIDE_STRINGS[text])
+    assert _wide(text).dtype == {"float64": jnp.float32, "complex128": jnp.complex64}[WIDE_STRINGS[text]]
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_POSITIONS))
+def test_dtype_position(name: str) -> None:
+    parameters = list(inspect.signature(resolve(name)).parameters)
+    assert parameters[DTYPE_POSITIONS[name]] in DTYPE_KEYWORDS, f"{name}: {parameters}"
+
+
+def test_dtype_constructors_give_the_dtype_of_their_argument() -> None:
+    for name in DTYPE_CONSTRUCTORS:
+        assert resolve(name)(np.float64) == np.dtype("float64")
+
+
+# A function of each namespace taking `dtype=`: asked for float64 it gives float32 (with a warning).
+_REQUESTERS = {
+    "jax.numpy.": lambda d: jnp.ones(2, dtype=d),
+    "jax.random.": lambda d: jax.random.normal(jax.random.key(0), (2,), dtype=d),
+    "jax.lax.": lambda d: jax.lax.full((2,), 1.0, dtype=d),
+    "jax.nn.": lambda d: jax.nn.one_hot(jnp.array([0, 1]), 2, dtype=d),
+    "jax.scipy.": lambda d: jax.scipy.special.logsumexp(jnp.ones(2)).astype(d),
+}
+
+
+@pytest.mark.parametrize("namespace", DTYPE_REQUESTING)
+def test_requesting_namespace_truncates(namespace: str) -> None:
+    with pytest.warns(UserWarning):
+        assert _REQUESTERS[namespace](jnp.float64).dtype == jnp.float32
+
+
+# Concrete arguments for each STATIC_INTS function (the traced value replaces one slot).
+_STATIC_CALLS: dict[str, tuple] = {
+    "jax.numpy.full": ((2,), 1.0),
+    "jax.numpy.eye": (2, 2),
+    "jax.numpy.arange": (0, 4, 1),
+    "jax.numpy.reshape": (jnp.ones(4), (2, 2)),
+    "jax.numpy.broadcast_to": (jnp.ones(2), (2, 2)),
+    "jax.numpy.tile": (jnp.ones(2), 2),
+    "jax.numpy.repeat": (jnp.ones(2), 2),
+    "jax.numpy.split": (jnp.ones(4), 2),
+    "jax.numpy.array_split": (jnp.ones(4), 2),
+    "jax.nn.one_hot": (jnp.array([0, 1]), 2),
+    "jax.lax.top_k": (jnp.ones(4), 2),
+    **{f"jax.numpy.{n}": (0.0, 1.0, 3) for n in ("linspace", "logspace", "geomspace")},
+    **{f"jax.ops.segment_{n}": (jnp.ones(3), jnp.array([0, 0, 1]), 2) for n in ("sum", "prod", "max", "min")},
+}
+_ERRORS = {
+    "TypeError": TypeError,
+    "ConcretizationTypeError": jax.errors.ConcretizationTypeError,
+    "TracerBoolConversionError": jax.errors.TracerBoolConversionError,
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "position"), sorted((n, p) for n, (_, slots, _) in STATIC_INTS.items() for p, _ in slots)
+)
+def test_static_int_parameter_raises_when_traced(name: str, position: int) -> None:
+    error, slots, unless = STATIC_INTS[name]
+    function = resolve(name)
+    args = list(_STATIC_CALLS.get(name, (2,)))
+    keywords = {keyword for p, keyword in slots if p == position}
+    assert keywords & set(inspect.signature(function).parameters), f"{name}: no parameter {keywords}"
+    concrete = args[position] if position < len(args) else 2
+    args += [2] * (position + 1 - len(args))
+    function(*args)  # runs with the slot concrete
+
+    def traced(v):
+        return function(*args[:position], v, *args[position + 1 :])
+
+    with pytest.raises(_ERRORS[error]):
+        jax.jit(traced)(jnp.asarray(concrete))
+    if unless is not None:  # the keyword that makes the call fine under jit
+        jax.jit(lambda v: function(*args[:position], v, *args[position + 1 :], **{unless: 4}))(
+            jnp.asarray(concrete)
+        )
+
+
+@pytest.mark.parametrize("method", sorted(STATIC_INT_METHODS))
+def test_static_int_method_raises_when_traced(method: str) -> None:
+    error, unless = STATIC_INT_METHODS[method]
+    x, count = jnp.ones(4), {"reshape": 4, "repeat": 2}[method]
+    with pytest.raises(_ERRORS[error]):
+        jax.jit(lambda n: getattr(x, method)(n))(jnp.asarray(count))
+    if unless is not None:
+        jax.jit(lambda n: getattr(x, method)(n, **{unless: 8}))(jnp.asarray(count))
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_SHAPE_ONLY))
+def test_numpy_shape_only_function_accepts_a_tracer(name: str) -> None:
+    function = resolve(name)
+
+    def run(v):
+        if name in ("numpy.promote_types", "numpy.can_cast", "numpy.issubdtype"):
+            function(v, np.float32)  # the tracer itself, where a dtype goes
+        elif name == "numpy.broadcast_shapes":
+            function(v.shape, (1, 4))
+        elif name == "numpy.iinfo":
+            function(v.astype(jnp.int32))
+        else:
+            function(v)
+        return v
+
+    jax.jit(run)(jnp.ones(4))
+
+
+_ROWS = [jnp.arange(3.0), jnp.arange(3.0) + 1]
+
+
+@pytest.mark.parametrize("name", sorted(STACKERS))
+def test_stacker_makes_one_array_of_the_rows(name: str) -> None:
+    stacked = resolve(name)(_ROWS)
+    assert isinstance(stacked, jax.Array) and stacked.shape == (2, 3) and (stacked[1] == _ROWS[1]).all()
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
+def test_conversion_gives_the_same_values(name: str) -> None:
+    x = np.arange(4.0)
+    converted = resolve(name)(x)
+    assert isinstance(converted, jax.Array) and (np.asarray(converted) == x).all()
+
+
+@pytest.mark.parametrize("name", sorted(LIST_RESULTS))
+def test_list_result_is_a_sequence_of_arrays(name: str) -> None:
+    function, x = resolve(name), jnp.ones(2) if name.endswith("meshgrid") else jnp.ones((2, 2, 2))
+    result = (
+        function(x, 2)
+        if name.rsplit(".", 1)[1] in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+        else function(x, x)
+    )
+    assert isinstance(result, (list, tuple)) and all(isinstance(r, jax.Array) for r in result), (
+        f"{name}: {type(result)}"
+    )
