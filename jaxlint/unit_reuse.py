@@ -66,6 +66,7 @@ class UnitMemo:
     reached: frozenset[int] = frozenset()
     words: dict[int, frozenset[str]] = dataclasses.field(default_factory=dict)  # id(statement) -> its words
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
+    refused: str = ""  # why the last lint did not reuse (for the bench)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
     # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
     # node), and the module's top-level functions as the summary lists them.
@@ -184,27 +185,31 @@ def plan(
     project: Any = None,
 ) -> Reuse | None:
     """What to walk again and how to keep the rest, or None for a full lint."""
+    if memo is None:
+        return None
     if (
-        memo is None
-        or memo.module is None
+        memo.module is None
         or memo.path != path
         or memo.settings != settings
         or memo.noqa != noqa
         or memo.received != received(project)
     ):
-        return None
+        return _refuse(memo, "first lint or other inputs")
     before, after = changed(memo.module, module)
+    if len(after) == len(module.body) > 2:
+        return _refuse(memo, "parsed whole")
     if not after or len(before) != len(after):
-        return None
+        return _refuse(memo, "statements")
     for old, new in zip(before, after, strict=True):
         if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
-            return None
+            return _refuse(memo, "module-level code")
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         old_tokens = _tokens(old_code)
         if old_tokens is None or old_tokens != _tokens(new_code):
-            return None
-    if not _isolated(after, module, source, index, memo):
-        return None
+            return _refuse(memo, "tokens")
+    why = _isolated(after, module, source, index, memo)
+    if why:
+        return _refuse(memo, why)
     # The kept findings lie outside the changed lines; where lines moved, none names a line number.
     head, tail = _common_ends(memo.source, source)
     first = memo.source.count("\n", 0, head) + 1
@@ -215,8 +220,14 @@ def plan(
         if placed.top == 0 or placed.top in stale:
             continue
         if not (placed.end_line < first or placed.line > last) or (delta and placed.quotes):
-            return None
+            return _refuse(memo, "kept findings")
+    memo.refused = ""
     return Reuse(frozenset(id(statement) for statement in after), last, delta)
+
+
+def _refuse(memo: UnitMemo, why: str) -> None:
+    memo.refused = why
+    return None
 
 
 # The top-level statements a reuse lint may walk alone: reached by their name only (a class's methods also
@@ -226,29 +237,29 @@ _UNITS = (cst.FunctionDef, cst.ClassDef)
 
 def _isolated(
     defs: list[cst.FunctionDef | cst.ClassDef], module: cst.Module, source: str, index: Any, memo: UnitMemo
-) -> bool:
+) -> str:
     codes = [module.code_for_node(d) for d in defs]
     words = set().union(*(_WORD.findall(code) for code in codes))
     if "global" in words or "nonlocal" in words:
-        return False
+        return "global"
     for d in defs:  # its name nowhere but in the changed defs (the same names before: same tokens)
         pattern = re.compile(rf"\b{re.escape(d.name.value)}\b")
         if len(pattern.findall(source)) != sum(len(pattern.findall(code)) for code in codes):
-            return False
+            return "named elsewhere"
     if "*" in _import_star_names(module):
-        return False
+        return "star import"
     imported = _imported_names(module)
     for unit in index.units.values():
         if unit.declared_globals & words:
-            return False
+            return "global"
     own = {d.name.value for d in defs}  # bound by the changed defs alone (their names are nowhere else)
     root = index.root
     for name, bindings in root.bindings.items():
         if name in words and name not in own and not all(id(b.node) in imported for b in bindings):
-            return False
+            return "names a module binding"
     for name in root.defs:
         if name in words and name not in own:
-            return False
+            return "names a def"
     # Module-level code other than defs, classes and import lines may rebind or narrow an imported name
     # (`except ImportError as jnp`, `if jnp is None`): the changed defs must mention none of its words.
     kept = {}
@@ -258,7 +269,7 @@ def _isolated(
             and statement.name.value in words
             and statement.name.value not in own
         ):
-            return False
+            return "names a class"
         if type(statement) in (cst.FunctionDef, cst.ClassDef) or id(statement) in imported:
             continue
         found = memo.words.get(id(statement))
@@ -266,9 +277,9 @@ def _isolated(
             found = frozenset(_WORD.findall(module.code_for_node(statement)))
         kept[id(statement)] = found
         if found & words or ("import" in found and "*" in module.code_for_node(statement)):
-            return False  # (a star import below module level binds names no index lists)
+            return "module-level code names its words"  # (a star import below module level binds names no index lists)
     memo.words = kept
-    return True
+    return ""
 
 
 def _imported_names(module: cst.Module) -> set[int]:
