@@ -93,6 +93,34 @@ class Scaler:
         return self.apply(x)
 
 
+EPS = 1e-6
+Vector = jnp.ndarray
+
+
+def scaled(v: Vector, k):
+    if k > 2:
+        return v * EPS
+    return jax.random.split(v, 2)[0]
+
+
+def uses_scaled(key, x):
+    a = scaled(x, 3)
+    b = jax.random.normal(key, (2,))
+    c = jax.random.normal(scaled(key, 1), (2,))
+    return a + b + c
+
+
+fast_scaled = jax.jit(scaled, static_argnums=1)
+
+
+@jax.jit
+def traced_user(x, key):
+    y = scaled(x, 1.0)
+    if y.sum() > 0:
+        return fast_scaled(x, 2)
+    return consume(key) + consume(key)
+
+
 def tail():
     return 0
 """
@@ -125,6 +153,19 @@ EDITS = [
     (r"\n\n\n(?=def|@)", ["\n\n\n", "\n\n\n\n", "\n\n# between\n"]),
     (r"\n    y = helper", ["\n\n    y = helper"]),
     (r"\n\n    ", ["\n    "]),
+    # Edits in defs that others call or that call others (reuse walks them with what they are tied to), in
+    # a callee whose return, key use and traced marks change, and in the lines tied to them.
+    (r"k > 2", ["k > 0", "k > 5"]),
+    (r"split\(v, 2\)\[0\]", ["split(v, 2)[1]", "split(v, 3)[0]"]),
+    (r"scaled\(x, 3\)", ["scaled(x, 1)", "scaled(x, 3)"]),
+    (r"scaled\(x, 1\.0\)", ["scaled(x, 2.0)", "scaled(x, 1.0)"]),
+    (r"scaled\(key, 1\)", ["scaled(key, 4)", "scaled(key, 1)"]),
+    (r"fast_scaled\(x, 2\)", ["fast_scaled(x, 0)", "fast_scaled(x, 2)"]),
+    (r"\(2,\)", ["(3,)", "(2,)"]),
+    (r"static_argnums=1", ["static_argnums=0", "static_argnums=1"]),
+    (r"1e-6", ["1e-3", "0"]),
+    (r"consume\(key\) \+ consume\(key\)", ["consume(key) + 1.0"]),
+    (r"\nEPS = ", ["\nif jnp is None:\n    raise ImportError\nEPS = "]),  # code that narrows an import
 ]
 
 
