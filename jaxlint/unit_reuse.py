@@ -324,7 +324,11 @@ def _provided(
     other module-level code mentions, or names provided likewise: their values follow from the import lines
     and those lines alone, the same in every walk whatever a def or class holds."""
     provided: set[str] = set()
-    pending = [n for n in binders if n not in code and all(id(b) in reads for b in binders[n])]
+    pending = [
+        n
+        for n in binders
+        if n not in code and all(id(b) in reads and "lambda" not in words[id(b)] for b in binders[n])
+    ]  # (a lambda is a unit: its callers mark it, so they are tied through it)
     changed = True
     while changed:  # a fixed point from below: a cycle provides nothing
         changed = False

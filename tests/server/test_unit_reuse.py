@@ -111,6 +111,18 @@ def uses_scaled(key, x):
 
 
 fast_scaled = jax.jit(scaled, static_argnums=1)
+halve = lambda v: v / 2.0 if v > 0 else -v
+
+
+def halver(x):
+    if x > 1:
+        return halve(x)
+    return x
+
+
+@jax.jit
+def halved(x):
+    return halve(x) * 3
 
 
 @jax.jit
@@ -165,6 +177,8 @@ EDITS = [
     (r"static_argnums=1", ["static_argnums=0", "static_argnums=1"]),
     (r"1e-6", ["1e-3", "0"]),
     (r"consume\(key\) \+ consume\(key\)", ["consume(key) + 1.0"]),
+    (r"x > 1\b", ["x > 2", "x > 1"]),
+    (r"halve\(x\) \* 3", ["halve(x) * 4", "halve(x) * 3"]),
     (r"\nEPS = ", ["\nif jnp is None:\n    raise ImportError\nEPS = "]),  # code that narrows an import
 ]
 
