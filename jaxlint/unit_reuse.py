@@ -66,6 +66,7 @@ class UnitMemo:
     reached: frozenset[int] = frozenset()
     words: dict[int, frozenset[str]] = dataclasses.field(default_factory=dict)  # id(statement) -> its words
     words_of: cst.Module | None = None  # the module `words` describes
+    spans: Any = None  # (module, text, starts): the server's parse (`reparse.Parsed`), for `words`
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
     refused: str = ""  # why the last lint did not reuse (for the bench)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
@@ -272,7 +273,7 @@ def _component(
             by_name.setdefault(name, []).append(statement)
         if type(statement) in _UNITS:
             binders.setdefault(statement.name.value, []).append(statement)  # type: ignore[attr-defined]
-        elif inert is not None or _only_reads(statement, module):
+        elif inert is not None or _only_reads(statement, words[id(statement)]):
             reads[id(statement)] = targets = inert if inert is not None else _targets(statement)
             for name in targets:
                 binders.setdefault(name, []).append(statement)
@@ -286,8 +287,8 @@ def _component(
     while todo:
         statement = todo.pop()
         found = words[id(statement)]
-        if found & declared or _DECLARES.search(module.code_for_node(statement)):
-            return members, "global"
+        if found & declared:
+            return members, "global"  # (a `global` in any unit: its name is bound from inside a def)
         for name in found & names:
             if name in seen:
                 continue
@@ -384,10 +385,10 @@ def _inert(statement: cst.CSTNode) -> frozenset[str] | None:
     return frozenset(targets)
 
 
-def _only_reads(statement: cst.CSTNode, module: cst.Module) -> bool:
+def _only_reads(statement: cst.CSTNode, words: frozenset[str]) -> bool:
     """A line of expressions and assignments to plain names: it binds its targets (names of its own) and
     narrows, deletes or stores into nothing (no `assert`, `del`, `x += `, `a.b = `, `a[i] = `, `:=`)."""
-    if type(statement) is not cst.SimpleStatementLine or ":=" in module.code_for_node(statement):
+    if type(statement) is not cst.SimpleStatementLine or ":=" in words:
         return False
     for small in statement.body:
         if type(small) is cst.Assign:
@@ -424,20 +425,25 @@ def _strings(value: cst.BaseExpression) -> bool:
     return type(value) is cst.SimpleString
 
 
-_DECLARES = re.compile(r"(?:^|;)[ \t]*(?:global|nonlocal)[ \t]+[A-Za-z_]", re.MULTILINE)
-
-
 def _statement_words(module: cst.Module, imported: set[int], memo: UnitMemo) -> dict[int, frozenset[str]]:
     """Each top-level statement's words but the import lines' (by id), kept from the last plan for the same
     statement objects: `memo.words_of` holds the module they were read from, so the ids are its live ones."""
     cached = memo.words if memo.words_of is memo.module else {}
+    spans = memo.spans
+    text, starts = (spans[1], spans[2]) if spans is not None and spans[0] is module else ("", ())
     words = {}
-    for statement in module.body:
+    for at, statement in enumerate(module.body):
         if id(statement) in imported:
             continue
         found = cached.get(id(statement))
         if found is None:
-            found = frozenset(_WORD.findall(module.code_for_node(statement)))
+            if starts:  # the statement's text from the parse's spans (its leading lines, a last footer too)
+                code = text[starts[at] : starts[at + 1] if at + 1 < len(starts) else len(text)]
+            else:
+                code = module.code_for_node(statement)
+            found = frozenset(_WORD.findall(code))
+            if ":=" in code:
+                found |= {":="}  # (no name: `_only_reads` reads it)
         words[id(statement)] = found
     memo.words, memo.words_of = words, module
     return words
