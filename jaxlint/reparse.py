@@ -165,6 +165,15 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
     # only the damaged statements are new objects (what `unit_reuse.changed` compares by identity).
     middle = chunk.body[1:-1] if not at_end else chunk.body[1:]
     right = (body[last], *body[last + 1 :]) if not at_end else ()
+    if (
+        at_end
+        and damaged_last + 1 == count - 1
+        and starts[count - 1] >= changed_end
+        and chunk.code_for_node(chunk.body[-1]) == module.code_for_node(body[-1])
+    ):
+        # An untouched last statement, its text as before (the same text, indent and newline: the same
+        # node), keeps its old node too; the footer after it is the chunk's.
+        middle, right = chunk.body[1:-1], (body[-1],)
     new_body = (*body[:first], body[first], *middle, *right)
     changes: dict = {"body": new_body}
     if at_end:
