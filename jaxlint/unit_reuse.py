@@ -69,6 +69,7 @@ class UnitMemo:
     spans: Any = None  # (module, text, starts): the server's parse (`reparse.Parsed`), for `words`
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
     refused: str = ""  # why the last lint did not reuse (for the bench)
+    tied: int = 0  # how many statements the last reuse walked besides the changed ones (for tests)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
     # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
     # node), and the module's top-level functions as the summary lists them.
@@ -97,8 +98,10 @@ class UnitMemo:
             placed = placed + reuse.kept(self, stale)
             reached = (self.reached - stale - reuse.only) | reached
             self.reused += 1
+            assert self.module is not None
+            self.tied = len(reuse.only & {id(statement) for statement in self.module.body})  # (unchanged)
         else:
-            self.reused = 0
+            self.reused = self.tied = 0
         self.module, self.source, self.path, self.settings, self.noqa = module, source, path, settings, noqa
         self.placed, self.reached = placed, frozenset(reached)
         self.received, self.states, self.sent, self.functions, self.project = (
