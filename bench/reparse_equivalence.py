@@ -5,6 +5,8 @@ Usage::
     python bench/reparse_equivalence.py                    # 3 seeds x 400 edits of a generated module
     python bench/reparse_equivalence.py --seeds 10 --edits 1000 --file path/to/module.py
     python bench/reparse_equivalence.py --future         # the module starts with a __future__ import
+    python bench/reparse_equivalence.py --head 40        # edits in the first 40 lines (the first blocks)
+    python bench/reparse_equivalence.py --tail 40        # edits in the last 40 lines (the last statements)
 
 Random edits (characters, line pieces, decorators, comments, brackets, quotes and line continuations
 inserted; characters and lines deleted; lines copied), a broken text undone most of the time, each text
@@ -31,19 +33,31 @@ import jaxlint.reparse as reparse_module  # noqa: E402
 
 PIECES = [
     "x", " ", "\n", "(", ")", ":", '"', "#", "    ", "\n    y = 1\n", "\n# c\n", "def g():\n", "@jax.jit\n",
-    "\n        # deep\n", "  # odd\n", "\nclass C:\n", "x = (\n", "\n\n\n", '"""', "\\\n",
+    "\n        # deep\n", "  # odd\n", "\nclass C:\n", "x = (\n", "\n\n\n", '"""', "\\\n", "  ", "\t",
+    "if x:\n  z = 2\n", "\tw = 3\n",
 ]  # fmt: skip
+
+
+HEAD = 0  # --head: edits only in the first HEAD lines (0: anywhere)
+TAIL = 0  # --tail: edits only in the last TAIL lines
 
 
 def edit(text: str, rng: random.Random) -> str:
     kind = rng.random()
-    at = rng.randrange(len(text) + 1)
+    start, end = 0, len(text)
+    if HEAD:
+        end = min(end, sum(len(line) + 1 for line in text.split("\n")[:HEAD]))
+    if TAIL:
+        start = max(0, len(text) - sum(len(line) + 1 for line in text.split("\n")[-TAIL:]))
+    at = rng.randrange(start, end + 1)
     if kind < 0.3:
         return text[:at] + rng.choice(PIECES) + text[at:]
     if kind < 0.6:
         return text[:at] + text[at + rng.randrange(1, 4) :]
     lines = text.split("\n")
-    line = rng.randrange(len(lines))
+    line = rng.randrange(min(len(lines), HEAD) if HEAD else len(lines))
+    if TAIL:
+        line = rng.randrange(max(0, len(lines) - TAIL), len(lines))
     if kind < 0.8:
         del lines[line]
     else:
@@ -102,7 +116,13 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--edits", type=int, default=400)
     parser.add_argument("--future", action="store_true", help="the text starts with a __future__ import")
+    parser.add_argument("--head", type=int, default=0, help="edit only the first N lines (the first blocks)")
+    parser.add_argument(
+        "--tail", type=int, default=0, help="edit only the last N lines (the last statements)"
+    )
     args = parser.parse_args()
+    global HEAD, TAIL
+    HEAD, TAIL = args.head, args.tail
     base = Path(args.file).read_text() if args.file else generated(args.lines)
     if args.future:
         base = "from __future__ import annotations\n" + base

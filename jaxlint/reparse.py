@@ -7,9 +7,14 @@ the module's header. An edit (the old and new texts' common start and end) damag
 its changed characters; those, one unchanged statement on each side, are parsed again as a module of their
 own (a "chunk") and put in place of the old ones. What could make the chunk's parse differ from a full
 parse falls back to a full parse:
-- what libcst decides from the start of the file (the default indent: the first indented block; the default
-  newline; the coding line): the chunk must start after the first statement with an indented block, every
-  statement before which is a simple line, and its detected indent and newline must be the module's.
+- what libcst decides from the start of the file (the default indent: the whitespace of the first INDENT
+  token, which opens the first top-level statement holding an indented block; the default newline: the first
+  line ending; the coding line, in the first two lines): the edit must start after line 2; the chunk's detected
+  newline must be the module's; and either the chunk starts after the first statement holding an indented
+  block (the first INDENT is in the unchanged text before it), or the chunk holds an indented block and
+  detected the module's indent (the first INDENT of the new text is the chunk's: none before it), or neither
+  the chunk nor the statements it replaces hold one (the first INDENT of both texts is in the unchanged text
+  after it);
   (`__future__` imports change nothing: libcst's native parser, the only one libcst 1.x has, takes no
   configuration but the encoding; `bench/reparse_equivalence.py --future` checks texts that start with one);
 - the chunk's edges: its first statement's leading lines come back as the chunk's header (merged back); its
@@ -36,9 +41,7 @@ class Parsed:
     text: str
     module: cst.Module
     starts: tuple[int, ...]
-    first_block: (
-        int  # index of the first statement with an indented block (-1: none, or not after simple lines)
-    )
+    first_block: int  # index of the first top-level statement holding an indented block (-1: none)
 
 
 def parse_whole(text: str) -> Parsed:
@@ -75,10 +78,19 @@ def _spells(text: str, pieces: list[str], trailing_newline: bool) -> bool:
 
 def _first_block(body: tuple | list) -> int:
     for index, statement in enumerate(body):
-        if type(statement) is cst.SimpleStatementLine:
-            continue
-        return index if isinstance(getattr(statement, "body", None), cst.IndentedBlock) else -1
+        if _holds_block(statement):
+            return index
     return -1
+
+
+def _holds_block(node: cst.CSTNode) -> bool:
+    """Whether a statement's text has an INDENT token: an indented block in any of its clauses (`else`,
+    `except`, `finally`, `case` included; an indented block nests only inside another)."""
+    if isinstance(node, (cst.IndentedBlock, cst.Match)):
+        return True
+    clauses = [getattr(node, field, None) for field in ("body", "orelse", "finalbody")]
+    clauses.extend(getattr(node, "handlers", ()))
+    return any(isinstance(clause, cst.CSTNode) and _holds_block(clause) for clause in clauses)
 
 
 def reparse(old: Parsed | None, text: str) -> Parsed:
@@ -92,15 +104,17 @@ def reparse(old: Parsed | None, text: str) -> Parsed:
 
 def _splice(old: Parsed, text: str) -> Parsed | None:
     starts, body, count = old.starts, old.module.body, len(old.module.body)
-    if count < 3 or old.first_block < 0:
+    if count < 3:
         return None
     head, tail = _common_ends(old.text, text)
+    if text.count("\n", 0, head) < 2:
+        return None  # the first two lines (a coding line) changed
     delta = len(text) - len(old.text)
     changed_end = len(old.text) - tail  # first unchanged offset after the change, in the old text
     damaged_first = bisect.bisect_right(starts, head - 1) - 1 if head > 0 else -1
     damaged_last = bisect.bisect_right(starts, changed_end) - 1
     first, last = damaged_first - 1, damaged_last + 1  # one unchanged statement on each side
-    if first <= old.first_block or last < first + 1:
+    if first < 0 or last < first + 1:
         return None
     at_end = last >= count - 1
     last = min(last, count - 1)
@@ -117,9 +131,13 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
     except (cst.ParserSyntaxError, RecursionError, MemoryError):
         return None
     module = old.module
+    if _first_block(chunk.body) >= 0:
+        if chunk.default_indent != module.default_indent:
+            return None  # (where no INDENT precedes the chunk, the new text's first is the chunk's)
+    elif first <= old.first_block <= last:
+        return None  # the old text's first INDENT is gone: the next one, after the chunk, decides
     if (
-        chunk.default_indent != module.default_indent
-        or chunk.default_newline != module.default_newline
+        chunk.default_newline != module.default_newline
         or len(chunk.body) < 2
         or (chunk.footer and not at_end)
         or (not at_end and not chunk.has_trailing_newline)
@@ -147,6 +165,15 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
     # only the damaged statements are new objects (what `unit_reuse.changed` compares by identity).
     middle = chunk.body[1:-1] if not at_end else chunk.body[1:]
     right = (body[last], *body[last + 1 :]) if not at_end else ()
+    if (
+        at_end
+        and damaged_last + 1 == count - 1
+        and starts[count - 1] >= changed_end
+        and chunk.code_for_node(chunk.body[-1]) == module.code_for_node(body[-1])
+    ):
+        # An untouched last statement, its text as before (the same text, indent and newline: the same
+        # node), keeps its old node too; the footer after it is the chunk's.
+        middle, right = chunk.body[1:-1], (body[-1],)
     new_body = (*body[:first], body[first], *middle, *right)
     changes: dict = {"body": new_body}
     if at_end:
@@ -160,7 +187,8 @@ def _splice(old: Parsed, text: str) -> Parsed | None:
         at += length
     if not at_end:
         new_starts.extend(start + delta for start in starts[last + 1 :])
-    return Parsed(text, new_module, tuple(new_starts), old.first_block)
+    block = old.first_block if 0 <= old.first_block < first else _first_block(new_body)
+    return Parsed(text, new_module, tuple(new_starts), block)
 
 
 def _common_ends(old: str, new: str) -> tuple[int, int]:

@@ -65,7 +65,11 @@ class UnitMemo:
     placed: list[Placed] = dataclasses.field(default_factory=list)
     reached: frozenset[int] = frozenset()
     words: dict[int, frozenset[str]] = dataclasses.field(default_factory=dict)  # id(statement) -> its words
+    words_of: cst.Module | None = None  # the module `words` describes
+    spans: Any = None  # (module, text, starts): the server's parse (`reparse.Parsed`), for `words`
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
+    refused: str = ""  # why the last lint did not reuse (for the bench)
+    tied: int = 0  # how many statements the last reuse walked besides the changed ones (for tests)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
     # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
     # node), and the module's top-level functions as the summary lists them.
@@ -92,10 +96,12 @@ class UnitMemo:
         if reuse is not None:
             stale = _stale(self, module)
             placed = placed + reuse.kept(self, stale)
-            reached = (self.reached - stale) | reached
+            reached = (self.reached - stale - reuse.only) | reached
             self.reused += 1
+            assert self.module is not None
+            self.tied = len(reuse.only & {id(statement) for statement in self.module.body})  # (unchanged)
         else:
-            self.reused = 0
+            self.reused = self.tied = 0
         self.module, self.source, self.path, self.settings, self.noqa = module, source, path, settings, noqa
         self.placed, self.reached = placed, frozenset(reached)
         self.received, self.states, self.sent, self.functions, self.project = (
@@ -149,7 +155,7 @@ class Reuse:
     def kept(self, memo: UnitMemo, stale: set[int] | frozenset[int]) -> list[Placed]:
         out = []
         for placed in memo.placed:
-            if placed.top == 0 or placed.top in stale:
+            if placed.top == 0 or placed.top in stale or placed.top in self.only:
                 continue
             if placed.line > self.last and self.delta:
                 placed = dataclasses.replace(
@@ -184,39 +190,51 @@ def plan(
     project: Any = None,
 ) -> Reuse | None:
     """What to walk again and how to keep the rest, or None for a full lint."""
+    if memo is None:
+        return None
     if (
-        memo is None
-        or memo.module is None
+        memo.module is None
         or memo.path != path
         or memo.settings != settings
         or memo.noqa != noqa
         or memo.received != received(project)
     ):
-        return None
+        return _refuse(memo, "first lint or other inputs")
     before, after = changed(memo.module, module)
+    if len(after) == len(module.body) > 2:
+        return _refuse(memo, "parsed whole")
     if not after or len(before) != len(after):
-        return None
+        return _refuse(memo, "statements")
     for old, new in zip(before, after, strict=True):
         if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
-            return None
+            return _refuse(memo, "module-level code")
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         old_tokens = _tokens(old_code)
         if old_tokens is None or old_tokens != _tokens(new_code):
-            return None
-    if not _isolated(after, module, source, index, memo):
-        return None
+            return _refuse(memo, "tokens")
+    members, why = _component(after, module, index, memo)
+    if why:
+        return _refuse(memo, why)
+    if members - {id(statement) for statement in after} - memo.reached:
+        return _refuse(memo, "not reached")  # (a kept statement's id: the same object in both modules)
     # The kept findings lie outside the changed lines; where lines moved, none names a line number.
     head, tail = _common_ends(memo.source, source)
     first = memo.source.count("\n", 0, head) + 1
     last = memo.source.count("\n", 0, max(head, len(memo.source) - tail)) + 1
     delta = source.count("\n") - memo.source.count("\n")
-    stale = {id(statement) for statement in before}
+    stale = {id(statement) for statement in before} | members
     for placed in memo.placed:
         if placed.top == 0 or placed.top in stale:
             continue
         if not (placed.end_line < first or placed.line > last) or (delta and placed.quotes):
-            return None
-    return Reuse(frozenset(id(statement) for statement in after), last, delta)
+            return _refuse(memo, "kept findings")
+    memo.refused = ""
+    return Reuse(frozenset(members), last, delta)
+
+
+def _refuse(memo: UnitMemo, why: str) -> None:
+    memo.refused = why
+    return None
 
 
 # The top-level statements a reuse lint may walk alone: reached by their name only (a class's methods also
@@ -224,51 +242,214 @@ def plan(
 _UNITS = (cst.FunctionDef, cst.ClassDef)
 
 
-def _isolated(
-    defs: list[cst.FunctionDef | cst.ClassDef], module: cst.Module, source: str, index: Any, memo: UnitMemo
-) -> bool:
-    codes = [module.code_for_node(d) for d in defs]
-    words = set().union(*(_WORD.findall(code) for code in codes))
-    if "global" in words or "nonlocal" in words:
-        return False
-    for d in defs:  # its name nowhere but in the changed defs (the same names before: same tokens)
-        pattern = re.compile(rf"\b{re.escape(d.name.value)}\b")
-        if len(pattern.findall(source)) != sum(len(pattern.findall(code)) for code in codes):
-            return False
-    if "*" in _import_star_names(module):
-        return False
+def _component(
+    changed: list[cst.CSTNode], module: cst.Module, index: Any, memo: UnitMemo
+) -> tuple[set[int], str]:
+    """The top-level statements to walk again (ids), with the reason for a full lint instead ("" when none):
+    - the changed defs and classes, and every def, class or line that only reads (`_only_reads`) tied to
+      them, step by step, by a name the module binds other than by import lines alone, either way (a call,
+      a use of a class, a module variable one binds and the other reads);
+    - the lines that bind a name they read whose value no def or class decides (`_provided`: `Array =
+      jax.Array`, `EPS = 1e-6`), with what those lines read: walked for the value, not tied to its readers.
+    Other module-level code that mentions a name they mention refuses (it may narrow or store into it)."""
     imported = _imported_names(module)
-    for unit in index.units.values():
-        if unit.declared_globals & words:
-            return False
-    own = {d.name.value for d in defs}  # bound by the changed defs alone (their names are nowhere else)
+    if "*" in _import_star_names(module):
+        return set(), "star import"
+    words = _statement_words(module, imported, memo)
     root = index.root
-    for name, bindings in root.bindings.items():
-        if name in words and name not in own and not all(id(b.node) in imported for b in bindings):
-            return False
-    for name in root.defs:
-        if name in words and name not in own:
-            return False
-    # Module-level code other than defs, classes and import lines may rebind or narrow an imported name
-    # (`except ImportError as jnp`, `if jnp is None`): the changed defs must mention none of its words.
-    kept = {}
+    import_only = {
+        name for name, bindings in root.bindings.items() if all(id(b.node) in imported for b in bindings)
+    }
+    bound = (set(root.bindings) - import_only) | set(root.defs)  # names another statement may bind
+    names = bound | import_only
+    declared = set().union(*(unit.declared_globals for unit in index.units.values()))
+    by_name: dict[str, list[cst.CSTNode]] = {}
+    binders: dict[str, list[cst.CSTNode]] = {}
+    reads: dict[int, frozenset[str]] = {}  # lines that only read: id -> the names they bind
+    code: set[str] = set()  # the names other module-level code mentions
     for statement in module.body:
-        if (
-            type(statement) is cst.ClassDef
-            and statement.name.value in words
-            and statement.name.value not in own
-        ):
-            return False
-        if type(statement) in (cst.FunctionDef, cst.ClassDef) or id(statement) in imported:
+        if id(statement) in imported:
             continue
-        found = memo.words.get(id(statement))
-        if found is None:
-            found = frozenset(_WORD.findall(module.code_for_node(statement)))
-        kept[id(statement)] = found
-        if found & words or ("import" in found and "*" in module.code_for_node(statement)):
-            return False  # (a star import below module level binds names no index lists)
-    memo.words = kept
+        inert = _inert(statement)
+        mentioned = (inert if inert is not None else words[id(statement)]) & names
+        for name in mentioned:
+            by_name.setdefault(name, []).append(statement)
+        if type(statement) in _UNITS:
+            binders.setdefault(statement.name.value, []).append(statement)  # type: ignore[attr-defined]
+        elif inert is not None or _only_reads(statement, words[id(statement)]):
+            reads[id(statement)] = targets = inert if inert is not None else _targets(statement)
+            for name in targets:
+                binders.setdefault(name, []).append(statement)
+        else:
+            code |= mentioned
+    provided = _provided(binders, reads, words, names, import_only, code)
+    members = {id(statement) for statement in changed}
+    also: set[int] = set()
+    todo = list(changed)
+    seen: set[str] = set()
+    while todo:
+        statement = todo.pop()
+        found = words[id(statement)]
+        if found & declared:
+            return members, "global"  # (a `global` in any unit: its name is bound from inside a def)
+        for name in found & names:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in provided:
+                _provide(name, binders, reads, words, names, provided, also)
+                continue
+            if name in import_only and name not in code:
+                continue  # bound by the import lines (walked in both walks) and narrowed by no code
+            for other in by_name.get(name, ()):
+                if id(other) in members:
+                    continue
+                if type(other) not in _UNITS and id(other) not in reads:
+                    # Module-level code that may narrow, delete or store into a name (`if jnp is None`,
+                    # `except ImportError as jnp`, `del f`, `f.x = 1`) is not walked alone.
+                    return members, "module-level code names its words"
+                if name in bound:  # (a line that only reads an imported name changes nothing of it)
+                    members.add(id(other))
+                    todo.append(other)
+    if len(members | also) >= len(words):
+        return members, "every statement"  # (a full walk: nothing to keep)
+    return members | also, ""
+
+
+def _provided(
+    binders: dict[str, list[cst.CSTNode]],
+    reads: dict[int, frozenset[str]],
+    words: dict[int, frozenset[str]],
+    names: set[str],
+    import_only: set[str],
+    code: set[str],
+) -> set[str]:
+    """The names bound only by lines that only read, which read (besides what they bind) imported names no
+    other module-level code mentions, or names provided likewise: their values follow from the import lines
+    and those lines alone, the same in every walk whatever a def or class holds."""
+    provided: set[str] = set()
+    pending = [
+        n
+        for n in binders
+        if n not in code and all(id(b) in reads and "lambda" not in words[id(b)] for b in binders[n])
+    ]  # (a lambda is a unit: its callers mark it, so they are tied through it)
+    changed = True
+    while changed:  # a fixed point from below: a cycle provides nothing
+        changed = False
+        for name in pending:
+            if name in provided:
+                continue
+            if all(
+                other in provided or (other in import_only and other not in code)
+                for binder in binders[name]
+                for other in (words[id(binder)] & names) - reads[id(binder)]
+            ):
+                provided.add(name)
+                changed = True
+    return provided
+
+
+def _provide(
+    name: str,
+    binders: dict[str, list[cst.CSTNode]],
+    reads: dict[int, frozenset[str]],
+    words: dict[int, frozenset[str]],
+    names: set[str],
+    provided: set[str],
+    also: set[int],
+) -> None:
+    """The lines binding a provided name, and those binding the provided names they read, into `also`."""
+    todo = [name]
+    while todo:
+        for binder in binders[todo.pop()]:
+            if id(binder) in also:
+                continue
+            also.add(id(binder))
+            todo.extend(n for n in (words[id(binder)] & names) - reads[id(binder)] if n in provided)
+
+
+def _inert(statement: cst.CSTNode) -> frozenset[str] | None:
+    """The names a line of strings binds (a docstring: none; `__all__ = ["f", "g"]`: `__all__`), or None
+    for any other statement: such a line reads no name, so the names in its strings tie it to no def."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return None
+    targets: set[str] = set()
+    for small in statement.body:
+        if type(small) is cst.Expr and _strings(small.value):
+            continue
+        if (
+            type(small) is cst.Assign
+            and all(type(t.target) is cst.Name for t in small.targets)
+            and _strings(small.value)
+        ):
+            targets.update(t.target.value for t in small.targets)  # type: ignore[attr-defined]
+            continue
+        return None
+    return frozenset(targets)
+
+
+def _only_reads(statement: cst.CSTNode, words: frozenset[str]) -> bool:
+    """A line of expressions and assignments to plain names: it binds its targets (names of its own) and
+    narrows, deletes or stores into nothing (no `assert`, `del`, `x += `, `a.b = `, `a[i] = `, `:=`)."""
+    if type(statement) is not cst.SimpleStatementLine or ":=" in words:
+        return False
+    for small in statement.body:
+        if type(small) is cst.Assign:
+            if not all(type(t.target) is cst.Name for t in small.targets):
+                return False
+        elif type(small) is cst.AnnAssign:
+            if type(small.target) is not cst.Name:
+                return False
+        elif type(small) is not cst.Expr and type(small) is not cst.Pass:
+            return False
     return True
+
+
+def _targets(statement: cst.SimpleStatementLine) -> frozenset[str]:
+    """The names a line that only reads binds."""
+    found = set()
+    for small in statement.body:
+        if type(small) is cst.Assign:
+            found.update(t.target.value for t in small.targets)  # type: ignore[attr-defined]
+        elif type(small) is cst.AnnAssign:
+            found.add(small.target.value)  # type: ignore[attr-defined]
+    return frozenset(found)
+
+
+def _strings(value: cst.BaseExpression) -> bool:
+    """A string literal (no f-string), or a list or tuple of them."""
+    if type(value) in (cst.List, cst.Tuple):
+        return all(
+            type(e) is cst.Element and _strings(e.value)
+            for e in value.elements  # type: ignore[attr-defined]
+        )
+    if type(value) is cst.ConcatenatedString:
+        return _strings(value.left) and _strings(value.right)  # type: ignore[attr-defined]
+    return type(value) is cst.SimpleString
+
+
+def _statement_words(module: cst.Module, imported: set[int], memo: UnitMemo) -> dict[int, frozenset[str]]:
+    """Each top-level statement's words but the import lines' (by id), kept from the last plan for the same
+    statement objects: `memo.words_of` holds the module they were read from, so the ids are its live ones."""
+    cached = memo.words if memo.words_of is memo.module else {}
+    spans = memo.spans
+    text, starts = (spans[1], spans[2]) if spans is not None and spans[0] is module else ("", ())
+    words = {}
+    for at, statement in enumerate(module.body):
+        if id(statement) in imported:
+            continue
+        found = cached.get(id(statement))
+        if found is None:
+            if starts:  # the statement's text from the parse's spans (its leading lines, a last footer too)
+                code = text[starts[at] : starts[at + 1] if at + 1 < len(starts) else len(text)]
+            else:
+                code = module.code_for_node(statement)
+            found = frozenset(_WORD.findall(code))
+            if ":=" in code:
+                found |= {":="}  # (no name: `_only_reads` reads it)
+        words[id(statement)] = found
+    memo.words, memo.words_of = words, module
+    return words
 
 
 def _imported_names(module: cst.Module) -> set[int]:
@@ -372,7 +553,7 @@ def after_walk(
         if project is not None and sent is not None:
             stale = _stale(memo, index.module)
             for top, fact in memo.sent:
-                if top != 0 and top not in stale:
+                if top != 0 and top not in stale and top not in reuse.only:
                     sent.add_from(top, fact)
             own = {
                 d.name.value for d in index.module.body if id(d) in reuse.only and type(d) is cst.FunctionDef

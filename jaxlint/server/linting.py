@@ -148,7 +148,9 @@ def lint_document(
 
     def parser(source: str) -> Any:
         parses.append(reparse(kept, source))
-        return parses[-1].module
+        parsed = parses[-1]
+        units.spans = (parsed.module, parsed.text, parsed.starts) if parsed.starts else None
+        return parsed.module
 
     collector = FixCollector()
     try:

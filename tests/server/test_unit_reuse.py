@@ -93,6 +93,46 @@ class Scaler:
         return self.apply(x)
 
 
+EPS = 1e-6
+Vector = jnp.ndarray
+
+
+def scaled(v: Vector, k):
+    if k > 2:
+        return v * EPS
+    return jax.random.split(v, 2)[0]
+
+
+def uses_scaled(key, x):
+    a = scaled(x, 3)
+    b = jax.random.normal(key, (2,))
+    c = jax.random.normal(scaled(key, 1), (2,))
+    return a + b + c
+
+
+fast_scaled = jax.jit(scaled, static_argnums=1)
+halve = lambda v: v / 2.0 if v > 0 else -v
+
+
+def halver(x):
+    if x > 1:
+        return halve(x)
+    return x
+
+
+@jax.jit
+def halved(x):
+    return halve(x) * 3
+
+
+@jax.jit
+def traced_user(x, key):
+    y = scaled(x, 1.0)
+    if y.sum() > 0:
+        return fast_scaled(x, 2)
+    return consume(key) + consume(key)
+
+
 def tail():
     return 0
 """
@@ -125,6 +165,22 @@ EDITS = [
     (r"\n\n\n(?=def|@)", ["\n\n\n", "\n\n\n\n", "\n\n# between\n"]),
     (r"\n    y = helper", ["\n\n    y = helper"]),
     (r"\n\n    ", ["\n    "]),
+    # Edits in defs that others call or that call others (reuse walks them with what they are tied to), in
+    # a callee whose return, key use and traced marks change, and in the lines tied to them.
+    (r"k > 2", ["k > 0", "k > 5"]),
+    (r"split\(v, 2\)\[0\]", ["split(v, 2)[1]", "split(v, 3)[0]"]),
+    (r"scaled\(x, 3\)", ["scaled(x, 1)", "scaled(x, 3)"]),
+    (r"scaled\(x, 1\.0\)", ["scaled(x, 2.0)", "scaled(x, 1.0)"]),
+    (r"scaled\(key, 1\)", ["scaled(key, 4)", "scaled(key, 1)"]),
+    (r"fast_scaled\(x, 2\)", ["fast_scaled(x, 0)", "fast_scaled(x, 2)"]),
+    (r"\(2,\)", ["(3,)", "(2,)"]),
+    (r"static_argnums=1", ["static_argnums=0", "static_argnums=1"]),
+    (r"1e-6", ["1e-3", "0"]),
+    (r"consume\(key\) \+ consume\(key\)", ["consume(key) + 1.0"]),
+    (r"x > 1\b", ["x > 2", "x > 1"]),
+    (r"halve\(x\) \* 3", ["halve(x) * 4", "halve(x) * 3"]),
+    (r"\nEPS = ", ["\nif jnp is None:\n    raise ImportError\nEPS = "]),  # code that narrows an import
+    (r"\nif jnp is None:\n    raise ImportError\n", ["\n"]),  # (and gone again)
 ]
 
 
@@ -152,7 +208,7 @@ def _replay(path: str, facts, seed: int) -> int:
     rng = random.Random(seed)
     text = MODULE
     linted = lint_document(text, path, config, None, facts)
-    reused = 0
+    reused = tied = 0
     for _ in range(240):
         pattern, replacements = rng.choice(EDITS)
         matches = list(re.finditer(pattern, text))
@@ -168,6 +224,8 @@ def _replay(path: str, facts, seed: int) -> int:
             settings = settings_for(config, path)
             assert linted.findings == keep_selected(lint_text(text, path, settings), settings), text
         reused += linted.units is not None and linted.units.reused > 0
+        tied += linted.units is not None and linted.units.tied > 0
+    assert tied >= 3  # reuse walked changed defs with the defs tied to them: those comparisons ran too
     return reused
 
 
