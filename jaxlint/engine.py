@@ -54,18 +54,18 @@ def lint_text(
     # Each lint is an audit event (`sys.addaudithook`): tests and benchmarks count a face's lint passes in a
     # real run; with no hook it costs nothing measurable.
     sys.audit("jaxlint.lint", path, source)
-    if not any(word in source for word in PREFILTER_WORDS) and not _mentions(source, settings.jit_decorators):
-        if project is None or not project.imported:
-            return []
-        # Analysed only for the other modules it imports or they call (`ModuleFacts.imported`): a text that
-        # cannot be analysed is not this run's concern (no JAX000), as when the prefilter skipped it.
-        findings = _checked_and_linted(
-            source, path, settings, noqa, magics, fixes, project, parser, statements, units
-        )
-        return [f for f in findings if f.code != PARSE_ERROR_CODE]
-    return _checked_and_linted(
+    silent = not any(word in source for word in PREFILTER_WORDS) and not _mentions(
+        source, settings.jit_decorators
+    )
+    if silent and (project is None or not project.imported):
+        return []
+    findings = _checked_and_linted(
         source, path, settings, noqa, magics, fixes, project, parser, statements, units
     )
+    # A module with no JAX word is analysed only for the other modules it imports or they call
+    # (`ModuleFacts.imported`): a text that cannot be analysed is not this run's concern (no JAX000), as when
+    # the prefilter skipped it.
+    return [f for f in findings if f.code != PARSE_ERROR_CODE] if silent else findings
 
 
 def _checked_and_linted(

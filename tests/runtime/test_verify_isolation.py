@@ -179,6 +179,19 @@ def test_a_grandchild_in_a_new_session_dies_with_the_child(marked_processes):
     assert marked_processes() == []
 
 
+def _spinning_module_request() -> dict:
+    """A child request for `iso_setsid.py`, whose module starts a setsid'd grandchild and spins."""
+    return {
+        "path": str(FIXTURES / "iso_setsid.py"),
+        "module": "iso_setsid",
+        "search_path": [str(FIXTURES)],
+        "memory_limit_mb": None,
+        "examples": {},
+        "recorded": {},
+        "findings": [{"id": 0, "code": "JAX101", "line": 14, "end_line": 14, "function": "f"}],
+    }
+
+
 def test_a_setsid_grandchild_of_a_forked_module_dies_at_that_modules_timeout(marked_processes):
     from jaxlint.runtime.verify.fork_server import ForkServer
     from jaxlint.runtime.verify.supervise import run_child
@@ -186,15 +199,7 @@ def test_a_setsid_grandchild_of_a_forked_module_dies_at_that_modules_timeout(mar
     server = ForkServer(sys.executable)
     assert server.running, server.failure
     try:
-        request = {
-            "path": str(FIXTURES / "iso_setsid.py"),
-            "module": "iso_setsid",
-            "search_path": [str(FIXTURES)],
-            "memory_limit_mb": None,
-            "examples": {},
-            "recorded": {},
-            "findings": [{"id": 0, "code": "JAX101", "line": 14, "end_line": 14, "function": "f"}],
-        }
+        request = _spinning_module_request()
         run = run_child(request, python=sys.executable, timeout=8, memory_limit_mb=None, server=server)
         assert run.ended == "timeout" and run.pid is not None
         time.sleep(0.5)
@@ -229,15 +234,7 @@ def test_a_signal_that_lands_while_a_child_starts_leaves_no_child_running(
         return pid
 
     monkeypatch.setattr(server, "start", start)
-    request = {
-        "path": str(FIXTURES / "iso_setsid.py"),
-        "module": "iso_setsid",
-        "search_path": [str(FIXTURES)],
-        "memory_limit_mb": None,
-        "examples": {},
-        "recorded": {},
-        "findings": [{"id": 0, "code": "JAX101", "line": 14, "end_line": 14, "function": "f"}],
-    }
+    request = _spinning_module_request()
     try:
         run = run_child(request, python=sys.executable, timeout=20, memory_limit_mb=None, server=server)
     finally:
