@@ -167,12 +167,19 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         _JAX, ((2, "body_fun"),), "lax.fori_loop body", LOOP, (3, "init_val"), 1, iterates=True
     ),
     "jax.lax.while_loop": ControlFlow(
-        _JAX, ((0, "cond_fun"), (1, "body_fun")), "lax.while_loop body", LOOP, (2, "init_val"), 0, iterates=True
+        _JAX,
+        ((0, "cond_fun"), (1, "body_fun")),
+        "lax.while_loop body",
+        LOOP,
+        (2, "init_val"),
+        0,
+        iterates=True,
     ),
     "jax.lax.cond": ControlFlow(_JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES),
     "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
     "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP, iterates=True),
-    "jax.lax.associative_scan": ControlFlow(_JAX, ((0, "fn"),), "lax.associative_scan body", eager=True, iterates=True
+    "jax.lax.associative_scan": ControlFlow(
+        _JAX, ((0, "fn"),), "lax.associative_scan body", eager=True, iterates=True
     ),
     # flax.nnx's control flow takes its functions where lax's does
     "flax.nnx.fori_loop": ControlFlow(_FLAX, ((2, "body_fun"),), "nnx.fori_loop body"),
