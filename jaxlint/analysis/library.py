@@ -5,8 +5,9 @@ read these tables; rules never hard-code a library fact themselves. The function
 equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
 `jax.random`'s samplers and key makers `library_random.py`, array dtypes and methods `library_arrays.py`, the
 calls that change no object `library_pure.py`, second spellings of names `library_names.py`, `jnp`'s
-sequence arguments `library_sequences.py`: all re-exported here. Every entry states what is true at run
-time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and `pmap`) where not documented.
+sequence arguments `library_sequences.py`, host effects `library_host.py`: all re-exported here. Every entry
+states what is true at run time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and
+`pmap`) where not documented.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .library_arrays import DTYPE_KEYWORDS as DTYPE_KEYWORDS
 from .library_arrays import DTYPE_METHODS as DTYPE_METHODS
 from .library_arrays import DTYPE_POSITIONS as DTYPE_POSITIONS
 from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
+from .library_arrays import FLOAT_GRIDS as FLOAT_GRIDS
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
@@ -38,6 +40,27 @@ from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
 from .library_arrays import WIDE_DTYPES as WIDE_DTYPES
 from .library_arrays import WIDE_STRINGS as WIDE_STRINGS
+from .library_host import DEBUG_PRINT as DEBUG_PRINT
+from .library_host import ENVIRON as ENVIRON
+from .library_host import HOST_CHECKED as HOST_CHECKED
+from .library_host import HOST_EFFECTS as HOST_EFFECTS
+from .library_host import HOST_OBJECTS as HOST_OBJECTS
+from .library_host import ITERATOR_MAKERS as ITERATOR_MAKERS
+from .library_host import ITERATOR_METHODS as ITERATOR_METHODS
+from .library_host import LOG_METHODS, NO_ABSL
+from .library_host import LOGS as LOGS
+from .library_host import NUMPY_RANDOM as NUMPY_RANDOM
+from .library_host import NUMPY_RANDOM_CONSTRUCTORS as NUMPY_RANDOM_CONSTRUCTORS
+from .library_host import OS_WRITES as OS_WRITES
+from .library_host import PATH_CHANGES as PATH_CHANGES
+from .library_host import PATH_CLASSES as PATH_CLASSES
+from .library_host import PATH_WRITES as PATH_WRITES
+from .library_host import PROGRESS as PROGRESS
+from .library_host import SAVES as SAVES
+from .library_host import SHELL as SHELL
+from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
+from .library_host import TIME_READS as TIME_READS
+from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED
 from .library_names import OLDER_SPELLINGS as OLDER_SPELLINGS
@@ -295,50 +318,15 @@ APIS: dict[str, Api] = {
     # diffrax: `vector_field(t, y, args)` run by `diffeqsolve` (filter_jit): `t` and `y` are traced.
     "diffrax.ODETerm": Api(_DIFFRAX, ((0, "vector_field"),), label="diffrax vector field", traced_leading=2),
 }
-# -- Host side effects: what a call does on the host, once per trace under a transformation -----------------
+# -- Host side effects (their kinds and host objects are library_host.py) -------------------------------------
 
-LOGS = "logs"  # formats its arguments into a log line: shows a tracer when given one
-# Records a metric: handed a tracer, it raises while JAX traces (tensorboardX's and flax's writers:
-# TracerArrayConversionError; torch's: NotImplementedError, it takes no JAX array at all; wandb.log: TypeError).
-WRITES = "writes"
-PROGRESS = "progress"  # draws or advances a progress bar: ticks while JAX traces, never while the code runs
-HOST_EFFECTS = {LOGS: "logs", WRITES: "writes", PROGRESS: "advances the progress bar"}
-
-# The stdlib's module-level logging functions (the first nine) and absl's (all but `critical`); loggers have them.
-_NO_ABSL = ("critical", "fatal")
-_LOG_METHODS = (
-    "debug info warning warn error exception critical fatal log vlog log_every_n log_first_n "
-    "log_every_n_seconds log_if"
-).split()
-# Methods of host objects (the kind an API `makes`) -> their effect. Iterating a progress bar ticks it too.
-HOST_OBJECTS: dict[str, dict[str, str]] = {
-    "logger": {name: LOGS for name in _LOG_METHODS},
-    "progress bar": {
-        name: PROGRESS
-        for name in "update set_postfix set_postfix_str set_description set_description_str".split()
-    },
-    "summary writer": {  # tensorboardX's and torch.utils.tensorboard's
-        name: WRITES
-        for name in "add_scalar add_scalars add_histogram add_image add_images add_text add_figure".split()
-    },
-    "flax summary writer": {  # flax.metrics.tensorboard's (it needs tensorflow); `write_scalars` is clu's, not its
-        name: WRITES for name in "scalar image histogram text audio write".split()
-    },
-}
-_TQDMS = (
-    "tqdm.tqdm",
-    "tqdm.auto.tqdm",
-    "tqdm.std.tqdm",
-    "tqdm.trange",
-    "tqdm.auto.trange",
-    "tqdm.std.trange",
-)
+_TQDMS = tuple(f"tqdm.{where}{name}" for name in ("tqdm", "trange") for where in ("", "auto.", "std."))
 _NOTEBOOK_TQDMS = ("tqdm.notebook.tqdm", "tqdm.notebook.trange")  # need ipywidgets
 APIS.update(
     {
-        **{f"logging.{name}": Api(_PYTHON, host=LOGS) for name in _LOG_METHODS[:9]},
+        **{f"logging.{name}": Api(_PYTHON, host=LOGS) for name in LOG_METHODS[:9]},
         # (absl's `fatal` aborts the process: not a log line, not listed)
-        **{f"absl.logging.{name}": Api(_ABSL, host=LOGS) for name in _LOG_METHODS if name not in _NO_ABSL},
+        **{f"absl.logging.{name}": Api(_ABSL, host=LOGS) for name in LOG_METHODS if name not in NO_ABSL},
         "logging.getLogger": Api(_PYTHON, makes="logger"),
         "absl.logging.get_absl_logger": Api(_ABSL, makes="logger"),
         **{name: Api(_TQDM, host=PROGRESS, makes="progress bar") for name in _TQDMS},
@@ -350,13 +338,6 @@ APIS.update(
         "wandb.log": Api(_WANDB, host=WRITES),
     }
 )
-# Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
-# time only. (`itertools.count`/`repeat` are not here: `next(ids)` at trace time names things on purpose.)
-ITERATOR_MAKERS = frozenset(
-    {f"builtins.{n}" for n in "iter map filter zip enumerate reversed".split()}
-    | {f"itertools.{n}" for n in "cycle chain islice starmap".split()}
-)
-ITERATOR_METHODS = frozenset({"as_numpy_iterator"})  # tf.data.Dataset's (documented)
 
 # Every key an API traces, derived once for the index pass.
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}

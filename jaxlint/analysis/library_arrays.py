@@ -126,6 +126,11 @@ LIST_RESULTS = frozenset(
     "jax.numpy." + n
     for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
 )
+# Grids of floats (`np.linspace(a, b, n)`): iterated, every step gives a new float value, so a loop over one
+# handing its element to a static argument compiles anew on every step.
+FLOAT_GRIDS = frozenset(
+    {"numpy.linspace", "numpy.logspace", "numpy.geomspace", "jax.numpy.linspace", "jax.numpy.logspace"}
+)
 
 # -- JAX arrays and NumPy's array methods (jax 0.10.2, on arrays and on tracers under jit alike) -------------
 

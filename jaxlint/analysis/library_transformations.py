@@ -151,6 +151,9 @@ class ControlFlow:
     # 0.10.2: scan, map, fori_loop with Python bounds, while_loop, cond with a Python bool, switch with a
     # Python int).
     eager: bool = False
+    # Its function runs once per iteration of a loop at run time (messages say "iteration", not "call").
+    # (flax.nnx's fori_loop and while_loop iterate too but are not marked: their messages still say "call".)
+    iterates: bool = False
 
 
 LOOP = "loop"
@@ -158,18 +161,26 @@ BRANCHES = "branches"
 
 CONTROL_FLOW: dict[str, ControlFlow] = {
     "jax.lax.scan": ControlFlow(
-        _JAX, ((0, "f"),), "lax.scan body", LOOP, (1, "init"), 0, carry_in_tuple=True
+        _JAX, ((0, "f"),), "lax.scan body", LOOP, (1, "init"), 0, carry_in_tuple=True, iterates=True
     ),
     "jax.lax.fori_loop": ControlFlow(
-        _JAX, ((2, "body_fun"),), "lax.fori_loop body", LOOP, (3, "init_val"), 1
+        _JAX, ((2, "body_fun"),), "lax.fori_loop body", LOOP, (3, "init_val"), 1, iterates=True
     ),
     "jax.lax.while_loop": ControlFlow(
-        _JAX, ((0, "cond_fun"), (1, "body_fun")), "lax.while_loop body", LOOP, (2, "init_val"), 0
+        _JAX,
+        ((0, "cond_fun"), (1, "body_fun")),
+        "lax.while_loop body",
+        LOOP,
+        (2, "init_val"),
+        0,
+        iterates=True,
     ),
     "jax.lax.cond": ControlFlow(_JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES),
     "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
-    "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP),
-    "jax.lax.associative_scan": ControlFlow(_JAX, ((0, "fn"),), "lax.associative_scan body", eager=True),
+    "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP, iterates=True),
+    "jax.lax.associative_scan": ControlFlow(
+        _JAX, ((0, "fn"),), "lax.associative_scan body", eager=True, iterates=True
+    ),
     # flax.nnx's control flow takes its functions where lax's does
     "flax.nnx.fori_loop": ControlFlow(_FLAX, ((2, "body_fun"),), "nnx.fori_loop body"),
     "flax.nnx.while_loop": ControlFlow(_FLAX, ((0, "cond_fun"), (1, "body_fun")), "nnx.while_loop body"),

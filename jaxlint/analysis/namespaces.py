@@ -6,11 +6,21 @@ qualified-name prefixes (with the trailing dot), as `ModuleIndex.qualname` spell
 
 from __future__ import annotations
 
+NAMESPACES_CHECKED = "jax 0.10.2, numpy 2.4.6, python 3.11.7"  # tests/analysis/test_namespaces.py
+
+# Host numerics: their functions convert array arguments on the host, so a tracer raises. NumPy's:
+# TracerArrayConversionError (but see NUMPY_DELEGATING); the stdlib's `math`: ConcretizationTypeError.
+NUMPY = "numpy."
+MATH = "math."
+# NumPy's namespaces of dtypes (`np.dtype(x.dtype)`, `np.dtypes.Float32DType`): they take a dtype, not values.
+NUMPY_DTYPE = "numpy.dtype"
+JAX_NUMPY = "jax.numpy."
+
 # Namespaces whose functions take and return JAX arrays (so they dispatch device work and, under a
 # transformation, return tracers). A few of their functions answer static questions instead:
 # `values.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
 ARRAY_NAMESPACES = (
-    "jax.numpy.",
+    JAX_NUMPY,
     "jax.lax.",
     "jax.random.",
     "jax.nn.",

@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..analysis import HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.library import CONTROL_FLOW
 from ..fix import SAFE, UNSAFE
 from ..syntax import source_of
 from .edits import Piece
@@ -91,7 +92,7 @@ def _is_text(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     return False
 
 
-_ITERATING_BODIES = ("lax.scan", "lax.fori_loop", "lax.while_loop", "lax.map", "lax.associative_scan")
+_ITERATING_BODIES = tuple(flow.label for flow in CONTROL_FLOW.values() if flow.iterates)
 
 
 def per_run(ctx: RuleContext) -> str:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import STRICT
 from ..analysis.context import RuleContext
+from ..analysis.library import DEBUG_PRINT
 from ..fix import replace
 from .base import Rule
 from .common import culprit, moved_values_safety, shows_tracer, values_format_at_run_time
@@ -72,7 +73,7 @@ braces, for nested format specs, and for `%` formatting.
 """
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if ctx.kind != STRICT or ctx.qualname(node.func) != "jax.debug.print":
+        if ctx.kind != STRICT or ctx.qualname(node.func) != DEBUG_PRINT:
             return
         fmt = _format_argument(node)
         if fmt is None:

@@ -10,10 +10,14 @@ from ..analysis.index import Unit
 from ..analysis.instances import linen_possible, module_class_kind, module_instance
 from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
+from ..analysis.library import TRANSFORMATIONS
 from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, source_of, walk
 from .base import Rule
 
+# Compiling transformations that trace every argument, `self` included (the filtering ones keep a Module's
+# non-array leaves static).
+_TRACING_SELF = frozenset(n for n, t in TRANSFORMATIONS.items() if t.compiling and not t.filtering)
 # Bases that add nothing to hashing or pytree registration.
 _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 
@@ -102,7 +106,7 @@ No automatic fix.
             return
         order = [_decorator_name(d) for d in node.decorators]
         for name, keywords, decorator in decorator_transforms(node, unit, ctx.index):
-            if name not in ("jax.jit", "jax.pmap") or compiling_transform(decorator.decorator, ctx) is None:
+            if name not in _TRACING_SELF or compiling_transform(decorator.decorator, ctx) is None:
                 continue
             position = next(i for i, d in enumerate(node.decorators) if d is decorator)
             if "classmethod" in order[position:]:
@@ -145,7 +149,6 @@ No automatic fix.
         static_self = any((i + count if i < 0 else i) == 0 for i in spec.argnums) or first in spec.argnames
         cls = unit.class_node
         assert cls is not None  # visit_FunctionDef checks only methods
-        short = "jax.jit" if name == "jax.jit" else "jax.pmap"
         where = decorator.decorator
         if not static_self:
             # A class object is never a valid JAX type; an instance is one only if its class is a pytree.
@@ -163,7 +166,7 @@ No automatic fix.
             ctx.report(
                 self,
                 where,
-                f"@{short} on method '{node.name.value}' traces '{first}' ({what}): the first call raises "
+                f"@{name} on method '{node.name.value}' traces '{first}' ({what}): the first call raises "
                 f"TypeError (not a valid JAX type); {advice}",
             )
             return
@@ -174,7 +177,7 @@ No automatic fix.
             ctx.report(
                 self,
                 where,
-                f"'{first}' is static in @{short} method '{node.name.value}', but '{cls.name.value}' is {why}: "
+                f"'{first}' is static in @{name} method '{node.name.value}', but '{cls.name.value}' is {why}: "
                 "its instances are unhashable, so every call raises ValueError (Non-hashable static arguments)",
             )
             return
@@ -186,7 +189,7 @@ No automatic fix.
             ctx.report(
                 self,
                 where,
-                f"'{first}' is static in @{short} method '{node.name.value}', so the compiled code is cached per "
+                f"'{first}' is static in @{name} method '{node.name.value}', so the compiled code is cached per "
                 f"instance and bakes in '{first}.{attribute}', which '{mutator}' reassigns: later calls silently "
                 f"use the old value; pass '{attribute}' as an argument instead",
             )

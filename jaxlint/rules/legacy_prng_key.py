@@ -5,12 +5,15 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.context import RuleContext
+from ..analysis.library import KEY_RESULTS, SEEDED_KEY_MAKERS
 from ..fix import UNSAFE, replace
 from .base import Rule
 from .edits import reference_to
 
-_LEGACY = "jax.random.PRNGKey"
-_TYPED = "jax.random.key"
+# The seeded key makers by the kind of key they make: a legacy raw one and its typed twin.
+_LEGACY = next(name for name in sorted(SEEDED_KEY_MAKERS) if KEY_RESULTS[name] == "uint32")
+_TYPED = next(name for name in sorted(SEEDED_KEY_MAKERS) if KEY_RESULTS[name] == "key")
+_MODULE, _, _TYPED_ATTR = _TYPED.rpartition(".")
 
 
 class LegacyPrngKey(Rule):
@@ -67,8 +70,8 @@ indexes, reshapes, concatenates, serializes or compares raw keys (or passes them
     @staticmethod
     def _fix(node: cst.Call, ctx: RuleContext):
         func = node.func
-        if isinstance(func, cst.Attribute) and ctx.qualname(func.value) == "jax.random":
-            new_func: cst.BaseExpression | None = func.with_changes(attr=cst.Name("key"))
+        if isinstance(func, cst.Attribute) and ctx.qualname(func.value) == _MODULE:
+            new_func: cst.BaseExpression | None = func.with_changes(attr=cst.Name(_TYPED_ATTR))
         else:
             new_func = reference_to(_TYPED, ctx)
         if new_func is None:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import STRICT
 from ..analysis.context import RuleContext
+from ..analysis.library import DEBUG_PRINT
 from ..fix import replace
 from .base import Rule
 from .common import culprit, moved_values_safety, per_run, shows_tracer, values_format_at_run_time
@@ -143,7 +144,7 @@ arguments). There is no fix with `file=`, `flush=`, a non-literal `sep`, an `end
             Piece(value=cst.SimpleString(repr(p.text))) if i < first and set(p.text or "") & {"{", "}"} else p
             for i, p in enumerate(pieces)
         ]
-        debug_print = reference_to("jax.debug.print", ctx)
+        debug_print = reference_to(DEBUG_PRINT, ctx)
         if debug_print is None:
             return None
         text, values = template(pieces)

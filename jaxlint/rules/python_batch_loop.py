@@ -8,8 +8,8 @@ from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.index import Binding, Unit
 from ..analysis.jit import is_jax_callable
-from ..analysis.library import CONVERSIONS, LIST_RESULTS, STACKERS
-from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
+from ..analysis.library import CONVERSIONS, LIST_RESULTS, NUMPY_RANDOM, STACKERS
+from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.usage import NameUsage
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
@@ -253,7 +253,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 name = ctx.index.qualname(node.func, unit)
                 if name is not None and name.startswith(ARRAY_NAMESPACES):
                     uses = True
-                elif name in _CONCRETIZING or (name or "").startswith("numpy."):
+                elif name in _CONCRETIZING or (name or "").startswith(NUMPY):
                     uses = False
                     break
                 elif type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
@@ -399,4 +399,4 @@ def _numpy_array(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     if type(node) is not cst.Call:
         return False
     name = ctx.qualname(node.func)
-    return name is not None and (name in NUMPY_ARRAYS or name.startswith("numpy.random."))
+    return name is not None and (name in NUMPY_ARRAYS or name.startswith(NUMPY_RANDOM))

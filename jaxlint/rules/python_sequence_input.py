@@ -11,6 +11,7 @@ import libcst as cst
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC
+from ..analysis.namespaces import JAX_NUMPY
 from ..syntax import source_of
 from .base import Rule
 from .common import describe_sequence
@@ -72,7 +73,7 @@ No automatic fix.
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         name = ctx.qualname(node.func)
-        if name is None or not name.startswith("jax.numpy."):
+        if name is None or not name.startswith(JAX_NUMPY):
             return
         rejects, nested = _REJECTS.get(name), _NESTED.get(name)
         variadic = name in _VARIADIC

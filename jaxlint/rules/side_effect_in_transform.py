@@ -7,47 +7,27 @@ import libcst as cst
 from ..analysis import HOLDS_TRACED, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.host_effects import call_effect, outer_iterator
-from ..analysis.library import HOST_EFFECTS, LOGS, WRITES
+from ..analysis.library import (
+    ENVIRON,
+    HOST_EFFECTS,
+    LOGS,
+    NUMPY_RANDOM,
+    NUMPY_RANDOM_CONSTRUCTORS,
+    OS_WRITES,
+    PATH_CHANGES,
+    PATH_CLASSES,
+    PATH_WRITES,
+    SAVES,
+    SHELL,
+    STDLIB_RANDOM,
+    TIME_READS,
+    WRITES,
+)
 from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
 from ..analysis.storage import StorageResolver, storage_of
 from ..syntax import source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
-
-_OS_WRITES = frozenset(
-    "os." + name
-    for name in (
-        "remove unlink rename renames replace makedirs mkdir rmdir removedirs write system chmod chown lchown "
-        "symlink link truncate ftruncate putenv unsetenv chdir kill killpg popen startfile utime mkfifo"
-    ).split()
-) | frozenset({"os.environ.update", "os.environ.pop", "os.environ.setdefault", "os.environ.clear"})
-_SHELL = frozenset(
-    {"shutil." + n for n in "copy copy2 copyfile copytree copymode copystat move rmtree chown".split()}
-    | {"subprocess." + n for n in "run call check_call check_output Popen getoutput getstatusoutput".split()}
-)
-_SAVES = frozenset(
-    {"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt", "pickle.dump", "json.dump"}
-)
-_PATH_WRITES = frozenset({"write_text", "write_bytes"})  # distinctive enough on any receiver
-_PATH_CHANGES = frozenset({"mkdir", "touch", "unlink", "rmdir", "rename", "replace", "symlink_to", "chmod"})
-_PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "etils.epath.Path"})
-_TIME = frozenset(
-    {"time." + n for n in "time time_ns perf_counter perf_counter_ns monotonic monotonic_ns sleep".split()}
-    | {"time.process_time", "time.process_time_ns", "time.thread_time", "time.thread_time_ns"}
-    | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today"}
-)
-_STDLIB_RANDOM = frozenset(
-    "random." + name
-    for name in (
-        "random randint randrange choice choices shuffle sample uniform gauss normalvariate lognormvariate "
-        "expovariate betavariate gammavariate triangular vonmisesvariate paretovariate weibullvariate "
-        "getrandbits randbytes seed binomialvariate"
-    ).split()
-)
-# numpy.random names that build generators rather than draw from (or reseed) the global state.
-_NP_RANDOM_CONSTRUCTORS = frozenset(
-    "default_rng RandomState Generator SeedSequence BitGenerator PCG64 PCG64DXSM MT19937 Philox SFC64".split()
-)
 
 
 def _write_mode(node: cst.Call) -> bool:
@@ -169,17 +149,18 @@ No automatic fix: what the side effect should become depends on the intent.
                 if _write_mode(node):
                     return f"File write open(...) {where} {once}; {io_advice}"
                 return None
-            if name in _OS_WRITES or name in _SHELL or name in _SAVES:
+            if name in OS_WRITES or name in SHELL or name in SAVES:
                 return f"{short}() {where} {once}; {io_advice}"
-            if name in _TIME:
+            if name in TIME_READS:
                 return (
                     f"{short}() {where} is read once at trace time and baked into the compiled code as a constant; "
                     "time the jitted call from outside, after .block_until_ready()"
                 )
             if name == "builtins.input":
                 return f"input() {where} asks once at trace time and the answer is baked in as a constant; {io_advice}"
-            if name in _STDLIB_RANDOM or (
-                name.startswith("numpy.random.") and name.split(".")[2] not in _NP_RANDOM_CONSTRUCTORS
+            if name in STDLIB_RANDOM or (
+                name.startswith(NUMPY_RANDOM)
+                and name[len(NUMPY_RANDOM) :].split(".")[0] not in NUMPY_RANDOM_CONSTRUCTORS
             ):
                 return (
                     f"{'np.' if name.startswith('numpy.') else ''}{short}() {where} draws from global random state "
@@ -191,7 +172,7 @@ No automatic fix: what the side effect should become depends on the intent.
         func = node.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method in _PATH_WRITES or (method in _PATH_CHANGES and self._is_path(func.value, ctx)):
+            if method in PATH_WRITES or (method in PATH_CHANGES and self._is_path(func.value, ctx)):
                 return f"Path.{method}() {where} {once}; {io_advice}"
         effect = call_effect(node, ctx)
         if effect is None:
@@ -237,12 +218,12 @@ No automatic fix: what the side effect should become depends on the intent.
         """`pathlib.Path(...)`, maybe joined with `/`."""
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
             node = node.left
-        return isinstance(node, cst.Call) and ctx.qualname(node.func) in _PATH_CLASSES
+        return isinstance(node, cst.Call) and ctx.qualname(node.func) in PATH_CLASSES
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if not self._active(ctx) or value is None:
             return
-        if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == "os.environ":
+        if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == ENVIRON:
             ctx.report(
                 self,
                 target,

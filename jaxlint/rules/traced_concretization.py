@@ -6,8 +6,8 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.library import NUMPY_SHAPE_ONLY, STATIC_INT_METHODS, STATIC_INTS
-from ..analysis.namespaces import NUMPY_DELEGATING
+from ..analysis.library import NUMPY_RANDOM, NUMPY_SHAPE_ONLY, STATIC_INT_METHODS, STATIC_INTS
+from ..analysis.namespaces import MATH, NUMPY, NUMPY_DELEGATING, NUMPY_DTYPE
 from ..analysis.numpy_arrays import is_numpy_array
 from .base import Rule
 from .common import culprit
@@ -128,14 +128,14 @@ No automatic fix.
             if traced and (ctx.kind >= STRICT or under_grad):
                 self._report(node, traced[0], what, error, advice, ctx)
             return
-        if name is not None and (name.startswith("numpy.") or name.startswith("math.")):
-            if name in _NUMPY_SAFE or name.startswith(("numpy.random.", "numpy.dtype")):
+        if name is not None and (name.startswith(NUMPY) or name.startswith(MATH)):
+            if name in _NUMPY_SAFE or name.startswith((NUMPY_RANDOM, NUMPY_DTYPE)):
                 return
             traced = [v for v in positional if ctx.traced(v)]
             if not traced or (name in NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
-            if name.startswith("math."):
+            if name.startswith(MATH):
                 self._report(
                     node, traced[0], f"{short}()", "ConcretizationTypeError", "use the jnp equivalent", ctx
                 )

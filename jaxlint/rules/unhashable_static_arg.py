@@ -8,17 +8,13 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
+from ..analysis.library import FLOAT_GRIDS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence
-
-_FLOAT_GRIDS = frozenset(
-    {"numpy.linspace", "numpy.logspace", "numpy.geomspace", "jax.numpy.linspace", "jax.numpy.logspace"}
-)
-
 
 # Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
 _UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
@@ -243,5 +239,5 @@ def _iterates_floats(loop: cst.CSTNode, ctx: RuleContext) -> bool:
     if (type(iterable) is cst.List or type(iterable) is cst.Tuple) and iterable.elements:
         return all(type(e.value) is cst.Float for e in iterable.elements if type(e) is not cst.StarredElement)
     if type(iterable) is cst.Call:
-        return ctx.qualname(iterable.func) in _FLOAT_GRIDS
+        return ctx.qualname(iterable.func) in FLOAT_GRIDS
     return False

@@ -17,6 +17,7 @@ from jaxlint.analysis.library import (
     DTYPE_KEYWORDS,
     DTYPE_POSITIONS,
     DTYPE_REQUESTING,
+    FLOAT_GRIDS,
     FLOAT_RESULTS,
     LIST_RESULTS,
     NUMPY_SHAPE_ONLY,
@@ -213,6 +214,24 @@ def test_numpy_shape_only_function_accepts_a_tracer(name: str) -> None:
 
 
 _ROWS = [jnp.arange(3.0), jnp.arange(3.0) + 1]
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_GRIDS))
+def test_float_grid_gives_a_new_float_on_every_step(name: str) -> None:
+    """Iterated, each element is a float of its own value: as a static argument each compiles anew."""
+    grid = list(resolve(name)(1.0, 2.0, 5))
+    assert all(np.issubdtype(np.asarray(x).dtype, np.floating) for x in grid)
+    assert len({float(x) for x in grid}) == 5
+    traces: list[float] = []
+
+    def scaled(x, factor):
+        traces.append(factor)
+        return x * factor
+
+    jitted = jax.jit(scaled, static_argnums=1)
+    for factor in grid:
+        jitted(jnp.ones(2), float(factor))
+    assert len(traces) == 5, f"{name}: {len(traces)} compilations for 5 steps"
 
 
 @pytest.mark.parametrize("name", sorted(STACKERS))

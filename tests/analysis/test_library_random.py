@@ -120,6 +120,18 @@ def test_key_makers_consume_nothing_and_seeds_repeat() -> None:
         assert (jnp.asarray(jax.random.key_data(make(7))) == jnp.asarray(jax.random.key_data(make(7)))).all()
 
 
+def test_seeded_makers_pair_a_raw_key_with_its_typed_twin() -> None:
+    """JAX302 replaces the one seeded maker of raw keys by the one of typed keys, in the same module: both take
+    the same seed and hold the same bits."""
+    kinds = sorted((KEY_RESULTS[name], name) for name in SEEDED_KEY_MAKERS)
+    assert [kind for kind, _ in kinds] == ["key", "uint32"]
+    (_, typed), (_, raw) = kinds
+    assert typed.rpartition(".")[0] == raw.rpartition(".")[0]
+    for seed in (0, 7):
+        bits = jax.random.key_data(resolve(typed)(seed))
+        assert (jnp.asarray(bits) == jnp.asarray(resolve(raw)(seed))).all()
+
+
 @pytest.mark.parametrize("name", sorted(ALIGNING))
 def test_aligning_draws_pick_alike_for_every_element(name: str) -> None:
     """One key given for two elements of a batch (two leaves of one shape) picks the same entries of each: a

@@ -366,3 +366,39 @@ def test_static_annotations_are_never_tracers(annotation: str) -> None:
     else:
         with pytest.raises(TypeError):
             step(value)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CONTROL_FLOW if n.startswith("jax.")))
+def test_iterating_control_flow_runs_its_function_per_iteration(name: str) -> None:
+    """Under jit, an `iterates` entry runs its function more than once per call at run time (once per
+    iteration: a debug callback in it fires each time); cond and switch run theirs once."""
+    call, short = resolve(name), name.rsplit(".", 1)[1]
+    fired: list[int] = []
+
+    def tick(*args):
+        jax.debug.callback(lambda: fired.append(1))
+        if short == "scan":
+            return args[0], args[1]
+        if short == "fori_loop":
+            return args[1] + 1
+        return args[0] + (args[1] if short == "associative_scan" else 1)
+
+    def run(x):
+        if short == "scan":
+            return call(tick, 0.0, x)
+        if short == "fori_loop":
+            return call(0, 3, tick, x)
+        if short == "while_loop":
+            return call(lambda c: jnp.sum(c) < 30, tick, x)
+        if short == "cond":
+            return call(True, tick, tick, x)
+        if short == "switch":
+            return call(1, [tick, tick], x)
+        return call(tick, x)  # map, associative_scan
+
+    jax.block_until_ready(jax.jit(run)(jnp.arange(4.0)))
+    jax.effects_barrier()
+    if CONTROL_FLOW[name].iterates:
+        assert len(fired) > 1, f"{name}: its function ran {len(fired)} times for a 4-element loop"
+    else:
+        assert len(fired) == 1, f"{name}: its function ran {len(fired)} times, not once"
