@@ -318,11 +318,10 @@ class FlowCalls:
         ):
             return
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
-        # the call's arguments), before resolving what the call runs.
-        for arg in call.args:  # a loop, not any() over a generator: this runs for every eager call
-            if not arg.star and evaluate(arg.value, frame) & ARRAY:
-                break
-        else:
+        # the call's arguments), before resolving what the call runs. Each argument is evaluated once (values
+        # are pure): the flags are read again below when the call's own arguments are what it passes on.
+        arrays = [0 if arg.star else evaluate(arg.value, frame) & ARRAY for arg in call.args]
+        if not any(arrays):
             return
         applied = module_apply(self.index, call, frame.unit)
         target = None
@@ -336,11 +335,12 @@ class FlowCalls:
         positional: list[int] = []
         keywords: dict[str, int] = {}
         starred = False
-        for arg in args:
+        own = args is call.args
+        for i, arg in enumerate(args):
             if arg.star:
                 starred = True
                 break
-            flags = ARRAY if evaluate(arg.value, frame) & ARRAY else 0
+            flags = arrays[i] if own else evaluate(arg.value, frame) & ARRAY
             if arg.keyword is None:
                 positional.append(flags)
             else:

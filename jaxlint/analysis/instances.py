@@ -390,13 +390,17 @@ def transformed_applies(index: ModuleIndex) -> None:
         index.promote_nested_transforms()
 
 
+# The tracing APIs that run a class's method (flax's lifted transformations of a Module class).
+_LIFTING = frozenset(name for name, api in TRACING_APIS.items() if api.method)
+
+
 def lifted_classes(index: ModuleIndex) -> None:
     """`nn.jit(MLP)` (a flax lifted transformation, library.py's `Api.method`) of another project module's
     class: its method runs under the transformation, a fact for the class's module (project mode). The
     module's own classes are the index pass's (`ModuleIndex._resolve_sites`)."""
     project = index.project
-    if project is None:
-        return
+    if project is None or _LIFTING.isdisjoint(index.callee_names):
+        return  # a site's callee is in `callee_names` whatever its scope: no lifting API called, no site to read
     for call, unit, _ in index._sites:
         api = TRACING_APIS.get(index.qualname(call.func, unit) or "")
         if api is None or not api.method:
