@@ -200,17 +200,20 @@ No automatic fix: what the side effect should become depends on the intent.
     def _log_message(node: cst.Call, what: str, kind: str, ctx: RuleContext) -> str | None:
         for arg in node.args:
             shown = shows_tracer(arg.value, ctx)
-            if shown is not None:
-                gets = (
-                    "shows a tracer instead of the value"
-                    if kind == LOGS
-                    else "is handed a tracer, not the value"
-                )
+            if shown is None:
+                continue
+            if kind == WRITES:  # every writer in the table raises on a tracer, so it never writes at all
                 return (
-                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} {HOST_EFFECTS[kind]} once "
-                    f"while JAX traces the function, not on every {per_run(ctx)}, and {gets}; "
-                    "use jax.debug.print or jax.debug.callback"
+                    f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} is handed a tracer, not "
+                    "the value: the writer fails on it while JAX traces (and on a value made static it would "
+                    f"write once, not on every {per_run(ctx)}); record it from jax.debug.callback"
                 )
+            gets = "shows a tracer instead of the value" if kind == LOGS else "is handed a tracer, not the value"
+            return (
+                f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} {HOST_EFFECTS[kind]} once "
+                f"while JAX traces the function, not on every {per_run(ctx)}, and {gets}; "
+                "use jax.debug.print or jax.debug.callback"
+            )
         return None
 
     @staticmethod
