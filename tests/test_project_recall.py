@@ -445,3 +445,81 @@ def test_nnx_jit_traces_a_python_scalar(tmp_path: Path) -> None:
         **{key: ["TracerBoolConversionError", "model.py", line] for key, (_, line) in NNX_RUNS.items()},
         "twins": None,
     }
+
+
+# -- 5. a transformation of an instance's method --------------------------------------------------------------
+
+METHOD_MODEL = """
+    import jax.numpy as jnp
+
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def step(self, x):
+            if x.sum() > 0:
+                return x * self.scale
+            return x
+
+        def scaled(self, x, n):
+            if n > 2:
+                return x * n
+            return x
+    """
+METHOD_IMPORTS = """
+    import jax
+    import jax.numpy as jnp
+
+    from model import Model
+
+    model = Model(2.0)
+    x = jnp.ones(3)
+    """
+# `model.step` bound to an instance of the project's class: `x` is traced under each transformation, `self` is
+# the instance (line 9 of the model: `if x.sum() > 0:`). In a function, the receiver may be a parameter
+# annotated with the class.
+METHOD_RUNS = {
+    "jit": "jax.jit(model.step)(x)",
+    "vmap": "jax.vmap(model.step)(jnp.ones((2, 3)))",
+    "in_function": "def run(m: Model, v):\n    return jax.jit(m.step)(v)\n\n\nrun(model, x)",
+    "built_here": "def build(v):\n    fresh = Model(3.0)\n    return jax.jit(fresh.step)(v)\n\n\nbuild(x)",
+}
+# `n` static by position (the bound method's argument 1 counts from `x`), and the method called eagerly.
+METHOD_TWINS = "jax.jit(model.scaled, static_argnums=1)(x, 3)\nmodel.step(x)\njax.jit(model.scaled, static_argnums=(1,))(x, 1)\n"
+
+
+def test_a_transformation_of_an_instances_method(tmp_path: Path) -> None:
+    """`jax.jit(model.step)` / `jax.vmap(model.step)` with `model` an instance of the project's class (bound once
+    to `Model(...)`, or a parameter annotated with it) traces the method bound to the instance: JAX101 on its
+    `if`, in one module, across modules and from a notebook; static positions count from the bound method's
+    first argument, so the twins are silent."""
+    alone = textwrap.dedent(METHOD_MODEL).lstrip() + "\n\nimport jax\n\nmodel = Model(2.0)\nx = jnp.ones(3)\n"
+    for key, run in METHOD_RUNS.items():
+        write(tmp_path, {"alone.py": alone + run + "\n"})
+        assert _lint(tmp_path) == [("alone.py", 9, "JAX101")], key
+        (tmp_path / "alone.py").unlink()
+        write(tmp_path, {"model.py": METHOD_MODEL, "train.py": _main(METHOD_IMPORTS, run)})
+        assert _lint(tmp_path) == [("model.py", 9, "JAX101")], key
+        (tmp_path / "train.py").unlink()
+        if "\n" not in run:  # a notebook cell per run
+            write(tmp_path, {"explore.ipynb": notebook(METHOD_IMPORTS, run)})
+            assert _lint(tmp_path) == [("model.py", 9, "JAX101")], key
+            (tmp_path / "explore.ipynb").unlink()
+    write(tmp_path, {"alone.py": alone + METHOD_TWINS})
+    assert _lint(tmp_path) == []
+    (tmp_path / "alone.py").unlink()
+    write(tmp_path, {"train.py": _main(METHOD_IMPORTS, METHOD_TWINS)})
+    assert _lint(tmp_path) == []
+    write(tmp_path, {"explore.ipynb": notebook(METHOD_IMPORTS, METHOD_TWINS)})
+    assert _lint(tmp_path) == []
+    scenarios = {
+        key: {"model.py": METHOD_MODEL, "main.py": _main(METHOD_IMPORTS, run)}
+        for key, run in METHOD_RUNS.items()
+    }
+    scenarios["twins"] = {"model.py": METHOD_MODEL, "main.py": _main(METHOD_IMPORTS, METHOD_TWINS)}
+    ran = _run(tmp_path, scenarios)
+    assert ran == {
+        **{key: ["TracerBoolConversionError", "model.py", 9] for key in METHOD_RUNS},
+        "twins": None,
+    }

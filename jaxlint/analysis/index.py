@@ -240,6 +240,9 @@ class ModuleIndex:
         # Bodies of control flow that runs them traced only under an enclosing trace (the table's `eager`):
         # (the body, its application, the unit of the call), applied once that unit is traced.
         self.eager_bodies: list[tuple[Unit, Application, Unit]] = []
+        # `jax.jit(obj.m)` with `obj` not `self`: what `obj` is needs the receivers' analysis
+        # (`instances.transformed_applies` resolves these sites).
+        self.method_transforms: list[tuple[cst.Call, Unit]] = []
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
@@ -708,8 +711,18 @@ class ModuleIndex:
             elif self.transform_of(call.func, unit) is not None or callee == "functools.partial":
                 if callee == "functools.partial":
                     continue  # handled when the partial is the argument of a transformation
-                for target, app in self._applications(call, unit, [], order):
+                applied = self._applications(call, unit, [], order)
+                for target, app in applied:
                     target.apply(app)
+                first = (
+                    call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
+                )
+                if (
+                    type(first) is cst.Attribute
+                    and type(first.value) is cst.Name
+                    and first.value.value not in ("self", "cls")
+                ):
+                    self.method_transforms.append((call, unit))
         self.promote_nested_transforms()
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:

@@ -385,9 +385,36 @@ def transformed_applies(index: ModuleIndex) -> None:
             for function, _ in index.resolve_function(haiku[0], unit):
                 function.apply(Application(kind, label, _after_leading(spec, haiku[1])))
                 applied_any = True
+    applied_any |= _transformed_methods(index)
     lifted_classes(index)
     if applied_any:  # a `jax.grad` inside the `__call__` now made traced runs under its trace too
         index.promote_nested_transforms()
+
+
+def _transformed_methods(index: ModuleIndex) -> bool:
+    """`jax.jit(model.step)` (any transformation) with `model` an instance of a project class (bound once to
+    `Model(...)`, or a parameter annotated with the class): the method runs under it, bound to the instance.
+    Whether any of this module's methods became traced."""
+    applied_any = False
+    for call, unit in index.method_transforms:
+        target = call.args[0].value
+        assert type(target) is cst.Attribute
+        found = index.transform_of(call.func, unit)
+        if found is None or target.attr.value in _APPLIES:
+            continue  # a linen or haiku `apply`: transformed_applies reads those
+        called = method_call(index, target, unit)
+        if called is None:
+            continue
+        name, keywords = found
+        spec = static_spec([*keywords, *call.args[1:]], name)
+        kind, label = TRANSFORMATIONS[name].kind, TRANSFORMATIONS[name].label
+        for method in called.units:
+            method.apply(Application(kind, label, spec, bound_self=True))
+            applied_any = True
+        if called.target is not None:  # another module's class: a fact for its module (project mode)
+            context = f"{label} '{index.module.code_for_node(target)}'"
+            record_transformed(index, called.target, kind, context, spec)
+    return applied_any
 
 
 # The tracing APIs that run a class's method (flax's lifted transformations of a Module class).
