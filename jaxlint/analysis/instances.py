@@ -400,9 +400,8 @@ def _transformed_methods(index: ModuleIndex) -> bool:
         target = call.args[0].value
         assert type(target) is cst.Attribute
         found = index.transform_of(call.func, unit)
-        if found is None or target.attr.value in _APPLIES:
-            continue  # a linen or haiku `apply`: transformed_applies reads those
-        called = method_call(index, target, unit)
+        # A linen or haiku `apply` is transformed_applies' above: `method_call` knows no `apply` (MODULE_METHODS).
+        called = method_call(index, target, unit) if found is not None else None
         if called is None:
             continue
         name, keywords = found

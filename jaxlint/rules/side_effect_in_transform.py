@@ -208,7 +208,9 @@ No automatic fix: what the side effect should become depends on the intent.
                     "the value: the writer fails on it while JAX traces (and on a value made static it would "
                     f"write once, not on every {per_run(ctx)}); record it from jax.debug.callback"
                 )
-            gets = "shows a tracer instead of the value" if kind == LOGS else "is handed a tracer, not the value"
+            gets = (
+                "shows a tracer instead of the value" if kind == LOGS else "is handed a tracer, not the value"
+            )
             return (
                 f"{what}() of traced value {culprit(shown, ctx)} inside {ctx.context} {HOST_EFFECTS[kind]} once "
                 f"while JAX traces the function, not on every {per_run(ctx)}, and {gets}; "

@@ -673,6 +673,13 @@ def ctx_haiku_transform(n, inner):
     return imports, defs, _twice(n, f"apply(params, None, {X(n)})", setup)
 
 
+def ctx_jit_bound_method(n, inner):
+    """`jax.jit(runner.fn)`: a method bound to an instance of a class of the module, `self` not traced."""
+    defs = [f"class {n.cls}Runner:", *indent(_fn(n, inner, f"self, {n.x}"))]
+    setup = (f"runner = {n.cls}Runner()", f"{n.fn}_jitted = {n.jit}(runner.{n.fn})")
+    return [], defs, _twice(n, f"{n.fn}_jitted({X(n)})", setup)
+
+
 CONTEXTS = {
     "jit": ctx_jit_decorator,
     "jit(f)": ctx_jit_assign,
@@ -697,6 +704,7 @@ CONTEXTS = {
     "numpyro MCMC": ctx_numpyro_mcmc,
     "haiku transform": ctx_haiku_transform,
     "eager": ctx_eager,
+    "jit(obj.method)": ctx_jit_bound_method,  # last: the rotation of the contexts above stays as verified
 }
 FRAMEWORKS = (
     "linen.apply",
