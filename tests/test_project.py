@@ -482,6 +482,52 @@ def test_module_init_consumes_the_key_across_modules(tmp_path: Path) -> None:
     assert codes(jaxlint.lint_paths([str(tmp_path / "train.py")])) == [("train.py", 17, "JAX301")]
 
 
+OPTIONAL_KEY_MODEL = """
+import jax
+import jax.numpy as jnp
+
+
+def attn(q, dropout_rng, pdrop):
+    if pdrop > 0.0:
+        q = q * jax.random.bernoulli(dropout_rng, 1.0 - pdrop, q.shape)
+    return jnp.tanh(q)
+"""
+OPTIONAL_KEY_CALLER = """
+import jax
+import jax.numpy as jnp
+
+from model import attn
+
+KEY = jax.random.key(0)
+
+
+def run(q):
+    return attn(q, dropout_rng={given}, pdrop={rate})
+
+
+@jax.jit
+def step(q):
+    return run(q).sum()
+
+
+x = jnp.ones(3)
+step(x)
+step(x)
+"""
+
+
+def test_a_none_key_passed_to_another_modules_function_is_no_key(tmp_path: Path) -> None:
+    """`attn(q, dropout_rng=None)` of another module, called on every call of a jitted function: None is no key
+    (EasyLM's blockwise attention was flagged "key 'None' reused"); a module constant key is one, reused."""
+    write(
+        tmp_path,
+        {"model.py": OPTIONAL_KEY_MODEL, "train.py": OPTIONAL_KEY_CALLER.format(given="None", rate="0.0")},
+    )
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+    write(tmp_path, {"train.py": OPTIONAL_KEY_CALLER.format(given="KEY", rate="0.5")})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 20, "JAX301")]  # the second step(x)
+
+
 def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) -> None:
     """`from .model import MLP` inside a package; MLP derives from the package's own linen base class, and
     the package's `__init__.py` re-exports it."""

@@ -27,6 +27,9 @@ from .key_model import (
 )
 from .paths import MAX_LOOP_DEPTH, LoopFrame, PathWalk
 
+# Names that are never a key (Python 3 cannot rebind them): `f(x, dropout_rng=None)` passes no key.
+_CONSTANTS = frozenset({"None", "True", "False"})
+
 
 class KeyVersions(PathWalk[State, Version]):
     """The key domain of one body's walk: versions, joins, consumption, assignment and expressions."""
@@ -88,7 +91,7 @@ class KeyVersions(PathWalk[State, Version]):
     def read(self, node: cst.BaseExpression, state: State) -> Version | None:
         """The version of a name, attribute chain or literal subscript, without evaluating anything."""
         if type(node) is cst.Name:
-            return self.lookup(node.value, state)
+            return self.lookup(node.value, state) if node.value not in _CONSTANTS else None
         if (
             type(node) is cst.Attribute or type(node) is cst.Subscript
         ):  # identity: isinstance() on libcst is slow
@@ -292,7 +295,7 @@ class KeyVersions(PathWalk[State, Version]):
         """Evaluate in order (consuming keys on the way); the version of the value when it is known."""
         # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
         if type(node) is cst.Name:
-            return self.lookup(node.value, state)
+            return self.lookup(node.value, state) if node.value not in _CONSTANTS else None
         if type(node) is cst.Call:
             return self.call(node, state)
         if type(node) is cst.Attribute or type(node) is cst.Subscript:
