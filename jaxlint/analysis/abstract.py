@@ -9,8 +9,8 @@ unknown stays silent: a rule speaks only about what the flags say.
 | kind | what it is | structure kept | made by the walk today |
 |---|---|---|---|
 | `bool`, `int`, `float`, `str`, `none` | a Python scalar | `literal` (not for floats) | literals, `True`/`False`/`None` |
-| `tuple` | a Python tuple | `items`, one `Value` each | tuple displays, and names bound to one |
-| `list` | a Python list | `items` | list displays (`containers.py`: only where the function never mutates, passes or aliases it) |
+| `tuple` | a Python tuple | `items`, one `Value` each (or `each`: every element alike) | tuple displays, and names bound to one; `jnp` calls giving tuples of arrays |
+| `list` | a Python list | `items` (or `each`) | list displays and `jnp` calls giving lists of arrays (`containers.py`: only where the function never mutates, passes or aliases it) |
 | `dict` | a dict with string keys | `keys`, `items`: the entries | dict displays (as lists) |
 | `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
 | `jax_array` | a JAX array (traced or concrete: the flags say) | `dtype` kind when known | `jnp`/`lax`/`jax.nn`/`jax.random` results |
@@ -62,6 +62,7 @@ class Value:
     items: tuple[Value, ...] | None = None  # a tuple's elements, an instance's field values (in `keys` order)
     keys: tuple[str, ...] | None = None  # an instance's fields
     definition: Any = None  # the Unit of a function, the ClassDef of a class or of an instance's class
+    each: Value | None = None  # every element of a tuple or list of unknown length (`jnp.split`'s arrays)
 
     def entry(self, key: str) -> Value | None:
         """A dict's entry under a string key; None when unknown."""
@@ -74,8 +75,11 @@ class Value:
         return bool(self.flags & TRACED)
 
     def item(self, index: int) -> Value | None:
-        """The element at `index` of a tuple or list of known length; None when unknown."""
-        if self.items is None or self.keys is not None or self.kind not in SEQUENCES:
+        """The element at `index` of a tuple or list of known length (or of known elements); None when
+        unknown."""
+        if self.items is None:
+            return self.each if self.kind in SEQUENCES else None
+        if self.keys is not None or self.kind not in SEQUENCES:
             return None
         if -len(self.items) <= index < len(self.items):
             return self.items[index]
@@ -140,4 +144,5 @@ def join(a: Value, b: Value) -> Value:
         items,
         a.keys if items is not None else None,
         a.definition if a.definition is b.definition else None,
+        join(a.each, b.each) if a.each is not None and b.each is not None else None,
     )

@@ -31,11 +31,13 @@ from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
+from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
 from .library_arrays import STACKERS as STACKERS
 from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .library_arrays import STATIC_INTS as STATIC_INTS
+from .library_arrays import TUPLE_RESULTS as TUPLE_RESULTS
 from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
 from .library_arrays import WIDE_DTYPES as WIDE_DTYPES

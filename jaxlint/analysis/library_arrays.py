@@ -121,10 +121,22 @@ CONDITION_SIZED = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
 STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
 # Functions that only convert (no per-row work to vectorize): the same values, as a JAX array ...
 CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.copy", "jax.device_put"})
-# ... and ones whose result is a list of arrays, not an array with rows.
+# ... and ones whose result is a list of arrays, not an array with rows (`atleast_*` only given several arrays:
+# given one, an array; ONE_ARGUMENT_ARRAY) ...
 LIST_RESULTS = frozenset(
     "jax.numpy." + n
     for n in "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays atleast_1d atleast_2d atleast_3d".split()
+)
+ONE_ARGUMENT_ARRAY = frozenset("jax.numpy." + n for n in "atleast_1d atleast_2d atleast_3d".split())
+# ... and ones whose result is always a tuple of arrays (named tuples among them): assigning to an item of it is
+# no array update. (`svd`, `qr` and `where` are not here: `compute_uv=False`, `mode="r"` and `where(c, x, y)`
+# give one array.)
+TUPLE_RESULTS = frozenset(
+    "jax.numpy." + n
+    for n in (
+        "nonzero unravel_index tril_indices triu_indices diag_indices ix_ divmod frexp modf histogram histogram2d "
+        "unique_all unique_counts unique_inverse linalg.eigh linalg.eig linalg.slogdet linalg.lstsq"
+    ).split()
 )
 # Grids of floats (`np.linspace(a, b, n)`): iterated, every step gives a new float value, so a loop over one
 # handing its element to a static argument compiles anew on every step.

@@ -24,11 +24,14 @@ from .library import (
     FLOAT_RESULTS,
     KEY_RESULTS,
     LINEN_PARAM_METHODS,
+    LIST_RESULTS,
     OBSERVED_KEYWORD,
+    ONE_ARGUMENT_ARRAY,
     PYTHON_IF_OPERAND_IS,
     RESULT_DTYPES,
     SCALAR_FIELD_TYPES,
     TRACED_RESULT,
+    TUPLE_RESULTS,
 )
 from .linen_values import layer_flags, param_flags
 from .names import dotted_name
@@ -344,12 +347,12 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if name in ARITHMETIC_BUILTINS:
             return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
         if name.startswith(ARRAY_NAMESPACES) or name in ARRAY_FUNCTIONS:
-            out = ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0)
-            if (scope.kind >= STRICT and scope.staged) or (
+            traced = (scope.kind >= STRICT and scope.staged) or (
                 scope.kind >= GRAD and args & (TRACED | HOLDS_TRACED)
-            ):
-                out |= TRACED
-            return out
+            )
+            if _sequence_result(name, node):  # `jnp.split(x, 2)`: a list (or tuple) of arrays, not one array
+                return (HOLDS_TRACED if traced else 0) | (LIST if name in LIST_RESULTS else 0)
+            return ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0) | (TRACED if traced else 0)
         if name in NUMPY_DELEGATING and node.args and node.args[0].keyword is None:
             # `np.all(c < 0)` on a JAX array: `(c < 0).all()`, a JAX array (a tracer where the argument is one)
             first = evaluate(node.args[0].value, scope)
@@ -369,6 +372,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return 0
         if not receiver and method in LINEN_PARAM_METHODS:
             return param_flags(func, scope)
+        if receiver & TRACED and not receiver & ARRAY and method == "copy":
+            return receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
         if receiver & TRACED:
             bool_result = method in ("any", "all") or (
                 method == "astype" and node.args and _is_bool_dtype(node.args[0].value)
@@ -392,6 +397,15 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
             return TRACED | ARRAY
     return 0
+
+
+def _sequence_result(name: str, node: cst.Call) -> bool:
+    """Whether the call gives a list or tuple of arrays (library_arrays' LIST_RESULTS, TUPLE_RESULTS)."""
+    if name in TUPLE_RESULTS:
+        return True
+    if name not in LIST_RESULTS:
+        return False
+    return name not in ONE_ARGUMENT_ARRAY or sum(1 for a in node.args if a.keyword is None) > 1
 
 
 # Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.
@@ -703,7 +717,8 @@ _DTYPE_WORDS = (
 
 
 def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | None:
-    """A record constructor's instance, a JAX or NumPy array, a PRNG key; None for any other call."""
+    """A record constructor's instance, a JAX or NumPy array, a PRNG key, a list or tuple of JAX arrays; None
+    for any other call."""
     name = scope.qualname(call.func)
     if name is None:
         return _record(call, scope) if type(call.func) is cst.Name else None
@@ -720,6 +735,10 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
     if returns_one_array(name):
         flags = evaluate(call, scope) if flags is None else flags
         return array("jax_array", flags, _dtype(call, name, scope)) if flags & ARRAY else None
+    if _sequence_result(name, call):  # `jnp.split(x, 2)`: a list of JAX arrays (tracers where it holds them)
+        flags = evaluate(call, scope) if flags is None else flags
+        element = array("jax_array", ARRAY | (TRACED if flags & HOLDS_TRACED else 0))
+        return Value(flags, "list" if name in LIST_RESULTS else "tuple", each=element)
     return None
 
 
@@ -751,9 +770,11 @@ def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
 
 def element_values(value: Value, count: int) -> tuple[Value, ...] | None:
     """What unpacking `value` into `count` targets gives each, when its structure says; else None."""
-    if value.items is None or value.kind not in ("tuple", "list") or len(value.items) != count:
+    if value.kind not in ("tuple", "list"):
         return None
-    return value.items
+    if value.items is None:
+        return (value.each,) * count if value.each is not None else None
+    return value.items if len(value.items) == count else None
 
 
 def _record(call: cst.Call, scope: Scope) -> Value | None:

@@ -21,11 +21,13 @@ from jaxlint.analysis.library import (
     FLOAT_RESULTS,
     LIST_RESULTS,
     NUMPY_SHAPE_ONLY,
+    ONE_ARGUMENT_ARRAY,
     ONE_ARGUMENT_VALUE_SIZED,
     RESULT_DTYPES,
     STACKERS,
     STATIC_INT_METHODS,
     STATIC_INTS,
+    TUPLE_RESULTS,
     VALUE_SIZED,
     WIDE_CONSTRUCTORS,
     WIDE_DTYPES,
@@ -258,3 +260,37 @@ def test_list_result_is_a_sequence_of_arrays(name: str) -> None:
     assert isinstance(result, (list, tuple)) and all(isinstance(r, jax.Array) for r in result), (
         f"{name}: {type(result)}"
     )
+
+
+# The arguments each tuple-giving function is called with (a vector `v`, a square matrix `m`).
+_TUPLE_CALLS = {
+    "unravel_index": lambda f, v, m: f(3, (2, 3)),
+    "tril_indices": lambda f, v, m: f(3),
+    "triu_indices": lambda f, v, m: f(3),
+    "diag_indices": lambda f, v, m: f(3),
+    "ix_": lambda f, v, m: f(v, v),
+    "divmod": lambda f, v, m: f(v, 2.0),
+    "histogram2d": lambda f, v, m: f(v, v),
+    "linalg.lstsq": lambda f, v, m: f(m, v[:3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_RESULTS))
+def test_tuple_result_is_a_tuple_of_arrays(name: str) -> None:
+    function, v, m = resolve(name), jnp.arange(1.0, 7.0), jnp.eye(3) + 1.0
+    short = name.removeprefix("jax.numpy.")
+    result = (
+        _TUPLE_CALLS[short](function, v, m)
+        if short in _TUPLE_CALLS
+        else function(m if "linalg" in short else v)
+    )
+    assert isinstance(result, tuple) and all(isinstance(r, jax.Array) for r in result), (
+        f"{name}: {type(result)}"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(ONE_ARGUMENT_ARRAY))
+def test_one_argument_array_is_an_array_given_one(name: str) -> None:
+    function = resolve(name)
+    assert isinstance(function(jnp.ones(2)), jax.Array)
+    assert isinstance(function(jnp.ones(2), jnp.ones(2)), list)
