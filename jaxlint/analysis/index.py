@@ -684,6 +684,8 @@ class ModuleIndex:
                                 target.apply(app)
             elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
                 api = TRACING_APIS[callee]
+                if api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
+                    continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
                 for position, keyword in api.traces:
                     found = argument(call, position, keyword)
                     if found is None:
@@ -760,6 +762,11 @@ class ModuleIndex:
                     # Under the outer trace the body is staged out; its undifferentiated arguments are
                     # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
+
+
+def _false(found: cst.Arg | None) -> bool:
+    """An argument written as the literal False."""
+    return found is not None and type(found.value) is cst.Name and found.value.value == "False"
 
 
 _REASSIGNING = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For})

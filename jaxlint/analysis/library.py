@@ -226,6 +226,9 @@ class Api:
     host: str = ""
     # The kind of host object it returns (HOST_OBJECTS says what that object's methods do).
     makes: str = ""
+    # Given `<eager_keyword>=False` (jaxopt's `jit=False`), it calls the callable eagerly, once per iteration:
+    # nothing is traced there that the call itself does not trace.
+    eager_keyword: str = ""
 
 
 _OPTAX = "optax 0.2.8"
@@ -307,9 +310,10 @@ APIS: dict[str, Api] = {
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
     # jaxopt jits its steps with the extra arguments of `run(init, *args)` as jit arguments: every parameter
-    # of the objective is a tracer, a Python bool given to `run` included.
+    # of the objective is a tracer, a Python bool given to `run` included; with `jit=False` its loop is Python
+    # and the objective runs on every iteration.
     **{
-        f"jaxopt.{name}": Api(_JAXOPT, ((0, keyword),), label="jaxopt objective")
+        f"jaxopt.{name}": Api(_JAXOPT, ((0, keyword),), label="jaxopt objective", eager_keyword="jit")
         for name, keyword in _JAXOPT_SOLVERS.items()
     },
     # optimistix: `fn(y, args)` under equinox's filter_jit: `y` is traced, `args` is what the caller gave.

@@ -373,7 +373,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if not receiver and method in LINEN_PARAM_METHODS:
             return param_flags(func, scope)
         if receiver & TRACED and not receiver & ARRAY and method == "copy":
-            return receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
+            return (
+                receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
+            )
         if receiver & TRACED:
             bool_result = method in ("any", "all") or (
                 method == "astype" and node.args and _is_bool_dtype(node.args[0].value)

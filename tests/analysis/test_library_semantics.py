@@ -467,6 +467,32 @@ CHECKS: dict[str, Callable[[str], None]] = {
 }
 
 
+@pytest.mark.parametrize("name", sorted(n for n, api in APIS.items() if api.eager_keyword))
+def test_eager_keyword_runs_the_callable_on_every_iteration(name: str) -> None:
+    """Given `<eager_keyword>=False` (jaxopt's `jit=False`) the solver calls the objective on every iteration:
+    more iterations, more calls; given nothing, it traces it a fixed number of times whatever the iterations."""
+    pytest.importorskip("jaxopt")
+    api = APIS[name]
+    keyword = api.traces[0][1]
+
+    def calls(maxiter: int, **options: bool) -> int:
+        count = [0]
+
+        def fun(p):
+            count[0] += 1
+            if keyword == "residual_fun":
+                return jnp.sin(p) * jnp.arange(1.0, 3.0) + p**3 - 5.0
+            if keyword == "fixed_point_fun":
+                return 0.9 * p + 0.01
+            return jnp.sum((p - 1.0) ** 4)
+
+        resolve(name)(**{keyword: fun}, maxiter=maxiter, tol=1e-30, **options).run(jnp.zeros(2))
+        return count[0]
+
+    assert calls(3) == calls(6), f"{name}: traced once per run"
+    assert calls(3, **{api.eager_keyword: False}) < calls(6, **{api.eager_keyword: False}), name
+
+
 @pytest.mark.parametrize("name", sorted(APIS))
 def test_api_entry(name: str) -> None:
     api = APIS[name]
