@@ -126,11 +126,17 @@ def array(kind: str, flags: int, dtype: str | None = None) -> Value:
     return Value(flags, kind, dtype=dtype)
 
 
+_MAY = TRACED | HOLDS_TRACED
+
+
 def join(a: Value, b: Value) -> Value:
     """What a name holds after a merge where it holds `a` on one side and `b` on the other."""
     if a is b or a == b:
         return a
-    flags = a.flags | b.flags
+    # TRACED and HOLDS_TRACED hold where they may hold on either side; what the value is (ARRAY, BOOL, LIST)
+    # only where both sides agree: a JAX array on one path and a list on the other (`if altup: outputs =
+    # layer.correct(...)`) may be the list.
+    flags = (a.flags | b.flags) & _MAY | (a.flags & b.flags)
     if a.kind != b.kind:
         return plain(flags)
     items = None
