@@ -528,6 +528,73 @@ def test_a_none_key_passed_to_another_modules_function_is_no_key(tmp_path: Path)
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("train.py", 20, "JAX301")]  # the second step(x)
 
 
+STATIC_CALLEE = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, static_argnames={static})
+def fill(n, shape, key):
+    init = jnp.zeros(shape)
+    return jax.random.permutation(key, init.at[..., :n].set(1.0), axis=-1, independent=True)
+"""
+STATIC_COUNTS = """
+from dataclasses import dataclass
+
+import jax
+
+
+@jax.tree_util.register_static
+@dataclass(frozen=True)
+class Counts:
+    values: tuple
+"""
+STATIC_CALLER = """
+import jax
+
+from counts import Counts
+from fock import fill
+
+
+@jax.jit
+def outer(counts, key):
+    keys = jax.random.split(key, 2)
+    return [fill(n, (3, 4), keys[i]) for i, n in enumerate(counts.values)]
+
+
+outer(Counts((1, 2)), jax.random.key(0))
+"""
+
+
+def test_a_jitted_function_called_from_another_modules_traced_code_keeps_its_static_parameters(
+    tmp_path: Path,
+) -> None:
+    """`fill(n, ...)` jitted with `n` static, called from another module's jitted code with a value the linter
+    takes for traced (a field of a parameter whose class is static to JAX): `n` is a Python int in `fill`
+    whatever the caller holds (netket's `_random_states_with_constraint_fock` was flagged JAX102); with `n` not
+    static, its own jit traces it and the slice bound is found. Both run on JAX as said."""
+    for static, expected in (('("n", "shape")', []), ('("shape",)', [("fock.py", 10, "JAX102")])):
+        files = {
+            "fock.py": STATIC_CALLEE.format(static=static),
+            "counts.py": STATIC_COUNTS,
+            "main.py": STATIC_CALLER,
+        }
+        write(tmp_path, files)
+        assert codes(jaxlint.lint_paths([str(tmp_path)])) == expected, static
+        run = subprocess.run(
+            [sys.executable, "main.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        )
+        assert (run.returncode == 0) == (not expected), run.stderr[-2000:]
+        assert not expected or "\nIndexError: " in run.stderr, run.stderr[-2000:]  # the class JAX102 names
+
+
 def test_module_init_through_a_package_and_a_project_base_class(tmp_path: Path) -> None:
     """`from .model import MLP` inside a package; MLP derives from the package's own linen base class, and
     the package's `__init__.py` re-exports it."""

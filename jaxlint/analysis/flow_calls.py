@@ -207,6 +207,15 @@ class FlowCalls:
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
                     if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if (
+                        not fact.rest
+                        and callee.is_target
+                        and not any(a.kind == GRAD for a in callee.applications)
+                    ):
+                        # A call of a jitted function: its own transformation says which parameters hold
+                        # tracers (a static one never does), whatever the caller passes, as in `_propagate`.
+                        self._mark(callee, set(), fact.kind, fact.context)
+                        continue
                     # Static by name or counted from the end (`static_argnames="train"`, `static_argnums=-1`):
                     # only this module knows which positions those are; a static parameter holds no tracer.
                     params = positional_params(callee.params)[1 if bound else 0 :]
