@@ -11,6 +11,7 @@ import libcst as cst
 
 from ..syntax import none_comparison
 from .abstract import NOTHING
+from .context import RuleContext
 from .flow_frame import Frame
 from .kinds import ARRAY, NONE, TRACED
 from .values import (
@@ -69,14 +70,19 @@ def _literal_truth(node: cst.BaseExpression) -> bool | None:
     return None
 
 
-def tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
+def tracer_check(test: cst.BaseExpression, frame: RuleContext) -> bool | None:
     """`if isinstance(x, jax.core.Tracer):` on a traced `x` always runs its body, `if not isinstance(...)` never
     (equinox's `error_if` reads `pred` only after such a check). `isinstance(x, (int, float))`, `bool`, NumPy
     types: never true of a tracer, so the body does not run under the trace; `isinstance(x, jax.Array)` of a
     traced array always is."""
+    if type(test) is cst.BooleanOperation:  # `_is_tracer(x) or x`: the right side is read only when needed
+        left = tracer_check(test.left, frame)
+        decisive = type(test.operator) is cst.Or
+        return left if left is decisive else None
     negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
     if type(test) is cst.UnaryOperation and negate:
         test = test.expression
+    test = _inlined_check(test, frame)
     kinds = _isinstance_types(test, frame)
     if kinds is None:
         return None
@@ -93,7 +99,40 @@ def tracer_check(test: cst.BaseExpression, frame: Frame) -> bool | None:
     return None
 
 
-def _isinstance_types(test: cst.BaseExpression, frame: Frame) -> list[str] | None:
+def _inlined_check(test: cst.BaseExpression, frame: RuleContext) -> cst.BaseExpression:
+    """`_is_tracer(x)` of a same-module `def _is_tracer(v): return isinstance(v, T)`: `isinstance(x, T)` (T read
+    in the helper's module, which is this one); else the test as it is."""
+    if type(test) is not cst.Call or len(test.args) != 1 or test.args[0].keyword or test.args[0].star:
+        return test
+    found = frame.index.resolve_function(test.func, frame.unit)
+    helper = found[0][0].node if len(found) == 1 and not found[0][1] else None
+    if type(helper) is not cst.FunctionDef:
+        return test
+    params, body = helper.params, helper.body.body
+    if len(params.params) != 1 or params.posonly_params or params.kwonly_params or len(body) != 1:
+        return test
+    line = body[0]
+    if (
+        type(line) is not cst.SimpleStatementLine
+        or len(line.body) != 1
+        or type(line.body[0]) is not cst.Return
+    ):
+        return test
+    returned = line.body[0].value
+    if not (
+        type(returned) is cst.Call
+        and len(returned.args) == 2
+        and type(returned.args[0].value) is cst.Name
+        and returned.args[0].value.value == params.params[0].name.value
+        and frame.qualname(returned.func) == "builtins.isinstance"
+    ):
+        return test
+    return returned.with_changes(
+        args=[returned.args[0].with_changes(value=test.args[0].value), returned.args[1]]
+    )
+
+
+def _isinstance_types(test: cst.BaseExpression, frame: RuleContext) -> list[str] | None:
     """The qualified names of the types in `isinstance(x, T)` / `isinstance(x, (T1, T2))`; None when the test
     is not such a call or a type is not known by name."""
     if not (

@@ -402,7 +402,7 @@ def _transformed_methods(index: ModuleIndex) -> bool:
         found = index.transform_of(call.func, unit)
         # A linen or haiku `apply` is transformed_applies' above: `method_call` knows no `apply` (MODULE_METHODS).
         called = method_call(index, target, unit) if found is not None else None
-        if called is None:
+        if found is None or called is None:
             continue
         name, keywords = found
         spec = static_spec([*keywords, *call.args[1:]], name)

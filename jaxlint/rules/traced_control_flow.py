@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.flow_guards import tracer_check
 from ..analysis.values import pytree_data_field
 from .base import Rule
 from .common import culprit
@@ -103,6 +104,8 @@ No automatic fix: the right replacement depends on whether both branches can be 
         # A bare traced parameter may be a pytree (`if params:` is legal); only arrays are flagged.
         if ctx.kind < STRICT or ctx.flags(test) & (TRACED | ARRAY) != TRACED | ARRAY:
             return
+        if tracer_check(test, ctx) is not None:
+            return  # `_is_tracer(x) or x`: decided by what a tracer is, the traced part is never tested
         self._cover(test)
         ctx.report(
             self,
