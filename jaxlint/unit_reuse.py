@@ -28,6 +28,7 @@ from typing import Any
 import libcst as cst
 
 from .reparse import _common_ends
+from .word_edits import refusal
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -205,14 +206,20 @@ def plan(
         return _refuse(memo, "parsed whole")
     if not after or len(before) != len(after):
         return _refuse(memo, "statements")
+    renamed: dict[int, frozenset[str]] = {}  # changed statements whose words changed -> their old words
     for old, new in zip(before, after, strict=True):
         if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
             return _refuse(memo, "module-level code")
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         old_tokens = _tokens(old_code)
-        if old_tokens is None or old_tokens != _tokens(new_code):
+        if old_tokens is None:
             return _refuse(memo, "tokens")
-    members, why = _component(after, module, index, memo)
+        if old_tokens != _tokens(new_code):
+            why = refusal(old, new, old_code, new_code, index.imports, memo.module.code_for_node)
+            if why:
+                return _refuse(memo, why)
+            renamed[id(new)] = frozenset(_WORD.findall(old_code))
+    members, why = _component(after, module, index, memo, renamed)
     if why:
         return _refuse(memo, why)
     if members - {id(statement) for statement in after} - memo.reached:
@@ -243,7 +250,7 @@ _UNITS = (cst.FunctionDef, cst.ClassDef)
 
 
 def _component(
-    changed: list[cst.CSTNode], module: cst.Module, index: Any, memo: UnitMemo
+    changed: list[cst.CSTNode], module: cst.Module, index: Any, memo: UnitMemo, renamed: dict[int, frozenset[str]]
 ) -> tuple[set[int], str]:
     """The top-level statements to walk again (ids), with the reason for a full lint instead ("" when none):
     - the changed defs and classes, and every def, class or line that only reads (`_only_reads`) tied to
@@ -261,6 +268,10 @@ def _component(
         name for name, bindings in root.bindings.items() if all(id(b.node) in imported for b in bindings)
     }
     bound = (set(root.bindings) - import_only) | set(root.defs)  # names another statement may bind
+    # A method's callers are found by its name too (`obj.m(...)`: `receivers._sites_naming`): where words
+    # changed, a statement naming one is tied to the classes defining it.
+    methods = {u.name for u in index.units.values() if u.class_node is not None} if renamed else set()
+    bound |= methods
     names = bound | import_only
     declared = set().union(*(unit.declared_globals for unit in index.units.values()))
     by_name: dict[str, list[cst.CSTNode]] = {}
@@ -289,17 +300,17 @@ def _component(
     seen: set[str] = set()
     while todo:
         statement = todo.pop()
-        found = words[id(statement)]
+        found = words[id(statement)] | renamed.get(id(statement), frozenset())  # (before the edit too)
         if found & declared:
             return members, "global"  # (a `global` in any unit: its name is bound from inside a def)
         for name in found & names:
             if name in seen:
                 continue
             seen.add(name)
-            if name in provided:
+            if name in provided and name not in methods:
                 _provide(name, binders, reads, words, names, provided, also)
                 continue
-            if name in import_only and name not in code:
+            if name in import_only and name not in code and name not in methods:
                 continue  # bound by the import lines (walked in both walks) and narrowed by no code
             for other in by_name.get(name, ()):
                 if id(other) in members:
