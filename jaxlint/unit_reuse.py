@@ -28,7 +28,7 @@ from typing import Any
 import libcst as cst
 
 from .reparse import _common_ends
-from .word_edits import refusal
+from .word_edits import pytrees, refusal
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -70,6 +70,7 @@ class UnitMemo:
     spans: Any = None  # (module, text, starts): the server's parse (`reparse.Parsed`), for `words`
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
     refused: str = ""  # why the last lint did not reuse (for the bench)
+    pytrees: Any = None  # (a module, `word_edits.pytrees` of it): kept from the last plan that read it
     tied: int = 0  # how many statements the last reuse walked besides the changed ones (for tests)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
     # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
@@ -219,6 +220,13 @@ def plan(
             if why:
                 return _refuse(memo, why)
             renamed[id(new)] = frozenset(_WORD.findall(old_code))
+    if renamed:  # the pytree model is a module-wide table read from classes' and functions' bodies
+        kept = memo.pytrees
+        old_pytrees = kept[1] if kept is not None and kept[0] is memo.module else pytrees(memo.module, index.imports)
+        new_pytrees = pytrees(module, index.imports)
+        memo.pytrees = (module, new_pytrees)  # (the next lint's old one, if this one succeeds)
+        if old_pytrees != new_pytrees:
+            return _refuse(memo, "pytree model")
     members, why = _component(after, module, index, memo, renamed)
     if why:
         return _refuse(memo, why)

@@ -38,6 +38,7 @@ import libcst as cst
 
 from .analysis.held_keys import writes_outside_constructors
 from .analysis.jit import STATIC_KEYWORDS
+from .analysis.pytrees import PytreeModel
 from .syntax import CHILDREN, dotted_name
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -70,7 +71,9 @@ def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, im
         if kind not in _FREE:
             return "structure"
         previous = old_tokens[at - 1][1] if at else ""
-        if head in _REFUSED_HEADS or previous in ("def", "class") or in_class and not in_def:
+        if head in _REFUSED_HEADS or previous in ("def", "class"):
+            return "declarations"
+        if in_class and not in_def and not _alone(old_tokens, at):  # (a docstring or other bare string)
             return "declarations"
         if kind == tokenize.NAME:
             if _keyword(before) or _keyword(after):
@@ -114,6 +117,28 @@ def _scan(code: str) -> list[tuple[int, str, str, bool]] | None:
     except (tokenize.TokenError, SyntaxError):
         return None
     return out
+
+
+def _alone(tokens: list[tuple[int, str, str, bool]], at: int) -> bool:
+    """Whether the token at `at` is a string that is a statement of its own."""
+    before = tokens[at - 1][0] if at else tokens[at][0]
+    after = tokens[at + 1][0] if at + 1 < len(tokens) else tokens[at][0]
+    return (
+        tokens[at][0] == tokenize.STRING
+        and before in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+        and after == tokenize.NEWLINE
+    )
+
+
+def pytrees(module: cst.Module, imports: Any) -> tuple:
+    """What the module's pytree model (`analysis.pytrees`: a module-wide table of its pytree classes and their
+    static fields, read by any statement's walk) holds, comparable."""
+    model = PytreeModel(module, imports)
+    classes = sorted(
+        (c.name, c.how, sorted(c.static), sorted(c.data), sorted(c.field_types.items()))
+        for c in model.classes.values()
+    )
+    return model.static_names, classes
 
 
 def _keyword(word: str) -> bool:

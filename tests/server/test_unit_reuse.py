@@ -168,6 +168,27 @@ def poke(obj, value):
     return obj, text, mixed
 
 
+@jax.tree_util.register_pytree_node_class
+class Config:
+    def __init__(self, width, flag):
+        self.width = width
+        self.flag = flag
+
+    def tree_flatten(self):
+        return (self.width,), (self.flag,)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, *aux)
+
+
+@jax.jit
+def configured(cfg, x):
+    if cfg.width > 0:
+        return x
+    return x * 2
+
+
 def tail():
     return 0
 """
@@ -238,6 +259,8 @@ EDITS = [
     (r"\bx\b", ["x", "xs", "scaled", "fast_scaled", "named"]),
     (r"double\(z\)", ["doubl(z)", "double(z)"]),
     (r"\.apply\(x\)", [".aply(x)", ".apply(x)", ".draw(x)"]),
+    # A pytree's static fields (a module-wide table: `configured` reads `cfg.width` of an unknown class).
+    (r"\(self\.width,\), \(self\.flag,\)", ["(self.flag,), (self.width,)", "(self.width,), (self.flag,)"]),
 ]
 
 
@@ -408,6 +431,7 @@ _WORD_EDITS = [
     ("    label = \"plain\"", "    enable_x64 = \"plain\"", False),
     ("jnp.sum(x)", "jnp.sum(xx)", False),  # inside a call the analysis knows
     ("def named(x, n):", "def name(x, n):", False),  # a def's name
+    ("(self.width,), (self.flag,)", "(self.flag,), (self.width,)", False),  # pytree fields: JAX101 goes
 ]
 
 
