@@ -418,17 +418,17 @@ def test_reuse_through_the_language_server(session_factory, tmp_path):
 # compared with a full lint whatever the gate decides; the gate's decision is checked too, so that a gate
 # letting through what it must refuse fails here even where the findings happen to agree.
 _WORD_EDITS = [
-    ("    label = \"plain\"", "    tag = \"plain\"", True),  # a local renamed (its use now unbound)
+    ('    label = "plain"', '    tag = "plain"', True),  # a local renamed (its use now unbound)
     ('"plain"', '"plainer"', True),  # a string in a body
     ("jnp.frobnicate(value)", "jnp.frobnicat(value)", True),  # an imported module's function, typed
     ("double(z)", "doubl(z)", False),  # `double`: a dtype's name too
     ("jnp.array(2**40)", "jnp.arra(2**40)", False),  # a function jaxlint's tables name
     ("    b = a * 4", "    bb = a * 4", True),  # typing a new name
     ("def quiet(a):\n    b = a", "def quiet(q):\n    b = q", True),  # a parameter renamed
-    ("    text = \"a string\"", "    text = \"a strings\"", True),
+    ('    text = "a string"', '    text = "a strings"', True),
     ("obj.other = value", "obj.pool = value", False),  # an attribute Holder keeps: JAX301 in twice()
-    ("    label = \"plain\"", "    label = \"jax_enable_x64\"", False),  # x64 mentioned
-    ("    label = \"plain\"", "    enable_x64 = \"plain\"", False),
+    ('    label = "plain"', '    label = "jax_enable_x64"', False),  # x64 mentioned
+    ('    label = "plain"', '    enable_x64 = "plain"', False),
     ("jnp.sum(x)", "jnp.sum(xx)", False),  # inside a call the analysis knows
     ("def named(x, n):", "def name(x, n):", False),  # a def's name
     ("(self.width,), (self.flag,)", "(self.flag,), (self.width,)", False),  # pytree fields: JAX101 goes
