@@ -25,7 +25,6 @@ outside constructors. An edit passes (`refusal` returns "") when:
 
 from __future__ import annotations
 
-import ast
 import functools
 import io
 import keyword
@@ -42,7 +41,6 @@ from .analysis.pytrees import PytreeModel
 from .syntax import CHILDREN, dotted_name
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\.?")
 _IGNORED = frozenset({tokenize.COMMENT, tokenize.NL})
 _FREE = frozenset(
     {tokenize.NAME, tokenize.STRING, tokenize.NUMBER, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
@@ -54,6 +52,8 @@ _SUBSTRINGS = ("x64", "register")
 def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, imports: Any, code: Any) -> str:
     """Why an edit from `old` to `new` (a top-level def or class, its code) may not be reused ("" when it
     may); `imports` is the module's import table, `code` gives a node of the old module its code."""
+    if not _known()[2]:
+        return "no tables"  # (jaxlint's sources not readable: nothing is known to be unknown)
     old_tokens, new_tokens = _scan(old_code), _scan(new_code)
     if old_tokens is None or new_tokens is None or len(old_tokens) != len(new_tokens):
         return "structure"
@@ -181,39 +181,29 @@ def _significant(call: cst.Call, imports: Any) -> bool:
     return qualname is not None and qualname in strings
 
 
+# A string literal's text up to its end or its first `{` (an f-string's field): a name or a dotted name.
+_STRING = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.?)(?=["'{])""")
+
+
 @functools.cache
 def _known() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
     """The words (split at dots) and whole dotted names of every string in jaxlint's analysis and rules that
-    could name something (no spaces; docstrings left out), and their data files' words; with the last words
-    of the dotted ones, which a `startswith` test may match a longer word with."""
+    could name something (read from their source text: every quoted name, docstrings' and comments' too, a
+    few more than the code holds), and their data files' words; with the last words of the dotted ones,
+    which a `startswith` test may match a longer word with."""
     root = Path(__file__).parent
     strings: set[str] = set()
-    for folder in ("analysis", "rules"):
-        for path in sorted((root / folder).rglob("*")):
-            if path.suffix == ".py":
-                strings.update(_constants(ast.parse(path.read_text(encoding="utf-8"))))
-            elif path.is_file() and path.suffix == ".txt":
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    if not line.startswith("#"):
-                        strings.update(_WORD.findall(line))
+    try:
+        for folder in ("analysis", "rules"):
+            for path in sorted((root / folder).rglob("*")):
+                if path.suffix == ".py":
+                    strings.update(_STRING.findall(path.read_text(encoding="utf-8")))
+                elif path.is_file() and path.suffix == ".txt":
+                    for line in path.read_text(encoding="utf-8").splitlines():
+                        if not line.startswith("#"):
+                            strings.update(_WORD.findall(line))
+    except (OSError, ValueError):
+        strings.clear()
     words = {word for string in strings for word in string.split(".") if word}
     prefixes = {string.rstrip(".").rpartition(".")[2] for string in strings if "." in string}
     return frozenset(words), tuple(sorted(p for p in prefixes if p)), frozenset(strings)
-
-
-def _constants(tree: ast.AST) -> set[str]:
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-    }
-    return {
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and id(node) not in docstrings
-        and _DOTTED.fullmatch(node.value)
-    }
