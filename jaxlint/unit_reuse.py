@@ -221,7 +221,7 @@ def plan(
         if old_tokens is None:
             return _refuse(memo, "tokens")
         if old_tokens != _tokens(new_code):
-            why = refusal(old, new, old_code, new_code, index.imports, memo.module.code_for_node)
+            why = refusal(old, new, old_code, new_code, index, memo.module.code_for_node)
             if why:
                 return _refuse(memo, why)
             renamed[id(new)] = frozenset(_WORD.findall(old_code))

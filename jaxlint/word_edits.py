@@ -16,11 +16,17 @@ outside constructors. An edit passes (`refusal` returns "") when:
   `jaxlint/analysis`, `jaxlint/rules` and their data, split at dots, and every word a dotted one's last word
   begins: `jax.random` stands for `jax.randomx` too), a keyword, or a static-argument keyword; no changed name
   or string holds `x64` or `register` (matched as substrings);
-- every call the analysis may know (its function's last word or its qualified name is `_known`, or its
-  function is not a dotted name: `jax.jit(f)(x)`) is the same code before and after: so every call site a
-  module-wide pass looks up in a table reads the same arguments, and the others' qualified names
-  (`jnp.foo` -> `jnp.fo`) are in no table;
-- the attribute writes outside constructors count the same (`held_keys.writes_outside_constructors`).
+- every call the analysis may know (its function's last word or its qualified name is `_known`, a word of
+  the settings' jit decorators, or its function is not a dotted name: `jax.jit(f)(x)`) is the same code
+  before and after: so every call site a module-wide pass looks up in a table reads the same arguments, and
+  the others' qualified names (`jnp.foo` -> `jnp.fo`) are in no table; and no call makes a TrainState
+  (`APPLY_FN_FACTORIES`: `instances.applied_module` follows its `model.apply` to the binding of `model`);
+- the attribute writes outside constructors count the same (`held_keys.writes_outside_constructors`), and
+  (`unit_reuse.plan`, over the whole module) the pytree model holds the same classes and static fields
+  (`pytrees`: it reads `tree_flatten` methods and field-making helpers' bodies).
+The `_known` words are a generic bound: wider than the tables the module-wide passes read (an edit inside
+`jnp.sum(...)` is refused although no such pass reads `jnp.sum`'s sites), so that a table added later is
+covered without a change here.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import libcst as cst
 
 from .analysis.held_keys import writes_outside_constructors
 from .analysis.jit import STATIC_KEYWORDS
+from .analysis.library import APPLY_FN_FACTORIES
 from .analysis.pytrees import PytreeModel
 from .syntax import CHILDREN, dotted_name
 
@@ -49,9 +56,10 @@ _REFUSED_HEADS = frozenset({"@", "import", "from", "global", "nonlocal", "class"
 _SUBSTRINGS = ("x64", "register")
 
 
-def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, imports: Any, code: Any) -> str:
+def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, index: Any, code: Any) -> str:
     """Why an edit from `old` to `new` (a top-level def or class, its code) may not be reused ("" when it
-    may); `imports` is the module's import table, `code` gives a node of the old module its code."""
+    may); `index` is the new module's (its import table is the old one's: no import line changed), `code`
+    gives a node of the old module its code."""
     if not _known()[2]:
         return "no tables"  # (jaxlint's sources not readable: nothing is known to be unknown)
     old_tokens, new_tokens = _scan(old_code), _scan(new_code)
@@ -84,7 +92,7 @@ def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, im
                 return "known words"
         if kind != tokenize.NUMBER and any(s in t.lower() for t in (before, after) for s in _SUBSTRINGS):
             return "known words"
-    if _known_call_changed(old, new, imports, code):
+    if _known_call_changed(old, new, index, code):
         return "known calls"
     if writes_outside_constructors(old) != writes_outside_constructors(new):
         return "attribute writes"
@@ -151,15 +159,17 @@ def _plain(word: str) -> bool:
     return word not in words and not word.startswith(prefixes)
 
 
-def _known_call_changed(old: cst.CSTNode, new: cst.CSTNode, imports: Any, code: Any) -> bool:
+def _known_call_changed(old: cst.CSTNode, new: cst.CSTNode, index: Any, code: Any) -> bool:
     """Whether a call the analysis may know changed (or the two trees differ in shape: an f-string's parts)."""
     stack = [(old, new)]
     while stack:
         a, b = stack.pop()
         if type(a) is not type(b):
             return True
-        if type(a) is cst.Call and (_significant(a, imports) or _significant(b, imports)):
-            if code(a) != code(b):
+        if type(a) is cst.Call and (_significant(a, index) or _significant(b, index)):
+            if code(a) != code(b) or index.imports.qualname(a.func) in APPLY_FN_FACTORIES:
+                # (`applied_module` follows the factory's `model.apply` to `model`'s binding, anywhere in
+                # the statement, and any statement's walk reads it: `state.apply_fn(...)`)
                 return True
             continue  # the same call: nothing under it changed
         below_a, below_b = CHILDREN[type(a)](a), CHILDREN[type(b)](b)
@@ -169,7 +179,7 @@ def _known_call_changed(old: cst.CSTNode, new: cst.CSTNode, imports: Any, code: 
     return False
 
 
-def _significant(call: cst.Call, imports: Any) -> bool:
+def _significant(call: cst.Call, index: Any) -> bool:
     dotted = dotted_name(call.func)
     if dotted is None:
         return True  # `jax.jit(f)(x)`, `fs[0](x)`: what it calls is known only to the analysis
@@ -177,7 +187,9 @@ def _significant(call: cst.Call, imports: Any) -> bool:
     words, prefixes, strings = _known()
     if last in words or last.startswith(prefixes) or "register" in dotted.lower():
         return True
-    qualname = imports.qualname(call.func)
+    if dotted in index.jit_decorators or any(d.rpartition(".")[2] == last for d in index.jit_decorators):
+        return True  # the settings' own transformations
+    qualname = index.imports.qualname(call.func)
     return qualname is not None and qualname in strings
 
 
