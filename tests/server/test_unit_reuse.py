@@ -375,7 +375,8 @@ def test_reuse_in_a_project_gives_a_full_lints_findings_and_summary(tmp_path):
     assert reused >= 5
 
 
-# Edits of the isolated defs (`alone`, `quiet`) that reuse takes, then one that makes `quiet` call `helper`.
+# Edits of the isolated defs (`alone`, `quiet`) that reuse takes, then one that makes `quiet` call `helper`;
+# then edits of names and strings.
 _CLIENT_EDITS = [
     ("z = x * 2.0", "z = x * 5.0"),
     ("(4,))\n    w", "(4,))\n\n    # spaced\n    w"),
@@ -384,6 +385,11 @@ _CLIENT_EDITS = [
     ("i * 0.5", "i * 0.75"),
     ("return [b, b + 1.5]", "return [b, helper(b, 1.5)]"),
     ("z = x * 5.0", "z = x * 2.0"),
+    # Names and strings: a local renamed, a string typed into, an imported module's function typed.
+    ('    label = "plain"', '    tag = "plain"'),
+    ('text = "a string"', 'text = "a strung"'),
+    ("jnp.frobnicate(value)", "jnp.frobnicat(value)"),
+    ("obj.other = value", "obj.pool = value"),  # (an attribute Holder keeps: linted whole)
 ]
 
 
