@@ -213,6 +213,7 @@ def plan(
     if not after or len(before) != len(after):
         return _refuse(memo, "statements")
     renamed: dict[int, frozenset[str]] = {}  # changed statements whose words changed -> their old words
+    respelled: set[str] = set()  # the names those edits respelled, both spellings
     for old, new in zip(before, after, strict=True):
         if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
             return _refuse(memo, "module-level code")
@@ -221,9 +222,10 @@ def plan(
         if old_tokens is None:
             return _refuse(memo, "tokens")
         if old_tokens != _tokens(new_code):
-            why = refusal(old, new, old_code, new_code, index, memo.module.code_for_node)
+            why, names = refusal(old, new, old_code, new_code, index, memo.module.code_for_node)
             if why:
                 return _refuse(memo, why)
+            respelled |= names
             renamed[id(new)] = frozenset(_WORD.findall(old_code))
     if renamed:  # the pytree model is a module-wide table read from classes' and functions' bodies
         kept = memo.pytrees
@@ -234,7 +236,7 @@ def plan(
         memo.pytrees = (module, new_pytrees)  # (the next lint's old one, if this one succeeds)
         if old_pytrees != new_pytrees:
             return _refuse(memo, "pytree model")
-    members, why = _component(after, module, index, memo, renamed)
+    members, why = _component(after, module, index, memo, renamed, respelled)
     if why:
         return _refuse(memo, why)
     if members - {id(statement) for statement in after} - memo.reached:
@@ -270,6 +272,7 @@ def _component(
     index: Any,
     memo: UnitMemo,
     renamed: dict[int, frozenset[str]],
+    respelled: set[str],
 ) -> tuple[set[int], str]:
     """The top-level statements to walk again (ids), with the reason for a full lint instead ("" when none):
     - the changed defs and classes, and every def, class or line that only reads (`_only_reads`) tied to
@@ -287,9 +290,10 @@ def _component(
         name for name, bindings in root.bindings.items() if all(id(b.node) in imported for b in bindings)
     }
     bound = (set(root.bindings) - import_only) | set(root.defs)  # names another statement may bind
-    # A method's callers are found by its name too (`obj.m(...)`: `receivers._sites_naming`): where words
-    # changed, a statement naming one is tied to the classes defining it.
-    methods = {u.name for u in index.units.values() if u.class_node is not None} if renamed else set()
+    # A method's callers are found by its name too (`obj.m(...)`: `receivers._sites_naming`, which reads the
+    # arguments of calls resolved through `self`/`cls` only, the presence of the others): a name an edit
+    # respelled ties the statements naming it to the classes defining a method of that name.
+    methods = {u.name for u in index.units.values() if u.class_node is not None} & respelled
     bound |= methods
     names = bound | import_only
     declared = set().union(*(unit.declared_globals for unit in index.units.values()))

@@ -56,10 +56,27 @@ _REFUSED_HEADS = frozenset({"@", "import", "from", "global", "nonlocal", "class"
 _SUBSTRINGS = ("x64", "register")
 
 
-def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, index: Any, code: Any) -> str:
+def refusal(
+    old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, index: Any, code: Any
+) -> tuple[str, frozenset[str]]:
     """Why an edit from `old` to `new` (a top-level def or class, its code) may not be reused ("" when it
-    may); `index` is the new module's (its import table is the old one's: no import line changed), `code`
-    gives a node of the old module its code."""
+    may), and the names it respelled (both spellings of each changed name token); `index` is the new
+    module's (its import table is the old one's: no import line changed), `code` gives a node of the old
+    module its code."""
+    respelled: set[str] = set()
+    why = _refusal(old, new, old_code, new_code, index, code, respelled)
+    return why, frozenset(respelled)
+
+
+def _refusal(
+    old: cst.CSTNode,
+    new: cst.CSTNode,
+    old_code: str,
+    new_code: str,
+    index: Any,
+    code: Any,
+    respelled: set[str],
+) -> str:
     if not _known()[2]:
         return "no tables"  # (jaxlint's sources not readable: nothing is known to be unknown)
     old_tokens, new_tokens = _scan(old_code), _scan(new_code)
@@ -84,6 +101,7 @@ def refusal(old: cst.CSTNode, new: cst.CSTNode, old_code: str, new_code: str, in
         if in_class and not in_def and not _alone(old_tokens, at):  # (a docstring or other bare string)
             return "declarations"
         if kind == tokenize.NAME:
+            respelled.update((before, after))
             if _keyword(before) or _keyword(after):
                 return "keywords"
             following = old_tokens[at + 1][1] if at + 1 < len(old_tokens) else ""
