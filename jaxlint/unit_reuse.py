@@ -11,8 +11,9 @@ same document reuses it when all of these hold (`plan`); the reasons are in ARCH
 - each changed statement's tokens are its old tokens but for the values of numbers, comments and blank lines:
   nothing any module-wide fact reads (names, calls, attributes, strings, structure) changed; or but for those
   and the spelling of names and strings where no module-wide fact can tell (`word_edits.py`; then the old
-  statement's words tie too, and methods' names); the findings kept lie outside the changed lines, those
-  below move with the lines inserted or removed, and where lines moved none names a line number
+  statement's words tie too, and a respelled name the classes defining a method of that name); the
+  findings kept lie outside the changed lines, those below move with the lines inserted or removed, and
+  where lines moved none names a line number
   (`Rule.quotes_lines`);
 - isolation: their names are nowhere else in the text (no other code calls them or reads a fact of theirs),
   and the names they mention are bound at module scope by top-level import lines only, or not at all (they

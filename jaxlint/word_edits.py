@@ -1,7 +1,7 @@
 """Edits to names and strings in a changed top-level def or class (the server's per-unit reuse, `unit_reuse.py`):
 whether the statement's old and new texts differ only where nothing outside it can tell them apart but through
 the names it shares with other statements, which `unit_reuse._component` then walks again (with the old
-statement's words as well as the new one's, and the names of methods too).
+statement's words as well as the new one's, and the classes defining a method whose name the edit respelled).
 
 What the other statements' walks read of this one besides its names (ARCHITECTURE.md, the server, says why):
 module-wide facts built from the whole module: the import table, `callee_names` and the index's passes over
