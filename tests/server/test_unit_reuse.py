@@ -452,3 +452,48 @@ def test_word_edits_reuse_what_they_may_and_match_a_full_lint(tmp_path):
         linted = lint_document(text, path, config, previous)
         assert linted.findings == lint_document(text, path, config).findings, new
         assert linted.units is not None and bool(linted.units.reused) == reuses, (new, linted.units.refused)
+
+
+METHODS = """import jax
+
+
+class Net:
+    def __call__(self, x):
+        if x > 0:
+            return x
+        return -x
+
+
+class Runner:
+    def go(self, model, x):
+        return model(x)
+
+    def run(self, x):
+        return jax.jit(self.step)(x)
+
+    def step(self, x):
+        return self.go(Net(), x)
+
+
+def other(r, x):
+    return r.gone(5, x)
+
+
+def unrelated(v):
+    return v * 2
+"""
+
+
+def test_a_respelled_method_name_walks_the_classes_defining_it(tmp_path):
+    """`r.gone(...)` -> `r.go(...)`: a call of `go` on an unknown object makes what `Runner.go` receives
+    unknown, so `Net()` no longer reaches `model(x)` and JAX101 in `Net.__call__` goes; `other` names neither
+    class, so only the respelled method name ties them (without that tie the reuse kept the stale JAX101)."""
+    path = str(tmp_path / "nofile" / "methods.py")
+    config = config_for(path)
+    base = lint_document(METHODS, path, config)
+    assert any(f.code == "JAX101" for f in base.findings)  # the finding the edit takes away
+    text = METHODS.replace("r.gone(5, x)", "r.go(5, x)")
+    linted = lint_document(text, path, config, base)
+    assert linted.findings == lint_document(text, path, config).findings
+    assert not any(f.code == "JAX101" for f in linted.findings)
+    assert linted.units is not None and linted.units.reused and linted.units.tied >= 2  # Runner and Net
