@@ -13,8 +13,7 @@ same document reuses it when all of these hold (`plan`); the reasons are in ARCH
   and the spelling of names and strings where no module-wide fact can tell (`word_edits.py`; then the old
   statement's words tie too, and a respelled name the classes defining a method of that name); the
   findings kept lie outside the changed lines, those below move with the lines inserted or removed, and
-  where lines moved none names a line number
-  (`Rule.quotes_lines`);
+  where lines moved none names a line number (`Rule.quotes_lines`);
 - isolation: their names are nowhere else in the text (no other code calls them or reads a fact of theirs),
   and the names they mention are bound at module scope by top-level import lines only, or not at all (they
   call no other function of the module, read no module variable, mark no other unit).
