@@ -10,7 +10,7 @@ Usage::
 A real server subprocess (`python -m jaxlint server`) is driven by pygls's LanguageClient over stdio. Each
 change edits one line in the middle of the file (in the generated file it turns a print into
 jax.debug.print and back, so a finding comes and goes; with --one-char it changes one character, `2.0` to
-`3.0` and back; in another file it adds and removes a comment line) and waits for the publishDiagnostics of
+`3.0` and back, with `--one-char name` a local name, with `--one-char string` a docstring; in another file it adds and removes a comment line) and waits for the publishDiagnostics of
 that version; the time includes the
 server's debounce; the CPU time the server's processes spent per change is read from /proc (Linux), as it
 depends far less on the machine's load than the wall time. The same text is also linted in this process, for
@@ -84,7 +84,7 @@ def tree_cpu(pid: int) -> float:
 
 
 async def measure(
-    text: str, changes: int, one_char: bool = False, folder: Path | None = None
+    text: str, changes: int, one_char: str | None = None, folder: Path | None = None
 ) -> tuple[list[float], float]:
     client = LanguageClient("lsp-latency", "0")
     published: dict[int, asyncio.Event] = {}
@@ -111,10 +111,19 @@ async def measure(
     lines = text.splitlines()
     numbers = [i for i in range(len(lines) // 2, len(lines)) if "* 2.0" in lines[i]]
     prints = [i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("print(")]
-    if one_char and numbers:  # one character: `2.0` -> `3.0` and back
+    names = [i for i in range(len(lines) // 2, len(lines)) if lines[i] == "    c = a + b"]
+    docstrings = [i for i in range(len(lines) // 2, len(lines)) if "a few findings" in lines[i]]
+    if one_char == "number" and numbers:  # one character: `2.0` -> `3.0` and back
         middle = numbers[0]
         column = lines[middle].index("* 2.0") + 2
         original, edited = "2", "3"
+    elif one_char == "name" and names:  # a local name: `c = a + b` -> `d = a + b` and back
+        middle, column = names[0], 4
+        original, edited = "c", "d"
+    elif one_char == "string" and docstrings:  # a docstring: `few` -> `fee` and back
+        middle = docstrings[0]
+        column = lines[middle].index("few") + 2
+        original, edited = "w", "e"
     elif prints:  # turn a print into jax.debug.print and back: a finding comes and goes
         middle = prints[0]
         column = lines[middle].index("print(")
@@ -182,7 +191,12 @@ def main() -> None:
     parser.add_argument("--file", help="measure this file instead of a generated one")
     parser.add_argument("--changes", type=int, default=30)
     parser.add_argument(
-        "--one-char", action="store_true", help="in the generated file, change one character (2.0 <-> 3.0)"
+        "--one-char",
+        nargs="?",
+        const="number",
+        choices=["number", "name", "string"],
+        help="in the generated file, change one character: of a number (the default: 2.0 <-> 3.0), of a "
+        "local name (`c = a + b` <-> `d = a + b`) or of a docstring (`few` <-> `fee`)",
     )
     parser.add_argument(
         "--project",

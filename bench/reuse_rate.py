@@ -4,11 +4,12 @@ whether each reusing lint gives a full lint's findings.
 Usage::
 
     python bench/reuse_rate.py                      # optax, flax.nnx, equinox: 80 files
-    python bench/reuse_rate.py --files 20 --per-file 2 --kinds number
+    python bench/reuse_rate.py --files 20 --per-file 2 --kinds number,string
 
 For each file (sorted, then every k-th to spread them over the libraries; tests left out), a few edits at
 places spread over the file: a number's last digit changed (`number`) or one character appended to an
-identifier inside an indented body (`name`: typing). Each edit is linted in process as the server lints
+identifier inside an indented body (`name`: typing), or one character typed at the end of a string literal
+there, docstrings included (`string`). Each edit is linted in process as the server lints
 (`lint_document` with the previous lint of the original text, alone: no project) and with a full lint; prints
 reused/total per kind, why the others were not reused (`UnitMemo.refused`), and the mismatches (must be 0).
 Needs the libraries' sources under `<cache>/src/` (`bench/corpus.py` fetches them).
@@ -64,6 +65,15 @@ def places(text: str, kind: str) -> list[tuple[int, int, str]]:
         if kind == "number" and token.type == tokenize.NUMBER and token.string[-1].isdigit():
             out.append((end - 1, end, str((int(token.string[-1]) + 1) % 10)))
         elif (
+            kind == "string"
+            and token.type == tokenize.STRING
+            and col > 0
+            and lines[row - 1][:1] in " \t"
+            and token.string[-1] in "'\""
+        ):
+            quotes = 3 if token.string.endswith(('"""', "'''")) and len(token.string) >= 6 else 1
+            out.append((end - quotes, end - quotes, "x"))  # a character typed before the closing quote
+        elif (
             kind == "name"
             and token.type == tokenize.NAME
             and not keyword.iskeyword(token.string)
@@ -79,7 +89,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=80)
     parser.add_argument("--per-file", type=int, default=2, help="edits of each kind per file")
-    parser.add_argument("--kinds", default="number,name")
+    parser.add_argument("--kinds", default="number,name,string")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
     totals = {kind: collections.Counter() for kind in kinds}

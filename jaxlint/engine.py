@@ -20,7 +20,8 @@ from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
-from .unit_reuse import Placed, SentFacts, UnitMemo, after_walk, plan
+from .unit_reuse import Placed, UnitMemo, plan
+from .unit_reuse_summary import SentFacts, after_walk
 
 # Words a file must contain to possibly have a finding; anything else is skipped before parsing.
 

@@ -9,9 +9,11 @@ same document reuses it when all of these hold (`plan`); the reasons are in ARCH
   other top-level statement (the same node objects: `reparse.py`), and the changed ones (`changed`) are as
   many top-level defs or classes as before, which the last walk reached;
 - each changed statement's tokens are its old tokens but for the values of numbers, comments and blank lines:
-  nothing any module-wide fact reads (names, calls, attributes, strings, structure) changed; the findings kept
-  lie outside the changed lines, those below move with the lines inserted or removed, and where lines moved
-  none names a line number (`Rule.quotes_lines`);
+  nothing any module-wide fact reads (names, calls, attributes, strings, structure) changed; or but for those
+  and the spelling of names and strings where no module-wide fact can tell (`word_edits.py`; then the old
+  statement's words tie too, and a respelled name the classes defining a method of that name); the
+  findings kept lie outside the changed lines, those below move with the lines inserted or removed, and
+  where lines moved none names a line number (`Rule.quotes_lines`);
 - isolation: their names are nowhere else in the text (no other code calls them or reads a fact of theirs),
   and the names they mention are bound at module scope by top-level import lines only, or not at all (they
   call no other function of the module, read no module variable, mark no other unit).
@@ -23,11 +25,15 @@ import dataclasses
 import io
 import re
 import tokenize
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from .reparse import _common_ends
+from .word_edits import pytrees, refusal
+
+if TYPE_CHECKING:
+    from .unit_reuse_summary import Walked
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -69,6 +75,7 @@ class UnitMemo:
     spans: Any = None  # (module, text, starts): the server's parse (`reparse.Parsed`), for `words`
     reused: int = 0  # how many lints in a row reused (for tests and the bench)
     refused: str = ""  # why the last lint did not reuse (for the bench)
+    pytrees: Any = None  # (a module, `word_edits.pytrees` of it): kept from the last plan that read it
     tied: int = 0  # how many statements the last reuse walked besides the changed ones (for tests)
     # Project mode: what the module received (reuse needs the same), the calls into other modules the walk
     # recorded by the statement whose walk made them, each unit's facts as the walk left them (by id of its
@@ -205,14 +212,31 @@ def plan(
         return _refuse(memo, "parsed whole")
     if not after or len(before) != len(after):
         return _refuse(memo, "statements")
+    renamed: dict[int, frozenset[str]] = {}  # changed statements whose words changed -> their old words
+    respelled: set[str] = set()  # the names those edits respelled, both spellings
     for old, new in zip(before, after, strict=True):
         if type(old) not in _UNITS or type(new) is not type(old) or id(old) not in memo.reached:
             return _refuse(memo, "module-level code")
         old_code, new_code = memo.module.code_for_node(old), module.code_for_node(new)
         old_tokens = _tokens(old_code)
-        if old_tokens is None or old_tokens != _tokens(new_code):
+        if old_tokens is None:
             return _refuse(memo, "tokens")
-    members, why = _component(after, module, index, memo)
+        if old_tokens != _tokens(new_code):
+            why, names = refusal(old, new, old_code, new_code, index, memo.module.code_for_node)
+            if why:
+                return _refuse(memo, why)
+            respelled |= names
+            renamed[id(new)] = frozenset(_WORD.findall(old_code))
+    if renamed:  # the pytree model is a module-wide table read from classes' and functions' bodies
+        kept = memo.pytrees
+        old_pytrees = (
+            kept[1] if kept is not None and kept[0] is memo.module else pytrees(memo.module, index.imports)
+        )
+        new_pytrees = pytrees(module, index.imports)
+        memo.pytrees = (module, new_pytrees)  # (the next lint's old one, if this one succeeds)
+        if old_pytrees != new_pytrees:
+            return _refuse(memo, "pytree model")
+    members, why = _component(after, module, index, memo, renamed, respelled)
     if why:
         return _refuse(memo, why)
     if members - {id(statement) for statement in after} - memo.reached:
@@ -243,7 +267,12 @@ _UNITS = (cst.FunctionDef, cst.ClassDef)
 
 
 def _component(
-    changed: list[cst.CSTNode], module: cst.Module, index: Any, memo: UnitMemo
+    changed: list[cst.CSTNode],
+    module: cst.Module,
+    index: Any,
+    memo: UnitMemo,
+    renamed: dict[int, frozenset[str]],
+    respelled: set[str],
 ) -> tuple[set[int], str]:
     """The top-level statements to walk again (ids), with the reason for a full lint instead ("" when none):
     - the changed defs and classes, and every def, class or line that only reads (`_only_reads`) tied to
@@ -261,6 +290,11 @@ def _component(
         name for name, bindings in root.bindings.items() if all(id(b.node) in imported for b in bindings)
     }
     bound = (set(root.bindings) - import_only) | set(root.defs)  # names another statement may bind
+    # A method's callers are found by its name too (`obj.m(...)`: `receivers._sites_naming`, which reads the
+    # arguments of calls resolved through `self`/`cls` only, the presence of the others): a name an edit
+    # respelled ties the statements naming it to the classes defining a method of that name.
+    methods = {u.name for u in index.units.values() if u.class_node is not None} & respelled
+    bound |= methods
     names = bound | import_only
     declared = set().union(*(unit.declared_globals for unit in index.units.values()))
     by_name: dict[str, list[cst.CSTNode]] = {}
@@ -289,17 +323,17 @@ def _component(
     seen: set[str] = set()
     while todo:
         statement = todo.pop()
-        found = words[id(statement)]
+        found = words[id(statement)] | renamed.get(id(statement), frozenset())  # (before the edit too)
         if found & declared:
             return members, "global"  # (a `global` in any unit: its name is bound from inside a def)
         for name in found & names:
             if name in seen:
                 continue
             seen.add(name)
-            if name in provided:
+            if name in provided and name not in methods:
                 _provide(name, binders, reads, words, names, provided, also)
                 continue
-            if name in import_only and name not in code:
+            if name in import_only and name not in code and name not in methods:
                 continue  # bound by the import lines (walked in both walks) and narrowed by no code
             for other in by_name.get(name, ()):
                 if id(other) in members:
@@ -474,107 +508,7 @@ def _import_star_names(module: cst.Module) -> set[str]:
     }
 
 
-class SentFacts(set):
-    """`ModuleFacts.outgoing` while a lint records it: each call fact added, with the top-level statement
-    whose walk added it (`FlowWalker.top`; 0 before the walk: the index's and the call sites' facts)."""
-
-    def __init__(self, facts: set, walker: Any) -> None:
-        super().__init__(facts)
-        self.walker = walker
-        self.sent: list[tuple[int, Any]] = []
-
-    def add(self, fact: Any) -> None:
-        self.add_from(getattr(self.walker, "top", 0), fact)
-
-    def add_from(self, top: int, fact: Any) -> None:
-        self.sent.append((top, fact))
-        super().add(fact)
-
-
-_STATE = (
-    "kind",
-    "context",
-    "traced_params",
-    "container_params",
-    "array_params",
-    "passed_params",
-    "eager_arrays",
-    "traced_receiver",
-)
-
-
-def unit_states(index: Any) -> dict[int, tuple]:
-    """What the walk wrote on each unit (its marks), by the id of the unit's node."""
-    return {
-        id(unit.node): tuple(
-            set(value) if isinstance(value, set) else value for value in (getattr(unit, f) for f in _STATE)
-        )
-        for unit in index.units.values()
-    }
-
-
-def restore_states(index: Any, states: dict[int, tuple], walked: Any) -> None:
-    """Units the reuse walk did not walk get the facts the last walk left on them (the same node objects)."""
-    for unit in index.units.values():
-        if id(unit) in walked:
-            continue
-        state = states.get(id(unit.node))
-        if state is not None:
-            for field, value in zip(_STATE, state, strict=True):
-                setattr(unit, field, set(value) if isinstance(value, set) else value)
-
-
-@dataclasses.dataclass(frozen=True)
-class Walked:
-    """What a walk leaves for the memo (`UnitMemo.remember`)."""
-
-    reached: frozenset[int]
-    received: Any
-    states: dict[int, tuple]
-    sent: list[tuple[int, Any]]
-    functions: tuple
-    project: Any
-
-
 def _stale(memo: UnitMemo, module: cst.Module) -> frozenset[int]:
     """The last module's top-level statements this one no longer holds (the changed ones)."""
     assert memo.module is not None
     return frozenset(id(s) for s in memo.module.body) - {id(s) for s in module.body}
-
-
-def after_walk(
-    memo: UnitMemo, index: Any, project: Any, walker: Any, reuse: Reuse | None, sent: SentFacts | None
-) -> Walked:
-    """After the walk, before the summary: a reuse walk's module is left as a full walk leaves it for the
-    summary (project mode): the units it did not walk get the facts the last walk left on them, the calls into
-    other modules those walks recorded count again, the top-level functions it did not walk keep their facts."""
-    if reuse is not None and memo.module is not None:
-        restore_states(index, memo.states, walker.walked)
-        if project is not None and sent is not None:
-            stale = _stale(memo, index.module)
-            for top, fact in memo.sent:
-                if top != 0 and top not in stale and top not in reuse.only:
-                    sent.add_from(top, fact)
-            own = {
-                d.name.value for d in index.module.body if id(d) in reuse.only and type(d) is cst.FunctionDef
-            }
-            own |= {d.name.value for d in memo.module.body if id(d) in stale and type(d) is cst.FunctionDef}
-            kept = [f for f in memo.functions if f.name not in own]
-            project.functions = tuple(sorted(kept + [f for f in project.functions if f.name in own]))
-            # The others' exports (keys consumed, one array returned, a timer) follow their bodies and their
-            # callees', none of them a changed def: the last summary's stand.
-            exported = getattr(memo.project, "exported", ())
-            project.kept_exports = {
-                base.name: (base, full) for base, full in exported if base.name not in own
-            }
-    walked = Walked(
-        frozenset(walker.reached),
-        received(project),
-        unit_states(index) if project is not None else {},  # only the summary reads them
-        list(sent.sent) if sent is not None else [],
-        project.functions if project is not None else (),
-        project,
-    )
-    if project is not None and sent is not None:
-        project.outgoing = set(sent)  # (it pointed at the walker)
-    return walked

@@ -27,6 +27,8 @@ _TOP_LEVEL = {
     "nesting": CORE,
     "reparse": CORE,
     "unit_reuse": CORE,
+    "unit_reuse_summary": CORE,
+    "word_edits": CORE,
     "selection": CORE,
     "suppression": CORE,
     "cache": CORE,

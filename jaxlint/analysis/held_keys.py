@@ -59,12 +59,19 @@ def _assigned_elsewhere(index: ModuleIndex) -> frozenset[str]:
     not a literal)."""
     memo = index.root.memo
     if "assigned_elsewhere" not in memo:
-        everywhere = _attribute_writes(index.module)
-        for node in walk(index.module):
-            if type(node) is cst.FunctionDef and node.name.value in CONSTRUCTORS:
-                everywhere.subtract(_attribute_writes(node.body))
+        everywhere = writes_outside_constructors(index.module)
         memo["assigned_elsewhere"] = frozenset(name for name, count in everywhere.items() if count > 0)
     return memo["assigned_elsewhere"]
+
+
+def writes_outside_constructors(root: cst.CSTNode) -> Counter[str]:
+    """The attribute writes under `root` that `_assigned_elsewhere` counts (a sum over the module's top-level
+    statements: the server's per-unit reuse compares one statement's before and after an edit)."""
+    found = _attribute_writes(root)
+    for node in walk(root):
+        if type(node) is cst.FunctionDef and node.name.value in CONSTRUCTORS:
+            found.subtract(_attribute_writes(node.body))
+    return found
 
 
 def _attribute_writes(root: cst.CSTNode) -> Counter[str]:

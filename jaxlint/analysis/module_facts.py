@@ -69,7 +69,7 @@ class ModuleFacts:
         self.keys: Any = (
             None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
         )
-        # The server's per-unit reuse (`unit_reuse.after_walk`): top-level functions whose exports the last
+        # The server's per-unit reuse (`unit_reuse_summary.after_walk`): top-level functions whose exports the last
         # lint's summary computed and that no changed code can alter, by name: (facts, facts with exports).
         self.kept_exports: dict[str, tuple[FunctionFacts, FunctionFacts]] = {}
         self.exported: tuple[tuple[FunctionFacts, FunctionFacts], ...] = ()  # this summary's, likewise
