@@ -338,15 +338,14 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return TRACED | ARRAY
         if semantics == PYTHON_IF_OPERAND_IS and _python_operand(node, scope):
             return 0  # `lax.psum(1, axis)`: the axis size, a Python int
-        args = 0
-        for arg in node.args:
-            args |= evaluate(arg.value, scope)
+        # The arguments' flags are read only where the answer depends on them (most calls in eager code do
+        # not): evaluation is pure, so leaving them unread changes no answer.
         if name in ARITHMETIC_BUILTINS:
-            return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
+            return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
         if name.startswith(ARRAY_NAMESPACES) or name in ARRAY_FUNCTIONS:
             out = ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0)
             if (scope.kind >= STRICT and scope.staged) or (
-                scope.kind >= GRAD and args & (TRACED | HOLDS_TRACED)
+                scope.kind >= GRAD and _arguments(node, scope) & (TRACED | HOLDS_TRACED)
             ):
                 out |= TRACED
             return out
@@ -356,9 +355,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
             if first & ARRAY:
                 return first & (TRACED | ARRAY) | (BOOL if name in ("numpy.any", "numpy.all") else 0)
         if name in ("builtins.list", "builtins.tuple"):
-            held = HOLDS_TRACED if args & (TRACED | HOLDS_TRACED) else 0
+            held = HOLDS_TRACED if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
             return held | (LIST if name == "builtins.list" else 0)
-        if scope.kind >= STRICT and (scope.staged or args & (TRACED | HOLDS_TRACED)):
+        if scope.kind >= STRICT and (scope.staged or _arguments(node, scope) & (TRACED | HOLDS_TRACED)):
             if imported_returns_array(getattr(scope, "index", None), name):
                 return TRACED | ARRAY  # another project module's helper returning a jnp result (project mode)
         return 0
@@ -378,12 +377,11 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
-        args = 0
-        for arg in node.args:
-            args |= evaluate(arg.value, scope)
         if inner is not None and inner.startswith("jax."):
-            return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
-        return layer_flags(func, args, scope)  # `nn.Dense(3)(x)`: a flax.linen layer called on tracers
+            return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
+        if scope.kind < STRICT:
+            return 0  # what `layer_flags` answers in eager code, whatever the arguments
+        return layer_flags(func, _arguments(node, scope), scope)  # `nn.Dense(3)(x)`: a linen layer on tracers
     if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
         # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
         # tracer in traced code that stages it out or passes it tracers.
@@ -392,6 +390,14 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
             return TRACED | ARRAY
     return 0
+
+
+def _arguments(node: cst.Call, scope: Scope) -> int:
+    """The flags of a call's arguments, together."""
+    args = 0
+    for arg in node.args:
+        args |= evaluate(arg.value, scope)
+    return args
 
 
 # Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.
