@@ -248,13 +248,16 @@ class ModuleIndex:
         self.project: Any = None
         # qualname() answers by (node, unit), kept once the index pass has read every import and binding
         # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
-        # the entry, so its id cannot be reused by another node while the entry lives.
-        self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
+        # the entry, so its id cannot be reused by another node while the entry lives. Keyed by the node
+        # alone, with the unit in the entry: a node is asked about from one scope but for a few (a decorator),
+        # and those answers are kept by (node, unit) in `_scoped` (no tuple key built on the hot path).
+        self._qualnames: dict[int, tuple[cst.CSTNode, Unit | None, str | None]] | None = None
+        self._scoped: dict[tuple[int, int, str], tuple[cst.CSTNode, Any]] = {}
         # resolve_function() answers by (node, unit, point), kept likewise: what it reads (defs, bindings, class
         # methods, the order numbers) is complete after the index pass, and rules, the flow walk, the key
         # dataflow and the summary ask for the same call's function in turn.
         self._functions: dict[tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]] = {}
-        self._transforms: dict[tuple[int, int], tuple[cst.CSTNode, tuple[str, list[cst.Arg]] | None]] = {}
+        self._transforms: dict[int, tuple[cst.CSTNode, Unit, tuple[str, list[cst.Arg]] | None]] = {}
         # What the imports make of the function of every call the index pass saw (the whole module but a
         # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
         # resolved in a scope is either this or None, so a callee missing here is called nowhere.
@@ -425,6 +428,7 @@ class ModuleIndex:
         self.root.memo.clear()
         self._functions.clear()
         self._transforms.clear()
+        self._scoped.clear()
         self.project = None  # project mode: the module's facts point back at the index
 
     # -- positions -------------------------------------------------------------------------------------
@@ -447,11 +451,26 @@ class ModuleIndex:
         memo = self._qualnames
         if memo is None:  # during the index pass: imports and bindings are still being read
             return self.imports.qualname(node, own.local_names if own is not None else frozenset())
-        key = (id(node), id(own))
-        entry = memo.get(key)
+        entry = memo.get(id(node))
+        if entry is not None and entry[1] is own:
+            return entry[2]
+        if entry is not None:  # asked from another scope too
+            return self._scoped_answer(node, own, "qualname")
+        name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
+        memo[id(node)] = (node, own, name)
+        return name
+
+    def _scoped_answer(self, node: cst.BaseExpression, unit: Unit | None, what: str) -> Any:
+        """`qualname` (unit None for the module) or `transform_of` of a node asked from a second scope."""
+        key = (id(node), id(unit), what)
+        entry = self._scoped.get(key)
         if entry is None:
-            name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
-            entry = memo[key] = (node, name)
+            if what == "qualname":
+                local = unit.local_names if unit is not None else frozenset()
+                entry = self._scoped[key] = (node, self.imports.qualname(node, local))
+            else:
+                assert unit is not None
+                entry = self._scoped[key] = (node, self._transform_of(node, unit))
         return entry[1]
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
@@ -460,11 +479,14 @@ class ModuleIndex:
         """
         if self._qualnames is None:  # during the index pass
             return self._transform_of(node, unit)
-        key = (id(node), id(unit))
-        entry = self._transforms.get(key)
-        if entry is None:
-            entry = self._transforms[key] = (node, self._transform_of(node, unit))
-        return entry[1]
+        entry = self._transforms.get(id(node))
+        if entry is not None and entry[1] is unit:
+            return entry[2]
+        if entry is not None:  # asked from another scope too
+            return self._scoped_answer(node, unit, "transform_of")
+        found = self._transform_of(node, unit)
+        self._transforms[id(node)] = (node, unit, found)
+        return found
 
     def _transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
@@ -651,7 +673,7 @@ class ModuleIndex:
                 names.add(name)
                 if unit is not root and attribute_root(func) in unit.local_names:
                     name = None
-            memo.setdefault((id(func), id(unit if unit is not root else None)), (func, name))
+            memo.setdefault(id(func), (func, unit if unit is not root else None, name))
             callees.append(name)
         self.callee_names = frozenset(names)
         return callees
