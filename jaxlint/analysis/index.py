@@ -256,7 +256,9 @@ class ModuleIndex:
         # resolve_function() answers by (node, unit, point), kept likewise: what it reads (defs, bindings, class
         # methods, the order numbers) is complete after the index pass, and rules, the flow walk, the key
         # dataflow and the summary ask for the same call's function in turn.
-        self._functions: dict[tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]] = {}
+        # Keyed by the node likewise, the unit and point in the entry (other scopes' or points' in `_other_points`).
+        self._functions: dict[int, tuple[cst.CSTNode, Unit, int | None, list[tuple[Unit, bool]]]] = {}
+        self._other_points: dict[tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]] = {}
         self._transforms: dict[int, tuple[cst.CSTNode, Unit, tuple[str, list[cst.Arg]] | None]] = {}
         # What the imports make of the function of every call the index pass saw (the whole module but a
         # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
@@ -427,6 +429,7 @@ class ModuleIndex:
             unit.memo.clear()  # facts computed on first use may hold other units (a parameter's callers)
         self.root.memo.clear()
         self._functions.clear()
+        self._other_points.clear()
         self._transforms.clear()
         self._scoped.clear()
         self.project = None  # project mode: the module's facts point back at the index
@@ -533,11 +536,18 @@ class ModuleIndex:
         """
         if self._qualnames is None:  # during the index pass: the defs and bindings are still being read
             return self._resolve_function(node, unit, before)
-        key = (id(node), id(unit), before)
-        entry = self._functions.get(key)
-        if entry is None:
-            entry = self._functions[key] = (node, self._resolve_function(node, unit, before))
-        return entry[1]
+        entry = self._functions.get(id(node))
+        if entry is not None and entry[1] is unit and entry[2] == before:
+            return entry[3]
+        if entry is not None:  # asked from another scope or point too
+            key = (id(node), id(unit), before)
+            other = self._other_points.get(key)
+            if other is None:
+                other = self._other_points[key] = (node, self._resolve_function(node, unit, before))
+            return other[1]
+        found = self._resolve_function(node, unit, before)
+        self._functions[id(node)] = (node, unit, before, found)
+        return found
 
     def _resolve_function(
         self, node: cst.BaseExpression, unit: Unit, before: int | None
