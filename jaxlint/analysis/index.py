@@ -264,6 +264,8 @@ class ModuleIndex:
         # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
         # resolved in a scope is either this or None, so a callee missing here is called nowhere.
         self.callee_names: frozenset[str] = frozenset()
+        # Each site's callee as `qualname` names it in the site's unit, in the order of `_sites`.
+        self.site_callees: list[str | None] = []
         self._index(module)
         self._qualnames = {}
         self._resolve_decorators()
@@ -689,7 +691,8 @@ class ModuleIndex:
         return callees
 
     def _resolve_sites(self) -> None:
-        for (call, unit, order), callee in zip(self._sites, self._callees(), strict=True):
+        self.site_callees = self._callees()
+        for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
             if callee is None:
                 continue
             if callee in CONTROL_FLOW:
