@@ -65,7 +65,10 @@ def top_level_class_facts(
     for name, bindings in index.root.bindings.items():
         if name in index.classes or len(bindings) != 1:
             continue
-        found = haiku_transformed(index, cst.Name(name), index.root)
+        value = index.root.single_assignment(name)  # what `haiku_transformed` of the name reads first
+        if type(value) is not cst.Call:
+            continue
+        found = haiku_transformed(index, value, index.root)
         if found is not None and isinstance(found[0], cst.Name) and found[0].value in index.root.defs:
             out.append((name, f"{HAIKU}:{found[1]}:{found[0].value}", ()))
     return sorted(out)
