@@ -177,7 +177,8 @@ class Unit:
         if not bindings:
             return None
         if len(bindings) == 1:  # the common case (a plain binding is an Assign, never a NamedExpr)
-            return bindings[0].value if bindings[0].plain else None
+            node = bindings[0].node  # `Binding.plain`, inlined: this is asked about every call's names
+            return bindings[0].value if type(node) is cst.Assign and len(node.targets) == 1 else None
         found = [b for b in bindings if type(b.node) is not cst.NamedExpr]
         return found[0].value if len(found) == 1 and found[0].plain else None
 
