@@ -634,6 +634,8 @@ def method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCa
     method, receiver = func.attr.value, func.value
     if method in MODULE_METHODS or (method.startswith("__") and method != "__call__"):
         return None
+    if type(receiver) is not cst.Name and type(receiver) is not cst.Call:
+        return None  # `self.env.reset`, `a[0].m`: no class `_receiver_class` can name
     if type(receiver) is cst.Name and receiver.value in ("self", "cls"):
         owner: Unit | None = unit
         while owner is not None and owner.class_node is None:
