@@ -368,7 +368,7 @@ class ModuleIndex:
                 self.imports.add_import(node)
             elif type(node) is cst.ImportFrom:
                 self.imports.add_import_from(node)
-            if not isinstance(node.names, cst.ImportStar):
+            if type(node.names) is not cst.ImportStar:  # identity: ABCs make isinstance() slow
                 for alias in node.names:
                     local = import_binding(alias)
                     if not in_class:

@@ -219,10 +219,10 @@ class KeyVersions(PathWalk[State, Version]):
         if old.immutable:
             return
         new = Version(param=old.param, root=old.root)  # the same object, with contents that may differ
-        for other, version in list(state.env.items()):
-            if version is old:
-                state.env[other] = new
-        state.env[name] = new
+        env = state.env
+        for other in [other for other, version in env.items() if version is old]:
+            env[other] = new
+        env[name] = new
         if pseudo:
             self._drop_pseudo(name, state)
 
