@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import children, int_literal, source_of, walk
+from ..syntax import LEAF, children, int_literal, source_of, walk
 from .index import ModuleIndex, Unit
 from .key_model import (
     _ALIGNING,
@@ -295,6 +295,8 @@ class KeyVersions(PathWalk[State, Version]):
             return self.lookup(node.value, state)
         if type(node) is cst.Call:
             return self.call(node, state)
+        if LEAF[type(node)]:  # a literal: nothing to evaluate (what the last line answers, sooner)
+            return None
         if type(node) is cst.Attribute or type(node) is cst.Subscript:
             pseudo = _chain(node)
             if pseudo is None or pseudo not in state.env:
