@@ -490,7 +490,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             frame.declared_global.update(n.name.value for n in node.names)
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
-            if type(node.names) is not cst.ImportStar:  # identity: ABCs make isinstance() slow
+            if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
                     frame.env[local] = MODULE

@@ -256,10 +256,12 @@ class ModuleIndex:
         self._scoped: dict[tuple[int, int, str], tuple[cst.CSTNode, Any]] = {}
         # resolve_function() answers by (node, unit, point), kept likewise: what it reads (defs, bindings, class
         # methods, the order numbers) is complete after the index pass, and rules, the flow walk, the key
-        # dataflow and the summary ask for the same call's function in turn.
-        # Keyed by the node likewise, the unit and point in the entry (other scopes' or points' in `_other_points`).
+        # dataflow and the summary ask for the same call's function in turn. Keyed by the node likewise, the
+        # unit and point in the entry (another scope's or point's answers in `_other_points`).
         self._functions: dict[int, tuple[cst.CSTNode, Unit, int | None, list[tuple[Unit, bool]]]] = {}
-        self._other_points: dict[tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]] = {}
+        self._other_points: dict[
+            tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]
+        ] = {}
         self._transforms: dict[int, tuple[cst.CSTNode, Unit, tuple[str, list[cst.Arg]] | None]] = {}
         # What the imports make of the function of every call the index pass saw (the whole module but a
         # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
@@ -368,7 +370,7 @@ class ModuleIndex:
                 self.imports.add_import(node)
             elif type(node) is cst.ImportFrom:
                 self.imports.add_import_from(node)
-            if type(node.names) is not cst.ImportStar:  # identity: ABCs make isinstance() slow
+            if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = import_binding(alias)
                     if not in_class:
@@ -472,7 +474,7 @@ class ModuleIndex:
         entry = self._scoped.get(key)
         if entry is None:
             if what == "qualname":
-                local = unit.local_names if unit is not None else frozenset()
+                local: set[str] | frozenset[str] = unit.local_names if unit is not None else frozenset()
                 entry = self._scoped[key] = (node, self.imports.qualname(node, local))
             else:
                 assert unit is not None
