@@ -148,15 +148,16 @@ _EVALUATED = frozenset(
 )
 
 
-def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
-    """The flags of an expression's value."""
-    # Type identity first: isinstance() against libcst's abstract bases is slow, and this is hot.
+def evaluate(node: Any, scope: Scope) -> int:
+    """The flags of an expression's value (`node`: an expression, `Any` as the checker does not narrow on the
+    `kind is X` tests below)."""
+    # Type identity first: isinstance() against libcst's abstract bases is slow, and this is hot: read once.
     kind = type(node)
     if kind is cst.Name:
-        return scope.lookup(node.value)  # type: ignore[attr-defined]
+        return scope.lookup(node.value)
     if kind not in _EVALUATED:
         return 0  # literals and the like: what the chain below would answer
-    if type(node) is cst.Attribute:
+    if kind is cst.Attribute:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         if type(node.value) is cst.Name:
@@ -176,9 +177,9 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
                 return 0  # `state.config`: a static field of a pytree is a Python value under any transform
             return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
-    if type(node) is cst.Subscript:
+    if kind is cst.Subscript:
         return _subscript(node, scope)
-    if type(node) is cst.BinaryOperation:
+    if kind is cst.BinaryOperation:
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         both = left | right
         if both & LIST and (type(node.operator) is cst.Add or type(node.operator) is cst.Multiply):
@@ -195,16 +196,16 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         ) and both & BOOL:
             out |= BOOL
         return out
-    if type(node) is cst.UnaryOperation:
+    if kind is cst.UnaryOperation:
         if type(node.operator) is cst.Not:
             return 0
         inner = evaluate(node.expression, scope)
         return inner if type(node.operator) is cst.BitInvert else inner & ~BOOL
-    if type(node) is cst.BooleanOperation:
+    if kind is cst.BooleanOperation:
         if type(node.operator) is cst.And:
             return _and_chain(node, scope)
         return evaluate(node.left, scope) | evaluate(node.right, scope)
-    if type(node) is cst.Comparison:
+    if kind is cst.Comparison:
         if any(type(c.operator) in NON_BOOL_OPERATORS for c in node.comparisons):
             return 0
         flags = 0
@@ -217,29 +218,29 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if flags & TRACED or (flags & ARRAY and _staged(scope)):
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
-    if type(node) is cst.Call:
+    if kind is cst.Call:
         return _call(node, scope)
-    if type(node) is cst.IfExp:
+    if kind is cst.IfExp:
         return evaluate(node.body, scope) | evaluate(node.orelse, scope)
-    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
+    if kind is cst.Tuple or kind is cst.List or kind is cst.Set:
         held = 0
         for element in node.elements:
             held |= evaluate(element.value, scope)
         out = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if type(node) is cst.List else out
-    if type(node) is cst.Dict:
+        return out | LIST if kind is cst.List else out
+    if kind is cst.Dict:
         held = 0
         for item in node.elements:
             held |= evaluate(item.value, scope)
         return HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-    if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
+    if kind is cst.ListComp or kind is cst.GeneratorExp or kind is cst.SetComp:
         inner = evaluate(node.elt, scope.comprehension(node))
         out = HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if type(node) is cst.ListComp else out
-    if type(node) is cst.DictComp:
+        return out | LIST if kind is cst.ListComp else out
+    if kind is cst.DictComp:
         inner = evaluate(node.value, scope.comprehension(node))
         return HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-    if type(node) is cst.NamedExpr:
+    if kind is cst.NamedExpr:
         return evaluate(node.value, scope)
     return 0
 
