@@ -368,7 +368,8 @@ class _Readers(dict):
     makes this about twice as fast as the general reader on the hot walks.
 
     `reverse=True` makes readers that return the children last first, as a depth-first walk pushes them on its
-    stack (the list reversed in place: cheaper than `stack.extend(reversed(children))`)."""
+    stack: the display written last field first where every field holds one node (no `reverse()` call per
+    node), else the list reversed in place (cheaper than `stack.extend(reversed(children))`)."""
 
     def __init__(self, reverse: bool = False) -> None:
         super().__init__()
@@ -399,6 +400,8 @@ class _Readers(dict):
                 display = []
         if not lines and not self.reverse:
             body = [f"    return [{', '.join(display)}]"]
+        elif not lines and not any(item.startswith("*") for item in display):
+            body = [f"    return [{', '.join(reversed(display))}]"]  # single nodes only: written last first
         else:
             if not lines:
                 lines = [f"    out = [{', '.join(display)}]"]

@@ -5,7 +5,8 @@
   every field's value answers (`_node_children`), the same nodes in the same order, and
   `syntax.CHILDREN_REVERSED` the same nodes last first;
 - `own_nodes` with the default scopes (type identity) yields what the isinstance() path yields;
-- `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer;
+- `ModuleIndex.qualname` (answered once per node and unit) equals the import table's own answer, and so do
+  the callees the index pass keeps per call (`site_callees`); `uses_keys` (kept per index) the fresh answer;
 - the classes the hot paths compare by type identity instead of isinstance() (every concrete node class)
   have no subclasses in the installed libcst (a new subclass would make the identity test miss it);
 - the walks' hook tables, shared across modules, follow each selection of rules;
@@ -23,6 +24,9 @@ import pytest
 
 from jaxlint import syntax
 from jaxlint.analysis import ModuleIndex
+from jaxlint.analysis.key_relevance import _uses_keys, uses_keys
+from jaxlint.analysis.module_facts import ModuleFacts
+from jaxlint.analysis.project import Export
 from jaxlint.syntax import (
     CHILDREN_REVERSED,
     LEAF,
@@ -137,8 +141,9 @@ def test_memoised_qualname_matches_import_table() -> None:
 
 
 def test_memoised_resolution_matches_a_fresh_answer() -> None:
-    """`resolve_function` and `transform_of` (kept per node and unit once the index pass is over) answer what
-    computing afresh answers, asked twice, for every call's function and first argument in every unit."""
+    """`resolve_function` and `transform_of` (kept by node, with the first asker's unit and point, the others'
+    apart, once the index pass is over) answer what computing afresh answers, asked twice, for every call's
+    function and first argument in every unit, with no point and at the call's own."""
     asked = 0
     for module in MODULES:
         index = ModuleIndex(module)
@@ -146,11 +151,33 @@ def test_memoised_resolution_matches_a_fresh_answer() -> None:
         for unit in [index.root, *index.units.values()]:
             for call in calls:
                 for node in [call.func, *(a.value for a in call.args[:1])]:
-                    for _ in range(2):
-                        assert index.resolve_function(node, unit) == index._resolve_function(node, unit, None)
+                    for before in (None, index.call_order(call), None):
+                        fresh = index._resolve_function(node, unit, before)
+                        assert index.resolve_function(node, unit, before) == fresh
                         assert index.transform_of(node, unit) == index._transform_of(node, unit)
                     asked += 1
     assert asked > 10_000
+
+
+def test_kept_site_callees_and_key_relevance_match_fresh_answers() -> None:
+    """`ModuleIndex.site_callees` (each call's callee, named once by the index pass) is what the import table
+    names in the call's unit; `uses_keys` (kept per index and project facts) is what asking afresh answers, and
+    follows a change of the project facts."""
+    sites = 0
+    for module in MODULES:
+        index = ModuleIndex(module)
+        for (call, unit, _), callee in zip(index._sites, index.site_callees, strict=True):
+            local = unit.local_names if unit is not index.root else frozenset()
+            assert callee == index.imports.qualname(call.func, local)
+            sites += 1
+        assert uses_keys(index) == _uses_keys(index, None)
+        assert uses_keys(index) == _uses_keys(index, None)  # the second answer is the kept one
+        consuming = ModuleFacts(exports={"other.draw": Export(("key",), (), keys=(("key", ()),))})
+        index.project = consuming
+        assert uses_keys(index) is True
+        index.project = ModuleFacts()
+        assert uses_keys(index) == _uses_keys(index, index.project)
+    assert sites > 1_000
 
 
 # Plain literals, escapes, prefixes, triple quotes and empty strings.

@@ -510,7 +510,8 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                 if type(inner) is cst.Subscript or type(inner) is cst.Attribute:
                     for hook in self.hooks.get("on_assign", ()):
                         hook(inner, None, statement, frame)
-        self.expression(target, frame, store=True)
+        if type(target) is not cst.Name:  # a stored name is neither visited nor walked into
+            self.expression(target, frame, store=True)
 
     # -- expressions -------------------------------------------------------------------------------------
 

@@ -492,6 +492,8 @@ class FlowCalls:
 
 
 _NUMBERS = (cst.Integer, cst.Float)
+# The types `_is_scalar_literal` can answer True for.
+_LITERAL_KINDS = frozenset({cst.Integer, cst.Float, cst.UnaryOperation, cst.Name})
 
 
 def _is_scalar_literal(node: cst.BaseExpression) -> bool:
@@ -511,7 +513,13 @@ def _literal_arguments(
     for arg in call.args:
         if arg.star:
             break
-        is_literal = _is_scalar_literal(arg.value) or _names_literal(arg.value, unit, index)
+        kind = type(arg.value)  # most arguments are neither: decided by their type, with no call
+        is_literal = (
+            kind in _LITERAL_KINDS
+            and _is_scalar_literal(arg.value)
+            or kind is cst.Name
+            and _names_literal(arg.value, unit, index)
+        )
         found = found or is_literal
         if arg.keyword is None:
             positional.append(is_literal)

@@ -177,7 +177,8 @@ class Unit:
         if not bindings:
             return None
         if len(bindings) == 1:  # the common case (a plain binding is an Assign, never a NamedExpr)
-            return bindings[0].value if bindings[0].plain else None
+            node = bindings[0].node  # `Binding.plain`, inlined: this is asked about every call's names
+            return bindings[0].value if type(node) is cst.Assign and len(node.targets) == 1 else None
         found = [b for b in bindings if type(b.node) is not cst.NamedExpr]
         return found[0].value if len(found) == 1 and found[0].plain else None
 
@@ -251,17 +252,26 @@ class ModuleIndex:
         self.project: Any = None
         # qualname() answers by (node, unit), kept once the index pass has read every import and binding
         # (nothing changes them after it): several rules ask for the same call's name. The node is kept in
-        # the entry, so its id cannot be reused by another node while the entry lives.
-        self._qualnames: dict[tuple[int, int], tuple[cst.CSTNode, str | None]] | None = None
+        # the entry, so its id cannot be reused by another node while the entry lives. Keyed by the node
+        # alone, with the unit in the entry: a node is asked about from one scope but for a few (a decorator),
+        # and those answers are kept by (node, unit) in `_scoped` (no tuple key built on the hot path).
+        self._qualnames: dict[int, tuple[cst.CSTNode, Unit | None, str | None]] | None = None
+        self._scoped: dict[tuple[int, int, str], tuple[cst.CSTNode, Any]] = {}
         # resolve_function() answers by (node, unit, point), kept likewise: what it reads (defs, bindings, class
         # methods, the order numbers) is complete after the index pass, and rules, the flow walk, the key
-        # dataflow and the summary ask for the same call's function in turn.
-        self._functions: dict[tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]] = {}
-        self._transforms: dict[tuple[int, int], tuple[cst.CSTNode, tuple[str, list[cst.Arg]] | None]] = {}
+        # dataflow and the summary ask for the same call's function in turn. Keyed by the node likewise, the
+        # unit and point in the entry (another scope's or point's answers in `_other_points`).
+        self._functions: dict[int, tuple[cst.CSTNode, Unit, int | None, list[tuple[Unit, bool]]]] = {}
+        self._other_points: dict[
+            tuple[int, int, int | None], tuple[cst.CSTNode, list[tuple[Unit, bool]]]
+        ] = {}
+        self._transforms: dict[int, tuple[cst.CSTNode, Unit, tuple[str, list[cst.Arg]] | None]] = {}
         # What the imports make of the function of every call the index pass saw (the whole module but a
         # class's PEP 695 type parameters), whatever the scope (`imports.qualname`, no local names): a name
         # resolved in a scope is either this or None, so a callee missing here is called nowhere.
         self.callee_names: frozenset[str] = frozenset()
+        # Each site's callee as `qualname` names it in the site's unit, in the order of `_sites`.
+        self.site_callees: list[str | None] = []
         self._index(module)
         self._qualnames = {}
         self._resolve_decorators()
@@ -427,7 +437,9 @@ class ModuleIndex:
             unit.memo.clear()  # facts computed on first use may hold other units (a parameter's callers)
         self.root.memo.clear()
         self._functions.clear()
+        self._other_points.clear()
         self._transforms.clear()
+        self._scoped.clear()
         self.project = None  # project mode: the module's facts point back at the index
 
     # -- positions -------------------------------------------------------------------------------------
@@ -450,11 +462,26 @@ class ModuleIndex:
         memo = self._qualnames
         if memo is None:  # during the index pass: imports and bindings are still being read
             return self.imports.qualname(node, own.local_names if own is not None else frozenset())
-        key = (id(node), id(own))
-        entry = memo.get(key)
+        entry = memo.get(id(node))
+        if entry is not None and entry[1] is own:
+            return entry[2]
+        if entry is not None:  # asked from another scope too
+            return self._scoped_answer(node, own, "qualname")
+        name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
+        memo[id(node)] = (node, own, name)
+        return name
+
+    def _scoped_answer(self, node: cst.BaseExpression, unit: Unit | None, what: str) -> Any:
+        """`qualname` (unit None for the module) or `transform_of` of a node asked from a second scope."""
+        key = (id(node), id(unit), what)
+        entry = self._scoped.get(key)
         if entry is None:
-            name = self.imports.qualname(node, own.local_names if own is not None else frozenset())
-            entry = memo[key] = (node, name)
+            if what == "qualname":
+                local: set[str] | frozenset[str] = unit.local_names if unit is not None else frozenset()
+                entry = self._scoped[key] = (node, self.imports.qualname(node, local))
+            else:
+                assert unit is not None
+                entry = self._scoped[key] = (node, self._transform_of(node, unit))
         return entry[1]
 
     def transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
@@ -463,11 +490,14 @@ class ModuleIndex:
         """
         if self._qualnames is None:  # during the index pass
             return self._transform_of(node, unit)
-        key = (id(node), id(unit))
-        entry = self._transforms.get(key)
-        if entry is None:
-            entry = self._transforms[key] = (node, self._transform_of(node, unit))
-        return entry[1]
+        entry = self._transforms.get(id(node))
+        if entry is not None and entry[1] is unit:
+            return entry[2]
+        if entry is not None:  # asked from another scope too
+            return self._scoped_answer(node, unit, "transform_of")
+        found = self._transform_of(node, unit)
+        self._transforms[id(node)] = (node, unit, found)
+        return found
 
     def _transform_of(self, node: cst.BaseExpression, unit: Unit) -> tuple[str, list[cst.Arg]] | None:
         # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
@@ -514,11 +544,18 @@ class ModuleIndex:
         """
         if self._qualnames is None:  # during the index pass: the defs and bindings are still being read
             return self._resolve_function(node, unit, before)
-        key = (id(node), id(unit), before)
-        entry = self._functions.get(key)
-        if entry is None:
-            entry = self._functions[key] = (node, self._resolve_function(node, unit, before))
-        return entry[1]
+        entry = self._functions.get(id(node))
+        if entry is not None and entry[1] is unit and entry[2] == before:
+            return entry[3]
+        if entry is not None:  # asked from another scope or point too
+            key = (id(node), id(unit), before)
+            other = self._other_points.get(key)
+            if other is None:
+                other = self._other_points[key] = (node, self._resolve_function(node, unit, before))
+            return other[1]
+        found = self._resolve_function(node, unit, before)
+        self._functions[id(node)] = (node, unit, before, found)
+        return found
 
     def _resolve_function(
         self, node: cst.BaseExpression, unit: Unit, before: int | None
@@ -654,13 +691,14 @@ class ModuleIndex:
                 names.add(name)
                 if unit is not root and attribute_root(func) in unit.local_names:
                     name = None
-            memo.setdefault((id(func), id(unit if unit is not root else None)), (func, name))
+            memo.setdefault(id(func), (func, unit if unit is not root else None, name))
             callees.append(name)
         self.callee_names = frozenset(names)
         return callees
 
     def _resolve_sites(self) -> None:
-        for (call, unit, order), callee in zip(self._sites, self._callees(), strict=True):
+        self.site_callees = self._callees()
+        for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
             if callee is None:
                 continue
             if callee in CONTROL_FLOW:

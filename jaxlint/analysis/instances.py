@@ -65,7 +65,10 @@ def top_level_class_facts(
     for name, bindings in index.root.bindings.items():
         if name in index.classes or len(bindings) != 1:
             continue
-        found = haiku_transformed(index, cst.Name(name), index.root)
+        value = index.root.single_assignment(name)  # what `haiku_transformed` of the name reads first
+        if type(value) is not cst.Call:
+            continue
+        found = haiku_transformed(index, value, index.root)
         if found is not None and isinstance(found[0], cst.Name) and found[0].value in index.root.defs:
             out.append((name, f"{HAIKU}:{found[1]}:{found[0].value}", ()))
     return sorted(out)
@@ -104,27 +107,27 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
         return wanted  # every name wanted is a qualified name the imports give, and none is the project's
     # Only a call of a transformed function of the module passes instances on to a trace.
     transformed = any(unit.is_target for unit in index.units.values())
+    # One pass over every call of the module: plain loops, no list or generator made per call.
     for call, unit, _ in index._sites:
-        func = call.func
-        receivers = [func.value] if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS else []
+        func, args = call.func, call.args
+        if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS:
+            wanted |= _wanted_class(index, func.value, unit, project_name)
         # `jax.jit(model.apply)`, `TrainState.create(apply_fn=model.apply)`: the class's `apply` is passed on
-        for arg in call.args:
+        for arg in args:
             value = arg.value
             if type(value) is cst.Attribute and value.attr.value == "apply":
-                receivers.append(value.value)
-        for receiver in receivers:
-            wanted |= _wanted_class(index, receiver, unit, project_name)
+                wanted |= _wanted_class(index, value.value, unit, project_name)
+        if not transformed or not args:
+            continue
         # `tick(model)` with `tick` transformed: whether `model`'s class is an nnx one (`nnx_objects.py`)
-        if (
-            transformed
-            and call.args
-            and any(callee.is_target for callee, _ in index.resolve_function(func, unit))
-        ):
-            for arg in call.args:
-                built = module_instance(index, arg.value, unit)
-                qualname = index.qualname(built.func, unit) if built is not None else None
-                if qualname is not None and project_name(qualname):
-                    wanted.add(qualname)
+        for callee, _ in index.resolve_function(func, unit):
+            if callee.is_target:
+                for arg in args:
+                    built = module_instance(index, arg.value, unit)
+                    qualname = index.qualname(built.func, unit) if built is not None else None
+                    if qualname is not None and project_name(qualname):
+                        wanted.add(qualname)
+                break
     for unit in index.units.values():  # `def tick(model: Counter)` transformed: the annotation's class
         node = unit.node
         if unit.is_target and type(node) is cst.FunctionDef:
@@ -657,6 +660,8 @@ def method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCa
     method, receiver = func.attr.value, func.value
     if method in MODULE_METHODS or (method.startswith("__") and method != "__call__"):
         return None
+    if type(receiver) is not cst.Name and type(receiver) is not cst.Call:
+        return None  # `self.env.reset`, `a[0].m`: no class `_receiver_class` can name
     if type(receiver) is cst.Name and receiver.value in ("self", "cls"):
         owner: Unit | None = unit
         while owner is not None and owner.class_node is None:

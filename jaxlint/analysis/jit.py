@@ -139,7 +139,9 @@ def jitted_callable(
     its pass)."""
     index, unit = ctx.index, ctx.unit
     owner = _binding_owner(func.value, ctx) if type(func) is cst.Name else None
-    memo = index.root.memo.setdefault("jitted_callable", {})
+    memo = index.root.memo.get("jitted_callable")
+    if memo is None:
+        memo = index.root.memo["jitted_callable"] = {}
     key = (id(func), id(unit), id(owner), transforms)
     entry = memo.get(key)
     if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import children, int_literal, source_of, walk
+from ..syntax import LEAF, children, int_literal, source_of, walk
 from .index import ModuleIndex, Unit
 from .key_model import (
     _ALIGNING,
@@ -222,10 +222,10 @@ class KeyVersions(PathWalk[State, Version]):
         if old.immutable:
             return
         new = Version(param=old.param, root=old.root)  # the same object, with contents that may differ
-        for other, version in list(state.env.items()):
-            if version is old:
-                state.env[other] = new
-        state.env[name] = new
+        env = state.env
+        for other in [other for other, version in env.items() if version is old]:
+            env[other] = new
+        env[name] = new
         if pseudo:
             self._drop_pseudo(name, state)
 
@@ -291,26 +291,29 @@ class KeyVersions(PathWalk[State, Version]):
 
     # -- expressions ---------------------------------------------------------------------------------
 
-    def expr(self, node: cst.CSTNode, state: State) -> Version | None:
+    def expr(self, node: Any, state: State) -> Version | None:
         """Evaluate in order (consuming keys on the way); the version of the value when it is known."""
         # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
-        if type(node) is cst.Name:
+        kind = type(node)  # read once (`node` is `Any`: the checker does not narrow on `kind is X`)
+        if kind is cst.Name:
             return self.lookup(node.value, state) if node.value not in _CONSTANTS else None
-        if type(node) is cst.Call:
+        if kind is cst.Call:
             return self.call(node, state)
-        if type(node) is cst.Attribute or type(node) is cst.Subscript:
+        if LEAF[kind]:  # a literal: nothing to evaluate (what the last line answers, sooner)
+            return None
+        if kind is cst.Attribute or kind is cst.Subscript:
             pseudo = _chain(node)
             if pseudo is None or pseudo not in state.env:
                 self.expr(node.value, state)
-            if type(node) is cst.Subscript:
+            if kind is cst.Subscript:
                 for element in node.slice:
                     self.expr(element.slice, state)
             return self.read(node, state)
-        if type(node) is cst.Lambda or type(node) is cst.FunctionDef:
-            if type(node) is cst.Lambda:
+        if kind is cst.Lambda or kind is cst.FunctionDef:
+            if kind is cst.Lambda:
                 self.defaults(node.params, state)
             return None
-        if type(node) is cst.IfExp:
+        if kind is cst.IfExp:
             self.expr(node.test, state)
             other = state.copy()
             first = self.expr(node.body, state)
@@ -319,7 +322,7 @@ class KeyVersions(PathWalk[State, Version]):
             assert joined is not None
             self._replace(state, joined)
             return first if first is second else None
-        if type(node) is cst.BooleanOperation:
+        if kind is cst.BooleanOperation:
             self.expr(node.left, state)
             other = state.copy()
             self.expr(node.right, other)
@@ -327,15 +330,10 @@ class KeyVersions(PathWalk[State, Version]):
             assert joined is not None
             self._replace(state, joined)
             return None
-        if (
-            type(node) is cst.ListComp
-            or type(node) is cst.SetComp
-            or type(node) is cst.GeneratorExp
-            or type(node) is cst.DictComp
-        ):
+        if kind is cst.ListComp or kind is cst.SetComp or kind is cst.GeneratorExp or kind is cst.DictComp:
             self.comprehension(node, state)
             return None
-        if type(node) is cst.NamedExpr:
+        if kind is cst.NamedExpr:
             version = self.expr(node.value, state)
             self.assign(node.target, version, node.value, state)
             return version

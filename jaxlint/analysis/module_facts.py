@@ -162,11 +162,8 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     found: set[CallFact] = set()
     if not imports_project_names(index, project_name):
         return found  # neither the callee nor the class can be a project name
-    for call, unit, _ in index._sites:
-        if not call.args:
-            continue
-        target = index.qualname(call.func, unit)
-        if target is None or "." not in target or not project_name(target):
+    for (call, unit, _), target in zip(index._sites, index.site_callees, strict=True):
+        if not call.args or target is None or "." not in target or not project_name(target):
             continue
         classes: list[tuple[str, str]] = []
         positional = 0

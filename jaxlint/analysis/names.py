@@ -123,15 +123,22 @@ class ImportTable:
 
         `local_names` are names bound in the enclosing function: they shadow imports and builtins.
         """
-        dotted = dotted_name(node)
-        if dotted is None:
+        # The chain's head decides most answers (`self.x`, a local): the dotted text is built only for an import.
+        root = node
+        while type(root) is cst.Attribute:  # type identity: libcst's ABCs make isinstance() slow
+            root = root.value
+        if type(root) is not cst.Name:
             return None
-        head, _, rest = dotted.partition(".")
+        head = root.value
         if head in local_names:
             return None
         base = self.names.get(head)
-        if base is None:
-            if head in _BUILTINS and head not in self.rebound and not rest:
+        if root is node:
+            if base is None and head in _BUILTINS and head not in self.rebound:
                 return "builtins." + head
+            return base
+        if base is None:
             return None
-        return canonical(f"{base}.{rest}") if rest else base
+        dotted = dotted_name(node)
+        assert dotted is not None
+        return canonical(f"{base}.{dotted.partition('.')[2]}")

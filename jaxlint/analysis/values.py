@@ -151,15 +151,16 @@ _EVALUATED = frozenset(
 )
 
 
-def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
-    """The flags of an expression's value."""
-    # Type identity first: isinstance() against libcst's abstract bases is slow, and this is hot.
+def evaluate(node: Any, scope: Scope) -> int:
+    """The flags of an expression's value (`node`: an expression, `Any` as the checker does not narrow on the
+    `kind is X` tests below)."""
+    # Type identity first: isinstance() against libcst's abstract bases is slow, and this is hot: read once.
     kind = type(node)
     if kind is cst.Name:
-        return scope.lookup(node.value)  # type: ignore[attr-defined]
+        return scope.lookup(node.value)
     if kind not in _EVALUATED:
         return 0  # literals and the like: what the chain below would answer
-    if type(node) is cst.Attribute:
+    if kind is cst.Attribute:
         if node.attr.value in CONCRETE_ATTRIBUTES:
             return 0
         if type(node.value) is cst.Name:
@@ -179,9 +180,9 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
                 return 0  # `state.config`: a static field of a pytree is a Python value under any transform
             return base & TRACED  # `state.info`: a field of a pytree, not known to be an array
         return base & (TRACED | ARRAY | HOLDS_TRACED)
-    if type(node) is cst.Subscript:
+    if kind is cst.Subscript:
         return _subscript(node, scope)
-    if type(node) is cst.BinaryOperation:
+    if kind is cst.BinaryOperation:
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         both = left | right
         if both & LIST and (type(node.operator) is cst.Add or type(node.operator) is cst.Multiply):
@@ -198,16 +199,16 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         ) and both & BOOL:
             out |= BOOL
         return out
-    if type(node) is cst.UnaryOperation:
+    if kind is cst.UnaryOperation:
         if type(node.operator) is cst.Not:
             return 0
         inner = evaluate(node.expression, scope)
         return inner if type(node.operator) is cst.BitInvert else inner & ~BOOL
-    if type(node) is cst.BooleanOperation:
+    if kind is cst.BooleanOperation:
         if type(node.operator) is cst.And:
             return _and_chain(node, scope)
         return evaluate(node.left, scope) | evaluate(node.right, scope)
-    if type(node) is cst.Comparison:
+    if kind is cst.Comparison:
         if any(type(c.operator) in NON_BOOL_OPERATORS for c in node.comparisons):
             return 0
         flags = 0
@@ -220,29 +221,29 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> int:
         if flags & TRACED or (flags & ARRAY and _staged(scope)):
             return TRACED | ARRAY | BOOL
         return ARRAY | BOOL if flags & ARRAY else 0
-    if type(node) is cst.Call:
+    if kind is cst.Call:
         return _call(node, scope)
-    if type(node) is cst.IfExp:
+    if kind is cst.IfExp:
         return evaluate(node.body, scope) | evaluate(node.orelse, scope)
-    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
+    if kind is cst.Tuple or kind is cst.List or kind is cst.Set:
         held = 0
         for element in node.elements:
             held |= evaluate(element.value, scope)
         out = HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if type(node) is cst.List else out
-    if type(node) is cst.Dict:
+        return out | LIST if kind is cst.List else out
+    if kind is cst.Dict:
         held = 0
         for item in node.elements:
             held |= evaluate(item.value, scope)
         return HOLDS_TRACED if held & (TRACED | HOLDS_TRACED) else 0
-    if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
+    if kind is cst.ListComp or kind is cst.GeneratorExp or kind is cst.SetComp:
         inner = evaluate(node.elt, scope.comprehension(node))
         out = HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-        return out | LIST if type(node) is cst.ListComp else out
-    if type(node) is cst.DictComp:
+        return out | LIST if kind is cst.ListComp else out
+    if kind is cst.DictComp:
         inner = evaluate(node.value, scope.comprehension(node))
         return HOLDS_TRACED if inner & (TRACED | HOLDS_TRACED) else 0
-    if type(node) is cst.NamedExpr:
+    if kind is cst.NamedExpr:
         return evaluate(node.value, scope)
     return 0
 
@@ -341,14 +342,13 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return TRACED | ARRAY
         if semantics == PYTHON_IF_OPERAND_IS and _python_operand(node, scope):
             return 0  # `lax.psum(1, axis)`: the axis size, a Python int
-        args = 0
-        for arg in node.args:
-            args |= evaluate(arg.value, scope)
+        # The arguments' flags are read only where the answer depends on them (most calls in eager code do
+        # not): evaluation is pure, so leaving them unread changes no answer.
         if name in ARITHMETIC_BUILTINS:
-            return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
+            return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
         if name.startswith(ARRAY_NAMESPACES) or name in ARRAY_FUNCTIONS:
             traced = (scope.kind >= STRICT and scope.staged) or (
-                scope.kind >= GRAD and args & (TRACED | HOLDS_TRACED)
+                scope.kind >= GRAD and _arguments(node, scope) & (TRACED | HOLDS_TRACED)
             )
             if _sequence_result(name, node):  # `jnp.split(x, 2)`: a list (or tuple) of arrays, not one array
                 return (HOLDS_TRACED if traced else 0) | (LIST if name in LIST_RESULTS else 0)
@@ -359,9 +359,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
             if first & ARRAY:
                 return first & (TRACED | ARRAY) | (BOOL if name in ("numpy.any", "numpy.all") else 0)
         if name in ("builtins.list", "builtins.tuple"):
-            held = HOLDS_TRACED if args & (TRACED | HOLDS_TRACED) else 0
+            held = HOLDS_TRACED if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
             return held | (LIST if name == "builtins.list" else 0)
-        if scope.kind >= STRICT and (scope.staged or args & (TRACED | HOLDS_TRACED)):
+        if scope.kind >= STRICT and (scope.staged or _arguments(node, scope) & (TRACED | HOLDS_TRACED)):
             if imported_returns_array(getattr(scope, "index", None), name):
                 return TRACED | ARRAY  # another project module's helper returning a jnp result (project mode)
         return 0
@@ -385,12 +385,11 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
-        args = 0
-        for arg in node.args:
-            args |= evaluate(arg.value, scope)
         if inner is not None and inner.startswith("jax."):
-            return TRACED | ARRAY if args & (TRACED | HOLDS_TRACED) else 0
-        return layer_flags(func, args, scope)  # `nn.Dense(3)(x)`: a flax.linen layer called on tracers
+            return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
+        if scope.kind < STRICT:
+            return 0  # what `layer_flags` answers in eager code, whatever the arguments
+        return layer_flags(func, _arguments(node, scope), scope)  # `nn.Dense(3)(x)`: a linen layer on tracers
     if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
         # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
         # tracer in traced code that stages it out or passes it tracers.
@@ -408,6 +407,14 @@ def _sequence_result(name: str, node: cst.Call) -> bool:
     if name not in LIST_RESULTS:
         return False
     return name not in ONE_ARGUMENT_ARRAY or sum(1 for a in node.args if a.keyword is None) > 1
+
+
+def _arguments(node: cst.Call, scope: Scope) -> int:
+    """The flags of a call's arguments, together."""
+    args = 0
+    for arg in node.args:
+        args |= evaluate(arg.value, scope)
+    return args
 
 
 # Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.

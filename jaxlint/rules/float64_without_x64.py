@@ -113,19 +113,17 @@ No automatic fix: enabling x64 changes every default dtype in the program.
                 self._report(node, _WIDE_CONSTRUCTORS[name], f"{_short(name)}(...)", ctx)
             return
         dtype = None
-        where = None
         if name is not None and name.startswith(_REQUESTING):
             dtype = _dtype_argument(node, _DTYPE_POSITION.get(name))
-            where = _short(name)
         elif name is None and type(node.func) is cst.Attribute and node.func.attr.value in DTYPE_METHODS:
             method = node.func.attr.value
             if ctx.flags(node.func.value) & (ARRAY | TRACED):  # `x.astype(...)`, `x.sum(dtype=...)`
                 dtype = _dtype_argument(node, 0 if method == "astype" else None)
-                where = f".{method}"
         if dtype is None:
             return
         width = self._width(dtype, ctx)
         if width is not None and not self._silent(node, ctx):
+            where = _short(name) if name is not None else f".{node.func.attr.value}"  # type: ignore[attr-defined]
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:

@@ -247,8 +247,10 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     def _transform_site(self, call: cst.Call, ctx: RuleContext) -> tuple[str, Fresh] | None:
         """(transformation name, fresh description) for `jax.jit(fn, ...)` applied to a fresh function."""
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
         transform = compiling_transform(call.func, ctx)
-        if transform is None or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        if transform is None:
             return None
         if any(a.keyword is not None and a.keyword.value == "inline" for a in [*call.args, *transform[1]]):
             return None  # `jax.jit(f, inline=True)` is meant to be inlined into an enclosing trace
