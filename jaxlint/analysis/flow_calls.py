@@ -78,6 +78,14 @@ class FlowCalls:
         for call, unit, _ in self.index._sites:
             if not call.args:
                 continue  # no argument, no literal one
+            func = call.func
+            if type(func) is cst.Attribute and not (
+                type(func.value) is cst.Name and func.value.value in _SELF
+            ):
+                # `jnp.sum(x, 0)`: no def of ours (`jitted_callable`, `resolve_function` find none), so only
+                # another project module's function is of interest
+                if project is None or not project.records(self.index.qualname(func, unit)):
+                    continue
             literal = _literal_arguments(call, unit, self.index)
             if literal is None:
                 continue
@@ -326,6 +334,10 @@ class FlowCalls:
             and self._foreign_call(call, frame)
         ):
             return
+        if func is cst.Attribute:
+            name = frame.qualname(call.func)  # `jnp.sum(x)`: a library's function runs, nothing of ours
+            if name is not None and (self.project is None or not self.project.records(name)):
+                return
         # Most eager calls pass no JAX array: decide that first (what `module_apply` passes on is a part of
         # the call's arguments), before resolving what the call runs. Each argument is evaluated once (values
         # are pure): the flags are read again below when the call's own arguments are what it passes on.
@@ -492,6 +504,7 @@ class FlowCalls:
 
 
 _NUMBERS = (cst.Integer, cst.Float)
+_SELF = ("self", "cls")
 # The types `_is_scalar_literal` can answer True for.
 _LITERAL_KINDS = frozenset({cst.Integer, cst.Float, cst.UnaryOperation, cst.Name})
 

@@ -600,6 +600,16 @@ class ModuleIndex:
         """The `order` of a call: how many units were defined before it in source order."""
         return self.node_order(call)
 
+    def def_names(self) -> frozenset[str]:
+        """The names of every def of the module, in any scope: a call of any other name runs no def of it
+        (`resolve_function` finds only defs and lambdas). Built on first use."""
+        found = self.root.memo.get("def_names")
+        if found is None:
+            found = self.root.memo["def_names"] = frozenset(
+                unit.node.name.value for unit in self.units.values() if type(unit.node) is cst.FunctionDef
+            )
+        return found
+
     def node_order(self, node: cst.CSTNode) -> int | None:
         """The place in source order (a site's `order`) of a call, of its function or of one of its
         arguments; None for other nodes. One table, built on first use."""

@@ -96,8 +96,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         if type(node.func) is cst.Attribute and node.func.attr.value in MISSING_INPLACE_METHODS:
             self._inplace_method(node, node.func, ctx)
             return
-        if not node.args or type(node.func) is not cst.Name:
-            return
+        if not node.args or type(node.func) is not cst.Name or node.func.value not in ctx.index.def_names():
+            return  # only a def of the module can receive the array (a lambda's parameters are not read)
         for callee, _ in ctx.index.resolve_function(node.func, ctx.unit):
             if type(callee.node) is not cst.FunctionDef:
                 continue
