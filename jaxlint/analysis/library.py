@@ -34,6 +34,7 @@ from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import SEVERAL_ARRAYS_WORDS as SEVERAL_ARRAYS_WORDS
 from .library_arrays import STACKERS as STACKERS
 from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .library_arrays import STATIC_INTS as STATIC_INTS

@@ -138,6 +138,11 @@ TUPLE_RESULTS = frozenset(
         "unique_all unique_counts unique_inverse linalg.eigh linalg.eig linalg.slogdet linalg.lstsq"
     ).split()
 )
+# Last words of the functions (of jnp, jax.nn, jax.random, jax.scipy.special) that may give several arrays: the
+# rows above, and those whose arguments decide (`where(c)`, `unique(x, return_counts=True)`, `svd`, `qr`, ...).
+SEVERAL_ARRAYS_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in LIST_RESULTS | TUPLE_RESULTS) | frozenset(
+    "histogramdd unique mask_indices where svd qr lu lu_factor schur polar".split()
+)
 # Grids of floats (`np.linspace(a, b, n)`): iterated, every step gives a new float value, so a loop over one
 # handing its element to a static argument compiles anew on every step.
 FLOAT_GRIDS = frozenset(

@@ -30,6 +30,7 @@ from .library import (
     PYTHON_IF_OPERAND_IS,
     RESULT_DTYPES,
     SCALAR_FIELD_TYPES,
+    SEVERAL_ARRAYS_WORDS,
     TRACED_RESULT,
     TUPLE_RESULTS,
 )
@@ -419,14 +420,6 @@ def _arguments(node: cst.Call, scope: Scope) -> int:
 
 # Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.
 _RETURNED_ARRAY_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.special.")
-_NOT_ONE_ARRAY = frozenset(
-    (
-        "nonzero split array_split hsplit vsplit dsplit meshgrid divmod frexp modf histogram histogram2d "
-        "histogramdd unique unique_all unique_counts unique_inverse broadcast_arrays atleast_1d atleast_2d "
-        "atleast_3d ix_ tril_indices triu_indices diag_indices mask_indices unravel_index where svd eig eigh qr "
-        "slogdet lstsq lu lu_factor schur polar"
-    ).split()
-)
 
 
 _ONE_ARRAY: dict[str | None, bool] = {}  # name -> `returns_one_array`; few names per run
@@ -448,7 +441,7 @@ def _returns_one_array(name: str | None) -> bool:
         and name not in CALL_RESULTS
         and not name.startswith(CONCRETE_JAX_PREFIXES)
         and not name.rsplit(".", 1)[-1].startswith("_")
-        and name.rsplit(".", 1)[-1] not in _NOT_ONE_ARRAY
+        and name.rsplit(".", 1)[-1] not in SEVERAL_ARRAYS_WORDS
     )
 
 
