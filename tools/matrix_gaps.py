@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "tests" / "matrix"))
 sys.path.insert(0, str(ROOT))
 
 import coverage_table  # noqa: E402
+import depth_cases as dc  # noqa: E402
 import matrix_cases as mc  # noqa: E402
 
 import jaxlint  # noqa: E402
@@ -107,30 +108,54 @@ def reason_for(case: mc.Case) -> str:
     return UNDIAGNOSED
 
 
-def main() -> int:
-    pairs = mc.verified_pairs()
+# A pitfall missed at depth is not yet diagnosed one by one: the depth axis was measured before the analysis
+# that composes facts through calls (issue "Analysis v4"); the hop kinds of the misses are in docs/coverage.md.
+DEPTH_UNDIAGNOSED = "missed at depth: not yet diagnosed (measured before the composing analysis)"
+
+
+def _gaps(pairs, old: dict[str, str], reason) -> dict[str, str]:
     cases = [case for pair in pairs for case in pair]
     with tempfile.TemporaryDirectory(prefix="jaxlint-matrix-") as tmp:
         root = Path(tmp)
         owner = mc.write_tree(cases, root)
         found = mc.findings_by_case(jaxlint.lint_paths([str(root)], config=Config(), jobs=2), root, owner)
-    old = mc.load_gaps()
     gaps = {}
     for case in cases:
         if not mc.outcome(case, found.get(case.id, set())):
-            gaps[case.id] = old.get(case.id) or reason_for(case)
-    text = json.dumps({"generated_by": "python tools/matrix_gaps.py", "gaps": gaps}, indent=1) + "\n"
-    mc.GAPS.write_text(text)
-    coverage_table.DOC.write_text(coverage_table.render())
+            gaps[case.id] = old.get(case.id) or reason(case)
+    return gaps
+
+
+def _report(name: str, pairs, gaps: dict[str, str]) -> None:
     misses = sum(1 for k in gaps if k.endswith("|bad"))
     flagged = sorted(k for k in gaps if k.endswith("|good"))
     print(
-        f"{len(pairs)} verified pairs: {misses} pitfalls missed ({100 * misses / max(len(pairs), 1):.1f}%),"
+        f"{name}: {len(pairs)} verified pairs: {misses} pitfalls missed "
+        f"({100 * misses / max(len(pairs), 1):.1f}%),"
     )
     print(f"{len(flagged)} twins flagged (false positives){': ' if flagged else ''}" + ", ".join(flagged))
+
+
+def main() -> int:
+    pairs = mc.verified_pairs()
+    gaps = _gaps(pairs, mc.load_gaps(), reason_for)
+    mc.GAPS.write_text(
+        json.dumps({"generated_by": "python tools/matrix_gaps.py", "gaps": gaps}, indent=1) + "\n"
+    )
+    _report("matrix", pairs, gaps)
     undiagnosed = sum(1 for v in gaps.values() if v == UNDIAGNOSED)
     if undiagnosed:
         print(f"{undiagnosed} gaps without a diagnosed reason: add a line to REASONS")
+    if dc.VERIFIED.exists():
+        depth_pairs = dc.verified_pairs()
+        depth_gaps = _gaps(
+            depth_pairs, dc.load_gaps(), lambda case: "false positive" if case.twin else DEPTH_UNDIAGNOSED
+        )
+        dc.GAPS.write_text(
+            json.dumps({"generated_by": "python tools/matrix_gaps.py", "gaps": depth_gaps}, indent=1) + "\n"
+        )
+        _report("depth", depth_pairs, depth_gaps)
+    coverage_table.DOC.write_text(coverage_table.render())
     return 0
 
 

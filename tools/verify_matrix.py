@@ -1,6 +1,6 @@
 """Run every case of the coverage matrix against real JAX and keep those that misbehave as their pitfall says.
 
-    python tools/verify_matrix.py [--jobs 2] [--only SUBSTRING]
+    python tools/verify_matrix.py [--jobs 2] [--only SUBSTRING] [--depth]
 
 Needs jax and jaxlib (CPU is enough), tqdm (JAX202's progress-bar pitfall) and, for the framework contexts,
 flax, optax, equinox, dm-haiku and numpyro (all in the project's dev virtualenv; `pip install tqdm flax optax
@@ -10,7 +10,9 @@ It writes `tests/matrix/verified.json`: for every (pitfall, twin) pair the matri
 misbehaves (the exception class its rule predicts, or an observed wrong result or side effect) and the twin
 runs clean. Only verified pairs are linted by `tests/matrix/test_matrix.py`. With `--only`, the pairs whose id
 contains the text are run again and the rest of the file is kept; with `--check` nothing is written and the
-exit status is 1 where a verdict changed (after an upgrade of JAX or of a framework, say).
+exit status is 1 where a verdict changed (after an upgrade of JAX or of a framework, say). With `--depth` it
+runs the depth axis instead (`tests/matrix/depth_cases.py`: the pitfall 1-3 hops from the traced function) and
+writes `tests/matrix/verified_depth.json`.
 
 Each pair runs in one of `--jobs` worker processes (default 2: the machine is shared), each case in a module of
 its own (`main_<tag>`, `<pkg>_<tag>`), with JAX on CPU and x64 off; JAX301's cases run with
@@ -37,6 +39,7 @@ MATRIX = ROOT / "tests" / "matrix"
 OUTPUT = MATRIX / "verified.json"
 sys.path.insert(0, str(MATRIX))
 
+import depth_cases  # noqa: E402
 import matrix_cases  # noqa: E402
 
 CASE_TIMEOUT_S = 120
@@ -285,10 +288,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write nothing; exit 1 where a verdict differs from verified.json",
     )
+    parser.add_argument("--depth", action="store_true", help="the depth axis (verified_depth.json)")
     args = parser.parse_args(argv)
 
-    pairs = list(matrix_cases.all_pairs())
-    recorded = json.loads(OUTPUT.read_text())["pairs"] if OUTPUT.exists() else {}
+    suite = depth_cases if args.depth else matrix_cases
+    output = depth_cases.VERIFIED if args.depth else OUTPUT
+    pairs = list(suite.all_pairs())
+    recorded = json.loads(output.read_text())["pairs"] if output.exists() else {}
     old = recorded if args.only else {}
     todo = [p for p in pairs if args.only is None or args.only in p[0].pair]
     measures = {bad.pair: bad.measure for bad, _ in pairs}
@@ -303,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_text(text)
         # Slow contexts first, so the last chunks are short.
-        todo.sort(key=lambda p: p[0].context not in matrix_cases.FRAMEWORKS)
+        todo.sort(key=lambda p: p[0].context not in suite.FRAMEWORKS)
         work = [(_as_dict(bad), _as_dict(good)) for bad, good in todo]
         with ProcessPoolExecutor(args.jobs, initializer=_init_worker, initargs=(tree,)) as pool:
             futures = [pool.submit(_run_pair, pair, tree) for pair in work]
@@ -321,11 +327,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{k}: now {'verified' if results[k]['verified'] else 'not verified'} ({results[k]['observed']})"
             )
         print(
-            f"{verified} of {len(results)} pairs verified; {len(changed)} verdicts differ from {OUTPUT.name}"
+            f"{verified} of {len(results)} pairs verified; {len(changed)} verdicts differ from {output.name}"
         )
         return 1 if changed else 0
-    _write(results)
-    print(f"{verified} of {len(results)} pairs verified ({time.time() - started:.0f} s); wrote {OUTPUT}")
+    _write(results, pairs, output, "python tools/verify_matrix.py" + (" --depth" if args.depth else ""))
+    print(f"{verified} of {len(results)} pairs verified ({time.time() - started:.0f} s); wrote {output}")
     return 0
 
 
@@ -341,15 +347,15 @@ def _environment() -> dict[str, str]:
     return found
 
 
-def _write(results: dict[str, dict]) -> None:
-    order = {bad.pair: k for k, (bad, _) in enumerate(matrix_cases.all_pairs())}
+def _write(results: dict[str, dict], pairs: list, output: Path, command: str) -> None:
+    order = {bad.pair: k for k, (bad, _) in enumerate(pairs)}
     lines = [
         f"  {json.dumps(k)}: {json.dumps(results[k], sort_keys=True)}" for k in sorted(results, key=order.get)
     ]
-    header = {"generated_by": "python tools/verify_matrix.py", "environment": _environment()}
+    header = {"generated_by": command, "environment": _environment()}
     text = json.dumps(header, indent=1)[:-2] + ',\n "pairs": {\n' + ",\n".join(lines) + "\n }\n}\n"
     json.loads(text)
-    OUTPUT.write_text(text)
+    output.write_text(text)
 
 
 if __name__ == "__main__":

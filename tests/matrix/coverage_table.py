@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import depth_cases as dc
 import matrix_cases as mc
 
 DOC = mc.HERE.parent.parent / "docs" / "coverage.md"
@@ -107,4 +108,57 @@ def render() -> str:
     ]
     if false_positives:
         lines[-1:-1] = ["## False positives (flagged twins)", "", *[f"- `{k}`" for k in false_positives], ""]
+    if dc.VERIFIED.exists():
+        lines += _depth_section()
     return "\n".join(lines)
+
+
+def _depth_section() -> list[str]:
+    """Rule x depth and hop x depth over the depth axis (a hop counts in every chain it is part of)."""
+    table = json.loads(dc.VERIFIED.read_text())["pairs"]
+    gaps = dc.load_gaps()
+    rule_total: Counter = Counter()
+    rule_found: Counter = Counter()
+    hop_total: Counter = Counter()
+    hop_found: Counter = Counter()
+    pairs = [(bad, good) for bad, good in dc.all_pairs() if table.get(bad.pair, {}).get("verified")]
+    for bad, _ in pairs:
+        depth = f"{dc.depth_of(bad)} hop" + ("s" if dc.depth_of(bad) > 1 else "")
+        hit = bad.id not in gaps
+        rule_total[bad.code, depth] += 1
+        rule_found[bad.code, depth] += hit
+        for hop in set(dc.hops_of(bad)):
+            hop_total[hop, depth] += 1
+            hop_found[hop, depth] += hit
+    depths = [f"{d} hop" + ("s" if d > 1 else "") for d in dc.DEPTHS]
+    cases = len(pairs)
+    found = cases - sum(1 for k in gaps if k.endswith("|bad"))
+    flagged = sorted(k for k in gaps if k.endswith("|good"))
+    rules = sorted({bad.code for bad, _ in pairs})
+    return [
+        "## Depth: the pitfall 1-3 hops from the traced function",
+        "",
+        "`tests/matrix/depth_cases.py` puts each pitfall at the end of a chain of hops (a helper, another module,",
+        "a method of a module-level object or of `self`, a nested def closing over the value, a lambda, a function",
+        "passed to another function or to a JAX transformation, `functools.partial`, a lookup in a dict, list or",
+        "class, a decorator with `functools.wraps`), every hop kind at every position, each pair verified against",
+        "real JAX (`python tools/verify_matrix.py --depth`); `tests/matrix/test_depth.py` lints them, known misses",
+        "in `tests/matrix/gaps_depth.json`.",
+        "",
+        f"**{found} of {cases} verified pitfall cases found ({100 * (cases - found) / max(cases, 1):.1f}% known "
+        f"gaps); {len(flagged)} twins flagged (false positives).**",
+        "",
+        "### Rule × depth",
+        "",
+        *_table(rules, depths, rule_found, rule_total, "rule"),
+        "",
+        "### Hop × depth (a case counts for every hop of its chain)",
+        "",
+        *_table(list(dc.HOPS), depths, hop_found, hop_total, "hop"),
+        "",
+        *(
+            ["### False positives at depth (flagged twins)", "", *[f"- `{k}`" for k in flagged], ""]
+            if flagged
+            else []
+        ),
+    ]
