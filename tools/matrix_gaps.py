@@ -113,6 +113,14 @@ def reason_for(case: mc.Case) -> str:
 DEPTH_UNDIAGNOSED = "missed at depth: not yet diagnosed (measured before the composing analysis)"
 
 
+def _depth_reason(case: mc.Case) -> str:
+    if case.twin:
+        return "false positive"
+    if case.code == "JAX501" and "module" in dc.hops_of(case):
+        return LIBRARY_X64
+    return DEPTH_UNDIAGNOSED
+
+
 def _gaps(pairs, old: dict[str, str], reason) -> dict[str, str]:
     cases = [case for pair in pairs for case in pair]
     with tempfile.TemporaryDirectory(prefix="jaxlint-matrix-") as tmp:
@@ -148,9 +156,7 @@ def main() -> int:
         print(f"{undiagnosed} gaps without a diagnosed reason: add a line to REASONS")
     if dc.VERIFIED.exists():
         depth_pairs = dc.verified_pairs()
-        depth_gaps = _gaps(
-            depth_pairs, dc.load_gaps(), lambda case: "false positive" if case.twin else DEPTH_UNDIAGNOSED
-        )
+        depth_gaps = _gaps(depth_pairs, dc.load_gaps(), _depth_reason)
         dc.GAPS.write_text(
             json.dumps({"generated_by": "python tools/matrix_gaps.py", "gaps": depth_gaps}, indent=1) + "\n"
         )

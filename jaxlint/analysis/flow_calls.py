@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from .flow_frame import Frame
+from .function_values import called_value, note_function_arguments
 from .index import ModuleIndex, Unit
 from .instances import class_methods, foreign_transformed, module_apply
 from .jit import jitted_callable, jitted_def
@@ -266,6 +267,11 @@ class FlowCalls:
             callees = through
         else:
             callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+            # `partial(f, a)(x)`, `OPS["f"](x)`, `fn(x)` with `fn` a parameter given a function
+            if not callees:
+                value = called_value(self.index, call, frame.unit)
+                if value is not None:
+                    callees, args = value
         if not callees and self.project is None:
             return
         positional: list[int] = []
@@ -302,6 +308,9 @@ class FlowCalls:
             if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue
             self._called_from(callee, frame)
+            if note_function_arguments(self.index, callee, bound_self, args, frame.unit):
+                if id(callee) in self._parent_frames:  # walked already: its calls of `fn` run these now
+                    self._dirty[id(callee)] = callee
             if traced_receiver and bound_self and not callee.traced_receiver:
                 callee.traced_receiver = True
                 self._mark(callee, set(), frame.kind, frame.context, force=True)
@@ -351,6 +360,11 @@ class FlowCalls:
             callees, args, target = [(u, applied.bound) for u in applied.units], applied.args, applied.target
         else:
             callees = self.index.resolve_function(call.func, frame.unit, self.index.call_order(call))
+            # `partial(f, a)(x)`, `OPS["f"](x)`, `fn(x)` with `fn` a parameter given a function
+            if not callees:
+                value = called_value(self.index, call, frame.unit)
+                if value is not None:
+                    callees, args = value
         if not callees and self.project is None:
             return
         positional: list[int] = []
