@@ -30,6 +30,7 @@ from .library_arrays import INT_FILLS as INT_FILLS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import NUMPY_JNP_NAMESAKES as NUMPY_JNP_NAMESAKES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED

@@ -118,10 +118,15 @@ def _import_bindings(module: cst.Module) -> dict[str, str]:
     return table.names
 
 
-def reference_to(qualname: str, ctx: Any) -> cst.BaseExpression | None:
-    """An expression that means `qualname` (e.g. `jax.debug.print`) at `ctx`, through a top-level import."""
+def reference_to(qualname: str, ctx: Any, nearest: bool = False) -> cst.BaseExpression | None:
+    """An expression that means `qualname` (e.g. `jax.debug.print`) at `ctx`, through a top-level import: of
+    the shortest module path (`jax.debug.print`), or with `nearest` of the longest (`jnp.exp`, not
+    `jax.numpy.exp`)."""
     bindings = module_import_bindings(ctx.index.module)
-    for local, target in sorted(bindings.items(), key=lambda item: (len(item[1]), item[0])):
+    order = sorted(bindings.items(), key=lambda item: (len(item[1]), item[0]))
+    if nearest:
+        order.sort(key=lambda item: -len(item[1]))
+    for local, target in order:
         if qualname == target or qualname.startswith(target + "."):
             rest = qualname[len(target) :].lstrip(".")
             text = local + ("." + rest if rest else "")
