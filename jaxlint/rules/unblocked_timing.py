@@ -75,8 +75,9 @@ compilation is not measured either.
 In notebooks, a line magic that times one call (`%timeit f(x)`, `%timeit y = f(x)`) offers to wait for its
 result: `%timeit jax.block_until_ready(f(x))`, through the module's own `import jax`. It is safe: the call
 and its result are unchanged, and `jax.block_until_ready` waits on every array of whatever pytree the call
-returns (where `.block_until_ready()` needs a single array). Notebooks are not rewritten by `--fix`: the
-replacement is in `fix` of `--format json`. Timers in `.py` files have no automatic fix.
+returns (where `.block_until_ready()` needs a single array). `jaxlint server` offers it as a quick fix in
+the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--format json`). Timers in
+`.py` files have no automatic fix.
 
 ## References
 - https://docs.jax.dev/en/latest/async_dispatch.html
