@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from ..analysis.names import ImportTable, dotted_name
+from ..syntax import walk
 
 # A backslash escape that names a character by number or name; `\\.` is matched too so that `\\\\x41` (an
 # escaped backslash, then text) is not read as an escape.
@@ -134,6 +135,20 @@ def reference_to(qualname: str, ctx: Any, nearest: bool = False) -> cst.BaseExpr
             if ctx.qualname(expr) == qualname:
                 return expr
     return None
+
+
+_NAMES_CACHE: list[tuple[cst.Module, frozenset[str]]] = []
+
+
+def name_is_free(name: str, ctx: Any) -> bool:
+    """Whether `name` appears nowhere in the module (as a name or an attribute), so an import may bind it."""
+    module = ctx.index.module
+    for cached, names in _NAMES_CACHE:
+        if cached is module:
+            return name not in names
+    found = frozenset(node.value for node in walk(module) if type(node) is cst.Name)
+    _NAMES_CACHE[:] = [(module, found)]
+    return name not in found
 
 
 @dataclasses.dataclass

@@ -18,7 +18,7 @@ from ..analysis.numpy_arrays import is_numpy_array
 from ..fix import UNSAFE, replace
 from .base import Rule
 from .common import culprit
-from .edits import reference_to
+from .edits import name_is_free, reference_to
 
 # NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
 # `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
@@ -103,10 +103,10 @@ for a window at a traced offset, and `jnp.where(jnp.arange(len(x)) < n, x, 0)` f
 ## Fix safety
 A NumPy function whose `jax.numpy` namesake computes the same values (`np.exp(x)`, `np.maximum(x, 0)`,
 `np.concatenate([a, b])`: the library table's `NUMPY_JNP_NAMESAKES`) is replaced by it, through the module's
-own import of `jax.numpy` (`jnp.exp(x)`), else of `jax` (`jax.numpy.exp(x)`); a module that imports neither
-gets no fix. It is **unsafe**: where the function also runs outside the trace, on NumPy inputs, it now
-returns a JAX array (32-bit unless x64 is enabled, on the default device) instead of a NumPy one. The
-other conversions have no automatic fix.
+own import of `jax.numpy` (`jnp.exp(x)`), else of `jax` (`jax.numpy.exp(x)`), else with `import jax.numpy as
+jnp` added after the module's imports (when the name `jnp` is used nowhere in the module). It is **unsafe**:
+where the function also runs outside the trace, on NumPy inputs, it now returns a JAX array (32-bit unless x64
+is enabled, on the default device) instead of a NumPy one. The other conversions have no automatic fix.
 
 ## References
 - https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError
@@ -297,6 +297,9 @@ def _jnp_namesake(node: cst.Call, name: str, ctx: RuleContext) -> object:
     if most is not None and len(node.args) > most:
         return None
     function = reference_to("jax." + name, ctx, nearest=True)
-    if function is None:
+    if function is not None:
+        return replace(node, node.with_changes(func=function), UNSAFE)
+    if not name_is_free("jnp", ctx):
         return None
-    return replace(node, node.with_changes(func=function), UNSAFE)
+    function = cst.Attribute(cst.Name("jnp"), cst.Name(name.removeprefix("numpy.")))
+    return replace(node, node.with_changes(func=function), UNSAFE, imports=("import jax.numpy as jnp",))

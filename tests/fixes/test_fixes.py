@@ -127,8 +127,8 @@ NO_FIX = {
     "    return np.exp(x, where=True)\n",
     "np function without a jnp namesake in the table": "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n"
     "    return np.asarray(x)\n",
-    "np function, no jax module imported": "import numpy as np\nfrom jax import jit\n\n@jit\ndef f(x):\n"
-    "    return np.exp(x)\n",
+    "np function, the name jnp taken": "import numpy as np\nfrom jax import jit\n\njnp = np\n\n@jit\n"
+    "def f(x):\n    return np.exp(x)\n",
     "update of a global in traced code": "import jax\nimport jax.numpy as jnp\n\nstate = jnp.zeros(3)\n\n"
     "@jax.jit\ndef f(x):\n    global state\n    state.at[0].set(x[0])\n    return x\n",
 }
