@@ -95,13 +95,34 @@ def choose(items: Iterable[tuple[Finding, Fix]], unsafe: bool) -> list[tuple[Fin
 
 def apply(module: cst.Module, fixes: Iterable[Fix]) -> str:
     """The module's text with the fixes applied (on a deep stack: the module may nest thousands of levels)."""
-    return run_deep(_apply, module, {id(fix.node): fix.replacement for fix in fixes})
+    fixes = list(fixes)
+    imports = list(dict.fromkeys(text for fix in fixes for text in fix.imports))
+    return run_deep(_apply, module, {id(fix.node): fix.replacement for fix in fixes}, imports)
 
 
-def _apply(module: cst.Module, edits: dict[int, cst.CSTNode]) -> str:
+def _apply(module: cst.Module, edits: dict[int, cst.CSTNode], imports: list[str]) -> str:
     if not edits:
         return module.code
-    return module.visit(_Replacer(edits)).code
+    fixed = module.visit(_Replacer(edits))
+    return _with_imports(fixed, imports).code if imports else fixed.code
+
+
+def _with_imports(module: cst.Module, imports: list[str]) -> cst.Module:
+    """The module with the import statements added after its leading imports (after its docstring when it
+    starts with no import). The rule asks for one only where the name it binds is unbound and unused."""
+    body = list(module.body)
+    at = 0
+    for position, statement in enumerate(body):
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        first = small[0] if len(small) == 1 else None
+        docstring = (
+            position == 0 and isinstance(first, cst.Expr) and isinstance(first.value, cst.SimpleString)
+        )
+        if not (docstring or small and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small)):
+            break
+        at = position + 1
+    added = [cst.parse_statement(text + "\n") for text in imports]
+    return module.with_changes(body=[*body[:at], *added, *body[at:]])
 
 
 # -- sources ----------------------------------------------------------------------------------------------

@@ -23,18 +23,22 @@ SAFE, UNSAFE = "safe", "unsafe"
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Fix:
-    """Replace `node` (by identity) with `replacement`."""
+    """Replace `node` (by identity) with `replacement`; add the `imports` statements (source text, e.g.
+    `import jax.numpy as jnp`) that the replacement needs after the module's leading imports."""
 
     node: cst.CSTNode
     replacement: cst.CSTNode
     safety: str = SAFE
+    imports: tuple[str, ...] = ()
 
 
-def replace(node: cst.CSTNode, replacement: cst.CSTNode, safety: str = SAFE) -> Fix | None:
+def replace(
+    node: cst.CSTNode, replacement: cst.CSTNode, safety: str = SAFE, imports: tuple[str, ...] = ()
+) -> Fix | None:
     """A fix, or None when the replacement would lose a comment of the original."""
     if _count_comments(replacement) < _count_comments(node):
         return None
-    return Fix(node, replacement, safety)
+    return Fix(node, replacement, safety, imports)
 
 
 def _count_comments(node: cst.CSTNode) -> int:

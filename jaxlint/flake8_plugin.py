@@ -28,6 +28,12 @@ linted with the facts the project's files on disk give it; when it is the file's
 (the project's lint applies those, flake8 must see the findings under them) and the plugin's settings are the
 project's, the project's lint of the file (from the findings cache) is the answer, not linted again.
 
+Notebooks: flake8 reads an `.ipynb` it is given by name (`flake8 nb.ipynb`; its default `--filename` skips
+them in folders) as lines of JSON text, and shows findings at those lines. A notebook finding is therefore
+yielded where its code is stored in that JSON text (the line and column `--format github` gives), its message
+starting with the cell, line and column inside the cell (`cell 3:5:8: ...`), so a `# noqa` written in the cell
+suppresses it (flake8 looks for it on the JSON line, which holds the code line).
+
 Columns: flake8 expects 0-based columns from plugins and adds 1 when it prints; `Finding.column` is 1-based,
 so the plugin yields `column - 1` and flake8 prints exactly the column `jaxlint` prints.
 """
@@ -99,8 +105,17 @@ class JaxlintChecker:
     # -- the check ----------------------------------------------------------------------------------
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        stored = None  # a notebook's JSON text, as flake8 shows it
         for finding in self.findings():
-            yield finding.line, max(finding.column - 1, 0), f"{finding.code} {finding.message}", type(self)
+            line, column, message = finding.line, finding.column, finding.message
+            if finding.cell is not None:
+                if stored is None:
+                    from .notebook_positions import NotebookText
+
+                    stored = NotebookText("".join(self.lines))
+                line, column = stored.raw_position(finding.cell, line, column) or (1, 1)
+                message = f"cell {finding.cell}:{finding.line}:{finding.column}: {message}"
+            yield line, max(column - 1, 0), f"{finding.code} {message}", type(self)
 
     def findings(self) -> list[Finding]:
         config = self._config()
@@ -118,6 +133,10 @@ class JaxlintChecker:
             if known is not None:
                 return known
             project = facts.module_facts(self.filename) if facts is not None else None
+            if self.filename.endswith(".ipynb"):  # flake8 hands over the JSON text: lint its cells
+                from .notebook import lint_notebook
+
+                return lint_notebook(source, self.filename, settings, project=project, noqa=False)
             return lint_text(source, self.filename, settings, noqa=False, project=project)
         except RecursionError:
             return [parse_error(self.filename, 1, 1, "cannot analyse: nesting too deep")]

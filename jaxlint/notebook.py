@@ -363,7 +363,7 @@ def join_cells(cells: list[Cell]) -> JoinedNotebook:
 
 
 def lint_notebook(
-    source: str, path: str, settings: LintSettings, project: ModuleFacts | None = None
+    source: str, path: str, settings: LintSettings, project: ModuleFacts | None = None, noqa: bool = True
 ) -> list[Finding]:
     """Lint a notebook's JSON text; findings carry `cell` and the line inside the cell.
 
@@ -371,6 +371,7 @@ def lint_notebook(
     line, and the other cells are still linted (without it, as the kernel runs them when that cell fails).
     With `project` (project mode) the notebook receives the facts of the project modules it imports and
     leaves its summary: its calls into them (nothing imports a notebook, so it receives no calls).
+    `noqa=False` leaves `# noqa` to the caller (flake8 owns it).
     """
     try:
         cells = code_cells(source)
@@ -378,7 +379,7 @@ def lint_notebook(
         return [parse_error(path, error.line, error.column, str(error))]
     if not cells:
         return []
-    joined, findings, errors = lint_cells(cells, path, settings, project=project)
+    joined, findings, errors = lint_cells(cells, path, settings, project=project, noqa=noqa)
     return sorted([*errors, *(_to_cell(f, joined) for f in findings)], key=Finding.sort_key)
 
 
@@ -388,19 +389,22 @@ def lint_cells(
     settings: LintSettings,
     project: ModuleFacts | None = None,
     fixes: FixCollector | None = None,
+    noqa: bool = True,
 ) -> tuple[JoinedNotebook, list[Finding], list[Finding]]:
     """The code cells joined and linted without those that are not Python (blanked, so no line moves): the
     joined text, its findings (lines of the joined text) and a JAX000 for each cell left out."""
     errors = _unreadable_cells(cells, path)
     cells = _blanked(cells, errors)
     joined = join_cells(cells)
-    findings = lint_text(joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes)
+    findings = lint_text(
+        joined.source, path, settings, noqa=noqa, magics=joined.magics, project=project, fixes=fixes
+    )
     if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
         broken = _unparsable_cells(cells, path)
         if broken:
             joined = join_cells(_blanked(cells, broken))
             findings = lint_text(
-                joined.source, path, settings, magics=joined.magics, project=project, fixes=fixes
+                joined.source, path, settings, noqa=noqa, magics=joined.magics, project=project, fixes=fixes
             )
             errors = [*errors, *broken]
     return joined, findings, errors

@@ -30,6 +30,7 @@ from .library_arrays import INT_FILLS as INT_FILLS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import NUMPY_JNP_NAMESAKES as NUMPY_JNP_NAMESAKES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
@@ -237,7 +238,7 @@ _PYTHON = "python 3.11.7"
 _ABSL = "absl-py 2.5.1"
 _TQDM = "tqdm 4.70.1"
 # Not in the dev virtualenv (their checks skip where the library is not installed); run in a side virtualenv
-# with jax 0.10.2 (tests/analysis/test_library_semantics.py, README's "Library checks").
+# with jax 0.10.2 (tests/analysis/test_library_semantics.py, ARCHITECTURE.md's "Library checks").
 _TENSORBOARDX = "tensorboardX 2.6.5"
 _TORCH_TENSORBOARD = "torch 2.13.0+cpu, tensorboard 2.21.0"
 _FLAX_TENSORBOARD = "flax 0.12.8, tensorflow-cpu 2.21.0"

@@ -102,6 +102,24 @@ NUMPY_SHAPE_ONLY = frozenset(
     ).split()
 )
 
+# NumPy functions whose `jax.numpy` namesake computes the same values on arrays (jax 0.10.2), with how many
+# positional arguments both take alike (NumPy's next one, a ufunc's `out`, jnp refuses; None: any number):
+# JAX102 offers `np.exp(x)` -> `jnp.exp(x)`. tests/analysis/test_library_arrays.py runs each on both.
+_UNARY = (
+    "exp exp2 expm1 log log1p log2 log10 sqrt cbrt square abs absolute sign negative reciprocal sin cos tan "
+    "arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh floor ceil trunc rint isnan isinf isfinite "
+    "logical_not vstack hstack"
+)
+_BINARY = (
+    "arctan2 hypot maximum minimum fmax fmin power add subtract multiply divide true_divide floor_divide mod "
+    "remainder logical_and logical_or dot matmul outer round concatenate stack"
+)
+NUMPY_JNP_NAMESAKES: dict[str, int | None] = {
+    **{"numpy." + n: 1 for n in _UNARY.split()},
+    **{"numpy." + n: 2 for n in _BINARY.split()},
+    "numpy.einsum": None,
+}
+
 # -- Output shapes that depend on values (jax 0.10.2): under jit they need `size=` -----------------------------
 
 # Functions whose output size depends on the values of their input (under jit, on a tracer, without `size=`:

@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from ..analysis.names import ImportTable, dotted_name
+from ..syntax import walk
 
 # A backslash escape that names a character by number or name; `\\.` is matched too so that `\\\\x41` (an
 # escaped backslash, then text) is not read as an escape.
@@ -118,10 +119,15 @@ def _import_bindings(module: cst.Module) -> dict[str, str]:
     return table.names
 
 
-def reference_to(qualname: str, ctx: Any) -> cst.BaseExpression | None:
-    """An expression that means `qualname` (e.g. `jax.debug.print`) at `ctx`, through a top-level import."""
+def reference_to(qualname: str, ctx: Any, nearest: bool = False) -> cst.BaseExpression | None:
+    """An expression that means `qualname` (e.g. `jax.debug.print`) at `ctx`, through a top-level import: of
+    the shortest module path (`jax.debug.print`), or with `nearest` of the longest (`jnp.exp`, not
+    `jax.numpy.exp`)."""
     bindings = module_import_bindings(ctx.index.module)
-    for local, target in sorted(bindings.items(), key=lambda item: (len(item[1]), item[0])):
+    order = sorted(bindings.items(), key=lambda item: (len(item[1]), item[0]))
+    if nearest:
+        order.sort(key=lambda item: -len(item[1]))
+    for local, target in order:
         if qualname == target or qualname.startswith(target + "."):
             rest = qualname[len(target) :].lstrip(".")
             text = local + ("." + rest if rest else "")
@@ -129,6 +135,20 @@ def reference_to(qualname: str, ctx: Any) -> cst.BaseExpression | None:
             if ctx.qualname(expr) == qualname:
                 return expr
     return None
+
+
+_NAMES_CACHE: list[tuple[cst.Module, frozenset[str]]] = []
+
+
+def name_is_free(name: str, ctx: Any) -> bool:
+    """Whether `name` appears nowhere in the module (as a name or an attribute), so an import may bind it."""
+    module = ctx.index.module
+    for cached, names in _NAMES_CACHE:
+        if cached is module:
+            return name not in names
+    found = frozenset(node.value for node in walk(module) if type(node) is cst.Name)
+    _NAMES_CACHE[:] = [(module, found)]
+    return name not in found
 
 
 @dataclasses.dataclass

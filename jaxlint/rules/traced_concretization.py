@@ -6,11 +6,19 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.library import NUMPY_RANDOM, NUMPY_SHAPE_ONLY, STATIC_INT_METHODS, STATIC_INTS
+from ..analysis.library import (
+    NUMPY_JNP_NAMESAKES,
+    NUMPY_RANDOM,
+    NUMPY_SHAPE_ONLY,
+    STATIC_INT_METHODS,
+    STATIC_INTS,
+)
 from ..analysis.namespaces import MATH, NUMPY, NUMPY_DELEGATING, NUMPY_DTYPE
 from ..analysis.numpy_arrays import is_numpy_array
+from ..fix import UNSAFE, replace
 from .base import Rule
 from .common import culprit
+from .edits import name_is_free, reference_to
 
 # NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
 # `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
@@ -43,6 +51,7 @@ class TracedConcretization(Rule):
     name = "traced-concretization"
     summary = "A traced value converted to a Python or NumPy value (`float()`, `int()`, `.item()`, `np.asarray`, `range()`)"
     confirmable = True
+    fix_safety = UNSAFE
     doc = """
 ## What it does
 Flags conversions of traced values to concrete Python or NumPy values inside transformed code:
@@ -92,7 +101,12 @@ Make sizes static (`static_argnums`, or derive them from `x.shape`), use `lax.dy
 for a window at a traced offset, and `jnp.where(jnp.arange(len(x)) < n, x, 0)` for a traced length.
 
 ## Fix safety
-No automatic fix.
+A NumPy function whose `jax.numpy` namesake computes the same values (`np.exp(x)`, `np.maximum(x, 0)`,
+`np.concatenate([a, b])`: the library table's `NUMPY_JNP_NAMESAKES`) is replaced by it, through the module's
+own import of `jax.numpy` (`jnp.exp(x)`), else of `jax` (`jax.numpy.exp(x)`), else with `import jax.numpy as
+jnp` added after the module's imports (when the name `jnp` is used nowhere in the module). It is **unsafe**:
+where the function also runs outside the trace, on NumPy inputs, it now returns a JAX array (32-bit unless x64
+is enabled, on the default device) instead of a NumPy one. The other conversions have no automatic fix.
 
 ## References
 - https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError
@@ -108,11 +122,13 @@ No automatic fix.
         error: str,
         advice: str,
         ctx: RuleContext,
+        fix: object = None,
     ) -> None:
         ctx.report(
             self,
             node,
             f"{what} on traced value {culprit(value, ctx)} inside {ctx.context}: raises {error}; {advice}",
+            fix=fix,
         )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -148,6 +164,7 @@ No automatic fix.
                     "TracerArrayConversionError",
                     f"use {jnp_name} instead",
                     ctx,
+                    fix=_jnp_namesake(node, name, ctx),
                 )
             return
         if isinstance(node.func, cst.Attribute) and not node.args:
@@ -269,3 +286,20 @@ def _traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression |
         if isinstance(index, cst.Index) and ctx.traced(index.value):
             return index.value
     return None
+
+
+def _jnp_namesake(node: cst.Call, name: str, ctx: RuleContext) -> object:
+    """`np.exp(x)` -> `jnp.exp(x)` when jnp's namesake takes these arguments alike (positional only, no more
+    than the table says), through the module's import of jax.numpy; None otherwise."""
+    if name not in NUMPY_JNP_NAMESAKES or any(a.keyword is not None or a.star for a in node.args):
+        return None
+    most = NUMPY_JNP_NAMESAKES[name]
+    if most is not None and len(node.args) > most:
+        return None
+    function = reference_to("jax." + name, ctx, nearest=True)
+    if function is not None:
+        return replace(node, node.with_changes(func=function), UNSAFE)
+    if not name_is_free("jnp", ctx):
+        return None
+    function = cst.Attribute(cst.Name("jnp"), cst.Name(name.removeprefix("numpy.")))
+    return replace(node, node.with_changes(func=function), UNSAFE, imports=("import jax.numpy as jnp",))

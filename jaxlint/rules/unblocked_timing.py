@@ -13,8 +13,10 @@ from ..analysis.magics import magic_for
 from ..analysis.namespaces import DISPATCHING_NAMESPACES
 from ..analysis.timers import CLOCKS, timer_manager
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
+from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule
+from .edits import reference_to
 
 _TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
@@ -28,6 +30,7 @@ _ACCUMULATE = frozenset({"append", "extend"})
 class UnblockedTiming(Rule):
     code = "JAX403"
     name = "unblocked-timing"
+    fix_safety = SAFE
     summary = "Timing JAX work (`time.*`, a timer, `timeit`, `%timeit`) without waiting for it: measures dispatch only"
     severity = "warning"
     doc = """
@@ -69,7 +72,12 @@ and `%timeit train_step(params, batch).block_until_ready()` in notebooks. Time a
 compilation is not measured either.
 
 ## Fix safety
-No automatic fix.
+In notebooks, a line magic that times one call (`%timeit f(x)`, `%timeit y = f(x)`) offers to wait for its
+result: `%timeit jax.block_until_ready(f(x))`, through the module's own `import jax`. It is safe: the call
+and its result are unchanged, and `jax.block_until_ready` waits on every array of whatever pytree the call
+returns (where `.block_until_ready()` needs a single array). `jaxlint server` offers it as a quick fix in
+the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--format json`). Timers in
+`.py` files have no automatic fix.
 
 ## References
 - https://docs.jax.dev/en/latest/async_dispatch.html
@@ -189,7 +197,25 @@ No automatic fix.
                     f"{prefix}{magic.name} of `{source_of(first)}` measures dispatch, not work: JAX runs it "
                     "asynchronously and nothing in the timed code waits for it; append .block_until_ready() "
                     "or wrap it in jax.block_until_ready(...)",
+                    fix=_wait_for(magic, statements, first, ctx),
                 )
+
+
+def _wait_for(magic: Any, statements: list[cst.CSTNode], call: cst.Call, ctx: RuleContext) -> object:
+    """`%timeit f(x)` -> `%timeit jax.block_until_ready(f(x))` when the line magic times that one call (its
+    statement's value); None otherwise (`%timeit f(x) + g(x)`, a `%%timeit` cell, no `import jax`)."""
+    if magic.kind != "line" or len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    # The magic's line is linted as `0;  <code>` (the `0` keeps the columns): its own statements are the rest.
+    timed = [
+        s for s in statements[0].body if not (isinstance(s, cst.Expr) and isinstance(s.value, cst.Integer))
+    ]
+    if len(timed) != 1 or not isinstance(timed[0], (cst.Expr, cst.Assign)) or timed[0].value is not call:
+        return None
+    wait = reference_to("jax.block_until_ready", ctx)
+    if wait is None:
+        return None
+    return replace(call, cst.Call(func=wait, args=[cst.Arg(call)]), SAFE)
 
 
 # -- the timed region -----------------------------------------------------------------------------------------

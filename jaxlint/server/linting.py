@@ -242,8 +242,21 @@ def notebook_fix(
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        if i1 == i2 or any(line + 1 in magic_lines for line in range(i1, i2)):
-            return None  # pure insertions have no cell to belong to; magics are not Python in the cell
+        if i1 == i2:
+            return None  # pure insertions have no cell to belong to
+        if any(line + 1 in magic_lines for line in range(i1, i2)):
+            # Magics are not Python in the cell, but a line magic's code keeps its columns (`%timeit f(x)`
+            # is linted as `0;      f(x)`): an edit inside that code is the same edit of the cell's line.
+            cell, first = joined.locate(i1 + 1)
+            lines = next((c.lines for c in cells if c.number == cell), [])
+            if i2 - i1 != 1 or j2 - j1 != 1 or cell != finding.cell or not 1 <= first <= len(lines):
+                return None
+            old, new_line, stored = old_lines[i1], new_lines[j1], lines[first - 1]
+            start = len(os.path.commonprefix([old, new_line]))
+            if len(stored) != len(old) or stored[start:] != old[start:]:
+                return None
+            edits.append(CellEdit(cell, first - 1, 1, [stored[:start] + new_line[start:]]))
+            continue
         cell, first = joined.locate(i1 + 1)
         if joined.locate(i2) != (cell, first + i2 - i1 - 1) or cell != finding.cell:
             return None  # the fix would cross a cell boundary

@@ -20,6 +20,7 @@ from jaxlint.analysis.library import (
     FLOAT_GRIDS,
     FLOAT_RESULTS,
     LIST_RESULTS,
+    NUMPY_JNP_NAMESAKES,
     NUMPY_SHAPE_ONLY,
     ONE_ARGUMENT_ARRAY,
     ONE_ARGUMENT_VALUE_SIZED,
@@ -294,3 +295,24 @@ def test_one_argument_array_is_an_array_given_one(name: str) -> None:
     function = resolve(name)
     assert isinstance(function(jnp.ones(2)), jax.Array)
     assert isinstance(function(jnp.ones(2), jnp.ones(2)), list)
+
+
+def _namesake_arguments(name: str, count: int) -> list[Any]:
+    """Arguments both namesakes take, positive (log, arccosh), of one shape (concatenate, dot, matmul)."""
+    if name.endswith(("concatenate", "stack", "vstack", "hstack")):
+        rows = [np.array([[1.5, 2.0], [3.0, 4.5]]), np.array([[2.0, 1.25], [1.5, 3.0]])]
+        return [rows, 0][:count]
+    if name.endswith("round"):
+        return [np.array([1.2345, 2.5]), 2]
+    if name.endswith("einsum"):
+        return ["ij,jk->ik", np.array([[1.5, 2.0], [3.0, 4.5]]), np.array([[2.0, 1.25], [1.5, 3.0]])]
+    return [np.array([[0.5, 2.0], [3.0, 4.5]]), np.array([[2.0, 1.25], [1.5, 3.0]])][:count]
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_JNP_NAMESAKES))
+def test_numpy_namesake_in_jnp_gives_the_same_values(name: str) -> None:
+    count = NUMPY_JNP_NAMESAKES[name]
+    arguments = _namesake_arguments(name, 2 if count is None else count)
+    expected = resolve(name)(*arguments)
+    got = resolve("jax." + name)(*arguments)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5)

@@ -261,3 +261,36 @@ def test_opt_in_rules_stay_off_unless_selected(tmp_path: Path) -> None:
     assert "JAX302" in codes("--select", "JAX3", "--disable-noqa")
     assert "JAX302" in codes("--extend-select", "JAX302", "--disable-noqa")
     assert "JAX302" not in codes("--extend-select", "JAX302", "--extend-ignore", "JAX302", "--disable-noqa")
+
+
+def test_a_notebook_named_to_flake8_is_reported_where_its_json_holds_the_code(tmp_path: Path) -> None:
+    """flake8 shows an `.ipynb` as its JSON lines: each finding sits on the JSON line and column that hold its
+    code (as `jaxlint --format github` puts it), its message names the cell, and a `# noqa` typed in the cell
+    (on that JSON line) is flake8's to honour."""
+    from tests.integrations.test_notebooks import THREE_CELLS
+
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "nb.ipynb").write_text(THREE_CELLS)
+    env = {**_env(), "PYTHONPATH": str(ROOT)}  # this checkout's plugin, whatever cwd is
+    command = [sys.executable, "-m", "flake8", "--isolated", f"--format={FORMAT}", "--select", "JAX"]
+    result = subprocess.run([*command, "nb.ipynb"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    rows = flake8_findings(result)
+    github = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--format", "github", "nb.ipynb"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.splitlines()
+    stored = [tuple(int(part.split("=")[1]) for part in line.split(",")[1:3]) for line in github]
+    assert [(row, col) for _, row, col, _, _ in rows] == stored
+    cells = [(code, text.split(": ", 1)[0]) for _, _, _, code, text in rows]
+    assert cells == [("JAX101", "cell 3:5:8"), ("JAX102", "cell 5:4:12"), ("JAX104", "cell 7:5:12")]
+    # `# noqa: JAX101` in cell 3: flake8 finds it on the JSON line of that code line.
+    (tmp_path / "nb.ipynb").write_text(THREE_CELLS.replace("if x > 0:\\n", "if x > 0:  # noqa: JAX101\\n"))
+    result = subprocess.run([*command, "nb.ipynb"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert [row[3] for row in flake8_findings(result)] == ["JAX102", "JAX104"]
+    result = subprocess.run(
+        [*command, "--disable-noqa", "nb.ipynb"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert [row[3] for row in flake8_findings(result)] == ["JAX101", "JAX102", "JAX104"]

@@ -431,3 +431,34 @@ def test_a_cell_that_is_not_text_or_holds_a_nul_is_a_jax000_on_that_cell(tmp_pat
         ("JAX000", 4, 2, 6),  # the NUL's own cell, line and column, not cell 1
         ("JAX000", 5, 1, 1),
     ]
+
+
+def test_timeit_of_one_call_offers_to_wait_for_its_result(tmp_path: Path) -> None:
+    """`%timeit f(x)` offers `%timeit jax.block_until_ready(f(x))` (safe: any pytree result); a timed line of
+    several calls, or a `%%timeit` cell, gets no fix. With the fix typed in, nothing is left: it parses and a
+    second lint offers nothing."""
+    define = IMPORTS + "@jax.jit\ndef f(x):\n    return x * 2, x\n"
+    timed = "x = jnp.ones(3)\n%timeit -n 3 f(x)\n%timeit y = f(x)\n%time f(x)[0] + f(x)[0]\n"
+    (tmp_path / "nb.ipynb").write_text(notebook(define, timed, "%%timeit\nf(x)\n"))
+    result = run("--format", "json", "nb.ipynb", cwd=tmp_path)
+    rows = [(r["cell"], r["line"], r["code"], r["fix"], r["fix_safety"]) for r in json.loads(result.stdout)]
+    wait = "jax.block_until_ready(f(x))"
+    assert rows == [
+        (2, 2, "JAX403", wait, "safe"),
+        (2, 3, "JAX403", wait, "safe"),
+        (2, 4, "JAX403", None, None),
+        (3, 2, "JAX403", None, None),
+    ], rows
+    fixed = (
+        "x = jnp.ones(3)\n%timeit -n 3 jax.block_until_ready(f(x))\n%timeit y = jax.block_until_ready(f(x))\n"
+    )
+    (tmp_path / "nb.ipynb").write_text(notebook(define, fixed))
+    again = run("--format", "json", "nb.ipynb", cwd=tmp_path)
+    assert again.returncode == 0 and json.loads(again.stdout) == [], again.stdout + again.stderr
+
+
+def test_timeit_fix_needs_jax_to_refer_to(tmp_path: Path) -> None:
+    cells = ("from jax import jit\n@jit\ndef f(x):\n    return x * 2\n", "%timeit f(1.0)\n")
+    (tmp_path / "nb.ipynb").write_text(notebook(*cells))
+    (row,) = json.loads(run("--format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert (row["code"], row["fix"]) == ("JAX403", None)

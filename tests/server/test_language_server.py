@@ -352,3 +352,46 @@ def test_fix_all_applies_the_safe_fixes_only(session_factory, tmp_path):
         assert await session.stop() == 0
 
     run(scenario)
+
+
+def test_timeit_fix_edits_the_magic_line_of_its_cell(session_factory, tmp_path):
+    """JAX403's fix of `%timeit f(x)` is offered in the cell: the magic's text stays, its code is wrapped."""
+    cells = [
+        (lsp.NotebookCellKind.Code, "python", "import jax\n@jax.jit\ndef f(x):\n    return x * 2\n"),
+        (lsp.NotebookCellKind.Code, "python", "x = 1.0\n%timeit -n 3 f(x)  # warm\n"),
+    ]
+    notebook_uri = (tmp_path / "nb.ipynb").as_uri()
+    cell_uris = [f"vscode-notebook-cell:{tmp_path / 'nb.ipynb'}#cell{i}" for i in range(len(cells))]
+
+    async def scenario():
+        session = session_factory()
+        await session.start()
+        session.client.notebook_document_did_open(
+            lsp.DidOpenNotebookDocumentParams(
+                notebook_document=lsp.NotebookDocument(
+                    uri=notebook_uri,
+                    notebook_type="jupyter-notebook",
+                    version=1,
+                    cells=[
+                        lsp.NotebookCell(kind, uri)
+                        for (kind, _, _), uri in zip(cells, cell_uris, strict=True)
+                    ],
+                ),
+                cell_text_documents=[
+                    lsp.TextDocumentItem(uri, language, 1, text)
+                    for (_, language, text), uri in zip(cells, cell_uris, strict=True)
+                ],
+            )
+        )
+        (timing,) = await session.diagnostics(cell_uris[1])
+        assert str(timing.code) == "JAX403"
+        actions = await _code_actions(session, cell_uris[1], 1, 14)
+        fix = next(a for a in actions if a.title.startswith("jaxlint: fix JAX403"))
+        assert list(fix.edit.changes) == [cell_uris[1]]
+        assert (
+            _apply(cells[1][2], cell_uris[1], fix)
+            == "x = 1.0\n%timeit -n 3 jax.block_until_ready(f(x))  # warm\n"
+        )
+        assert await session.stop() == 0
+
+    run(scenario)
