@@ -5,12 +5,14 @@
 - `decorator_transforms(def, unit, index)`: the transformations among a def's decorators;
 - `jitted_callable(func, ctx)`: the same-module function, static spec and call offset behind a callable known
   to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method);
-- `is_jax_callable(func, ctx)`: a callable known to run any JAX transformation.
+- `is_jax_callable(func, ctx)`: a callable known to run any JAX transformation (`jax_callable_in`: read in
+  any def of the module).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -282,19 +284,35 @@ def _jitted_apply(call: cst.Call, unit: Unit, index: ModuleIndex, label: str) ->
 def is_jax_callable(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     """A callable known to run JAX transformations: a transformed def of the module, a name bound to
     `jax.jit(...)`/`vmap`/`grad`/..., a transformed method of `self`, or `jax.jit(f)` itself."""
-    index = ctx.index
+    return jax_callable_in(func, ctx.index, ctx.unit, ctx.is_module_global)
+
+
+def jax_callable_in(
+    func: cst.BaseExpression, index: ModuleIndex, unit: Unit, is_global: Callable[[str], bool] | None = None
+) -> bool:
+    """`is_jax_callable` for an expression read in `unit` (any def of the module, not only the one a rule is
+    visiting); `is_global` answers whether a name refers to the module's binding (default: not bound in
+    `unit`)."""
     if type(func) is cst.Call:
-        return index.transform_of(func.func, ctx.unit) is not None and bool(func.args)
+        return index.transform_of(func.func, unit) is not None and bool(func.args)
     if type(func) is cst.Name:
-        unit = None
-        if ctx.unit is not index.root and func.value in ctx.unit.local_names:
-            unit = ctx.unit
-        elif ctx.is_module_global(func.value):
-            unit = index.root
-        if unit is not None:
-            value = unit.single_assignment(func.value)
-            if type(value) is cst.Call and value.args and index.transform_of(value.func, unit) is not None:
+        scope = None
+        if unit is not index.root and func.value in unit.local_names:
+            scope = unit
+        elif is_global(func.value) if is_global is not None else func.value not in unit.local_names:
+            scope = index.root
+        if scope is not None:
+            value = scope.single_assignment(func.value)
+            if type(value) is cst.Call and value.args and index.transform_of(value.func, scope) is not None:
                 return True
+    targets = index.resolve_function(func, unit)
+    if not targets:
+        return False
+    for target, _ in targets:
+        node = target.node
+        if type(node) is not cst.FunctionDef or not decorator_transforms(node, target, index):
+            return False
+    return True
     targets = index.resolve_function(func, ctx.unit)
     if not targets:
         return False

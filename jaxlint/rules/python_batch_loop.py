@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.index import Binding, Unit
-from ..analysis.jit import is_jax_callable
+from ..analysis.jit import is_jax_callable, jax_callable_in
 from ..analysis.library import CONVERSIONS, LIST_RESULTS, NUMPY_RANDOM, STACKERS
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
@@ -235,14 +235,15 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             return f"jax-transformed `{source_of(call.func)}`"
         targets = ctx.index.resolve_function(call.func, ctx.unit)
         if targets and all(self._body_uses_jax(t, ctx) for t, _ in targets):
-            return f"`{source_of(call.func)}` (which uses jnp/lax)"
+            return f"`{source_of(call.func)}` (which runs JAX code)"
         return None
 
     def _body_uses_jax(self, unit: Unit, ctx: RuleContext) -> bool:
-        """The function calls jnp/lax and nothing that needs concrete values (`float()`, `.item()`, NumPy),
-        so it could run under vmap as it is."""
+        """The function calls jnp/lax (or a jitted function, or a def of the module that does) and nothing
+        that needs concrete values (`float()`, `.item()`, NumPy), so it could run under vmap as it is."""
         found = self._uses_jax.get(id(unit.node))
         if found is None:
+            self._uses_jax[id(unit.node)] = False  # a recursive call asks again: no answer yet
             uses = False
             assert (
                 type(unit.node) is cst.FunctionDef or type(unit.node) is cst.Lambda
@@ -259,6 +260,13 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 elif type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
                     uses = False
                     break
+                elif name is None and not uses:
+                    # a jitted function, or another def of the module that runs JAX code (to any depth)
+                    if jax_callable_in(node.func, ctx.index, unit):
+                        uses = True
+                    else:
+                        targets = ctx.index.resolve_function(node.func, unit)
+                        uses = bool(targets) and all(self._body_uses_jax(t, ctx) for t, _ in targets)
             found = self._uses_jax[id(unit.node)] = uses
         return found
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.jit import is_jax_callable
+from ..analysis.jit import is_jax_callable, jax_callable_in
 from ..analysis.magics import magic_for
 from ..analysis.namespaces import DISPATCHING_NAMESPACES
 from ..analysis.timers import CLOCKS, timer_manager
@@ -224,8 +224,12 @@ def _wait_for(magic: Any, statements: list[cst.CSTNode], call: cst.Call, ctx: Ru
 class _Judge:
     """Whether timed code only dispatches JAX work (and never waits), collecting the JAX calls it makes."""
 
-    def __init__(self, ctx: RuleContext) -> None:
+    def __init__(
+        self, ctx: RuleContext, unit: Unit | None = None, asking: frozenset[int] = frozenset()
+    ) -> None:
         self.ctx = ctx
+        self.unit = unit  # the def whose statements are judged (None: the rule's own unit)
+        self.asking = asking  # the defs being judged further up (a recursive call waits: not known)
         self.jax_calls: list[cst.Call] = []
 
     def statement(self, node: cst.CSTNode) -> bool:
@@ -281,7 +285,8 @@ class _Judge:
     def call(self, node: cst.Call) -> str | None:
         """'jax' (dispatches JAX work), 'harmless', 'method' (list accumulation), or None (may block)."""
         ctx = self.ctx
-        name = ctx.qualname(node.func)
+        unit = self.unit or ctx.unit
+        name = ctx.qualname(node.func) if self.unit is None else ctx.index.qualname(node.func, unit)
         if name is not None:
             if name in _HARMLESS:
                 return "harmless"
@@ -300,10 +305,44 @@ class _Judge:
             if isinstance(node.func.value, cst.Name):
                 return "method"
             return None
-        if is_jax_callable(node.func, ctx):
+        jax_callable = (
+            is_jax_callable(node.func, ctx)
+            if self.unit is None
+            else jax_callable_in(node.func, ctx.index, unit)
+        )
+        if jax_callable or self._dispatching_defs(node, unit):
             self.jax_calls.append(node)
             return "jax"
         return None
+
+    def _dispatching_defs(self, node: cst.Call, unit: Unit) -> bool:
+        """`helper(x)` where every def the name may run only dispatches JAX work and returns (its statements
+        pass this judge, to any depth): the helper returns before the work is done."""
+        targets = self.ctx.index.resolve_function(node.func, unit)
+        if not targets:
+            return False
+        for target, _ in targets:
+            if type(target.node) is not cst.FunctionDef or id(target) in self.asking:
+                return False
+            body = target.node.body
+            statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+            if not statements:
+                return False
+            last = statements[-1]
+            returned = None
+            if (
+                isinstance(last, cst.SimpleStatementLine)
+                and len(last.body) == 1
+                and isinstance(last.body[0], cst.Return)
+            ):
+                returned = last.body[0].value
+                statements = statements[:-1]
+            inner = _Judge(self.ctx, target, self.asking | {id(target)})
+            if returned is None or not inner.expression(returned):
+                return False
+            if not all(inner.statement(s) for s in statements) or not inner.jax_calls:
+                return False
+        return True
 
 
 def _imported_jitted(ctx: RuleContext, name: str) -> bool:
