@@ -800,7 +800,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
         max_compiles=config.max_compiles,
         budgets=config.max_compiles_per_function,
         fmt=fmt,
-        out=sys.stdout,
+        out=args.out,
         static_findings=hazards,
         signatures_dir=_signatures_dir(args, config),
         root=str(config.root or Path.cwd()),
