@@ -369,3 +369,25 @@ def test_ignore_noqa_reports_and_fixes_what_noqa_suppresses_even_with_a_cache(pr
     assert "x = x.at[0].set(1)  # noqa: JAX103\n" in (project / "n.py").read_text()
     refused = run("--ignore-noqa", "--add-noqa", "m.py", cwd=project)
     assert refused.returncode == 2 and "cannot be combined" in refused.stderr
+
+
+def test_notebook_findings_annotate_the_ipynb_text_as_sarif_and_name_the_cell(tmp_path: Path) -> None:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# notes\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["import jax\n", "\n", "@jax.jit\n", "def f(x):\n", "    return float(x)\n"]},
+    ]  # fmt: skip
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}, indent=1))
+    sarif = json.loads(run("--output-format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)
+    region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    (issue,) = json.loads(run("--output-format", "gitlab", "nb.ipynb", cwd=tmp_path).stdout)
+    assert issue["location"]["positions"]["begin"] == {
+        "line": region["startLine"],
+        "column": region["startColumn"],
+    }
+    assert issue["description"].startswith("JAX102: cell 2:5:12: ")
+    azure = run("--output-format", "azure", "nb.ipynb", cwd=tmp_path).stdout
+    assert f";linenumber={region['startLine']};" in azure and ";]cell 2:5:12: " in azure
+    assert run("--output-format", "pylint", "nb.ipynb", cwd=tmp_path).stdout.startswith(
+        "nb.ipynb:cell 2:5: [JAX102] "
+    )
