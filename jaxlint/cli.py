@@ -413,7 +413,7 @@ def _configuration(args: argparse.Namespace, paths: list[str]):
                 if args.per_file_ignores is not None
                 else None
             ),
-            ignore_noqa=True if getattr(args, "ignore_noqa", False) else None,
+            ignore_noqa=args.ignore_noqa or None,
         )
         validate(config)
     except ConfigError as error:
