@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import io
 import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import TextIO
 
 from ._version import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# `report_formats.render` writes each (full: `snippets.full`); named here so that `--help` imports nothing.
+FORMATS = (
+    *("text", "concise", "full", "json", "sarif", "github"),
+    *("json-lines", "pylint", "azure", "gitlab", "junit", "rdjson"),
+)
+VERIFY_FORMATS = ("text", "concise", "full", "json", "sarif", "github")  # what `runtime_output` writes
 
 
 def _split_codes(value: str) -> list[str]:
@@ -65,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="jaxlint",
         formatter_class=_HelpFormatter,
         description="Find the mistakes JAX's transformations punish (jit, vmap, grad, lax bodies).",
-        epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify), 2 error, "
-        "130 interrupted (Ctrl-C). "
+        epilog="Exit codes: 0 no findings, 1 findings (or confirmed/over budget with --verify; or a file "
+        "fixed, with --exit-non-zero-on-fix), 2 error, 130 interrupted (Ctrl-C). "
         "`jaxlint check [PATHS]` is `jaxlint [PATHS]`, as in ruff. "
         "`jaxlint server` runs the language server for editors (the `server` extra; see docs/editors.md).",
     )
@@ -102,15 +115,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-format",
         "--format",
         dest="format",
-        choices=("text", "concise", "full", "json", "sarif", "github"),
+        choices=FORMATS,
         default="text",
-        help="text (= concise): path:line:col: CODE message; full: also the source lines and carets",
+        help="text (= concise): path:line:col: CODE message; full: also the source lines and carets; "
+        "the others as ruff's",
     )
-    parser.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    parser.add_argument(
+        "-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    parser.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per rule instead of them"
+    )
     parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
     parser.add_argument("--explain", metavar="CODE", help="print one rule's documentation and exit")
     parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when --fix changed a file, even if no finding remains",
+    )
+    parser.add_argument("--ignore-noqa", action="store_true", help="report findings that `# noqa` suppresses")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else")
+    parser.add_argument(
+        "-s", "--silent", action="store_true", help="print nothing (the exit code still says 1 for findings)"
+    )
     parser.add_argument("--stdin-filename", help="the path to report for source read from stdin")
     parser.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of searching")
     parser.add_argument(
@@ -127,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also unsafe fixes (implies --fix)")
     fixing.add_argument("--diff", action="store_true", help="print fixes as a diff; write nothing")
+    fixing.add_argument(
+        "--fix-only", action="store_true", help="apply fixes but neither report nor fail for what remains"
+    )
+    fixing.add_argument(
+        "--show-fixes", action="store_true", help="with --fix: list the fixes applied per file"
+    )
     fixing.add_argument(
         "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding"
     )
@@ -296,8 +331,17 @@ def _main(args: argparse.Namespace) -> int:
         return _fail(f"--statistics works with --format {' or '.join(STATISTICS_FORMATS)}, not {args.format}")
     if args.statistics and args.verify:
         return _fail("--statistics cannot be combined with --verify (its report counts by verdict)")
-    if args.add_noqa and (args.fix or args.unsafe_fixes or args.diff or args.verify):
+    if args.verify and args.format not in VERIFY_FORMATS:
+        return _fail(f"--verify writes --output-format {', '.join(VERIFY_FORMATS)}, not {args.format}")
+    if args.add_noqa and (args.fix or args.unsafe_fixes or args.diff or args.fix_only or args.verify):
         return _fail("--add-noqa cannot be combined with --fix, --diff or --verify")
+    if args.add_noqa and args.ignore_noqa:
+        return _fail("--add-noqa cannot be combined with --ignore-noqa")
+    if args.fix_only and args.verify:
+        return _fail("--fix-only cannot be combined with --verify (it reports no findings)")
+    if args.exit_zero and args.exit_non_zero_on_fix:  # as ruff
+        return _fail("--exit-zero cannot be combined with --exit-non-zero-on-fix")
+    args.quiet = args.quiet or args.silent
     if args.watch and (args.verify or args.add_noqa or args.show_settings or args.show_files):
         return _fail("--watch cannot be combined with --verify, --add-noqa, --show-settings or --show-files")
 
@@ -369,6 +413,7 @@ def _configuration(args: argparse.Namespace, paths: list[str]):
                 if args.per_file_ignores is not None
                 else None
             ),
+            ignore_noqa=args.ignore_noqa or None,
         )
         validate(config)
     except ConfigError as error:
@@ -380,6 +425,31 @@ def _configuration(args: argparse.Namespace, paths: list[str]):
 
 def _configured(args: argparse.Namespace, paths: list[str]) -> int:
     config, pyproject = _configuration(args, paths)
+    with _report_stream(args) as args.out:
+        return _configured_to(args, config, pyproject, paths)
+
+
+@contextlib.contextmanager
+def _report_stream(args: argparse.Namespace) -> Iterator[TextIO]:
+    """Where the report goes: stdout, the --output-file (its folders made, as ruff makes them), or nowhere
+    (--silent)."""
+    if args.silent:
+        yield io.StringIO()
+    elif args.output_file:
+        try:
+            folder = os.path.dirname(args.output_file)
+            if folder:
+                os.makedirs(folder, exist_ok=True)
+            handle = open(args.output_file, "w", encoding="utf-8", errors="backslashreplace")
+        except OSError as error:
+            raise _UsageError(f"cannot write {args.output_file}: {error.strerror or error}") from error
+        with handle:
+            yield handle
+    else:
+        yield sys.stdout
+
+
+def _configured_to(args: argparse.Namespace, config, pyproject: Path | None, paths: list[str]) -> int:
     if args.show_settings:
         from .report import show_settings
 
@@ -394,7 +464,7 @@ def _configured(args: argparse.Namespace, paths: list[str]) -> int:
         return EXIT_CLEAN
     if args.run is not None:
         return _run_command(args, config)
-    if args.fix or args.unsafe_fixes or args.diff:
+    if args.fix or args.unsafe_fixes or args.diff or args.fix_only:
         return _fix(args, config, paths)
 
     from .finding import Finding
@@ -417,7 +487,7 @@ def _configured(args: argparse.Namespace, paths: list[str]) -> int:
     else:
         findings = _lint_named(args, config, paths)
     if args.add_noqa:
-        return _add_noqa(findings, config, "-" in paths)
+        return _add_noqa(args, findings, config, "-" in paths)
     if args.verify:
         return _verify(args, config, findings)
     return _emit(args, findings, given)
@@ -430,7 +500,7 @@ def _shown(text: str) -> str:
 
 
 def _cache_dir(args: argparse.Namespace, config) -> str | None:
-    if args.no_cache:
+    if args.no_cache or args.ignore_noqa:  # the cache holds findings after noqa comments
         return None
     from .cache import default_dir
 
@@ -456,7 +526,7 @@ def _lint_named(args: argparse.Namespace, config, paths: list[str]) -> list:
     return findings
 
 
-def _add_noqa(findings: list, config, stdin: bool) -> int:
+def _add_noqa(args: argparse.Namespace, findings: list, config, stdin: bool) -> int:
     """--add-noqa: a `# noqa: CODE` on the line of every finding (ruff's flag); notebooks and JAX000 are
     left alone, and so is a line that ends inside a string, which no comment can suppress."""
     if stdin:
@@ -467,30 +537,57 @@ def _add_noqa(findings: list, config, stdin: bool) -> int:
     for path, line, reason in refused:
         print(f"jaxlint: {_shown(path)}:{line}: no noqa added: {reason}", file=sys.stderr)
     plural = "s" if added != 1 else ""
-    print(f"Added {added} noqa directive{plural}.", file=sys.stderr)
+    if not args.quiet:
+        print(f"Added {added} noqa directive{plural}.", file=sys.stderr)
     return EXIT_ERROR if any(reason.startswith("cannot write") for _, _, reason in refused) else EXIT_CLEAN
 
 
-def _emit(args: argparse.Namespace, findings: list, given: dict[str, str] | None = None) -> int:
-    """Print the findings in the chosen format; text formats end with ruff's summary, on stdout as ruff's."""
-    from .report import TEXT_FORMATS, render, statistics, summary
+def _emit(
+    args: argparse.Namespace,
+    findings: list,
+    given: dict[str, str] | None = None,
+    fixed: int = 0,
+    fixes_shown: str = "",
+) -> int:
+    """Print the findings in the chosen format (--statistics: the table in their place, as ruff); text
+    formats end with ruff's summary, on the report's stream as ruff's. `fixed`: how many --fix applied;
+    `fixes_shown`: --show-fixes' list of them, before the summary."""
+    from .report import TEXT_FORMATS, statistics, summary
+    from .report_formats import render
 
-    out = sys.stdout
+    out = args.out
     unsafe = bool(args.unsafe_fixes)
-    if args.statistics and args.format == "json":
-        out.write(statistics(findings, "json", unsafe))  # as ruff: the statistics replace the findings
+    if args.statistics:
+        out.write(statistics(findings, "json" if args.format == "json" else "text", unsafe))
     elif args.format == "full":
         from .snippets import full, use_colour
 
         out.write(full(findings, unsafe, use_colour(out), given))
     else:
         out.write(render(findings, args.format, unsafe))
-    if args.statistics and args.format in TEXT_FORMATS:
-        out.write(statistics(findings, "text", unsafe))
-    if args.format in TEXT_FORMATS:
+    out.write(fixes_shown)
+    if args.format in TEXT_FORMATS and not args.quiet:
         fixing = args.fix or args.unsafe_fixes  # the fix driver has said what it fixed and what it left
-        out.write(summary(findings, unsafe, hints=not fixing))
+        out.write(summary(findings, unsafe, hints=not fixing, fixed=fixed))
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _show_fixes(results: list) -> str:
+    """--show-fixes: ruff's list of the fixes applied, per file and rule (`    2 × JAX103 (name)`)."""
+    from .report import clean
+    from .rules import NAMES
+
+    total = sum(sum(r.applied.values()) for r in results)
+    if not total:
+        return ""
+    lines = ["", f"Fixed {total} finding{'s' if total != 1 else ''}:"]
+    for result in results:
+        if sum(result.applied.values()):
+            lines.append(f"- {clean(result.path)}:")
+            for code, n in sorted(result.applied.items(), key=lambda kv: (-kv[1], kv[0])):
+                if n:
+                    lines.append(f"    {n} × {code} ({NAMES.get(code, code)})")
+    return "\n".join(lines) + "\n\n"
 
 
 def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
@@ -507,7 +604,7 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
         data = _read_stdin()
         source, problem = _decode_stdin(data, name)
         if problem is not None:
-            return _emit(args, [problem])
+            return EXIT_CLEAN if args.fix_only else _emit(args, [problem])
         from .lint import cached_findings, facts_for
 
         cache_dir = _cache_dir(args, config)
@@ -549,7 +646,8 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     if args.diff:
         for result in changed:
             sys.stdout.write(result.diff())
-        print(f"Would fix {fixed} finding{plural} in {where}.", file=sys.stderr)
+        if not args.quiet:
+            print(f"Would fix {fixed} finding{plural} in {where}.", file=sys.stderr)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
     failed = [r for r in results if r.error]
     for result in failed:
@@ -557,6 +655,19 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
     from .finding import Finding
 
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    # The fixes' list goes where the findings go (stdin: stderr, which is not the fixed text's stream).
+    report = sys.stderr if "-" in paths and args.out is sys.stdout else args.out
+    shown = _show_fixes(changed) if args.show_fixes else ""
+    # --exit-non-zero-on-fix: a file changed is a failure, as a finding is.
+    on_fix = EXIT_FINDINGS if fixed and args.exit_non_zero_on_fix else EXIT_CLEAN
+    if args.fix_only:  # as ruff: what remains is neither reported nor a failure
+        report.write(shown)
+        if not args.quiet:
+            hidden = _hidden_unsafe(findings, unsafe)
+            more = f" ({hidden} more fixable with --unsafe-fixes)" if hidden else ""
+            said = f"Fixed {fixed} finding{plural} in {where}" if fixed else "No findings fixed"
+            print(f"{said}{more}.", file=sys.stderr)
+        return EXIT_ERROR if failed else on_fix
     if "-" not in paths and changes_the_project(
         results, run.facts, {path: summary for path, (_, summary) in run.results.items()}
     ):
@@ -567,29 +678,33 @@ def _fix(args: argparse.Namespace, config, paths: list[str]) -> int:
 
         remaining = lint_named(files, config, jobs=args.jobs, cache_dir=cache_dir, given=paths)
         findings = sorted([*remaining, *skipped.findings], key=Finding.sort_key)
-    if fixed:
+    if fixed and not args.quiet:
         print(f"Fixed {fixed} finding{plural} in {where}.", file=sys.stderr)
-    if not unsafe:
-        hidden = sum(1 for f in findings if f.fix is not None and f.fix_safety == "unsafe")
-        if hidden:
-            print(f"{hidden} more fixable with --unsafe-fixes.", file=sys.stderr)
+    hidden = _hidden_unsafe(findings, unsafe)
+    if hidden and not args.quiet:
+        print(f"{hidden} more fixable with --unsafe-fixes.", file=sys.stderr)
     if args.verify:
+        args.out.write(shown)
         code = _verify(args, config, findings)
     elif "-" in paths:
-        from .report import render
+        from .report_formats import render
 
         if args.format == "full":  # the snippets show the fixed text, which went to stdout
             from .snippets import full, use_colour
 
-            sys.stderr.write(
-                full(findings, unsafe, use_colour(sys.stderr), {results[0].path: results[0].fixed})
-            )
+            report.write(full(findings, unsafe, use_colour(report), {results[0].path: results[0].fixed}))
         else:
-            sys.stderr.write(render(findings, args.format))
+            report.write(render(findings, args.format))
+        report.write(shown)
         code = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
     else:
-        code = _emit(args, findings)
-    return EXIT_ERROR if failed else code
+        code = _emit(args, findings, fixed=fixed, fixes_shown=shown)
+    return EXIT_ERROR if failed else max(code, on_fix)
+
+
+def _hidden_unsafe(findings: list, unsafe: bool) -> int:
+    """How many of what remains only --unsafe-fixes would fix."""
+    return 0 if unsafe else sum(1 for f in findings if f.fix is not None and f.fix_safety == "unsafe")
 
 
 def _say_notebooks_are_not_fixed(results: list, unsafe: bool) -> None:
@@ -643,8 +758,9 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     except KeyboardInterrupt:
         print("jaxlint: interrupted; every verify child was killed", file=sys.stderr)
         return 128 + 2
-    sys.stdout.write(render_verify(report, findings, args.format, verbose=args.verbose))
-    print(verify_summary(report, len(findings)), file=sys.stderr)
+    args.out.write(render_verify(report, findings, args.format, verbose=args.verbose))
+    if not args.quiet:
+        print(verify_summary(report, len(findings)), file=sys.stderr)
     code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN
     return EXIT_CLEAN if args.exit_zero else code
 
@@ -684,7 +800,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
         max_compiles=config.max_compiles,
         budgets=config.max_compiles_per_function,
         fmt=fmt,
-        out=sys.stdout,
+        out=args.out,
         static_findings=hazards,
         signatures_dir=_signatures_dir(args, config),
         root=str(config.root or Path.cwd()),

@@ -103,6 +103,8 @@ class Config:
     max_compiles: int | None = None
     max_compiles_per_function: dict[str, int] = dataclasses.field(default_factory=dict)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files get a JAX000 "skipped: too large"
+    # `--ignore-noqa` only (as in ruff, no file setting): noqa comments suppress nothing.
+    ignore_noqa: bool = False
 
 
 def _codes(key: str, value: Any) -> tuple[str, ...]:

@@ -251,7 +251,7 @@ def _lint_indexed(
         placed = units.remember(module, source, path, settings, noqa, only, placed, walked)
     if not placed:
         return []
-    suppressions = Suppressions(source if noqa else "")
+    suppressions = Suppressions(source if noqa and settings.noqa else "")
     findings = []
     for p in placed:
         if suppressions.suppressed(p.code, p.line):

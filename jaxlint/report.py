@@ -1,4 +1,5 @@
-"""Output formats: text, json, sarif (2.1.0), github (workflow commands), and --statistics."""
+"""Output formats: text, json, sarif (2.1.0), github (workflow commands), and --statistics; the others ruff
+has, and `render` by name, are in `report_formats.py`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from urllib.parse import quote
 from ._version import __version__
 from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
 
-FORMATS = ("text", "concise", "full", "json", "sarif", "github")  # concise: ruff's name for text
 _DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
 
@@ -45,10 +45,11 @@ def text(findings: list[Finding], unsafe: bool = False) -> str:
     )
 
 
-def summary(findings: list[Finding], unsafe: bool = False, hints: bool = True) -> str:
-    """The closing lines of text output (for stderr): the count, and (`hints`) how many `--fix` would fix."""
+def summary(findings: list[Finding], unsafe: bool = False, hints: bool = True, fixed: int = 0) -> str:
+    """The closing lines of text output: the count, and (`hints`) how many `--fix` would fix; ruff's "All
+    checks passed!" when nothing was found (and nothing was `fixed` on the way)."""
     if not findings:
-        return ""
+        return "" if fixed else "All checks passed!\n"
     lines = [f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}."]
     if not hints:
         return f"{lines[0]}\n"
@@ -213,16 +214,6 @@ def sarif(findings: list[Finding], extra: Callable[[Finding], dict] | None = Non
     return json.dumps(document, indent=2) + "\n"
 
 
-def render(findings: list[Finding], fmt: str, unsafe: bool = False) -> str:
-    if fmt == "json":
-        return as_json(findings)
-    if fmt == "sarif":
-        return sarif(findings)
-    if fmt == "github":
-        return github(findings)
-    return text(findings, unsafe)  # text, concise ("full" is `snippets.full`: it reads the sources)
-
-
 def show_settings(config: Any, pyproject: Path | None, path: str) -> str:
     """`--show-settings`: where the settings come from and what they are for `path`, one `key = value` a
     line (the rules after per-file-ignores)."""
@@ -248,17 +239,32 @@ STATISTICS_FORMATS = (*TEXT_FORMATS, "json")
 
 
 def statistics(findings: list[Finding], fmt: str = "text", unsafe: bool = False) -> str:
-    """Findings per rule, most frequent first: ruff's `count  code  [*] name` lines, or (json) ruff's
-    `[{"code", "name", "count", "fixable"}]` array, which replaces the findings in the output."""
+    """Findings per rule, most frequent first, in place of the findings: ruff's `count<TAB>code<TAB>[*] name`
+    lines (counts and codes padded to the widest; `[ ] ` marks the unfixable when any is fixable), or (json)
+    ruff's `[{"code", "name", "count", "fixable", "fixable_count"}]` array (`fixable`: whether `--fix`, with
+    `unsafe` `--unsafe-fixes`, would fix any of them; `fixable_count`: how many)."""
     names = {f.code: f.name for f in findings}
     counts = Counter(f.code for f in findings)
     fixes = Counter(f.code for f in findings if fixable(f, unsafe))
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if fmt == "json":
         rows = [
-            {"code": code, "name": names[code], "count": n, "fixable": fixes[code]} for code, n in ordered
+            {
+                "code": code,
+                "name": names[code],
+                "count": n,
+                "fixable": fixes[code] > 0,
+                "fixable_count": fixes[code],
+            }
+            for code, n in ordered
         ]
         return json.dumps(rows, indent=2) + "\n"
+    if not ordered:
+        return ""
+    count_width = len(str(ordered[0][1]))
+    code_width = max(len(clean(code)) for code in counts)
+    marks = ("[ ] ", "[*] ") if fixes else ("", "")
     return "".join(
-        f"{n:>5}\t{clean(code)}\t{'[*] ' if fixes[code] else ''}{clean(names[code])}\n" for code, n in ordered
+        f"{n:>{count_width}}\t{clean(code):<{code_width}}\t{marks[fixes[code] > 0]}{clean(names[code])}\n"
+        for code, n in ordered
     )

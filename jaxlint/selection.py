@@ -39,6 +39,7 @@ class LintSettings:
     jit_decorators: frozenset[str] = frozenset()
     parse_errors: bool = True  # report JAX000 (the file drivers drop it otherwise)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes of source; larger texts are skipped with a JAX000
+    noqa: bool = True  # False with `--ignore-noqa`: noqa comments suppress nothing
 
 
 def validate(config: Config, origin: str = "") -> None:
@@ -116,6 +117,7 @@ def settings_for(config: Config, path: str | None = None) -> LintSettings:
         jit_decorators=frozenset(config.jit_decorators),
         parse_errors=parse_errors,
         max_file_size=config.max_file_size,
+        noqa=not config.ignore_noqa,
     )
 
 

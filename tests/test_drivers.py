@@ -385,7 +385,7 @@ def test_lowercase_noqa_codes_suppress_nothing_in_jaxlint_and_flake8(tmp_path: P
     )
     assert "m.py:5:5: JAX201" in ours.stdout and "m.py:5:5: JAX201" in flake8.stdout
     (tmp_path / "m.py").write_text(PRINTS.replace("print(x)", "print(x)  # NOQA: JAX201"))
-    assert run("m.py", cwd=tmp_path).stdout == ""
+    assert run("m.py", cwd=tmp_path).stdout == "All checks passed!\n"
 
 
 def test_jax000_is_explained_and_can_be_ignored(tmp_path: Path) -> None:
@@ -394,7 +394,7 @@ def test_jax000_is_explained_and_can_be_ignored(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("import jax\nx = (\n")
     assert "JAX000" in run("broken.py", cwd=tmp_path).stdout
     ignored = run("broken.py", "--ignore", "JAX000", cwd=tmp_path)
-    assert ignored.returncode == 0 and ignored.stdout == ""
+    assert ignored.returncode == 0 and ignored.stdout == "All checks passed!\n"
 
 
 def test_unknown_selectors_in_the_pyproject_name_the_file(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ _TOP_LEVEL = {
     "add_noqa": DRIVERS,
     "project_scope": DRIVERS,
     "report": OUTPUT,
+    "report_formats": OUTPUT,
     "docs": OUTPUT,
     "snippets": OUTPUT,
     "cli": FACES,
