@@ -313,11 +313,3 @@ def jax_callable_in(
         if type(node) is not cst.FunctionDef or not decorator_transforms(node, target, index):
             return False
     return True
-    targets = index.resolve_function(func, ctx.unit)
-    if not targets:
-        return False
-    for target, _ in targets:
-        node = target.node
-        if type(node) is not cst.FunctionDef or not decorator_transforms(node, target, index):
-            return False
-    return True
