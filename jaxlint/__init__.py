@@ -7,6 +7,10 @@ Python API:
 
 from __future__ import annotations
 
+from .start_path import drop_working_directory_of_dash_m
+
+drop_working_directory_of_dash_m()  # first: `python -m jaxlint` put the user's project ahead of the stdlib
+
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 

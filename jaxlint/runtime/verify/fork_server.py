@@ -19,12 +19,14 @@ import threading
 import time
 from typing import Any
 
+from ...start_path import DROP_WORKING_DIRECTORY
 from .._isolate import private_loader
 from .children import LIVE_CHILDREN, kill_tree
 from .supervise import CHILD_DIR, RUN_MARKER, child_environment
 
 ZYGOTE_BOOTSTRAP = (
-    "import os, sys\n"
+    DROP_WORKING_DIRECTORY  # it runs in jaxlint's working directory: the user's project
+    + "import os, sys\n"
     + private_loader("'jaxlint_verify_child'", "sys.argv[1]")
     + "from jaxlint_verify_child.zygote import serve\n"
     "os._exit(serve(int(sys.argv[2]), sys.argv[3]))\n"

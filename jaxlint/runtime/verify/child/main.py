@@ -219,14 +219,15 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     path = request["path"]
     faulthandler.enable(file=sys.__stderr__)
     _limit_core_dumps()
-    # `python -c` put the working directory (an empty temp dir) first; the user's project goes there.
-    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
     sys.argv = [path]  # module-level argparse sees no options of ours
     try:
         import jax
     except BaseException as error:
         write_event(events, event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
         return 0
+    # The user's project goes first only now: what jax imports (`logging`, `datetime`, ...) must not be
+    # the project's modules of those names (as in the fork server, which imported jax before any request).
+    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
     try:  # keep JAX's own frames: a guarded expectation asks which of its functions raised
         jax.config.update("jax_traceback_filtering", "off")
     except Exception:
