@@ -305,3 +305,32 @@ def test_modules_forked_from_one_server_do_not_see_each_other():
         assert (result.verdict == "CONFIRMED") == (case.expect == "confirmed"), result.reason
         assert "f64" not in result.reason  # x64 stayed off in the sibling
     assert len({m.pid for m in report.modules}) == 2
+
+
+_TRACED_IF = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_verify_imports_no_module_of_the_project_but_the_users_own(tmp_path, planted_modules, fork):
+    # Issue 39, item 1: the fork server ran in the project's folder with it first on sys.path, and a fresh
+    # child imported jax after putting the project first: the project's `json.py`, `logging.py`, ... ran
+    # as jaxlint's own. Only the module verified (and what it imports itself) is the project's.
+    project = tmp_path / "project"
+    project.mkdir()
+    planted_modules.plant(project)
+    (project / "traced_if.py").write_text(_TRACED_IF)
+    if fork:  # the command, run in the project: the fork server and the child forked from it
+        # A console script (`python -m jaxlint`: tests/test_workspace_modules.py).
+        script = tmp_path / "jaxlint"
+        script.write_text("import sys\nfrom jaxlint.cli import main\nsys.exit(main())\n")
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        command = [sys.executable, str(script), "--no-cache", "--verify", "traced_if.py"]
+        result = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        assert "[CONFIRMED" in result.stdout, result.stdout + result.stderr
+    else:  # a fresh interpreter for the module
+        from jaxlint import lint_paths
+
+        findings = lint_paths([str(project / "traced_if.py")], jobs=1)
+        report = verify_findings(findings, root=project, fork=False, timeout=120)
+        assert [v.verdict for v in report.verdicts.values()] == ["CONFIRMED"], report.verdicts
+    assert planted_modules.ran(project) == []

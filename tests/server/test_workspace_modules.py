@@ -39,7 +39,8 @@ def test_the_server_imports_no_module_of_the_project(session_factory, tmp_path, 
         await session.start()
         uri = session.open(tmp_path / "model.py", text)
         assert codes(await session.diagnostics(uri, 1)) == ["JAX101", "JAX201"]
-        actions = await _code_actions(session, uri, 9, 6)  # the print's quick fix, computed by the lint process
+        # The print's quick fix, computed by the lint process.
+        actions = await _code_actions(session, uri, 9, 6)
         assert any(a.title.startswith("jaxlint: fix JAX201") for a in actions)
         session.client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
         assert await session.stop() == 0

@@ -36,8 +36,7 @@ CHILD_DIR = Path(__file__).resolve().parent / "child"
 # Loads the child package under a private name (see runtime/_isolate.py), runs it, and leaves with
 # os._exit: user threads or atexit hooks must not keep the child alive.
 BOOTSTRAP = (
-    DROP_WORKING_DIRECTORY
-    + "import os, sys\n"
+    DROP_WORKING_DIRECTORY + "import os, sys\n"
     "if sys.version_info < (3, 10):\n"
     "    sys.stderr.write('jaxlint --verify needs Python >= 3.10 in the child\\n')\n"
     "    os._exit(3)\n"
