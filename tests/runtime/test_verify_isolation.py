@@ -334,3 +334,61 @@ def test_verify_imports_no_module_of_the_project_but_the_users_own(tmp_path, pla
         report = verify_findings(findings, root=project, fork=False, timeout=120)
         assert [v.verdict for v in report.verdicts.values()] == ["CONFIRMED"], report.verdicts
     assert planted_modules.ran(project) == []
+
+
+def _zygote(pids: list[int]) -> int | None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if b"jaxlint_verify_child.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+    return None
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_fork_server_starts_ends_jaxlint_and_its_processes(
+    tmp_path, marked_processes, signum
+):
+    # Issue 39, item 6: a signal that landed while the fork server imported jax stopped jaxlint only 5 s
+    # later (the zygote, registered but never closed, kept the end of the run waiting). Sent at several
+    # points of the start: before the fork server runs, as it appears, and while it imports jax.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "traced_if.py").write_text(_TRACED_IF)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = [sys.executable, "-m", "jaxlint", "--no-cache", "--verify", "traced_if.py"]
+    for when in ("before the fork server", 0.0, 0.1, 0.3):
+        proc = subprocess.Popen(
+            command,
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_default_sigint,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            if when == "before the fork server":
+                time.sleep(0.1)
+            else:
+                while _zygote(marked_processes()) is None and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert proc.poll() is None, "jaxlint ended before its fork server started"
+                time.sleep(when)
+            proc.send_signal(signum)
+            # Liveness, not speed: a bound well under the 5 s wait, generous for a loaded machine.
+            _, err = proc.communicate(timeout=3)
+            if when == "before the fork server":  # still starting (a KeyboardInterrupt's traceback, or
+                assert proc.returncode in (128 + signum, -signum), err  # the default action): it ended
+            else:
+                assert proc.returncode == 128 + signum and "Traceback" not in err, (when, err)
+            deadline = time.monotonic() + 3
+            while marked_processes() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert marked_processes() == [], when
+        finally:
+            proc.kill()
+            proc.communicate()
+            for pid in marked_processes():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)

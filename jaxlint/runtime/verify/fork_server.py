@@ -71,7 +71,15 @@ class ForkServer:
         self.generation += 1
         self.failure = ""
         self._died = False
+        try:
+            self._start_zygote()
+        except BaseException:  # a signal while it starts (jax imports for seconds): nobody else would end it
+            self.close()
+            raise
+
+    def _start_zygote(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._sock = ours
         base = child_environment()
         single = dict.fromkeys(_ONE_THREAD, "1")
         restore = json.dumps({name: base.get(name) for name in _ONE_THREAD})
@@ -96,11 +104,11 @@ class ForkServer:
                 LIVE_CHILDREN.add(self._proc.pid, self._marker)
         except OSError as error:
             self.failure = f"cannot start {self.python}: {error}"
+            self._sock = None
             ours.close()
             return
         finally:
             theirs.close()
-        self._sock = ours
         ours.settimeout(_READY_TIMEOUT)
         try:
             hello = json.loads(ours.recv(1 << 16) or b"{}")
@@ -238,6 +246,7 @@ class ForkServer:
             while self._proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.02)
             LIVE_CHILDREN.discard(self._proc.pid)
+            self._proc = None  # reaped: its pid may be another process's now
 
     def close(self) -> None:
         """Stop the zygote and anything still carrying its marker (a setsid'd grandchild of a module)."""
