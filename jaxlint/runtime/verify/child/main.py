@@ -225,9 +225,6 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     except BaseException as error:
         write_event(events, event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
         return 0
-    # The user's project goes first only now: what jax imports (`logging`, `datetime`, ...) must not be
-    # the project's modules of those names (as in the fork server, which imported jax before any request).
-    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
     try:  # keep JAX's own frames: a guarded expectation asks which of its functions raised
         jax.config.update("jax_traceback_filtering", "off")
     except Exception:
@@ -238,6 +235,10 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     from .attempt import DebugPrintRecorder, ModuleLines
     from .callers import ForeignCallers
     from .verifier import ModuleContext, verify_finding
+
+    # The user's project goes first only now: what jax and our modules import (`logging`, `datetime`, ...)
+    # must not be the project's modules of those names (the fork server imported jax before any request).
+    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
 
     lines = ModuleLines(path)
     recorder = DebugPrintRecorder(jax, lines)
