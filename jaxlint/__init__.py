@@ -7,10 +7,14 @@ Python API:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from .start_path import drop_working_directory_of_dash_m
 
-from ._version import __version__
+drop_working_directory_of_dash_m()  # first: `python -m jaxlint` put the user's project ahead of the stdlib
+
+from collections.abc import Iterable, Sequence  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from ._version import __version__  # noqa: E402
 
 if TYPE_CHECKING:
     from .config import Config

@@ -64,3 +64,41 @@ def clean_env():
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     return env
+
+
+# jaxlint's own dependencies, planted beside the standard library's names (`planted_modules`).
+_DEPENDENCIES = (
+    "libcst",
+    "pygls",
+    "lsprotocol",
+    "cattrs",
+    "attrs",
+    "attr",
+    "typing_extensions",
+    "yaml",
+    "tomli",
+    "flake8",
+    "pycodestyle",
+    "pyflakes",
+    "mccabe",
+)
+
+
+class PlantedModules:
+    """A module of every standard-library name (and of jaxlint's dependencies) in a folder, each leaving
+    `NAME.py.RAN` beside itself when imported: a process of jaxlint's that runs one imported the project's
+    module where it meant its own."""
+
+    @staticmethod
+    def plant(folder: Path) -> None:
+        for name in (*sorted(sys.stdlib_module_names), *_DEPENDENCIES):
+            (folder / f"{name}.py").write_text("open(__file__ + '.RAN', 'w').close()\n")
+
+    @staticmethod
+    def ran(folder: Path) -> list[str]:
+        return sorted(path.name for path in folder.glob("*.RAN"))
+
+
+@pytest.fixture
+def planted_modules() -> PlantedModules:
+    return PlantedModules()

@@ -23,6 +23,7 @@ _TOP_LEVEL = {
     "bounded_read": LEAVES,
     "notebook_positions": LEAVES,
     "text_lines": LEAVES,
+    "start_path": LEAVES,
     "engine": CORE,
     "nesting": CORE,
     "reparse": CORE,

@@ -21,21 +21,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-file", metavar="PATH", help="write the server's own log here")
     parser.add_argument("--verbose", action="store_true", help="log debug messages (with --log-file)")
     args = parser.parse_args(argv)
+    # Ctrl-C during the imports (a second or two) too, even where the shell started us with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         from .language_server import build_server
+        from .lsp_input import LspInput
     except ImportError as error:
         print(
             f"jaxlint: error: the server needs pygls ({error}); pip install pygls lsprotocol",
             file=sys.stderr,
         )
         return 2
+    except KeyboardInterrupt:
+        return 130
     if args.log_file:
         level = logging.DEBUG if args.verbose else logging.INFO
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     server = build_server()
     signal.signal(signal.SIGINT, _interrupted(server))
     try:
-        server.start_io()
+        # Garbage on stdin ends the server, with the reason on stderr (lsp_input.py).
+        server.start_io(stdin=LspInput(sys.stdin.buffer, lambda: server.exited))
     except Exception:
         logging.getLogger(__name__).exception("jaxlint server: internal error")
         traceback.print_exc()

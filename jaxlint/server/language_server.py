@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import re
 import time
 import traceback
 from typing import Any
@@ -40,6 +41,20 @@ DEBOUNCE_S = 0.05
 QUICK_LINT_S = 0.25
 HOVER_WAIT_S = 1.0
 FIX_ALL_KIND = "source.fixAll.jaxlint"
+# A lone surrogate: JSON may carry one ("\ud800"), no UTF-8 text can (libcst refused the whole document).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """U+FFFD for each lone surrogate in a string (or list of them): one UTF-16 unit too, so every position
+    the client sends or receives stays where it was."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    return value
+
+
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
 
 log = logging.getLogger(__name__)
@@ -89,6 +104,12 @@ class Lint:
 
 
 class JaxlintProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Every JSON object of a message as it is decoded (innermost first), its strings without lone
+        surrogates: a document holding one is linted like any (it was never linted, its old diagnostics
+        kept)."""
+        return super().structure_message({key: _without_surrogates(value) for key, value in data.items()})
+
     def handle_message(self, message: Any) -> None:
         """A request after `shutdown` is answered InvalidRequest, as LSP asks (pygls would drop it unanswered)."""
         if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
@@ -128,6 +149,7 @@ class JaxlintServer(LanguageServer):
         self.background: set[asyncio.Task] = set()
         self.shut_down = False
         self.exit_code = 1  # 0 only for `exit` after `shutdown`, as LSP asks
+        self.exited = False  # the client sent `exit`
 
     def shutdown(self) -> None:
         """pygls's shutdown, without joining its threads: the one reading stdin may never return, and
@@ -534,6 +556,9 @@ def build_server() -> JaxlintServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: JaxlintServer, params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        document = ls.workspace.text_documents.get(uri)
+        if document is not None:  # pygls takes the version from each change: none in an empty list
+            document.version = params.text_document.version
         ls.schedule(uri, 0.0 if ls.lint_seconds.get(uri, QUICK_LINT_S) < QUICK_LINT_S else DEBOUNCE_S)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -625,6 +650,7 @@ def build_server() -> JaxlintServer:
     @server.feature(lsp.EXIT)
     def on_exit(ls: JaxlintServer, params: Any = None) -> None:
         ls.exit_code = 0 if ls.shut_down else 1
+        ls.exited = True
         ls.stop_linting()
 
     return server

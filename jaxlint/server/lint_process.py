@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..start_path import DROP_WORKING_DIRECTORY
 from .lint_worker import HEADER, frame
 
 log = logging.getLogger(__name__)
@@ -29,9 +30,10 @@ LONG_REQUEST_S = 1.0
 
 
 # The lint process imports the server's own jaxlint, wherever the server found it (a checkout, a sys.path set
-# at run time), and then takes its folder off sys.path again, so it shadows nothing else.
-_BOOT = (
-    "import sys; sys.path.insert(0, sys.argv[1]); import jaxlint.server.lint_worker as worker; "
+# at run time), and then takes its folder off sys.path again, so it shadows nothing else; the working
+# directory (the user's project) is off sys.path before anything is imported (start_path.py).
+_BOOT = DROP_WORKING_DIRECTORY + (
+    "sys.path.insert(0, sys.argv[1]); import jaxlint.server.lint_worker as worker; "
     "del sys.path[0]; worker.main(int(sys.argv[2]))"
 )
 

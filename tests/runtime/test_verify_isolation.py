@@ -305,3 +305,90 @@ def test_modules_forked_from_one_server_do_not_see_each_other():
         assert (result.verdict == "CONFIRMED") == (case.expect == "confirmed"), result.reason
         assert "f64" not in result.reason  # x64 stayed off in the sibling
     assert len({m.pid for m in report.modules}) == 2
+
+
+_TRACED_IF = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_verify_imports_no_module_of_the_project_but_the_users_own(tmp_path, planted_modules, fork):
+    # Issue 39, item 1: the fork server ran in the project's folder with it first on sys.path, and a fresh
+    # child imported jax after putting the project first: the project's `json.py`, `logging.py`, ... ran
+    # as jaxlint's own. Only the module verified (and what it imports itself) is the project's.
+    project = tmp_path / "project"
+    project.mkdir()
+    planted_modules.plant(project)
+    (project / "traced_if.py").write_text(_TRACED_IF)
+    if fork:  # the command, run in the project: the fork server and the child forked from it
+        # A console script (`python -m jaxlint`: tests/test_workspace_modules.py).
+        script = tmp_path / "jaxlint"
+        script.write_text("import sys\nfrom jaxlint.cli import main\nsys.exit(main())\n")
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        command = [sys.executable, str(script), "--no-cache", "--verify", "traced_if.py"]
+        result = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        assert "[CONFIRMED" in result.stdout, result.stdout + result.stderr
+    else:  # a fresh interpreter for the module
+        from jaxlint import lint_paths
+
+        findings = lint_paths([str(project / "traced_if.py")], jobs=1)
+        report = verify_findings(findings, root=project, fork=False, timeout=120)
+        assert [v.verdict for v in report.verdicts.values()] == ["CONFIRMED"], report.verdicts
+    assert planted_modules.ran(project) == []
+
+
+def _zygote(pids: list[int]) -> int | None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if b"jaxlint_verify_child.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+    return None
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_fork_server_starts_ends_jaxlint_and_its_processes(
+    tmp_path, marked_processes, signum
+):
+    # Issue 39, item 6: a signal that landed while the fork server imported jax stopped jaxlint only 5 s
+    # later (the zygote, registered but never closed, kept the end of the run waiting). Sent at several
+    # points of the start: before the fork server runs, as it appears, and while it imports jax.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "traced_if.py").write_text(_TRACED_IF)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = [sys.executable, "-m", "jaxlint", "--no-cache", "--verify", "traced_if.py"]
+    for when in ("before the fork server", 0.0, 0.1, 0.3):
+        proc = subprocess.Popen(
+            command,
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_default_sigint,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            if when == "before the fork server":
+                time.sleep(0.1)
+            else:
+                while _zygote(marked_processes()) is None and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert proc.poll() is None, "jaxlint ended before its fork server started"
+                time.sleep(when)
+            proc.send_signal(signum)
+            # Liveness, not speed: a bound well under the 5 s wait, generous for a loaded machine.
+            _, err = proc.communicate(timeout=3)
+            if when == "before the fork server":  # still starting (a KeyboardInterrupt's traceback, or
+                assert proc.returncode in (128 + signum, -signum), err  # the default action): it ended
+            else:
+                assert proc.returncode == 128 + signum and "Traceback" not in err, (when, err)
+            deadline = time.monotonic() + 3
+            while marked_processes() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert marked_processes() == [], when
+        finally:
+            proc.kill()
+            proc.communicate()
+            for pid in marked_processes():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)

@@ -259,13 +259,15 @@ def _run_jobs(
 ) -> VerifyReport:
     # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
     # server that cannot start, gives each module a fresh interpreter.
-    server = ForkServer(python) if fork and module_jobs else None
+    server: ForkServer | None = None
 
     def run(job: ModuleJob):
         return run_module(job, python=python, timeout=timeout, memory_limit_mb=memory_limit_mb, server=server)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
+            if fork and module_jobs:  # in the try: a signal while it starts ends what started
+                server = ForkServer(python)
             for done, outcome in enumerate(pool.map(run, module_jobs.values()), 1):
                 if progress is not None:
                     progress(done, len(module_jobs), outcome.run.module)

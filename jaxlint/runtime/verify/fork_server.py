@@ -19,12 +19,14 @@ import threading
 import time
 from typing import Any
 
+from ...start_path import DROP_WORKING_DIRECTORY
 from .._isolate import private_loader
 from .children import LIVE_CHILDREN, kill_tree
 from .supervise import CHILD_DIR, RUN_MARKER, child_environment
 
 ZYGOTE_BOOTSTRAP = (
-    "import os, sys\n"
+    DROP_WORKING_DIRECTORY  # it runs in jaxlint's working directory: the user's project
+    + "import os, sys\n"
     + private_loader("'jaxlint_verify_child'", "sys.argv[1]")
     + "from jaxlint_verify_child.zygote import serve\n"
     "os._exit(serve(int(sys.argv[2]), sys.argv[3]))\n"
@@ -69,7 +71,15 @@ class ForkServer:
         self.generation += 1
         self.failure = ""
         self._died = False
+        try:
+            self._start_zygote()
+        except BaseException:  # a signal while it starts (jax imports for seconds): nobody else would end it
+            self.close()
+            raise
+
+    def _start_zygote(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._sock = ours
         base = child_environment()
         single = dict.fromkeys(_ONE_THREAD, "1")
         restore = json.dumps({name: base.get(name) for name in _ONE_THREAD})
@@ -94,11 +104,11 @@ class ForkServer:
                 LIVE_CHILDREN.add(self._proc.pid, self._marker)
         except OSError as error:
             self.failure = f"cannot start {self.python}: {error}"
+            self._sock = None
             ours.close()
             return
         finally:
             theirs.close()
-        self._sock = ours
         ours.settimeout(_READY_TIMEOUT)
         try:
             hello = json.loads(ours.recv(1 << 16) or b"{}")
@@ -236,6 +246,7 @@ class ForkServer:
             while self._proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.02)
             LIVE_CHILDREN.discard(self._proc.pid)
+            self._proc = None  # reaped: its pid may be another process's now
 
     def close(self) -> None:
         """Stop the zygote and anything still carrying its marker (a setsid'd grandchild of a module)."""

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...start_path import DROP_WORKING_DIRECTORY
 from .._isolate import JAX_CHECK_FLAGS, private_loader
 from .._isolate import child_environment as _environment
 from .children import LIVE_CHILDREN, REAPER, kill_tree, tree
@@ -35,7 +36,7 @@ CHILD_DIR = Path(__file__).resolve().parent / "child"
 # Loads the child package under a private name (see runtime/_isolate.py), runs it, and leaves with
 # os._exit: user threads or atexit hooks must not keep the child alive.
 BOOTSTRAP = (
-    "import os, sys\n"
+    DROP_WORKING_DIRECTORY + "import os, sys\n"
     "if sys.version_info < (3, 10):\n"
     "    sys.stderr.write('jaxlint --verify needs Python >= 3.10 in the child\\n')\n"
     "    os._exit(3)\n"

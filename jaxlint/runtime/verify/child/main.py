@@ -219,8 +219,6 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     path = request["path"]
     faulthandler.enable(file=sys.__stderr__)
     _limit_core_dumps()
-    # `python -c` put the working directory (an empty temp dir) first; the user's project goes there.
-    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
     sys.argv = [path]  # module-level argparse sees no options of ours
     try:
         import jax
@@ -237,6 +235,10 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     from .attempt import DebugPrintRecorder, ModuleLines
     from .callers import ForeignCallers
     from .verifier import ModuleContext, verify_finding
+
+    # The user's project goes first only now: what jax and our modules import (`logging`, `datetime`, ...)
+    # must not be the project's modules of those names (the fork server imported jax before any request).
+    sys.path[:] = [*request["search_path"], *[p for p in sys.path if p not in ("", os.getcwd())]]
 
     lines = ModuleLines(path)
     recorder = DebugPrintRecorder(jax, lines)
