@@ -80,7 +80,8 @@ Not flagged: anything outside transformations, under `jax.grad` alone (it runs t
 call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or
 `jax.make_jaxpr` (tracing only), logging of static values and `warnings.warn` (deliberate trace-time
 messages), reading files and the environment (a trace-time constant, often on purpose), appending to an
-outer list (a common way to count traces), and updates that store a traced value (JAX105 reports those);
+outer list or setting one of its items (a common way to record traces; an augmented update of an item,
+`STATS["calls"] += 1`, is flagged like `global n; n += 1`), and updates that store a traced value (JAX105 reports those);
 `next()` on an iterator made inside the traced function, or on anything the code does not show to be a
 Python iterator (a parameter, `hk.PRNGSequence`, an object of unknown type); a logger or bar imported from
 another module (what it holds is not known there).
@@ -252,7 +253,7 @@ No automatic fix: what the side effect should become depends on the intent.
             return
         if stored & (TRACED | HOLDS_TRACED):
             return  # a traced value stored outside: JAX105
-        what = self._outer_state(target, ctx)
+        what = self._outer_state(target, ctx, counted=isinstance(statement, cst.AugAssign))
         if what is None:
             return
         ctx.report(
@@ -262,8 +263,12 @@ No automatic fix: what the side effect should become depends on the intent.
             f"{per_run(ctx)}; return the new value from the function instead",
         )
 
-    def _outer_state(self, target: cst.BaseExpression, ctx: RuleContext) -> str | None:
-        return storage_of(target, ctx, self.resolver, items=False)
+    def _outer_state(
+        self, target: cst.BaseExpression, ctx: RuleContext, counted: bool = False
+    ) -> str | None:
+        # An item store (`outer[k] = v`) is left alone, but an augmented one (`STATS["calls"] += 1`, `u[0] += 1`)
+        # counts: like `global n; n += 1`, it runs once per trace, not per call or iteration.
+        return storage_of(target, ctx, self.resolver, items=counted and isinstance(target, cst.Subscript))
 
 
 def _dropped_update(what: str, receiver: cst.Name, ctx: RuleContext) -> str:
