@@ -292,9 +292,8 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                 frame.env[name] = NOTHING
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
-                frame.env[star.name.value] = plain(
-                    HOLDS_TRACED if star.name.value in unit.traced_params else 0
-                )
+                held = star.name.value in unit.traced_params or star.name.value in unit.container_params
+                frame.env[star.name.value] = plain(HOLDS_TRACED if held else 0)
         self.dispatch(unit, frame, "on_unit")
         if type(node) is cst.FunctionDef:
             self._body(node.body.body, frame)

@@ -473,6 +473,15 @@ class FlowCalls:
         passed = [(params[i].name.value, flags) for i, flags in enumerate(positional) if i < len(params)]
         all_names = {p.name.value for p in [*params, *callee.params.kwonly_params]}
         passed += [(name, flags) for name, flags in keywords.items() if name in all_names]
+        # What no named parameter takes lands in `*args` (a tuple) or `**kwargs` (a dict): a container that holds
+        # the tracers passed there (`log(**kw)` then `self.metrics.update(kw)`).
+        star_arg, star_kwarg = callee.params.star_arg, callee.params.star_kwarg
+        if isinstance(star_arg, cst.Param) and any(f & TRACED for f in positional[len(params) :]):
+            passed.append((star_arg.name.value, HOLDS_TRACED))
+        if isinstance(star_kwarg, cst.Param) and any(
+            f & TRACED for name, f in keywords.items() if name not in all_names
+        ):
+            passed.append((star_kwarg.name.value, HOLDS_TRACED))
         if rest:
             named = {name for name, _ in passed}
             passed += [
