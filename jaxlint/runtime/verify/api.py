@@ -15,6 +15,7 @@ from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
 from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
+from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
 from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport
@@ -157,11 +158,15 @@ def verify_findings(
     progress: Callable[[int, int, str], None] | None = None,
     fork: bool = True,
     signatures_dir: str | None = None,
+    names: Mapping[str, str] | None = None,
+    keep: Callable[[Finding], bool] | None = None,
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
-    that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
+    that are gone are NOT_RUN with the reason; the others are traced, one child per module. A JAX error a
+    trace raised in the project's code confirms the finding there, or is a finding of its own
+    (`report.found`, FOUND_BY_RUNNING; `names` gives its rule's name, `keep` filters it: found.py)."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-notebooks-") as notebooks:
-        return _verify(
+        report = _verify(
             findings,
             Path(notebooks),
             python,
@@ -174,6 +179,8 @@ def verify_findings(
             fork,
             signatures_dir,
         )
+    join_raised(report, findings, Path(root), names or {}, keep)
+    return report
 
 
 def _verify(
@@ -275,6 +282,8 @@ def _run_jobs(
                         verdict = dataclasses.replace(verdict, reason=notebook.describe(verdict.reason))
                     report.verdicts[finding] = verdict
                 report.modules.append(outcome.run)
+                device = outcome.environment.describe() if outcome.environment else None
+                report.raised += [{**record, "device": device} for record in outcome.raised]
                 if outcome.environment is not None and outcome.environment not in report.environments:
                     report.environments.append(outcome.environment)
         except BaseException:

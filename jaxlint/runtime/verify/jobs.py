@@ -66,6 +66,7 @@ class ModuleOutcome:
     verdicts: dict[Finding, FindingVerdict]
     environment: Environment | None
     run: ModuleRun
+    raised: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # what its traces raised
 
 
 def _request(job: ModuleJob) -> dict[str, Any]:
@@ -140,4 +141,5 @@ def run_module(
         fresh_reason=fresh_reason,
     )
     verdicts = {f: dataclasses.replace(verdicts[f], device=device) for f in job.findings}
-    return ModuleOutcome(verdicts, environment, run)
+    raised = [record for _, reading in runs for record in reading.raised]
+    return ModuleOutcome(verdicts, environment, run, raised)

@@ -101,6 +101,7 @@ class CallInputs:
     attributes: dict[str, Spec]
     text: str
     declared: bool = False  # from the user's examples
+    real: bool = False  # declared, recorded by a run, or made by the module's own code: not guessed
     instance: Spec | None = None  # `self` given by an example (`self=Model(3)`), instead of a bare instance
     # The function as the module called it (live_calls.py): a nested one keeps its real closure.
     function: Any = None

@@ -236,6 +236,7 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
 
     from .attempt import DebugPrintRecorder, ModuleLines
     from .callers import ForeignCallers
+    from .raised import UserCode, blocked_verdict
     from .verifier import ModuleContext, verify_finding
 
     lines = ModuleLines(path)
@@ -316,9 +317,12 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
         module_name=request["module"],
         live=live,
         foreign=ForeignCallers(jax, request.get("callers") or []),
+        user=UserCode(request["search_path"]),
     )
+    reported: set[tuple[str, int, str]] = set()
     for finding in findings:
         write_event(events, event="begin", id=finding["id"])
+        context.raised = []
         try:
             result = verify_finding(context, finding)
         except BaseException as error:
@@ -327,6 +331,14 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
                 "reason": f"internal error in the verify child: {error!r}",
                 "inputs": [],
             }
+        # What the traces raised in the user's code: findings of their own, sent before the verdict they
+        # block (the parent then has them whatever happens next).
+        for key, record in context.found.items():
+            if key not in reported:
+                reported.add(key)
+                write_event(events, event="raised", **record)
+        if result["verdict"] == "NOT_RUN":
+            result = blocked_verdict(result, finding, spans[finding["id"]], path, context.raised)
         failure = finding.get("import_failure")
         if failure and result["verdict"] == "NOT_RUN":
             result["reason"] = f"{failure}; {result['reason']}"

@@ -23,6 +23,7 @@ from .inputs import CallInputs, NoInputs, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
 from .module_methods import through_init
+from .raised import UserCode, found_by_running
 from .recorded import recorded_calls, refused_reason, unkept_reason
 from .resolve import METHOD, Target, Unreachable, code_qualname, lookup, resolve, unwrap
 from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
@@ -51,8 +52,14 @@ class ModuleContext:
         module_name: str = "",
         live: LiveCalls | None = None,
         foreign: ForeignCallers | None = None,
+        user: UserCode | None = None,
     ) -> None:
         self.jax = jax
+        self.user = user  # the project's files: a JAX error raised in them is a finding (raised.py)
+        # (path, line, code) -> what a trace with real inputs raised there; `raised` of the finding being
+        # verified: the ones its attempts hit (they block it, unless it is that very error).
+        self.found: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self.raised: list[dict[str, Any]] = []
         self.foreign = foreign  # the project's other modules' functions with real inputs (callers.py)
         self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
@@ -174,7 +181,25 @@ class ModuleContext:
                 self._outcomes[key] = run_attempt(
                     self.jax, target, call, mode, self.lines, self.recorder, self.module.__dict__
                 )
-        return self._outcomes[key]
+        outcome = self._outcomes[key]
+        self._note_raised(target, call, outcome.error)
+        return outcome
+
+    def _note_raised(self, target: Target, call: CallInputs, error: BaseException | None) -> None:
+        """A JAX error raised in the user's code while tracing with real inputs (recorded, declared, or
+        made by the module's own code) is a bug found by running; inputs verify guessed may be wrong in
+        ways the code never sees (a shape, an array for a Python int), so their errors only judge the
+        finding being verified."""
+        if self.user is None or not call.real:
+            return
+        record = found_by_running(error, self.user)
+        if record is None:
+            return
+        key = (record["path"], record["line"], record["code"])
+        if key not in self.found:
+            self.found[key] = {**record, "traced": target.qualname, "inputs": call.text}
+        if all(r is not self.found[key] for r in self.raised):
+            self.raised.append(self.found[key])
 
 
 def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +255,8 @@ def _through_callers(
 
     foreign = context.foreign.targets(target.function) if context.foreign else iter(())
     for caller, inputs in itertools.chain(own(), foreign):
+        if not inputs:
+            continue  # recorded calls that do not fit it any more (the code changed since the run)
         through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
         if through["verdict"] == CONFIRMED_VERDICT:
             through["reason"] += f", reached through '{caller.qualname}'"
@@ -287,6 +314,10 @@ def _try_inputs(
             "which verify cannot rebuild"
         )
         return {**verdict(NOT_RUN, reason, tried), "closure": True}
+    if not errors:  # no input at all to try: nothing ran, and nothing can be said of the line
+        return verdict(
+            NOT_RUN, f"no inputs to trace '{target.qualname}' with; {context.how_to_give_inputs(target)}"
+        )
     call, detail, error = errors[-1]
     if isinstance(error, (SystemExit, KeyboardInterrupt)):
         return verdict(NOT_RUN, f"{detail} while being traced (with {call.text})", tried)
