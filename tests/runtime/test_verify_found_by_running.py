@@ -173,14 +173,15 @@ def test_recorded_calls_that_no_longer_fit_are_no_internal_error(tmp_path):
             import jax.numpy as jnp
 
 
-            def helper(v):
-                print(v)
-                return v
+            def helper(v, name):
+                n = len(name.upper())  # verify's own guesses cannot pass this line: `name` is a string
+                print(v * n)
+                return v * n
 
 
             @jax.jit
             def step(x):
-                return helper(x) * 2
+                return helper(x, "ab") * 2
 
 
             if __name__ == "__main__":
