@@ -7,6 +7,7 @@ project (tests/fixtures/verify/jax_project; flax_project, the same with flax, wh
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import jax.numpy as jnp
 import pytest
 from test_verify_support import FIXTURES
 
+from jaxlint.runtime.verify.child.jax_features import missing_features
 from jaxlint.runtime.verify.child.raised import UserCode, found_by_running, rule_of
 
 FIXED_UPDATE = "    x = x.at[:, -1].set(0.0)\n"
@@ -47,8 +49,24 @@ def _fix_update(project: Path) -> None:
     utils.write_text("".join(FIXED_UPDATE if "x[:, -1] = 0.0" in line else line for line in lines))
 
 
+# Where this JAX cannot record a run's calls (before 0.9: no per-call jit hook), the same real inputs are
+# declared as an example instead; the traces are then the same.
+EXAMPLES = {
+    "jax_project": 'params={"w": jnp.ones((3, 8)), "v": jnp.ones((8, 2))}, batch=jnp.ones((4, 3)), '
+    "labels=jnp.zeros((4, 2))",
+    "flax_project": "state=create_state(jax.random.key(0)), batch=jnp.ones((4, 3)), "
+    "labels=jnp.zeros((4,), dtype=jnp.int32), dropout_key=jax.random.key(1)",
+}
+
+
 def _run_then_verify(project: Path) -> tuple[int, dict]:
-    _jaxlint(project, "--verify", "--run", "python train.py")  # records train_step's calls
+    if missing_features():
+        example = EXAMPLES[project.name].replace("\\", "\\\\").replace('"', '\\"')
+        (project / "pyproject.toml").write_text(
+            f'[tool.jaxlint.verify.examples]\n"train:train_step" = "{example}"\n'
+        )
+    # records train_step's calls
+    _jaxlint(project, "--verify", "--run", f"{shlex.quote(sys.executable)} train.py")
     return _verify_json(project)
 
 
@@ -189,7 +207,8 @@ def test_recorded_calls_that_no_longer_fit_are_no_internal_error(tmp_path):
             """
         )
     )
-    assert _jaxlint(tmp_path, "--verify", "--run", "python app.py").returncode in (0, 1)
+    run = _jaxlint(tmp_path, "--verify", "--run", f"{shlex.quote(sys.executable)} app.py")
+    assert run.returncode in (0, 1)
     code, found = _verify_json(tmp_path)
     assert found and code in (0, 1)
     module.write_text(
