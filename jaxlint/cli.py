@@ -157,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --run: also list the jitted functions of installed libraries (flax, optax, ...)",
     )
     runtime.add_argument(
+        "--all",
+        action="store_true",
+        help="with --verify: also trace every function with real inputs (examples, calls a --run recorded), "
+        "flagged or not, and report the JAX errors those traces raise",
+    )
+    runtime.add_argument(
         "--verbose", action="store_true", help="with --verify: each verdict's reason, inputs and device"
     )
     return parser
@@ -302,6 +308,8 @@ def _main(args: argparse.Namespace) -> int:
         return _fail("--watch cannot be combined with --verify, --add-noqa, --show-settings or --show-files")
 
     paths = args.paths or ["."]
+    if args.all and (not args.verify or args.run is not None):
+        return _fail("--all needs --verify, without --run (run first, then `jaxlint --verify --all`)")
     if args.run is not None:
         if not args.verify:
             return _fail("--run needs --verify")
@@ -639,6 +647,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 signatures_dir=_signatures_dir(args, config),
                 names=NAMES,
                 keep=lambda finding: _kept(config, finding),
+                trace_all=_all_files(args, config),
             )
     except Terminated as stop:
         print(f"jaxlint: stopped by signal {stop.signum}; every verify child was killed", file=sys.stderr)
@@ -650,6 +659,15 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     print(verify_summary(report, len(findings) + len(report.found)), file=sys.stderr)
     code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN
     return EXIT_CLEAN if args.exit_zero else code
+
+
+def _all_files(args: argparse.Namespace, config) -> list[str] | None:
+    """`--verify --all`: the files linted, where verify looks for Modules to trace (None without --all)."""
+    if not args.all:
+        return None
+    from .files import discover
+
+    return [p for p in discover([p for p in (args.paths or ["."]) if p != "-"], config) if p.endswith(".py")]
 
 
 def _kept(config, finding) -> bool:

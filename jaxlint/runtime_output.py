@@ -55,7 +55,11 @@ def _short_reason(result: FindingVerdict) -> str:
     """What a person needs at a glance, on one line: for CONFIRMED the error class, otherwise why not up
     to its first detail, without the inputs (the rest is in --verbose, JSON and SARIF)."""
     reason = result.reason.split(" (with ", 1)[0]
-    if result.verdict in ("CONFIRMED", "FOUND_BY_RUNNING"):
+    if (
+        result.verdict == "FOUND_BY_RUNNING"
+    ):  # "TracerBoolConversionError raised at line 12 while tracing 'f'"
+        return clip(" ".join(reason.split()), _SHORT_LIMIT)
+    if result.verdict == "CONFIRMED":
         return clip(" ".join(reason.split(" at line ", 1)[0].split()), _SHORT_LIMIT)
     # "no input traced far enough: with x: f32[]: ValueError: …; with …; to give inputs, …": the first
     # attempt's error stands for the rest.

@@ -174,6 +174,12 @@ def _strip_optional(text: str) -> str:
     return text
 
 
+def array_annotation(annotation: str) -> bool:
+    """No annotation, or one that names an array (`jax.Array`, `Float[Array, "b d"]`)."""
+    text = _strip_optional(annotation)
+    return not text or text.rsplit(".", 1)[-1] in _ARRAY_TYPES or bool(_JAXTYPING.match(text))
+
+
 def traced_candidates(name: str, annotation: str, integer_like: bool, dims: DimSizes) -> tuple[Spec, ...]:
     """Candidate specs for a traced parameter, cheapest first; () when none can be built."""
     text = _strip_optional(annotation)
