@@ -218,3 +218,28 @@ def test_recorded_calls_that_no_longer_fit_are_no_internal_error(tmp_path):
     )
     code, found = _verify_json(tmp_path)  # asserts no internal error
     assert found and code in (0, 1)
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_verify_all_traces_the_module_that_no_finding_reaches(tmp_path, fixed):
+    """Item 2: `--verify --all` after a run also traces what no finding leads to: the flax Module's
+    `__call__` through `init`, where its traced `if` raises, while the jitted step stops at the helper's
+    in-place update. Without --all, that `if` stays unreported; with the `if` fixed, nothing is found."""
+    pytest.importorskip("flax")
+    pytest.importorskip("optax")
+    project = _project(tmp_path, "flax_project")
+    if fixed:
+        model = project / "proj" / "model.py"
+        model.write_text(model.read_text().replace("if jnp.mean(x) > 0:", "if x.ndim > 0:"))
+    code, found = _run_then_verify(project)
+    assert not any(k[0] == "proj/model.py" for k in found)
+    result = _jaxlint(project, "--verify", "--all", "--format", "json", ".")
+    rows = {(r["path"], r["line"], r["code"]): r for r in json.loads(result.stdout)}
+    assert rows[("proj/utils.py", 6, "JAX103")]["verdict"] == "CONFIRMED"
+    traced_if = rows.get(("proj/model.py", 12, "JAX101"))
+    if fixed:
+        assert traced_if is None and not [r for r in rows.values() if r["verdict"] == "FOUND_BY_RUNNING"]
+        return
+    assert traced_if is not None and traced_if["verdict"] == "FOUND_BY_RUNNING"
+    assert "MLP.__call__" in traced_if["verdict_reason"]
+    assert result.returncode == 1
