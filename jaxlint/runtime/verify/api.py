@@ -169,7 +169,7 @@ def verify_findings(
     signatures_dir: str | None = None,
     names: Mapping[str, str] | None = None,
     keep: Callable[[Finding], bool] | None = None,
-    trace_all: bool = False,
+    trace_all: Sequence[str] | None = None,
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
     that are gone are NOT_RUN with the reason; the others are traced, one child per module. A JAX error a
@@ -209,7 +209,7 @@ def _verify(
     progress: Callable[[int, int, str], None] | None,
     fork: bool,
     signatures_dir: str | None = None,
-    trace_all: bool = False,
+    trace_all: Sequence[str] | None = None,
 ) -> VerifyReport:
     declared = parse_examples(examples)
     report = VerifyReport({})
@@ -256,7 +256,7 @@ def _verify(
                     job.examples.setdefault(qualname, []).extend(values)
         job.findings.append(finding)
 
-    callers = _caller_modules(declared, signatures_dir, root) if module_jobs or trace_all else []
+    callers = _caller_modules(declared, signatures_dir, root) if module_jobs or trace_all is not None else []
     if trace_all is not None:  # modules with real inputs for some function, or Modules, findings or not
         with_modules = [Path(p) for p in trace_all if _defines_modules(Path(p))]
         for path in [*(Path(m["path"]) for m in callers), *with_modules]:
