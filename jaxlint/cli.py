@@ -192,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --run: also list the jitted functions of installed libraries (flax, optax, ...)",
     )
     runtime.add_argument(
+        "--all",
+        action="store_true",
+        help="with --verify: also trace every function with real inputs (examples, calls a --run recorded), "
+        "flagged or not, and report the JAX errors those traces raise",
+    )
+    runtime.add_argument(
         "--verbose", action="store_true", help="with --verify: each verdict's reason, inputs and device"
     )
     return parser
@@ -310,13 +316,13 @@ def _main(args: argparse.Namespace) -> int:
         print(rule_table(), end="")
         return EXIT_CLEAN
     if args.explain:
-        from .docs import explain, explain_parse_error
-        from .finding import PARSE_ERROR_CODE
+        from .docs import explain, explain_parse_error, explain_runtime_error
+        from .finding import PARSE_ERROR_CODE, RUNTIME_ERROR_CODE
         from .rules import ENTRIES_BY_CODE
 
         code = args.explain.upper()
-        if code == PARSE_ERROR_CODE:
-            print(explain_parse_error(), end="")
+        if code in (PARSE_ERROR_CODE, RUNTIME_ERROR_CODE):
+            print(explain_parse_error() if code == PARSE_ERROR_CODE else explain_runtime_error(), end="")
             return EXIT_CLEAN
         entry = ENTRIES_BY_CODE.get(code)
         if entry is None:
@@ -346,6 +352,8 @@ def _main(args: argparse.Namespace) -> int:
         return _fail("--watch cannot be combined with --verify, --add-noqa, --show-settings or --show-files")
 
     paths = args.paths or ["."]
+    if args.all and (not args.verify or args.run is not None):
+        return _fail("--all needs --verify, without --run (run first, then `jaxlint --verify --all`)")
     if args.run is not None:
         if not args.verify:
             return _fail("--run needs --verify")
@@ -733,6 +741,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
         )
     except ImportError as error:
         return _fail(f"--verify is not available: {error}")
+    from .rules import NAMES
     from .runtime_output import Progress, render_verify, verify_summary
 
     settings = config.verify
@@ -751,6 +760,9 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
                 progress=Progress(),
                 signatures_dir=_signatures_dir(args, config),
+                names=NAMES,
+                keep=lambda finding: _kept(config, finding),
+                trace_all=_all_files(args, config),
             )
     except Terminated as stop:
         print(f"jaxlint: stopped by signal {stop.signum}; every verify child was killed", file=sys.stderr)
@@ -760,9 +772,34 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
         return 128 + 2
     args.out.write(render_verify(report, findings, args.format, verbose=args.verbose))
     if not args.quiet:
-        print(verify_summary(report, len(findings)), file=sys.stderr)
+        print(verify_summary(report, len(findings) + len(report.found)), file=sys.stderr)
     code = EXIT_FINDINGS if report.should_fail else EXIT_CLEAN
     return EXIT_CLEAN if args.exit_zero else code
+
+
+def _all_files(args: argparse.Namespace, config) -> list[str] | None:
+    """`--verify --all`: the files linted, where verify looks for Modules to trace (None without --all)."""
+    if not args.all:
+        return None
+    from .files import discover
+
+    return [p for p in discover([p for p in (args.paths or ["."]) if p != "-"], config) if p.endswith(".py")]
+
+
+def _kept(config, finding) -> bool:
+    """A finding `--verify` found by running is reported as a static one would be: when its code is
+    selected for its file and no `# noqa` on its line suppresses it."""
+    from .selection import enabled, ignored_for
+    from .suppression import Suppressions
+
+    code = finding.code
+    if not enabled(config, code) or any(code.startswith(c) for c in ignored_for(config, finding.path)):
+        return False
+    try:
+        source = Path(finding.path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return not Suppressions(source).suppressed(code, finding.line)
 
 
 def _signatures_dir(args: argparse.Namespace, config) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import rules
-from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME
+from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RUNTIME_ERROR_CODE, RUNTIME_ERROR_NAME
 from .rules import Rule
 
 # Confirmed by counting recompiles in a real run (`--run`), not by tracing (`--verify`).
@@ -24,6 +24,22 @@ It is on by default and takes part in selection like a rule code: `--ignore JAX0
 switches it off. A `# noqa` comment cannot suppress it: the file was not understood.
 """
 
+_RUNTIME_ERROR_SUMMARY = "Another JAX error raised in the project's code while `--verify` traced it"
+# JAX900 is not a rule: no static check reports it, `--verify` does (runtime/verify/child/raised.py).
+_RUNTIME_ERROR_DOC = f"""# {RUNTIME_ERROR_CODE} {RUNTIME_ERROR_NAME}
+
+{_RUNTIME_ERROR_SUMMARY}.
+
+Not a rule: no static check reports this code. When `jaxlint --verify` traces a function with real inputs
+(declared examples, calls a `--verify --run` recorded, calls the module's own code made) and JAX raises an
+error in the project's code, the error is reported at the innermost line of the project's code, FOUND BY
+RUNNING. An error a rule stands for is reported under that rule (a TracerBoolConversionError as JAX101, the
+immutable-array TypeError as JAX103, ...); any other error of JAX's is reported as {RUNTIME_ERROR_CODE}.
+
+It takes part in selection like a rule code: `--ignore {RUNTIME_ERROR_CODE}` switches it off, and a
+`# noqa: {RUNTIME_ERROR_CODE}` on the line suppresses it there.
+"""
+
 
 def _confirmed_by(rule: type[Rule]) -> str:
     if not rule.confirmable:
@@ -39,6 +55,9 @@ def rule_table() -> str:
             f"| {rule.code} | {rule.name} | {rule.summary} | {'on' if rule.default_enabled else 'opt-in'} "
             f"| {rule.fix_safety or '—'} | {_confirmed_by(rule)} |"
         )
+    lines.append(
+        f"| {RUNTIME_ERROR_CODE} | {RUNTIME_ERROR_NAME} | {_RUNTIME_ERROR_SUMMARY} | on | — | found by --verify |"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -56,6 +75,10 @@ def explain_parse_error() -> str:
     return _PARSE_ERROR_DOC
 
 
+def explain_runtime_error() -> str:
+    return _RUNTIME_ERROR_DOC
+
+
 def rules_markdown() -> str:
     """docs/rules.md: every rule's full documentation (a test keeps the file in step with the registry)."""
     parts = [
@@ -64,6 +87,7 @@ def rules_markdown() -> str:
     parts.append(rule_table())
     for rule in rules.ALL_RULES:
         parts.append(f'\n<a id="{rule.code.lower()}"></a>\n\n' + explain(rule).replace("\n## ", "\n### "))
+    parts.append(f'\n<a id="{RUNTIME_ERROR_CODE.lower()}"></a>\n\n' + _RUNTIME_ERROR_DOC)
     return "".join(parts)
 
 

@@ -8,6 +8,10 @@ from typing import Any
 # JAX000 is not a rule: files jaxlint cannot read, decode, parse or analyse are reported under this code.
 PARSE_ERROR_CODE = "JAX000"
 PARSE_ERROR_NAME = "parse-error"
+# JAX900 is not a rule either: `--verify` reports under it a JAX error that tracing the user's code raised
+# and that no rule's code stands for (runtime/verify/child/raised.py).
+RUNTIME_ERROR_CODE = "JAX900"
+RUNTIME_ERROR_NAME = "runtime-error"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ._version import __version__
-from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, Finding
+from .finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RUNTIME_ERROR_CODE, RUNTIME_ERROR_NAME, Finding
 
 _DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
@@ -138,7 +138,13 @@ def _rule_descriptors() -> list[dict]:
             "name": PARSE_ERROR_NAME,
             "shortDescription": {"text": "The file cannot be read, decoded or parsed"},
             "defaultConfiguration": {"level": "error"},
-        }
+        },
+        {
+            "id": RUNTIME_ERROR_CODE,
+            "name": RUNTIME_ERROR_NAME,
+            "shortDescription": {"text": "A JAX error raised in the project's code while --verify traced it"},
+            "defaultConfiguration": {"level": "error"},
+        },
     ]
     for rule in ALL_RULES:
         descriptors.append(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .runtime.verify.results import FindingVerdict, VerifyReport
 
 _LABELS = {
+    "FOUND_BY_RUNNING": "FOUND BY RUNNING",
     "CONFIRMED": "CONFIRMED",
     "NOT_REPRODUCED": "NOT REPRODUCED",
     "NOT_RUN": "NOT RUN",
@@ -54,6 +55,10 @@ def _short_reason(result: FindingVerdict) -> str:
     """What a person needs at a glance, on one line: for CONFIRMED the error class, otherwise why not up
     to its first detail, without the inputs (the rest is in --verbose, JSON and SARIF)."""
     reason = result.reason.split(" (with ", 1)[0]
+    if (
+        result.verdict == "FOUND_BY_RUNNING"
+    ):  # "TracerBoolConversionError raised at line 12 while tracing 'f'"
+        return clip(" ".join(reason.split()), _SHORT_LIMIT)
     if result.verdict == "CONFIRMED":
         return clip(" ".join(reason.split(" at line ", 1)[0].split()), _SHORT_LIMIT)
     # "no input traced far enough: with x: f32[]: ValueError: …; with …; to give inputs, …": the first
@@ -95,7 +100,7 @@ def _sarif_properties(report: VerifyReport, finding: Finding) -> dict[str, Any]:
 
 
 def render_verify(report: VerifyReport, findings: list[Finding], fmt: str, verbose: bool = False) -> str:
-    ordered = sorted(findings, key=lambda f: f.sort_key())
+    ordered = sorted([*findings, *report.found], key=lambda f: f.sort_key())
     if fmt == "json":
         return formats.as_json(ordered, extra=lambda f: verdict_json(report, f))
     if fmt == "sarif":
@@ -127,8 +132,9 @@ def fresh_interpreter_notes(report: VerifyReport) -> list[str]:
 def verify_summary(report: VerifyReport, total: int) -> str:
     counts = report.counts()
     unchecked = f"{counts['NOT_CHECKED']} not checked by tracing, " if counts["NOT_CHECKED"] else ""
+    found = f"{counts['FOUND_BY_RUNNING']} found by running, " if counts["FOUND_BY_RUNNING"] else ""
     return (
-        f"verify: {counts['CONFIRMED']} confirmed, {counts['NOT_REPRODUCED']} not reproduced, "
+        f"verify: {found}{counts['CONFIRMED']} confirmed, {counts['NOT_REPRODUCED']} not reproduced, "
         f"{counts['NOT_RUN']} not run, {unchecked}of {total} finding(s)"
     )
 

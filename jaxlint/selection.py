@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .config import DEFAULT_MAX_FILE_SIZE, Config, ConfigError
-from .finding import PARSE_ERROR_CODE
+from .finding import PARSE_ERROR_CODE, RUNTIME_ERROR_CODE
 from .rules import ENTRIES_BY_CODE, REGISTRY
 
-KNOWN_CODES = frozenset({*ENTRIES_BY_CODE, PARSE_ERROR_CODE})
+KNOWN_CODES = frozenset({*ENTRIES_BY_CODE, PARSE_ERROR_CODE, RUNTIME_ERROR_CODE})
 # A file naming none of these is never linted (the engine's prefilter), unless analysed code calls it.
 PREFILTER_WORDS = ("jax", "jnp", "lax")
 _BARE_PREFIXES = ("ALL", "JAX", "J", "JA")  # not specific enough to switch an opt-in rule on

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import NamedTuple
 
-from ..finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME
+from ..finding import PARSE_ERROR_CODE, PARSE_ERROR_NAME, RUNTIME_ERROR_CODE, RUNTIME_ERROR_NAME
 from .base import Rule
 
 
@@ -55,7 +55,11 @@ REGISTRY: tuple[RuleEntry, ...] = (
 ENTRIES_BY_CODE: dict[str, RuleEntry] = {entry.code: entry for entry in REGISTRY}
 
 # Every code's name, JAX000 included (which is not a rule: the engine reports files it cannot read or parse).
-NAMES: dict[str, str] = {PARSE_ERROR_CODE: PARSE_ERROR_NAME, **{e.code: e.name for e in REGISTRY}}
+NAMES: dict[str, str] = {
+    PARSE_ERROR_CODE: PARSE_ERROR_NAME,
+    **{e.code: e.name for e in REGISTRY},
+    RUNTIME_ERROR_CODE: RUNTIME_ERROR_NAME,
+}
 
 # Imported on first use (`__getattr__`); declared here for the type checker.
 ALL_RULES: tuple[type[Rule], ...]

@@ -263,9 +263,7 @@ No automatic fix: what the side effect should become depends on the intent.
             f"{per_run(ctx)}; return the new value from the function instead",
         )
 
-    def _outer_state(
-        self, target: cst.BaseExpression, ctx: RuleContext, counted: bool = False
-    ) -> str | None:
+    def _outer_state(self, target: cst.BaseExpression, ctx: RuleContext, counted: bool = False) -> str | None:
         # An item store (`outer[k] = v`) is left alone, but an augmented one (`STATS["calls"] += 1`, `u[0] += 1`)
         # counts: like `global n; n += 1`, it runs once per trace, not per call or iteration.
         return storage_of(target, ctx, self.resolver, items=counted and isinstance(target, cst.Subscript))

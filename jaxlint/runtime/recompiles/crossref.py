@@ -189,14 +189,16 @@ def _span(finding: Any) -> tuple[int, int]:
 
 
 def _matches(finding: Any, fn: FunctionRecord) -> bool:
+    line = finding.line
+    # A retrace called from the finding's line: the jit built there (of a function defined in this file
+    # or another, `jax.jit(partial(metrics.accuracy, ...))` in a loop) is the one that recompiled.
+    if any(_callsite_line(reason.get("callsite"), finding.path) == line for reason in fn.reasons):
+        return True
     if not _same_file(finding.path, fn.path):
         return False
-    line = finding.line
     if fn.first_line <= line <= fn.line:
         return True
-    if getattr(finding, "function", None) == fn.qualname:
-        return True
-    return any(_callsite_line(reason.get("callsite"), fn.path) == line for reason in fn.reasons)
+    return getattr(finding, "function", None) == fn.qualname
 
 
 def _callsite_line(callsite: str | None, path: str) -> int | None:

@@ -15,6 +15,7 @@ from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
 from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
+from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
 from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport
@@ -81,6 +82,15 @@ def unmatched_examples(examples: Any, root: Path) -> list[str]:
 
 
 MAX_CALLER_MODULES = 4
+
+
+def _defines_modules(path: Path) -> bool:
+    """A file that may define a flax or haiku Module (its text names the library): verify imports it."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "Module" in text and ("flax" in text or "haiku" in text)
 
 
 def _caller_modules(
@@ -157,11 +167,19 @@ def verify_findings(
     progress: Callable[[int, int, str], None] | None = None,
     fork: bool = True,
     signatures_dir: str | None = None,
+    names: Mapping[str, str] | None = None,
+    keep: Callable[[Finding], bool] | None = None,
+    trace_all: Sequence[str] | None = None,
 ) -> VerifyReport:
     """Give every finding a verdict. Findings of rules that cannot be confirmed, of notebooks, or of files
-    that are gone are NOT_RUN with the reason; the others are traced, one child per module."""
+    that are gone are NOT_RUN with the reason; the others are traced, one child per module. A JAX error a
+    trace raised in the project's code confirms the finding there, or is a finding of its own
+    (`report.found`, FOUND_BY_RUNNING; `names` gives its rule's name, `keep` filters it: found.py).
+    `trace_all` (`--verify --all`: the files linted) also traces every function that has real inputs, in
+    every module that has some, and the `__call__` of the flax and haiku Modules these files define, for
+    what those traces raise."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-notebooks-") as notebooks:
-        return _verify(
+        report = _verify(
             findings,
             Path(notebooks),
             python,
@@ -173,7 +191,10 @@ def verify_findings(
             progress,
             fork,
             signatures_dir,
+            trace_all,
         )
+    join_raised(report, findings, Path(root), names or {}, keep)
+    return report
 
 
 def _verify(
@@ -188,6 +209,7 @@ def _verify(
     progress: Callable[[int, int, str], None] | None,
     fork: bool,
     signatures_dir: str | None = None,
+    trace_all: Sequence[str] | None = None,
 ) -> VerifyReport:
     declared = parse_examples(examples)
     report = VerifyReport({})
@@ -234,9 +256,20 @@ def _verify(
                     job.examples.setdefault(qualname, []).extend(values)
         job.findings.append(finding)
 
-    callers = _caller_modules(declared, signatures_dir, root) if module_jobs else []
+    callers = _caller_modules(declared, signatures_dir, root) if module_jobs or trace_all is not None else []
+    if trace_all is not None:  # modules with real inputs for some function, or Modules, findings or not
+        with_modules = [Path(p) for p in trace_all if _defines_modules(Path(p))]
+        for path in [*(Path(m["path"]) for m in callers), *with_modules]:
+            location = locate_module(path, root)
+            if location.path not in module_jobs:
+                job = module_jobs[location.path] = ModuleJob(location)
+                job.recorded = read_functions(signatures_dir, str(location.path))
+                for key in example_keys(location, root):
+                    for qualname, values in declared.get(key, {}).items():
+                        job.examples.setdefault(qualname, []).extend(values)
     for job in module_jobs.values():
         job.callers = _callers_for(job, callers)
+        job.trace_all = trace_all is not None
 
     python = python or sys.executable
     LIVE_CHILDREN.reopen()
@@ -277,6 +310,8 @@ def _run_jobs(
                         verdict = dataclasses.replace(verdict, reason=notebook.describe(verdict.reason))
                     report.verdicts[finding] = verdict
                 report.modules.append(outcome.run)
+                device = outcome.environment.describe() if outcome.environment else None
+                report.raised += [{**record, "device": device} for record in outcome.raised]
                 if outcome.environment is not None and outcome.environment not in report.environments:
                     report.environments.append(outcome.environment)
         except BaseException:

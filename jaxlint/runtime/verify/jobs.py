@@ -59,6 +59,7 @@ class ModuleJob:
     callers: list[dict[str, Any]] = dataclasses.field(
         default_factory=list
     )  # other modules' (child/callers.py)
+    trace_all: bool = False  # `--verify --all`: also trace every function with real inputs, flagged or not
 
 
 @dataclasses.dataclass
@@ -66,6 +67,7 @@ class ModuleOutcome:
     verdicts: dict[Finding, FindingVerdict]
     environment: Environment | None
     run: ModuleRun
+    raised: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # what its traces raised
 
 
 def _request(job: ModuleJob) -> dict[str, Any]:
@@ -76,6 +78,7 @@ def _request(job: ModuleJob) -> dict[str, Any]:
         "examples": job.examples,
         "recorded": job.recorded,
         "callers": job.callers,
+        "all": job.trace_all,
         "findings": [
             {"id": i, "code": f.code, "line": f.line, "end_line": f.end_line, "function": f.function}
             for i, f in enumerate(job.findings)
@@ -100,7 +103,7 @@ def run_module(
     runs: list[tuple[ChildRun, Reading]] = []
     server_deaths = 0
     fresh_reason = ""
-    while pending:
+    while pending or (job.trace_all and not runs):
         left = max(deadline - time.monotonic(), 0.1)
         child = run_child(
             _request(dataclasses.replace(job, findings=pending)),
@@ -140,4 +143,5 @@ def run_module(
         fresh_reason=fresh_reason,
     )
     verdicts = {f: dataclasses.replace(verdicts[f], device=device) for f in job.findings}
-    return ModuleOutcome(verdicts, environment, run)
+    raised = [record for _, reading in runs for record in reading.raised]
+    return ModuleOutcome(verdicts, environment, run, raised)

@@ -34,6 +34,7 @@ class Reading:
     environment: Environment | None
     import_seconds: float | None
     progressed: bool  # it got past the import: a restart can reach the unreached findings
+    raised: list[dict] = dataclasses.field(default_factory=list)  # errors its traces raised (child/raised.py)
 
 
 def read_child(
@@ -46,6 +47,7 @@ def read_child(
     in_progress: int | None = None
     results: dict[int, FindingVerdict] = {}
     done = False
+    raised: list[dict] = []
     for event in child.events:
         kind = event.get("event")
         if kind == "environment":
@@ -65,6 +67,8 @@ def read_child(
             in_progress = None
         elif kind == "done":
             done = True
+        elif kind == "raised":
+            raised.append(event)
 
     if child.ended == "not_started":
         status, what = "not_started", child.hint
@@ -116,4 +120,5 @@ def read_child(
         environment,
         import_seconds,
         progressed=imported and not import_failure,
+        raised=raised,
     )

@@ -13,12 +13,14 @@ CONFIRMED, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 NOT_CHECKED = (
     "NOT_CHECKED"  # a rule that tracing cannot show (JAX401/JAX402: recompiles; JAX403, JAX404, JAX501)
 )
-VERDICTS = (CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
+# A bug no static finding named: a JAX error a trace raised in the user's code (child/raised.py).
+FOUND_BY_RUNNING = "FOUND_BY_RUNNING"
+VERDICTS = (FOUND_BY_RUNNING, CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
 
 
 @dataclasses.dataclass(frozen=True)
 class FindingVerdict:
-    verdict: str  # CONFIRMED | NOT_REPRODUCED | NOT_RUN | NOT_CHECKED
+    verdict: str  # FOUND_BY_RUNNING | CONFIRMED | NOT_REPRODUCED | NOT_RUN | NOT_CHECKED
     reason: str
     inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
     device: str | None = None  # the environment the child traced on ("jax 0.10.2, cpu"); None if no child ran
@@ -88,6 +90,10 @@ class VerifyReport:
     verdicts: dict[Finding, FindingVerdict]
     environments: list[Environment] = dataclasses.field(default_factory=list)
     modules: list[ModuleRun] = dataclasses.field(default_factory=list)
+    # Findings of the errors the traces raised that no static finding named (their verdicts are in
+    # `verdicts` too, FOUND_BY_RUNNING); shown with the static ones.
+    found: list[Finding] = dataclasses.field(default_factory=list)
+    raised: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the children's records
 
     def verdict_for(self, finding: Finding) -> FindingVerdict | None:
         return self.verdicts.get(finding)
@@ -100,10 +106,11 @@ class VerifyReport:
 
     @property
     def any_confirmed(self) -> bool:
-        return any(v.verdict == CONFIRMED for v in self.verdicts.values())
+        return any(v.verdict in (CONFIRMED, FOUND_BY_RUNNING) for v in self.verdicts.values())
 
     @property
     def should_fail(self) -> bool:
-        """Exit 1: something was confirmed, or a finding could not be run or checked (it still stands
-        unverified)."""
-        return any(v.verdict in (CONFIRMED, NOT_RUN, NOT_CHECKED) for v in self.verdicts.values())
+        """Exit 1: something was confirmed or found by running, or a finding could not be run or checked
+        (it still stands unverified)."""
+        failing = (FOUND_BY_RUNNING, CONFIRMED, NOT_RUN, NOT_CHECKED)
+        return any(v.verdict in failing for v in self.verdicts.values())

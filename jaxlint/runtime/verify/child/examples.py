@@ -79,7 +79,9 @@ def example_calls(target: Target, expressions: list[str], namespace: dict[str, A
                 keyword[name] = Arg(ExampleSpec(example, name), not static and _traceable(value, target))
         attributes = {} if instance else {n: c[0] for n, c in attribute_candidates(target, bound).items()}
         text = f"example: {expression}"
-        calls.append(CallInputs(positional, keyword, attributes, text, declared=True, instance=instance))
+        calls.append(
+            CallInputs(positional, keyword, attributes, text, declared=True, real=True, instance=instance)
+        )
     return calls
 
 

@@ -101,6 +101,7 @@ class CallInputs:
     attributes: dict[str, Spec]
     text: str
     declared: bool = False  # from the user's examples
+    real: bool = False  # declared, recorded by a run, or made by the module's own code: not guessed
     instance: Spec | None = None  # `self` given by an example (`self=Model(3)`), instead of a bare instance
     # The function as the module called it (live_calls.py): a nested one keeps its real closure.
     function: Any = None
@@ -171,6 +172,12 @@ def _strip_optional(text: str) -> str:
     if "None" in parts and len(parts) == 2:
         return next(p for p in parts if p != "None")
     return text
+
+
+def array_annotation(annotation: str) -> bool:
+    """No annotation, or one that names an array (`jax.Array`, `Float[Array, "b d"]`)."""
+    text = _strip_optional(annotation)
+    return not text or text.rsplit(".", 1)[-1] in _ARRAY_TYPES or bool(_JAXTYPING.match(text))
 
 
 def traced_candidates(name: str, annotation: str, integer_like: bool, dims: DimSizes) -> tuple[Spec, ...]:

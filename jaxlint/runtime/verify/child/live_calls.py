@@ -223,7 +223,7 @@ def _inputs(jax: Any, target: Target, call: LiveCall) -> CallInputs:
         keyword[name] = Arg(_spec(jax, name, value, static, words), not static)
     where = f" at line {call.line}" if call.line else ""
     text = f"the call the module's top-level code made{where}: " + (", ".join(words) or "no arguments")
-    return CallInputs(positional, keyword, {}, text, instance=instance, function=call.function)
+    return CallInputs(positional, keyword, {}, text, real=True, instance=instance, function=call.function)
 
 
 def _spec(jax: Any, name: str, value: Any, static: bool, words: list[str]) -> LiveSpec:

@@ -234,7 +234,8 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
 
     from .attempt import DebugPrintRecorder, ModuleLines
     from .callers import ForeignCallers
-    from .verifier import ModuleContext, verify_finding
+    from .raised import UserCode, blocked_verdict
+    from .verifier import ModuleContext, trace_entry_points, verify_finding
 
     # The user's project goes first only now: what jax and our modules import (`logging`, `datetime`, ...)
     # must not be the project's modules of those names (the fork server imported jax before any request).
@@ -318,9 +319,12 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
         module_name=request["module"],
         live=live,
         foreign=ForeignCallers(jax, request.get("callers") or []),
+        user=UserCode(request["search_path"]),
     )
+    reported: set[tuple[str, int, str]] = set()
     for finding in findings:
         write_event(events, event="begin", id=finding["id"])
+        context.raised = []
         try:
             result = verify_finding(context, finding)
         except BaseException as error:
@@ -329,9 +333,27 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
                 "reason": f"internal error in the verify child: {error!r}",
                 "inputs": [],
             }
+        # What the traces raised in the user's code: findings of their own, sent before the verdict they
+        # block (the parent then has them whatever happens next).
+        for key, record in context.found.items():
+            if key not in reported:
+                reported.add(key)
+                write_event(events, event="raised", **record)
+        if result["verdict"] == "NOT_RUN":
+            result = blocked_verdict(result, finding, spans[finding["id"]], path, context.raised)
         failure = finding.get("import_failure")
         if failure and result["verdict"] == "NOT_RUN":
             result["reason"] = f"{failure}; {result['reason']}"
         write_event(events, event="verdict", id=finding["id"], **result)
+    if request.get("all"):
+        write_event(events, event="begin", id=-1)  # a crash here costs no finding its verdict
+        try:
+            trace_entry_points(context)
+        except Exception:
+            pass  # what could be traced was; a bug of ours here must not lose the findings' verdicts
+        for key, record in context.found.items():
+            if key not in reported:
+                reported.add(key)
+                write_event(events, event="raised", **record)
     write_event(events, event="done", seconds=round(time.perf_counter() - started, 3))
     return 0

@@ -21,7 +21,7 @@ from .inputs import CallInputs, ValueSpec
 from .resolve import METHOD, Target
 
 
-def _library_module(cls: type | None) -> str | None:
+def library_module(cls: type | None) -> str | None:
     """ "flax" or "haiku" when `cls` subclasses that library's Module."""
     for base in cls.__mro__ if cls is not None else ():
         if base.__name__ == "Module":
@@ -56,7 +56,7 @@ def _haiku_entry(owner: type, name: str) -> Any:
 def through_init(target: Target, calls: list[CallInputs]) -> list[CallInputs]:
     """The calls of a flax or haiku Module method, made through the library's `init`; others as they are."""
     owner = target.owner
-    library = _library_module(owner) if target.binding == METHOD else None
+    library = library_module(owner) if target.binding == METHOD else None
     if library is None:
         return calls
     assert owner is not None

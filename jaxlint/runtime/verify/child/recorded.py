@@ -239,4 +239,4 @@ def _call(
             keyword[param.name] = Arg(spec, traced)
     attributes = {n: c[0] for n, c in attribute_candidates(target, bound).items()}
     text = f"a call {ORIGIN}: " + (", ".join(words) or "no arguments")
-    return CallInputs(positional, keyword, attributes, text)
+    return CallInputs(positional, keyword, attributes, text, real=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import types
 from collections.abc import Iterator
@@ -18,14 +19,15 @@ from .attempt import (
 )
 from .callers import ForeignCallers
 from .examples import example_calls, example_namespace
-from .expectations import EXPECTATIONS, LEAK, LEAKS, RUN_TWICE, SELF_NOT_ARRAY, Expectation
-from .inputs import CallInputs, NoInputs, search_calls
+from .expectations import EXPECTATIONS, LEAK, LEAKS, PLAIN, RUN_TWICE, SELF_NOT_ARRAY, Expectation
+from .inputs import CallInputs, NoInputs, array_annotation, search_calls
 from .judge import CLEAN, CONFIRMED, judge
 from .live_calls import LiveCalls
-from .module_methods import through_init
+from .module_methods import library_module, through_init
+from .raised import UserCode, found_by_running
 from .recorded import recorded_calls, refused_reason, unkept_reason
 from .resolve import METHOD, Target, Unreachable, code_qualname, lookup, resolve, unwrap
-from .source import ModuleSource, reassigned_self_attributes, statement_span, store_places
+from .source import ModuleSource, annotation_text, reassigned_self_attributes, statement_span, store_places
 
 CONFIRMED_VERDICT, NOT_REPRODUCED, NOT_RUN = "CONFIRMED", "NOT_REPRODUCED", "NOT_RUN"
 MAX_CALLERS = 4  # functions with real inputs tried to reach a line its own function's inputs did not
@@ -51,8 +53,14 @@ class ModuleContext:
         module_name: str = "",
         live: LiveCalls | None = None,
         foreign: ForeignCallers | None = None,
+        user: UserCode | None = None,
     ) -> None:
         self.jax = jax
+        self.user = user  # the project's files: a JAX error raised in them is a finding (raised.py)
+        # (path, line, code) -> what a trace with real inputs raised there; `raised` of the finding being
+        # verified: the ones its attempts hit (they block it, unless it is that very error).
+        self.found: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self.raised: list[dict[str, Any]] = []
         self.foreign = foreign  # the project's other modules' functions with real inputs (callers.py)
         self.live = live  # calls the module's top-level code made while imported (live_calls.py)
         self.recorded = recorded or {}  # qualname -> calls recorded by `--verify --run` (recorded.py)
@@ -174,7 +182,25 @@ class ModuleContext:
                 self._outcomes[key] = run_attempt(
                     self.jax, target, call, mode, self.lines, self.recorder, self.module.__dict__
                 )
-        return self._outcomes[key]
+        outcome = self._outcomes[key]
+        self._note_raised(target, call, outcome.error)
+        return outcome
+
+    def _note_raised(self, target: Target, call: CallInputs, error: BaseException | None) -> None:
+        """A JAX error raised in the user's code while tracing with real inputs (recorded, declared, or
+        made by the module's own code) is a bug found by running; inputs verify guessed may be wrong in
+        ways the code never sees (a shape, an array for a Python int), so their errors only judge the
+        finding being verified."""
+        if self.user is None or not call.real:
+            return
+        record = found_by_running(error, self.user)
+        if record is None:
+            return
+        key = (record["path"], record["line"], record["code"])
+        if key not in self.found:
+            self.found[key] = {**record, "traced": target.qualname, "inputs": call.text}
+        if all(r is not self.found[key] for r in self.raised):
+            self.raised.append(self.found[key])
 
 
 def verify_finding(context: ModuleContext, finding: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +256,8 @@ def _through_callers(
 
     foreign = context.foreign.targets(target.function) if context.foreign else iter(())
     for caller, inputs in itertools.chain(own(), foreign):
+        if not inputs:
+            continue  # recorded calls that do not fit it any more (the code changed since the run)
         through = _try_inputs(context, expectation, caller, through_init(caller, inputs), line, False)
         if through["verdict"] == CONFIRMED_VERDICT:
             through["reason"] += f", reached through '{caller.qualname}'"
@@ -287,6 +315,10 @@ def _try_inputs(
             "which verify cannot rebuild"
         )
         return {**verdict(NOT_RUN, reason, tried), "closure": True}
+    if not errors:  # no input at all to try: nothing ran, and nothing can be said of the line
+        return verdict(
+            NOT_RUN, f"no inputs to trace '{target.qualname}' with; {context.how_to_give_inputs(target)}"
+        )
     call, detail, error = errors[-1]
     if isinstance(error, (SystemExit, KeyboardInterrupt)):
         return verdict(NOT_RUN, f"{detail} while being traced (with {call.text})", tried)
@@ -304,3 +336,52 @@ def _missing_closure(target: Target, errors: list[BaseException | None]) -> list
         if name in target.free_vars and name not in names:
             names.append(name)
     return names
+
+
+def trace_entry_points(context: ModuleContext) -> None:
+    """`--verify --all`: trace every function of the module that has real inputs (declared examples, the
+    jitted calls a `--verify --run` recorded, the calls the module's own code made), flagged or not; what
+    the traces raise in the project's code lands in `context.found` (raised.py)."""
+    names = [*context.examples, *(q for q, e in context.recorded.items() if e.get("calls"))]
+    names += [code_qualname(code, context.module) for code in (context.live.calls if context.live else {})]
+    for qualname in dict.fromkeys(names):
+        try:
+            function, _ = unwrap(lookup(context.module, qualname)[0], qualname)
+            target = context.target(qualname, function.__code__.co_firstlineno)
+            calls = through_init(target, context.gathered_calls(target, search=False))
+        except (AttributeError, Unreachable, NoInputs):
+            continue
+        for call in calls:
+            context.outcome(target, call, PLAIN, False)
+    for target in _module_calls(context):
+        try:
+            calls = through_init(target, search_calls(target, context.source))
+        except NoInputs:
+            continue
+        # Guessed inputs, and yet a bug's: the method's one input is an array in every use of a Module
+        # (`model.apply(params, x)`), so what its trace raises does not come from the guess.
+        for call in calls:
+            context.outcome(target, dataclasses.replace(call, real=True), PLAIN, False)
+
+
+def _module_calls(context: ModuleContext) -> Iterator[Target]:
+    """The `__call__` of each flax or haiku Module class the module defines, when it takes one input (no
+    default), unannotated or annotated as an array: what `apply` traces (module_methods.py)."""
+    for value in list(vars(context.module).values()):
+        if not isinstance(value, type) or value.__module__ != context.module.__name__:
+            continue
+        if library_module(value) is None or "__call__" not in vars(value):
+            continue
+        try:
+            function, _ = unwrap(vars(value)["__call__"], "__call__")
+            target = context.target(f"{value.__qualname__}.__call__", function.__code__.co_firstlineno)
+        except (AttributeError, Unreachable):
+            continue
+        params = target.parameters[1:]
+        required = [
+            p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        if len(required) == 1:
+            annotation = annotation_text(context.source, target.node, required[0].name)
+            if array_annotation(annotation):
+                yield target
