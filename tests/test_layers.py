@@ -23,6 +23,7 @@ _TOP_LEVEL = {
     "bounded_read": LEAVES,
     "notebook_positions": LEAVES,
     "text_lines": LEAVES,
+    "cache_folder": LEAVES,
     "engine": CORE,
     "nesting": CORE,
     "reparse": CORE,
