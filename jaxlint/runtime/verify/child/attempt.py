@@ -164,8 +164,8 @@ def trace(jax: Any, function: Any, arguments: list[Any]) -> Any:
     whose jit objects have no `.trace`), through the entry points pinned before the module was imported."""
     jax = pinned(jax)
     jitted = jax.jit(function)
-    if jax.can_trace(jitted):
-        return jax.trace(jitted, *arguments).jaxpr
+    if jax.can_trace_jitted(jitted):
+        return jax.trace_jitted(jitted, *arguments).jaxpr
     return jax.make_jaxpr(function)(*arguments)
 
 
@@ -253,7 +253,7 @@ def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs, reassigned:
             if not (params and target.is_static(0, params[0].name)):
                 args = [instance, *[_value(a) for a in call.positional]]
                 kwargs = {name: _value(a) for name, a in call.keyword.items()}
-                outcome.jaxpr = pinned(jax).trace(target.jitted, *args, **kwargs).jaxpr
+                outcome.jaxpr = pinned(jax).trace_jitted(target.jitted, *args, **kwargs).jaxpr
                 return outcome
             args = [a.spec.build(False) for a in call.positional]
             kwargs = {name: a.spec.build(False) for name, a in call.keyword.items()}

@@ -212,7 +212,7 @@ def _checked_import_verdict(
 def _unless_replaced(verdict: dict[str, Any], jax: PinnedJax) -> dict[str, Any]:
     """A clean trace is no evidence in a module that replaced JAX's entry points: verify traced with JAX's
     own, but the module's code (a helper it jits while traced, a function it wrapped) ran with its own."""
-    replaced = jax.replaced()
+    replaced = jax.replaced_entry_points()
     if verdict["verdict"] != "NOT_REPRODUCED" or not replaced:
         return verdict
     reason = (

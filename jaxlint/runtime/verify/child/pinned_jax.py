@@ -46,16 +46,16 @@ class PinnedJax:
             return pinned[name]
         return getattr(self.__dict__["_jax"], name)
 
-    def trace(self, jitted: Any, *args: Any, **kwargs: Any) -> Any:
+    def trace_jitted(self, jitted: Any, *args: Any, **kwargs: Any) -> Any:
         """`jitted.trace(*args, **kwargs)` through the method JAX defined, not one the module put there."""
         if self._trace is not None and type(jitted) is self._jit_class:
             return self._trace(jitted, *args, **kwargs)
         return jitted.trace(*args, **kwargs)
 
-    def can_trace(self, jitted: Any) -> bool:
+    def can_trace_jitted(self, jitted: Any) -> bool:
         return self._trace is not None or hasattr(jitted, "trace")
 
-    def replaced(self) -> list[str]:
+    def replaced_entry_points(self) -> list[str]:
         """The entry points the module has replaced since they were pinned (`jax.jit`, …)."""
         names = [f"jax.{n}" for n, value in self._pinned.items() if getattr(self._jax, n, None) is not value]
         if self._trace is not None and getattr(self._jit_class, "trace", None) is not self._trace:
