@@ -261,6 +261,19 @@ def test_pickled_calls_are_read_back_only_with_this_user_s_key(tmp_path, monkeyp
     assert read_functions(str(store), str(source))["f"]["calls"] == []
 
 
+def test_without_a_key_the_pickled_calls_are_left_out_and_the_others_kept(tmp_path, monkeypatch, capsys):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("JAXLINT_KEY_DIR", str(tmp_path / "file" / "key"))  # cannot be made
+    source = tmp_path / "m.py"
+    source.write_text("")
+    store = str(tmp_path / "cache" / "signatures")
+    calls = [{"pickled": "cGlja2xl", "static_argnums": [], "static_argnames": []}, {"n": 1}]
+    entry = {"module": "m", "qualname": "f", "path": str(source), "line": 2, "first_line": 1, "calls": calls}
+    write_calls(store, [entry], root=str(tmp_path))
+    assert read_functions(store, str(source))["f"]["calls"] == [{"n": 1}]
+    assert "cannot make the signing key" in capsys.readouterr().err
+
+
 @pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the XDG folders of Linux and other Unixes")
 def test_the_key_lives_in_the_user_s_cache_folder(tmp_path, monkeypatch):
     from jaxlint.runtime.recompiles.signing_key import key_dir

@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterable
 from typing import Any
@@ -136,14 +137,20 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
     pickled = any(_pickled(c) for found in by_file.values() for e in found for c in e.get("calls", []))
     if by_file:
         make_cache_dir(os.path.dirname(os.path.abspath(directory)))  # git-ignored, whichever command made it
-    secret = make_key() if pickled else None
+    secret = None
+    if pickled:
+        try:
+            secret = make_key()
+        except OSError as error:  # no key, no pickles: the plain-JSON calls are still kept
+            sys.stderr.write(f"jaxlint: pickled calls not kept: cannot make the signing key: {error}\n")
     for source, found in by_file.items():
         functions = read_functions(directory, source)
         for kept in functions.values():
             if isinstance(kept, dict):
                 kept.pop("refused", None)  # said of calls read_functions dropped: not written back with them
         for entry in found:
-            new = [_sign(secret, source, entry["qualname"], c) for c in entry.get("calls", [])]
+            calls = [c for c in entry.get("calls", []) if secret is not None or not _pickled(c)]
+            new = [_sign(secret, source, entry["qualname"], c) for c in calls]
             old = functions.get(entry["qualname"], {})
             same_def = old.get("first_line") == entry.get("first_line")
             calls = new + [c for c in (old.get("calls", []) if same_def else []) if c not in new]
