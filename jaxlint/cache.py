@@ -28,6 +28,7 @@ from typing import Any
 from ._version import __version__
 from .analysis.project import Summary
 from .bounded_read import read_regular_file
+from .cache_folder import make_cache_dir
 from .finding import Finding
 from .rules import NAMES
 
@@ -47,7 +48,6 @@ MAX_FINDINGS = 10_000
 MAX_AGE_DAYS = 30
 _PRUNE_EVERY_S = 24 * 3600
 _TOUCH_AFTER_S = 24 * 3600  # a hit refreshes an entry's age at most once a day
-_MARKER = ".gitignore"
 _PRUNED = ".last-prune"
 
 # C0 and C1 controls and DEL; a fix's replacement text may hold newlines and tabs.
@@ -130,21 +130,11 @@ class FindingCache:
             pass  # a read-only tree still gets linted, just not cached
 
     def _prepare(self) -> None:
-        """Create the cache folder; mark it ignored for git only if jaxlint created it (as ruff does): a
-        `cache-dir` pointing at an existing folder (the project root, say) must not get a `*` .gitignore."""
+        """Create the cache folder, git-ignored (cache_folder.py)."""
         if self._ready:
             return
-        self.root.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.mkdir(self.root)  # of concurrent workers, exactly one creates it
-        except FileExistsError:
-            self._ready = True
-            return
+        make_cache_dir(self.root)
         self._ready = True
-        try:
-            (self.root / _MARKER).write_text("# Automatically created by jaxlint.\n*\n", encoding="utf-8")
-        except OSError:
-            pass
 
     def prune(self, max_age_days: float = MAX_AGE_DAYS, *, force: bool = False) -> int:
         """Remove entries (of any version) and stale temporaries unused for `max_age_days`; at most once a day

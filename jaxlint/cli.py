@@ -804,12 +804,16 @@ def _kept(config, finding) -> bool:
 
 def _signatures_dir(args: argparse.Namespace, config) -> str:
     """Where `--run` records jitted calls and `--verify` reads them: `signatures/` in the cache folder
-    (kept with --no-cache, which is about the findings cache)."""
+    (kept with --no-cache, which is about the findings cache). A cache folder an older jaxlint made without
+    its `.gitignore` gets it here (cache_folder.py)."""
     from .cache import DEFAULT_DIR
+    from .cache_folder import mark_ignored
     from .runtime.recompiles.signature_store import SUBDIR
 
     base = config.root if config.root is not None else Path.cwd()
-    return os.path.join(args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR)), SUBDIR)
+    folder = args.cache_dir or str(base / (config.cache_dir or DEFAULT_DIR))
+    mark_ignored(folder)
+    return os.path.join(folder, SUBDIR)
 
 
 def _run_command(args: argparse.Namespace, config) -> int:

@@ -285,3 +285,30 @@ def test_a_request_larger_than_one_socket_message_is_still_forked(tmp_path: Path
     run = verify(tmp_path, args=("--verbose", "--format", "text"), pyproject=pyproject)
     assert "[CONFIRMED" in run.out, run.out + run.err
     assert "fresh interpreter" not in run.out + run.err, run.out + run.err
+
+
+# -- issue 39 item 3: a module that replaces JAX's tracing entry points forges no clean verdict -------------
+
+
+def test_a_module_replacing_jax_jit_gets_no_clean_verdict_from_its_replacement(tmp_path: Path) -> None:
+    # The child traces with the jax.jit (and make_jaxpr, .trace) it took before the import: the real error.
+    _confirmed(verify(tmp_path, "replaces_jit.py"), "replaces_jit.py")
+
+
+def test_a_clean_trace_in_a_module_that_replaced_jax_jit_is_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its own code (a helper it jits while traced, a function it wrapped) runs with the replacement.
+    import jax
+
+    from jaxlint.runtime.verify.child.main import _unless_replaced
+    from jaxlint.runtime.verify.child.pinned_jax import PinnedJax
+
+    pinned = PinnedJax(jax)
+    real_jit = jax.jit
+    clean = {"verdict": "NOT_REPRODUCED", "reason": "traced cleanly with x: f32[]", "inputs": ["x: f32[]"]}
+    confirmed = {"verdict": "CONFIRMED", "reason": "TracerBoolConversionError at line 3", "inputs": []}
+    assert _unless_replaced(clean, pinned) == clean
+    monkeypatch.setattr(jax, "jit", lambda f, **options: f)
+    assert pinned.jit is real_jit  # the child keeps JAX's own
+    judged = _unless_replaced(clean, pinned)
+    assert judged["verdict"] == "NOT_RUN" and "the module replaced jax.jit," in judged["reason"], judged
+    assert _unless_replaced(confirmed, pinned) == confirmed  # an error JAX's own jit raised stands

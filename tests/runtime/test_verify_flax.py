@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -132,8 +134,10 @@ def test_a_run_confirms_the_print_and_a_later_verify_traces_the_pickled_train_st
     )
     assert "CONFIRMED JAX203 mypkg/steps.py:22:" in run.stdout
     assert "could not record" not in run.stdout  # the TrainState call was kept (pickled)
-    store = trainer / ".jaxlint_cache" / "signatures"
-    assert (store / "secret").stat().st_mode & 0o077 == 0
+    assert (trainer / ".jaxlint_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    key = Path(os.environ["JAXLINT_KEY_DIR"]) / "signing-key"  # the user's, outside the project
+    assert key.stat().st_mode & 0o077 == 0
+    assert not list((trainer / ".jaxlint_cache" / "signatures").glob("*secret*"))
 
     verify = _jaxlint(trainer, "--verify", "--format", "json", ".")
     verdicts = _verdicts(verify)

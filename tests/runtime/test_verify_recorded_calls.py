@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -228,14 +229,18 @@ def test_the_store_keeps_a_few_calls_per_function_of_the_project_only(tmp_path):
     assert read_functions(store, str(source)) == {}  # a damaged file is no recording, not a crash
 
 
-def test_pickled_calls_are_read_back_only_with_this_cache_s_secret(tmp_path):
+def test_pickled_calls_are_read_back_only_with_this_user_s_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXLINT_KEY_DIR", str(tmp_path / "key"))
     source = tmp_path / "m.py"
     source.write_text("")
     store = tmp_path / "cache" / "signatures"
     call = {"pickled": "cGlja2xl", "static_argnums": [], "static_argnames": []}
     entry = {"module": "m", "qualname": "f", "path": str(source), "line": 2, "first_line": 1, "calls": [call]}
     write_calls(str(store), [entry], root=str(tmp_path))
-    assert (store / "secret").stat().st_mode & 0o777 == 0o600
+    key = tmp_path / "key" / "signing-key"
+    assert key.stat().st_mode & 0o777 == 0o600 and key.parent.stat().st_mode & 0o777 == 0o700
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [".gitignore", "signatures"]
+    assert not list(store.glob("*secret*")) and not list(store.glob("*key*"))  # nothing beside the records
     (kept,) = read_functions(str(store), str(source))["f"]["calls"]
     assert kept["pickled"] == "cGlja2xl" and len(kept["hmac"]) == 64
 
@@ -248,8 +253,36 @@ def test_pickled_calls_are_read_back_only_with_this_cache_s_secret(tmp_path):
     assert refused["calls"] == [] and "not written by this user's jaxlint" in refused["refused"]
 
     write_calls(str(store), [entry], root=str(tmp_path))  # signed again
-    (store / "secret").chmod(0o644)  # a secret others can read vouches for nothing
+    key.chmod(0o644)  # a key others can read vouches for nothing
     assert read_functions(str(store), str(source))["f"]["calls"] == []
+    key.chmod(0o600)
+    assert read_functions(str(store), str(source))["f"]["calls"] != []
+    monkeypatch.setenv("JAXLINT_KEY_DIR", str(tmp_path / "another-user-or-machine"))
+    assert read_functions(str(store), str(source))["f"]["calls"] == []
+
+
+def test_without_a_key_the_pickled_calls_are_left_out_and_the_others_kept(tmp_path, monkeypatch, capsys):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("JAXLINT_KEY_DIR", str(tmp_path / "file" / "key"))  # cannot be made
+    source = tmp_path / "m.py"
+    source.write_text("")
+    store = str(tmp_path / "cache" / "signatures")
+    calls = [{"pickled": "cGlja2xl", "static_argnums": [], "static_argnames": []}, {"n": 1}]
+    entry = {"module": "m", "qualname": "f", "path": str(source), "line": 2, "first_line": 1, "calls": calls}
+    write_calls(store, [entry], root=str(tmp_path))
+    assert read_functions(store, str(source))["f"]["calls"] == [{"n": 1}]
+    assert "cannot make the signing key" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the XDG folders of Linux and other Unixes")
+def test_the_key_lives_in_the_user_s_cache_folder(tmp_path, monkeypatch):
+    from jaxlint.runtime.recompiles.signing_key import key_dir
+
+    monkeypatch.delenv("JAXLINT_KEY_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert key_dir() == str(tmp_path / "xdg" / "jaxlint")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # ignored, as the XDG spec says
+    assert key_dir() == os.path.expanduser("~/.cache/jaxlint")
 
 
 @dataclasses.dataclass(frozen=True)

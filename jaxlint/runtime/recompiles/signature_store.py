@@ -8,11 +8,14 @@ A function called only with arguments that can be rebuilt neither by name nor by
 and `"unkept": why`.
 
 A call kept by cloudpickle (pickled_calls.py: a flax `TrainState`) is data that the next `--verify`
-*executes* when it unpickles it. So each such call carries `"hmac"`: HMAC-SHA256, under a secret of this
-cache folder (`<cache>/signatures/secret`, 32 random bytes, created mode 0600 by the first write), of the
+*executes* when it unpickles it. So each such call carries `"hmac"`: HMAC-SHA256, under this user's key
+(signing_key.py: outside the project, so that a copy of the cache folder carries no key with it), of the
 source's real path, the function's qualname and the pickle. `read_functions` drops pickled calls whose
-HMAC does not match, and all of them when the secret is missing, not the user's or readable by others:
-a store copied from elsewhere, or edited by hand, is never unpickled.
+HMAC does not match, and all of them when the key is missing, not the user's or readable by others: a
+store copied from another project, user or machine (a cloned repository, a restored CI cache), or edited
+by hand, is never unpickled.
+
+The store's folder is made with the cache folder's `.gitignore` (cache_folder.py), so git never sees it.
 
 `--run` writes it: the calls of this run first, then older ones, at most `MAX_CALLS_PER_FUNCTION` per
 function; each file is replaced atomically, so a reader never sees half of one. Only files of the
@@ -21,23 +24,22 @@ project (under `root`) are kept: library code and temporary files are not verifi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import os
-import stat
+import sys
 import tempfile
 from collections.abc import Iterable
 from typing import Any
 
 from ...bounded_read import read_regular_file
+from ...cache_folder import make_cache_dir
 from .call_records import MAX_CALLS_PER_FUNCTION
+from .signing_key import key_path, make_key, read_key
 
 SUBDIR = "signatures"
 VERSION = 1
-SECRET = "secret"
-_SECRET_BYTES = 32
 MAX_STORE_BYTES = 64 << 20  # one source file's recorded calls; a larger file is not ours
 
 
@@ -65,7 +67,7 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
     functions = data.get("functions")
     if not isinstance(functions, dict):
         return {}
-    secret = _read_secret(directory)
+    secret = read_key()
     for qualname, entry in functions.items():
         calls = entry.get("calls") if isinstance(entry, dict) else None
         if not isinstance(calls, list):
@@ -75,7 +77,8 @@ def read_functions(directory: str | None, source: str) -> dict[str, dict[str, An
             entry["calls"] = signed
             entry["refused"] = (
                 f"{len(calls) - len(signed)} pickled call(s) in {directory} were not written by this "
-                "user's jaxlint (their HMAC does not match the cache's secret), so they were not loaded"
+                f"user's jaxlint for {real} (their HMAC does not match the key in {key_path()}: a store "
+                "copied from another project, user or machine, or edited), so they were not unpickled"
             )
     return functions
 
@@ -94,56 +97,6 @@ def _signed(secret: bytes | None, source: str, qualname: str, call: dict[str, An
     if secret is None or not isinstance(mac, str) or not isinstance(pickled, str):
         return False
     return hmac.compare_digest(mac, _mac(secret, source, qualname, pickled))
-
-
-def _read_secret(directory: str) -> bytes | None:
-    """The cache's secret, if it is a regular file of this user's that no one else can read."""
-    try:
-        # Non-blocking: a FIFO planted in its place must not hang the run.
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(os.path.join(directory, SECRET), flags)
-    except OSError:
-        return None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            return None
-        if hasattr(os, "getuid") and (status.st_uid != os.getuid() or status.st_mode & 0o077):
-            return None
-        secret = os.read(fd, _SECRET_BYTES + 1)
-    finally:
-        os.close(fd)
-    return secret if len(secret) == _SECRET_BYTES else None
-
-
-def _secret(directory: str) -> bytes:
-    """The cache's secret, made on first use. It is written to a private temporary file and then linked into
-    place, so a concurrent run never reads it half-written, and the first of two runs making one at once
-    keeps it (the other reads it back instead of replacing it)."""
-    secret = _read_secret(directory)
-    if secret is not None:
-        return secret
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, SECRET)
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=".secret-")  # mode 0600
-    try:
-        secret = os.urandom(_SECRET_BYTES)
-        try:
-            os.write(fd, secret)
-        finally:
-            os.close(fd)
-        try:
-            os.link(temp, path)
-            return secret
-        except FileExistsError:
-            theirs = _read_secret(directory)
-            if theirs is not None:
-                return theirs  # another run made it just now
-            os.replace(temp, path)  # one we may not trust (another owner, readable by others, truncated)
-            return secret
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
 
 
 def recorded_sources(directory: str | None) -> list[str]:
@@ -182,14 +135,22 @@ def write_calls(directory: str, entries: Iterable[dict[str, Any]], root: str | N
         by_file.setdefault(real, []).append(entry)
     written = 0
     pickled = any(_pickled(c) for found in by_file.values() for e in found for c in e.get("calls", []))
-    secret = _secret(directory) if pickled else None
+    if by_file:
+        make_cache_dir(os.path.dirname(os.path.abspath(directory)))  # git-ignored, whichever command made it
+    secret = None
+    if pickled:
+        try:
+            secret = make_key()
+        except OSError as error:  # no key, no pickles: the plain-JSON calls are still kept
+            sys.stderr.write(f"jaxlint: pickled calls not kept: cannot make the signing key: {error}\n")
     for source, found in by_file.items():
         functions = read_functions(directory, source)
         for kept in functions.values():
             if isinstance(kept, dict):
                 kept.pop("refused", None)  # said of calls read_functions dropped: not written back with them
         for entry in found:
-            new = [_sign(secret, source, entry["qualname"], c) for c in entry.get("calls", [])]
+            calls = [c for c in entry.get("calls", []) if secret is not None or not _pickled(c)]
+            new = [_sign(secret, source, entry["qualname"], c) for c in calls]
             old = functions.get(entry["qualname"], {})
             same_def = old.get("first_line") == entry.get("first_line")
             calls = new + [c for c in (old.get("calls", []) if same_def else []) if c not in new]

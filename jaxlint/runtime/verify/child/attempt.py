@@ -17,6 +17,7 @@ from .expectations import KEY_REUSE, LEAKS, PLAIN
 from .inputs import Arg, CallInputs
 from .leaks import tracer_places
 from .lines_run import SameFile
+from .pinned_jax import PinnedJax
 from .resolve import CLASSMETHOD, METHOD, Target
 
 # A leak seen where the flagged statement stores (a global, `self.x`) once the trace is over, without
@@ -154,12 +155,17 @@ def clear_caches(jax: Any) -> None:
         clear()
 
 
+def pinned(jax: Any) -> PinnedJax:
+    return jax if isinstance(jax, PinnedJax) else PinnedJax(jax)
+
+
 def trace(jax: Any, function: Any, arguments: list[Any]) -> Any:
     """The jaxpr of `function` traced under jit, without lowering or compiling (make_jaxpr on JAX versions
-    whose jit objects have no `.trace`)."""
+    whose jit objects have no `.trace`), through the entry points pinned before the module was imported."""
+    jax = pinned(jax)
     jitted = jax.jit(function)
-    if hasattr(jitted, "trace"):
-        return jitted.trace(*arguments).jaxpr
+    if jax.can_trace_jitted(jitted):
+        return jax.trace_jitted(jitted, *arguments).jaxpr
     return jax.make_jaxpr(function)(*arguments)
 
 
@@ -247,7 +253,7 @@ def run_self_jit_attempt(jax: Any, target: Target, call: CallInputs, reassigned:
             if not (params and target.is_static(0, params[0].name)):
                 args = [instance, *[_value(a) for a in call.positional]]
                 kwargs = {name: _value(a) for name, a in call.keyword.items()}
-                outcome.jaxpr = target.jitted.trace(*args, **kwargs).jaxpr
+                outcome.jaxpr = pinned(jax).trace_jitted(target.jitted, *args, **kwargs).jaxpr
                 return outcome
             args = [a.spec.build(False) for a in call.positional]
             kwargs = {name: a.spec.build(False) for name, a in call.keyword.items()}

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from .inputs import Arg, CallInputs, NoInputs, attribute_candidates
+from .pinned_jax import api
 from .resolve import CLASSMETHOD, METHOD, Target
 
 
@@ -110,7 +111,7 @@ def example_namespace(module_namespace: dict[str, Any]) -> dict[str, Any]:
         jnp=jnp,
         np=np,
         lax=jax.lax,
-        sds=jax.ShapeDtypeStruct,
+        sds=api().ShapeDtypeStruct,  # JAX's own, whatever the module put in its place
         __jaxlint_args__=lambda *args, **kwargs: (args, kwargs),
     )
     return namespace

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from . import source as src
+from .pinned_jax import api
 from .resolve import CLASSMETHOD, METHOD, Target
 from .structs import StructSpec, data_fields, struct_class
 
@@ -34,9 +35,9 @@ class ArraySpec:
         return f"{_SHORT_DTYPES.get(self.dtype, self.dtype)}[{dims}]"
 
     def build(self, traced: bool) -> Any:
-        import jax
         import jax.numpy as jnp
 
+        jax = api()  # JAX's ShapeDtypeStruct, whatever the module put in its place
         if traced:
             return jax.ShapeDtypeStruct(self.shape, jnp.dtype(self.dtype), weak_type=self.weak)
         return jnp.ones(self.shape, self.dtype)

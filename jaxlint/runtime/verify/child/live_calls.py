@@ -23,6 +23,7 @@ from typing import Any
 
 from .inputs import Arg, CallInputs
 from .lines_run import SameFile
+from .pinned_jax import api
 from .resolve import METHOD, Target
 
 MAX_CALLS = 4  # per function: enough for a few static variants, without holding much memory
@@ -50,8 +51,9 @@ class LiveSpec:
         return self.text
 
     def build(self, traced: bool) -> Any:
-        import jax
         import jax.numpy as jnp
+
+        jax = api()  # the ShapeDtypeStruct placeholders were made with JAX's own class
 
         def usable(leaf: Any) -> Any:
             if isinstance(leaf, jax.ShapeDtypeStruct) and not traced:

@@ -25,6 +25,7 @@ from .jax_features import missing_features
 from .judge import describe_error, frame_covers, user_frames
 from .lines_run import LinesRun
 from .live_calls import LiveCalls
+from .pinned_jax import PinnedJax, pin
 from .source import ModuleSource, statement_span
 
 
@@ -208,6 +209,19 @@ def _checked_import_verdict(
     return verdict
 
 
+def _unless_replaced(verdict: dict[str, Any], jax: PinnedJax) -> dict[str, Any]:
+    """A clean trace is no evidence in a module that replaced JAX's entry points: verify traced with JAX's
+    own, but the module's code (a helper it jits while traced, a function it wrapped) ran with its own."""
+    replaced = jax.replaced_entry_points()
+    if verdict["verdict"] != "NOT_REPRODUCED" or not replaced:
+        return verdict
+    reason = (
+        f"the module replaced {', '.join(replaced)}, and its code runs with the replacement, so a clean "
+        f"trace proves nothing ({verdict['reason']})"
+    )
+    return {**verdict, "verdict": "NOT_RUN", "reason": reason}
+
+
 def main(argv: list[str]) -> int:
     request = _read_request()
     return run_request(request, event_channel(int(argv[0]), request.pop("nonce")))
@@ -221,14 +235,15 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
     _limit_core_dumps()
     sys.argv = [path]  # module-level argparse sees no options of ours
     try:
-        import jax
+        import jax as module_jax
     except BaseException as error:
         write_event(events, event="no_jax", reason=f"cannot import jax: {type(error).__name__}: {error}")
         return 0
     try:  # keep JAX's own frames: a guarded expectation asks which of its functions raised
-        jax.config.update("jax_traceback_filtering", "off")
+        module_jax.config.update("jax_traceback_filtering", "off")
     except Exception:
         pass
+    jax = pin(module_jax)  # before the module's import: it may replace jax.jit, and the child keeps JAX's own
     environment = describe_environment(jax)
     write_event(events, event="environment", **environment)
 
@@ -304,7 +319,7 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
             verdict = _module_level_verdict(finding, ran, spans[finding["id"]])
             if stopped is not None:
                 verdict = _checked_import_verdict(stopped, finding, path, spans[finding["id"]], verdict)
-            write_event(events, event="verdict", id=finding["id"], **verdict)
+            write_event(events, event="verdict", id=finding["id"], **_unless_replaced(verdict, jax))
         findings = [f for f in findings if f not in top_level]
     assert source is not None
 
@@ -344,6 +359,7 @@ def run_request(request: dict[str, Any], events: bytes) -> int:
         failure = finding.get("import_failure")
         if failure and result["verdict"] == "NOT_RUN":
             result["reason"] = f"{failure}; {result['reason']}"
+        result = _unless_replaced(result, jax)
         write_event(events, event="verdict", id=finding["id"], **result)
     if request.get("all"):
         write_event(events, event="begin", id=-1)  # a crash here costs no finding its verdict
