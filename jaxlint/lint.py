@@ -337,6 +337,27 @@ def pool_jobs(jobs: int | None) -> int:
     return 1 if threads > 1 else jobs or os.cpu_count() or 1
 
 
+def threading_snapshot() -> list[Any]:
+    """This process's threads now, for `wait_until_reaped` after a pool's shutdown."""
+    import threading
+
+    return threading.enumerate()
+
+
+def wait_until_reaped(threads: list[Any], timeout: float = 10.0) -> None:
+    """Wait (at most `timeout` s) until those of `threads` that have ended are gone from /proc/self/task too.
+    A joined thread (an executor's manager, a queue's feeder) is still listed there until its OS thread has
+    exited, which on a loaded machine comes well after `join` returns; `pool_jobs` counts that list, and a
+    thread seen there turned the next pool of the run (`--fix` after the project's lint) into one process."""
+    import time
+
+    ended = [thread.native_id for thread in threads if not thread.is_alive() and thread.native_id is not None]
+    deadline = time.monotonic() + timeout
+    for tid in ended:
+        while os.path.exists(f"/proc/self/task/{tid}") and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+
 class WorkerPool:
     """The worker processes of one run, started on first use and kept for all its project rounds (starting
     them again for each round cost more than the few files a later round lints). Each worker is an executor of
@@ -367,14 +388,17 @@ class WorkerPool:
         self.holder = {path: held for path, held in self.holder.items() if held != worker}
 
     def close(self) -> None:
+        threads = threading_snapshot()
         for worker, executor in enumerate(self._executors):
             if executor is not None:
                 executor.shutdown(wait=True)
                 self._executors[worker] = None
+        wait_until_reaped(threads)
 
     def abort(self) -> None:
         """Stop now (an interrupt, an error in the parent): drop the queued batches and end the workers, whose
         batches in progress nobody will read (waiting for them kept Ctrl-C waiting for seconds)."""
+        threads = threading_snapshot()
         for worker, executor in enumerate(self._executors):
             if executor is None:
                 continue
@@ -385,6 +409,7 @@ class WorkerPool:
             for process in processes:
                 process.join(5)
             self._executors[worker] = None
+        wait_until_reaped(threads)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -476,11 +501,17 @@ def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Cal
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        try:
-            return pool.submit(work, [path], *args).result()[0]
-        except BrokenProcessPool:
-            return crashed(path)
+    threads: list[Any] = []
+    try:
+        with ProcessPoolExecutor(max_workers=1, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            future = pool.submit(work, [path], *args)
+            threads = threading_snapshot()  # with the executor's own threads
+            try:
+                return future.result()[0]
+            except BrokenProcessPool:
+                return crashed(path)
+    finally:
+        wait_until_reaped(threads)
 
 
 def start_worker(parent: int) -> None:
