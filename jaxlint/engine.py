@@ -125,8 +125,9 @@ def _parse_and_lint(
         module = parser(source)
     except cst.ParserSyntaxError as error:
         return [_syntax_error(source, path, error)]
-    except (RecursionError, MemoryError) as error:  # pathological nesting
+    except RecursionError as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
+    # (A MemoryError goes up: the driver says the file was too large for the memory it may use.)
     return lint_module(
         module,
         source,
