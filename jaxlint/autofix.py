@@ -34,15 +34,19 @@ from .fix import SAFE, Fix, FixCollector
 from .lint import (
     _MIN_FILES_FOR_POOL,
     ProjectFacts,
+    bound_worker_memory,
     cached_findings,
     internal_error,
     keep_selected,
     lint_guarded,
+    memory_limit,
     observe_re_exports,
+    out_of_memory,
     pool_jobs,
     read_source,
     remember,
     run_batches,
+    worker_died,
 )
 from .selection import LintSettings, settings_for
 from .syntax import run_deep
@@ -421,6 +425,7 @@ def _fix_batch(
     facts: Mapping[str, ProjectFacts],
     cache_dir: str | None = None,
 ) -> list[FixResult]:
+    bound_worker_memory(config)
     return [_fix_guarded(path, config, unsafe, write, facts.get(path), cache_dir) for path in paths]
 
 
@@ -434,12 +439,14 @@ def _fix_guarded(
 ) -> FixResult:
     try:
         return fix_file(path, config, unsafe, write, facts, cache_dir)
+    except MemoryError:  # over a worker's bound (`lint.bound_memory`)
+        return _failed(path, config, out_of_memory(path, memory_limit()))
     except Exception as error:  # lint_guarded catches the linter's bugs; this, the rest of the driver's
-        return _failed(path, config, error)
+        return _failed(path, config, internal_error(path, error))
 
 
-def _failed(path: str, config: Config, error: BaseException | str) -> FixResult:
-    return FixResult(path, "", "", keep_selected([internal_error(path, error)], settings_for(config, path)))
+def _failed(path: str, config: Config, finding: Finding) -> FixResult:
+    return FixResult(path, "", "", keep_selected([finding], settings_for(config, path)))
 
 
 def fix_files(
@@ -464,5 +471,5 @@ def fix_files(
         files,
         jobs,
         (config, unsafe, write, facts, cache_dir),
-        lambda path: _failed(path, config, "its worker process died"),
+        lambda path, memory: _failed(path, config, worker_died(path, config, memory)),
     )

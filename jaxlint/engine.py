@@ -15,7 +15,7 @@ from .analysis.positions import StatementPositions
 from .finding import PARSE_ERROR_CODE, Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
-from .nesting import Shape, scan, too_deep
+from .nesting import Shape, refused_by_libcst, scan, too_deep
 from .rules import RULES_BY_CODE, Rule
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
@@ -125,8 +125,9 @@ def _parse_and_lint(
         module = parser(source)
     except cst.ParserSyntaxError as error:
         return [_syntax_error(source, path, error)]
-    except (RecursionError, MemoryError) as error:  # pathological nesting
+    except RecursionError as error:  # pathological nesting
         return [parse_error(path, 1, 1, f"cannot parse: {type(error).__name__}")]
+    # (A MemoryError goes up: the driver says the file was too large for the memory it may use.)
     return lint_module(
         module,
         source,
@@ -142,7 +143,8 @@ def _parse_and_lint(
 
 
 def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Finding:
-    """CPython's own message and position are clearer than libcst's; fall back to libcst's."""
+    """CPython's own message and position are clearer than libcst's; fall back to libcst's. Text CPython
+    parses is valid Python whatever libcst says: not a syntax error, a file jaxlint cannot analyse."""
     try:
         compile(source, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
     except SyntaxError as py_error:
@@ -150,6 +152,8 @@ def _syntax_error(source: str, path: str, error: cst.ParserSyntaxError) -> Findi
         return parse_error(path, line, column, f"cannot parse: {py_error.msg}")
     except (ValueError, RecursionError, MemoryError):
         pass
+    else:
+        return refused_by_libcst(source, path, error.editor_line, error.editor_column, error.message)
     return parse_error(path, error.editor_line, error.editor_column, f"cannot parse: {error.message}")
 
 

@@ -35,7 +35,15 @@ from .analysis.project import (
     package_name,
 )
 from .config import Config
-from .finding import PARSE_ERROR_CODE, Finding, internal_error, parse_error, too_large
+from .finding import (
+    OUT_OF_MEMORY,
+    PARSE_ERROR_CODE,
+    Finding,
+    internal_error,
+    out_of_memory,
+    parse_error,
+    too_large,
+)
 from .selection import LintSettings, settings_for
 
 # The engine (libcst and every rule) is imported only where a file is linted: a run answered from the
@@ -48,6 +56,18 @@ if TYPE_CHECKING:
 
 # Below this many files a pool costs more than it saves.
 _MIN_FILES_FOR_POOL = 8
+
+# A worker's memory bound (issue 39). A lint takes about 1 KB of memory per byte of source (libcst's tree, the
+# index, the walk: `bench/memory.py`, 0.92 MB of ordinary code peaks at 0.9 GB), so a worker may use twice
+# that for the largest file `max-file-size` allows, and never less than 2 GiB (`JAXLINT_MEMORY_MB` sets
+# it). A file that needs more is a JAX000 "too large to analyse within N MB"; the other files are linted.
+_MEMORY_FLOOR = 2 << 30
+_MEMORY_PER_SOURCE_BYTE = 2048
+# A file larger than this goes to a (bounded) worker process even in a run too small for a pool.
+_IN_PROCESS_MAX = 256 * 1024
+_in_worker = False  # this process is a pool worker (`start_worker`, `start_isolated`)
+_memory_bound: int | None = None  # this worker's bound, once `bound_memory` set it
+_memory_base = None  # its data segment's size then (bytes)
 
 R = TypeVar("R")
 
@@ -116,6 +136,8 @@ def lint_guarded(
         return lint_text(source, path, settings, fixes=fixes, project=project)
     except RecursionError:
         return [parse_error(path, 1, 1, "cannot analyse: nesting too deep")]
+    except MemoryError:  # over this worker's bound (`bound_memory`), or the machine's memory
+        return [out_of_memory(path, _memory_bound)]
     except Exception as error:
         return [internal_error(path, error)]
 
@@ -125,6 +147,64 @@ def keep_selected(findings: list[Finding], settings: LintSettings) -> list[Findi
     if settings.parse_errors:
         return findings
     return [f for f in findings if f.code != PARSE_ERROR_CODE]
+
+
+def memory_bound(max_file_size: int) -> int:
+    """A worker's memory bound in bytes (see `_MEMORY_FLOOR`)."""
+    given = os.environ.get("JAXLINT_MEMORY_MB", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given) << 20
+    return max(_MEMORY_FLOOR, _MEMORY_PER_SOURCE_BYTE * max_file_size)
+
+
+def memory_limit() -> int | None:
+    """This process's memory bound (`bound_memory`), None outside a bounded worker."""
+    return _memory_bound
+
+
+def bound_worker_memory(config: Config) -> None:
+    """In a pool worker, cap the memory its lints may take (`bound_memory`); elsewhere nothing: a library
+    does not set its host process's limits."""
+    if _in_worker:
+        bound_memory(memory_bound(config.max_file_size))
+
+
+def bound_memory(limit: int) -> None:
+    """Cap this process's data segment (RLIMIT_DATA) at `limit` bytes more than it holds when first bounded
+    (its deep-stack thread's address space included: `syntax.one_deep_thread`), so that a lint that needs more
+    raises MemoryError (`lint_guarded`) or, inside libcst's native parser, aborts the worker (`_isolated`)
+    instead of taking the machine's memory. Linux only (elsewhere RLIMIT_DATA counts other things)."""
+    global _memory_base, _memory_bound
+    if _memory_bound == limit or not sys.platform.startswith("linux"):
+        return
+    import resource
+
+    from .syntax import one_deep_thread
+
+    if _memory_base is None:
+        one_deep_thread()
+        _memory_base = _data_bytes()
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    soft = _memory_base + limit
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    except (ValueError, OSError):
+        return
+    _memory_bound = limit
+
+
+def _data_bytes() -> int:
+    """The size of this process's data segment now (VmData: what RLIMIT_DATA limits)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def lint_source_for(source: str, path: str, config: Config) -> list[Finding]:
@@ -169,8 +249,8 @@ def lint_project_file(
     project = ModuleFacts(incoming, also, package, classes, exports, imported)
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
     observe_re_exports(source, path, settings, project)
-    if cache is not None:
-        cache.put(key, findings, project.summary())
+    if cache is not None and not any(f.message.startswith(OUT_OF_MEMORY) for f in findings):
+        cache.put(key, findings, project.summary())  # (a memory bound is no property of the file)
     return findings, project.summary()
 
 
@@ -337,6 +417,27 @@ def pool_jobs(jobs: int | None) -> int:
     return 1 if threads > 1 else jobs or os.cpu_count() or 1
 
 
+def threading_snapshot() -> list[Any]:
+    """This process's threads now, for `wait_until_reaped` after a pool's shutdown."""
+    import threading
+
+    return threading.enumerate()
+
+
+def wait_until_reaped(threads: list[Any], timeout: float = 10.0) -> None:
+    """Wait (at most `timeout` s) until those of `threads` that have ended are gone from /proc/self/task too.
+    A joined thread (an executor's manager, a queue's feeder) is still listed there until its OS thread has
+    exited, which on a loaded machine comes well after `join` returns; `pool_jobs` counts that list, and a
+    thread seen there turned the next pool of the run (`--fix` after the project's lint) into one process."""
+    import time
+
+    ended = [thread.native_id for thread in threads if not thread.is_alive() and thread.native_id is not None]
+    deadline = time.monotonic() + timeout
+    for tid in ended:
+        while os.path.exists(f"/proc/self/task/{tid}") and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+
 class WorkerPool:
     """The worker processes of one run, started on first use and kept for all its project rounds (starting
     them again for each round cost more than the few files a later round lints). Each worker is an executor of
@@ -367,14 +468,17 @@ class WorkerPool:
         self.holder = {path: held for path, held in self.holder.items() if held != worker}
 
     def close(self) -> None:
+        threads = threading_snapshot()
         for worker, executor in enumerate(self._executors):
             if executor is not None:
                 executor.shutdown(wait=True)
                 self._executors[worker] = None
+        wait_until_reaped(threads)
 
     def abort(self) -> None:
         """Stop now (an interrupt, an error in the parent): drop the queued batches and end the workers, whose
         batches in progress nobody will read (waiting for them kept Ctrl-C waiting for seconds)."""
+        threads = threading_snapshot()
         for worker, executor in enumerate(self._executors):
             if executor is None:
                 continue
@@ -385,6 +489,7 @@ class WorkerPool:
             for process in processes:
                 process.join(5)
             self._executors[worker] = None
+        wait_until_reaped(threads)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -401,14 +506,14 @@ def run_batches(
     files: Sequence[str],
     jobs: int,
     args: tuple,
-    crashed: Callable[[str], R],
+    crashed: Callable[[str, bool], R],
     pool: WorkerPool | None = None,
 ) -> list[R]:
     """`work(batch, *args)` -> one result per file, in worker processes (`pool`'s, else a pool of `jobs` for
     this call only). A file goes back to the worker that linted it last, if any; a worker with nothing of its
     own left takes the next shared batch, then another worker's. A worker that dies (a crash in native code)
     loses its batches: their files are run again one per process, and a file whose process dies again gets
-    `crashed(path)`."""
+    `crashed(path, memory)` (`memory`: it died of an allocation that failed under its memory bound)."""
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -472,23 +577,50 @@ def _next_batch(worker: int, mine: list[list[list[str]]], queue: list[list[str]]
     return mine[busiest].pop(0) if len(mine[busiest]) > _STEAL_AFTER else None
 
 
-def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Callable[[str], R]) -> R:
+def _isolated(work: Callable[..., list[R]], path: str, args: tuple, crashed: Callable[[str, bool], R]) -> R:
+    import signal
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        try:
-            return pool.submit(work, [path], *args).result()[0]
-        except BrokenProcessPool:
-            return crashed(path)
+    threads: list[Any] = []
+    processes: list[Any] = []
+    try:
+        with ProcessPoolExecutor(max_workers=1, initializer=start_isolated, initargs=(os.getpid(),)) as pool:
+            future = pool.submit(work, [path], *args)
+            threads = threading_snapshot()  # with the executor's own threads
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            try:
+                return future.result()[0]
+            except BrokenProcessPool:
+                pass
+    finally:
+        wait_until_reaped(threads)
+    # An allocation that fails under the bound inside libcst's native parser (Rust) aborts the process.
+    for process in processes:
+        process.join(5)
+    return crashed(path, any(process.exitcode == -signal.SIGABRT for process in processes))
+
+
+def worker_died(path: str, config: Config, memory: bool) -> Finding:
+    """The JAX000 for a file whose worker process died on it, alone (`run_batches`' `crashed`)."""
+    if memory:
+        return out_of_memory(path, memory_bound(config.max_file_size))
+    return internal_error(path, "its worker process died")
 
 
 def start_worker(parent: int) -> None:
     """Pool worker initializer: die with the parent, and keep trees for the run's later rounds."""
     from .syntax import keep_trees
 
-    die_with_parent(parent)
+    start_isolated(parent)
     keep_trees(KEPT_TREE_CHARS)
+
+
+def start_isolated(parent: int) -> None:
+    """Initializer of a worker process: die with the parent; its lints are bounded (`bound_worker_memory`)."""
+    global _in_worker
+    _in_worker = True
+    die_with_parent(parent)
 
 
 def die_with_parent(parent: int) -> None:
@@ -529,6 +661,7 @@ def _lint_batch(
     imported: frozenset[str] = frozenset(),
     texts: Mapping[str, str] | None = None,
 ) -> list[tuple[list[Finding], Summary]]:
+    bound_worker_memory(config)
     cache = None
     if cache_dir:
         from .cache import FindingCache
@@ -807,17 +940,24 @@ def _lint_many(
             if hit is not None:
                 done[path] = hit
         files = [path for path in files if path not in done]
-    if jobs <= 1 or len(files) < _MIN_FILES_FOR_POOL:
-        batch = _lint_batch(files, config, cache_dir, incoming, also, classes, exports, imported, texts)
-        return done | dict(zip(files, batch, strict=True))
-    ordered = sorted(files, key=_size, reverse=True)
+    pooled = files if jobs > 1 and len(files) >= _MIN_FILES_FOR_POOL else []
+    if jobs > 1 and not pooled:  # a large file goes to a worker all the same: there its memory is bounded
+        pooled = [path for path in files if _size(path) > _IN_PROCESS_MAX]
+    if len(pooled) < len(files):
+        away = set(pooled)
+        here = [path for path in files if path not in away]
+        batch = _lint_batch(here, config, cache_dir, incoming, also, classes, exports, imported, texts)
+        done.update(zip(here, batch, strict=True))
+    if not pooled:
+        return done
+    ordered = sorted(pooled, key=_size, reverse=True)
     per_file = run_batches(
         _lint_batch,
         ordered,
         jobs,
         (config, cache_dir, incoming, also, classes, exports, imported, texts),
-        lambda path: (
-            keep_selected([internal_error(path, "its worker process died")], settings_for(config, path)),
+        lambda path, memory: (
+            keep_selected([worker_died(path, config, memory)], settings_for(config, path)),
             Summary(),
         ),
         pool,

@@ -204,3 +204,75 @@ def _long_chain(tree: ast.AST, path: str) -> Finding | None:
         f"cannot analyse: a chain of {links:,} operators, calls or elifs is longer than libcst's parser takes"
     )
     return parse_error(path, line, column, message)
+
+
+# libcst's native parser refuses, as a syntax error, more than this many adjacent string literals in one
+# concatenation ("shorter concatenated string") and more than this many `for` clauses in one comprehension
+# ("shallower comprehension"): its grammar's MAX_RECURSION_DEPTH (libcst 1.x). CPython takes both.
+LIBCST_MAX_PARTS = 3000
+
+
+def refused_by_libcst(source: str, path: str, line: int, column: int, message: str) -> Finding:
+    """The JAX000 for valid Python (CPython's parser took `source`) on which libcst's parser raised a syntax
+    error (`message` at `line`:`column`): not a syntax error in the file, so it says jaxlint could not
+    analyse it, naming the limit where it is a known one."""
+    try:
+        limit = _known_limit(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        limit = None
+    if limit is not None:
+        return parse_error(path, *limit)
+    detail = message.strip().splitlines()[-1] if message.strip() else "no message"
+    return parse_error(
+        path, line, column, f"cannot analyse: valid Python that libcst's parser does not take ({detail})"
+    )
+
+
+def _known_limit(source: str) -> tuple[int, int, str] | None:
+    run = _longest_string_run(source)
+    if run is not None:
+        count, line, column = run
+        return (
+            line,
+            column,
+            f"cannot analyse: {count:,} adjacent string literals, more than libcst's parser takes "
+            f"({LIBCST_MAX_PARTS:,})",
+        )
+    for node in ast.walk(ast.parse(source)):
+        generators = getattr(node, "generators", None)
+        if generators is not None and len(generators) > LIBCST_MAX_PARTS:
+            return (
+                node.lineno,  # type: ignore[attr-defined]
+                node.col_offset + 1,  # type: ignore[attr-defined]
+                f"cannot analyse: a comprehension of {len(generators):,} `for` clauses, more than "
+                f"libcst's parser takes ({LIBCST_MAX_PARTS:,})",
+            )
+    return None
+
+
+def _longest_string_run(source: str) -> tuple[int, int, int] | None:
+    """(literals, line, column) of the longest run of adjacent string literals (f-strings count as one each),
+    when it is longer than `LIBCST_MAX_PARTS`."""
+    import io
+    import tokenize
+
+    # Python 3.12 splits an f-string into FSTRING_START … FSTRING_END; older ones give one STRING.
+    start, end = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
+    between = {tokenize.NL, tokenize.COMMENT}
+    best: tuple[int, int, int] | None = None
+    count, first, inside = 0, (1, 1), 0
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        kind = token.type
+        if inside:
+            inside += (kind == start) - (kind == end)
+            continue
+        if kind in (tokenize.STRING, start):
+            if not count:
+                first = (token.start[0], token.start[1] + 1)
+            count += 1
+            inside = int(kind == start)
+        elif kind not in between:
+            if count > LIBCST_MAX_PARTS and (best is None or count > best[0]):
+                best = (count, *first)
+            count = 0
+    return best

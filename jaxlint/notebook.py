@@ -32,7 +32,9 @@ from .analysis.module_facts import ModuleFacts
 from .engine import lint_text
 from .finding import PARSE_ERROR_CODE, Finding, parse_error
 from .fix import FixCollector
+from .nesting import refused_by_libcst, scan, too_deep
 from .selection import LintSettings
+from .syntax import run_deep
 
 __all__ = ["Magic", "Magics", "lint_notebook", "magic_for", "magics_for"]
 
@@ -399,7 +401,11 @@ def lint_cells(
     findings = lint_text(
         joined.source, path, settings, noqa=noqa, magics=joined.magics, project=project, fixes=fixes
     )
-    if any(f.code == PARSE_ERROR_CODE and f.message.startswith("cannot parse") for f in findings):
+    # A cell that does not parse, or that libcst cannot take, costs that cell its findings, not the notebook.
+    if any(
+        f.code == PARSE_ERROR_CODE and f.message.startswith(("cannot parse", "cannot analyse"))
+        for f in findings
+    ):
         broken = _unparsable_cells(cells, path)
         if broken:
             joined = join_cells(_blanked(cells, broken))
@@ -448,19 +454,27 @@ def _unparsable_cells(cells: list[Cell], path: str) -> list[Finding]:
                 flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
                 dont_inherit=True,
             )
-            cst.parse_module(text)
+            shape = scan(text)  # what libcst cannot take is refused before it crashes on it
+            refused = too_deep(text, path, shape) or run_deep(
+                _libcst_refusal, text, path, fresh=not shape.shallow
+            )
+            if refused is not None:
+                broken.append(_cell_error(path, cell, refused.line, refused.column, refused.message))
         except SyntaxError as error:
             line, column = error.lineno or 1, error.offset or 1
             broken.append(_cell_error(path, cell, line, column, f"cannot parse: {error.msg}"))
-        except cst.ParserSyntaxError as error:
-            broken.append(
-                _cell_error(
-                    path, cell, error.editor_line, error.editor_column, f"cannot parse: {error.message}"
-                )
-            )
         except (ValueError, RecursionError, MemoryError) as error:
             broken.append(_cell_error(path, cell, 1, 1, f"cannot parse: {type(error).__name__}"))
     return broken
+
+
+def _libcst_refusal(text: str, path: str) -> Finding | None:
+    """None when libcst parses `text` (which CPython parsed), else the JAX000 that says it cannot."""
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return refused_by_libcst(text, path, error.editor_line, error.editor_column, error.message)
+    return None
 
 
 def _cell_error(path: str, cell: Cell, line: int, column: int, message: str) -> Finding:

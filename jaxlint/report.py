@@ -65,13 +65,15 @@ def summary(findings: list[Finding], unsafe: bool = False, hints: bool = True, f
 
 
 def as_json(findings: list[Finding], extra: Callable[[Finding], dict] | None = None) -> str:
+    """`json.dumps(rows, indent=2)`, encoded row by row: the whole list at once held ~30 small strings per
+    finding until the end (2.6 KB a finding in the parent, issue 39)."""
     rows = []
     for f in findings:
         row = f.to_dict()
         if extra is not None:
             row.update(extra(f))
-        rows.append(row)
-    return json.dumps(rows, indent=2) + "\n"
+        rows.append("  " + json.dumps(row, indent=2).replace("\n", "\n  "))  # strings hold no raw newline
+    return "[\n" + ",\n".join(rows) + "\n]\n" if rows else "[]\n"
 
 
 def _escape_data(value: str) -> str:

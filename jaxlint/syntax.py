@@ -133,6 +133,17 @@ DEEP_THREAD_NAME = "jaxlint-deep"  # the threads `run_deep` starts (`lint.pool_j
 _server: tuple[int, queue.SimpleQueue] | None = None  # (pid, requests) of the long-lived deep thread
 
 
+_one_deep_thread = False  # `one_deep_thread`
+
+
+def one_deep_thread() -> None:
+    """From now on every `run_deep` runs on the one long-lived deep thread, started here: a process under a
+    memory bound (`lint.bound_memory`) counts its stack once, and never fails to start a fresh one."""
+    global _one_deep_thread
+    _one_deep_thread = True
+    run_deep(lambda: None)
+
+
 def run_deep(function: Callable[..., T], *args: object, fresh: bool = False) -> T:
     """`function(*args)` on a thread with a large stack and a high recursion limit (or right here when this
     thread is such a one already, or when no thread can be started); its exception is raised here."""
@@ -144,7 +155,7 @@ def run_deep(function: Callable[..., T], *args: object, fresh: bool = False) -> 
     request = (function, args, results, errors, done)
     _enter_deep()
     try:
-        if fresh:
+        if fresh and not _one_deep_thread:
             started = _start_deep(_serve_one, request)
         else:
             requests = _deep_server()

@@ -436,3 +436,41 @@ def test_a_selector_string_instead_of_a_list_is_one_line_and_exit_2(tmp_path: Pa
     assert result.returncode == 2, err(result)
     assert "'select' must be a list" in err(result)
     assert "Traceback" not in err(result)
+
+
+# -- issue 39, item 7: a worker's memory bound -------------------------------------------------------------
+
+
+def _memory_run(folder: Path, *paths: str) -> dict[str, list[dict]]:
+    """`jaxlint -j 2 --format json PATHS` with workers bounded to 100 MB (`JAXLINT_MEMORY_MB`)."""
+    result = run("-j", "2", "--format", "json", *paths, cwd=folder, env={"JAXLINT_MEMORY_MB": "100"})
+    assert result.returncode == 1, err(result)[-2000:]
+    found: dict[str, list[dict]] = {}
+    for finding in json.loads(out(result)):
+        found.setdefault(Path(finding["path"]).name, []).append(finding)
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bound is RLIMIT_DATA, counted on Linux")
+def test_a_file_over_the_memory_bound_is_jax000_and_the_other_files_are_linted(tmp_path: Path) -> None:
+    """A 0.3 MB module needs ~300 MB: with workers bounded to 100 MB it gets one JAX000 that says so (whether
+    the bound stopped Python, a MemoryError, or libcst's native parser, which aborts its process), and the
+    other files are linted: in a directory run (a pool of workers) and in a run of two files (the large one
+    goes to a worker all the same)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from hostile_inputs import long_module
+
+    (tmp_path / "big.py").write_text(long_module(14_000))
+    for i in range(8):
+        (tmp_path / f"m{i}.py").write_text(BAD)
+    for paths in ((".",), ("big.py", "m0.py")):
+        found = _memory_run(tmp_path, *paths)
+        ((refused),) = found["big.py"]
+        assert refused["code"] == "JAX000", refused
+        assert (
+            refused["message"]
+            == "cannot analyse: too large to analyse within 100 MB (a worker's memory bound)"
+        )
+        linted = [name for name in found if name != "big.py"]
+        assert linted == ([f"m{i}.py" for i in range(8)] if paths == (".",) else ["m0.py"])
+        assert all([f["code"] for f in found[name]] == ["JAX101"] for name in linted)

@@ -184,3 +184,34 @@ def test_a_long_module_is_positioned_in_a_bounded_number_of_passes(tmp_path: Pat
     assert len(findings) > 200 and {f["code"] for f in findings} == {"JAX301"}
     passes = int(result.stderr.split("passes")[-1])
     assert 1 <= passes <= 3, passes
+
+
+# -- issue 39, item 5: valid Python that libcst's parser refuses is not reported as a syntax error ----------
+
+
+def test_valid_python_that_libcst_refuses_is_not_a_syntax_error(tmp_path: Path) -> None:
+    """libcst's grammar refuses more than 3,000 adjacent string literals or `for` clauses (a ParserSyntaxError
+    for text CPython parses): the file gets a JAX000 that says it could not be analysed, at the run or the
+    comprehension, and the files beside it are linted; in a notebook, that cell, and the other cells are."""
+    run = " ".join(['"a"'] * 4000)
+    (tmp_path / "strings.py").write_text(f"import jax\nx = (\n{run}\n)\n")
+    clauses = " ".join(f"for a{i} in b" for i in range(3001))
+    (tmp_path / "clauses.py").write_text(f"import jax\nx = [a {clauses}]\n")
+    (tmp_path / "good.py").write_text(GOOD)
+    cells = [GOOD, "x = (\n" + " ".join(['"a"'] * 3500) + "\n)\n"]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": cell} for cell in cells]}
+    (tmp_path / "book.ipynb").write_text(json.dumps({**notebook, "metadata": {}, "nbformat": 4}))
+    found = jaxlint_json(*sorted(tmp_path.glob("*.py")), tmp_path / "book.ipynb", cwd=tmp_path)
+    expected = {
+        "strings.py": (3, 1, "cannot analyse: 4,000 adjacent string literals, more than libcst's parser"),
+        "clauses.py": (2, 5, "cannot analyse: a comprehension of 3,001 `for` clauses, more than libcst's"),
+    }
+    for name, (line, column, start) in expected.items():
+        ((refused),) = found[name]
+        assert (refused["code"], refused["line"], refused["column"]) == ("JAX000", line, column), refused
+        assert refused["message"].startswith(start), refused
+    assert [f["code"] for f in found["good.py"]] == ["JAX101"]
+    jax101, refused = found["book.ipynb"]
+    assert (jax101["code"], jax101["cell"], jax101["line"]) == ("JAX101", 1, 5), jax101
+    assert (refused["code"], refused["cell"], refused["line"]) == ("JAX000", 2, 2), refused
+    assert refused["message"].startswith("cannot analyse: 3,500 adjacent string literals"), refused

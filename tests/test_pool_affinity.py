@@ -75,7 +75,7 @@ def _pid_and_kept(batch: list[str]) -> list[tuple[int, bool]]:
     return out
 
 
-def _lost(path: str) -> tuple[int, bool]:
+def _lost(path: str, memory: bool) -> tuple[int, bool]:
     return (0, False)
 
 
