@@ -293,7 +293,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 held = star.name.value in unit.traced_params or star.name.value in unit.container_params
-                frame.env[star.name.value] = plain(HOLDS_TRACED if held else 0)
+                flags = HOLDS_TRACED if held else 0
+                # `**kwargs` is a dict: iterating it gives its keys, never tracers (`for k in kwargs`)
+                frame.env[star.name.value] = (
+                    Value(flags, "dict") if star is params.star_kwarg else plain(flags)
+                )
         self.dispatch(unit, frame, "on_unit")
         if type(node) is cst.FunctionDef:
             self._body(node.body.body, frame)

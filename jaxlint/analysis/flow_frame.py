@@ -177,6 +177,9 @@ class Frame:
         if name == "builtins.range":
             self.bind(target, 0)
             return
+        if type(iterable) is cst.Name and evaluate_in.lookup_value(iterable.value).kind == "dict":
+            self.bind(target, 0)  # a dict's keys: never tracers (tracers are unhashable)
+            return
         pairs = key_value_flags(iterable, evaluate_in)  # `for k, v in d.items()`: keys are never traced
         if (
             pairs is not None

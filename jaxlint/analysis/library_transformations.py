@@ -61,7 +61,11 @@ ARGNUMS = "argnums"  # the differentiated positions
 
 def _grad_family(label: str) -> Transformation:
     """jax.grad and its kin: argument 0 differentiated unless `argnums` (given by keyword or after `f`) says."""
-    return Transformation(_JAX, GRAD, label, differentiates=0, argnums=True, positional_options=(ARGNUMS,))
+    # It calls the function once, with the arguments it is given (the forward pass): a key given to the
+    # differentiated call, or closed over by the function, is consumed as the function consumes it.
+    return Transformation(
+        _JAX, GRAD, label, differentiates=0, argnums=True, positional_options=(ARGNUMS,), calls_through=True
+    )
 
 
 TRANSFORMATIONS: dict[str, Transformation] = {

@@ -199,6 +199,16 @@ def test_wrapper_calls_its_function_with_its_arguments(name: str) -> None:
     """`T(f)(key)` runs `f(key)`: the same numbers as drawing from the key directly (row by row, mapped)."""
     _library(name)
     draw = lambda key: jax.random.normal(key, (2,))  # noqa: E731
+    if TRANSFORMATIONS[name].differentiates is not None:
+        # The differentiated function runs once with the arguments given: the derivative of
+        # sum(x**2 * n) / 2 at x = 1 shows the draw n (grad, jacfwd, jacrev; value_and_grad's second; hessian's
+        # diagonal).
+        key, x = jax.random.key(0), jnp.ones(2)
+        got = resolve(name)(lambda x, key: 0.5 * jnp.sum(x**2 * draw(key)))(x, key)
+        got = got[1] if isinstance(got, tuple) else got
+        got = jnp.diag(got) if got.ndim == 2 else got
+        assert (got == draw(key)).all()
+        return
     if name in _MAPPED:
         keys = jax.random.split(jax.random.key(0), _rows())
         got = resolve(name)(draw)(keys)
