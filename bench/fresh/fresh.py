@@ -84,10 +84,15 @@ class Finding:
     message: str
     verdict: str = ""
     reason: str = ""
+    cell: int = 0  # a notebook's cell (the line is the cell's)
 
     @property
-    def key(self) -> tuple[str, str, int, str]:
-        return (self.codebase, self.path, self.line, self.rule)
+    def key(self) -> tuple[str, str, int, int, str]:
+        return (self.codebase, self.path, self.cell, self.line, self.rule)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:cell {self.cell}:{self.line}" if self.cell else f"{self.path}:{self.line}"
 
 
 @dataclass
@@ -263,8 +268,9 @@ def lint(cb: Codebase, root: Path, checkout: Path, timeout: float) -> Linted:
         out.crashed = f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}"
     for r in rows:
         path = os.path.relpath(r["path"], root) if os.path.isabs(r["path"]) else r["path"]
-        out.findings.append(Finding(cb.name, path, int(r["line"]), r["code"], r["message"]))
-    out.findings.sort(key=lambda f: (f.path, f.line, f.rule))
+        cell = int(r.get("cell") or 0)
+        out.findings.append(Finding(cb.name, path, int(r["line"]), r["code"], r["message"], cell=cell))
+    out.findings.sort(key=lambda f: (f.path, f.cell, f.line, f.rule))
     return out
 
 
@@ -301,9 +307,12 @@ def read_sheet(path: Path) -> list[Finding]:
             continue
         _, codebase, where, rule, message, verdict, reason = cells
         file, _, line = where.rpartition(":")
+        notebook = re.fullmatch(r"(.*):cell (\d+)", file)
+        cell = int(notebook.group(2)) if notebook else 0
+        file = notebook.group(1) if notebook else file
         if verdict and verdict not in VERDICTS:
             raise SystemExit(f"{path}: verdict {verdict!r} is none of {', '.join(VERDICTS)} ({where})")
-        out.append(Finding(codebase, file, int(line), rule, message, verdict, reason))
+        out.append(Finding(codebase, file, int(line), rule, message, verdict, reason, cell))
     return out
 
 
@@ -368,7 +377,7 @@ def write_sheet(
     lines += ["", "## Findings", "", _HEADER, "| ---: | --- | --- | --- | --- | --- | --- |"]
     for i, f in enumerate(findings, 1):
         lines.append(
-            f"| {i} | {f.codebase} | {_cell(f.path)}:{f.line} | {f.rule} | {_cell(f.message)} | {f.verdict} | {_cell(f.reason)} |"
+            f"| {i} | {f.codebase} | {_cell(f.where)} | {f.rule} | {_cell(f.message)} | {f.verdict} | {_cell(f.reason)} |"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
@@ -444,7 +453,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     old = read_sheet(sheet)
     if args.findings:
         rows = json.loads(Path(args.findings).read_text())
-        new = [Finding(r["codebase"], r["path"], r["line"], r["rule"], r["message"]) for r in rows]
+        new = [
+            Finding(r["codebase"], r["path"], r["line"], r["rule"], r["message"], cell=r.get("cell", 0))
+            for r in rows
+        ]
     else:
         results = _lint_batch(args)
         new = [f for r in results for f in r.findings]
@@ -456,14 +468,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"sheet {sheet}: {precision(old)}")
     print(f"\nnew ({len(added)}):")
     for f in added:
-        print(f"  {f.codebase} {f.path}:{f.line} {f.rule} {f.message}")
+        print(f"  {f.codebase} {f.where} {f.rule} {f.message}")
     print(f"\ngone ({len(gone)}):")
     for f in gone:
-        print(f"  [{f.verdict or '?'}] {f.codebase} {f.path}:{f.line} {f.rule} {f.reason}")
+        print(f"  [{f.verdict or '?'}] {f.codebase} {f.where} {f.rule} {f.reason}")
     still = [n for _, n in pairs if n.verdict == "F"]
     print(f"\nstill false ({len(still)}):")
     for f in still:
-        print(f"  {f.codebase} {f.path}:{f.line} {f.rule} {f.reason}")
+        print(f"  {f.codebase} {f.where} {f.rule} {f.reason}")
     lost = [f for f in gone if f.verdict in ("T", "TB")]
     print(f"\nthis run: {precision(new)}")
     print(f"true findings lost: {len(lost)}; new findings to triage: {len(added)}")
