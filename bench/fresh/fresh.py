@@ -52,7 +52,12 @@ SHEETS = HERE / "sheets"
 SUFFIXES = (".py", ".ipynb")
 MARKER = ".jaxlint-fresh-pin"
 VERDICTS = ("T", "TB", "D", "F")
-INTERNAL = "JAX000"
+JAX000 = "JAX000"  # files jaxlint cannot lint: the input's fault (syntax, encoding, size) or jaxlint's own
+
+
+def is_internal(f: Finding) -> bool:
+    """A JAX000 that stands for a bug in jaxlint ("internal error while linting ..."), not for bad input."""
+    return f.rule == JAX000 and f.message.startswith("internal error")
 
 
 @dataclass(frozen=True)
@@ -357,14 +362,16 @@ def write_sheet(
         "`python -m jaxlint --no-cache --format json --exit-zero -j 1 .` (`python bench/fresh/fresh.py run "
         f"--batch {batch}`).",
         "Verdicts: **T** real (the code does what the message says), **TB** present but harmless, **D** debatable,",
-        "**F** false (the message is wrong about the code). Internal errors: JAX000 findings and crashed runs.",
+        '**F** false (the message is wrong about the code). Internal errors: JAX000 "internal error" findings and crashed',
+        "runs; a JAX000 for input that is not Python (a notebook cell holding a fragment) is judged like a finding but",
+        "stays out of the precision.",
         "",
         "| code base | version | style | files | lines | findings | internal errors | note |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in results:
         cb = r.codebase
-        internal = sum(f.rule == INTERNAL for f in r.findings) + bool(r.crashed)
+        internal = sum(map(is_internal, r.findings)) + bool(r.crashed)
         note = r.skipped or r.crashed
         lines.append(
             f"| {cb.name} | {cb.pin} | {cb.style} | {r.files:,} | {r.lines:,} | {len(r.findings)} | {internal} | {_cell(note)} |"
@@ -372,7 +379,7 @@ def write_sheet(
     done = [r for r in results if not r.skipped]
     lines.append(
         f"| **total** | | | {sum(r.files for r in done):,} | {sum(r.lines for r in done):,} | {len(findings)} | "
-        f"{sum(sum(f.rule == INTERNAL for f in r.findings) + bool(r.crashed) for r in done)} | |"
+        f"{sum(sum(map(is_internal, r.findings)) + bool(r.crashed) for r in done)} | |"
     )
     lines += ["", "## Findings", "", _HEADER, "| ---: | --- | --- | --- | --- | --- | --- |"]
     for i, f in enumerate(findings, 1):
@@ -385,18 +392,20 @@ def write_sheet(
 
 
 def precision(findings: list[Finding]) -> str:
-    counts = {v: sum(f.verdict == v for f in findings) for v in VERDICTS}
+    """Counts and precision over the rules' findings; JAX000 (files jaxlint could not lint) apart."""
+    rules = [f for f in findings if f.rule != JAX000]
+    counts = {v: sum(f.verdict == v for f in rules) for v in VERDICTS}
     judged = sum(counts.values())
-    untriaged = len(findings) - judged
-    parts = [f"{len(findings)} findings: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS)]
+    untriaged = len(rules) - judged
+    parts = [f"{len(rules)} rule findings: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS)]
     if untriaged:
         parts.append(f"untriaged {untriaged}")
     if judged:
         right = counts["T"] + counts["TB"]
         parts.append(f"precision (T+TB)/judged {right}/{judged} = {right / judged:.1%}")
         parts.append(f"T only {counts['T']}/{judged} = {counts['T'] / judged:.1%}")
-    internal = sum(f.rule == INTERNAL for f in findings)
-    parts.append(f"internal errors (JAX000) {internal}")
+    internal = sum(map(is_internal, findings))
+    parts.append(f"internal errors {internal}, JAX000 for bad input {len(findings) - len(rules) - internal}")
     return "; ".join(parts)
 
 
