@@ -587,7 +587,9 @@ def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> Pyt
     for param in [*positional, *params.kwonly_params]:
         if param.name.value != node.value:
             continue
-        if param is positional[0] and unit.is_method and param.annotation is None and unit.class_node:
+        # `self` is the first positional parameter; a def of keyword-only parameters has none.
+        is_first = bool(positional) and param is positional[0]
+        if is_first and unit.is_method and param.annotation is None and unit.class_node:
             return model.classes.get(unit.class_node.name.value)  # `self`
         return model.class_named(annotation_head(param.annotation.annotation) if param.annotation else None)
     return None
