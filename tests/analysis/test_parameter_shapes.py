@@ -40,5 +40,7 @@ def test_reshaped_parameters_never_crash(mode: str) -> None:
     crashed = []
     for fixture in FIXTURES:
         source = cst.parse_module(fixture.read_text(encoding="utf-8")).visit(_Reshape(mode)).code
-        crashed += [f"{fixture.name}: {f.message}" for f in lint_source(source, fixture.name) if f.code == "JAX000"]
+        crashed += [
+            f"{fixture.name}: {f.message}" for f in lint_source(source, fixture.name) if f.code == "JAX000"
+        ]
     assert not crashed, "\n".join(crashed)
