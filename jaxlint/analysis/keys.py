@@ -9,7 +9,9 @@ only the values matter, never the names.
 
 Per path the state is `State`: the version each name holds and the versions consumed so far (with where).
 At joins the consumed facts are united (may-reuse); a name bound to different versions on the two sides gets
-a merged version, consumed when the version it held on some side was consumed on that side. `return`,
+a merged version, consumed when the version it held on some side was consumed on that side (an attribute or
+entry bound on one side only holds, on the other, what reading it there gives: a loop body re-splitting
+`self.key` against the path that skips the loop). `return`,
 `raise`, `break` and `continue` end their path; a loop body is walked twice, the second time from the join
 of the entry with the end of the first round, which finds reuse carried from one iteration to the next.
 
