@@ -437,8 +437,11 @@ class PytreeModel:
 
 
 def pytree_kind(cls: PytreeClass) -> str:
-    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module."""
-    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC):
+    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
+    with no field known."""
+    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC) or not (
+        cls.static or cls.data or cls.how == ALL_STATIC
+    ):
         return ""
     static = cls.static if cls.how != ALL_STATIC else {"*"}
     return f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"

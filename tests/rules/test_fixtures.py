@@ -84,6 +84,7 @@ NOTEBOOK_FIXTURES = [
     "JAX101_pytree_redefined",
     "JAX101_record_fields",
     "JAX102_dict_entries",
+    "JAX102_local_import",
     "JAX102_pytree_aux_data",
     "JAX102_tuple_structure",
     "JAX103_dict_entries",
