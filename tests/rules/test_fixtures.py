@@ -89,6 +89,7 @@ NOTEBOOK_FIXTURES = [
     "JAX102_tuple_structure",
     "JAX103_dict_entries",
     "JAX103_record_fields",
+    "JAX103_tuple_index",
     "JAX103_tuple_structure",
 ]
 
