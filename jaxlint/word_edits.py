@@ -162,7 +162,7 @@ def pytrees(module: cst.Module, imports: Any) -> tuple:
     model = PytreeModel(module, imports)
     classes = sorted(
         (c.name, c.how, sorted(c.static), sorted(c.data), sorted(c.field_types.items()))
-        for c in model.classes.values()
+        for c in model.by_node.values()
     )
     return model.static_names, classes
 

@@ -2231,3 +2231,78 @@ def test_a_module_of_another_module_passed_to_a_third_modules_jitted_function(tm
     )
     write(tmp_path, {"models.py": plain})
     assert jaxlint.lint_paths([str(tmp_path)]) == []
+
+
+PYTREES_MODULE = """
+import dataclasses
+
+import equinox as eqx
+import jax
+
+
+class SphArray:
+    def __init__(self, array, lmax):
+        self.array = array
+        self.lmax = lmax
+
+
+jax.tree_util.register_pytree_node(
+    SphArray, lambda t: ((t.array,), t.lmax), lambda aux, children: SphArray(children[0], aux)
+)
+
+
+@dataclasses.dataclass
+class Grid:
+    values: jax.Array
+    width: int
+
+
+jax.tree_util.register_dataclass(Grid, data_fields=["values"], meta_fields=["width"])
+
+
+class Head(eqx.Module):
+    weight: jax.Array
+    depth: int = eqx.field(static=True)
+"""
+
+PYTREES_USER = """
+import jax
+import jax.numpy as jnp
+
+from pytrees import Grid, Head, SphArray
+
+
+@jax.jit
+def norms(x):
+    return jnp.stack([jnp.sum(x.array[l]) for l in range(x.lmax + 1)])
+
+
+@jax.jit
+def zeros(grid: Grid, head: Head):
+    for _ in range(head.depth):
+        grid = grid
+    return jnp.zeros(grid.width)
+
+
+@jax.jit
+def traced_bound(x: SphArray, grid: Grid):
+    return [x.array[l] for l in range(x.array[0, 0])] + [jnp.zeros(grid.values[0])]
+"""
+
+
+def test_static_fields_of_another_modules_pytree_classes(tmp_path: Path) -> None:
+    """What another module's registration keeps as aux data (`register_pytree_node` with a lambda flatten,
+    `register_dataclass(meta_fields=)`, an equinox static field) is a Python value in the importing module's
+    jitted code, annotated or not; their children stay tracers. Run on jax 0.10.2: `norms` and `zeros` run,
+    `traced_bound` raises TracerIntegerConversionError at the range() bound (the twin of `norms`)."""
+    write(tmp_path, {"pytrees.py": PYTREES_MODULE, "train.py": PYTREES_USER})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert [(name, line, code) for name, line, code in codes(findings)] == [
+        ("train.py", 21, "JAX102"),
+        ("train.py", 21, "JAX102"),
+    ]
+    result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
+    assert sorted((r["line"], r["code"]) for r in json.loads(result.stdout)) == [
+        (21, "JAX102"),
+        (21, "JAX102"),
+    ]

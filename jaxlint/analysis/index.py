@@ -238,6 +238,9 @@ class ModuleIndex:
         self.with_calls: list[cst.Call] = []  # `with f(...):` items that are calls (project facts read them)
         self._seq = 0  # the place in source order of the last unit, call or binding the index pass met
         self._decorated: list[Unit] = []
+        # Imports inside functions, (unit, local name, what the import table made of it): they bind in that
+        # function only (`_scope_local_imports`).
+        self._local_imports: list[tuple[Unit, str, str | None]] = []
         # Bodies of control flow that runs them traced only under an enclosing trace (the table's `eager`):
         # (the body, its application, the unit of the call), applied once that unit is traced.
         self.eager_bodies: list[tuple[Unit, Application, Unit]] = []
@@ -273,9 +276,56 @@ class ModuleIndex:
         # Each site's callee as `qualname` names it in the site's unit, in the order of `_sites`.
         self.site_callees: list[str | None] = []
         self._index(module)
+        self._scope_local_imports()
         self._qualnames = {}
         self._resolve_decorators()
         self._resolve_sites()
+
+    def _scope_local_imports(self) -> None:
+        """A function-local import binds in that function only: `import numpy as np` in a helper does not make
+        the module's `np` (`import jax.numpy as np`) NumPy. The import table is one for the module, so a name
+        some function imports differently from what the module (or another function) binds it to is given
+        back its module-level meaning, and is a local name in the functions importing it, which their own
+        table resolves (`ImportTable.scoped`)."""
+        if not self._local_imports:
+            return
+        meanings: dict[str, set[str | None]] = {}
+        for _, local, qualname in self._local_imports:
+            meanings.setdefault(local, set()).add(qualname)
+        module_level: dict[str, str | None] = {}
+        for local in meanings:
+            bindings = self.root.bindings.get(local)
+            if bindings:
+                # What the module binds it to: an import's meaning (read again from the import), else nothing.
+                module_level[local] = self._module_meaning(local, bindings)
+        for local, qualnames in meanings.items():
+            if local not in module_level and len(qualnames) == 1:
+                continue  # the name's one meaning: the table may keep it
+            if module_level.get(local) is None:
+                self.imports.names.pop(local, None)
+            else:
+                self.imports.names[local] = module_level[local]  # type: ignore[assignment]
+        for unit, local, qualname in self._local_imports:
+            if local in module_level or len(meanings[local]) > 1:
+                unit.local_names.add(local)
+                if qualname is not None:
+                    self.imports.scoped.setdefault(id(unit.local_names), {})[local] = qualname
+
+    def _module_meaning(self, local: str, bindings: list[Binding]) -> str | None:
+        """The qualified name the module-level imports binding `local` give it (None when they disagree, or
+        none is an import)."""
+        table = ImportTable(self.imports.package)
+        found: set[str | None] = set()
+        for binding in bindings:
+            node = binding.node
+            if type(node) is cst.Import:
+                table.add_import(node)
+            elif type(node) is cst.ImportFrom:
+                table.add_import_from(node)
+            else:
+                continue
+            found.add(table.names.pop(local, None))
+        return found.pop() if len(found) == 1 else None
 
     # -- the walk -------------------------------------------------------------------------------------
 
@@ -376,6 +426,8 @@ class ModuleIndex:
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
                     local = import_binding(alias)
+                    if unit is not self.root:
+                        self._local_imports.append((unit, local, self.imports.names.get(local)))
                     if not in_class:
                         unit.bind(local, node, None, self._seq)
                     if type(node) is cst.Import and unit is not self.root:
@@ -689,11 +741,13 @@ class ModuleIndex:
     def _callees(self) -> list[str | None]:
         """Each site's callee as `qualname` names it in the site's unit, and `callee_names` (every name the
         imports make of a site's function in any scope): one import-table lookup per call serves both, since a
-        scoped answer is the unscoped one unless a local name shadows its head."""
+        scoped answer is the unscoped one unless a local name shadows its head (or a function-local import
+        gives it its own meaning: `ImportTable.scoped`)."""
         anywhere, memo, root = self.imports.qualname, self._qualnames, self.root
         assert memo is not None  # the index pass is over
         names: set[str] = set()
         callees: list[str | None] = []
+        scoped = self.imports.scoped
         for call, unit, _ in self._sites:
             func = call.func
             name = anywhere(func)
@@ -701,6 +755,10 @@ class ModuleIndex:
                 names.add(name)
                 if unit is not root and attribute_root(func) in unit.local_names:
                     name = None
+            if scoped and unit is not root and id(unit.local_names) in scoped:
+                name = anywhere(func, unit.local_names)  # a function-local import's meaning
+                if name is not None:
+                    names.add(name)
             memo.setdefault(id(func), (func, unit if unit is not root else None, name))
             callees.append(name)
         self.callee_names = frozenset(names)

@@ -34,6 +34,7 @@ from .library import (
     TRANSFORMATIONS,
 )
 from .project import CallFact
+from .pytrees import pytree_kind, pytree_model
 from .receivers import module_instance as module_instance  # re-exported: keys.py reads it from here
 from .receivers import parameter_class
 from .train_states import holds_state
@@ -49,15 +50,19 @@ MODULE_METHODS = LINEN_INIT_METHODS | {"apply"}
 def top_level_class_facts(
     index: ModuleIndex, project_name: Callable[[str], bool]
 ) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(name, kind, imported bases) for the module's top-level classes that are flax.linen Modules, or whose
+    """(name, kind, imported bases) for the module's top-level classes that are flax.linen Modules or pytrees
+    (`pytrees.pytree_kind`: their static fields), or whose
     bases (directly or through the module's own classes) include classes imported from other project modules
     (`project_name` says which qualified names those are): what another module needs to know their kind.
     Module-level haiku transformations are listed too."""
     out = []
+    pytrees = pytree_model(index)
     for name, node in index.classes.items():
         if node is None:
             continue
         kind, bases = _local_kind(index, node, project_name, 0)
+        if not kind and id(node) in pytrees.by_node:
+            kind = pytree_kind(pytrees.by_node[id(node)])  # its static fields, for the modules importing it
         if kind or bases:
             out.append((name, kind, tuple(sorted(bases))))
     # Module-level haiku transformations of the module's functions (`net = hk.transform(forward)`), as

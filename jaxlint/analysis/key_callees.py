@@ -31,6 +31,7 @@ from .key_model import (
     imported_consumer,
     key_path,
 )
+from .key_none_guards import call_facts
 from .key_versions import KeyVersions
 from .transforms import positional_params
 
@@ -81,7 +82,7 @@ class KeyCallees(KeyVersions):
         self._held_keys(method, func, state)
         common: set[tuple] | None = None
         for callee in method.units:
-            summary = self.analysis.call_summary(callee)
+            summary = self.analysis.call_summary(callee, call_facts(callee, True, call.args))
             mapping = self._bind_arguments(callee, True, call.args)
             parts = {(id(mapping[p]), path) for p, path in summary.params if p in mapping}
             common = parts if common is None else common & parts

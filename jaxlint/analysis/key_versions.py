@@ -3,6 +3,7 @@ literal subscript holds, joins, consumption and reuse, mutation by unknown code,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,6 +27,13 @@ from .key_model import (
     _string_index,
 )
 from .paths import MAX_LOOP_DEPTH, LoopFrame, PathWalk
+
+
+@functools.lru_cache(maxsize=1024)
+def _pseudo_node(name: str) -> cst.BaseExpression:
+    """The expression a pseudo-name was made from (`key_model._chain` writes valid Python)."""
+    return cst.parse_expression(name)
+
 
 # Names that are never a key (Python 3 cannot rebind them): `f(x, dropout_rng=None)` passes no key.
 _CONSTANTS = frozenset({"None", "True", "False"})
@@ -130,15 +138,26 @@ class KeyVersions(PathWalk[State, Version]):
             return State(dict(a.env), consumed, epoch, {**b.forks, **a.forks})
         phis: dict[tuple[int, int], Version] = {}
         env: dict[str, Version] = {}
+        sides: dict[str, tuple[Version, Version]] = {}
         for name in a.env.keys() | b.env.keys():
-            pseudo = _is_pseudo(name)
-            if pseudo and (name not in a.env or name not in b.env):
-                continue  # forget it: it is read structurally again
-            va = a.env.get(name) or self.initial_of(name)
-            vb = b.env.get(name) or self.initial_of(name)
+            if _is_pseudo(name) and (name not in a.env or name not in b.env):
+                # `self.key` bound on one side only (a loop body re-binding it, against the path that skips
+                # the loop): the other side holds what reading it there gives. Dropped, it would be read
+                # again in the joined state: the version from before the loop, which only the side that
+                # replaced it consumed (a reuse on no path).
+                va, vb = (
+                    a.env.get(name) or self._read_pseudo(name, a),
+                    b.env.get(name) or self._read_pseudo(name, b),
+                )
+                if va is None or vb is None:
+                    continue  # forget it: it is read structurally again
+            else:
+                va = a.env.get(name) or self.initial_of(name)
+                vb = b.env.get(name) or self.initial_of(name)
             if va is vb:
                 env[name] = va
                 continue
+            sides[name] = (va, vb)
             phi = phis.get((id(va), id(vb)))
             if phi is None:
                 phi = Version(immutable=va.immutable and vb.immutable)
@@ -148,18 +167,19 @@ class KeyVersions(PathWalk[State, Version]):
         for version, site in b.consumed.items():
             consumed.setdefault(version, site)
         # A merged version is consumed when the version it held on some side was consumed on that side.
-        for name, version in env.items():
+        for name, (va, vb) in sides.items():
+            version = env[name]
             if version in consumed:
-                continue
-            va = a.env.get(name) or self.initial_of(name)
-            vb = b.env.get(name) or self.initial_of(name)
-            if va is vb:
                 continue
             found = a.consumed.get(va) or b.consumed.get(vb)
             if found is not None:
                 consumed[version] = found
         epoch = a.epoch if a.epoch == b.epoch else next(EPOCHS)
         return State(env, consumed, epoch, {**b.forks, **a.forks})
+
+    def _read_pseudo(self, name: str, state: State) -> Version | None:
+        """What reading the pseudo-name `self.key` / `d['k']` gives in `state` (`read`, from its text)."""
+        return self.read(_pseudo_node(name), state)
 
     # -- consumption ---------------------------------------------------------------------------------
 

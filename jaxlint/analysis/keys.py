@@ -9,7 +9,9 @@ only the values matter, never the names.
 
 Per path the state is `State`: the version each name holds and the versions consumed so far (with where).
 At joins the consumed facts are united (may-reuse); a name bound to different versions on the two sides gets
-a merged version, consumed when the version it held on some side was consumed on that side. `return`,
+a merged version, consumed when the version it held on some side was consumed on that side (an attribute or
+entry bound on one side only holds, on the other, what reading it there gives: a loop body re-splitting
+`self.key` against the path that skips the loop). `return`,
 `raise`, `break` and `continue` end their path; a loop body is walked twice, the second time from the join
 of the entry with the end of the first round, which finds reuse carried from one iteration to the next.
 
@@ -59,6 +61,7 @@ from .key_model import KeyReuse as KeyReuse
 from .key_model import imported_consumer as imported_consumer
 from .key_model import key_path as key_path
 from .key_model import path_json as path_json
+from .key_none_guards import Facts, decide_none_test
 from .key_relevance import uses_keys
 from .transforms import positional_params
 
@@ -70,6 +73,7 @@ class KeyAnalysis:
         self.index = index
         self._results: dict[int, UnitResult] = {}
         self._running: set[int] = set()
+        self._assumed: dict[tuple[int, Facts], Summary] = {}  # summaries of calls showing None-ness
         self.relevant = uses_keys(index)
         self._per_leaf: dict[int, tuple[str, int, frozenset[str]]] | None = None
         self._loop_calls: dict[int, cst.CSTNode] | None = None
@@ -176,14 +180,35 @@ class KeyAnalysis:
     def summary(self, unit: Unit) -> Summary:
         return self.result(unit).summary
 
-    def call_summary(self, unit: Unit) -> Summary:
-        """The summary that holds for a call of `unit` by name: none when an unknown decorator wraps it."""
+    def call_summary(self, unit: Unit, facts: Facts = ()) -> Summary:
+        """The summary that holds for a call of `unit` by name: none when an unknown decorator wraps it. With
+        `facts` (`key_none_guards.call_facts`: which parameters the call shows None or not), of the walk that
+        decides the callee's `is None` tests on them."""
         node = unit.node
         if type(node) is cst.FunctionDef:
             for decorator in node.decorators:
                 if not self._transparent(decorator.decorator, unit.parent or self.index.root):
                     return Summary()
-        return self.summary(unit)
+        general = self.summary(unit)
+        if not facts or not general:
+            return general
+        key = (id(unit), facts)
+        found = self._assumed.get(key)
+        if found is None:
+            self._assumed[key] = general  # a recursive call meanwhile gets the general summary
+            running = id(unit) in self._running
+            self._running.add(id(unit))
+            try:
+                walk = _UnitWalk(self, unit)
+                walk.facts = dict(facts)
+                found = walk.run().summary
+            except RecursionError:
+                found = general
+            finally:
+                if not running:
+                    self._running.discard(id(unit))
+            self._assumed[key] = found
+        return found
 
     def _transparent(self, decorator: cst.BaseExpression, scope: Unit) -> bool:
         """Decorators that call the function with the arguments it is given, in order."""
@@ -270,6 +295,7 @@ class _UnitWalk(KeyCalls):
         self.repeat_kind = "closure"  # what a closed-over key consumed there is: "closure" (lax) or "mapped"
         self.carry = None  # the carry parameter of a lax loop body
         self.carry_in_tuple = False  # scan bodies return (carry, y)
+        self.facts: dict[str, bool] = {}  # parameters a call shows None (True) or not (`call_summary`)
         self._setup()
 
     # -- setup ---------------------------------------------------------------------------------------
@@ -316,6 +342,14 @@ class _UnitWalk(KeyCalls):
         if per_leaf is None and mapped is not None:  # `in_axes=None`: every element gets the same argument
             unbatched = {bound + i for i in mapped.spec.unbatched if 0 <= i}
             self.constant_params |= {positional[i] for i in unbatched if i < len(positional)}
+
+    def decide(self, test: cst.BaseExpression, state: State) -> bool | None:
+        """`if P is None:` on a parameter the call shows None or not, while `P` holds what the call passed."""
+        if not self.facts:
+            return None
+        return decide_none_test(
+            test, self.facts, lambda name: self.lookup(name, state) is self.initial_of(name)
+        )
 
     def run(self) -> UnitResult:
         state = State({}, {}, 0)

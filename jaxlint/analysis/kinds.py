@@ -29,3 +29,6 @@ STRICT = 2  # jit, vmap, pmap, checkpoint, lax bodies: values are abstract trace
 LINEN = "linen"  # a flax.linen Module class: `init` draws its parameters from a key, `apply` runs a method
 NNX = "nnx"  # a flax.nnx class (Module, Object, ...): plain `jax.jit` traces a copy of its instances
 HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `init` and `apply`
+# A pytree class, as "pytree:<static fields>:<data fields>" (comma-separated): its static fields stay Python values
+# under a transformation in the modules that import it.
+PYTREE = "pytree"

@@ -153,6 +153,12 @@ PYTREE_DECORATORS: dict[str, str] = {
     "jax.tree_util.register_pytree_with_keys_class": FLATTEN,
     "jax.tree_util.register_static": ALL_STATIC,
 }
+# Registration calls taking the class first and flatten functions (they return (children, aux data): what they
+# read into the aux data is static): name -> (position, keyword) of each flatten argument.
+PYTREE_FLATTEN_REGISTRATIONS: dict[str, tuple[tuple[int, str], ...]] = {
+    "jax.tree_util.register_pytree_node": ((1, "flatten_func"), (3, "flatten_with_keys_func")),
+    "jax.tree_util.register_pytree_with_keys": ((1, "flatten_with_keys"), (3, "flatten_func")),
+}
 # Base classes -> how their subclasses are pytrees.
 PYTREE_BASES: dict[str, str] = {
     "flax.struct.PyTreeNode": FIELDS,

@@ -40,6 +40,10 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.rebound: set[str] = set()  # module-level names that shadow builtins
         self.partial_aliases: dict[str, cst.Call] = {}  # `my_jit = partial(jax.jit, ...)`
+        # Imports inside a function that give a name another meaning than the module's (`import numpy as np`
+        # in a helper of a module whose `np` is jax.numpy): by the id of the function's local names (the set
+        # `qualname` is given), name -> qualified name. The name is local there (`ModuleIndex`).
+        self.scoped: dict[int, dict[str, str]] = {}
         self.mentions_jax = False
 
     def add_import(self, node: cst.Import) -> None:
@@ -131,8 +135,12 @@ class ImportTable:
             return None
         head = root.value
         if head in local_names:
-            return None
-        base = self.names.get(head)
+            scoped = self.scoped.get(id(local_names)) if self.scoped else None
+            base = scoped.get(head) if scoped is not None else None
+            if base is None:
+                return None
+        else:
+            base = self.names.get(head)
         if root is node:
             if base is None and head in _BUILTINS and head not in self.rebound:
                 return "builtins." + head

@@ -24,7 +24,8 @@ argument is of which class (`classes`): a parameter no call of its own module pa
 
 Classes: a summary names its module's top-level flax.linen Module and flax.nnx classes (and those deriving from
 other project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
-bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports
+bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports, and
+each module the static and data fields of the pytree classes it imports (`pytrees.pytree_kind`)
 (`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
 knows nothing of imported classes: they stay unknown, and silent.
@@ -57,7 +58,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
-from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, STRICT, TRACED
+from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STRICT, TRACED
 
 # Rounds of "lint again the modules whose incoming facts changed": each round carries facts one call deeper.
 MAX_ROUNDS = 4
@@ -563,6 +564,10 @@ class ProjectIndex:
         out: dict[str, dict[str, str]] = {}
         for path, summary in summaries.items():
             table = {q: kind for q in {*summary.wants, *given.get(path, ())} if (kind := kind_of(q))}
+            # The pytree classes it imports: their static fields are Python values in its traced code.
+            table.update(
+                (q, kind) for _, q in summary.imports if (kind := kind_of(q)).startswith(PYTREE + ":")
+            )
             if table:
                 out[path] = dict(sorted(table.items()))
         return out

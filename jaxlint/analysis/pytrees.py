@@ -11,23 +11,28 @@ that table:
   `pytree_node=False` or `static=True`) or a project helper that returns one (`def static_field(**kw):
   return field(pytree_node=False, **kw)`, `static_field = partial(field, pytree_node=False)`);
 - `register_dataclass(Cls, data_fields=[...], meta_fields=[...])`: the lists say it;
-- `register_pytree_node_class` / `register_pytree_node(Cls, flatten, unflatten)`: attributes read into the
-  second element that the flatten function returns are static, those in the first are children;
+- `register_pytree_node_class` / `register_pytree_node(Cls, flatten, unflatten)` /
+  `register_pytree_with_keys(Cls, flatten_with_keys, ...)`: attributes read into the second element that the
+  flatten function (a def, a lambda or `Cls.method`) returns are static, those in the first are children;
 - `register_static`: the whole instance is static; `NamedTuple`, `chex.dataclass`: every field is a child;
 - `flax.linen.Module`: dataclass fields are hyperparameters, static under `apply`.
 
-Classes are found at module level (and in top-level `if`/`try` blocks), computed once per module on first use.
+Classes are found at module level (and in top-level `if`/`try` blocks), computed once per module on first use,
+and kept by definition: a class defined twice is two classes, and a function's annotation names the one defined
+before it. In project mode a module's summary gives its pytree classes' fields (`pytree_kind`), and the modules
+importing them read them as their own (`ProjectIndex.classes`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import libcst as cst
 
+from .kinds import PYTREE
 from .library import (
     ALL_DATA,
     ALL_STATIC,
@@ -38,12 +43,12 @@ from .library import (
     LINEN_MODULE_BASES,
     PYTREE_BASES,
     PYTREE_DECORATORS,
+    PYTREE_FLATTEN_REGISTRATIONS,
     STATIC_METADATA,
 )
 from .names import ImportTable, dotted_name
 
 _PARTIAL = "functools.partial"
-_REGISTER_NODE = "jax.tree_util.register_pytree_node"
 _REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
 _CLASS_VAR = "ClassVar"
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
@@ -72,16 +77,28 @@ class PytreeClass:
 
 
 class PytreeModel:
-    """The pytree classes of one module, by local name."""
+    """The pytree classes of one module, by definition: a class defined twice is two classes, and a use sees
+    the definition that precedes its top-level statement (`class_named(name, at)`)."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+    def __init__(
+        self, module: cst.Module, imports: ImportTable, project_classes: Mapping[str, str] | None = None
+    ) -> None:
         self.imports = imports
-        self.classes: dict[str, PytreeClass] = {}
+        # Project mode: the other modules' pytree classes this one imports, by local name (`pytree_kind`).
+        self._imported: dict[str, PytreeClass] = {}
+        for local, qualname in imports.names.items():
+            imported = from_kind(local, (project_classes or {}).get(qualname, ""))
+            if imported is not None:
+                self._imported[local] = imported
+        self.classes: dict[str, PytreeClass] = {}  # by name: the last definition read so far
+        self.by_node: dict[int, PytreeClass] = {}  # by the id of the ClassDef
+        self._defined: dict[str, list[tuple[int, PytreeClass]]] = {}  # name -> (ordinal, class), in order
+        self._order: dict[int, int] = {}  # id of a top-level statement -> its ordinal
         self._static_makers: set[str] = set()  # local functions/aliases that return a static field
         self._read(module)
         static: set[str] = set()
         data: set[str] = set()
-        for cls in self.classes.values():
+        for cls in [*self.by_node.values(), *self._imported.values()]:
             if cls.how in (FIELDS, FLATTEN, ALL_DATA):
                 static |= cls.static
                 data |= cls.data
@@ -90,11 +107,20 @@ class PytreeModel:
 
     # -- queries ---------------------------------------------------------------------------------------
 
-    def class_named(self, name: str | None) -> PytreeClass | None:
+    def class_named(self, name: str | None, at: int | None = None) -> PytreeClass | None:
+        """The class a name gives (a local definition, else a library's pytree); with `at`, the ordinal of the
+        top-level statement that reads the name (`ordinal`), the local definition that precedes it."""
         if name is None:
             return None
-        if name in self.classes:
-            return self.classes[name]
+        defined = self._defined.get(name)
+        if defined:
+            if at is not None:
+                before = [cls for ordinal, cls in defined if ordinal < at]
+                if before:
+                    return before[-1]
+            return defined[-1][1]
+        if name in self._imported:
+            return self._imported[name]
         qualname = self.imports.names.get(name)
         if qualname in LIBRARY_PYTREES:
             static, data = LIBRARY_PYTREES[qualname]
@@ -109,15 +135,20 @@ class PytreeModel:
                 return known
         return field in self.static_names
 
-    def field_class(self, owner: PytreeClass | None, field: str) -> PytreeClass | None:
+    def field_class(self, owner: PytreeClass | None, field: str, at: int | None = None) -> PytreeClass | None:
         if owner is None:
             return None
-        return self.class_named(owner.field_types.get(field))
+        return self.class_named(owner.field_types.get(field), at)
+
+    def ordinal(self, node: cst.CSTNode | None) -> int | None:
+        """The ordinal of a top-level def or class statement (None for any other node)."""
+        return None if node is None else self._order.get(id(node))
 
     # -- reading the module ----------------------------------------------------------------------------
 
     def _read(self, module: cst.Module) -> None:
         statements = list(_top_level(module.body))
+        self._order = {id(statement): ordinal for ordinal, statement in enumerate(statements)}
         for statement in statements:
             if isinstance(statement, cst.FunctionDef):
                 self._note_helper(statement)
@@ -146,7 +177,7 @@ class PytreeModel:
                 for small in statement.body:
                     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
                     if isinstance(call, cst.Call):
-                        self._read_registration(call, statements)
+                        self._read_registration(call, statements, self._order[id(statement)])
 
     def _qualname(self, node: cst.BaseExpression) -> str | None:
         return self.imports.qualname(node)
@@ -205,7 +236,7 @@ class PytreeModel:
             elif name in LINEN_MODULE_BASES:
                 how = how or "linen"
             elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
-                parent = self.classes[base.value.value]
+                parent = self.classes[base.value.value]  # classes are read in order: the one defined so far
                 how = how or parent.how
         if (
             how is None
@@ -223,6 +254,9 @@ class PytreeModel:
             cls.data |= parent.data
             cls.field_types.update(parent.field_types)
         self.classes[cls.name] = cls
+        self.by_node[id(node)] = cls
+        self._defined.setdefault(cls.name, []).append((self._order.get(id(node), -1), cls))
+        self._defined[cls.name].sort(key=lambda pair: pair[0])
         if how == FLATTEN:
             for statement in node.body.body:
                 if isinstance(statement, cst.FunctionDef) and statement.name.value in (
@@ -304,41 +338,85 @@ class PytreeModel:
             target |= names
             other -= names
 
-    def _read_registration(self, call: cst.Call, statements: list[cst.CSTNode]) -> None:
-        """Module-level `register_dataclass(Cls, ...)`, `register_pytree_node(Cls, flatten, unflatten)`..."""
+    def _read_registration(self, call: cst.Call, statements: list[cst.CSTNode], at: int) -> None:
+        """Module-level `register_dataclass(Cls, ...)`, `register_pytree_node(Cls, flatten, unflatten)`...:
+        of the class defined before the call (`at`: the call's statement ordinal)."""
         name = self._qualname(call.func)
-        if name not in PYTREE_DECORATORS and name != _REGISTER_NODE:
+        flattens = PYTREE_FLATTEN_REGISTRATIONS.get(name or "")
+        if name not in PYTREE_DECORATORS and flattens is None:
             return
         positional = [a.value for a in call.args if a.keyword is None]
-        if not positional or not isinstance(positional[0], cst.Name):
+        if not positional or not isinstance(positional[0], cst.Name) or any(a.star for a in call.args):
             return
         class_name = positional[0].value
-        cls = self.classes.get(class_name)
+        node = next(
+            (
+                s
+                for s in reversed(statements[:at])
+                if isinstance(s, cst.ClassDef) and s.name.value == class_name
+            ),
+            None,
+        )
+        if node is None:
+            return
+        cls = self.by_node.get(id(node))
         if cls is None:
-            node = next(
-                (s for s in statements if isinstance(s, cst.ClassDef) and s.name.value == class_name), None
-            )
-            if node is None:
-                return
-            cls = self._read_class(node, FLATTEN if name == _REGISTER_NODE else PYTREE_DECORATORS[name])
+            cls = self._read_class(node, FLATTEN if flattens is not None else PYTREE_DECORATORS[name or ""])
             if cls is None:
                 return
         if name == _REGISTER_DATACLASS:
             self._read_field_lists(call.args, cls)
-        elif name == _REGISTER_NODE and len(positional) > 1 and isinstance(positional[1], cst.Name):
-            cls.how = FLATTEN
-            for statement in statements:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value == positional[1].value:
-                    self._read_flatten(statement, cls)
+        if flattens is None:
+            return
+        cls.how = FLATTEN
+        for position, keyword in flattens:
+            value = next((a.value for a in call.args if a.keyword and a.keyword.value == keyword), None)
+            if value is None and position < len(positional):
+                value = positional[position]
+            function = self._flatten_function(value, statements[:at], node)
+            if function is not None:
+                self._read_flatten(function, cls)
 
-    def _read_flatten(self, function: cst.FunctionDef, cls: PytreeClass) -> None:
+    def _flatten_function(
+        self, value: cst.BaseExpression | None, statements: list[cst.CSTNode], owner: cst.ClassDef
+    ) -> cst.FunctionDef | cst.Lambda | None:
+        """The flatten function a registration names: a lambda, a def before it, or `Cls.method`."""
+        if isinstance(value, cst.Lambda):
+            return value
+        if isinstance(value, cst.Name):
+            return next(
+                (
+                    s
+                    for s in reversed(statements)
+                    if isinstance(s, cst.FunctionDef) and s.name.value == value.value
+                ),
+                None,
+            )
+        if (
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name)
+            and value.value.value == owner.name.value
+        ):
+            return next(
+                (
+                    s
+                    for s in owner.body.body
+                    if isinstance(s, cst.FunctionDef) and s.name.value == value.attr.value
+                ),
+                None,
+            )
+        return None
+
+    def _read_flatten(self, function: cst.FunctionDef | cst.Lambda, cls: PytreeClass) -> None:
         """Fields read into the aux data that a flatten function returns are static; the rest are children."""
         params = [*function.params.posonly_params, *function.params.params]
         if not params:
             return
         owner = params[0].name.value
         assigned: dict[str, cst.BaseExpression] = {}
-        for statement in _own_statements(function.body):
+        body = function.body
+        returned = [cst.Return(body)] if isinstance(body, cst.BaseExpression) else _own_statements(body)
+        for statement in returned:
             if (
                 isinstance(statement, cst.Assign)
                 and len(statement.targets) == 1
@@ -353,6 +431,31 @@ class PytreeModel:
             children, aux = (assigned.get(_name(e.value), e.value) for e in value.elements)
             cls.data |= _attributes_of(children, owner)
             cls.static |= _attributes_of(aux, owner) - cls.data
+
+
+# -- across modules (project mode) -------------------------------------------------------------------------
+
+
+def pytree_kind(cls: PytreeClass) -> str:
+    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
+    with no field known."""
+    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC) or not (
+        cls.static or cls.data or cls.how == ALL_STATIC
+    ):
+        return ""
+    static = cls.static if cls.how != ALL_STATIC else {"*"}
+    return f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
+
+
+def from_kind(name: str, kind: str) -> PytreeClass | None:
+    """The class another module's summary describes (`pytree_kind`), or None for any other kind."""
+    parts = kind.split(":")
+    if len(parts) != 3 or parts[0] != PYTREE:
+        return None
+    static, data = ({f for f in part.split(",") if f} for part in parts[1:])
+    if static == {"*"}:
+        return PytreeClass(name, ALL_STATIC)
+    return PytreeClass(name, FIELDS, static, data)
 
 
 # -- helpers ------------------------------------------------------------------------------------------
@@ -486,8 +589,10 @@ _MODELS: weakref.WeakKeyDictionary[Any, PytreeModel] = weakref.WeakKeyDictionary
 
 
 def pytree_model(index: Any) -> PytreeModel:
-    """The pytree model of a ModuleIndex (anything with `.module` and `.imports`), computed once."""
+    """The pytree model of a ModuleIndex (anything with `.module`, `.imports` and `.project`), computed once."""
     model = _MODELS.get(index)
     if model is None:
-        model = _MODELS[index] = PytreeModel(index.module, index.imports)
+        project = getattr(index, "project", None)
+        classes = project.classes if project is not None else None
+        model = _MODELS[index] = PytreeModel(index.module, index.imports, classes)
     return model

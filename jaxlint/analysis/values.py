@@ -540,7 +540,7 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     ):
         return 0  # `self` bound, static or unbatched somewhere: not known to be traced
     model = pytree_model(scope.index)
-    cls = model.classes.get(unit.class_node.name.value)
+    cls = model.by_node.get(id(unit.class_node))
     if cls is None or cls.how not in (FIELDS, FLATTEN, ALL_DATA):
         return 0  # not a pytree (or wholly static): jit of such a method is JAX405's business
     field = node.attr.value
@@ -570,9 +570,11 @@ def pytree_data_field(node: cst.BaseExpression, scope: Any) -> bool:
 
 
 def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> PytreeClass | None:
-    """The pytree class of a parameter (by its annotation, or `self`), or of a field of one."""
+    """The pytree class of a parameter (by its annotation, or `self`), or of a field of one. A class defined
+    twice in the module is the definition that precedes the function's top-level statement."""
     if type(node) is cst.Attribute:
-        return model.field_class(_class_of(node.value, scope, model), node.attr.value)
+        owner = _class_of(node.value, scope, model)
+        return model.field_class(owner, node.attr.value, _ordinal(getattr(scope, "unit", None), model))
     if type(node) is not cst.Name:
         return None
     unit = getattr(scope, "unit", None)
@@ -587,10 +589,22 @@ def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> Pyt
     for param in [*positional, *params.kwonly_params]:
         if param.name.value != node.value:
             continue
-        if param is positional[0] and unit.is_method and param.annotation is None and unit.class_node:
-            return model.classes.get(unit.class_node.name.value)  # `self`
-        return model.class_named(annotation_head(param.annotation.annotation) if param.annotation else None)
+        # `self` is the first positional parameter; a def of keyword-only parameters has none.
+        is_first = bool(positional) and param is positional[0]
+        if is_first and unit.is_method and param.annotation is None and unit.class_node:
+            return model.by_node.get(id(unit.class_node))  # `self`
+        head = annotation_head(param.annotation.annotation) if param.annotation else None
+        return model.class_named(head, _ordinal(unit, model))
     return None
+
+
+def _ordinal(unit: Any, model: PytreeModel) -> int | None:
+    """The ordinal of the top-level statement (def or class) that holds a unit, for `class_named`."""
+    while unit is not None and unit.parent is not None and unit.parent.parent is not None:
+        unit = unit.parent
+    if unit is None or unit.parent is None:
+        return None
+    return model.ordinal(unit.class_node) if unit.class_node is not None else model.ordinal(unit.node)
 
 
 def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, int] | None:

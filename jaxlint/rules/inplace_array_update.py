@@ -43,7 +43,9 @@ same-module helper counts as an array when a call the analysis has already walke
 (`update(x * 2, i, v)`, `bump(jnp.zeros(3))`) and the helper never rebinds it; so does the result of a
 jitted function or of a helper whose every return is such an array (`y = predict(x); y[y > 0] = 0`), and an
 entry of a dict or list display that holds one (`cfg = {"w": jnp.sin(x)}; cfg["w"][0] = v`) where the function
-never changes, passes on or aliases the container. In traced
+never changes, passes on or aliases the container. A traced value indexed as only an array can be
+(`x[:, -1] = 0.0`, `x[..., 0] = v`: several indices, one a slice or `...`, which a list or tuple rejects) is
+one, in the jitted function or a helper it calls. In traced
 code an item assignment at a traced index on a pytree (a traced parameter, a list or dict) is flagged whatever
 the container is (`memory[slot] = v`): a JAX array is immutable, a list takes no tracer as an index and a
 dict none as a key, so each raises `TypeError`; no fix is offered there.
@@ -163,7 +165,8 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
             if (id(ctx.unit), base.value) in self._array_args and base.value not in ctx.unit.assigned_names():
                 return True  # a parameter that a call passes a JAX array, never rebound here
             if flags & TRACED and not flags & ARRAY:
-                return usage.is_array(base.value)  # a traced parameter: array only if used as one
+                # A traced parameter: an array only if used as one, or indexed as only an array is.
+                return _array_only_index(target) or usage.is_array(base.value)
         return bool(flags & ARRAY)
 
     def _traced_index(self, target: cst.Subscript, ctx: RuleContext) -> str | None:
@@ -328,6 +331,17 @@ def _fix_safety(base: cst.BaseExpression, ctx: RuleContext) -> str | None:
     while type(root) is cst.Attribute or type(root) is cst.Subscript:
         root = root.value
     return UNSAFE if type(root) is cst.Name else None
+
+
+def _array_only_index(target: cst.Subscript) -> bool:
+    """`x[:, -1]`, `x[..., 0]`: several indices, one a slice or `...`: a list or tuple rejects it (TypeError)
+    and no pytree container takes it, so the target is an array."""
+    if len(target.slice) < 2:
+        return False
+    return any(
+        type(e.slice) is cst.Slice or (type(e.slice) is cst.Index and type(e.slice.value) is cst.Ellipsis)
+        for e in target.slice
+    )
 
 
 def _surely_traced(index: cst.BaseExpression, ctx: RuleContext) -> bool:

@@ -56,7 +56,10 @@ loop body, a mapped function, or a function that a loop calls; not in tests, whe
 `wrap_key_data` and storing a key in a pytree do not consume it (but `fold_in(key, 0)` twice derives the same
 key twice). One use in each branch of an `if` is fine; `return`, `break`, `continue` and `try` are followed.
 A reuse on *some* path is flagged (consumed in one branch and again after it; a helper that consumes its
-key only when a flag is set). Keys held in parameters, attributes (`self.key`) and dict entries are tracked
+key only when a flag is set; a helper that draws from its key only when another argument `is None` consumes it
+at a call passing `None` or the default `None`, and not at one passing a literal of another kind). Keys
+re-split on every iteration of a loop (`self.key, sub = split(self.key)`) are fresh after it, also when held in
+an attribute or dict entry. Keys held in parameters, attributes (`self.key`) and dict entries are tracked
 only while no unknown code could have replaced them. When a project is linted (the command, `lint_paths`), a
 function of another of its modules consumes what its own module's analysis says it does (through its own
 callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are

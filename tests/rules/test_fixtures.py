@@ -80,11 +80,16 @@ def test_every_rule_has_a_fixture() -> None:
 # through the real command, at the same places within each cell: fixtures about values inside one function.
 NOTEBOOK_FIXTURES = [
     "JAX101_dict_entries",
+    "JAX101_keyword_only_params",
+    "JAX101_pytree_redefined",
     "JAX101_record_fields",
     "JAX102_dict_entries",
+    "JAX102_local_import",
+    "JAX102_pytree_aux_data",
     "JAX102_tuple_structure",
     "JAX103_dict_entries",
     "JAX103_record_fields",
+    "JAX103_tuple_index",
     "JAX103_tuple_structure",
 ]
 
