@@ -438,10 +438,10 @@ class PytreeModel:
 
 def pytree_kind(cls: PytreeClass) -> str:
     """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
-    with no field known."""
-    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC) or not (
-        cls.static or cls.data or cls.how == ALL_STATIC
-    ):
+    with no static field. Only static fields make an importing module's findings differ (a Python value where
+    the class's name alone says nothing), and each module given a kind is linted again: a class of children
+    only (most state dataclasses) is not worth that."""
+    if cls.how not in (FLATTEN, FIELDS, ALL_STATIC) or not (cls.static or cls.how == ALL_STATIC):
         return ""
     static = cls.static if cls.how != ALL_STATIC else {"*"}
     return f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
