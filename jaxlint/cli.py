@@ -748,6 +748,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     root = Path(config.root or Path.cwd())
     for key in unmatched_examples(settings.examples, root):
         print(f"jaxlint: warning: [tool.jaxlint.verify.examples] {key}", file=sys.stderr)
+    progress = None if args.quiet else Progress()
     try:
         with ending_children_on_signals():
             report = verify_findings(
@@ -758,7 +759,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 examples=settings.examples,
                 root=root,
                 memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
-                progress=Progress(),
+                progress=progress,
                 signatures_dir=_signatures_dir(args, config),
                 names=NAMES,
                 keep=lambda finding: _kept(config, finding),
@@ -770,6 +771,9 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     except KeyboardInterrupt:
         print("jaxlint: interrupted; every verify child was killed", file=sys.stderr)
         return 128 + 2
+    finally:
+        if progress is not None:
+            progress.close()
     args.out.write(render_verify(report, findings, args.format, verbose=args.verbose))
     if not args.quiet:
         print(verify_summary(report, len(findings) + len(report.found)), file=sys.stderr)
