@@ -184,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --verify: run CMD (a shell command line, or `--run -- PROG ARGS...`) and count recompiles",
     )
     runtime.add_argument(
+        "--html",
+        metavar="FILE",
+        help="with --run: also write a self-contained HTML report (compiles per function, reasons, timeline)",
+    )
+    runtime.add_argument(
         "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
     )
     runtime.add_argument(
@@ -354,6 +359,8 @@ def _main(args: argparse.Namespace) -> int:
     paths = args.paths or ["."]
     if args.all and (not args.verify or args.run is not None):
         return _fail("--all needs --verify, without --run (run first, then `jaxlint --verify --all`)")
+    if args.html is not None and args.run is None:
+        return _fail("--html needs --verify --run CMD")
     if args.run is not None:
         if not args.verify:
             return _fail("--run needs --verify")
@@ -850,4 +857,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         signatures_dir=_signatures_dir(args, config),
         root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
+        html=args.html,
     )

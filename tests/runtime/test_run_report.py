@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,112 @@ def test_quiet_verify_prints_no_progress(tmp_path):
     result = _jaxlint(tmp_path, "--verify", "--no-cache", "-q", ".")
     assert result.returncode == 1, result.stderr
     assert "verify: [" not in result.stderr and "CONFIRMED" in result.stdout
+
+
+SCRIPT = """\
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(x):
+    return x * 2
+
+
+def hostile(x):
+    return x + 1
+
+
+hostile.__name__ = hostile.__qualname__ = "<script>alert(1)</script>"
+hostile_jit = jax.jit(hostile)
+
+for n in (3, 4, 5):
+    step(jnp.ones(n))
+    hostile_jit(jnp.ones(n))
+
+for i in range(3):
+    jax.jit(lambda x: x * 3)(jnp.ones(2))
+"""
+
+
+class _Page(HTMLParser):
+    """What a browser would build from the page: its tags, the functions table's cells, the timeline's bars."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.rows: list[dict[str, str]] = []
+        self.bars: list[str] = []  # the <title> of each compile bar
+        self._cell: str | None = None
+        self._in_bar_title = False
+        self._in_bar = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += attrs
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "tr":
+            self.rows.append({})
+        elif tag == "td" and classes:
+            self._cell = classes[-1]
+            self.rows[-1][self._cell] = ""
+        elif tag == "rect" and "compile" in classes:
+            self._in_bar = True
+        elif tag == "title" and self._in_bar:
+            self._in_bar_title = True
+            self.bars.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._cell = None
+        elif tag == "rect":
+            self._in_bar = False
+        elif tag == "title":
+            self._in_bar_title = False
+
+    def handle_data(self, data):
+        if self._cell is not None and self.rows:
+            self.rows[-1][self._cell] += data
+        if self._in_bar_title:
+            self.bars[-1] += data
+
+
+def test_run_writes_a_self_contained_html_report_with_escaped_names(tmp_path):
+    from tests.conftest import exact_recompiles
+
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = _jaxlint(
+        tmp_path, "--verify", "--run", f"{sys.executable} script.py", "--html", "out/report.html"
+    )
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    page = _Page()
+    page.feed(text)
+    page.close()
+    # Self-contained: no script, no external file, nothing fetched.
+    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags
+    assert not any(name in ("src", "href") for name, _ in page.attrs)
+    # The name holding `<script>` is text on the page, never markup.
+    assert "<script>alert(1)</script>" not in text
+    functions = {row["function"].strip(): row for row in page.rows if "function" in row}
+    assert set(functions) == {"__main__:step", "__main__:<script>alert(1)</script>", "__main__:<lambda>"}
+    for row in functions.values():
+        assert (row["compiles"], row["traces"]) == ("3", "3")
+    # The timeline: a bar per compile, in the lane of its function.
+    assert "svg" in page.tags
+    assert sorted(bar.split(":")[0] for bar in page.bars) == sorted(
+        ["<script>alert(1)</script>", "<lambda>", "step"] * 3
+    )
+    # The static finding the run proved: the lambda jitted in the loop (JAX401) recompiled.
+    (verdict,) = [row for row in page.rows if "rule" in row]
+    assert (verdict["rule"], verdict["at"], verdict["verdict"]) == ("JAX401", "script.py:22:5", "CONFIRMED")
+    assert "compiled 3 times" in verdict["seen"]
+    if exact_recompiles():  # before JAX 0.9 `--run` keeps no retrace reasons (README: Supported JAX)
+        assert "retrace 2: arg 'x': f32[3] → f32[4]" in functions["__main__:step"]["reasons"]
+
+
+def test_html_needs_run(tmp_path):
+    result = _jaxlint(tmp_path, "--verify", "--html", "out.html", ".")
+    assert result.returncode == 2 and "--html needs --verify --run" in result.stderr
+    assert not (tmp_path / "out.html").exists()
