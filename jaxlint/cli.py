@@ -184,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --verify: run CMD (a shell command line, or `--run -- PROG ARGS...`) and count recompiles",
     )
     runtime.add_argument(
+        "--html",
+        metavar="FILE",
+        help="with --run: also write a self-contained HTML report (compiles per function, reasons, timeline)",
+    )
+    runtime.add_argument(
         "--max-compiles", type=int, default=None, help="with --run: compile budget per function"
     )
     runtime.add_argument(
@@ -354,6 +359,8 @@ def _main(args: argparse.Namespace) -> int:
     paths = args.paths or ["."]
     if args.all and (not args.verify or args.run is not None):
         return _fail("--all needs --verify, without --run (run first, then `jaxlint --verify --all`)")
+    if args.html is not None and args.run is None:
+        return _fail("--html needs --verify --run CMD")
     if args.run is not None:
         if not args.verify:
             return _fail("--run needs --verify")
@@ -748,6 +755,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     root = Path(config.root or Path.cwd())
     for key in unmatched_examples(settings.examples, root):
         print(f"jaxlint: warning: [tool.jaxlint.verify.examples] {key}", file=sys.stderr)
+    progress = None if args.quiet else Progress()
     try:
         with ending_children_on_signals():
             report = verify_findings(
@@ -758,7 +766,7 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
                 examples=settings.examples,
                 root=root,
                 memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
-                progress=Progress(),
+                progress=progress,
                 signatures_dir=_signatures_dir(args, config),
                 names=NAMES,
                 keep=lambda finding: _kept(config, finding),
@@ -770,6 +778,9 @@ def _verify(args: argparse.Namespace, config, findings: list) -> int:
     except KeyboardInterrupt:
         print("jaxlint: interrupted; every verify child was killed", file=sys.stderr)
         return 128 + 2
+    finally:
+        if progress is not None:
+            progress.close()
     args.out.write(render_verify(report, findings, args.format, verbose=args.verbose))
     if not args.quiet:
         print(verify_summary(report, len(findings) + len(report.found)), file=sys.stderr)
@@ -846,4 +857,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         signatures_dir=_signatures_dir(args, config),
         root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
+        html=args.html,
     )

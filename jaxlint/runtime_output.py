@@ -19,7 +19,7 @@ from .finding import Finding
 from .runtime.shared.short_text import clip
 
 if TYPE_CHECKING:
-    from .runtime.verify.results import FindingVerdict, VerifyReport
+    from .runtime.verify.results import FindingVerdict, VerifyReport, VerifyStep
 
 _LABELS = {
     "FOUND_BY_RUNNING": "FOUND BY RUNNING",
@@ -140,22 +140,100 @@ def verify_summary(report: VerifyReport, total: int) -> str:
 
 
 class Progress:
-    """`verify: module 3/12 pkg.model` on one rewritten stderr line, only when stderr is a terminal."""
+    """`--verify`'s progress, on stderr only (stdout holds the report, JSON and SARIF included): on a terminal a
+    bar over the findings being traced (tqdm, from the `runtime` extra; without it one rewritten line),
+    elsewhere (a CI log, a pipe) one plain line per module as it ends."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, terminal: bool | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        try:
-            self.enabled = self.stream.isatty()
-        except (AttributeError, ValueError):
-            self.enabled = False
+        self.terminal = _isatty(self.stream) if terminal is None else terminal
+        self._bar: Any = None
+        self._by_modules = False  # `--verify --all` with no finding to trace: the bar counts modules
         self._width = 0
 
-    def __call__(self, done: int, total: int, module: str) -> None:
-        if not self.enabled:
+    def __call__(self, step: VerifyStep) -> None:
+        if step.module is None:
+            self._by_modules = step.findings == 0
+            if self.terminal:
+                self._bar = _bar(
+                    self.stream, step.modules if self._by_modules else step.findings, self._by_modules
+                )
             return
-        text = f"verify: module {done}/{total} {module}"[:120]
+        if not self.terminal:
+            self.stream.write(module_line(step) + "\n")
+        elif self._bar is not None:
+            self._bar.set_postfix_str(formats.clean(step.module.module)[:60], refresh=False)
+            self._bar.update(1 if self._by_modules else step.module.findings)
+            if step.modules_done == step.modules:
+                self.close()
+        else:
+            self._rewrite(step)
+        self.stream.flush()
+
+    def _rewrite(self, step: VerifyStep) -> None:
+        assert step.module is not None
+        text = (
+            f"verify: findings {step.findings_done}/{step.findings}, module {step.modules_done}/{step.modules}"
+            f" {formats.clean(step.module.module)}"
+        )[:120]
         self.stream.write("\r" + text.ljust(self._width))
         self._width = len(text)
-        if done == total:
+        if step.modules_done == step.modules:
             self.stream.write("\r" + " " * self._width + "\r")
-        self.stream.flush()
+
+    def close(self) -> None:
+        """Take the bar off the screen (the run ended, or was interrupted)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def module_line(step: VerifyStep) -> str:
+    """`verify: [3/12] pkg.model: 4 findings: 2 confirmed, 1 not reproduced, 1 not run (2.1 s)`."""
+    run = step.module
+    assert run is not None
+    counts = {label: step.verdicts.count(verdict) for verdict, label in _LINE_LABELS.items()}
+    told = ", ".join(f"{n} {label}" for label, n in counts.items() if n)
+    plural = "s" if run.findings != 1 else ""
+    what = f"{run.findings} finding{plural}: {told}" if run.findings else "no finding (traced for --all)"
+    ended = "" if run.status == "done" else f"; {run.status.replace('_', ' ')}"
+    return (
+        f"verify: [{step.modules_done}/{step.modules}] {formats.clean(run.module)}: {what}"
+        f" ({run.seconds:.1f} s{ended})"
+    )
+
+
+_LINE_LABELS = {
+    "FOUND_BY_RUNNING": "found by running",
+    "CONFIRMED": "confirmed",
+    "NOT_REPRODUCED": "not reproduced",
+    "NOT_RUN": "not run",
+    "NOT_CHECKED": "not checked",
+}
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _bar(stream: TextIO, total: int, by_modules: bool) -> Any:
+    """A tqdm bar when tqdm is installed (the `runtime` extra has it), else None: the rewritten line."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    unit = "module" if by_modules else "finding"
+    # Drawn on every module (they end seconds apart), not throttled, so the bar never lags behind the run.
+    return tqdm(
+        total=total,
+        file=stream,
+        desc="verify",
+        unit=unit,
+        leave=False,
+        dynamic_ncols=True,
+        mininterval=0,
+        miniters=1,
+    )

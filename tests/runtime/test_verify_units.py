@@ -302,22 +302,32 @@ def test_store_places_of_a_statement():
     assert source.store_places(module, 1, "self") is None
 
 
-def test_progress_goes_to_a_terminal_only():
+def test_progress_is_a_bar_on_a_terminal_and_one_line_per_module_elsewhere():
     import io
 
+    from jaxlint.runtime.verify.results import ModuleRun, VerifyStep
     from jaxlint.runtime_output import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
+    steps = [
+        VerifyStep(0, 2, 0, 3),
+        VerifyStep(1, 2, 2, 3, ModuleRun("m.py", "pkg.model", 2, 1.25, "done"), ("CONFIRMED", "NOT_RUN")),
+        VerifyStep(2, 2, 3, 3, ModuleRun("d.py", "pkg.data", 1, 0.5, "timeout"), ("NOT_RUN",)),
+    ]
     tty, pipe = Tty(), io.StringIO()
     for stream in (tty, pipe):
         progress = Progress(stream)
-        progress(1, 2, "pkg.model")
-        progress(2, 2, "pkg.data")
-    assert "verify: module 1/2 pkg.model" in tty.getvalue() and tty.getvalue().endswith("\r")
-    assert pipe.getvalue() == ""
+        for step in steps:
+            progress(step)
+        progress.close()
+    assert "3/3" in tty.getvalue() and "\n" not in tty.getvalue()  # one bar, rewritten in place
+    assert pipe.getvalue().splitlines() == [
+        "verify: [1/2] pkg.model: 2 findings: 1 confirmed, 1 not run (1.2 s)",
+        "verify: [2/2] pkg.data: 1 finding: 1 not run (0.5 s; timeout)",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,7 @@ def _add(row: FunctionRecord, fn: dict[str, Any], window: Any) -> None:
     row.compiles += fn["compiles"]
     row.persistent_cache_hits += fn.get("persistent_cache_hits", 0)
     row.compile_seconds += fn.get("compile_seconds", 0.0)
+    row.add_compile_times(fn.get("compile_times", []))
     row.processes += fn.get("windows", 1)
     row.max_compiles_in_process = max(
         row.max_compiles_in_process, fn.get("max_compiles_in_process", fn["compiles"])

@@ -8,6 +8,9 @@ from typing import Any
 
 REASON_LIMIT = 100  # retrace reasons kept per function (in one window, and again over all windows)
 SIGNATURE_LIMIT = 50  # distinct signatures kept per function; the rest are only counted
+COMPILE_TIMES_LIMIT = (
+    500  # compiles per function placed on the HTML report's timeline; the rest are only counted
+)
 SIGNATURE_TEXT_LIMIT = 2000  # characters of one rendered signature (a model's parameters can be thousands)
 
 
@@ -22,6 +25,8 @@ class FunctionRecord:
     compiles: int = 0
     persistent_cache_hits: int = 0
     compile_seconds: float = 0.0
+    # [when it ended (time.time()), seconds] of each compile, for the timeline of `--run --html`
+    compile_times: list[list[float]] = dataclasses.field(default_factory=list)
     signatures: list[str] = dataclasses.field(default_factory=list)  # rendered, clipped, distinct
     signatures_dropped: int = 0
     reasons: list[dict[str, Any]] = dataclasses.field(default_factory=list)
@@ -55,6 +60,10 @@ class FunctionRecord:
             self.signatures.append(text)
         else:
             self.signatures_dropped += 1
+
+    def add_compile_times(self, times: list[list[float]]) -> None:
+        room = max(COMPILE_TIMES_LIMIT - len(self.compile_times), 0)
+        self.compile_times.extend([float(end), float(seconds)] for end, seconds in times[:room])
 
     def add_reasons(self, reasons: list[dict[str, Any]], dropped: int = 0) -> None:
         room = max(REASON_LIMIT - len(self.reasons), 0)

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
@@ -54,8 +55,10 @@ def run_command(
     all_functions: bool = False,
     signatures_dir: str | None = None,
     root: str | None = None,
+    html: str | None = None,
 ) -> int:
-    """Run `argv` instrumented, write the report to `out`, and return the exit code (module docstring)."""
+    """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
+    file: html_report.py), and return the exit code (module docstring)."""
     out = out if out is not None else sys.stdout
     if not argv:
         sys.stderr.write("jaxlint: --run needs a command\n")
@@ -72,7 +75,9 @@ def run_command(
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))
         env = child_environment(dict(os.environ), site_dir, reports_dir)
         marker = f"{ENV_DIR}={reports_dir}".encode()
+        started = time.time()
         exit_code = _run(argv, env, stdout=_stderr_fd() if fmt == "json" else None, marker=marker)
+        ended = time.time()
         run = merge(load_reports(reports_dir), budgets=budgets or {}, default_budget=default_budget)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -110,9 +115,27 @@ def run_command(
             store=signatures_dir or "",
             unkept=unkept,
         )
+    unwritten = False
+    if html:
+        from .html_report import write_html
+
+        try:
+            write_html(
+                html,
+                command=command,
+                exit_code=exit_code,
+                run=run,
+                verdicts=verdicts,
+                default_budget=default_budget,
+                started=started,
+                ended=ended,
+            )
+        except OSError as error:
+            sys.stderr.write(f"jaxlint: cannot write the HTML report {html}: {error.strerror or error}\n")
+            unwritten = True
     if exit_code != 0:
         return exit_code
-    return 1 if run.over_budget else 0
+    return 2 if unwritten else 1 if run.over_budget else 0
 
 
 def unkept_functions(calls: list[dict[str, Any]], root: str | None) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ Thread-safe: JAX traces and compiles on whatever thread calls the function.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from .events import CompileEvent, FunctionInfo, TraceEvent
@@ -59,6 +60,7 @@ class Recorder:
             stats = self._stats(event.info)
             stats.compiles += 1
             stats.compile_seconds += event.seconds
+            stats.add_compile_times([[round(time.time(), 3), round(event.seconds, 4)]])
             stats.persistent_cache_hits += event.persistent_cache_hit
             stats.max_compiles_in_process = stats.compiles
 

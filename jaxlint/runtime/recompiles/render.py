@@ -55,7 +55,7 @@ def _function_json(f: FunctionRecord) -> dict[str, Any]:
         "traces": f.traces,
         "compiles": f.compiles,
         "signatures": f.signatures,
-        "reasons": [{**r, "callsite": _display_callsite(r.get("callsite"))} for r in f.reasons],
+        "reasons": [{**r, "callsite": display_callsite(r.get("callsite"))} for r in f.reasons],
         "processes": f.processes,
         "max_compiles_in_process": f.max_compiles_in_process,
         "budget": f.budget,
@@ -67,7 +67,7 @@ def _function_json(f: FunctionRecord) -> dict[str, Any]:
     }
 
 
-def _display_callsite(callsite: str | None) -> str | None:
+def display_callsite(callsite: str | None) -> str | None:
     if not callsite:
         return callsite
     path, _, line = callsite.rpartition(":")
@@ -187,9 +187,9 @@ def _write_function(out: TextIO, f: FunctionRecord, *, by_window: bool, window: 
         w(_clip(f"{indent}seen {signature}") + "\n")
     if sigs > _SIGNATURES_SHOWN:
         w(f"{indent}… {sigs - _SIGNATURES_SHOWN} more signatures\n")
-    groups = _count_reasons(f.reasons) if by_window else _group_reasons(f.reasons)
+    groups = _count_reasons(f.reasons) if by_window else group_reasons(f.reasons)
     for which, reason, callsite in groups[:_REASONS_SHOWN]:
-        at = f"  [{_display_callsite(callsite)}]" if callsite else ""
+        at = f"  [{display_callsite(callsite)}]" if callsite else ""
         w(f"{indent}{which}: {reason}{at}\n")
     hidden = len(groups) - _REASONS_SHOWN + f.reasons_dropped
     if hidden > 0:
@@ -212,7 +212,7 @@ def is_library(f: FunctionRecord) -> bool:
     return any(d in f.path for d in _LIBRARY_DIRS)
 
 
-def _group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+def group_reasons(reasons: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
     """Consecutive retraces with the same reason in the same process collapse into one line."""
     runs: list[list[Any]] = []  # [first, last, reason, callsite, pid]
     for r in reasons:
@@ -243,20 +243,8 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
     if confirmed:
         out.write("\n")
     for v in confirmed:
-        f, fn, error = v.finding, v.function, v.error
-        where = f"{display_path(f.path)}:{f.line}:{f.column}"
-        if fn is not None:
-            seen = f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
-        elif v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
-            seen = f"line {v.observed['line']} {v.observed['text']}"
-        elif v.observed is not None:
-            seen = f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
-        else:
-            assert error is not None
-            seen = f"{error['types'][0]} raised at line {v.error_line} during the run"
-            if error.get("checked"):
-                seen = f"{error['types'][0]} at line {v.error_line}, by JAX's key-reuse check of the trace (not raised in the program)"
-        out.write(f"  CONFIRMED {f.code} {where}: {seen}\n")
+        f = v.finding
+        out.write(f"  CONFIRMED {f.code} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n")
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
         out.write(
@@ -269,6 +257,21 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
             f"  {others} other confirmable finding{'s' if others != 1 else ''} not observed in this run"
             " (`jaxlint --verify` traces them)\n"
         )
+
+
+def seen_text(v: Verdict) -> str:
+    """What the run did that confirms `v`, in a sentence."""
+    fn, error = v.function, v.error
+    if fn is not None:
+        return f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+    if v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
+        return f"line {v.observed['line']} {v.observed['text']}"
+    if v.observed is not None:
+        return f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
+    assert error is not None
+    if error.get("checked"):
+        return f"{error['types'][0]} at line {v.error_line}, by JAX's key-reuse check of the trace (not raised in the program)"
+    return f"{error['types'][0]} raised at line {v.error_line} during the run"
 
 
 def write_recorded(out: TextIO, functions: int, directory: str) -> None:

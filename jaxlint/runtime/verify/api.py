@@ -18,7 +18,7 @@ from .fork_server import ForkServer
 from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
-from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport
+from .results import NOT_CHECKED, NOT_RUN, FindingVerdict, VerifyReport, VerifyStep
 
 if TYPE_CHECKING:
     from jaxlint.finding import Finding
@@ -164,7 +164,7 @@ def verify_findings(
     examples: Mapping[str, str | Sequence[str]] | Sequence[tuple[str, Sequence[str]]] | None = None,
     root: Path = Path("."),
     memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Callable[[VerifyStep], None] | None = None,
     fork: bool = True,
     signatures_dir: str | None = None,
     names: Mapping[str, str] | None = None,
@@ -206,7 +206,7 @@ def _verify(
     examples: Any,
     root: Path,
     memory_limit_mb: int | None,
-    progress: Callable[[int, int, str], None] | None,
+    progress: Callable[[VerifyStep], None] | None,
     fork: bool,
     signatures_dir: str | None = None,
     trace_all: Sequence[str] | None = None,
@@ -287,7 +287,7 @@ def _run_jobs(
     timeout: float,
     jobs: int,
     memory_limit_mb: int | None,
-    progress: Callable[[int, int, str], None] | None,
+    progress: Callable[[VerifyStep], None] | None,
     fork: bool,
 ) -> VerifyReport:
     # One jax import for the whole run, each module forked from it (child/zygote.py); `fork=False`, or a
@@ -301,9 +301,15 @@ def _run_jobs(
         try:
             if fork and module_jobs:  # in the try: a signal while it starts ends what started
                 server = ForkServer(python)
+            modules, findings = len(module_jobs), sum(len(job.findings) for job in module_jobs.values())
+            if progress is not None:
+                progress(VerifyStep(0, modules, 0, findings))
+            findings_done = 0
             for done, outcome in enumerate(pool.map(run, module_jobs.values()), 1):
+                findings_done += outcome.run.findings
                 if progress is not None:
-                    progress(done, len(module_jobs), outcome.run.module)
+                    verdicts = tuple(v.verdict for v in outcome.verdicts.values())
+                    progress(VerifyStep(done, modules, findings_done, findings, outcome.run, verdicts))
                 for finding, verdict in outcome.verdicts.items():
                     if finding in from_cells:
                         finding, notebook = from_cells[finding]

@@ -67,6 +67,19 @@ class Environment:
 
 
 @dataclasses.dataclass(frozen=True)
+class VerifyStep:
+    """Where a `--verify` run stands, for a progress display: once before the first module (`module` None),
+    then after each module ends, with that module's verdicts."""
+
+    modules_done: int
+    modules: int
+    findings_done: int
+    findings: int  # the findings that are traced (those of modules that run), not the NOT_CHECKED ones
+    module: ModuleRun | None = None
+    verdicts: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ModuleRun:
     """One child process: which module, how it ended, how long it took."""
 
