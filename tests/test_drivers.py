@@ -403,7 +403,7 @@ def test_jax000_is_explained_and_can_be_ignored(tmp_path: Path) -> None:
 
 
 def test_unknown_selectors_in_the_pyproject_name_the_file(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX9"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX8"]\n')
     result = run(".", cwd=tmp_path)
     assert result.returncode == 2
     assert (

@@ -462,18 +462,22 @@ def from_kind(name: str, kind: str) -> PytreeClass | None:
 
 
 def _top_level(body: Any) -> Iterator[cst.CSTNode]:
-    """Module-level statements, looking into `if`/`try` blocks (version and optional-import guards)."""
-    for statement in body:
-        if isinstance(statement, cst.If):
-            yield from _top_level(statement.body.body)
+    """Module-level statements, looking into `if`/`try` blocks (version and optional-import guards), in source
+    order. A work list, not recursion: an `elif` chain of thousands of branches nests as deep."""
+    pending: list[Any] = [iter(body)]
+    while pending:
+        statement = next(pending[-1], None)
+        if statement is None:
+            pending.pop()
+        elif isinstance(statement, cst.If):
+            blocks = [statement.body.body]
             if statement.orelse is not None:
-                yield from _top_level(
-                    [statement.orelse] if isinstance(statement.orelse, cst.If) else statement.orelse.body.body
-                )
+                orelse = statement.orelse
+                blocks.append([orelse] if isinstance(orelse, cst.If) else orelse.body.body)
+            pending.extend(iter(b) for b in reversed(blocks))
         elif isinstance(statement, cst.Try):
-            yield from _top_level(statement.body.body)
-            for handler in statement.handlers:
-                yield from _top_level(handler.body.body)
+            blocks = [statement.body.body, *(h.body.body for h in statement.handlers)]
+            pending.extend(iter(b) for b in reversed(blocks))
         else:
             yield statement
 

@@ -122,10 +122,10 @@ def test_a_nul_byte_is_reported_on_its_own_cell(session_factory, tmp_path):
 
 def test_invalid_client_settings_are_shown_and_logged(session_factory, tmp_path):
     async def scenario():
-        session = session_factory(options={"jaxlint": {"select": ["JAX9"]}})
+        session = session_factory(options={"jaxlint": {"select": ["JAX8"]}})
         await session.start()
-        await session.wait_for(lambda: any("JAX9" in m for m in session.shown), "a message naming JAX9")
-        await session.wait_for(lambda: any("JAX9" in m for m in session.logs), "a log line naming JAX9")
+        await session.wait_for(lambda: any("JAX8" in m for m in session.shown), "a message naming JAX9")
+        await session.wait_for(lambda: any("JAX8" in m for m in session.logs), "a log line naming JAX9")
         uri = session.open(tmp_path / "model.py", SOURCE)
         assert await session.diagnostics(uri, 1) == []  # as the CLI lints nothing with it
         session.client.workspace_did_change_configuration(
