@@ -44,6 +44,14 @@ class Transformation:
     # It compiles, so it caches by the function's identity: the same wrapped function called twice with like
     # arguments traces once (a new function each time, a lambda or a `partial` made per call, traces again).
     compiling: bool = False
+    # Its cache compares the function by equality, not identity: a bound method made anew on every call
+    # (`T(self.m)(x)`) equals the last one, so it compiles once (jax.pmap, equinox's filter_jit and filter_pmap;
+    # jax.jit keys on the new method object and retraces every call).
+    equal_bound_methods: bool = False
+    # A filtering compiling transformation flattens the function it is given as a pytree and compares its static
+    # structure by equality: the result of this one (an equinox Module holding the function) made anew from an
+    # equal function (a bound method) is an equal function to it.
+    equal_results: bool = False
     # The key model follows a key given to the wrapped call into the function (`jax.jit(f)(key)` consumes what
     # `f(key)` consumes).
     calls_through: bool = False
@@ -72,7 +80,9 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jit": Transformation(
         _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True
     ),
-    "jax.pmap": Transformation(_JAX, STRICT, "jax.pmap-mapped", compiling=True, calls_through=True),
+    "jax.pmap": Transformation(
+        _JAX, STRICT, "jax.pmap-mapped", compiling=True, calls_through=True, equal_bound_methods=True
+    ),
     "jax.vmap": Transformation(
         _JAX,
         STRICT,
@@ -89,7 +99,13 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     ),
     "jax.eval_shape": Transformation(_JAX, STRICT, "jax.eval_shape-traced"),
     "equinox.filter_jit": Transformation(
-        _EQUINOX, STRICT, "equinox.filter_jit-compiled", filtering=True, compiling=True, calls_through=True
+        _EQUINOX,
+        STRICT,
+        "equinox.filter_jit-compiled",
+        filtering=True,
+        compiling=True,
+        calls_through=True,
+        equal_bound_methods=True,
     ),
     "equinox.filter_vmap": Transformation(  # (its `in_axes` is keyword-only)
         _EQUINOX,
@@ -99,9 +115,10 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         filtering=True,
         calls_through=True,
         per_element=True,
+        equal_results=True,
     ),
     "equinox.filter_pmap": Transformation(
-        _EQUINOX, STRICT, "equinox.filter_pmap-mapped", filtering=True, compiling=True
+        _EQUINOX, STRICT, "equinox.filter_pmap-mapped", filtering=True, compiling=True, equal_bound_methods=True
     ),
     "equinox.filter_checkpoint": Transformation(_EQUINOX, STRICT, "equinox.filter_checkpoint-ed"),
     # flax.nnx's lifted transformations of a function: each traces the array arguments it is given; nnx.vmap,
