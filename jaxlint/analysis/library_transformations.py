@@ -55,6 +55,9 @@ class Transformation:
     # The key model follows a key given to the wrapped call into the function (`jax.jit(f)(key)` consumes what
     # `f(key)` consumes).
     calls_through: bool = False
+    # It refuses a call with nothing to map (no array in the mapped arguments) unless given `axis_size`: where a
+    # literal `in_axes` maps one argument alone, that argument is never None (`if u is None:` on it is dead).
+    needs_mapped_leaf: bool = False
     # The key model judges a key the function closes over as drawn alike for every element it maps over.
     per_element: bool = False
 
@@ -81,7 +84,13 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True
     ),
     "jax.pmap": Transformation(
-        _JAX, STRICT, "jax.pmap-mapped", compiling=True, calls_through=True, equal_bound_methods=True
+        _JAX,
+        STRICT,
+        "jax.pmap-mapped",
+        compiling=True,
+        calls_through=True,
+        equal_bound_methods=True,
+        needs_mapped_leaf=True,
     ),
     "jax.vmap": Transformation(
         _JAX,
@@ -91,6 +100,7 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         positional_options=(IN_AXES,),
         calls_through=True,
         per_element=True,
+        needs_mapped_leaf=True,
     ),
     "jax.checkpoint": Transformation(_JAX, STRICT, "jax.checkpoint-ed", calls_through=True),
     "jax.shard_map": Transformation(_JAX, STRICT, "shard_map-ped"),
@@ -116,9 +126,15 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         calls_through=True,
         per_element=True,
         equal_results=True,
+        needs_mapped_leaf=True,
     ),
     "equinox.filter_pmap": Transformation(
-        _EQUINOX, STRICT, "equinox.filter_pmap-mapped", filtering=True, compiling=True, equal_bound_methods=True
+        _EQUINOX,
+        STRICT,
+        "equinox.filter_pmap-mapped",
+        filtering=True,
+        compiling=True,
+        equal_bound_methods=True,
     ),
     "equinox.filter_checkpoint": Transformation(_EQUINOX, STRICT, "equinox.filter_checkpoint-ed"),
     # flax.nnx's lifted transformations of a function: each traces the array arguments it is given; nnx.vmap,
@@ -126,7 +142,7 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "flax.nnx.jit": Transformation(
         _FLAX, STRICT, "nnx.jit-compiled", filtering=True, compiling=True, scalars=True
     ),
-    "flax.nnx.vmap": Transformation(_FLAX, STRICT, "nnx.vmap-mapped", eager=True),
+    "flax.nnx.vmap": Transformation(_FLAX, STRICT, "nnx.vmap-mapped", eager=True, needs_mapped_leaf=True),
     "flax.nnx.pmap": Transformation(_FLAX, STRICT, "nnx.pmap-mapped"),
     "flax.nnx.remat": Transformation(_FLAX, STRICT, "nnx.remat-ed"),
     "flax.nnx.scan": Transformation(_FLAX, STRICT, "nnx.scan body"),

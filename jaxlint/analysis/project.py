@@ -477,7 +477,6 @@ def _init_mentions_x64(init: str) -> bool:
     return found
 
 
-
 class ProjectIndex:
     """The linted modules by dotted name, and the facts their summaries give each other."""
 

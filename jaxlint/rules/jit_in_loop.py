@@ -171,7 +171,11 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     def _bound_method(self, fn: cst.BaseExpression, ctx: RuleContext) -> bool:
         """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation."""
-        if type(fn) is not cst.Attribute or type(fn.value) is not cst.Name or fn.value.value not in ("self", "cls"):
+        if (
+            type(fn) is not cst.Attribute
+            or type(fn.value) is not cst.Name
+            or fn.value.value not in ("self", "cls")
+        ):
             return False
         targets = ctx.index.resolve_function(fn, ctx.unit)
         return bool(targets) and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0])

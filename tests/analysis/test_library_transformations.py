@@ -239,6 +239,18 @@ def test_equal_results_wrap_a_bound_method_into_an_equal_function(name: str) -> 
     assert _per_call_traces("equinox.filter_jit", lambda m: resolve("jax.vmap")(m)) == 4
 
 
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.needs_mapped_leaf))
+def test_a_map_refuses_a_call_with_nothing_to_map(name: str) -> None:
+    """`in_axes=(None, 0)` with None in the mapped position: nothing to map, a ValueError (so an argument mapped
+    alone is never None); with `axis_size` jax.vmap takes it."""
+    _library(name)
+    f = lambda a, b: a if b is None else a + b  # noqa: E731
+    with pytest.raises(ValueError):
+        resolve(name)(f, in_axes=(None, 0))(jnp.ones(1), None)
+    if name == "jax.vmap":
+        assert resolve(name)(f, in_axes=(None, 0), axis_size=2)(jnp.ones(1), None).shape == (2, 1)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.calls_through))
 def test_wrapper_calls_its_function_with_its_arguments(name: str) -> None:
     """`T(f)(key)` runs `f(key)`: the same numbers as drawing from the key directly (row by row, mapped)."""
