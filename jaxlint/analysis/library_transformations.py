@@ -154,15 +154,22 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jvp": Transformation(_JAX, GRAD, "jax.jvp-differentiated"),
     "jax.vjp": Transformation(_JAX, GRAD, "jax.vjp-differentiated"),
     "jax.linearize": Transformation(_JAX, GRAD, "jax.linearize-differentiated"),
+    # (like jax.grad, each runs the function once with the arguments it is given: the keys it consumes are)
     "equinox.filter_grad": Transformation(
-        _EQUINOX, GRAD, "equinox.filter_grad-differentiated", differentiates=0
+        _EQUINOX, GRAD, "equinox.filter_grad-differentiated", differentiates=0, calls_through=True
     ),
     "equinox.filter_value_and_grad": Transformation(
-        _EQUINOX, GRAD, "equinox.filter_value_and_grad-differentiated", differentiates=0
+        _EQUINOX,
+        GRAD,
+        "equinox.filter_value_and_grad-differentiated",
+        differentiates=0,
+        calls_through=True,
     ),
-    "flax.nnx.grad": Transformation(_FLAX, GRAD, "nnx.grad-differentiated", differentiates=0, argnums=True),
+    "flax.nnx.grad": Transformation(
+        _FLAX, GRAD, "nnx.grad-differentiated", differentiates=0, argnums=True, calls_through=True
+    ),
     "flax.nnx.value_and_grad": Transformation(
-        _FLAX, GRAD, "nnx.value_and_grad-differentiated", differentiates=0, argnums=True
+        _FLAX, GRAD, "nnx.value_and_grad-differentiated", differentiates=0, argnums=True, calls_through=True
     ),
 }
 
