@@ -170,8 +170,8 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         elif key == IN_AXES:
             unbatched, understood = _in_axes_none(arg.value)
             unknown = unknown or not understood
-            if type(arg.value) in (cst.Tuple, cst.List) and _NEEDS_LEAF.get(qualname):
-                mapped = set(range(len(arg.value.elements))) - unbatched  # type: ignore[union-attr]
+            if isinstance(arg.value, (cst.Tuple, cst.List)) and _NEEDS_LEAF.get(qualname):
+                mapped = set(range(len(arg.value.elements))) - unbatched
                 if len(mapped) == 1 and not any(a.keyword and a.keyword.value == "axis_size" for a in args):
                     never_none = frozenset(mapped)
         elif key == ARGNUMS and differentiating is not None and differentiating[1]:

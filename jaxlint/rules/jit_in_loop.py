@@ -126,7 +126,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         """What `fn` is, when evaluating it makes a new function object that the compiling transformation
         `outer` (None: any) takes for a new function."""
         index = ctx.index
-        equal = outer is not None and TRANSFORMATIONS[outer].equal_bound_methods
+        wrapper = TRANSFORMATIONS.get(outer) if outer is not None else None
+        equal = wrapper is not None and wrapper.equal_bound_methods
         if type(fn) is cst.Lambda:
             return Fresh("a lambda", None, free_locals(fn, ctx), fn)
         if type(fn) is cst.Call:
@@ -147,7 +148,14 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 return Fresh("a functools.partial object", None, frozenset(deps), fn)
             transform = index.transform_of(fn.func, ctx.unit)
             if transform is not None and positional and not positional[0].star:
-                if equal and TRANSFORMATIONS[outer].filtering and TRANSFORMATIONS[transform[0]].equal_results:
+                made = TRANSFORMATIONS.get(transform[0])
+                if (
+                    equal
+                    and wrapper is not None
+                    and wrapper.filtering
+                    and made is not None
+                    and made.equal_results
+                ):
                     if self._bound_method(positional[0].value, ctx):
                         return None  # `eqx.filter_jit(eqx.filter_vmap(self.m))`: equal to the last one
                 deps = self._function_deps(positional[0].value, ctx)
