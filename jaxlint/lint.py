@@ -33,6 +33,7 @@ from .analysis.project import (
     incoming_key,
     library_heads,
     package_name,
+    packages_enable_x64,
 )
 from .config import Config
 from .finding import (
@@ -246,7 +247,7 @@ def lint_project_file(
             return found
     from .analysis.module_facts import ModuleFacts
 
-    project = ModuleFacts(incoming, also, package, classes, exports, imported)
+    project = ModuleFacts(incoming, also, package, classes, exports, imported, packages_enable_x64(path))
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
     observe_re_exports(source, path, settings, project)
     if cache is not None and not any(f.message.startswith(OUT_OF_MEMORY) for f in findings):
@@ -272,7 +273,8 @@ def _cache_key(
         data,
         _settings_key(settings, path)
         + incoming_key(incoming or {}, classes or {}, exports or {})
-        + repr((sorted(also), package) + ((True,) if imported else ())),
+        + repr((sorted(also), package) + ((True,) if imported else ()))
+        + ("x64" if packages_enable_x64(path) else ""),  # (its packages' `__init__.py` enables x64)
     )
 
 
@@ -726,7 +728,13 @@ class ProjectFacts:
         from .analysis.module_facts import ModuleFacts
 
         return ModuleFacts(
-            self.incoming, self.also, package_name(path), self.classes, self.exports, self.imported
+            self.incoming,
+            self.also,
+            package_name(path),
+            self.classes,
+            self.exports,
+            self.imported,
+            packages_enable_x64(path),
         )
 
 

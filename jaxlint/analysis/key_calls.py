@@ -36,7 +36,7 @@ from .key_model import (
     _split_count,
     imported_consumer,
 )
-from .key_none_guards import call_facts
+from .key_none_guards import call_facts, with_mapped_facts
 from .kinds import LINEN
 from .library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS
 from .library_keys import key_method_places
@@ -113,7 +113,10 @@ class KeyCalls(KeyCallees):
             summaries = {self.analysis.call_summary(callee) for callee, _ in callees}
             callees = callees[:1] if len(summaries) == 1 else []
         for callee, bound_self in callees:
-            summary = self.analysis.call_summary(callee, call_facts(callee, bound_self, node.args))
+            facts = call_facts(callee, bound_self, node.args)
+            if through and type(transformed) is cst.Call:  # (a map that shows an argument not None)
+                facts = with_mapped_facts(facts, callee, bound_self, transformed, scope, self.index)
+            summary = self.analysis.call_summary(callee, facts)
             if summary:
                 self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
         imported = imported_consumer(self.index, name) if not callees else None

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from ..syntax import own_nodes
-from .index import Unit
+from .index import ModuleIndex, Unit
 from .key_model import _bind
-from .transforms import positional_params
+from .transforms import positional_params, static_spec
 
 # What a call argument shows about being None: literals only.
 _NOT_NONE = (
@@ -74,6 +74,29 @@ def call_facts(callee: Unit, bound_self: bool, args: Sequence[cst.Arg]) -> Facts
         elif isinstance(value, _NOT_NONE) or (type(value) is cst.Name and value.value in ("True", "False")):
             facts.append((name, False))
     return tuple(facts)
+
+
+def with_mapped_facts(
+    facts: Facts, callee: Unit, bound_self: bool, mapping: cst.Call, scope: Unit, index: ModuleIndex
+) -> Facts:
+    """`facts`, and for a call through a map (`jax.vmap(f, in_axes=(None, 0))(key, us)`, `mapping` the map
+    written in `scope`) whose `in_axes` maps one argument alone (`StaticSpec.never_none`): that parameter is not
+    None. Only for a function named plainly (a `partial` shifts the positions)."""
+    found = index.transform_of(mapping.func, scope)
+    if found is None or type(mapping.args[0].value) not in (cst.Name, cst.Attribute):
+        return facts
+    spec = static_spec([*mapping.args[1:], *found[1]], found[0])
+    tested = none_tested(callee)
+    if not spec.never_none or not tested:
+        return facts
+    positional = [p.name.value for p in positional_params(callee.params)]
+    if bound_self and callee.is_method:
+        positional = positional[1:]
+    known = dict(facts)
+    for i in spec.never_none:
+        if i < len(positional) and positional[i] in tested:
+            known[positional[i]] = False
+    return tuple(sorted(known.items()))
 
 
 def decide_none_test(

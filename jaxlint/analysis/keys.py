@@ -86,7 +86,13 @@ class KeyAnalysis:
             return UnitResult([], Summary())
         self._running.add(id(unit))
         try:
-            result = _UnitWalk(self, unit).run()
+            walk = _UnitWalk(self, unit)
+            mapped = walk.mapped_facts
+            result = walk.run()
+            if mapped:  # the reuses of the mapped calls, with what the mapping shows; the summary without
+                walk = _UnitWalk(self, unit)
+                walk.facts = dict(mapped)
+                result = UnitResult(walk.run().reuses, result.summary)
         except RecursionError:
             result = UnitResult([], Summary())
         finally:
@@ -296,6 +302,9 @@ class _UnitWalk(KeyCalls):
         self.carry = None  # the carry parameter of a lax loop body
         self.carry_in_tuple = False  # scan bodies return (carry, y)
         self.facts: dict[str, bool] = {}  # parameters a call shows None (True) or not (`call_summary`)
+        # Parameters the mapping shows not None (`StaticSpec.never_none`): decided for the walk of the mapped
+        # function's own reuses, not for its summary (a direct call may pass None there).
+        self.mapped_facts: dict[str, bool] = {}
         self._setup()
 
     # -- setup ---------------------------------------------------------------------------------------
@@ -342,6 +351,11 @@ class _UnitWalk(KeyCalls):
         if per_leaf is None and mapped is not None:  # `in_axes=None`: every element gets the same argument
             unbatched = {bound + i for i in mapped.spec.unbatched if 0 <= i}
             self.constant_params |= {positional[i] for i in unbatched if i < len(positional)}
+            # The argument mapped alone holds an array: `if u is None:` on it is dead (flashbax's sample), where
+            # every mapping of the function says so.
+            apps = [a for a in self.unit.applications if a.label in _MAPPING_LABELS]
+            never = set.intersection(*({a.bound_positional + i for i in a.spec.never_none} for a in apps))
+            self.mapped_facts = {positional[i]: False for i in sorted(never) if i < len(positional)}
 
     def decide(self, test: cst.BaseExpression, state: State) -> bool | None:
         """`if P is None:` on a parameter the call shows None or not, while `P` holds what the call passed."""

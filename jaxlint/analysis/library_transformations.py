@@ -44,9 +44,20 @@ class Transformation:
     # It compiles, so it caches by the function's identity: the same wrapped function called twice with like
     # arguments traces once (a new function each time, a lambda or a `partial` made per call, traces again).
     compiling: bool = False
+    # Its cache compares the function by equality, not identity: a bound method made anew on every call
+    # (`T(self.m)(x)`) equals the last one, so it compiles once (jax.pmap, equinox's filter_jit and filter_pmap;
+    # jax.jit keys on the new method object and retraces every call).
+    equal_bound_methods: bool = False
+    # A filtering compiling transformation flattens the function it is given as a pytree and compares its static
+    # structure by equality: the result of this one (an equinox Module holding the function) made anew from an
+    # equal function (a bound method) is an equal function to it.
+    equal_results: bool = False
     # The key model follows a key given to the wrapped call into the function (`jax.jit(f)(key)` consumes what
     # `f(key)` consumes).
     calls_through: bool = False
+    # It refuses a call with nothing to map (no array in the mapped arguments) unless given `axis_size`: where a
+    # literal `in_axes` maps one argument alone, that argument is never None (`if u is None:` on it is dead).
+    needs_mapped_leaf: bool = False
     # The key model judges a key the function closes over as drawn alike for every element it maps over.
     per_element: bool = False
 
@@ -72,7 +83,15 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jit": Transformation(
         _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True
     ),
-    "jax.pmap": Transformation(_JAX, STRICT, "jax.pmap-mapped", compiling=True, calls_through=True),
+    "jax.pmap": Transformation(
+        _JAX,
+        STRICT,
+        "jax.pmap-mapped",
+        compiling=True,
+        calls_through=True,
+        equal_bound_methods=True,
+        needs_mapped_leaf=True,
+    ),
     "jax.vmap": Transformation(
         _JAX,
         STRICT,
@@ -81,6 +100,7 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         positional_options=(IN_AXES,),
         calls_through=True,
         per_element=True,
+        needs_mapped_leaf=True,
     ),
     "jax.checkpoint": Transformation(_JAX, STRICT, "jax.checkpoint-ed", calls_through=True),
     "jax.shard_map": Transformation(_JAX, STRICT, "shard_map-ped"),
@@ -89,7 +109,13 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     ),
     "jax.eval_shape": Transformation(_JAX, STRICT, "jax.eval_shape-traced"),
     "equinox.filter_jit": Transformation(
-        _EQUINOX, STRICT, "equinox.filter_jit-compiled", filtering=True, compiling=True, calls_through=True
+        _EQUINOX,
+        STRICT,
+        "equinox.filter_jit-compiled",
+        filtering=True,
+        compiling=True,
+        calls_through=True,
+        equal_bound_methods=True,
     ),
     "equinox.filter_vmap": Transformation(  # (its `in_axes` is keyword-only)
         _EQUINOX,
@@ -99,9 +125,16 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         filtering=True,
         calls_through=True,
         per_element=True,
+        equal_results=True,
+        needs_mapped_leaf=True,
     ),
     "equinox.filter_pmap": Transformation(
-        _EQUINOX, STRICT, "equinox.filter_pmap-mapped", filtering=True, compiling=True
+        _EQUINOX,
+        STRICT,
+        "equinox.filter_pmap-mapped",
+        filtering=True,
+        compiling=True,
+        equal_bound_methods=True,
     ),
     "equinox.filter_checkpoint": Transformation(_EQUINOX, STRICT, "equinox.filter_checkpoint-ed"),
     # flax.nnx's lifted transformations of a function: each traces the array arguments it is given; nnx.vmap,
@@ -109,7 +142,7 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "flax.nnx.jit": Transformation(
         _FLAX, STRICT, "nnx.jit-compiled", filtering=True, compiling=True, scalars=True
     ),
-    "flax.nnx.vmap": Transformation(_FLAX, STRICT, "nnx.vmap-mapped", eager=True),
+    "flax.nnx.vmap": Transformation(_FLAX, STRICT, "nnx.vmap-mapped", eager=True, needs_mapped_leaf=True),
     "flax.nnx.pmap": Transformation(_FLAX, STRICT, "nnx.pmap-mapped"),
     "flax.nnx.remat": Transformation(_FLAX, STRICT, "nnx.remat-ed"),
     "flax.nnx.scan": Transformation(_FLAX, STRICT, "nnx.scan body"),
@@ -121,15 +154,22 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jvp": Transformation(_JAX, GRAD, "jax.jvp-differentiated"),
     "jax.vjp": Transformation(_JAX, GRAD, "jax.vjp-differentiated"),
     "jax.linearize": Transformation(_JAX, GRAD, "jax.linearize-differentiated"),
+    # (like jax.grad, each runs the function once with the arguments it is given: the keys it consumes are)
     "equinox.filter_grad": Transformation(
-        _EQUINOX, GRAD, "equinox.filter_grad-differentiated", differentiates=0
+        _EQUINOX, GRAD, "equinox.filter_grad-differentiated", differentiates=0, calls_through=True
     ),
     "equinox.filter_value_and_grad": Transformation(
-        _EQUINOX, GRAD, "equinox.filter_value_and_grad-differentiated", differentiates=0
+        _EQUINOX,
+        GRAD,
+        "equinox.filter_value_and_grad-differentiated",
+        differentiates=0,
+        calls_through=True,
     ),
-    "flax.nnx.grad": Transformation(_FLAX, GRAD, "nnx.grad-differentiated", differentiates=0, argnums=True),
+    "flax.nnx.grad": Transformation(
+        _FLAX, GRAD, "nnx.grad-differentiated", differentiates=0, argnums=True, calls_through=True
+    ),
     "flax.nnx.value_and_grad": Transformation(
-        _FLAX, GRAD, "nnx.value_and_grad-differentiated", differentiates=0, argnums=True
+        _FLAX, GRAD, "nnx.value_and_grad-differentiated", differentiates=0, argnums=True, calls_through=True
     ),
 }
 

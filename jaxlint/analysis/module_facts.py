@@ -53,8 +53,12 @@ class ModuleFacts:
         classes: Mapping[str, str] | None = None,
         exports: Mapping[str, Export] | None = None,
         imported: bool = False,
+        x64_package: bool = False,
     ) -> None:
         self.incoming: Incoming = incoming or {}
+        # An `__init__.py` of a package enclosing the module enables x64, so the module runs with it
+        # (`x64.packages_enable_x64`, which the driver asks).
+        self.x64_package = x64_package
         # Analysed code calls this module's functions: it is analysed whatever words it contains (the engine's
         # prefilter skips only modules nothing analysed calls; `ProjectIndex.silent_callees`).
         self.imported = imported

@@ -58,6 +58,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
+from ..bounded_read import read_regular_file
 from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STRICT, TRACED
 
 # Rounds of "lint again the modules whose incoming facts changed": each round carries facts one call deeper.
@@ -425,6 +426,55 @@ def package_name(path: str) -> str | None:
     if os.path.basename(path) == "__init__.py":
         return name
     return name.rpartition(".")[0] or None
+
+
+_INIT_LIMIT = 1 << 20  # a package `__init__.py` larger than this is not read
+_INIT_MEMO: dict[tuple[str, int, int], bool] = {}
+
+
+def packages_enable_x64(path: str) -> bool:
+    """Whether the `__init__.py` of a package enclosing the module at `path` mentions enabling x64 (apax's
+    `__init__.py` runs `jax.config.update("jax_enable_x64", True)`): importing the module runs its packages'
+    `__init__.py` first. Up to the package root, as `module_name` walks; a file that does not read or
+    parse says nothing."""
+    if not path.endswith(".py"):
+        return False
+    own = os.path.abspath(path)
+    folder = os.path.dirname(own)
+    while True:
+        init = os.path.join(folder, "__init__.py")
+        if not os.path.isfile(init):
+            return False
+        if init != own and _init_mentions_x64(init):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def _init_mentions_x64(init: str) -> bool:
+    try:
+        info = os.stat(init)
+    except OSError:
+        return False
+    memo_key = (init, info.st_mtime_ns, info.st_size)
+    found = _INIT_MEMO.get(memo_key)
+    if found is None:
+        data = read_regular_file(init, _INIT_LIMIT)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        found = False
+        if "x64" in text.lower():
+            import libcst as cst
+
+            from .x64 import mentions_x64
+
+            try:
+                found = mentions_x64(cst.parse_module(text))
+            except Exception:  # bad input never crashes: a package that does not parse says nothing
+                found = False
+        _INIT_MEMO[memo_key] = found
+    return found
 
 
 class ProjectIndex:

@@ -25,6 +25,7 @@ from .library import TRACING_APIS as TRACING_APIS  # re-exported: the index read
 # The table's transformations by what they do, looked up per transformation applied (built once).
 _FILTERING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.filtering)
 _EAGER_MAPS = frozenset(name for name, t in TRANSFORMATIONS.items() if t.eager)
+_NEEDS_LEAF = {name: t.needs_mapped_leaf for name, t in TRANSFORMATIONS.items()}
 _EAGER_LABELS = frozenset(TRANSFORMATIONS[name].label for name in _EAGER_MAPS)
 # name -> (default argnum, whether `argnums=` is read)
 _DIFFERENTIATING = {
@@ -51,6 +52,9 @@ class StaticSpec:
     eager_map: bool = (
         False  # only eager maps (the table's `eager`) in the chain: nothing is staged out by the chain itself
     )
+    # The position a literal `in_axes` maps alone, under a map that refuses a call with nothing to map (the
+    # table's `needs_mapped_leaf`, no `axis_size`): its argument holds an array, never None.
+    never_none: frozenset[int] = frozenset()
 
     def merged(self, other: StaticSpec) -> StaticSpec:
         """Two transformations applied to one function (`jit(grad(f))`): a parameter is traced when either
@@ -67,6 +71,7 @@ class StaticSpec:
             self.filtering or other.filtering,
             differentiated,
             self.eager_map and other.eager_map,
+            self.never_none | other.never_none,
         )
 
     def everywhere(self) -> StaticSpec:
@@ -133,6 +138,7 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
     argnums: set[int] = set()
     argnames: set[str] = set()
     unbatched: frozenset[int] = frozenset()
+    never_none: frozenset[int] = frozenset()
     unknown = False
     differentiated: frozenset[int] | None = None
     differentiating = _DIFFERENTIATING.get(qualname)
@@ -164,6 +170,10 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         elif key == IN_AXES:
             unbatched, understood = _in_axes_none(arg.value)
             unknown = unknown or not understood
+            if isinstance(arg.value, (cst.Tuple, cst.List)) and _NEEDS_LEAF.get(qualname):
+                mapped = set(range(len(arg.value.elements))) - unbatched
+                if len(mapped) == 1 and not any(a.keyword and a.keyword.value == "axis_size" for a in args):
+                    never_none = frozenset(mapped)
         elif key == ARGNUMS and differentiating is not None and differentiating[1]:
             nums = _literals(arg.value, _int_leaf)
             if nums is None:
@@ -178,6 +188,7 @@ def static_spec(args: list[cst.Arg], qualname: str) -> StaticSpec:
         filtering=qualname in _FILTERING,
         differentiated=differentiated,
         eager_map=qualname in _EAGER_MAPS,
+        never_none=never_none,
     )
 
 

@@ -29,6 +29,13 @@ def mentions_x64(module: cst.Module) -> bool:
     return False
 
 
+def enables_x64(ctx: RuleContext) -> bool:
+    """Whether the module runs with x64 enabled as far as its text and its packages say: it mentions x64, or an
+    `__init__.py` of a package enclosing it does (`ModuleFacts.x64_package`, `project.packages_enable_x64`)."""
+    project = ctx.index.project
+    return (project is not None and project.x64_package) or mentions_x64(ctx.index.module)
+
+
 # -- programs and library code -----------------------------------------------------------------------------
 
 # Top-level calls of these compute with JAX: the module runs JAX code itself (a script, a notebook).

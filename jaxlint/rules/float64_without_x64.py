@@ -16,7 +16,7 @@ from ..analysis.library import (
     WIDE_DTYPES,
     WIDE_STRINGS,
 )
-from ..analysis.x64 import is_program, mentions_x64
+from ..analysis.x64 import enables_x64, is_program
 from ..syntax import children, source_of, walk
 from .base import Rule
 
@@ -39,7 +39,8 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `cumsum`, `cumprod`, `std`, `var`) on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
-counts, so code that already chooses a dtype by checking the flag is left alone).
+counts, so code that already chooses a dtype by checking the flag is left alone). An `__init__.py` of a
+package enclosing the module that mentions it counts too: importing the module runs it first.
 
 Only **programs** are checked: where x64 is off, the module itself is where it should have been turned on.
 A module is a program when it has an `if __name__ == "__main__":` block that is not just a test runner
@@ -90,7 +91,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
 
     def _mentions_x64(self, ctx: RuleContext) -> bool:
         if self._x64 is None:
-            self._x64 = mentions_x64(ctx.index.module)
+            self._x64 = enables_x64(ctx)
         return self._x64
 
     def _silent(self, node: cst.CSTNode, ctx: RuleContext) -> bool:

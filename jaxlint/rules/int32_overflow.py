@@ -15,7 +15,7 @@ from ..analysis.int_ranges import (
     narrow_int_array,
 )
 from ..analysis.library import INT_CONVERSIONS, INT_FILLS
-from ..analysis.x64 import is_program, mentions_x64
+from ..analysis.x64 import enables_x64, is_program
 from ..syntax import source_of
 from .base import Rule
 
@@ -84,7 +84,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         """A program that never mentions x64 (library code leaves x64 to the application, as JAX501 does)."""
         if self._checked is None:
             module = ctx.index.module
-            self._checked = not mentions_x64(module) and is_program(module, ctx)
+            self._checked = not enables_x64(ctx) and is_program(module, ctx)
         return self._checked
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:

@@ -11,6 +11,7 @@ from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
+from ..analysis.library import TRANSFORMATIONS
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
 from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of
@@ -80,7 +81,8 @@ class JitInLoop(Rule):
 Flags `jax.jit` (and `pmap`, `equinox.filter_jit`, `nnx.jit`) applied to a function object that is created
 anew each time: a `lambda`, a `functools.partial(...)`, the result of another transformation
 (`jax.jit(jax.grad(f))`), a function defined inside the loop or the function, or a bound method
-(`self.step`). It flags the transformation when it is built inside a loop, and, inside a function, when the
+(`self.step`) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
+equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
 local name or defined with `@jax.jit` and only called outside loops.
 
@@ -120,9 +122,12 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     # -- what is created anew, and what it depends on -----------------------------------------------------
 
-    def _fresh(self, fn: cst.BaseExpression, ctx: RuleContext) -> Fresh | None:
-        """What `fn` is, when evaluating it makes a new function object."""
+    def _fresh(self, fn: cst.BaseExpression, ctx: RuleContext, outer: str | None = None) -> Fresh | None:
+        """What `fn` is, when evaluating it makes a new function object that the compiling transformation
+        `outer` (None: any) takes for a new function."""
         index = ctx.index
+        wrapper = TRANSFORMATIONS.get(outer) if outer is not None else None
+        equal = wrapper is not None and wrapper.equal_bound_methods
         if type(fn) is cst.Lambda:
             return Fresh("a lambda", None, free_locals(fn, ctx), fn)
         if type(fn) is cst.Call:
@@ -143,6 +148,16 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 return Fresh("a functools.partial object", None, frozenset(deps), fn)
             transform = index.transform_of(fn.func, ctx.unit)
             if transform is not None and positional and not positional[0].star:
+                made = TRANSFORMATIONS.get(transform[0])
+                if (
+                    equal
+                    and wrapper is not None
+                    and wrapper.filtering
+                    and made is not None
+                    and made.equal_results
+                ):
+                    if self._bound_method(positional[0].value, ctx):
+                        return None  # `eqx.filter_jit(eqx.filter_vmap(self.m))`: equal to the last one
                 deps = self._function_deps(positional[0].value, ctx)
                 if deps is None:
                     return None
@@ -156,11 +171,22 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 node = targets[0][0].node
                 return Fresh(f"the inner function '{fn.value}'", node, free_locals(node, ctx), fn)
             return None
-        if type(fn) is cst.Attribute and type(fn.value) is cst.Name and fn.value.value in ("self", "cls"):
-            targets = index.resolve_function(fn, ctx.unit)
-            if targets and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0]):
-                return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}))
+        if self._bound_method(fn, ctx) and not equal:
+            # (`eqx.filter_jit(self.m)` compares the new bound method with the last by equality: one compile)
+            assert type(fn) is cst.Attribute and type(fn.value) is cst.Name
+            return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}))
         return None
+
+    def _bound_method(self, fn: cst.BaseExpression, ctx: RuleContext) -> bool:
+        """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation."""
+        if (
+            type(fn) is not cst.Attribute
+            or type(fn.value) is not cst.Name
+            or fn.value.value not in ("self", "cls")
+        ):
+            return False
+        targets = ctx.index.resolve_function(fn, ctx.unit)
+        return bool(targets) and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0])
 
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
@@ -254,7 +280,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             return None
         if any(a.keyword is not None and a.keyword.value == "inline" for a in [*call.args, *transform[1]]):
             return None  # `jax.jit(f, inline=True)` is meant to be inlined into an enclosing trace
-        fresh = self._fresh(call.args[0].value, ctx)
+        fresh = self._fresh(call.args[0].value, ctx, transform[0])
         return None if fresh is None else (transform[0], fresh)
 
     # -- hooks -------------------------------------------------------------------------------------------

@@ -74,7 +74,10 @@ one key and one name is reuse; the key's own draws are not; `self.make_rng` draw
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
 in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
 in a loop, draw the same numbers. A key given to a `vmap` with `in_axes=None` is the same key for every
-element. A key both split and folded in with a literal index below the split's literal
+element; where `in_axes` maps one argument alone, that argument is never None (a map refuses a call with
+nothing to map), so a draw under `if u is None:` on it never runs. `jax.grad` and its kin, equinox's
+`filter_grad`/`filter_value_and_grad` and nnx's `grad`/`value_and_grad` run the function once with the
+arguments given: a key handed to the gradient call is consumed. A key both split and folded in with a literal index below the split's literal
 count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of

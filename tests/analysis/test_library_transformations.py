@@ -194,6 +194,63 @@ def test_compiling_transformation_traces_once_per_function(name: str) -> None:
     assert first and len(seen) == first, f"{name}: traced {len(seen)} times for three calls"
 
 
+class _Holder:
+    """An object whose method records each trace."""
+
+    def __init__(self) -> None:
+        self.traces = 0
+
+    def m(self, x, y):
+        self.traces += 1
+        return jnp.sum(x * y)
+
+
+def _per_call_traces(name: str, wrap: Callable[[Callable], Callable] = lambda m: m) -> int:
+    """How many of four later calls trace again when `name` is applied to a bound method made anew per call
+    (`T(wrap(holder.m))(x, y)`, as inside a method `T(self.m)(x, y)`)."""
+    holder = _Holder()
+
+    def run() -> None:
+        _call(name, wrap(holder.m), jnp.ones(3), jnp.ones(3))()
+
+    run()
+    before = holder.traces
+    for _ in range(4):
+        run()
+    return holder.traces - before
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.compiling))
+def test_bound_method_made_per_call_retraces_unless_compared_by_equality(name: str) -> None:
+    """`T(self.m)(x)` built on every call: jax.jit keys its cache on the new method object and traces every
+    call; jax.pmap and equinox's filter_jit/filter_pmap compare it by equality (two bound methods of one object
+    are equal) and trace once. flax.nnx.jit retraces (and refuses an nnx.Module's bound method outright)."""
+    _library(name)
+    expected = 0 if TRANSFORMATIONS[name].equal_bound_methods else 4
+    assert _per_call_traces(name) == expected
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.equal_results))
+def test_equal_results_wrap_a_bound_method_into_an_equal_function(name: str) -> None:
+    """`filter_jit(T(self.m))(x)` built on every call traces once: T's result, made from an equal bound method,
+    is equal to the last one. jax.vmap's is a new closure every time: it traces every call."""
+    _library(name)
+    assert _per_call_traces("equinox.filter_jit", lambda m: resolve(name)(m)) == 0
+    assert _per_call_traces("equinox.filter_jit", lambda m: resolve("jax.vmap")(m)) == 4
+
+
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.needs_mapped_leaf))
+def test_a_map_refuses_a_call_with_nothing_to_map(name: str) -> None:
+    """`in_axes=(None, 0)` with None in the mapped position: nothing to map, a ValueError (so an argument mapped
+    alone is never None); with `axis_size` jax.vmap takes it."""
+    _library(name)
+    f = lambda a, b: a if b is None else a + b  # noqa: E731
+    with pytest.raises(ValueError):
+        resolve(name)(f, in_axes=(None, 0))(jnp.ones(1), None)
+    if name == "jax.vmap":
+        assert resolve(name)(f, in_axes=(None, 0), axis_size=2)(jnp.ones(1), None).shape == (2, 1)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.calls_through))
 def test_wrapper_calls_its_function_with_its_arguments(name: str) -> None:
     """`T(f)(key)` runs `f(key)`: the same numbers as drawing from the key directly (row by row, mapped)."""
