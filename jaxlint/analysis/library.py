@@ -152,6 +152,7 @@ PYTREE_DECORATORS: dict[str, str] = {
     "jax.tree_util.register_pytree_node_class": FLATTEN,
     "jax.tree_util.register_pytree_with_keys_class": FLATTEN,
     "jax.tree_util.register_static": ALL_STATIC,
+    "jax_dataclasses.pytree_dataclass": FIELDS,  # static: `Static[T]` annotations, `static_field()`
 }
 # Registration calls taking the class first and flatten functions (they return (children, aux data): what they
 # read into the aux data is static): name -> (position, keyword) of each flatten argument.
@@ -191,9 +192,20 @@ FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "equinox.field": ("static", True),
     "equinox.static_field": ("", True),  # every field it makes is static
     "dataclasses.field": ("metadata", True),
+    "jax_dataclasses.static_field": ("", True),  # deprecated for `Static[T]`, still static
 }
 # Keys of `field(metadata={...})` that mark a field static, with the value that does.
-STATIC_METADATA: dict[str, bool] = {"pytree_node": False, "static": True}
+STATIC_METADATA: dict[str, bool] = {
+    "pytree_node": False,
+    "static": True,
+    "__jax_dataclasses_static_field__": True,
+}
+# Annotations that mark a dataclass field static, wrapping its type: jax_dataclasses' `Static[T]` (an
+# `Annotated[T, marker]` that `pytree_dataclass` reads; the wrapped type is the field's class).
+STATIC_FIELD_ANNOTATIONS = frozenset({"jax_dataclasses.Static"})
+# Where the pytree-class rows of other libraries than jax and flax were run (tests/analysis/test_library_semantics.py):
+# a `ClassVar` (a class attribute, never a dataclass field) is no leaf under any of them.
+PYTREES_CHECKED: dict[str, str] = {"jax_dataclasses": "jax_dataclasses 1.6.3", "equinox": "equinox 0.13.8"}
 
 
 # -- Library APIs: what they trace, what they consume as keys ----------------------------------------------

@@ -44,6 +44,7 @@ from .library import (
     PYTREE_BASES,
     PYTREE_DECORATORS,
     PYTREE_FLATTEN_REGISTRATIONS,
+    STATIC_FIELD_ANNOTATIONS,
     STATIC_METADATA,
 )
 from .names import ImportTable, dotted_name
@@ -53,6 +54,8 @@ _REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
 _CLASS_VAR = "ClassVar"
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
 _STATIC_HELPER_NAMES = frozenset({"static_field"})
+# A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
+PLAIN = "plain"
 
 
 @dataclasses.dataclass
@@ -237,7 +240,8 @@ class PytreeModel:
                 how = how or "linen"
             elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
                 parent = self.classes[base.value.value]  # classes are read in order: the one defined so far
-                how = how or parent.how
+                if parent.how != PLAIN:
+                    how = how or parent.how
         if (
             how is None
             and self._own_decorator(node)
@@ -246,6 +250,10 @@ class PytreeModel:
             # A project's own dataclass decorator (`from jax_md import dataclasses`), seen through the
             # static fields it declares: nobody decorates a class with static fields except to make a pytree.
             how = FIELDS
+        if how is None and (_class_variables(node) or parent is not None):
+            # Not a pytree, but its class attributes are Python values on every instance (a pytree subclass's
+            # too): `g.dim` with `g: Group` and `dim: ClassVar[int]` declared on the abstract base.
+            how = PLAIN
         if how is None:
             return None
         cls = PytreeClass(node.name.value, how)
@@ -265,8 +273,13 @@ class PytreeModel:
                 ):
                     self._read_flatten(statement, cls)
             return cls
+        for field in _class_variables(node):
+            # A class attribute (`dim: ClassVar[int] = 2`, or `dim = 2` in the body) is no dataclass field and
+            # no leaf: the class holds it, and every instance reads the same Python value.
+            cls.static.add(field)
+            cls.data.discard(field)
         for statement in node.body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
+            if not isinstance(statement, cst.SimpleStatementLine) or how == PLAIN:
                 continue
             for small in statement.body:
                 if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
@@ -275,11 +288,17 @@ class PytreeModel:
                 if annotation_head(annotation) == _CLASS_VAR:
                     continue
                 field = small.target.value
-                type_name = annotation_head(annotation)
+                wrapped = self._static_annotation(annotation)
+                type_name = annotation_head(wrapped if wrapped is not None else annotation)
                 if type_name is not None:
                     cls.field_types[field] = type_name
                 static = how == "linen" or (
-                    how == FIELDS and small.value is not None and self._makes_static_field(small.value)
+                    how == FIELDS
+                    and (
+                        wrapped is not None
+                        or small.value is not None
+                        and self._makes_static_field(small.value)
+                    )
                 )
                 (cls.static if static else cls.data).add(field)
                 (cls.data if static else cls.static).discard(field)
@@ -287,6 +306,22 @@ class PytreeModel:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)
         return cls
+
+    def _static_annotation(self, annotation: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The wrapped type of an annotation that marks a field static (`jdc.Static[int]`: `int`), else None."""
+        if isinstance(annotation, cst.SimpleString) and isinstance(annotation.evaluated_value, str):
+            try:  # a quoted annotation
+                annotation = cst.parse_expression(annotation.evaluated_value)
+            except cst.ParserSyntaxError:
+                return None
+        if (
+            isinstance(annotation, cst.Subscript)
+            and self._qualname(annotation.value) in STATIC_FIELD_ANNOTATIONS
+            and annotation.slice
+            and isinstance(annotation.slice[0].slice, cst.Index)
+        ):
+            return annotation.slice[0].slice.value
+        return None
 
     def _own_decorator(self, node: cst.ClassDef) -> bool:
         """A decorator other than the standard library's `dataclass` (which makes no pytree by itself)."""
@@ -439,7 +474,7 @@ class PytreeModel:
 def pytree_kind(cls: PytreeClass) -> str:
     """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
     with no field known."""
-    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC) or not (
+    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC, PLAIN) or not (
         cls.static or cls.data or cls.how == ALL_STATIC
     ):
         return ""
@@ -500,6 +535,22 @@ def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cs
                     stack.append(part if isinstance(part, cst.BaseCompoundStatement) else part.body)
             for handler in getattr(node, "handlers", ()):
                 stack.append(handler.body)
+
+
+def _class_variables(node: cst.ClassDef) -> set[str]:
+    """The class attributes a class body declares: `dim: ClassVar[int]` (with or without a value) and plain
+    assignments `dim = 2` (a dataclass makes fields of annotated names only)."""
+    found: set[str] = set()
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if annotation_head(small.annotation.annotation) == _CLASS_VAR:
+                    found.add(small.target.value)
+            elif isinstance(small, cst.Assign):
+                found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+    return found
 
 
 def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:
