@@ -164,6 +164,7 @@ PYTREE_FLATTEN_REGISTRATIONS: dict[str, tuple[tuple[int, str], ...]] = {
 PYTREE_BASES: dict[str, str] = {
     "flax.struct.PyTreeNode": FIELDS,
     "equinox.Module": FIELDS,
+    "pytreeclass.TreeClass": FIELDS,  # static: fields frozen on set (FIELD_CALLBACKS)
     "typing.NamedTuple": ALL_DATA,
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
@@ -200,12 +201,22 @@ STATIC_METADATA: dict[str, bool] = {
     "static": True,
     "__jax_dataclasses_static_field__": True,
 }
+# Field constructors that mark a field static by a callback they are given: (keyword, callback). pytreeclass
+# stores a value frozen by `freeze` (given in `on_setattr`) as a leafless node: its aux data.
+FIELD_CALLBACKS: dict[str, tuple[str, str]] = {
+    "pytreeclass.field": ("on_setattr", "pytreeclass.freeze"),
+    "pytreeclass._src.code_build.field": ("on_setattr", "pytreeclass.freeze"),
+}
 # Annotations that mark a dataclass field static, wrapping its type: jax_dataclasses' `Static[T]` (an
 # `Annotated[T, marker]` that `pytree_dataclass` reads; the wrapped type is the field's class).
 STATIC_FIELD_ANNOTATIONS = frozenset({"jax_dataclasses.Static"})
 # Where the pytree-class rows of other libraries than jax and flax were run (tests/analysis/test_library_semantics.py):
 # a `ClassVar` (a class attribute, never a dataclass field) is no leaf under any of them.
-PYTREES_CHECKED: dict[str, str] = {"jax_dataclasses": "jax_dataclasses 1.6.3", "equinox": "equinox 0.13.8"}
+PYTREES_CHECKED: dict[str, str] = {
+    "jax_dataclasses": "jax_dataclasses 1.6.3",
+    "equinox": "equinox 0.13.8",
+    "pytreeclass": "pytreeclass 0.11.1",
+}
 
 
 # -- Library APIs: what they trace, what they consume as keys ----------------------------------------------

@@ -32,10 +32,11 @@ from typing import Any
 
 import libcst as cst
 
-from .kinds import PYTREE
+from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
     FIELDS,
     FLATTEN,
@@ -93,15 +94,27 @@ class PytreeModel:
             imported = from_kind(local, (project_classes or {}).get(qualname, ""))
             if imported is not None:
                 self._imported[local] = imported
+        # ... and those of the project modules it imports whole, by the dotted name it reads (`jaxlie.SO2`).
+        self._imported_dotted: dict[str, PytreeClass] = {}
+        modules = {qualname: local for local, qualname in imports.names.items()}
+        for qualname, kind in (project_classes or {}).items():
+            owner, _, name = qualname.rpartition(".")
+            imported = from_kind(name, kind) if owner in modules else None
+            if imported is not None:
+                self._imported_dotted[f"{modules[owner]}.{name}"] = imported
         self.classes: dict[str, PytreeClass] = {}  # by name: the last definition read so far
         self.by_node: dict[int, PytreeClass] = {}  # by the id of the ClassDef
         self._defined: dict[str, list[tuple[int, PytreeClass]]] = {}  # name -> (ordinal, class), in order
         self._order: dict[int, int] = {}  # id of a top-level statement -> its ordinal
         self._static_makers: set[str] = set()  # local functions/aliases that return a static field
+        # ... and the other project modules' ones, by qualified name (project mode: `STATIC_FIELD` kinds).
+        self._project_makers = frozenset(
+            q for q, kind in (project_classes or {}).items() if kind == STATIC_FIELD
+        )
         self._read(module)
         static: set[str] = set()
         data: set[str] = set()
-        for cls in [*self.by_node.values(), *self._imported.values()]:
+        for cls in [*self.by_node.values(), *self._imported.values(), *self._imported_dotted.values()]:
             if cls.how in (FIELDS, FLATTEN, ALL_DATA):
                 static |= cls.static
                 data |= cls.data
@@ -109,6 +122,11 @@ class PytreeModel:
         self.static_names = frozenset(static - data)
 
     # -- queries ---------------------------------------------------------------------------------------
+
+    @property
+    def static_makers(self) -> frozenset[str]:
+        """The module-level functions and aliases that make a static field (`def static_field(): ...`)."""
+        return frozenset(self._static_makers)
 
     def class_named(self, name: str | None, at: int | None = None) -> PytreeClass | None:
         """The class a name gives (a local definition, else a library's pytree); with `at`, the ordinal of the
@@ -129,6 +147,16 @@ class PytreeModel:
             static, data = LIBRARY_PYTREES[qualname]
             return PytreeClass(name, FIELDS, set(static), set(data))
         return None
+
+    def class_of_annotation(
+        self, annotation: cst.BaseExpression, at: int | None = None
+    ) -> PytreeClass | None:
+        """The class an annotation names: `mod.State` of a project module imported whole, else by its head."""
+        if isinstance(annotation, cst.Attribute):
+            found = self._imported_dotted.get(dotted_name(annotation) or "")
+            if found is not None:
+                return found
+        return self.class_named(annotation_head(annotation), at)
 
     def field_is_static(self, field: str, owner: PytreeClass | None) -> bool:
         """Whether reading `field` from a pytree (of class `owner`, when known) gives a Python value."""
@@ -199,6 +227,17 @@ class PytreeModel:
         if isinstance(func, cst.Name) and func.value in self._static_makers:
             return True
         name = self._qualname(func)
+        if name in self._project_makers:
+            return True
+        if name in FIELD_CALLBACKS:
+            keyword, callback = FIELD_CALLBACKS[name]
+            return any(
+                arg.keyword is not None
+                and arg.keyword.value == keyword
+                and isinstance(arg.value, (cst.List, cst.Tuple))
+                and any(self._qualname(e.value) == callback for e in arg.value.elements)
+                for arg in value.args
+            )
         if name == _PARTIAL and value.args and value.args[0].keyword is None:
             inner = cst.Call(func=value.args[0].value, args=value.args[1:])
             return self._makes_static_field(inner)
@@ -238,17 +277,17 @@ class PytreeModel:
                 how = how or PYTREE_BASES[name]
             elif name in LINEN_MODULE_BASES:
                 how = how or "linen"
-            elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
-                parent = self.classes[base.value.value]  # classes are read in order: the one defined so far
+            elif (known := self._base_class(base.value)) is not None:
+                parent = known
                 if parent.how != PLAIN:
                     how = how or parent.how
         if (
             how is None
-            and self._own_decorator(node)
+            and (self._own_decorator(node) or any(self._base_class(b.value) is None for b in node.bases))
             and _declares_static_field(node, self._makes_static_field)
         ):
-            # A project's own dataclass decorator (`from jax_md import dataclasses`), seen through the
-            # static fields it declares: nobody decorates a class with static fields except to make a pytree.
+            # A project's own dataclass decorator (`from jax_md import dataclasses`) or pytree base class, seen
+            # through the static fields it declares: nobody declares static fields except in a pytree.
             how = FIELDS
         if how is None and (_class_variables(node) or parent is not None):
             # Not a pytree, but its class attributes are Python values on every instance (a pytree subclass's
@@ -321,6 +360,15 @@ class PytreeModel:
             and isinstance(annotation.slice[0].slice, cst.Index)
         ):
             return annotation.slice[0].slice.value
+        return None
+
+    def _base_class(self, base: cst.BaseExpression) -> PytreeClass | None:
+        """A base class known here: one of this module's read so far (classes are read in order), or another
+        project module's (project mode)."""
+        if isinstance(base, cst.Name):
+            return self.classes.get(base.value) or self._imported.get(base.value)
+        if isinstance(base, cst.Attribute):
+            return self._imported_dotted.get(dotted_name(base) or "")
         return None
 
     def _own_decorator(self, node: cst.ClassDef) -> bool:
@@ -479,18 +527,19 @@ def pytree_kind(cls: PytreeClass) -> str:
     ):
         return ""
     static = cls.static if cls.how != ALL_STATIC else {"*"}
-    return f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
+    kind = f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
+    return kind + f":{PLAIN}" if cls.how == PLAIN else kind
 
 
 def from_kind(name: str, kind: str) -> PytreeClass | None:
     """The class another module's summary describes (`pytree_kind`), or None for any other kind."""
     parts = kind.split(":")
-    if len(parts) != 3 or parts[0] != PYTREE:
+    if len(parts) not in (3, 4) or parts[0] != PYTREE or parts[3:] not in ([], [PLAIN]):
         return None
-    static, data = ({f for f in part.split(",") if f} for part in parts[1:])
+    static, data = ({f for f in part.split(",") if f} for part in parts[1:3])
     if static == {"*"}:
         return PytreeClass(name, ALL_STATIC)
-    return PytreeClass(name, FIELDS, static, data)
+    return PytreeClass(name, PLAIN if parts[3:] else FIELDS, static, data)
 
 
 # -- helpers ------------------------------------------------------------------------------------------
