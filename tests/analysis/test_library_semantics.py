@@ -1034,3 +1034,25 @@ def test_jax_dataclasses_static_fields_and_class_variables_are_no_leaves() -> No
     assert len(jax.tree_util.tree_leaves(Block(jnp.ones(2)))) == 1
     jax.jit(lambda b: seen.update(taps=is_tracer(b.taps)))(Block(jnp.ones(2)))
     assert seen["taps"] is False
+
+
+def test_pytreeclass_frozen_fields_are_aux_data() -> None:
+    """What `FIELD_CALLBACKS` says of pytreeclass: a TreeClass field given `on_setattr=[freeze]` holds its value
+    frozen (a leafless node), a Python value under jit; a plain field is a leaf, a tracer."""
+    tc = pytest.importorskip("pytreeclass")
+    from jaxlint.analysis.library import FIELD_CALLBACKS, FIELDS, PYTREE_BASES, PYTREES_CHECKED
+
+    assert PYTREE_BASES["pytreeclass.TreeClass"] == FIELDS and "pytreeclass" in PYTREES_CHECKED
+    assert FIELD_CALLBACKS["pytreeclass.field"] == ("on_setattr", "pytreeclass.freeze")
+    assert tc.field is importlib.import_module("pytreeclass._src.code_build").field
+    seen: dict[str, bool] = {}
+
+    class Probe(tc.TreeClass):
+        n: int = tc.field(on_setattr=[tc.freeze], on_getattr=[tc.unfreeze])
+        m: int
+
+        def __init__(self, n: int, m: int) -> None:
+            self.n, self.m = n, m
+
+    jax.jit(lambda p: seen.update(n=is_tracer(p.n), m=is_tracer(p.m)))(Probe(2, 3))
+    assert seen == {"n": False, "m": True}
