@@ -2387,15 +2387,28 @@ class SO2(groups.Group):
 
     def log(self):
         return self.angle[None]
+
+
+class Grid(Node):
+    params: jax.Array
+
+    @property
+    def dims(self):
+        return self.params.shape[-1]
+
+    @property
+    def total(self):
+        return self.params.sum()
 """
 
 FIELD_MAKERS_USER = """
+
 import jax
 import jax.numpy as jnp
 
 import groups
 import objects
-from objects import Detector, Probe
+from objects import Detector, Grid, Probe
 
 
 @jax.jit
@@ -2420,6 +2433,20 @@ def read_twin(d: Detector):
 def probe_twin(p: Probe):
     return jnp.zeros(p.m)
 
+
+
+@jax.jit
+def grid_dims(g: Grid):
+    assert g.dims == 2
+    return g.params * 2
+
+
+@jax.jit
+def grid_twin(g: Grid):
+    if g.total > 0:
+        return g.params
+    return -g.params
+
 """
 
 
@@ -2428,9 +2455,11 @@ def test_static_fields_made_by_another_modules_helpers_and_class_attributes(tmp_
     around `eqx.field(static=True)`, `tree_frozen_field` around pytreeclass's `field(on_setattr=[freeze])`, a
     maker calling a maker), on a subclass of a fieldless project pytree base, and a property over one, are
     Python values in a third module's jitted code; so is a `ClassVar` declared on an abstract base in another
-    module, read through the base or a jax_dataclasses subclass (`groups.Group`, `objects.SO2`). Their data
-    fields stay tracers. Run on jax 0.10.2 (equinox 0.13.8, pytreeclass 0.11.1, jax_dataclasses 1.6.3): `read`
-    and `tangent` run, `read_twin` and `probe_twin` raise TypeError."""
+    module, read through the base or a jax_dataclasses subclass (`groups.Group`, `objects.SO2`); and a property
+    over a leaf's shape (`Grid.dims`) of a class whose only pytree fact is its fieldless project base. Their data
+    fields (and a property summing a leaf) stay tracers. Run on jax 0.10.2 (equinox 0.13.8, pytreeclass 0.11.1,
+    jax_dataclasses 1.6.3): `read`, `tangent` and `grid_dims` run, `read_twin` and `probe_twin` raise TypeError,
+    `grid_twin` TracerBoolConversionError."""
     files = {
         "fields.py": FIELD_MAKERS,
         "groups.py": GROUPS,
@@ -2438,9 +2467,7 @@ def test_static_fields_made_by_another_modules_helpers_and_class_attributes(tmp_
         "run.py": FIELD_MAKERS_USER,
     }
     write(tmp_path, files)
-    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("run.py", 24, "JAX102"), ("run.py", 29, "JAX102")]
+    expected = [(24, "JAX102"), (29, "JAX102"), (41, "JAX101")]
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("run.py", *where) for where in expected]
     result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
-    assert sorted((r["line"], r["code"]) for r in json.loads(result.stdout)) == [
-        (24, "JAX102"),
-        (29, "JAX102"),
-    ]
+    assert sorted((r["line"], r["code"]) for r in json.loads(result.stdout)) == expected

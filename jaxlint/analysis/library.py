@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
 from .library_arrays import CONVERSIONS as CONVERSIONS
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS

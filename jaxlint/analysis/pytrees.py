@@ -36,6 +36,7 @@ from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    CONCRETE_ATTRIBUTES,
     FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
     FIELDS,
@@ -393,9 +394,10 @@ class PytreeModel:
             returns = [
                 s.value for s in _own_statements(statement.body) if isinstance(s, cst.Return) and s.value
             ]
-            reads = set().union(*(_attributes_of(r, owner) for r in returns))
+            # `self.params.shape[-1]`: a shape is static even of a leaf.
+            reads = set().union(*(_attributes_of(r, owner, CONCRETE_ATTRIBUTES) for r in returns))
             # A JAX call makes an array (a tracer under jit) even from static inputs.
-            if reads and reads <= cls.static and not any(self._calls_jax(r) for r in returns):
+            if returns and reads <= cls.static and not any(self._calls_jax(r) for r in returns):
                 cls.static.add(statement.name.value)
 
     def _calls_jax(self, node: cst.BaseExpression) -> bool:
@@ -520,11 +522,10 @@ class PytreeModel:
 
 
 def pytree_kind(cls: PytreeClass) -> str:
-    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
-    with no field known."""
-    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC, PLAIN) or not (
-        cls.static or cls.data or cls.how == ALL_STATIC
-    ):
+    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a plain
+    class with no class attribute. A dataclass-style pytree with no field yet is sent too: the modules deriving
+    from it (a project's own `Module(eqx.Module)` base) know their classes are pytrees by it."""
+    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC, PLAIN) or (cls.how == PLAIN and not cls.static):
         return ""
     static = cls.static if cls.how != ALL_STATIC else {"*"}
     kind = f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
@@ -616,12 +617,21 @@ def _name(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-def _attributes_of(node: cst.BaseExpression, owner: str) -> set[str]:
-    """`owner.<attr>` reads anywhere inside `node`."""
+def _attributes_of(node: cst.BaseExpression, owner: str, through: frozenset[str] = frozenset()) -> set[str]:
+    """`owner.<attr>` reads anywhere inside `node`, except those read only for one of `through`
+    (`owner.params.shape`)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
+        if (
+            isinstance(current, cst.Attribute)
+            and current.attr.value in through
+            and isinstance(current.value, cst.Attribute)
+            and isinstance(current.value.value, cst.Name)
+            and current.value.value.value == owner
+        ):
+            continue
         if (
             isinstance(current, cst.Attribute)
             and isinstance(current.value, cst.Name)

@@ -34,6 +34,7 @@ from .library import (
     TRACED_RESULT,
     TUPLE_RESULTS,
 )
+from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from .linen_values import layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
@@ -42,22 +43,6 @@ from .records import record_fields
 from .returns import imported_returns_array, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
-# Attributes of an array that are static Python data even on a tracer.
-CONCRETE_ATTRIBUTES = frozenset(
-    {
-        "shape",
-        "ndim",
-        "dtype",
-        "size",
-        "weak_type",
-        "sharding",
-        "itemsize",
-        "nbytes",
-        "aval",
-        "device",
-        "devices",
-    }
-)
 # Attributes of an array that are arrays again.
 ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 # Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
