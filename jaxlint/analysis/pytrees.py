@@ -284,7 +284,10 @@ class PytreeModel:
                     how = how or parent.how
         if (
             how is None
-            and (self._own_decorator(node) or any(self._base_class(b.value) is None for b in node.bases))
+            and (
+                self._own_decorator(node)
+                or any(b.keyword is None and self._base_class(b.value) is None for b in node.bases)
+            )
             and _declares_static_field(node, self._makes_static_field)
         ):
             # A project's own dataclass decorator (`from jax_md import dataclasses`) or pytree base class, seen
@@ -445,7 +448,9 @@ class PytreeModel:
         if node is None:
             return
         cls = self.by_node.get(id(node))
-        if cls is None:
+        if (
+            cls is None or cls.how == PLAIN
+        ):  # read as a plain class so far: its class attributes may be leaves
             cls = self._read_class(node, FLATTEN if flattens is not None else PYTREE_DECORATORS[name or ""])
             if cls is None:
                 return
