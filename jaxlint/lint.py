@@ -871,26 +871,29 @@ def _lint_project(
             )
         )
     own = {path: summary for path, (_, summary) in results.items()}
-    # The kinds of classes come from the modules' own summaries: they do not change from round to round.
-    classes = project.classes(own)
+    # The kinds of classes come from the modules' latest summaries: a module told of an imported pytree base or
+    # static field maker may find more pytree classes (static fields) of its own, for its importers.
+    given_classes: dict[str, dict[str, str]] = {}
     given: dict[str, Incoming] = {}
     # What the other modules' functions do (keys consumed, arrays returned, jitted) comes from their latest
     # summaries: a module linted again with new facts may export more, so these can change round to round.
     exported: dict[str, dict[str, Export]] = {}
-    for round_number in range(MAX_ROUNDS):
+    for _ in range(MAX_ROUNDS):
         latest = {path: summary for path, (_, summary) in results.items()}
         incoming = project.incoming(latest, own, imported)
         exports = project.exports(latest)
+        classes = project.classes(latest)
         changed = [
             path
             for path in results
             if incoming.get(path, {}) != given.get(path, {})
             or exports.get(path, {}) != exported.get(path, {})
-            or (round_number == 0 and path in classes)
+            or classes.get(path, {}) != given_classes.get(path, {})
         ]
         if not changed:
             break
         given.update((path, incoming.get(path, {})) for path in changed)
+        given_classes.update((path, classes.get(path, {})) for path in changed)
         exported.update((path, exports.get(path, {})) for path in changed)
         results.update(
             _lint_many(
@@ -901,14 +904,16 @@ def _lint_project(
                 pool,
                 {path: given[path] for path in changed},
                 also,
-                classes,
+                given_classes,
                 {path: exported[path] for path in changed},
                 imported,
                 texts,
             )
         )
     facts = {
-        path: ProjectFacts(given.get(path), classes.get(path), exported.get(path), also, path in imported)
+        path: ProjectFacts(
+            given.get(path), given_classes.get(path) or None, exported.get(path), also, path in imported
+        )
         for path in results
     }
     return ProjectRun(results, facts)

@@ -2306,3 +2306,168 @@ def test_static_fields_of_another_modules_pytree_classes(tmp_path: Path) -> None
         (21, "JAX102"),
         (21, "JAX102"),
     ]
+
+
+# Another module's static field makers (project wrappers of eqx.field(static=True) and of pytreeclass's frozen
+# field), a pytree base class with no field of its own, and class attributes declared on a base in another
+# module (an abstract base that is no pytree, a jax_dataclasses pytree deriving from it).
+FIELD_MAKERS = """
+import equinox as eqx
+import jax
+import pytreeclass as tc
+
+
+def frozen_field(**kwargs):
+    return eqx.field(static=True, **kwargs)
+
+
+def frozen_private_field(default=None, **kwargs):
+    return frozen_field(default=default, init=False, **kwargs)
+
+
+def tree_frozen_field(**kwargs):
+    return tc.field(on_setattr=[tc.freeze], on_getattr=[tc.unfreeze], **kwargs)
+
+
+class Node(eqx.Module):
+    def leaf_count(self) -> int:
+        return len(jax.tree_util.tree_leaves(self))
+
+
+class TreeNode(tc.TreeClass):
+    pass
+"""
+
+GROUPS = """
+import abc
+from typing import ClassVar
+
+import jax
+
+
+class Group(abc.ABC):
+    dim: ClassVar[int]
+
+    @abc.abstractmethod
+    def log(self) -> jax.Array: ...
+"""
+
+OBJECTS = """
+import jax
+import jax_dataclasses as jdc
+
+import groups
+from fields import Node, TreeNode, frozen_field, frozen_private_field, tree_frozen_field
+
+
+class Detector(Node):
+    weight: jax.Array
+    size: int = frozen_field()
+    _slices: tuple = frozen_private_field(default=((0, 2), (1, 3)))
+    count: int = 0
+
+    @property
+    def slices(self):
+        return self._slices
+
+
+class Probe(TreeNode):
+    n: int = tree_frozen_field()
+    m: int
+    values: jax.Array
+
+    def __init__(self, n, m, values):
+        self.n, self.m, self.values = n, m, values
+
+
+@jdc.pytree_dataclass
+class SO2(groups.Group):
+    dim = 1
+    angle: jax.Array
+
+    def log(self):
+        return self.angle[None]
+
+
+class Grid(Node):
+    params: jax.Array
+
+    @property
+    def dims(self):
+        return self.params.shape[-1]
+
+    @property
+    def total(self):
+        return self.params.sum()
+"""
+
+FIELD_MAKERS_USER = """
+
+import jax
+import jax.numpy as jnp
+
+import groups
+import objects
+from objects import Detector, Grid, Probe
+
+
+@jax.jit
+def read(d: Detector, p: Probe):
+    out = jnp.zeros(d.size + p.n)
+    for start, stop in d.slices:
+        out = out + d.weight[start:stop].sum()
+    return out
+
+
+@jax.jit
+def tangent(g: groups.Group, s: objects.SO2):
+    return jnp.zeros(g.dim) + jnp.zeros(s.dim) + g.log()
+
+
+@jax.jit
+def read_twin(d: Detector):
+    return jnp.zeros(d.count)
+
+
+@jax.jit
+def probe_twin(p: Probe):
+    return jnp.zeros(p.m)
+
+
+
+@jax.jit
+def grid_dims(g: Grid):
+    assert g.dims == 2
+    return g.params * 2
+
+
+@jax.jit
+def grid_twin(g: Grid):
+    if g.total > 0:
+        return g.params
+    return -g.params
+
+"""
+
+
+def test_static_fields_made_by_another_modules_helpers_and_class_attributes(tmp_path: Path) -> None:
+    """Fields declared with a project's own static field maker imported from another module (`frozen_field`
+    around `eqx.field(static=True)`, `tree_frozen_field` around pytreeclass's `field(on_setattr=[freeze])`, a
+    maker calling a maker), on a subclass of a fieldless project pytree base, and a property over one, are
+    Python values in a third module's jitted code; so is a `ClassVar` declared on an abstract base in another
+    module, read through the base or a jax_dataclasses subclass (`groups.Group`, `objects.SO2`); and a property
+    over a leaf's shape (`Grid.dims`) of a class whose only pytree fact is its fieldless project base. Their data
+    fields (and a property summing a leaf) stay tracers. Run on jax 0.10.2 (equinox 0.13.8, pytreeclass 0.11.1,
+    jax_dataclasses 1.6.3): `read`, `tangent` and `grid_dims` run, `read_twin` and `probe_twin` raise TypeError,
+    `grid_twin` TracerBoolConversionError."""
+    files = {
+        "fields.py": FIELD_MAKERS,
+        "groups.py": GROUPS,
+        "objects.py": OBJECTS,
+        "run.py": FIELD_MAKERS_USER,
+    }
+    write(tmp_path, files)
+    expected = [(24, "JAX102"), (29, "JAX102"), (41, "JAX101")]
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("run.py", *where) for where in expected]
+    result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
+    assert sorted((r["line"], r["code"]) for r in json.loads(result.stdout)) == expected

@@ -20,7 +20,7 @@ import libcst as cst
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
-from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STRICT, TRACED
+from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STATIC_FIELD, STRICT, TRACED
 from .library import (
     APPLY_FN_FACTORIES,
     HAIKU_APPLY_KEYWORDS,
@@ -65,6 +65,10 @@ def top_level_class_facts(
             kind = pytree_kind(pytrees.by_node[id(node)])  # its static fields, for the modules importing it
         if kind or bases:
             out.append((name, kind, tuple(sorted(bases))))
+    # Module-level static field makers: the modules importing them declare static fields with them.
+    out.extend(
+        (name, STATIC_FIELD, ()) for name in sorted(pytrees.static_makers) if name not in index.classes
+    )
     # Module-level haiku transformations of the module's functions (`net = hk.transform(forward)`), as
     # "haiku:<arguments apply takes before the function's>:<function>".
     for name, bindings in index.root.bindings.items():

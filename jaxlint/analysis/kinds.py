@@ -32,3 +32,6 @@ HAIKU = "haiku"  # a haiku transformation bound at module level: the same for `i
 # A pytree class, as "pytree:<static fields>:<data fields>" (comma-separated): its static fields stay Python values
 # under a transformation in the modules that import it.
 PYTREE = "pytree"
+# A module-level function (or alias) that makes a static dataclass field (`def frozen_field(**kw): return
+# field(..., pytree_node=False)`): the modules importing it declare static fields with it.
+STATIC_FIELD = "static-field"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
 from .library_arrays import CONVERSIONS as CONVERSIONS
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
@@ -152,6 +153,7 @@ PYTREE_DECORATORS: dict[str, str] = {
     "jax.tree_util.register_pytree_node_class": FLATTEN,
     "jax.tree_util.register_pytree_with_keys_class": FLATTEN,
     "jax.tree_util.register_static": ALL_STATIC,
+    "jax_dataclasses.pytree_dataclass": FIELDS,  # static: `Static[T]` annotations, `static_field()`
 }
 # Registration calls taking the class first and flatten functions (they return (children, aux data): what they
 # read into the aux data is static): name -> (position, keyword) of each flatten argument.
@@ -163,6 +165,7 @@ PYTREE_FLATTEN_REGISTRATIONS: dict[str, tuple[tuple[int, str], ...]] = {
 PYTREE_BASES: dict[str, str] = {
     "flax.struct.PyTreeNode": FIELDS,
     "equinox.Module": FIELDS,
+    "pytreeclass.TreeClass": FIELDS,  # static: fields frozen on set (FIELD_CALLBACKS)
     "typing.NamedTuple": ALL_DATA,
 }
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
@@ -191,9 +194,30 @@ FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "equinox.field": ("static", True),
     "equinox.static_field": ("", True),  # every field it makes is static
     "dataclasses.field": ("metadata", True),
+    "jax_dataclasses.static_field": ("", True),  # deprecated for `Static[T]`, still static
 }
 # Keys of `field(metadata={...})` that mark a field static, with the value that does.
-STATIC_METADATA: dict[str, bool] = {"pytree_node": False, "static": True}
+STATIC_METADATA: dict[str, bool] = {
+    "pytree_node": False,
+    "static": True,
+    "__jax_dataclasses_static_field__": True,
+}
+# Field constructors that mark a field static by a callback they are given: (keyword, callback). pytreeclass
+# stores a value frozen by `freeze` (given in `on_setattr`) as a leafless node: its aux data.
+FIELD_CALLBACKS: dict[str, tuple[str, str]] = {
+    "pytreeclass.field": ("on_setattr", "pytreeclass.freeze"),
+    "pytreeclass._src.code_build.field": ("on_setattr", "pytreeclass.freeze"),
+}
+# Annotations that mark a dataclass field static, wrapping its type: jax_dataclasses' `Static[T]` (an
+# `Annotated[T, marker]` that `pytree_dataclass` reads; the wrapped type is the field's class).
+STATIC_FIELD_ANNOTATIONS = frozenset({"jax_dataclasses.Static"})
+# Where the pytree-class rows of other libraries than jax and flax were run (tests/analysis/test_library_semantics.py):
+# a `ClassVar` (a class attribute, never a dataclass field) is no leaf under any of them.
+PYTREES_CHECKED: dict[str, str] = {
+    "jax_dataclasses": "jax_dataclasses 1.6.3",
+    "equinox": "equinox 0.13.8",
+    "pytreeclass": "pytreeclass 0.11.1",
+}
 
 
 # -- Library APIs: what they trace, what they consume as keys ----------------------------------------------

@@ -8,6 +8,23 @@ from __future__ import annotations
 
 ARRAYS_CHECKED = "jax 0.10.2, numpy 2.4.6"
 
+# Attributes of an array that are static Python data even on a tracer.
+CONCRETE_ATTRIBUTES = frozenset(
+    {
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+        "weak_type",
+        "sharding",
+        "itemsize",
+        "nbytes",
+        "aval",
+        "device",
+        "devices",
+    }
+)
+
 # -- Dtypes with x64 off (jax 0.10.2) --------------------------------------------------------------------------
 
 # Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the

@@ -59,7 +59,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ..bounded_read import read_regular_file
-from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STRICT, TRACED
+from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STATIC_FIELD, STRICT, TRACED
 
 # Rounds of "lint again the modules whose incoming facts changed": each round carries facts one call deeper.
 MAX_ROUNDS = 4
@@ -398,6 +398,25 @@ def incoming_key(
     return calls + (repr(sorted(exports.items())) if exports else "")
 
 
+def _pytree_fact(kind: str) -> bool:
+    """A kind the pytree model of an importing module reads: a pytree class, a static field maker."""
+    return kind.startswith(PYTREE + ":") or kind == STATIC_FIELD
+
+
+def inherit_pytree(kind: str, bases: Iterable[str]) -> str:
+    """A pytree class's kind ("pytree:<static>:<data>[:plain]", `pytrees.pytree_kind`) with the static fields
+    (class attributes) of its bases' pytree kinds added, except those it makes data."""
+    parts = kind.split(":")
+    static, data = ({f for f in part.split(",") if f} for part in parts[1:3])
+    if static == {"*"}:
+        return kind
+    for base in bases:
+        base_parts = base.split(":")
+        if base_parts[0] == PYTREE and len(base_parts) >= 3 and base_parts[1] != "*":
+            static |= {f for f in base_parts[1].split(",") if f} - data
+    return ":".join([parts[0], ",".join(sorted(static)), ",".join(sorted(data)), *parts[3:]])
+
+
 def module_name(path: str) -> str | None:
     """`pkg/sub/mod.py` -> "pkg.sub.mod" when `pkg` and `sub` hold `__init__.py` (the package root is the
     first folder up without one); a lone `train.py` is "train". None for notebooks and non-identifiers."""
@@ -596,6 +615,10 @@ class ProjectIndex:
                 if cls is not None and cls.kind.startswith(HAIKU + ":"):  # its function, by qualified name
                     leading, _, function = cls.kind[len(HAIKU) + 1 :].partition(":")
                     found = f"{HAIKU}:{leading}:{module}.{function}"
+                elif cls is not None and cls.kind.startswith(PYTREE + ":"):
+                    # A pytree's class attributes may be declared on a base in another module (jaxlie's
+                    # `tangent_dim: ClassVar[int]`): they are static on the subclass too.
+                    found = inherit_pytree(cls.kind, [kind_of(b, depth + 1) for b in cls.bases])
                 elif cls is not None:
                     found = cls.kind or next((k for k in (kind_of(b, depth + 1) for b in cls.bases) if k), "")
                 elif name in aliases[module]:
@@ -615,9 +638,12 @@ class ProjectIndex:
         for path, summary in summaries.items():
             table = {q: kind for q in {*summary.wants, *given.get(path, ())} if (kind := kind_of(q))}
             # The pytree classes it imports: their static fields are Python values in its traced code.
-            table.update(
-                (q, kind) for _, q in summary.imports if (kind := kind_of(q)).startswith(PYTREE + ":")
-            )
+            # ... and the static field makers it imports (kind STATIC_FIELD).
+            table.update((q, kind) for _, q in summary.imports if _pytree_fact(kind := kind_of(q)))
+            # ... and those of the project modules it imports whole, read as attributes (`jaxlie.SO2`).
+            for _, q in summary.imports:
+                names = (*classes.get(q, ()), *aliases.get(q, ())) if q in classes else ()
+                table.update((f"{q}.{n}", kind) for n in names if _pytree_fact(kind := kind_of(f"{q}.{n}")))
             if table:
                 out[path] = dict(sorted(table.items()))
         return out

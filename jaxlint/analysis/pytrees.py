@@ -32,10 +32,12 @@ from typing import Any
 
 import libcst as cst
 
-from .kinds import PYTREE
+from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    CONCRETE_ATTRIBUTES,
+    FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
     FIELDS,
     FLATTEN,
@@ -44,6 +46,7 @@ from .library import (
     PYTREE_BASES,
     PYTREE_DECORATORS,
     PYTREE_FLATTEN_REGISTRATIONS,
+    STATIC_FIELD_ANNOTATIONS,
     STATIC_METADATA,
 )
 from .names import ImportTable, dotted_name
@@ -53,6 +56,8 @@ _REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
 _CLASS_VAR = "ClassVar"
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
 _STATIC_HELPER_NAMES = frozenset({"static_field"})
+# A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
+PLAIN = "plain"
 
 
 @dataclasses.dataclass
@@ -90,15 +95,27 @@ class PytreeModel:
             imported = from_kind(local, (project_classes or {}).get(qualname, ""))
             if imported is not None:
                 self._imported[local] = imported
+        # ... and those of the project modules it imports whole, by the dotted name it reads (`jaxlie.SO2`).
+        self._imported_dotted: dict[str, PytreeClass] = {}
+        modules = {qualname: local for local, qualname in imports.names.items()}
+        for qualname, kind in (project_classes or {}).items():
+            owner, _, name = qualname.rpartition(".")
+            imported = from_kind(name, kind) if owner in modules else None
+            if imported is not None:
+                self._imported_dotted[f"{modules[owner]}.{name}"] = imported
         self.classes: dict[str, PytreeClass] = {}  # by name: the last definition read so far
         self.by_node: dict[int, PytreeClass] = {}  # by the id of the ClassDef
         self._defined: dict[str, list[tuple[int, PytreeClass]]] = {}  # name -> (ordinal, class), in order
         self._order: dict[int, int] = {}  # id of a top-level statement -> its ordinal
         self._static_makers: set[str] = set()  # local functions/aliases that return a static field
+        # ... and the other project modules' ones, by qualified name (project mode: `STATIC_FIELD` kinds).
+        self._project_makers = frozenset(
+            q for q, kind in (project_classes or {}).items() if kind == STATIC_FIELD
+        )
         self._read(module)
         static: set[str] = set()
         data: set[str] = set()
-        for cls in [*self.by_node.values(), *self._imported.values()]:
+        for cls in [*self.by_node.values(), *self._imported.values(), *self._imported_dotted.values()]:
             if cls.how in (FIELDS, FLATTEN, ALL_DATA):
                 static |= cls.static
                 data |= cls.data
@@ -106,6 +123,11 @@ class PytreeModel:
         self.static_names = frozenset(static - data)
 
     # -- queries ---------------------------------------------------------------------------------------
+
+    @property
+    def static_makers(self) -> frozenset[str]:
+        """The module-level functions and aliases that make a static field (`def static_field(): ...`)."""
+        return frozenset(self._static_makers)
 
     def class_named(self, name: str | None, at: int | None = None) -> PytreeClass | None:
         """The class a name gives (a local definition, else a library's pytree); with `at`, the ordinal of the
@@ -126,6 +148,16 @@ class PytreeModel:
             static, data = LIBRARY_PYTREES[qualname]
             return PytreeClass(name, FIELDS, set(static), set(data))
         return None
+
+    def class_of_annotation(
+        self, annotation: cst.BaseExpression, at: int | None = None
+    ) -> PytreeClass | None:
+        """The class an annotation names: `mod.State` of a project module imported whole, else by its head."""
+        if isinstance(annotation, cst.Attribute):
+            found = self._imported_dotted.get(dotted_name(annotation) or "")
+            if found is not None:
+                return found
+        return self.class_named(annotation_head(annotation), at)
 
     def field_is_static(self, field: str, owner: PytreeClass | None) -> bool:
         """Whether reading `field` from a pytree (of class `owner`, when known) gives a Python value."""
@@ -196,6 +228,17 @@ class PytreeModel:
         if isinstance(func, cst.Name) and func.value in self._static_makers:
             return True
         name = self._qualname(func)
+        if name in self._project_makers:
+            return True
+        if name in FIELD_CALLBACKS:
+            keyword, callback = FIELD_CALLBACKS[name]
+            return any(
+                arg.keyword is not None
+                and arg.keyword.value == keyword
+                and isinstance(arg.value, (cst.List, cst.Tuple))
+                and any(self._qualname(e.value) == callback for e in arg.value.elements)
+                for arg in value.args
+            )
         if name == _PARTIAL and value.args and value.args[0].keyword is None:
             inner = cst.Call(func=value.args[0].value, args=value.args[1:])
             return self._makes_static_field(inner)
@@ -235,17 +278,25 @@ class PytreeModel:
                 how = how or PYTREE_BASES[name]
             elif name in LINEN_MODULE_BASES:
                 how = how or "linen"
-            elif isinstance(base.value, cst.Name) and base.value.value in self.classes:
-                parent = self.classes[base.value.value]  # classes are read in order: the one defined so far
-                how = how or parent.how
+            elif (known := self._base_class(base.value)) is not None:
+                parent = known
+                if parent.how != PLAIN:
+                    how = how or parent.how
         if (
             how is None
-            and self._own_decorator(node)
+            and (
+                self._own_decorator(node)
+                or any(b.keyword is None and self._base_class(b.value) is None for b in node.bases)
+            )
             and _declares_static_field(node, self._makes_static_field)
         ):
-            # A project's own dataclass decorator (`from jax_md import dataclasses`), seen through the
-            # static fields it declares: nobody decorates a class with static fields except to make a pytree.
+            # A project's own dataclass decorator (`from jax_md import dataclasses`) or pytree base class, seen
+            # through the static fields it declares: nobody declares static fields except in a pytree.
             how = FIELDS
+        if how is None and (_class_variables(node) or parent is not None):
+            # Not a pytree, but its class attributes are Python values on every instance (a pytree subclass's
+            # too): `g.dim` with `g: Group` and `dim: ClassVar[int]` declared on the abstract base.
+            how = PLAIN
         if how is None:
             return None
         cls = PytreeClass(node.name.value, how)
@@ -265,8 +316,13 @@ class PytreeModel:
                 ):
                     self._read_flatten(statement, cls)
             return cls
+        for field in _class_variables(node):
+            # A class attribute (`dim: ClassVar[int] = 2`, or `dim = 2` in the body) is no dataclass field and
+            # no leaf: the class holds it, and every instance reads the same Python value.
+            cls.static.add(field)
+            cls.data.discard(field)
         for statement in node.body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
+            if not isinstance(statement, cst.SimpleStatementLine) or how == PLAIN:
                 continue
             for small in statement.body:
                 if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
@@ -275,11 +331,17 @@ class PytreeModel:
                 if annotation_head(annotation) == _CLASS_VAR:
                     continue
                 field = small.target.value
-                type_name = annotation_head(annotation)
+                wrapped = self._static_annotation(annotation)
+                type_name = annotation_head(wrapped if wrapped is not None else annotation)
                 if type_name is not None:
                     cls.field_types[field] = type_name
                 static = how == "linen" or (
-                    how == FIELDS and small.value is not None and self._makes_static_field(small.value)
+                    how == FIELDS
+                    and (
+                        wrapped is not None
+                        or small.value is not None
+                        and self._makes_static_field(small.value)
+                    )
                 )
                 (cls.static if static else cls.data).add(field)
                 (cls.data if static else cls.static).discard(field)
@@ -287,6 +349,31 @@ class PytreeModel:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)
         return cls
+
+    def _static_annotation(self, annotation: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The wrapped type of an annotation that marks a field static (`jdc.Static[int]`: `int`), else None."""
+        if isinstance(annotation, cst.SimpleString) and isinstance(annotation.evaluated_value, str):
+            try:  # a quoted annotation
+                annotation = cst.parse_expression(annotation.evaluated_value)
+            except cst.ParserSyntaxError:
+                return None
+        if (
+            isinstance(annotation, cst.Subscript)
+            and self._qualname(annotation.value) in STATIC_FIELD_ANNOTATIONS
+            and annotation.slice
+            and isinstance(annotation.slice[0].slice, cst.Index)
+        ):
+            return annotation.slice[0].slice.value
+        return None
+
+    def _base_class(self, base: cst.BaseExpression) -> PytreeClass | None:
+        """A base class known here: one of this module's read so far (classes are read in order), or another
+        project module's (project mode)."""
+        if isinstance(base, cst.Name):
+            return self.classes.get(base.value) or self._imported.get(base.value)
+        if isinstance(base, cst.Attribute):
+            return self._imported_dotted.get(dotted_name(base) or "")
+        return None
 
     def _own_decorator(self, node: cst.ClassDef) -> bool:
         """A decorator other than the standard library's `dataclass` (which makes no pytree by itself)."""
@@ -310,9 +397,10 @@ class PytreeModel:
             returns = [
                 s.value for s in _own_statements(statement.body) if isinstance(s, cst.Return) and s.value
             ]
-            reads = set().union(*(_attributes_of(r, owner) for r in returns))
+            # `self.params.shape[-1]`: a shape is static even of a leaf.
+            reads = set().union(*(_attributes_of(r, owner, CONCRETE_ATTRIBUTES) for r in returns))
             # A JAX call makes an array (a tracer under jit) even from static inputs.
-            if reads and reads <= cls.static and not any(self._calls_jax(r) for r in returns):
+            if returns and reads <= cls.static and not any(self._calls_jax(r) for r in returns):
                 cls.static.add(statement.name.value)
 
     def _calls_jax(self, node: cst.BaseExpression) -> bool:
@@ -360,7 +448,9 @@ class PytreeModel:
         if node is None:
             return
         cls = self.by_node.get(id(node))
-        if cls is None:
+        if (
+            cls is None or cls.how == PLAIN
+        ):  # read as a plain class so far: its class attributes may be leaves
             cls = self._read_class(node, FLATTEN if flattens is not None else PYTREE_DECORATORS[name or ""])
             if cls is None:
                 return
@@ -437,25 +527,25 @@ class PytreeModel:
 
 
 def pytree_kind(cls: PytreeClass) -> str:
-    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a class
-    with no static field. Only static fields make an importing module's findings differ (a Python value where
-    the class's name alone says nothing), and each module given a kind is linted again: a class of children
-    only (most state dataclasses) is not worth that."""
-    if cls.how not in (FLATTEN, FIELDS, ALL_STATIC) or not (cls.static or cls.how == ALL_STATIC):
+    """The kind a module's summary gives its pytree class (`kinds.PYTREE`); "" for a linen Module or a plain
+    class with no class attribute. A dataclass-style pytree with no field yet is sent too: the modules deriving
+    from it (a project's own `Module(eqx.Module)` base) know their classes are pytrees by it."""
+    if cls.how not in (FIELDS, FLATTEN, ALL_DATA, ALL_STATIC, PLAIN) or (cls.how == PLAIN and not cls.static):
         return ""
     static = cls.static if cls.how != ALL_STATIC else {"*"}
-    return f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
+    kind = f"{PYTREE}:{','.join(sorted(static))}:{','.join(sorted(cls.data))}"
+    return kind + f":{PLAIN}" if cls.how == PLAIN else kind
 
 
 def from_kind(name: str, kind: str) -> PytreeClass | None:
     """The class another module's summary describes (`pytree_kind`), or None for any other kind."""
     parts = kind.split(":")
-    if len(parts) != 3 or parts[0] != PYTREE:
+    if len(parts) not in (3, 4) or parts[0] != PYTREE or parts[3:] not in ([], [PLAIN]):
         return None
-    static, data = ({f for f in part.split(",") if f} for part in parts[1:])
+    static, data = ({f for f in part.split(",") if f} for part in parts[1:3])
     if static == {"*"}:
         return PytreeClass(name, ALL_STATIC)
-    return PytreeClass(name, FIELDS, static, data)
+    return PytreeClass(name, PLAIN if parts[3:] else FIELDS, static, data)
 
 
 # -- helpers ------------------------------------------------------------------------------------------
@@ -506,6 +596,22 @@ def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cs
                 stack.append(handler.body)
 
 
+def _class_variables(node: cst.ClassDef) -> set[str]:
+    """The class attributes a class body declares: `dim: ClassVar[int]` (with or without a value) and plain
+    assignments `dim = 2` (a dataclass makes fields of annotated names only)."""
+    found: set[str] = set()
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if annotation_head(small.annotation.annotation) == _CLASS_VAR:
+                    found.add(small.target.value)
+            elif isinstance(small, cst.Assign):
+                found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+    return found
+
+
 def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:
     """Whether a class body annotates a field with a static-field maker (`x: int = static_field()`)."""
     for statement in node.body.body:
@@ -520,12 +626,21 @@ def _name(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-def _attributes_of(node: cst.BaseExpression, owner: str) -> set[str]:
-    """`owner.<attr>` reads anywhere inside `node`."""
+def _attributes_of(node: cst.BaseExpression, owner: str, through: frozenset[str] = frozenset()) -> set[str]:
+    """`owner.<attr>` reads anywhere inside `node`, except those read only for one of `through`
+    (`owner.params.shape`)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
+        if (
+            isinstance(current, cst.Attribute)
+            and current.attr.value in through
+            and isinstance(current.value, cst.Attribute)
+            and isinstance(current.value.value, cst.Name)
+            and current.value.value.value == owner
+        ):
+            continue
         if (
             isinstance(current, cst.Attribute)
             and isinstance(current.value, cst.Name)

@@ -34,30 +34,15 @@ from .library import (
     TRACED_RESULT,
     TUPLE_RESULTS,
 )
+from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from .linen_values import layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
-from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
+from .pytrees import PytreeClass, PytreeModel, pytree_model
 from .records import record_fields
 from .returns import imported_returns_array, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
-# Attributes of an array that are static Python data even on a tracer.
-CONCRETE_ATTRIBUTES = frozenset(
-    {
-        "shape",
-        "ndim",
-        "dtype",
-        "size",
-        "weak_type",
-        "sharding",
-        "itemsize",
-        "nbytes",
-        "aval",
-        "device",
-        "devices",
-    }
-)
 # Attributes of an array that are arrays again.
 ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 # Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
@@ -593,8 +578,9 @@ def _class_of(node: cst.BaseExpression, scope: Scope, model: PytreeModel) -> Pyt
         is_first = bool(positional) and param is positional[0]
         if is_first and unit.is_method and param.annotation is None and unit.class_node:
             return model.by_node.get(id(unit.class_node))  # `self`
-        head = annotation_head(param.annotation.annotation) if param.annotation else None
-        return model.class_named(head, _ordinal(unit, model))
+        if param.annotation is None:
+            return None
+        return model.class_of_annotation(param.annotation.annotation, _ordinal(unit, model))
     return None
 
 

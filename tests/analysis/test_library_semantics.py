@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 import io
 import logging
+import sys
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -978,3 +980,79 @@ def test_scalar_tracing_transformations_trace_a_python_bool() -> None:
         assert not seen.pop("flag"), f"{name}: a static one stays a Python bool"
     eqx.filter_jit(f)(None, x, True)
     assert not seen.pop("flag"), "equinox.filter_jit keeps a Python bool static"
+
+
+def test_jax_dataclasses_static_fields_and_class_variables_are_no_leaves() -> None:
+    """What the pytree table says of jax_dataclasses (`PYTREES_CHECKED`): `pytree_dataclass` makes a pytree whose
+    `Static[T]` and `static_field()` fields are aux data; a `ClassVar` is no field of it (nor of an equinox
+    Module), so none of them is a tracer under jit, while a plain field is."""
+    jdc = pytest.importorskip("jax_dataclasses")
+    eqx = pytest.importorskip("equinox")
+    from jaxlint.analysis.library import (
+        FIELD_FUNCTIONS,
+        FIELDS,
+        PYTREE_DECORATORS,
+        PYTREES_CHECKED,
+        STATIC_FIELD_ANNOTATIONS,
+        STATIC_METADATA,
+    )
+
+    assert PYTREE_DECORATORS["jax_dataclasses.pytree_dataclass"] == FIELDS
+    assert "jax_dataclasses.Static" in STATIC_FIELD_ANNOTATIONS
+    assert FIELD_FUNCTIONS["jax_dataclasses.static_field"] == ("", True)
+    assert "jax_dataclasses" in PYTREES_CHECKED and "equinox" in PYTREES_CHECKED
+    seen: dict[str, bool] = {}
+
+    # jax_dataclasses resolves the annotations from the class's module (a class local to a test cannot be read).
+    module = types.ModuleType("jaxlint_jdc_probe")
+    sys.modules[module.__name__] = module
+    try:
+        exec(
+            "from typing import ClassVar\nimport jax\nimport jax_dataclasses as jdc\n\n"
+            "@jdc.pytree_dataclass\nclass Grid:\n    dim: ClassVar[int] = 2\n    n: jdc.Static[int]\n"
+            "    width: int = jdc.static_field()\n    size: int = 0\n    values: jax.Array = None\n",
+            module.__dict__,
+        )
+        grid = module.Grid(3, 4, 5, jnp.ones(3))
+        jax.tree_util.tree_structure(grid)  # reads the annotations while the module is importable
+    finally:
+        del sys.modules[module.__name__]
+    marker = next(k for k in STATIC_METADATA if k.startswith("__jax_dataclasses"))
+    assert jdc.static_field().metadata == {marker: True}
+
+    def probe(g: Any) -> jax.Array:
+        seen.update({name: is_tracer(getattr(g, name)) for name in ("dim", "n", "width", "size", "values")})
+        return g.values
+
+    jax.jit(probe)(grid)
+    assert seen == {"dim": False, "n": False, "width": False, "size": True, "values": True}
+
+    class Block(eqx.Module):
+        taps: ClassVar[int] = 3
+        weight: jax.Array
+
+    assert len(jax.tree_util.tree_leaves(Block(jnp.ones(2)))) == 1
+    jax.jit(lambda b: seen.update(taps=is_tracer(b.taps)))(Block(jnp.ones(2)))
+    assert seen["taps"] is False
+
+
+def test_pytreeclass_frozen_fields_are_aux_data() -> None:
+    """What `FIELD_CALLBACKS` says of pytreeclass: a TreeClass field given `on_setattr=[freeze]` holds its value
+    frozen (a leafless node), a Python value under jit; a plain field is a leaf, a tracer."""
+    tc = pytest.importorskip("pytreeclass")
+    from jaxlint.analysis.library import FIELD_CALLBACKS, FIELDS, PYTREE_BASES, PYTREES_CHECKED
+
+    assert PYTREE_BASES["pytreeclass.TreeClass"] == FIELDS and "pytreeclass" in PYTREES_CHECKED
+    assert FIELD_CALLBACKS["pytreeclass.field"] == ("on_setattr", "pytreeclass.freeze")
+    assert tc.field is importlib.import_module("pytreeclass._src.code_build").field
+    seen: dict[str, bool] = {}
+
+    class Probe(tc.TreeClass):
+        n: int = tc.field(on_setattr=[tc.freeze], on_getattr=[tc.unfreeze])
+        m: int
+
+        def __init__(self, n: int, m: int) -> None:
+            self.n, self.m = n, m
+
+    jax.jit(lambda p: seen.update(n=is_tracer(p.n), m=is_tracer(p.m)))(Probe(2, 3))
+    assert seen == {"n": False, "m": True}

@@ -204,6 +204,7 @@ def test_summary_names_linen_classes_and_project_bases() -> None:
         ClassFacts("Deep", "linen"),
         ClassFacts("Dense", "linen"),
         ClassFacts("Head", "", ("layers.Base",)),
+        ClassFacts("Other", "pytree::"),  # a pytree with no field: its subclasses elsewhere are pytrees
     )
     assert summary.imports == (("Base", "layers.Base"), ("model", "model"))
     assert summary.wants == ("model.MLP",)

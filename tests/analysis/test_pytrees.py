@@ -69,8 +69,58 @@ def test_equinox_module() -> None:
             depth: int = eqx.field(static=True)
         """
     )
-    assert fields(found["MLP"]) == ({"activation", "width"}, {"layers", "out"})
-    assert fields(found["Deeper"]) == ({"activation", "width", "depth"}, {"layers", "out"})
+    # A ClassVar is a class attribute, no field: every instance reads the class's Python value.
+    assert fields(found["MLP"]) == ({"activation", "width", "registry"}, {"layers", "out"})
+    assert fields(found["Deeper"]) == ({"activation", "width", "registry", "depth"}, {"layers", "out"})
+
+
+def test_class_attributes_and_jax_dataclasses_static_annotations() -> None:
+    found = classes_of(
+        """
+        import abc
+        from typing import ClassVar
+        import flax.struct
+        import jax
+        import jax_dataclasses as jdc
+
+        class Group(abc.ABC):
+            dim: ClassVar[int]
+
+        class Lie(Group):
+            pass
+
+        class Plain:
+            pass
+
+        @flax.struct.dataclass
+        class Rot(Lie):
+            angle: jax.Array
+            width = 4
+
+        @jdc.pytree_dataclass
+        class Grid:
+            n: jdc.Static[int]
+            halo: "jdc.Static[Shape]"
+            width: int = jdc.static_field()
+            values: jax.Array
+
+        class Box:
+            size = 3
+
+            def __init__(self, size):
+                self.size = size
+
+        jax.tree_util.register_pytree_node(Box, lambda b: ((b.size,), None), lambda _, c: Box(*c))
+        """
+    )
+    assert (found["Group"].how, fields(found["Group"])) == ("plain", ({"dim"}, set()))
+    assert (found["Lie"].how, fields(found["Lie"])) == ("plain", ({"dim"}, set()))
+    assert "Plain" not in found
+    assert fields(found["Rot"]) == ({"dim", "width"}, {"angle"})
+    assert fields(found["Grid"]) == ({"n", "halo", "width"}, {"values"})
+    assert found["Grid"].field_types["halo"] == "Shape"
+    # Registered after the class body was read as a plain class: the flatten function decides.
+    assert found["Box"].is_static("size") is False
 
 
 def test_register_dataclass_styles() -> None:
