@@ -31,21 +31,30 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
         assert type(test) is cst.UnaryOperation
         test = test.expression
     is_none = False  # `flag is None` / `flag is not None`
+    sentinel: str | None = None  # `flag is SENTINEL`, after `flag = SENTINEL if flag is None else flag`
     if (
         type(test) is cst.Comparison
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
         and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
     ):
-        is_none = True
+        compared = test.comparisons[0].comparator
+        assert type(compared) is cst.Name
+        is_none = compared.value == "None"
+        sentinel = None if is_none else compared.value
         negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
         test = test.left
     if type(test) is not cst.Name:
         return None
     name = test.value
-    if name in unit.passed_params or name in unit.bindings or type(unit.node) is not cst.FunctionDef:
+    if name in unit.passed_params or type(unit.node) is not cst.FunctionDef:
         return None
+    if sentinel is not None or name in unit.bindings:
+        # `flag = SENTINEL if flag is None else flag` (a module-level object bound once), then `flag is SENTINEL`:
+        # the default not passed, the test holds exactly when it was None.
+        if sentinel is None or _sentinel_default(unit, name, frame.index.root, before=test) != sentinel:
+            return None
+        is_none = True
     params = unit.node.params
     default = next((p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None)
     if default is None:
@@ -55,6 +64,49 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
         return none != negate if _literal_truth(default) is not None else None
     truth = _literal_truth(default)
     return None if truth is None else truth != negate
+
+
+def _sentinel_default(unit: Any, name: str, root: Any, before: cst.CSTNode) -> str | None:
+    """The module-level name SENTINEL when the only binding of parameter `name` in `unit` is a statement of its
+    body `name = SENTINEL if name is None else name` (or `name if name is not None else SENTINEL`) preceding the
+    statement that holds `before`, with SENTINEL bound once at module level to an object a call makes
+    (`dense = Layout()`): never None, and not the same object as anything a caller passes by default."""
+    bindings = unit.bindings.get(name, ())
+    if len(bindings) != 1 or not bindings[0].plain:
+        return None
+    value = bindings[0].value
+    if type(value) is not cst.IfExp:
+        return None
+    tested = none_comparison(value.test)
+    if tested is None or tested[0] != name:
+        return None
+    replaced, kept = (value.body, value.orelse) if tested[1] else (value.orelse, value.body)
+    if not (type(kept) is cst.Name and kept.value == name and type(replaced) is cst.Name):
+        return None
+    made = root.bindings.get(replaced.value, ())
+    if len(made) != 1 or not made[0].plain or type(made[0].value) is not cst.Call:
+        return None
+    statements = list(unit.node.body.body) if type(unit.node.body) is cst.IndentedBlock else []
+    line = next(
+        (
+            i
+            for i, s in enumerate(statements)
+            if type(s) is cst.SimpleStatementLine and bindings[0].node in s.body
+        ),
+        None,
+    )
+    if line is None:
+        return None  # not a statement the body runs whatever happens
+    if not any(_holds(s, before) for s in statements[line + 1 :]):
+        return None
+    return replaced.value
+
+
+def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """Whether `target` is `node` or lies inside it."""
+    if node is target:
+        return True
+    return any(_holds(child, target) for child in node.children)
 
 
 def _literal_truth(node: cst.BaseExpression) -> bool | None:
