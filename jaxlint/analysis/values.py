@@ -32,6 +32,7 @@ from .library import (
     SCALAR_FIELD_TYPES,
     SEVERAL_ARRAYS_WORDS,
     TRACED_RESULT,
+    TRANSFORMATIONS,
     TUPLE_RESULTS,
 )
 from .linen_values import layer_flags, param_flags
@@ -386,6 +387,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
+        if inner in TRANSFORMATIONS and TRANSFORMATIONS[inner].python_result:
+            return 0  # `jax.make_jaxpr(f)(x)`: a ClosedJaxpr, built while tracing
         if inner is not None and inner.startswith("jax."):
             return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
         if scope.kind < STRICT:
