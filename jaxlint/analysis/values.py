@@ -40,7 +40,7 @@ from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, annotation_head, pytree_model
 from .records import record_fields
-from .returns import imported_returns_array, returns_array
+from .returns import imported_returns_array, method_returns_mapping, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
 # Attributes of an array that are static Python data even on a tracer.
@@ -379,6 +379,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
                 receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
             )
         if receiver & TRACED:
+            if method_returns_mapping(scope.index, func.value, method, scope.unit):
+                return HOLDS_TRACED  # `recorder.update(...)` declared `-> dict[str, Array]`: a dict
             bool_result = method in ("any", "all") or (
                 method == "astype" and node.args and _is_bool_dtype(node.args[0].value)
             )
