@@ -24,7 +24,7 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
     """`if flag:` / `if not flag:` in a helper traced only through its callers, where `flag` is a parameter
     with a literal default that no traced caller passes (nor the body rebinds): whether the body runs."""
     unit = frame.unit
-    if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
+    if unit.kind <= NONE or frame.own_names is not None:
         return None
     negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
     if negate:
@@ -49,6 +49,9 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
     name = test.value
     if name in unit.passed_params or type(unit.node) is not cst.FunctionDef:
         return None
+    if unit.is_target:  # run by transformations: only what they bind through partial is known
+        found = _bound_none(unit, name, frame.index) if is_none and sentinel is None else None
+        return None if found is None else found != negate
     if sentinel is not None or name in unit.bindings:
         # `flag = SENTINEL if flag is None else flag` (a module-level object bound once), then `flag is SENTINEL`:
         # the default not passed, the test holds exactly when it was None.
@@ -64,6 +67,47 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
         return none != negate if _literal_truth(default) is not None else None
     truth = _literal_truth(default)
     return None if truth is None else truth != negate
+
+
+def _bound_none(unit: Any, name: str, index: Any) -> bool | None:
+    """Whether parameter `name` is None in a transformed `unit` that every application gives a keyword value
+    through partial (`lax.cond(p, partial(f, k=v), ...)`, or `f = partial(f, k=v)` first): True for `k=None`,
+    False for any other value (the caller sets what the default would leave unset); None when an application
+    leaves it unbound, or traced code calls the def directly without it."""
+    bound = [dict(app.bound_keywords).get(name) for app in unit.applications]
+    if not bound or any(value is None for value in bound) or _called_without(unit, name, index):
+        return None
+    nones = {type(value) is cst.Name and value.value == "None" for value in bound}
+    return nones.pop() if len(nones) == 1 else None
+
+
+def _called_without(unit: Any, name: str, index: Any) -> bool:
+    """Whether traced code (a transformed function or a helper it calls) calls `unit`'s def by its name without
+    passing parameter `name` (by keyword, or positionally as far as its position)."""
+    memo = unit.memo.get("called_without")
+    if memo is None:
+        memo = unit.memo["called_without"] = {}
+    if name in memo:
+        return memo[name]
+    params = unit.node.params
+    positions = [p.name.value for p in [*params.posonly_params, *params.params]]
+    reach = positions.index(name) if name in positions else None
+    found = False
+    for call, caller, order in index.sites_calling(unit.node.name.value):
+        if caller.kind <= NONE and not caller.is_target:
+            continue
+        if not any(callee is unit for callee, _ in index.resolve_function(call.func, caller, order)):
+            continue
+        if any(a.star for a in call.args):
+            found = True
+            break
+        positional = sum(1 for a in call.args if a.keyword is None)
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if name not in keywords and (reach is None or positional <= reach):
+            found = True
+            break
+    memo[name] = found
+    return found
 
 
 def _sentinel_default(unit: Any, name: str, root: Any, before: cst.CSTNode) -> str | None:
