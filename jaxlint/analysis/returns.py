@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..syntax import children
 from .jit import jit_call
+from .receivers import parameter_class
 
 # Methods of an array that return an array again.
 _ARRAY_METHODS = frozenset(
@@ -196,13 +197,11 @@ def method_returns_mapping(index: Any, receiver: cst.BaseExpression, method: str
     """`obj.m(...)` with `obj` a parameter annotated with (or given) a class of this module whose method `m`
     declares it returns a dict (`-> dict[str, jax.Array]`, or a module-level alias of one, `State = dict[...]`):
     a Python dict, whatever it holds, not an array."""
-    from .receivers import parameter_class  # receivers reads the index; imported here, where it is needed
-
     found = parameter_class(index, receiver, unit)
     if found is None or type(found[0]) is not cst.Name:
         return False
     node = index.classes.get(found[0].value)
-    methods = index.class_methods.get(id(node), {}).get(method) if node is not None else None
+    methods: list[Any] = index.class_methods.get(id(node), {}).get(method, []) if node is not None else []
     return bool(methods) and all(_declares_mapping(m.node, index) for m in methods)
 
 
