@@ -723,7 +723,7 @@ class ModuleIndex:
                 )
             return []
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
-        if bound is not None:  # `f = partial(f, k=v)` (or `g = partial(f, ...)`) before `lax.cond(p, f, ...)`
+        if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
         results = []
         for target, bound_self in self.resolve_function(node, unit, before):
@@ -732,8 +732,10 @@ class ModuleIndex:
 
     def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
         """The `partial(...)` call that `node` holds at `before`, and the place of that binding: the last binding
-        of the name in `unit` before that point is `name = partial(...)` on a statement the body always runs.
-        The partial's function is read at the binding (`f = partial(f, k=v)`: the def bound before it)."""
+        of the name in `unit` before that point is `name = partial(name, ...)` on a statement the body always
+        runs. The partial's function is read at the binding: the def bound before it. (Another name bound to a
+        partial, `g = partial(f, ...)`, is not followed yet: on the bench corpora it makes pmap/vmap reach
+        methods whose other-module calls misalign an explicit `self`, see the fc-values note.)"""
         bindings = unit.bindings.get(node.value)
         if before is None or not bindings:
             return None
@@ -745,6 +747,8 @@ class ModuleIndex:
         if (
             not last.plain
             or type(value) is not cst.Call
+            or not value.args
+            or not (type(value.args[0].value) is cst.Name and value.args[0].value.value == node.value)
             or self.qualname(value.func, unit) != "functools.partial"
             or id(last.node) not in direct_statements(unit)
         ):
