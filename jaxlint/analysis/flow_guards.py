@@ -53,9 +53,9 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
         found = _bound_none(unit, name, frame.index) if is_none and sentinel is None else None
         return None if found is None else found != negate
     if sentinel is not None or name in unit.bindings:
-        # `flag = SENTINEL if flag is None else flag` (a module-level object bound once), then `flag is SENTINEL`:
+        # `flag = SENTINEL if flag is None else flag` (SENTINEL no local name), then `flag is SENTINEL`:
         # the default not passed, the test holds exactly when it was None.
-        if sentinel is None or _sentinel_default(unit, name, frame.index.root, before=test) != sentinel:
+        if sentinel is None or _sentinel_default(unit, name, before=test) != sentinel:
             return None
         is_none = True
     params = unit.node.params
@@ -110,11 +110,11 @@ def _called_without(unit: Any, name: str, index: Any) -> bool:
     return found
 
 
-def _sentinel_default(unit: Any, name: str, root: Any, before: cst.CSTNode) -> str | None:
-    """The module-level name SENTINEL when the only binding of parameter `name` in `unit` is a statement of its
-    body `name = SENTINEL if name is None else name` (or `name if name is not None else SENTINEL`) preceding the
-    statement that holds `before`, with SENTINEL bound once at module level to an object a call makes
-    (`dense = Layout()`): never None, and not the same object as anything a caller passes by default."""
+def _sentinel_default(unit: Any, name: str, before: cst.CSTNode) -> str | None:
+    """The name SENTINEL when the only binding of parameter `name` in `unit` is a statement of its body
+    `name = SENTINEL if name is None else name` (or `name if name is not None else SENTINEL`) preceding the
+    statement that holds `before`, SENTINEL not a local name (a module-level or imported one, `dense`): with the
+    default, `name is SENTINEL` holds, whatever SENTINEL is."""
     bindings = unit.bindings.get(name, ())
     if len(bindings) != 1 or not bindings[0].plain:
         return None
@@ -127,9 +127,8 @@ def _sentinel_default(unit: Any, name: str, root: Any, before: cst.CSTNode) -> s
     replaced, kept = (value.body, value.orelse) if tested[1] else (value.orelse, value.body)
     if not (type(kept) is cst.Name and kept.value == name and type(replaced) is cst.Name):
         return None
-    made = root.bindings.get(replaced.value, ())
-    if len(made) != 1 or not made[0].plain or type(made[0].value) is not cst.Call:
-        return None
+    if replaced.value in unit.bindings or replaced.value in unit.local_names:
+        return None  # a local: it may hold something else by the time of the test
     statements = list(unit.node.body.body) if type(unit.node.body) is cst.IndentedBlock else []
     line = next(
         (
