@@ -48,7 +48,7 @@ def live_defs(name: str, defs: list[Any], scope: Any, point: int | None) -> list
     earlier = [b for b in scope.bindings.get(name, ()) if b.order < point]
     if not earlier:
         return defs
-    direct = _direct_statements(scope)
+    direct = direct_statements(scope)
     by_node = {id(u.node): u for u in defs}
     live = []
     for binding in reversed(earlier):
@@ -76,7 +76,7 @@ def _rewraps(binding: Any, name: str) -> bool:
     )
 
 
-def _direct_statements(scope: Any) -> set[int]:
+def direct_statements(scope: Any) -> set[int]:
     """The ids of the statements `scope` runs whatever happens: its body's, and the small statements on their
     lines (an `Assign` binds, not its line). Kept with the unit."""
     found = scope.memo.get("direct_statements")

@@ -190,18 +190,54 @@ class Frame:
                 self.bind(element.value, flags)
             return
         if type(iterable) is cst.Call and name in ("builtins.enumerate", "builtins.zip") and iterable.args:
-            items = [
-                element_flags(evaluate(a.value, evaluate_in)) for a in iterable.args if a.keyword is None
-            ]
+            iterated = [a.value for a in iterable.args if a.keyword is None]
+            items = [element_flags(evaluate(a, evaluate_in)) for a in iterated]
             if name == "builtins.enumerate":
-                items = [0, items[0]]
+                items, iterated = [0, items[0]], [None, iterated[0]]  # type: ignore[list-item]
             if (type(target) is cst.Tuple or type(target) is cst.List) and len(target.elements) == len(items):
-                for element, flags in zip(target.elements, items, strict=True):
-                    self.bind(element.value, flags)
+                for element, flags, each in zip(target.elements, items, iterated, strict=True):
+                    literal = _literal_items(each) if each is not None else None
+                    if literal is not None:
+                        self._bind_items(element.value, literal, evaluate_in)
+                    else:
+                        self.bind(element.value, flags)
                 return
             self.bind(target, HOLDS_TRACED if any(f & TRACED for f in items) else 0)
             return
+        literal = _literal_items(iterable)
+        if literal is not None and (type(target) is cst.Tuple or type(target) is cst.List):
+            self._bind_items(target, literal, evaluate_in)
+            return
         self.bind(target, element_flags(evaluate(iterable, evaluate_in)))
+
+    def _bind_items(
+        self, target: cst.BaseExpression, items: list[cst.BaseExpression], evaluate_in: Frame
+    ) -> None:
+        """Bind a `for` target to each item of a literal in turn (`for row, c in [(0, a), (n - 1, b)]`): position
+        by position where every item is a tuple of the target's length, each name the join of what the items
+        hold there (`row` a Python int, `c` traced)."""
+        if type(target) is cst.Tuple or type(target) is cst.List:
+            width = len(target.elements)
+            split = [_literal_items(item) for item in items]
+            if not any(type(e) is cst.StarredElement for e in target.elements) and all(
+                parts is not None and len(parts) == width for parts in split
+            ):
+                for position, element in enumerate(target.elements):
+                    self._bind_items(element.value, [parts[position] for parts in split], evaluate_in)  # type: ignore[index]
+                return
+        flags = 0
+        for item in items:
+            flags |= evaluate(item, evaluate_in)
+        self.bind(target, flags if type(target) is cst.Name else element_flags(flags))
+
+
+def _literal_items(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The items of a list or tuple literal without starred items, else None."""
+    if (type(node) is cst.List or type(node) is cst.Tuple) and not any(
+        type(e) is cst.StarredElement for e in node.elements
+    ):
+        return [e.value for e in node.elements]
+    return None
 
 
 MODULE = Value(0, "module")

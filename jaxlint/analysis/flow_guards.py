@@ -24,28 +24,40 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
     """`if flag:` / `if not flag:` in a helper traced only through its callers, where `flag` is a parameter
     with a literal default that no traced caller passes (nor the body rebinds): whether the body runs."""
     unit = frame.unit
-    if unit.kind <= NONE or unit.is_target or frame.own_names is not None:
+    if unit.kind <= NONE or frame.own_names is not None:
         return None
     negate = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
     if negate:
         assert type(test) is cst.UnaryOperation
         test = test.expression
     is_none = False  # `flag is None` / `flag is not None`
+    sentinel: str | None = None  # `flag is SENTINEL`, after `flag = SENTINEL if flag is None else flag`
     if (
         type(test) is cst.Comparison
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
         and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
     ):
-        is_none = True
+        compared = test.comparisons[0].comparator
+        assert type(compared) is cst.Name
+        is_none = compared.value == "None"
+        sentinel = None if is_none else compared.value
         negate ^= isinstance(test.comparisons[0].operator, cst.IsNot)
         test = test.left
     if type(test) is not cst.Name:
         return None
     name = test.value
-    if name in unit.passed_params or name in unit.bindings or type(unit.node) is not cst.FunctionDef:
+    if name in unit.passed_params or type(unit.node) is not cst.FunctionDef:
         return None
+    if unit.is_target:  # run by transformations: only what they bind through partial is known
+        found = _bound_none(unit, name, frame.index) if is_none and sentinel is None else None
+        return None if found is None else found != negate
+    if sentinel is not None or name in unit.bindings:
+        # `flag = SENTINEL if flag is None else flag` (SENTINEL no local name), then `flag is SENTINEL`:
+        # the default not passed, the test holds exactly when it was None.
+        if sentinel is None or _sentinel_default(unit, name, before=test) != sentinel:
+            return None
+        is_none = True
     params = unit.node.params
     default = next((p.default for p in [*params.params, *params.kwonly_params] if p.name.value == name), None)
     if default is None:
@@ -55,6 +67,89 @@ def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:
         return none != negate if _literal_truth(default) is not None else None
     truth = _literal_truth(default)
     return None if truth is None else truth != negate
+
+
+def _bound_none(unit: Any, name: str, index: Any) -> bool | None:
+    """Whether parameter `name` is None in a transformed `unit` that every application gives a keyword value
+    through partial (`lax.cond(p, partial(f, k=v), ...)`, or `f = partial(f, k=v)` first): True for `k=None`,
+    False for any other value (the caller sets what the default would leave unset); None when an application
+    leaves it unbound, or traced code calls the def directly without it."""
+    bound = [dict(app.bound_keywords).get(name) for app in unit.applications]
+    if not bound or any(value is None for value in bound) or _called_without(unit, name, index):
+        return None
+    nones = {type(value) is cst.Name and value.value == "None" for value in bound}
+    return nones.pop() if len(nones) == 1 else None
+
+
+def _called_without(unit: Any, name: str, index: Any) -> bool:
+    """Whether traced code (a transformed function or a helper it calls) calls `unit`'s def by its name without
+    passing parameter `name` (by keyword, or positionally as far as its position)."""
+    memo = unit.memo.get("called_without")
+    if memo is None:
+        memo = unit.memo["called_without"] = {}
+    if name in memo:
+        return memo[name]
+    params = unit.node.params
+    positions = [p.name.value for p in [*params.posonly_params, *params.params]]
+    reach = positions.index(name) if name in positions else None
+    found = False
+    for call, caller, order in index.sites_calling(unit.node.name.value):
+        if caller.kind <= NONE and not caller.is_target:
+            continue
+        if not any(callee is unit for callee, _ in index.resolve_function(call.func, caller, order)):
+            continue
+        if any(a.star for a in call.args):
+            found = True
+            break
+        positional = sum(1 for a in call.args if a.keyword is None)
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if name not in keywords and (reach is None or positional <= reach):
+            found = True
+            break
+    memo[name] = found
+    return found
+
+
+def _sentinel_default(unit: Any, name: str, before: cst.CSTNode) -> str | None:
+    """The name SENTINEL when the only binding of parameter `name` in `unit` is a statement of its body
+    `name = SENTINEL if name is None else name` (or `name if name is not None else SENTINEL`) preceding the
+    statement that holds `before`, SENTINEL not a local name (a module-level or imported one, `dense`): with the
+    default, `name is SENTINEL` holds, whatever SENTINEL is."""
+    bindings = unit.bindings.get(name, ())
+    if len(bindings) != 1 or not bindings[0].plain:
+        return None
+    value = bindings[0].value
+    if type(value) is not cst.IfExp:
+        return None
+    tested = none_comparison(value.test)
+    if tested is None or tested[0] != name:
+        return None
+    replaced, kept = (value.body, value.orelse) if tested[1] else (value.orelse, value.body)
+    if not (type(kept) is cst.Name and kept.value == name and type(replaced) is cst.Name):
+        return None
+    if replaced.value in unit.bindings or replaced.value in unit.local_names:
+        return None  # a local: it may hold something else by the time of the test
+    statements = list(unit.node.body.body) if type(unit.node.body) is cst.IndentedBlock else []
+    line = next(
+        (
+            i
+            for i, s in enumerate(statements)
+            if type(s) is cst.SimpleStatementLine and bindings[0].node in s.body
+        ),
+        None,
+    )
+    if line is None:
+        return None  # not a statement the body runs whatever happens
+    if not any(_holds(s, before) for s in statements[line + 1 :]):
+        return None
+    return replaced.value
+
+
+def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """Whether `target` is `node` or lies inside it."""
+    if node is target:
+        return True
+    return any(_holds(child, target) for child in node.children)
 
 
 def _literal_truth(node: cst.BaseExpression) -> bool | None:

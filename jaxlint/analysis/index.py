@@ -19,7 +19,7 @@ from ..syntax import (
     dotted_name,
     import_binding,
 )
-from .definitions import named_defs
+from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
 from .library import CONTROL_FLOW, TRANSFORMATIONS
 from .loops import in_while_test, loop_map, loop_targets
@@ -648,6 +648,17 @@ class ModuleIndex:
             scope = scope.parent
         return []
 
+    def sites_calling(self, name: str) -> list[tuple[cst.Call, Unit, int]]:
+        """The calls `name(...)` of the module, in any scope, with their unit and place (built on first use)."""
+        table = self.root.memo.get("sites_calling")
+        if table is None:
+            table = self.root.memo["sites_calling"] = {}
+            for site in self._sites:
+                func = site[0].func
+                if type(func) is cst.Name:
+                    table.setdefault(func.value, []).append(site)
+        return table.get(name, [])
+
     def call_order(self, call: cst.Call) -> int | None:
         """The `order` of a call: how many units were defined before it in source order."""
         return self.node_order(call)
@@ -699,6 +710,9 @@ class ModuleIndex:
                 for target, app in self._applications(node.args[0].value, unit, outer, before):
                     app.bound_positional += positional
                     app.bound_names |= names
+                    app.bound_keywords += tuple(
+                        (a.keyword.value, a.value) for a in node.args[1:] if a.keyword
+                    )
                     results.append((target, app))
                 return results
             found = self.transform_of(node.func, unit)
@@ -708,10 +722,38 @@ class ModuleIndex:
                     node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
             return []
+        bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
+        if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
+            return self._applications(bound[0], unit, outer, bound[1])
         results = []
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
         return results
+
+    def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
+        """The `partial(...)` call that `node` holds at `before`, and the place of that binding: the last binding
+        of the name in `unit` before that point is `name = partial(name, ...)` on a statement the body always
+        runs. The partial's function is read at the binding: the def bound before it. (Another name bound to a
+        partial, `g = partial(f, ...)`, is not followed yet: on the bench corpora it makes pmap/vmap reach
+        methods whose other-module calls misalign an explicit `self`, see the fc-values note.)"""
+        bindings = unit.bindings.get(node.value)
+        if before is None or not bindings:
+            return None
+        earlier = [b for b in bindings if b.order < before]
+        if not earlier:
+            return None
+        last = max(earlier, key=lambda b: b.order)
+        value = last.value
+        if (
+            not last.plain
+            or type(value) is not cst.Call
+            or not value.args
+            or not (type(value.args[0].value) is cst.Name and value.args[0].value.value == node.value)
+            or self.qualname(value.func, unit) != "functools.partial"
+            or id(last.node) not in direct_statements(unit)
+        ):
+            return None
+        return value, last.order
 
     @staticmethod
     def _combine(chain: list[tuple[str, list[cst.Arg]]], bound_self: bool) -> Application:

@@ -60,6 +60,9 @@ class Transformation:
     needs_mapped_leaf: bool = False
     # The key model judges a key the function closes over as drawn alike for every element it maps over.
     per_element: bool = False
+    # What the call gives is a Python object built while tracing, never a tracer, whatever the arguments:
+    # `make_jaxpr(f)(x)` a ClosedJaxpr (its jaxpr, equations and params), `eval_shape(f, x)` ShapeDtypeStructs.
+    python_result: bool = False
 
 
 # The keyword options that make a parameter static or unbatched, or say which are differentiated (read by
@@ -105,9 +108,9 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.checkpoint": Transformation(_JAX, STRICT, "jax.checkpoint-ed", calls_through=True),
     "jax.shard_map": Transformation(_JAX, STRICT, "shard_map-ped"),
     "jax.make_jaxpr": Transformation(
-        _JAX, STRICT, "jax.make_jaxpr-traced", positional_options=(STATIC_ARGNUMS[0],)
+        _JAX, STRICT, "jax.make_jaxpr-traced", positional_options=(STATIC_ARGNUMS[0],), python_result=True
     ),
-    "jax.eval_shape": Transformation(_JAX, STRICT, "jax.eval_shape-traced"),
+    "jax.eval_shape": Transformation(_JAX, STRICT, "jax.eval_shape-traced", python_result=True),
     "equinox.filter_jit": Transformation(
         _EQUINOX,
         STRICT,

@@ -22,7 +22,7 @@ from .index import ModuleIndex, Unit
 from .transforms import positional_params
 
 _MAX_DEPTH = 3
-_LAX_NAMES = frozenset({"scan", "fori_loop", "while_loop"})
+_LAX_NAMES = frozenset({"scan", "fori_loop", "while_loop", "cond"})
 # lax control flow: qualified name -> (position, keyword) of the body, and for each of the body's parameters
 # the (position, keyword) of the call's argument whose class it receives (the carry, or a slice of `xs`).
 _LAX_CARRIES: dict[str, tuple[tuple[int, str], tuple[tuple[int, str], ...]]] = {
@@ -32,6 +32,8 @@ _LAX_CARRIES: dict[str, tuple[tuple[int, str], tuple[tuple[int, str], ...]]] = {
     "flax.nnx.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
     "flax.nnx.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
 }
+# `lax.cond(pred, true_fun, false_fun, *operands)`: either branch receives the operands, in order.
+_LAX_BRANCHES: dict[str, tuple[tuple[int, ...], int]] = {"jax.lax.cond": ((1, 2), 3)}
 
 
 def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:
@@ -258,6 +260,14 @@ def _lax_carried(
     if position is None:
         return []
     qualname = index.qualname(call.func, caller)
+    branches = _LAX_BRANCHES.get(qualname or "")
+    if branches is not None:
+        positions, first = branches
+        if any(a.keyword is not None or a.star for a in call.args):
+            return [None] if _runs(index, call, caller, owner, positions) else []
+        if not _runs(index, call, caller, owner, positions):
+            return []
+        return [call.args[first + position].value if first + position < len(call.args) else None]
     entry = _LAX_CARRIES.get(qualname or "")
     if entry is None:
         return []
@@ -269,3 +279,12 @@ def _lax_carried(
         return [None]
     found = argument(call, *carried[position])
     return [found.value if found is not None else None]
+
+
+def _runs(index: ModuleIndex, call: cst.Call, caller: Unit, owner: Unit, positions: tuple[int, ...]) -> bool:
+    """Whether one of the call's positional arguments at `positions` names `owner`."""
+    return any(
+        position < len(call.args)
+        and any(u is owner for u, _ in index.resolve_function(call.args[position].value, caller))
+        for position in positions
+    )

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..syntax import children
 from .jit import jit_call
+from .receivers import parameter_class
 
 # Methods of an array that return an array again.
 _ARRAY_METHODS = frozenset(
@@ -185,4 +186,39 @@ def _is_array(
         return value is not None and _is_array(
             value, unit, index, is_array_function, depth, seen | {node.value}
         )
+    return False
+
+
+# Return annotations that declare a Python dict (its items may be tracers; it is no array).
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
+
+
+def method_returns_mapping(index: Any, receiver: cst.BaseExpression, method: str, unit: Any) -> bool:
+    """`obj.m(...)` with `obj` a parameter annotated with (or given) a class of this module whose method `m`
+    declares it returns a dict (`-> dict[str, jax.Array]`, or a module-level alias of one, `State = dict[...]`):
+    a Python dict, whatever it holds, not an array."""
+    found = parameter_class(index, receiver, unit)
+    if found is None or type(found[0]) is not cst.Name:
+        return False
+    node = index.classes.get(found[0].value)
+    methods: list[Any] = index.class_methods.get(id(node), {}).get(method, []) if node is not None else []
+    return bool(methods) and all(_declares_mapping(m.node, index) for m in methods)
+
+
+def _declares_mapping(function: Any, index: Any) -> bool:
+    returns = function.returns if type(function) is cst.FunctionDef else None
+    node = returns.annotation if returns is not None else None
+    if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str):
+        name = node.evaluated_value.split("[")[0].split(".")[-1]
+        node = cst.Name(name) if name.isidentifier() else None
+    for _ in range(2):  # the annotation, then a module-level alias it names
+        if type(node) is cst.Subscript:
+            node = node.value
+        if type(node) is cst.Attribute:
+            return node.attr.value in _MAPPINGS
+        if type(node) is not cst.Name:
+            return False
+        if node.value in _MAPPINGS:
+            return True
+        node = index.root.single_assignment(node.value)
     return False

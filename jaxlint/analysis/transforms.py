@@ -89,6 +89,8 @@ class Application:
     bound_self: bool = False  # `jax.jit(self.step)`: `self` is bound, argnums count from the next parameter
     bound_positional: int = 0  # `jax.jit(partial(f, a, b))`
     bound_names: frozenset[str] = frozenset()
+    # What `partial(f, k=v)` binds by keyword: (name, the expression), read by `flow_guards.constant_guard`.
+    bound_keywords: tuple[tuple[str, cst.BaseExpression], ...] = ()
 
 
 def _literals(node: cst.BaseExpression, leaf) -> frozenset | None:

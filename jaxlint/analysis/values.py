@@ -32,6 +32,7 @@ from .library import (
     SCALAR_FIELD_TYPES,
     SEVERAL_ARRAYS_WORDS,
     TRACED_RESULT,
+    TRANSFORMATIONS,
     TUPLE_RESULTS,
 )
 from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
@@ -40,7 +41,7 @@ from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, pytree_model
 from .records import record_fields
-from .returns import imported_returns_array, returns_array
+from .returns import imported_returns_array, method_returns_mapping, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
 # Attributes of an array that are arrays again.
@@ -363,6 +364,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
                 receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
             )
         if receiver & TRACED:
+            if method_returns_mapping(scope.index, func.value, method, scope.unit):
+                return HOLDS_TRACED  # `recorder.update(...)` declared `-> dict[str, Array]`: a dict
             bool_result = method in ("any", "all") or (
                 method == "astype" and node.args and _is_bool_dtype(node.args[0].value)
             )
@@ -371,6 +374,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Call:
         # `jax.jit(f)(x)` and friends: arrays in, arrays out.
         inner = scope.qualname(func.func)
+        if inner in TRANSFORMATIONS and TRANSFORMATIONS[inner].python_result:
+            return 0  # `jax.make_jaxpr(f)(x)`: a ClosedJaxpr, built while tracing
         if inner is not None and inner.startswith("jax."):
             return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
         if scope.kind < STRICT:

@@ -276,6 +276,32 @@ def test_wrapper_calls_its_function_with_its_arguments(name: str) -> None:
     assert (got == want).all()
 
 
+@pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.python_result))
+def test_python_result_is_no_tracer(name: str) -> None:
+    """Called on tracers (inside jit), the transformation gives Python objects built while tracing: a
+    ClosedJaxpr whose equations' params are plain values (make_jaxpr), ShapeDtypeStructs (eval_shape)."""
+    _library(name)
+    seen: list[Any] = []
+
+    def scanned(x, y):
+        return jax.lax.scan(lambda c, v: (c + v, c * v), 0.0, x * y)
+
+    @jax.jit
+    def outer(x, y):
+        seen.append(_call(name, scanned, x, y)())
+        return x
+
+    outer(jnp.ones(3), jnp.ones(3))
+    leaves = jax.tree_util.tree_leaves(seen[0])
+    assert leaves and not any(is_tracer(leaf) for leaf in leaves)
+    if name == "jax.make_jaxpr":
+        params = [v for eqn in seen[0].jaxpr.eqns for v in eqn.params.values()]
+        assert seen[0].jaxpr.eqns[-1].params["num_consts"] == 0
+        assert params and not any(is_tracer(v) for v in params)
+    else:
+        assert all(type(leaf).__name__ == "ShapeDtypeStruct" for leaf in leaves)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, t in TRANSFORMATIONS.items() if t.per_element))
 def test_mapped_function_shares_a_closed_over_key(name: str) -> None:
     """Every element of a map draws the same numbers from a key its function closes over."""
