@@ -47,7 +47,7 @@ _BITWISE_ASSIGN = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 Report = Callable[[Any, cst.CSTNode, str, "Frame", Any], None]
 _COMPREHENSIONS = frozenset(COMPREHENSIONS)  # a set: the walk tests type identity
 _TREE_MAPS = frozenset(name for name, leaf in TREE_MAPS.items() if leaf == 0)  # the leaf is the argument
-_MAX_ROUNDS = 5
+_MAX_ROUNDS = 8
 
 
 class _At:
