@@ -11,6 +11,10 @@ from .start_path import drop_working_directory_of_dash_m
 
 drop_working_directory_of_dash_m()  # first: `python -m jaxlint` put the user's project ahead of the stdlib
 
+from .interrupts import keep_interrupts_if_the_program  # noqa: E402
+
+keep_interrupts_if_the_program()  # a Ctrl-C while jaxlint still imports must stop it, not vanish
+
 from collections.abc import Iterable, Sequence  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 from ._version import __version__
+from .interrupts import keep_interrupts
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # `report_formats.render` writes each (full: `snippets.full`); named here so that `--help` imports nothing.
@@ -219,6 +220,7 @@ def _fail(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_interrupts()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["server"]:  # `jaxlint server`: the language server, with its own arguments
         from .server import main as server_main

@@ -15,16 +15,21 @@ import sys
 DROP_WORKING_DIRECTORY = "import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]\n"
 
 
+def dash_m_jaxlint() -> bool:
+    """True while `python -m jaxlint...` imports jaxlint (argv[0] is still "-m" then)."""
+    argv = getattr(sys, "orig_argv", [])
+    if sys.argv[:1] != ["-m"]:
+        return False
+    try:
+        module = argv[argv.index("-m") + 1]
+    except (ValueError, IndexError):
+        return False
+    return module == "jaxlint" or module.startswith("jaxlint.")
+
+
 def drop_working_directory_of_dash_m() -> None:
     """Under `python -m jaxlint...`, take off the working directory `-m` put first (before anything of
     jaxlint imports a module that is not loaded yet). Another package imported while its own `-m` runs
     keeps its sys.path as it is."""
-    if sys.argv[:1] != ["-m"] or getattr(sys.flags, "safe_path", False) or not sys.path:
-        return
-    argv = getattr(sys, "orig_argv", [])
-    try:
-        module = argv[argv.index("-m") + 1]
-    except (ValueError, IndexError):
-        return
-    if module == "jaxlint" or module.startswith("jaxlint."):
+    if dash_m_jaxlint() and not getattr(sys.flags, "safe_path", False) and sys.path:
         del sys.path[0]

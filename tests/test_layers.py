@@ -24,6 +24,7 @@ _TOP_LEVEL = {
     "notebook_positions": LEAVES,
     "text_lines": LEAVES,
     "start_path": LEAVES,
+    "interrupts": LEAVES,
     "cache_folder": LEAVES,
     "engine": CORE,
     "nesting": CORE,
