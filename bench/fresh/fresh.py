@@ -23,6 +23,7 @@ the verdicts of findings still there.  JAX000 findings and crashed runs are the 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -201,24 +202,37 @@ def _from_mirror(cb: Codebase, mirror: Path | None, dest: Path) -> str:
     # `fetch` leaves <mirror>/owner+name/repo (a bare git directory); a plain owner+name one counts too.
     gits = [p for p in (mirror / owner_name / "repo", mirror / owner_name) if (p / "HEAD").is_file()]
     for git_dir in gits:
-        tree = subprocess.run(
-            ["git", "--git-dir", str(git_dir), "archive", "--format=tar", cb.commit],
+        listing = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", cb.commit],
             capture_output=True,
         )
-        if tree.returncode == 0:
-            tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
-            archive = tmp / "snapshot.tar"
-            archive.write_bytes(tree.stdout)
-            # git archive has no wrapping folder: add one so that _unpack's strip applies.
-            wrapped = tmp / "wrapped.tar.gz"
-            with tarfile.open(archive) as src, tarfile.open(wrapped, "w:gz") as out:
-                for m in src.getmembers():
-                    f = src.extractfile(m) if m.isfile() else None
-                    m.name = f"{cb.folder}/{m.name}"
-                    out.addfile(m, f)
-            _unpack(wrapped, dest)
-            shutil.rmtree(tmp)
-            return ""
+        if listing.returncode != 0:
+            continue
+        # File by file rather than `git archive`: a snapshot may lack its largest blobs, and one missing
+        # blob fails the whole archive.  The missing files are skipped and named on stderr.
+        tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+        wrapped = tmp / "wrapped.tar.gz"
+        missing = []
+        with tarfile.open(wrapped, "w:gz") as out:
+            for entry in listing.stdout.decode("utf-8", "replace").split("\0"):
+                meta, _, name = entry.partition("\t")
+                if not name.endswith(SUFFIXES) or meta.split()[1:2] != ["blob"]:
+                    continue
+                blob = subprocess.run(
+                    ["git", "--git-dir", str(git_dir), "cat-file", "blob", meta.split()[2]],
+                    capture_output=True,
+                )
+                if blob.returncode != 0:
+                    missing.append(name)
+                    continue
+                info = tarfile.TarInfo(f"{cb.folder}/{name}")
+                info.size = len(blob.stdout)
+                out.addfile(info, io.BytesIO(blob.stdout))
+        if missing:
+            print(f"{cb.name}: not in the snapshot, skipped: {', '.join(missing)}", file=sys.stderr)
+        _unpack(wrapped, dest)
+        shutil.rmtree(tmp)
+        return ""
     return f"GitHub entry: commit {cb.commit[:7]} of {cb.github} not in {mirror}"
 
 
