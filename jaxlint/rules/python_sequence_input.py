@@ -9,9 +9,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
+from ..analysis.abstract import UNKNOWN
 from ..analysis.context import RuleContext
+from ..analysis.jit import jitted_callable
 from ..analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC
 from ..analysis.namespaces import JAX_NUMPY
+from ..analysis.transforms import annotation_name, positional_params
 from ..syntax import source_of
 from .base import Rule
 from .common import describe_sequence
@@ -45,6 +48,8 @@ Flags a list or tuple literal, a list/set comprehension or a generator expressio
 Python list — passed to a `jax.numpy` function at an argument that rejects Python sequences, such as
 `jnp.sum([a, b])`, `jnp.maximum(x, [0, 1])` or `jnp.take(x, [0, 2])`. Also flags nested lists given to the
 functions that do take a sequence of arrays (`jnp.concatenate([[0.0], x])`, `jnp.stack([[1, 2], [3, 4]])`).
+And a Python `str` passed to a traced (not static) parameter of a same-module `jax.jit` function: a string
+literal or f-string, a name bound to one, or any argument to a parameter annotated `str`.
 
 ## Why is this bad
 Unlike NumPy, most `jax.numpy` functions refuse implicit conversion of Python sequences, because converting
@@ -52,7 +57,9 @@ each element to a separate array is slow and hides the cost: the call raises
 `TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0`, eagerly and under
 `jit` alike. Which functions and arguments reject sequences was measured on JAX itself (see the module's
 docstring); `jnp.array`, `jnp.asarray`, `jnp.stack`, `jnp.concatenate` and the other functions that take a
-sequence of arrays are fine.
+sequence of arrays are fine. `jit` traces arrays and pytrees of them only: a `str` at a traced parameter
+raises `TypeError: Error interpreting argument ... as an abstract array` at the call; it has to be declared
+static (`static_argnames`).
 
 ## Example
 ```python
@@ -74,6 +81,8 @@ No automatic fix.
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         name = ctx.qualname(node.func)
         if name is None or not name.startswith(JAX_NUMPY):
+            if node.args:
+                self._jitted_strings(node, ctx)
             return
         rejects, nested = _REJECTS.get(name), _NESTED.get(name)
         variadic = name in _VARIADIC
@@ -109,6 +118,29 @@ No automatic fix.
                         f"nested Python sequence `{source_of(inner)}` inside the sequence passed to {_short(name)}: "
                         "each element must be an array or a scalar, a list raises TypeError; use jnp.array(...)",
                     )
+
+    def _jitted_strings(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A `str` at a traced parameter of a `jax.jit` function: jit takes arrays and pytrees of them only, so
+        the call raises TypeError. The argument is a `str` when its value says so, or when it is unknown and the
+        parameter is annotated `str`."""
+        jitted = jitted_callable(node.func, ctx)
+        if jitted is None:
+            return
+        params = {p.name.value: p for p in [*positional_params(jitted.params), *jitted.params.kwonly_params]}
+        for arg, param_name, static in jitted.arguments(node):
+            param = params.get(param_name)
+            if static or param is None:
+                continue  # a position past the named parameters may be static through `*args`: unknown
+            value = ctx.value(arg.value)
+            text = value.kind == "str" or isinstance(arg.value, (cst.FormattedString, cst.ConcatenatedString))
+            if text or value.kind == UNKNOWN and not value.flags and annotation_name(param) == "str":
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"a Python str `{source_of(arg.value)}` passed to traced parameter '{param_name}' of jitted "
+                    f"'{jitted.label}': jit traces only arrays (and pytrees of them) and raises TypeError; "
+                    f"make it static (static_argnames=('{param_name}',)) or pass an array",
+                )
 
     def _sequence(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
         what = _AS_PYTHON.get(describe_sequence(value) or "")
