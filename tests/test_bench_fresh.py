@@ -118,3 +118,30 @@ def test_run_writes_a_sheet_and_compare_reports_new_gone_and_still_false(tmp_pat
     again = _fresh("compare", *common, "--mirror", str(mirror))
     assert "still false (1):" in again.stdout
     assert "precision (T+TB)/judged 0/1 = 0.0%" in again.stdout
+
+
+def test_a_snapshot_missing_a_blob_is_exported_without_it(tmp_path):
+    """`fetch` may leave a snapshot without its largest blobs: the entry is still linted, that file skipped."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "sample.py").write_text(SAMPLE)
+    (work / "big.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n')
+    _git("init", "-q", cwd=work)
+    _git("add", "sample.py", "big.ipynb", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    bare = tmp_path / "mirror" / "someone+sample" / "repo"
+    _git("clone", "-q", "--bare", str(work), str(bare), cwd=tmp_path)
+    blob = _git("hash-object", "big.ipynb", cwd=work)
+    (bare / "objects" / blob[:2] / blob[2:]).unlink()  # a local clone keeps loose objects
+    listing = tmp_path / "codebases.toml"
+    listing.write_text(f'[[codebase]]\nname = "sample"\ngithub = "someone/sample"\ncommit = "{commit}"\nbatch = 1\n')
+    sheet = tmp_path / "batch1.md"
+    run = _fresh(
+        "run",
+        *("--list", str(listing), "--batch", "1", "--sheet", str(sheet), "--cache", str(tmp_path / "cache")),
+        *("--mirror", str(tmp_path / "mirror")),
+    )
+    assert run.returncode == 0, run.stderr
+    assert "skipped: big.ipynb" in run.stderr
+    assert [(f.path, f.line, f.rule) for f in fresh.read_sheet(sheet)] == [("sample.py", 6, "JAX301")]
