@@ -135,7 +135,9 @@ def test_a_snapshot_missing_a_blob_is_exported_without_it(tmp_path):
     blob = _git("hash-object", "big.ipynb", cwd=work)
     (bare / "objects" / blob[:2] / blob[2:]).unlink()  # a local clone keeps loose objects
     listing = tmp_path / "codebases.toml"
-    listing.write_text(f'[[codebase]]\nname = "sample"\ngithub = "someone/sample"\ncommit = "{commit}"\nbatch = 1\n')
+    listing.write_text(
+        f'[[codebase]]\nname = "sample"\ngithub = "someone/sample"\ncommit = "{commit}"\nbatch = 1\n'
+    )
     sheet = tmp_path / "batch1.md"
     run = _fresh(
         "run",
