@@ -1,0 +1,4 @@
+from selector import pick
+
+print(pick(True, True, 1, 2))
+print(pick(True, False, 1, 2))

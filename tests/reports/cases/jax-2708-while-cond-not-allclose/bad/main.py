@@ -1,0 +1,13 @@
+import jax.numpy as jnp
+from jax import lax
+
+
+def step(x):
+    return x + 0.5
+
+
+def not_there_yet(x):
+    return not jnp.allclose(x, 4.0)  # expect: JAX101
+
+
+print(lax.while_loop(not_there_yet, step, 0.0))

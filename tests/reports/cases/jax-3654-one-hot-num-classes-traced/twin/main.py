@@ -1,0 +1,10 @@
+import jax
+import jax.numpy as jnp
+
+
+def encode(labels, num_classes):
+    return jax.nn.one_hot(labels, num_classes)
+
+
+encode_jit = jax.jit(encode, static_argnums=1)
+print(encode_jit(jnp.array([0, 2, 1]), 3))

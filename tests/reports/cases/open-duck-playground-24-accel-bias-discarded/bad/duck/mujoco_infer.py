@@ -1,0 +1,7 @@
+import numpy as np
+
+
+def get_obs(qvel, command):
+    accelerometer = np.array([qvel[0] * 0.5, qvel[1] * 0.5, 9.81])
+    accelerometer[0] += 1.3
+    return np.concatenate([accelerometer, command])
