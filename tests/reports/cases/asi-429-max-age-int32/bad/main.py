@@ -1,5 +1,4 @@
 import jax.numpy as jnp
-
 from memory.experiential import ExperientialMemory, MemoryConfig
 
 memory = ExperientialMemory(MemoryConfig(capacity=8, max_age=10**10))

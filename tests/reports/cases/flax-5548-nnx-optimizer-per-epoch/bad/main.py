@@ -29,7 +29,7 @@ def train_one_epoch(dis, dis_opt, real, fake):
 rngs = nnx.Rngs(0)
 real = jnp.ones((32, 8))
 fake = jnp.zeros((32, 8))
-for epoch in range(3):
+for _epoch in range(3):
     dis = Discriminator(rngs=rngs)
     dis_opt = nnx.Optimizer(dis, optax.adam(2e-4), wrt=nnx.Param)  # expect: JAX402
     train_one_epoch(dis, dis_opt, real, fake)

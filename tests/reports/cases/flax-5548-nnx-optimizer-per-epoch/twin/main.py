@@ -30,7 +30,7 @@ rngs = nnx.Rngs(0)
 real = jnp.ones((32, 8))
 dis_tx = optax.adam(2e-4)
 fake = jnp.zeros((32, 8))
-for epoch in range(3):
+for _epoch in range(3):
     dis = Discriminator(rngs=rngs)
     dis_opt = nnx.Optimizer(dis, dis_tx, wrt=nnx.Param)
     train_one_epoch(dis, dis_opt, real, fake)

@@ -1,6 +1,6 @@
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 
 class Model(nn.Module):

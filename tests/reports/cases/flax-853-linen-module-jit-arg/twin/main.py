@@ -1,8 +1,8 @@
 from functools import partial
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 
 class Model(nn.Module):

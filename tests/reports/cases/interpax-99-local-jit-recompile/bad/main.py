@@ -1,5 +1,4 @@
 import jax.numpy as jnp
-
 from interp import TRACES, interp1d
 
 x = jnp.linspace(0.0, 1.0, 50)

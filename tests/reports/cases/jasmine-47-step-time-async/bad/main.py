@@ -24,7 +24,7 @@ opt_state = optimizer.init(params)
 batch = jnp.ones((1024, 1024))
 params, opt_state, loss = jax.block_until_ready(train_step(params, opt_state, batch))
 
-for step in range(3):
+for _step in range(3):
     start = time.time()
     params, opt_state, loss = train_step(params, opt_state, batch)
     step_time = time.time() - start  # expect: JAX403

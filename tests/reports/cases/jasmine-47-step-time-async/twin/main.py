@@ -26,7 +26,7 @@ params, opt_state, loss = jax.block_until_ready(train_step(params, opt_state, ba
 
 steps = 3
 start = time.time()
-for step in range(steps):
+for _step in range(steps):
     params, opt_state, loss = train_step(params, opt_state, batch)
 jax.block_until_ready(loss)
 step_time = (time.time() - start) / steps

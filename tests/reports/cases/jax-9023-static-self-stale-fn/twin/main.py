@@ -25,4 +25,6 @@ first = t.apply(1)
 t.assign_fn(lambda x: x + 2)
 second = t.apply(1)
 if int(second) != int(t.fn(1)):
-    print(f"OBSERVED: apply returned {int(second)} after the function changed, the new function gives {int(t.fn(1))}")
+    print(
+        f"OBSERVED: apply returned {int(second)} after the function changed, the new function gives {int(t.fn(1))}"
+    )

@@ -1,5 +1,4 @@
 import jax.numpy as jnp
-
 from warmup.num_steps import longest_batch_before_turn
 
 

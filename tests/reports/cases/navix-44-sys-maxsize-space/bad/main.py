@@ -1,5 +1,4 @@
 import jax
-
 from gridenv.environment import Environment
 
 env = Environment(height=5, width=5)

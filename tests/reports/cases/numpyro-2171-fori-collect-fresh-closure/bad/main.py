@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from sampler.util import TRACES, fori_collect
 
 

@@ -1,7 +1,6 @@
 import time
 
 import jax.numpy as jnp
-
 from policies.policy import Policy
 
 policy = Policy(hidden=768, horizon=6)

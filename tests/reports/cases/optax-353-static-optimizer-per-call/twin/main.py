@@ -24,7 +24,7 @@ def train(optimizer):
     return params
 
 
-for run in range(3):
+for _run in range(3):
     train(OPTIMIZER)
 if len(TRACES) > 1:
     print(f"OBSERVED: compiled {len(TRACES)} times for 3 runs of the same optimizer settings")

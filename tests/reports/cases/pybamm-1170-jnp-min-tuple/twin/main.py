@@ -1,5 +1,4 @@
 import jax.numpy as jnp
-
 from solvers.jax_bdf_solver import bdf_init
 
 

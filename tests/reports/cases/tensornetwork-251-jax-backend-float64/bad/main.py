@@ -1,5 +1,4 @@
 import numpy as np
-
 from tnet import TensorNetwork
 
 net = TensorNetwork(backend="jax", dtype=np.float64)  # expect: JAX501

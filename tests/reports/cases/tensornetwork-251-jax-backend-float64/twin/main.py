@@ -1,6 +1,5 @@
 import jax
 import numpy as np
-
 from tnet import TensorNetwork
 
 jax.config.update("jax_enable_x64", True)

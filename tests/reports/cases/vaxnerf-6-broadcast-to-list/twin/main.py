@@ -1,5 +1,4 @@
 import jax.numpy as jnp
-
 from nerf import model_utils
 
 z_vals = jnp.linspace(2.0, 6.0, 8)[None, :].repeat(4, axis=0)

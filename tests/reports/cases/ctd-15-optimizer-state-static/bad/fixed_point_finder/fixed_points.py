@@ -1,4 +1,3 @@
-import jax
 import jax.numpy as jnp
 from jax import grad, jit, lax, vmap
 from jax.example_libraries import optimizers
@@ -30,7 +29,7 @@ def optimize_fps(rnn_fun, fp_candidates, hps):
     print_every = hps["opt_print_every"]
     losses = []
     for oidx in range(hps["num_batches"] // print_every):
-        batch_idx_start = oidx * print_every
-        opt_state = optimize_fp_core_jit(batch_idx_start, print_every, update_fun, opt_state)  # expect: JAX402
+        start = oidx * print_every
+        opt_state = optimize_fp_core_jit(start, print_every, update_fun, opt_state)  # expect: JAX402
         losses.append(float(total_fp_loss_fun(get_params(opt_state))))
     return get_params(opt_state), losses

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 TRACES = []
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _loop_fn(body_fun, upper):
     @jax.jit
     def loop_fn(init_val):
