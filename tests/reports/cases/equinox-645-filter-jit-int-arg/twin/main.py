@@ -1,0 +1,16 @@
+import equinox as eqx
+import jax.numpy as jnp
+
+TRACES = []
+
+
+@eqx.filter_jit
+def scale(x, i):
+    TRACES.append(1)
+    return x * 2
+
+
+for i in range(10):
+    y = scale(jnp.asarray(2.0 * i), jnp.asarray(i))
+if len(TRACES) > 1:
+    print(f"OBSERVED: compiled {len(TRACES)} times in 10 iterations")

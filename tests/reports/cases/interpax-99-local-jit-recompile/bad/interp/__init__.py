@@ -1,0 +1,3 @@
+from interp.core import TRACES, interp1d
+
+__all__ = ["TRACES", "interp1d"]

@@ -1,0 +1,3 @@
+from tnet.network import TensorNetwork
+
+__all__ = ["TensorNetwork"]

@@ -1,0 +1,10 @@
+import jax
+import numpy as np
+from tnet import TensorNetwork
+
+jax.config.update("jax_enable_x64", True)
+
+net = TensorNetwork(backend="jax", dtype=np.float64)
+node = net.add_node(np.random.rand(2, 3))
+if node.dtype != np.float64:
+    print(f"OBSERVED: a float64 node was stored as {node.dtype}")
