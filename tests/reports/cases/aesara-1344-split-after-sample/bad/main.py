@@ -1,5 +1,4 @@
 import jax
-
 from jaxlink.random import sample_normal
 
 jax.config.update("jax_debug_key_reuse", True)

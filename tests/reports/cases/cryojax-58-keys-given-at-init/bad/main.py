@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from cryo.pipeline import GaussianDetector, GaussianIce, ImagePipeline
 
 ice_key, detector_key = jax.random.split(jax.random.PRNGKey(0))

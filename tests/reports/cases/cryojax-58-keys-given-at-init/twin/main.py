@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from cryo.pipeline import GaussianDetector, GaussianIce, ImagePipeline
 
 pipeline = ImagePipeline(GaussianIce(), GaussianDetector())

@@ -7,8 +7,16 @@ import lineax as lx
 from diffrax import ControlTerm, Euler, MultiTerm, ODETerm, SaveAt, VirtualBrownianTree, diffeqsolve
 
 t0, t1 = 0.0, 1.0
-drift = lambda t, y, args: -y
-diffusion = lambda t, y, args: lx.DiagonalLinearOperator(jnp.ones(2))
+
+
+def drift(t, y, args):
+    return -y
+
+
+def diffusion(t, y, args):
+    return lx.DiagonalLinearOperator(jnp.ones(2))
+
+
 key = jr.PRNGKey(int(time.time()))
 
 

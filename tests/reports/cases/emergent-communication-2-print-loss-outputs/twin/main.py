@@ -3,7 +3,6 @@ import io
 
 import jax
 import jax.numpy as jnp
-
 from listener.loss import update
 
 messages = jax.random.normal(jax.random.PRNGKey(0), (16, 4))

@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from model.net import Encoder
 
 key = jax.random.PRNGKey(0)

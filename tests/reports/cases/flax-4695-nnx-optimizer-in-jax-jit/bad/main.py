@@ -1,7 +1,6 @@
 import jax.numpy as jnp
-from flax import nnx
-
 from agent.algorithm import Algorithm
+from flax import nnx
 
 algo = Algorithm()
 x, y = jnp.ones((8, 3)), jnp.zeros((8, 1))

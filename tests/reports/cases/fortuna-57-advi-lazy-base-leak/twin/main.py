@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from posterior.advi import ADVIPosterior
 
 posterior = ADVIPosterior(n_params=3)

@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from inference.poissonlikelihood import make_log_likelihood
 
 data = jnp.array([0.3, 1.2, 0.7])

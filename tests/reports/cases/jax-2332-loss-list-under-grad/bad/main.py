@@ -1,6 +1,5 @@
 import jax.numpy as jnp
 import numpy as np
-
 from fourier.fit import FourierFit
 
 t = jnp.linspace(0.0, 3.0, 50)

@@ -1,6 +1,5 @@
 import jax
 import jax.numpy as jnp
-
 from mahjong.env import init, next_round
 
 second = [next_round(init(jax.random.PRNGKey(seed))).wall for seed in (1, 2, 3)]

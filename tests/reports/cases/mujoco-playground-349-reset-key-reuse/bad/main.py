@@ -1,5 +1,4 @@
 import jax
-
 from envs.finger import reset
 
 states = jax.vmap(reset)(jax.random.split(jax.random.PRNGKey(0), 64))

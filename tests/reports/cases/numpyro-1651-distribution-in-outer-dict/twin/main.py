@@ -1,7 +1,6 @@
 import jax
 import jax.numpy as jnp
 from numpyro.infer import MCMC, NUTS
-
 from stars.model import model
 
 mcmc = MCMC(NUTS(model), num_warmup=20, num_samples=20, progress_bar=False)

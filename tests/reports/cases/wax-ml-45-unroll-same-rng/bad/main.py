@@ -1,7 +1,6 @@
 import haiku as hk
 import jax
 import jax.numpy as jnp
-
 from wax.unroll import unroll
 
 

@@ -1,5 +1,4 @@
 import equinox as eqx
-import jax
 
 
 class Encoder(eqx.Module):

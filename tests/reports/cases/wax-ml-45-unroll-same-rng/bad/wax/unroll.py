@@ -1,5 +1,4 @@
 import haiku as hk
-import jax
 import jax.numpy as jnp
 
 
