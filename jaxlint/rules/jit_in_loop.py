@@ -7,6 +7,7 @@ import dataclasses
 import libcst as cst
 
 from ..analysis import NONE
+from ..analysis.call_targets import looped_call
 from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
@@ -302,14 +303,26 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if type(inner) is not cst.Call or not self._per_call_scope(ctx):
             return
         site = self._transform_site(inner, ctx)
-        if site is None or ctx.unit.loops_of(inner) or not self._hoistable(site[1], ctx):
+        if site is None or ctx.unit.loops_of(inner):
             return
-        ctx.report(
-            self,
-            inner,
-            f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': every "
-            f"call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
-        )
+        if self._hoistable(site[1], ctx):
+            ctx.report(
+                self,
+                inner,
+                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': "
+                f"every call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+            )
+            return
+        looped = looped_call(ctx.index, ctx.unit)
+        if looped is not None:
+            ctx.report(
+                self,
+                inner,
+                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}', "
+                f"which runs on every iteration of a loop (`{source_of(looped[0].func)}(...)` in "
+                f"'{looped[1].name}'): each iteration retraces and recompiles it; jit the function once, outside, "
+                "and pass what it closes over as arguments",
+            )
 
     def on_assign(self, target, value, statement, ctx: RuleContext) -> None:
         if value is None or type(target) is not cst.Name or type(value) is not cst.Call:
