@@ -85,7 +85,9 @@ anew each time: a `lambda`, a `functools.partial(...)`, the result of another tr
 (`self.step`) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
-local name or defined with `@jax.jit` and only called outside loops.
+local name or defined with `@jax.jit` and only called outside loops. A function called on the spot that closes
+over the enclosing function's locals is flagged when a loop of the module runs that function, directly or
+through other calls (a helper, a method, `partial`, a lookup in a dict or list, a function passed as an argument).
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or

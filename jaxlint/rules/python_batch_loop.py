@@ -38,7 +38,8 @@ class PythonBatchLoop(Rule):
 Flags a list comprehension, generator or `for` loop with `.append` that iterates over the rows of a JAX array
 (`for x in xs`, `for i in range(len(xs))` with `xs[i]`, `enumerate`/`zip` of arrays, the keys of
 `jax.random.split(key, n)`), calls JAX code on each row — a `jnp`/`lax` function, a jitted or transformed
-function, or a function of the module whose body uses `jnp`/`lax` — and then stacks the results with
+function, or a function of the project whose body uses `jnp`/`lax` (to any depth, through helpers, methods,
+`partial`, lookups, functions passed as arguments, or a nested def reading the row) — and then stacks the results with
 `jnp.stack`, `jnp.array` or `jnp.asarray`. In traced code (`jit`, `vmap`, `lax.scan` bodies, ...) it also flags
 Python's `sum` over such a loop (`sum(jnp.dot(a[i], w) for i in range(n))`), where `range(n)` may count to
 any `n` that is not a literal as long as the loop indexes a known array with it. A traced parameter counts as

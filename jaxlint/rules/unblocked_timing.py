@@ -31,7 +31,9 @@ class UnblockedTiming(Rule):
 Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
-modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
+modules defines), a `jnp`/`lax`/`jax.random` operation, or a function that only dispatches such work and
+returns (reached through any call: a helper, a method, `partial`, a lookup, a function passed as an argument, a
+lambda, a nested def, another project module's function) — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
 module (or, when a project is linted, such a timer of another of its modules) around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
 a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
