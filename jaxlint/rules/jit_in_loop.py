@@ -15,7 +15,7 @@ from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
 from ..analysis.library import TRANSFORMATIONS
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
-from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of
+from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of, walk
 from .base import Rule
 
 _CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -316,7 +316,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             )
             return
         looped = looped_call(ctx.index, ctx.unit)
-        if looped is not None:
+        if looped is not None and not _sweeps_configurations(*looped, ctx):
             ctx.report(
                 self,
                 inner,
@@ -379,6 +379,26 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     "define it at module level",
                 )
             return
+
+
+def _sweeps_configurations(call: cst.Call, caller: Unit, ctx: RuleContext) -> bool:
+    """`for n in (4, 8, 16): run(x, n)`: the loop hands the function a new configuration each iteration, which
+    may need its own compile anyway (as `config_sweep` says of a jit built in the loop itself)."""
+    loops = caller.loops_of(call)
+    if not loops:
+        return False
+    varying = set().union(*(caller.varying(loop) for loop in loops))
+    if not any(type(n) is cst.Name and n.value in varying for a in call.args for n in walk(a.value)):
+        return False
+    for loop in loops:
+        iterable = (
+            loop.iter if type(loop) is cst.For else getattr(getattr(loop, "for_in", None), "iter", None)
+        )
+        if type(iterable) in (cst.Tuple, cst.List, cst.Set):
+            return True
+        if type(iterable) is cst.Call and ctx.index.qualname(iterable.func, caller) == "builtins.range":
+            return True
+    return False
 
 
 def _is_static(unit: Unit) -> bool:
