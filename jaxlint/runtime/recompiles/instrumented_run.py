@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from .._isolate import processes_with_marker
@@ -36,6 +36,7 @@ from .crossref import (
     cross_reference,
     cross_reference_errors,
     cross_reference_observations,
+    found_by_running,
     watched_statements,
 )
 from .line_watch import write_watch
@@ -56,9 +57,11 @@ def run_command(
     signatures_dir: str | None = None,
     root: str | None = None,
     html: str | None = None,
+    keep: Callable[[Any], bool] | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
-    file: html_report.py), and return the exit code (module docstring)."""
+    file: html_report.py), and return the exit code (module docstring). `keep`: whether the user's selection
+    and `# noqa` leave a finding that only the run made."""
     out = out if out is not None else sys.stdout
     if not argv:
         sys.stderr.write("jaxlint: --run needs a command\n")
@@ -88,6 +91,7 @@ def run_command(
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
     verdicts += cross_reference_observations(static_findings, run.observed)
+    verdicts = found_by_running(verdicts, run.observed, keep)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:
