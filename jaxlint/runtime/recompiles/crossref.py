@@ -128,8 +128,11 @@ def cross_reference_observations(
                 o
                 for o in observed
                 if o.get("kind") == kind
-                and _same_file(str(o.get("path")), finding.path)
-                and span[0] <= int(o.get("line") or 0) <= span[1]
+                and any(
+                    _same_file(str(place.get("path")), finding.path)
+                    and span[0] <= int(place.get("line") or 0) <= span[1]
+                    for place in (o, o.get("through") or {})  # a helper's key reuse, called in a loop
+                )
             ),
             None,
         )

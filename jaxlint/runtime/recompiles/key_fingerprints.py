@@ -16,7 +16,8 @@ unfinished key would wait for the device); an unfinished one is told by identity
 the array is never kept alive). Fingerprints live in a bounded table, oldest dropped first. The second
 consumption of a fingerprint, at a call made from the user's code (not an installed library's), is an
 observation `{"kind": "key-reuse", "code": "JAX301", "path", "line", "text", "first", "loop"}` at that
-call's line; `loop` is the `for`/`while` line around the call that repeats it.
+call's line; `loop` is the `for`/`while` line around the call that repeats it, and `through` the line in
+that loop that calls the helper making the call, when it is another.
 
 Off with `JAXLINT_KEY_FINGERPRINTS=0`. Nothing here imports jax; `install` is handed the module.
 """
@@ -179,19 +180,22 @@ class KeyWatch:
         loop = _repeating_loop(frame) if first[:2] == second[:2] else None
         where = "at this line" if first[:2] == second[:2] else f"at {_short(first[0], path)}:{first[1]}"
         text = f"key consumed by '{consumer}' here was already consumed by '{first[2]}' {where}"
+        record: dict[str, Any] = {
+            "kind": KEY_REUSE,
+            "code": "JAX301",
+            "path": path,
+            "line": line,
+            "first": {"path": first[0], "line": first[1], "consumer": first[2]},
+            "loop": None,
+        }
         if loop is not None:
-            text += f", in an earlier iteration of the {loop[2]} loop at {_short(loop[0], path)}:{loop[1]}"
-        self.on_observed(
-            {
-                "kind": KEY_REUSE,
-                "code": "JAX301",
-                "path": path,
-                "line": line,
-                "text": text,
-                "first": {"path": first[0], "line": first[1], "consumer": first[2]},
-                "loop": None if loop is None else {"path": loop[0], "line": loop[1]},
-            }
-        )
+            loop_path, loop_line, keyword, call_line = loop
+            text += f", in an earlier iteration of the {keyword} loop at {_short(loop_path, path)}:{loop_line}"
+            record["loop"] = {"path": loop_path, "line": loop_line}
+            if (loop_path, call_line) != (path, line):  # a helper called in the loop: the call there
+                record["through"] = {"path": loop_path, "line": call_line}
+        record["text"] = text
+        self.on_observed(record)
 
     def call_keys(self, jitted: _KeyWatchedJit, args: tuple, kwargs: dict) -> list[Any]:
         """The arguments of a call that its function's traces consume, by their order among the key-like
@@ -422,8 +426,9 @@ def _loops(path: str) -> tuple[tuple[int, int, str], ...]:
     )
 
 
-def _repeating_loop(frame: Any) -> tuple[str, int, str] | None:
-    """The innermost loop around the call, in its function or a caller's (a helper called from a loop)."""
+def _repeating_loop(frame: Any) -> tuple[str, int, str, int] | None:
+    """The innermost loop around the call, in its function or a caller's (a helper called from a loop):
+    its file, line and keyword, and the line in it that the call came through."""
     while frame is not None:
         path = frame.f_code.co_filename
         if not path.startswith("<") and not _installed(path):
@@ -431,6 +436,6 @@ def _repeating_loop(frame: Any) -> tuple[str, int, str] | None:
             around = [loop for loop in _loops(path) if loop[0] <= line <= loop[1]]
             if around:
                 first, _, keyword = max(around)
-                return os.path.abspath(path), first, keyword
+                return os.path.abspath(path), first, keyword, line
         frame = frame.f_back
     return None
