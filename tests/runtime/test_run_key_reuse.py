@@ -140,14 +140,19 @@ def test_keys_reused_across_calls_are_reported_at_the_consuming_call(tmp_path, f
     line = lambda text: _line(source, text)  # noqa: E731
     loop = line("for i in range(3):")
     # A static JAX301 covers these lines: the run confirms them.
-    for text in ("w = step(w, key)", "w = step(w, raw)", "w = w + draw(eager)", "b = jax.random.normal(twice"):
+    for text in (
+        "w = step(w, key)",
+        "w = step(w, raw)",
+        "w = w + draw(eager)",
+        "b = jax.random.normal(twice",
+    ):
         assert observed.pop(("prog.py", line(text)))["status"] == "CONFIRMED", text
     # A key held in a dict: no static finding, found by running, at the call, naming the loop.
     noise = observed.pop(("prog.py", line('w = step(w, rngs["noise"])')))
     assert noise["status"] == "FOUND BY RUNNING" and noise["observed"] == "key-reuse"
     assert f"loop at prog.py:{loop}" in noise["text"] and "'step'" in noise["text"]
     # Nothing else: not a key folded with the step, one a static flag leaves unconsumed, one a jitted
-    # function is handed and does not use, nor a reuse the user silenced with `# noqa`.
+    # function is handed and does not use, nor a reuse the user silenced with a noqa comment.
     assert observed == {}, observed
     unconsumed = [v for v in report["static_findings"] if v["line"] == line("w = maybe_noisy(")]
     assert [v["status"] for v in unconsumed] == ["NOT OBSERVED"]

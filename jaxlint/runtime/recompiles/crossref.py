@@ -169,7 +169,9 @@ def found_by_running(
     for o in observed:
         if not o.get("code") or id(o) in used:
             continue
-        finding = RunFinding(_relative(str(o["path"])), int(o["line"]), str(o["code"]), str(o.get("text", "")))
+        finding = RunFinding(
+            _relative(str(o["path"])), int(o["line"]), str(o["code"]), str(o.get("text", ""))
+        )
         if keep is not None and not keep(finding):
             continue
         result.append(Verdict(finding, None, observed=o, found=True))

@@ -92,7 +92,6 @@ class KeyWatch:
         self.by_id: dict[int, tuple[Any, Any]] = {}  # id(array) → (weak reference, fingerprint)
         self.tokens = itertools.count()
         self.reported: set[tuple[str, int]] = set()
-        self.plans: dict[int, tuple[Any, _Plan]] = {}  # id(function) → (weak reference, plan)
         self.errors = 0
 
     # -- which inputs are keys ----------------------------------------------------------------------
@@ -190,7 +189,9 @@ class KeyWatch:
         }
         if loop is not None:
             loop_path, loop_line, keyword, call_line = loop
-            text += f", in an earlier iteration of the {keyword} loop at {_short(loop_path, path)}:{loop_line}"
+            text += (
+                f", in an earlier iteration of the {keyword} loop at {_short(loop_path, path)}:{loop_line}"
+            )
             record["loop"] = {"path": loop_path, "line": loop_line}
             if (loop_path, call_line) != (path, line):  # a helper called in the loop: the call there
                 record["through"] = {"path": loop_path, "line": call_line}
@@ -249,7 +250,11 @@ class _KeyWatchedJit:
         return self if instance is None else types.MethodType(self, instance)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["_jitted"], name)
+        try:
+            jitted = self.__dict__["_jitted"]
+        except KeyError:  # a copy being made: no attributes yet
+            raise AttributeError(name) from None
+        return getattr(jitted, name)
 
     def __repr__(self) -> str:
         return repr(self._jitted)
@@ -332,17 +337,23 @@ def _walk(jaxpr: Any, taint: dict, dependent: set, consumed: set, key_like: Call
         if subs:
             out_taint: list[frozenset] = [frozenset()] * len(eqn.outvars)
             for sub, operands in subs:
-                inner = {v: taint.get(o, frozenset()) for v, o in zip(sub.invars, operands) if _is_var(o)}
-                inner_dependent = {v for v, o in zip(sub.invars, operands) if _is_var(o) and o in dependent}
+                inner = {
+                    v: taint.get(o, frozenset())
+                    for v, o in zip(sub.invars, operands, strict=True)
+                    if _is_var(o)
+                }
+                inner_dependent = {
+                    v for v, o in zip(sub.invars, operands, strict=True) if _is_var(o) and o in dependent
+                }
                 _walk(sub, inner, inner_dependent, consumed, key_like, depth + 1)
                 if len(sub.outvars) == len(eqn.outvars):
                     out_taint = [
                         t | (inner.get(v, frozenset()) if _is_var(v) else frozenset())
-                        for t, v in zip(out_taint, sub.outvars)
+                        for t, v in zip(out_taint, sub.outvars, strict=True)
                     ]
                 else:
                     out_taint = [t | everything for t in out_taint]
-            for v, t in zip(eqn.outvars, out_taint):
+            for v, t in zip(eqn.outvars, out_taint, strict=True):
                 if t and key_like(v):
                     taint[v] = t
             continue
