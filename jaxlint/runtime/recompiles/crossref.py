@@ -13,6 +13,11 @@ JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug
 CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py). JAX202 (a side
 effect in a jitted function) by the statement running while JAX traced it, JAX105 (a leaked tracer) by a
 tracer left, after the trace, where the statement stores (line_watch.py watches `watched_statements`).
+JAX301 also by a key whose bits two calls consumed (key_fingerprints.py), at the statement or at the loop's
+call of the helper that consumed it.
+
+An observation that names its rule (`code`: the key reuse) and that no static finding covers is a finding of
+its own, FOUND BY RUNNING (`found_by_running`).
 """
 
 from __future__ import annotations

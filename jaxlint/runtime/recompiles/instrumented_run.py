@@ -5,7 +5,8 @@ as is (`--run -- python train.py --epochs 2`). The command's output goes to the 
 `--format json` its stdout is sent to stderr so that stdout holds the JSON report only.
 
 Errors the command raised at a flagged line confirm that finding, and so does a tracer printed there
-while JAX traced (JAX201/JAX203, observations.py; crossref.py). Every jitted call's
+while JAX traced (JAX201/JAX203, observations.py; crossref.py); a key consumed twice (key_fingerprints.py) is
+JAX301, confirmed or FOUND BY RUNNING. Every jitted call's
 abstract signature is recorded (call_records.py) into `signatures_dir`, the store that a later
 `jaxlint --verify` builds its inputs from (signature_store.py).
 

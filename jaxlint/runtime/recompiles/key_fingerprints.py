@@ -88,6 +88,8 @@ class KeyWatch:
         self.lock = threading.Lock()
         self.tracer_type = jax.core.Tracer
         self.key_dtype = getattr(getattr(jax, "dtypes", None), "prng_key", None)
+        self.dtype_kinds: dict[Any, str] = {}
+        self.code_paths: dict[Any, str | None] = {}  # code object → its file when the user's, else None
         self.consumed: dict[Any, tuple[str, int, str]] = {}  # fingerprint → first (path, line, consumer)
         self.by_id: dict[int, tuple[Any, Any]] = {}  # id(array) → (weak reference, fingerprint)
         self.tokens = itertools.count()
@@ -100,14 +102,27 @@ class KeyWatch:
         dtype = getattr(value, "dtype", None)
         if dtype is None:
             return False
-        if self.key_dtype is not None:
-            try:
-                if self.jax.dtypes.issubdtype(dtype, self.key_dtype):
-                    return True
-            except TypeError:
-                return False
-        shape = getattr(value, "shape", ())
-        return dtype == self.np.uint32 and len(shape) >= 1 and shape[-1] in (2, 4)
+        kind = self.dtype_kinds.get(dtype)
+        if kind is None:
+            kind = self._dtype_kind(dtype)
+        if kind != "raw":
+            return kind == "key"
+        shape = value.shape
+        return len(shape) >= 1 and shape[-1] in (2, 4)
+
+    def _dtype_kind(self, dtype: Any) -> str:
+        """The kind of a dtype, cached (this runs on every leaf): "key" (typed), "raw" (uint32), or ""."""
+        kind = ""
+        try:
+            if self.key_dtype is not None and self.jax.dtypes.issubdtype(dtype, self.key_dtype):
+                kind = "key"
+            elif dtype == self.np.uint32:
+                kind = "raw"
+        except TypeError:
+            pass
+        if len(self.dtype_kinds) < 256:
+            self.dtype_kinds[dtype] = kind
+        return kind
 
     def traced(self, fun: Any, jaxpr: Any) -> None:
         """An outermost trace of `fun` ended (jax_hooks): remember which key inputs it consumes, for the
@@ -138,9 +153,9 @@ class KeyWatch:
             ready = True
         if ready:
             data = self.np.asarray(base)
-            fingerprint: Any = hash((str(value.dtype), data.shape, data.tobytes()))
-        else:
-            fingerprint = ("unread", next(self.tokens))
+            return hash((value.dtype, data.shape, data.tobytes()))
+        # Told by identity while this array lives: the same array handed again gets the same token.
+        fingerprint = ("unread", next(self.tokens))
         try:
             reference = weakref.ref(value, functools.partial(_forget, self.by_id, id(value)))
         except TypeError:
@@ -152,10 +167,12 @@ class KeyWatch:
     def consume(self, keys: list[Any], consumer: str, depth: int) -> None:
         """`keys` consumed by `consumer` in a call `depth` frames above this one."""
         frame: Any = sys._getframe(depth + 1)
-        path = frame.f_code.co_filename
-        if path.startswith(self.skip_dirs) or path.startswith("<") or _installed(path):
+        code = frame.f_code
+        path = self.code_paths.get(code, "")
+        if path == "":
+            path = self._user_path(code)
+        if path is None:
             return  # a library's own use of keys, or code without a file
-        path = os.path.abspath(path)
         site = (path, frame.f_lineno, consumer)
         for key in keys:
             fingerprint = self.fingerprint(key)
@@ -169,6 +186,14 @@ class KeyWatch:
                     self.consumed[fingerprint] = site
                     continue
             self._report(first, site, frame)
+
+    def _user_path(self, code: Any) -> str | None:
+        path = code.co_filename
+        user = not (path.startswith(self.skip_dirs) or path.startswith("<") or _installed(path))
+        found = os.path.abspath(path) if user else None
+        if len(self.code_paths) < 4096:
+            self.code_paths[code] = found
+        return found
 
     def _report(self, first: tuple[str, int, str], second: tuple[str, int, str], frame: Any) -> None:
         path, line, consumer = second
