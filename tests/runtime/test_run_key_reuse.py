@@ -187,27 +187,42 @@ def _variant(tmp_path: Path, name: str) -> Path:
     return project
 
 
-@pytest.mark.parametrize("split", [False, True])
-@pytest.mark.parametrize("name", ["flax_project", "jax_project"])
-def test_the_issue_s_dropout_key_passed_every_step_is_observed(tmp_path, name, split):
+@pytest.mark.parametrize(
+    "name, twin",
+    [
+        ("flax_project", None),
+        ("flax_project", "split"),
+        ("flax_project", "fold_in"),
+        ("jax_project", None),
+        ("jax_project", "split"),
+    ],
+)
+def test_the_issue_s_dropout_key_passed_every_step_is_observed(tmp_path, name, twin):
     if name == "flax_project":
         pytest.importorskip("flax")
         pytest.importorskip("optax")
     project = _variant(tmp_path, name)
     train = project / "train.py"
     call = next(line for line in train.read_text().splitlines() if "= train_step(" in line)
-    if split:  # the clean twin: a new dropout key each step
+    if twin == "split":  # the clean twin: a new dropout key each step
         train.write_text(
             train.read_text().replace(
                 call, f"        dropout_key, step_key = jax.random.split(dropout_key)\n{call}"
             )
         )
         train.write_text(train.read_text().replace(call, call.replace("dropout_key)", "step_key)")))
+    elif twin == "fold_in":  # flax's own recipe: the same key, folded with the step inside the jitted step
+        train.write_text(
+            train.read_text().replace(
+                'rngs={"dropout": dropout_key}',
+                'rngs={"dropout": jax.random.fold_in(dropout_key, state.step)}',
+            )
+        )
     code, report = _run(project, "train.py")
     assert code == 0, report
     source = train.read_text()
     observed = _observed_reuse(report)
-    if split:
+    if twin:
         assert observed == {}, observed
         return
     at = _line(source, "= train_step(")

@@ -15,6 +15,8 @@ How each count is taken (facts checked on jax 0.10.2 and 0.12.0.1, CPU):
   op-by-op dispatch compiles JAX-internal functions; they are counted apart.
 - Key reuse: JAX's own `check_key_reuse_jaxpr` (jax.experimental.key_reuse, private module) is run on
   each outermost traced jaxpr, and a KeyReuseError it raises is reported, never raised in the program.
+- Keys: after each outermost trace, `bus.key_watch` (key_fingerprints.py, under `--run`) is handed the traced
+  function and its jaxpr, to learn which key arguments the function consumes.
 - Hints: `jax_explain_cache_misses` is switched on (it is not part of any cache key) and its records
   are captured, kept off the user's stderr, and attached to the trace they explain, until
   `HINT_LIMIT` of them (listing the keys costs time on every miss).

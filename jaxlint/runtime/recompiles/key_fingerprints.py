@@ -62,18 +62,16 @@ class _Plan:
     every trace with that count consumed (a static flag that turns dropout off leaves the key unconsumed:
     only what all variants consume is checked)."""
 
-    __slots__ = ("by_count",)
+    __slots__ = ("by_count", "consumes")
 
     def __init__(self) -> None:
         self.by_count: dict[int, frozenset[int]] = {}
+        self.consumes = False
 
     def add(self, count: int, consumed: frozenset[int]) -> None:
         before = self.by_count.get(count)
         self.by_count[count] = consumed if before is None else before & consumed
-
-    @property
-    def consumes(self) -> bool:
-        return any(self.by_count.values())
+        self.consumes = any(self.by_count.values())
 
 
 class KeyWatch:
@@ -94,6 +92,7 @@ class KeyWatch:
         self.by_id: dict[int, tuple[Any, Any]] = {}  # id(array) → (weak reference, fingerprint)
         self.tokens = itertools.count()
         self.reported: set[tuple[str, int]] = set()
+        self.plans: weakref.WeakKeyDictionary[Any, _Plan] = weakref.WeakKeyDictionary()
         self.errors = 0
 
     # -- which inputs are keys ----------------------------------------------------------------------
@@ -133,7 +132,16 @@ class KeyWatch:
         jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
         count, consumed = consumed_inputs(jaxpr, lambda v: self.key_like(getattr(v, "aval", None)))
         caller.plan.add(count, consumed)
-        caller.consumes = caller.plan.consumes
+
+    def plan_for(self, fun: Any) -> _Plan:
+        """The plan of `fun`, shared by every jit of it (`jax.jit(f)` made again need not trace again)."""
+        try:
+            plan = self.plans.get(fun)
+            if plan is None:
+                plan = self.plans[fun] = _Plan()
+            return plan
+        except TypeError:  # not hashable, or no weak reference to it
+            return _Plan()
 
     # -- fingerprints --------------------------------------------------------------------------------
     def fingerprint(self, value: Any) -> Any:
@@ -240,15 +248,14 @@ class _KeyWatchedJit:
             _jitted=jitted,
             fun=fun,
             watch=watch,
-            plan=_Plan(),
-            consumes=False,
+            plan=watch.plan_for(fun),
             __doc__=getattr(jitted, "__doc__", None),
             __module__=getattr(jitted, "__module__", None),
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         watch = self.watch
-        consumes = self.consumes
+        consumes = self.plan.consumes
         if consumes:  # before the call: a donated key is gone after it
             self._consume(args, kwargs)
         local = watch.local
@@ -258,7 +265,7 @@ class _KeyWatchedJit:
             result = self._jitted(*args, **kwargs)
         finally:
             local.pending = pending
-        if not consumes and self.consumes:  # the first call, which traced it: its keys are still there
+        if not consumes and self.plan.consumes:  # the first call, which traced it: its keys are still there
             self._consume(args, kwargs)
         return result
 
