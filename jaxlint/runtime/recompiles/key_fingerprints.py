@@ -25,6 +25,7 @@ Off with `JAXLINT_KEY_FINGERPRINTS=0`. Nothing here imports jax; `install` is ha
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import itertools
 import linecache
@@ -87,8 +88,10 @@ class KeyWatch:
         self.tracer_type = jax.core.Tracer
         self.key_dtype = getattr(getattr(jax, "dtypes", None), "prng_key", None)
         self.dtype_kinds: dict[Any, str] = {}
-        self.code_paths: dict[Any, str | None] = {}  # code object → its file when the user's, else None
-        self.consumed: dict[Any, tuple[str, int, str]] = {}  # fingerprint → first (path, line, consumer)
+        self.type_kinds: dict[type, str] = {}
+        self.code_paths: dict[int, tuple[Any, str | None]] = {}  # id(code) → (code, its file if the user's)
+        # fingerprint → first (path, line, consumer), oldest first
+        self.consumed: collections.OrderedDict[Any, tuple[str, int, str]] = collections.OrderedDict()
         self.by_id: dict[int, tuple[Any, Any]] = {}  # id(array) → (weak reference, fingerprint)
         self.tokens = itertools.count()
         self.reported: set[tuple[str, int]] = set()
@@ -97,7 +100,16 @@ class KeyWatch:
 
     # -- which inputs are keys ----------------------------------------------------------------------
     def key_like(self, value: Any) -> bool:
-        """A typed key, or what a raw key looks like (uint32 with a last axis of 2 or 4)."""
+        """A typed key, or what a raw key looks like (uint32 with a last axis of 2 or 4): an argument."""
+        kind = self.type_kinds.get(type(value))
+        if kind is None:  # a typed key array's class holds keys only (and its dtype is slow to hash)
+            kind = "key" if self.aval_key_like(value) and hasattr(value, "_base_array") else "other"
+            if len(self.type_kinds) < 256:
+                self.type_kinds[type(value)] = kind
+        return kind == "key" or self.aval_key_like(value)
+
+    def aval_key_like(self, value: Any) -> bool:
+        """The same, of anything with a dtype and a shape (a jaxpr variable's abstract value)."""
         dtype = getattr(value, "dtype", None)
         if dtype is None:
             return False
@@ -130,7 +142,7 @@ class KeyWatch:
         if caller is None or not _same_function(caller.fun, fun):
             return
         jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-        count, consumed = consumed_inputs(jaxpr, lambda v: self.key_like(getattr(v, "aval", None)))
+        count, consumed = consumed_inputs(jaxpr, lambda v: self.aval_key_like(getattr(v, "aval", None)))
         caller.plan.add(count, consumed)
 
     def plan_for(self, fun: Any) -> _Plan:
@@ -161,7 +173,8 @@ class KeyWatch:
             ready = True
         if ready:
             data = self.np.asarray(base)
-            return hash((value.dtype, data.shape, data.tobytes()))
+            impl = getattr(value, "_impl", None)  # a typed key's PRNG implementation, a singleton
+            return hash((id(impl) if impl is not None else 0, data.shape, data.tobytes()))
         # Told by identity while this array lives: the same array handed again gets the same token.
         fingerprint = ("unread", next(self.tokens))
         try:
@@ -176,9 +189,8 @@ class KeyWatch:
         """`keys` consumed by `consumer` in a call `depth` frames above this one."""
         frame: Any = sys._getframe(depth + 1)
         code = frame.f_code
-        path = self.code_paths.get(code, "")
-        if path == "":
-            path = self._user_path(code)
+        known = self.code_paths.get(id(code))  # by identity: a code object's own hash is not cached
+        path = known[1] if known is not None and known[0] is code else self._user_path(code)
         if path is None:
             return  # a library's own use of keys, or code without a file
         site = (path, frame.f_lineno, consumer)
@@ -190,7 +202,7 @@ class KeyWatch:
                 first = self.consumed.get(fingerprint)
                 if first is None:
                     if len(self.consumed) >= MAX_FINGERPRINTS:
-                        del self.consumed[next(iter(self.consumed))]
+                        self.consumed.popitem(last=False)
                     self.consumed[fingerprint] = site
                     continue
             self._report(first, site, frame)
@@ -200,7 +212,7 @@ class KeyWatch:
         user = not (path.startswith(self.skip_dirs) or path.startswith("<") or _installed(path))
         found = os.path.abspath(path) if user else None
         if len(self.code_paths) < 4096:
-            self.code_paths[code] = found
+            self.code_paths[id(code)] = (code, found)
         return found
 
     def _report(self, first: tuple[str, int, str], second: tuple[str, int, str], frame: Any) -> None:
