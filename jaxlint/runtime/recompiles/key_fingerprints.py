@@ -11,7 +11,7 @@ trace shows. Here keys are fingerprinted where they are consumed, in the user's 
 - a `jax.random` sampler or `split` called eagerly (outside any trace). `fold_in` is not a consumer
   here: `fold_in(key, step)` with the same key is the way to derive per-step keys.
 
-A fingerprint is a hash of the key's dtype and bits, read only when the array is ready (reading an
+A fingerprint is a hash of the key's PRNG implementation and bits, read only when the array is ready (reading an
 unfinished key would wait for the device); an unfinished one is told by identity (a weak reference, so
 the array is never kept alive). Fingerprints live in a bounded table, oldest dropped first. The second
 consumption of a fingerprint, at a call made from the user's code (not an installed library's), is an
