@@ -860,4 +860,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
         html=args.html,
+        keep=lambda finding: _kept(config, finding),
     )

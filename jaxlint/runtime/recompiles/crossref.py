@@ -13,13 +13,18 @@ JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug
 CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py). JAX202 (a side
 effect in a jitted function) by the statement running while JAX traced it, JAX105 (a leaked tracer) by a
 tracer left, after the trace, where the statement stores (line_watch.py watches `watched_statements`).
+JAX301 also by a key whose bits two calls consumed (key_fingerprints.py), at the statement or at the loop's
+call of the helper that consumed it.
+
+An observation that names its rule (`code`: the key reuse) and that no static finding covers is a finding of
+its own, FOUND BY RUNNING (`found_by_running`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..confirmable import RECOMPILE_CODES
@@ -32,10 +37,15 @@ class Verdict:
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
     observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
+    found: bool = False  # an observation no static finding covers: `finding` is a RunFinding
 
     @property
     def confirmed(self) -> bool:
         return self.function is not None or self.error is not None or self.observed is not None
+
+    @property
+    def status(self) -> str:
+        return "FOUND BY RUNNING" if self.found else "CONFIRMED" if self.confirmed else "NOT OBSERVED"
 
     @property
     def error_line(self) -> int | None:
@@ -52,7 +62,7 @@ class Verdict:
             "path": f.path,
             "line": f.line,
             "column": f.column,
-            "status": "CONFIRMED" if self.confirmed else "NOT OBSERVED",
+            "status": self.status,
         }
         if self.error is not None:
             data.update(
@@ -99,32 +109,87 @@ def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str
 def cross_reference_observations(
     findings: Iterable[Any] | None, observed: list[dict[str, Any]]
 ) -> list[Verdict]:
-    """Findings of the rules an observation proves (a tracer printed at the line), each with the first
-    observation inside its statement (or none)."""
+    """Findings of the rules an observation proves (a tracer printed at the line, a key consumed again),
+    each with the first observation inside its statement (or none)."""
     from ..verify.child.expectations import EXPECTATIONS
-    from .evidence import LEAK, RUNS_ONCE
+    from .evidence import KEY_REUSE, LEAK, RUNS_ONCE
     from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
 
     WATCHED = (LEAK, RUNS_ONCE)
+    # Rules whose pitfall a run also observes without an error: JAX301's KeyReuseError comes from a
+    # single trace (cross_reference_errors); a key reused across calls is observed (key_fingerprints.py).
+    ALSO_OBSERVED = {"JAX301": KEY_REUSE}
 
     verdicts = []
     for finding in findings or ():
-        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
-        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, *WATCHED):
+        code = getattr(finding, "code", "")
+        expectation = EXPECTATIONS.get(code)
+        kind = ALSO_OBSERVED.get(code) or (expectation.kind if expectation is not None else None)
+        if kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, KEY_REUSE, *WATCHED):
             continue
         span = _span(finding)
         match = next(
             (
                 o
                 for o in observed
-                if o.get("kind") == expectation.kind
-                and _same_file(str(o.get("path")), finding.path)
-                and span[0] <= int(o.get("line") or 0) <= span[1]
+                if o.get("kind") == kind
+                and any(
+                    _same_file(str(place.get("path")), finding.path)
+                    and span[0] <= int(place.get("line") or 0) <= span[1]
+                    for place in (o, o.get("through") or {})  # a helper's key reuse, called in a loop
+                )
             ),
             None,
         )
         verdicts.append(Verdict(finding, None, observed=match))
     return verdicts
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFinding:
+    """A finding that only the run made: an observation that names its rule (`code`)."""
+
+    path: str
+    line: int
+    code: str
+    message: str
+    column: int = 1
+    function: str | None = None
+
+
+def found_by_running(
+    verdicts: list[Verdict], observed: list[dict[str, Any]], keep: Callable[[Any], bool] | None = None
+) -> list[Verdict]:
+    """`verdicts` with one static finding each (a finding checked two ways keeps the verdict that confirms
+    it), then a FOUND BY RUNNING verdict for each observation that names a rule and that no static finding
+    it confirms covers (a key reused across calls, key_fingerprints.py), when `keep` (the user's selection
+    and `# noqa`) keeps it."""
+    kept: dict[int, Verdict] = {}
+    for v in verdicts:
+        before = kept.get(id(v.finding))
+        if before is None or (v.confirmed and not before.confirmed):
+            kept[id(v.finding)] = v
+    result = list(kept.values())
+    used = {id(v.observed) for v in result if v.observed is not None}
+    for o in observed:
+        if not o.get("code") or id(o) in used:
+            continue
+        finding = RunFinding(
+            _relative(str(o["path"])), int(o["line"]), str(o["code"]), str(o.get("text", ""))
+        )
+        if keep is not None and not keep(finding):
+            continue
+        result.append(Verdict(finding, None, observed=o, found=True))
+    return result
+
+
+def _relative(path: str) -> str:
+    """As static findings name files: relative to the working directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:

@@ -5,7 +5,8 @@ as is (`--run -- python train.py --epochs 2`). The command's output goes to the 
 `--format json` its stdout is sent to stderr so that stdout holds the JSON report only.
 
 Errors the command raised at a flagged line confirm that finding, and so does a tracer printed there
-while JAX traced (JAX201/JAX203, observations.py; crossref.py). Every jitted call's
+while JAX traced (JAX201/JAX203, observations.py; crossref.py); a key consumed twice (key_fingerprints.py) is
+JAX301, confirmed or FOUND BY RUNNING. Every jitted call's
 abstract signature is recorded (call_records.py) into `signatures_dir`, the store that a later
 `jaxlint --verify` builds its inputs from (signature_store.py).
 
@@ -25,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from .._isolate import processes_with_marker
@@ -36,6 +37,7 @@ from .crossref import (
     cross_reference,
     cross_reference_errors,
     cross_reference_observations,
+    found_by_running,
     watched_statements,
 )
 from .line_watch import write_watch
@@ -56,9 +58,11 @@ def run_command(
     signatures_dir: str | None = None,
     root: str | None = None,
     html: str | None = None,
+    keep: Callable[[Any], bool] | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
-    file: html_report.py), and return the exit code (module docstring)."""
+    file: html_report.py), and return the exit code (module docstring). `keep`: whether the user's selection
+    and `# noqa` leave a finding that only the run made."""
     out = out if out is not None else sys.stdout
     if not argv:
         sys.stderr.write("jaxlint: --run needs a command\n")
@@ -88,6 +92,7 @@ def run_command(
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
     verdicts += cross_reference_observations(static_findings, run.observed)
+    verdicts = found_by_running(verdicts, run.observed, keep)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:

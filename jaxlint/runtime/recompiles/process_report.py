@@ -54,7 +54,7 @@ class ProcessReport:
     def start(self) -> None:
         import jax
 
-        from . import observations
+        from . import key_fingerprints, observations
         from .jax_hooks import install
 
         self._bus = install()
@@ -63,6 +63,9 @@ class ProcessReport:
         statements = read_watch(self.directory)
         if statements:
             self._bus.line_watch = LineWatch(statements, self.on_observed)
+        keys = key_fingerprints.KeyWatch(jax, _skip_dirs(), self.on_observed)
+        if key_fingerprints.install(jax, keys):
+            self._bus.key_watch = keys
         self.register_process_hooks()
         self.write()  # an empty report still says "this process imported jax"
 

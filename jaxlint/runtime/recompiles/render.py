@@ -244,7 +244,7 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         out.write("\n")
     for v in confirmed:
         f = v.finding
-        out.write(f"  CONFIRMED {f.code} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n")
+        out.write(f"  {v.status} {f.code} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n")
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
         out.write(
@@ -264,6 +264,8 @@ def seen_text(v: Verdict) -> str:
     fn, error = v.function, v.error
     if fn is not None:
         return f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+    if v.observed is not None and v.observed["kind"] == "key-reuse":
+        return f"line {v.observed['line']}: {v.observed['text']}"
     if v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
         return f"line {v.observed['line']} {v.observed['text']}"
     if v.observed is not None:
