@@ -844,6 +844,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
     from .files import discover
     from .lint import lint_files
     from .runtime.confirmable import RECOMPILE_CODES
+    from .rules import NAMES
     from .runtime.verify.child.expectations import CONFIRMABLE_CODES
 
     codes = tuple(sorted(RECOMPILE_CODES | CONFIRMABLE_CODES))
@@ -860,4 +861,6 @@ def _run_command(args: argparse.Namespace, config) -> int:
         root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
         html=args.html,
+        names=NAMES,
+        keep=lambda finding: _kept(config, finding),
     )

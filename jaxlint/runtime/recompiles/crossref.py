@@ -32,15 +32,23 @@ class Verdict:
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
     observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
+    found: bool = False  # a finding of the run's own, where no static finding was (run_found.py)
 
     @property
     def confirmed(self) -> bool:
         return self.function is not None or self.error is not None or self.observed is not None
 
     @property
+    def status(self) -> str:
+        return "FOUND BY RUNNING" if self.found else "CONFIRMED" if self.confirmed else "NOT OBSERVED"
+
+    @property
     def error_line(self) -> int | None:
         if self.error is None:
             return None
+        innermost = self.error.get("innermost")
+        if self.found and innermost:
+            return int(innermost[1])
         return next(
             (f[1] for f in reversed(self.error["frames"]) if _same_file(f[0], self.finding.path)), None
         )
@@ -52,8 +60,10 @@ class Verdict:
             "path": f.path,
             "line": f.line,
             "column": f.column,
-            "status": "CONFIRMED" if self.confirmed else "NOT OBSERVED",
+            "status": self.status,
         }
+        if self.found:
+            data.update(name=f.name, message=f.message)
         if self.error is not None:
             data.update(
                 error=self.error["types"][0], message=self.error["message"], error_line=self.error_line

@@ -10,7 +10,8 @@ abstract signature is recorded (call_records.py) into `signatures_dir`, the stor
 `jaxlint --verify` builds its inputs from (signature_store.py).
 
 Exit code: the command's own when it fails (128+N when killed by signal N, 127 when it cannot be
-started), else 1 when a function compiled more than its budget in one process, else 0.
+started), else 1 when a function compiled more than its budget in one process or the run found a bug
+no static finding named (FOUND BY RUNNING: run_found.py), else 0.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from .._isolate import processes_with_marker
@@ -41,6 +42,7 @@ from .crossref import (
 from .line_watch import write_watch
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
+from .run_found import found_by_running
 from .signature_store import write_calls
 
 
@@ -56,6 +58,8 @@ def run_command(
     signatures_dir: str | None = None,
     root: str | None = None,
     html: str | None = None,
+    names: Mapping[str, str] | None = None,
+    keep: Callable[[Any], bool] | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
     file: html_report.py), and return the exit code (module docstring)."""
@@ -88,6 +92,7 @@ def run_command(
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
     verdicts += cross_reference_observations(static_findings, run.observed)
+    verdicts = found_by_running(verdicts, run, root, names or {}, keep)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:
@@ -135,7 +140,7 @@ def run_command(
             unwritten = True
     if exit_code != 0:
         return exit_code
-    return 2 if unwritten else 1 if run.over_budget else 0
+    return 2 if unwritten else 1 if run.over_budget or any(v.found for v in verdicts) else 0
 
 
 def unkept_functions(calls: list[dict[str, Any]], root: str | None) -> list[tuple[str, str]]:
