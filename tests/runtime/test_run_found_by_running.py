@@ -1,0 +1,173 @@
+"""Issue 38, item 3: what `jaxlint --verify --run CMD` sees at a line with no static finding of its rule, it
+reports as a finding of its own, FOUND BY RUNNING: a printed tracer (JAX201), a tracer formatted into
+jax.debug.print (JAX203), logging while JAX traces a jitted function (JAX202), a leaked tracer the program
+then hits (UnexpectedTracerError, JAX105), another JAX error that ends the program (JAX900), a function over
+the compile budget because it is jitted anew for each call (JAX401). Each through the real command, on a
+program whose traced function is reached dynamically (`jax.jit(globals()["body"])`), so that no static rule
+flags it, and each with a clean twin that reports nothing."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import exact_recompiles
+
+HEADER = textwrap.dedent(
+    """\
+    import logging
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import checkify
+
+    log = logging.getLogger("prog")
+    SAVED = []
+
+
+    """
+)
+
+# name: (the bad program's body, its clean twin's, the line of the finding in the bad one)
+CASES = {
+    "JAX201": (
+        'def body(x):\n    print("x is", x)\n    return x + 1\n',
+        'def body(x):\n    print("x has shape", x.shape)\n    return x + 1\n',
+        12,
+    ),
+    "JAX203": (
+        'def body(x):\n    jax.debug.print(f"x is {x}")\n    return x + 1\n',
+        'def body(x):\n    jax.debug.print("x is {}", x)\n    return x + 1\n',
+        12,
+    ),
+    "JAX202": (
+        'def body(x):\n    log.warning("tracing body")\n    return x + 1\n',
+        'def body(x):\n    return x + 1\n\n\nlog.warning("calling body")\n',
+        12,
+    ),
+    "JAX105": (
+        "def body(x):\n    SAVED.append(x)\n    return x + 1\n",
+        "def body(x):\n    SAVED.append(x.shape[0])\n    return x + 1\n",  # a size is no tracer
+        None,  # where the program uses the leaked tracer: the last line
+    ),
+}
+CALLS = 'step = jax.jit(globals()["body"])\nstep(jnp.ones(3))\nstep(jnp.ones(3))\n'
+USE_SAVED = "print(jnp.sin(SAVED[0]))\n"
+
+
+def _run(tmp_path: Path, source: str) -> tuple[int, list[dict]]:
+    (tmp_path / "prog.py").write_text(source)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxlint",
+            "--verify",
+            "--format",
+            "json",
+            "--run",
+            f"{shlex.quote(sys.executable)} prog.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(result.stdout)
+    return result.returncode, report["static_findings"]
+
+
+def _seen(verdicts: list[dict]) -> list[tuple[str, int, str]]:
+    return [(v["code"], v["line"], v["status"]) for v in verdicts if v["status"] != "NOT OBSERVED"]
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+@pytest.mark.parametrize("twin", [False, True], ids=["bad", "clean twin"])
+def test_an_observation_on_a_line_no_static_finding_names_is_found_by_running(tmp_path, code, twin):
+    bad, clean, line = CASES[code]
+    source = HEADER + (clean if twin else bad) + CALLS + (USE_SAVED if code == "JAX105" else "")
+    exit_code, verdicts = _run(tmp_path, source)
+    if twin:
+        assert _seen(verdicts) == [], verdicts
+        assert exit_code == 0
+        return
+    line = line or len(source.splitlines())
+    assert _seen(verdicts) == [(code, line, "FOUND BY RUNNING")], verdicts
+    found = verdicts[0]
+    assert found["path"] == "prog.py" and found["name"]
+    if code == "JAX105":
+        assert found["error"] == "UnexpectedTracerError"
+        assert exit_code != 0  # the program's own failure
+    else:
+        assert exit_code == 1
+
+
+CHECKED = textwrap.dedent(
+    """\
+    def positive_log(x):
+        checkify.check(jnp.all(x > 0), "x must be positive")
+        return jnp.log(x)
+
+
+    err, out = checkify.checkify(positive_log)(SIGN * jnp.ones(3))
+    err.throw()
+    """
+)
+
+
+@pytest.mark.parametrize("sign", [-1, 1], ids=["bad", "clean twin"])
+def test_another_jax_error_that_ends_the_program_is_a_runtime_error_found_by_running(tmp_path, sign):
+    source = HEADER + f"SIGN = {sign}\n\n\n" + CHECKED
+    exit_code, verdicts = _run(tmp_path, source)
+    if sign > 0:
+        assert _seen(verdicts) == [] and exit_code == 0, verdicts
+        return
+    assert _seen(verdicts) == [("JAX900", len(source.splitlines()), "FOUND BY RUNNING")], verdicts
+    assert verdicts[0]["error"] == "JaxRuntimeError"
+
+
+def test_a_caught_jax_error_is_not_a_finding(tmp_path):
+    """A program may try a trace and fall back on purpose: only an error nothing caught is one the run hit."""
+    source = HEADER + "SIGN = -1\n\n\n" + CHECKED.replace("err.throw()", "try:\n    err.throw()\nexcept ValueError:\n    pass")
+    exit_code, verdicts = _run(tmp_path, source)
+    assert _seen(verdicts) == [] and exit_code == 0, verdicts
+
+
+@pytest.mark.parametrize("built_once", [False, True], ids=["bad", "clean twin"])
+def test_a_function_jitted_anew_over_the_budget_is_found_by_running(tmp_path, built_once):
+    if not exact_recompiles():
+        pytest.skip("a retrace's reason and call site need JAX's per-call jit hook (JAX 0.9 on)")
+    loop = (
+        "double = jit(lambda x: x * 2)\nfor i in range(12):\n    double(jnp.ones(3))\n"
+        if built_once
+        else "for i in range(12):\n    jit(lambda x: x * 2)(jnp.ones(3))\n"
+    )
+    source = HEADER + 'jit = vars(jax)["jit"]\n' + loop
+    exit_code, verdicts = _run(tmp_path, source)
+    if built_once:
+        assert _seen(verdicts) == [] and exit_code == 0, verdicts
+        return
+    assert _seen(verdicts) == [("JAX401", len(source.splitlines()), "FOUND BY RUNNING")], verdicts
+    assert verdicts[0]["compiles"] == 12
+    assert exit_code == 1
+
+
+def test_a_static_finding_on_the_line_takes_the_evidence_instead(tmp_path):
+    """Merged, not reported twice: the static JAX201 of a print in a decorated jitted function is CONFIRMED."""
+    source = HEADER + '@jax.jit\ndef body(x):\n    print("x is", x)\n    return x + 1\n\n\nbody(jnp.ones(3))\n'
+    exit_code, verdicts = _run(tmp_path, source)
+    assert _seen(verdicts) == [("JAX201", 13, "CONFIRMED")], verdicts
+    assert exit_code == 0  # a confirmed static finding does not fail `--run`, as before
+
+
+def test_the_user_s_selection_applies_to_what_the_run_found(tmp_path):
+    bad, _, _ = CASES["JAX201"]
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX201"]\n')
+    exit_code, verdicts = _run(tmp_path, HEADER + bad + CALLS)
+    assert _seen(verdicts) == [] and exit_code == 0, verdicts
