@@ -42,6 +42,7 @@ from .crossref import (
 from .line_watch import write_watch
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
+from .run_facts import write_facts
 from .run_found import found_by_running
 from .signature_store import write_calls
 
@@ -98,6 +99,8 @@ def run_command(
     if signatures_dir:
         try:
             recorded = write_calls(signatures_dir, run.calls, root)
+            exact = bool(run.processes) and all(p.get("mode") == "exact" for p in run.processes)
+            write_facts(signatures_dir, verdicts, run, root, exact)
         except OSError as error:
             sys.stderr.write(f"jaxlint: cannot write the recorded calls to {signatures_dir}: {error}\n")
     if fmt == "json":

@@ -15,6 +15,7 @@ from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
 from .children import LIVE_CHILDREN, REAPER
 from .fork_server import ForkServer
+from .contradictions import note_contradictions
 from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
@@ -194,6 +195,7 @@ def verify_findings(
             trace_all,
         )
     join_raised(report, findings, Path(root), names or {}, keep)
+    note_contradictions(report, Path(root), signatures_dir)
     return report
 
 

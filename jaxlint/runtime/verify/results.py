@@ -16,6 +16,8 @@ NOT_CHECKED = (
 # A bug no static finding named: a JAX error a trace raised in the user's code (child/raised.py).
 FOUND_BY_RUNNING = "FOUND_BY_RUNNING"
 VERDICTS = (FOUND_BY_RUNNING, CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
+# Said, in its reason, by a verdict that the last `--verify --run` contradicts (contradictions.py).
+CONTRADICTED = "the run contradicts it"
 
 
 @dataclasses.dataclass(frozen=True)
