@@ -171,3 +171,89 @@ def test_the_user_s_selection_applies_to_what_the_run_found(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX201"]\n')
     exit_code, verdicts = _run(tmp_path, HEADER + bad + CALLS)
     assert _seen(verdicts) == [] and exit_code == 0, verdicts
+
+
+# Issue 38, item 4: a verdict that the last run contradicts says so. The program's own call takes the first
+# branch (size 3) or reaches the traced `if` (size 4); the example declared for `--verify` does the other.
+BRANCHES = textwrap.dedent(
+    """\
+    import sys
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def step(x):
+        if x.shape[0] == 3:
+            return x * 2
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+    step(jnp.ones(int(sys.argv[1])))
+    """
+)
+
+
+def _verify_after_run(tmp_path: Path, run_size: int, example_size: int) -> dict:
+    (tmp_path / "prog.py").write_text(BRANCHES)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.jaxlint.verify.examples]\n"prog:step" = "jnp.ones({example_size})"\n'
+    )
+    command = f"{shlex.quote(sys.executable)} prog.py {run_size}"
+    subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--verify", "--run", command],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=600,
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--verify", "--format", "json", "prog.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    (row,) = [r for r in json.loads(result.stdout) if r["code"] == "JAX101"]
+    return row
+
+
+def test_a_finding_not_reproduced_that_the_run_hit_is_confirmed_and_says_both(tmp_path):
+    row = _verify_after_run(tmp_path, run_size=4, example_size=3)
+    assert row["line"] == 11 and row["verdict"] == "CONFIRMED", row
+    assert row["verdict_reason"].startswith("`--verify --run` saw it: TracerBoolConversionError raised at line 11")
+    assert "by tracing here, not reproduced" in row["verdict_reason"]
+
+
+def test_a_confirmed_finding_in_a_function_the_run_traced_clean_says_the_run_contradicts_it(tmp_path):
+    if not exact_recompiles():
+        pytest.skip("every error a trace raises is recorded with JAX's per-call jit hook (JAX 0.9 on)")
+    row = _verify_after_run(tmp_path, run_size=3, example_size=4)
+    assert row["verdict"] == "CONFIRMED", row
+    assert "the run contradicts it: `--verify --run` traced 'step' 1 time" in row["verdict_reason"]
+    text = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--verify", "prog.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "[CONFIRMED: TracerBoolConversionError; the run contradicts it (--verbose)]" in text.stdout
+
+
+@pytest.mark.parametrize("run_size", [3, 4])
+def test_no_contradiction_where_the_run_and_the_trace_agree_or_the_file_changed(tmp_path, run_size):
+    """The twins: the example does what the run did; and a file edited after the run is not judged by it."""
+    row = _verify_after_run(tmp_path, run_size=run_size, example_size=run_size)
+    assert "the run" not in row["verdict_reason"], row
+    assert row["verdict"] == ("NOT_REPRODUCED" if run_size == 3 else "CONFIRMED")
+    if run_size == 4:
+        (tmp_path / "prog.py").write_text(BRANCHES + "\n")
+        (tmp_path / "pyproject.toml").write_text('[tool.jaxlint.verify.examples]\n"prog:step" = "jnp.ones(3)"\n')
+        result = subprocess.run(
+            [sys.executable, "-m", "jaxlint", "--verify", "--format", "json", "prog.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        (row,) = [r for r in json.loads(result.stdout) if r["code"] == "JAX101"]
+        assert row["verdict"] == "NOT_REPRODUCED" and "--run" not in row["verdict_reason"], row
