@@ -127,6 +127,25 @@ def test_the_clean_twin_finds_nothing_by_running(tmp_path):
     assert printed["verdict"] == "CONFIRMED"  # nothing blocks it any more
 
 
+
+@pytest.mark.parametrize("hidden_by", ["--ignore", "noqa"])
+def test_a_blocking_error_the_user_hides_is_not_named_as_the_blocker(tmp_path, hidden_by):
+    """"blocked by the JAX103 found at utils.py:6" names a bug the report shows: with JAX103 ignored, or its
+    line under `# noqa: JAX103`, the blocked finding gives its own reason instead."""
+    project = _project(tmp_path, "jax_project")
+    args = ["--ignore", "JAX103"] if hidden_by == "--ignore" else []
+    if hidden_by == "noqa":
+        utils = project / "proj" / "utils.py"
+        utils.write_text(utils.read_text().replace("x[:, -1] = 0.0", "x[:, -1] = 0.0  # noqa: JAX103"))
+    _run_then_verify(project)
+    result = _jaxlint(project, "--verify", "--format", "json", *args, ".")
+    rows = json.loads(result.stdout)
+    assert not [r for r in rows if r["code"] == "JAX103"], rows
+    printed = next(r for r in rows if r["path"] == "train.py" and r["code"] == "JAX201")
+    assert printed["verdict"] == "NOT_RUN", printed
+    assert "blocked by" not in printed["verdict_reason"] and printed["verdict_reason"], printed
+
+
 # Each class of error a trace raises, and the rule it stands for; `ok` is the clean twin of each.
 _CASES = {
     "JAX101": (

@@ -44,7 +44,7 @@ def note_contradictions(report: VerifyReport, root: Path, signatures_dir: str | 
         if not current[path]:
             continue  # changed since the run: what it saw is of another text
         last = max(finding.end_line, finding.line)
-        if verdict.verdict != CONFIRMED:
+        if verdict.verdict in _VERDICT_WORDS:  # (FOUND BY RUNNING agrees with the run)
             seen = next(
                 (
                     s
@@ -54,7 +54,7 @@ def note_contradictions(report: VerifyReport, root: Path, signatures_dir: str | 
                 None,
             )
             if seen is not None:
-                word = _VERDICT_WORDS.get(verdict.verdict, verdict.verdict.lower())
+                word = _VERDICT_WORDS[verdict.verdict]
                 reason = f"`--verify --run` saw it: {seen.get('text')}; by tracing here, {word}: {verdict.reason}"
                 report.verdicts[finding] = dataclasses.replace(verdict, verdict=CONFIRMED, reason=reason)
             continue

@@ -4,6 +4,7 @@ others become findings of their own, FOUND_BY_RUNNING."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -53,6 +54,7 @@ def join_raised(
         if finding.cell is None:
             statics.setdefault((_real(finding, root), finding.code), []).append(finding)
     seen: set[tuple[str, int, str]] = set()
+    reported: set[tuple[str, int, str]] = set()  # the errors found by running that the report shows
     for record in report.raised:
         key = (record["path"], record["line"], record["code"])
         if key in seen or not os.path.isfile(record["path"]):
@@ -65,6 +67,7 @@ def join_raised(
             if f.line <= record["line"] <= max(f.end_line, f.line)
         ]
         if named:
+            reported.add(key)
             for finding in named:
                 before = report.verdicts.get(finding)
                 if before is None or before.verdict != CONFIRMED:
@@ -83,5 +86,24 @@ def join_raised(
         )
         if keep is not None and not keep(finding):
             continue
+        reported.add(key)
         report.found.append(finding)
         report.verdicts[finding] = FindingVerdict(FOUND_BY_RUNNING, reason, (record["inputs"],), device)
+    _name_reported_blockers(report, reported)
+
+
+def _name_reported_blockers(report: VerifyReport, reported: set[tuple[str, int, str]]) -> None:
+    """A NOT RUN "blocked by" names the first blocking error the report shows; when the user's selection
+    or a `# noqa` hides them all, its own reason comes back."""
+    from .child.raised import blocked_text
+
+    for finding, verdict in list(report.verdicts.items()):
+        if not verdict.blocked_by:
+            continue
+        first = verdict.blocked_by[0]
+        shown = next((b for b in verdict.blocked_by if b in reported), None)
+        if shown == first:
+            continue
+        text = blocked_text(*shown) if shown else verdict.unblocked
+        reason = verdict.reason.replace(blocked_text(*first), text, 1)
+        report.verdicts[finding] = dataclasses.replace(verdict, reason=reason)

@@ -140,6 +140,11 @@ def blocked_verdict(
     ]
     if not others:
         return result
-    first = others[0]
-    reason = f"blocked by the {first['code']} found at {os.path.basename(first['path'])}:{first['line']}"
-    return {**result, "reason": reason}
+    # The parent names the first of them that the user's selection reports, or gives the reason back
+    # (verify/found.py): a bug the user ignores is not what they fix first.
+    blockers = [[r["path"], r["line"], r["code"]] for r in others]
+    return {**result, "reason": blocked_text(*blockers[0]), "blocked_by": blockers, "unblocked": result["reason"]}
+
+
+def blocked_text(path: str, line: int, code: str) -> str:
+    return f"blocked by the {code} found at {os.path.basename(path)}:{line}"
