@@ -812,6 +812,14 @@ def _kept(config, finding) -> bool:
         source = Path(finding.path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
+    if finding.cell is not None:  # a notebook's: the `# noqa` comments of its cell
+        from .notebook import NotNotebook, code_cells
+
+        try:
+            cell = next((c for c in code_cells(source) or () if c.number == finding.cell), None)
+        except NotNotebook:
+            return True
+        source = "\n".join(cell.lines) + "\n" if cell is not None else ""
     return not Suppressions(source).suppressed(code, finding.line)
 
 
