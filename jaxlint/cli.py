@@ -812,7 +812,7 @@ def _kept(config, finding) -> bool:
         source = Path(finding.path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
-    if finding.cell is not None:  # a notebook's: the `# noqa` comments of its cell
+    if finding.cell is not None:  # a notebook's: the noqa comments of its own cell
         from .notebook import NotNotebook, code_cells
 
         try:
@@ -851,8 +851,8 @@ def _run_command(args: argparse.Namespace, config) -> int:
     # by raising at their line. The run records the jitted calls for a later --verify.
     from .files import discover
     from .lint import lint_files
-    from .runtime.confirmable import RECOMPILE_CODES
     from .rules import NAMES
+    from .runtime.confirmable import RECOMPILE_CODES
     from .runtime.verify.child.expectations import CONFIRMABLE_CODES
 
     codes = tuple(sorted(RECOMPILE_CODES | CONFIRMABLE_CODES))

@@ -134,7 +134,11 @@ def test_another_jax_error_that_ends_the_program_is_a_runtime_error_found_by_run
 
 def test_a_caught_jax_error_is_not_a_finding(tmp_path):
     """A program may try a trace and fall back on purpose: only an error nothing caught is one the run hit."""
-    source = HEADER + "SIGN = -1\n\n\n" + CHECKED.replace("err.throw()", "try:\n    err.throw()\nexcept ValueError:\n    pass")
+    source = (
+        HEADER
+        + "SIGN = -1\n\n\n"
+        + CHECKED.replace("err.throw()", "try:\n    err.throw()\nexcept ValueError:\n    pass")
+    )
     exit_code, verdicts = _run(tmp_path, source)
     assert _seen(verdicts) == [] and exit_code == 0, verdicts
 
@@ -160,7 +164,9 @@ def test_a_function_jitted_anew_over_the_budget_is_found_by_running(tmp_path, bu
 
 def test_a_static_finding_on_the_line_takes_the_evidence_instead(tmp_path):
     """Merged, not reported twice: the static JAX201 of a print in a decorated jitted function is CONFIRMED."""
-    source = HEADER + '@jax.jit\ndef body(x):\n    print("x is", x)\n    return x + 1\n\n\nbody(jnp.ones(3))\n'
+    source = (
+        HEADER + '@jax.jit\ndef body(x):\n    print("x is", x)\n    return x + 1\n\n\nbody(jnp.ones(3))\n'
+    )
     exit_code, verdicts = _run(tmp_path, source)
     assert _seen(verdicts) == [("JAX201", 13, "CONFIRMED")], verdicts
     assert exit_code == 0  # a confirmed static finding does not fail `--run`, as before
@@ -223,7 +229,9 @@ def _verify_after_run(tmp_path: Path, run_size: int, example_size: int) -> dict:
 def test_a_finding_not_reproduced_that_the_run_hit_is_confirmed_and_says_both(tmp_path):
     row = _verify_after_run(tmp_path, run_size=4, example_size=3)
     assert row["line"] == 11 and row["verdict"] == "CONFIRMED", row
-    assert row["verdict_reason"].startswith("`--verify --run` saw it: TracerBoolConversionError raised at line 11")
+    assert row["verdict_reason"].startswith(
+        "`--verify --run` saw it: TracerBoolConversionError raised at line 11"
+    )
     assert "by tracing here, not reproduced" in row["verdict_reason"]
 
 
@@ -247,7 +255,9 @@ def test_no_contradiction_where_the_run_and_the_trace_agree_or_the_file_changed(
     assert row["verdict"] == ("NOT_REPRODUCED" if run_size == 3 else "CONFIRMED")
     if run_size == 4:
         (tmp_path / "prog.py").write_text(BRANCHES + "\n")
-        (tmp_path / "pyproject.toml").write_text('[tool.jaxlint.verify.examples]\n"prog:step" = "jnp.ones(3)"\n')
+        (tmp_path / "pyproject.toml").write_text(
+            '[tool.jaxlint.verify.examples]\n"prog:step" = "jnp.ones(3)"\n'
+        )
         result = subprocess.run(
             [sys.executable, "-m", "jaxlint", "--verify", "--format", "json", "prog.py"],
             cwd=tmp_path,

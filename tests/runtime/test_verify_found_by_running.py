@@ -127,10 +127,9 @@ def test_the_clean_twin_finds_nothing_by_running(tmp_path):
     assert printed["verdict"] == "CONFIRMED"  # nothing blocks it any more
 
 
-
 @pytest.mark.parametrize("hidden_by", ["--ignore", "noqa"])
 def test_a_blocking_error_the_user_hides_is_not_named_as_the_blocker(tmp_path, hidden_by):
-    """"blocked by the JAX103 found at utils.py:6" names a bug the report shows: with JAX103 ignored, or its
+    """ "blocked by the JAX103 found at utils.py:6" names a bug the report shows: with JAX103 ignored, or its
     line under `# noqa: JAX103`, the blocked finding gives its own reason instead."""
     project = _project(tmp_path, "jax_project")
     args = ["--ignore", "JAX103"] if hidden_by == "--ignore" else []

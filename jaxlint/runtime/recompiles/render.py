@@ -245,7 +245,9 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
     for v in confirmed:
         f = v.finding
         named = f" ({f.name})" if v.found else ""  # no static finding there: say what the rule is
-        out.write(f"  {v.status} {f.code}{named} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n")
+        out.write(
+            f"  {v.status} {f.code}{named} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n"
+        )
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
         out.write(

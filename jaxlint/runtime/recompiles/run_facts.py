@@ -71,7 +71,8 @@ def write_facts(directory: str, verdicts: list[Verdict], run: Any, root: str | N
             if place is None or last is None or not fn.traces:
                 continue
             raised_here = any(
-                os.path.realpath(str(frame[0])) == os.path.realpath(fn.path) and fn.first_line <= frame[1] <= last
+                os.path.realpath(str(frame[0])) == os.path.realpath(fn.path)
+                and fn.first_line <= frame[1] <= last
                 for error in run.raised
                 for frame in error.get("frames", ())
             )

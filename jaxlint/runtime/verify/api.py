@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
 from .children import LIVE_CHILDREN, REAPER
-from .fork_server import ForkServer
 from .contradictions import note_contradictions
+from .fork_server import ForkServer
 from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
 from .notebook_module import NotebookModule, write_notebook_module
@@ -282,7 +282,9 @@ def _verify(
         )
 
 
-def _in_cells(record: dict[str, Any], from_cells: dict[Finding, tuple[Finding, NotebookModule]]) -> dict[str, Any]:
+def _in_cells(
+    record: dict[str, Any], from_cells: dict[Finding, tuple[Finding, NotebookModule]]
+) -> dict[str, Any]:
     """A record of a notebook's joined module also names the notebook, its cell and the line in the cell
     (the module is gone with its temporary folder when found.py joins the records)."""
     for shown, notebook in from_cells.values():
@@ -344,7 +346,9 @@ def _run_jobs(
                     report.verdicts[finding] = verdict
                 report.modules.append(outcome.run)
                 device = outcome.environment.describe() if outcome.environment else None
-                report.raised += [_in_cells({**record, "device": device}, from_cells) for record in outcome.raised]
+                report.raised += [
+                    _in_cells({**record, "device": device}, from_cells) for record in outcome.raised
+                ]
                 if outcome.environment is not None and outcome.environment not in report.environments:
                     report.environments.append(outcome.environment)
         except BaseException:

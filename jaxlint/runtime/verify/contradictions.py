@@ -49,13 +49,17 @@ def note_contradictions(report: VerifyReport, root: Path, signatures_dir: str | 
                 (
                     s
                     for s in entry.get("seen", ())
-                    if s.get("code") == finding.code and s.get("first", 0) <= last and finding.line <= s.get("last", 0)
+                    if s.get("code") == finding.code
+                    and s.get("first", 0) <= last
+                    and finding.line <= s.get("last", 0)
                 ),
                 None,
             )
             if seen is not None:
                 word = _VERDICT_WORDS[verdict.verdict]
-                reason = f"`--verify --run` saw it: {seen.get('text')}; by tracing here, {word}: {verdict.reason}"
+                reason = (
+                    f"`--verify --run` saw it: {seen.get('text')}; by tracing here, {word}: {verdict.reason}"
+                )
                 report.verdicts[finding] = dataclasses.replace(verdict, verdict=CONFIRMED, reason=reason)
             continue
         expectation = EXPECTATIONS.get(finding.code)

@@ -37,7 +37,9 @@ def _real_path(path: str, root: Path) -> str:
 
 
 def _reason(record: dict[str, Any]) -> str:
-    where = f"cell {record['cell']}, line {record['cell_line']}" if "cell" in record else f"line {record['line']}"
+    where = (
+        f"cell {record['cell']}, line {record['cell_line']}" if "cell" in record else f"line {record['line']}"
+    )
     return f"{record['error']} raised at {where} while tracing '{record['traced']}' (with {record['inputs']})"
 
 

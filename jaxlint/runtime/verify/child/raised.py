@@ -143,7 +143,12 @@ def blocked_verdict(
     # The parent names the first of them that the user's selection reports, or gives the reason back
     # (verify/found.py): a bug the user ignores is not what they fix first.
     blockers = [[r["path"], r["line"], r["code"]] for r in others]
-    return {**result, "reason": blocked_text(*blockers[0]), "blocked_by": blockers, "unblocked": result["reason"]}
+    return {
+        **result,
+        "reason": blocked_text(*blockers[0]),
+        "blocked_by": blockers,
+        "unblocked": result["reason"],
+    }
 
 
 def blocked_text(path: str, line: int, code: str) -> str:
