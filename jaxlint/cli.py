@@ -857,7 +857,8 @@ def _run_command(args: argparse.Namespace, config) -> int:
 
     codes = tuple(sorted(RECOMPILE_CODES | CONFIRMABLE_CODES))
     hazard_config = dataclasses.replace(config, select=codes, extend_select=(), ignore=())
-    hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
+    files = list(discover(["."], hazard_config))
+    hazards = lint_files(files, hazard_config, jobs=args.jobs)
     return run_command(
         command,
         max_compiles=config.max_compiles,
@@ -871,4 +872,5 @@ def _run_command(args: argparse.Namespace, config) -> int:
         html=args.html,
         names=NAMES,
         keep=lambda finding: _kept(config, finding),
+        files=[f for f in files if f.endswith(".py")],
     )

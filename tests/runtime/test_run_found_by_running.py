@@ -97,15 +97,42 @@ def test_an_observation_on_a_line_no_static_finding_names_is_found_by_running(tm
         assert _seen(verdicts) == [], verdicts
         assert exit_code == 0
         return
-    line = line or len(source.splitlines())
+    if code == "JAX105":
+        # the use of the leaked tracer, which raised; with JAX's per-call jit hook (0.9 on) also the statement
+        # that stored it, seen holding a tracer after the trace
+        stored = [("JAX105", 12, "FOUND BY RUNNING")] if exact_recompiles() else []
+        used = ("JAX105", len(source.splitlines()), "FOUND BY RUNNING")
+        assert _seen(verdicts) == [*stored, used], verdicts
+        assert verdicts[-1]["error"] == "UnexpectedTracerError"
+        assert exit_code != 0  # the program's own failure
+        return
     assert _seen(verdicts) == [(code, line, "FOUND BY RUNNING")], verdicts
     found = verdicts[0]
     assert found["path"] == "prog.py" and found["name"]
-    if code == "JAX105":
-        assert found["error"] == "UnexpectedTracerError"
-        assert exit_code != 0  # the program's own failure
-    else:
+    assert exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "stores",
+    [
+        ("SAVED.append(x)",),
+        ("SAVED.append(x.shape[0])",),  # the clean twin: no tracer stored
+        ("SAVED.append(x.shape[0])", "SAVED.append(x)"),  # two statements store there: which one is not known
+    ],
+    ids=["leak", "clean twin", "two storers"],
+)
+def test_a_tracer_stored_in_a_global_is_a_leak_found_by_running(tmp_path, stores):
+    if not exact_recompiles():
+        pytest.skip("statements are watched while JAX traces with JAX's per-call jit hook (JAX 0.9 on)")
+    body = "".join(f"    {store}\n" for store in stores)
+    source = HEADER + f"def body(x):\n{body}    return x + 1\n" + CALLS + "print(len(SAVED))\n"
+    exit_code, verdicts = _run(tmp_path, source)
+    if stores == ("SAVED.append(x)",):
+        assert _seen(verdicts) == [("JAX105", 12, "FOUND BY RUNNING")], verdicts
+        assert verdicts[0]["text"] == "left a tracer in global 'SAVED' after the trace"
         assert exit_code == 1
+    else:
+        assert _seen(verdicts) == [] and exit_code == 0, verdicts
 
 
 CHECKED = textwrap.dedent(

@@ -45,6 +45,7 @@ from .render import to_json, write_json, write_text
 from .run_facts import write_facts
 from .run_found import found_by_running
 from .signature_store import write_calls
+from .store_candidates import store_candidates
 
 
 def run_command(
@@ -61,6 +62,7 @@ def run_command(
     html: str | None = None,
     names: Mapping[str, str] | None = None,
     keep: Callable[[Any], bool] | None = None,
+    files: list[str] | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
     file: html_report.py), and return the exit code (module docstring)."""
@@ -75,6 +77,8 @@ def run_command(
         reports_dir = os.path.join(workdir, "reports")
         os.mkdir(reports_dir)
         statements = watched_statements(static_findings)
+        flagged = {(s["path"], s["span"][0]) for s in statements}
+        statements += store_candidates(files or (), flagged)  # leaks no static finding names
         if statements:
             write_watch(reports_dir, statements)
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))

@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from .evidence import LEAK, RUNS_ONCE
-from .leaks import holds_tracer, place_text
+from .leaks import global_tracers, holds_tracer, place_text
 
 WATCH_FILE = "statements.watch"  # not *.json: the parent reads those as process reports
 
@@ -57,12 +57,15 @@ class LineWatch:
         if sys.gettrace() is not None:
             return False
         self._local.hits = []
+        self._local.stores = {}  # unflagged candidates (store_candidates.py): id -> first hit
         sys.settrace(self._on_call)
         return True
 
     def end(self) -> None:
         sys.settrace(None)
         hits, self._local.hits = getattr(self._local, "hits", []), []
+        stores, self._local.stores = getattr(self._local, "stores", {}), {}
+        self._unflagged_leaks(list(stores.values()))
         for statement, frame_globals, instance in hits:
             if statement["kind"] == RUNS_ONCE:
                 self._report(
@@ -90,12 +93,31 @@ class LineWatch:
                 for statement in statements:
                     first, last = statement["span"]
                     if first <= line <= last:
+                        if statement.get("unflagged"):
+                            stores = self._local.stores
+                            if id(statement) not in stores:  # before it runs: what its place held
+                                before = global_tracers(statement["stores"][0], frame.f_globals)
+                                stores[id(statement)] = (statement, frame.f_globals, before)
+                            continue
                         hits = self._local.hits
                         if len(hits) < 100:
                             hits.append((statement, frame.f_globals, frame.f_locals.get("self")))
             return on_line
 
         return on_line
+
+    def _unflagged_leaks(self, stores: list[tuple[dict[str, Any], dict, set[int]]]) -> None:
+        """A candidate that ran during the trace, the only one that ran of those storing into its global,
+        whose global holds a tracer after the trace that it did not hold before: that statement leaked it."""
+        by_place: dict[tuple[int, str], list[tuple[dict[str, Any], dict, set[int]]]] = {}
+        for entry in stores:
+            by_place.setdefault((id(entry[1]), entry[0]["stores"][0]), []).append(entry)
+        for (_, place), entries in by_place.items():
+            if len(entries) != 1:
+                continue  # two statements stored there: which one leaked is not known
+            statement, frame_globals, before = entries[0]
+            if global_tracers(place, frame_globals) - before:
+                self._report(statement, LEAK, f"left a tracer in {place_text(place)} after the trace")
 
     def _leaked_into(self, statement: dict[str, Any], frame_globals: dict, instance: Any) -> str:
         for place in statement.get("stores") or ():
