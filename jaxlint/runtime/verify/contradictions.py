@@ -3,8 +3,9 @@ that run proved and what it traced clean, per file, with the file's digest; a fi
 alone).
 
 - The run proved the finding's pitfall at its statement (its verdict there was CONFIRMED or FOUND BY
-  RUNNING) while tracing here did not (NOT REPRODUCED with the inputs tried, NOT RUN, not checked by
-  tracing): the run is proof, so the verdict becomes CONFIRMED and says both.
+  RUNNING) while tracing here did not (NOT REPRODUCED with the inputs tried, not checked by tracing): the
+  run is proof, so the verdict becomes CONFIRMED and says both. A NOT RUN (nothing tried, nothing
+  contradicted) stays, with the run's proof added to its reason.
 - Tracing here raised the finding's error (CONFIRMED, an exception rule) while the run traced the function
   that holds the line, with the program's own inputs, and no error was raised at any of its lines: the
   verdict stays, and says that the run never hit it (the inputs tried may be ones the program never
@@ -20,7 +21,7 @@ from pathlib import Path
 from jaxlint.finding import Finding
 
 from ..recompiles.run_facts import digest, read_facts
-from .results import CONFIRMED, CONTRADICTED, FindingVerdict, VerifyReport
+from .results import CONFIRMED, CONTRADICTED, NOT_RUN, FindingVerdict, VerifyReport
 
 _VERDICT_WORDS = {"NOT_REPRODUCED": "not reproduced", "NOT_RUN": "not run", "NOT_CHECKED": "not checked"}
 
@@ -55,12 +56,15 @@ def note_contradictions(report: VerifyReport, root: Path, signatures_dir: str | 
                 ),
                 None,
             )
-            if seen is not None:
-                word = _VERDICT_WORDS[verdict.verdict]
-                reason = (
-                    f"`--verify --run` saw it: {seen.get('text')}; by tracing here, {word}: {verdict.reason}"
-                )
-                report.verdicts[finding] = dataclasses.replace(verdict, verdict=CONFIRMED, reason=reason)
+            if seen is None:
+                continue
+            if verdict.verdict == NOT_RUN:  # not contradicted (nothing was tried): the run's proof is added
+                reason = f"{verdict.reason}; `--verify --run` saw it: {seen.get('text')}"
+                report.verdicts[finding] = dataclasses.replace(verdict, reason=reason)
+                continue
+            word = _VERDICT_WORDS[verdict.verdict]
+            reason = f"`--verify --run` saw it: {seen.get('text')}; by tracing here, {word}: {verdict.reason}"
+            report.verdicts[finding] = dataclasses.replace(verdict, verdict=CONFIRMED, reason=reason)
             continue
         expectation = EXPECTATIONS.get(finding.code)
         if expectation is None or expectation.kind != EXCEPTION:
