@@ -83,6 +83,10 @@ def _run(tmp_path: Path, source: str) -> tuple[int, list[dict]]:
     return result.returncode, report["static_findings"]
 
 
+def _stores_watched() -> bool:
+    return sys.version_info >= (3, 12) and exact_recompiles()
+
+
 def _seen(verdicts: list[dict]) -> list[tuple[str, int, str]]:
     return [(v["code"], v["line"], v["status"]) for v in verdicts if v["status"] != "NOT OBSERVED"]
 
@@ -100,7 +104,7 @@ def test_an_observation_on_a_line_no_static_finding_names_is_found_by_running(tm
     if code == "JAX105":
         # the use of the leaked tracer, which raised; with JAX's per-call jit hook (0.9 on) also the statement
         # that stored it, seen holding a tracer after the trace
-        stored = [("JAX105", 12, "FOUND BY RUNNING")] if exact_recompiles() else []
+        stored = [("JAX105", 12, "FOUND BY RUNNING")] if _stores_watched() else []
         used = ("JAX105", len(source.splitlines()), "FOUND BY RUNNING")
         assert _seen(verdicts) == [*stored, used], verdicts
         assert verdicts[-1]["error"] == "UnexpectedTracerError"
@@ -122,8 +126,10 @@ def test_an_observation_on_a_line_no_static_finding_names_is_found_by_running(tm
     ids=["leak", "clean twin", "two storers"],
 )
 def test_a_tracer_stored_in_a_global_is_a_leak_found_by_running(tmp_path, stores):
-    if not exact_recompiles():
-        pytest.skip("statements are watched while JAX traces with JAX's per-call jit hook (JAX 0.9 on)")
+    if not _stores_watched():
+        pytest.skip(
+            "stores are watched with sys.monitoring (Python 3.12 on) in JAX's per-call jit hook (0.9 on)"
+        )
     body = "".join(f"    {store}\n" for store in stores)
     source = HEADER + f"def body(x):\n{body}    return x + 1\n" + CALLS + "print(len(SAVED))\n"
     exit_code, verdicts = _run(tmp_path, source)

@@ -7,7 +7,8 @@ the places the statement stores into); with none listed nothing is hooked. Other
 trace of each jitted call only, a `sys.settrace` function is set that asks for line events in the listed
 files alone; it is removed when the trace ends, and never set when another tracer (coverage, a debugger)
 is active, so it never takes their place. Records are observations (observations.py) with kind
-`runs-once` or `leak`; crossref.py matches them to the findings.
+`runs-once` or `leak`; crossref.py matches them to the findings. The statements no finding flagged that
+could leak into a global (`"unflagged"`, store_candidates.py) are store_watch.py's, with cheaper events.
 
 Nothing here imports jax: where tracers sit is `leaks.py`'s walk, shared with the verify child.
 """
@@ -21,7 +22,7 @@ import threading
 from typing import Any
 
 from .evidence import LEAK, RUNS_ONCE
-from .leaks import global_tracers, holds_tracer, place_text
+from .leaks import holds_tracer, place_text
 
 WATCH_FILE = "statements.watch"  # not *.json: the parent reads those as process reports
 
@@ -43,29 +44,37 @@ def read_watch(directory: str) -> list[dict[str, Any]]:
 
 class LineWatch:
     def __init__(self, statements: list[dict[str, Any]], on_seen: Any) -> None:
+        from .store_watch import store_watch
+
         self.on_seen = on_seen
         self.by_file: dict[str, list[dict[str, Any]]] = {}
         for statement in statements:
-            self.by_file.setdefault(os.path.realpath(statement["path"]), []).append(statement)
+            if not statement.get("unflagged"):
+                self.by_file.setdefault(os.path.realpath(statement["path"]), []).append(statement)
+        # the statements no finding flagged, that could leak into a global (store_candidates.py)
+        self.stores = store_watch([s for s in statements if s.get("unflagged")], on_seen)
         self._files: dict[str, list[dict[str, Any]] | None] = {}  # co_filename -> its statements, or None
         self._reported: set[tuple[str, str, int]] = set()
         self._local = threading.local()
 
     # -- one outermost trace -------------------------------------------------------------------
     def begin(self) -> bool:
-        """Start watching; False when another trace function is set (then nothing is watched)."""
-        if sys.gettrace() is not None:
-            return False
-        self._local.hits = []
-        self._local.stores = {}  # unflagged candidates (store_candidates.py): id -> first hit
-        sys.settrace(self._on_call)
-        return True
+        """Start watching; False when nothing is (none listed, or another trace function is set)."""
+        stores = self.stores is not None and self.stores.begin()
+        self._local.stores = stores
+        self._local.settrace = bool(self.by_file) and sys.gettrace() is None
+        if self._local.settrace:
+            self._local.hits = []
+            sys.settrace(self._on_call)
+        return stores or self._local.settrace
 
     def end(self) -> None:
+        if getattr(self._local, "stores", False):
+            self.stores.end()  # type: ignore[union-attr]
+        if not getattr(self._local, "settrace", False):
+            return
         sys.settrace(None)
         hits, self._local.hits = getattr(self._local, "hits", []), []
-        stores, self._local.stores = getattr(self._local, "stores", {}), {}
-        self._unflagged_leaks(list(stores.values()))
         for statement, frame_globals, instance in hits:
             if statement["kind"] == RUNS_ONCE:
                 self._report(
@@ -93,31 +102,12 @@ class LineWatch:
                 for statement in statements:
                     first, last = statement["span"]
                     if first <= line <= last:
-                        if statement.get("unflagged"):
-                            stores = self._local.stores
-                            if id(statement) not in stores:  # before it runs: what its place held
-                                before = global_tracers(statement["stores"][0], frame.f_globals)
-                                stores[id(statement)] = (statement, frame.f_globals, before)
-                            continue
                         hits = self._local.hits
                         if len(hits) < 100:
                             hits.append((statement, frame.f_globals, frame.f_locals.get("self")))
             return on_line
 
         return on_line
-
-    def _unflagged_leaks(self, stores: list[tuple[dict[str, Any], dict, set[int]]]) -> None:
-        """A candidate that ran during the trace, the only one that ran of those storing into its global,
-        whose global holds a tracer after the trace that it did not hold before: that statement leaked it."""
-        by_place: dict[tuple[int, str], list[tuple[dict[str, Any], dict, set[int]]]] = {}
-        for entry in stores:
-            by_place.setdefault((id(entry[1]), entry[0]["stores"][0]), []).append(entry)
-        for (_, place), entries in by_place.items():
-            if len(entries) != 1:
-                continue  # two statements stored there: which one leaked is not known
-            statement, frame_globals, before = entries[0]
-            if global_tracers(place, frame_globals) - before:
-                self._report(statement, LEAK, f"left a tracer in {place_text(place)} after the trace")
 
     def _leaked_into(self, statement: dict[str, Any], frame_globals: dict, instance: Any) -> str:
         for place in statement.get("stores") or ():
