@@ -17,14 +17,14 @@ JAX301 also by a key whose bits two calls consumed (key_fingerprints.py), at the
 call of the helper that consumed it.
 
 An observation that names its rule (`code`: the key reuse) and that no static finding covers is a finding of
-its own, FOUND BY RUNNING (`found_by_running`).
+its own, FOUND BY RUNNING (run_found.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from ..confirmable import RECOMPILE_CODES
@@ -37,7 +37,7 @@ class Verdict:
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
     observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
-    found: bool = False  # an observation no static finding covers: `finding` is a RunFinding
+    found: bool = False  # a finding of the run's own, where no static finding was (run_found.py)
 
     @property
     def confirmed(self) -> bool:
@@ -51,6 +51,9 @@ class Verdict:
     def error_line(self) -> int | None:
         if self.error is None:
             return None
+        innermost = self.error.get("innermost")
+        if self.found and innermost:
+            return int(innermost[1])
         return next(
             (f[1] for f in reversed(self.error["frames"]) if _same_file(f[0], self.finding.path)), None
         )
@@ -64,6 +67,8 @@ class Verdict:
             "column": f.column,
             "status": self.status,
         }
+        if self.found:
+            data.update(name=f.name, message=f.message)
         if self.error is not None:
             data.update(
                 error=self.error["types"][0], message=self.error["message"], error_line=self.error_line
@@ -143,53 +148,6 @@ def cross_reference_observations(
         )
         verdicts.append(Verdict(finding, None, observed=match))
     return verdicts
-
-
-@dataclasses.dataclass(frozen=True)
-class RunFinding:
-    """A finding that only the run made: an observation that names its rule (`code`)."""
-
-    path: str
-    line: int
-    code: str
-    message: str
-    column: int = 1
-    function: str | None = None
-
-
-def found_by_running(
-    verdicts: list[Verdict], observed: list[dict[str, Any]], keep: Callable[[Any], bool] | None = None
-) -> list[Verdict]:
-    """`verdicts` with one static finding each (a finding checked two ways keeps the verdict that confirms
-    it), then a FOUND BY RUNNING verdict for each observation that names a rule and that no static finding
-    it confirms covers (a key reused across calls, key_fingerprints.py), when `keep` (the user's selection
-    and `# noqa`) keeps it."""
-    kept: dict[int, Verdict] = {}
-    for v in verdicts:
-        before = kept.get(id(v.finding))
-        if before is None or (v.confirmed and not before.confirmed):
-            kept[id(v.finding)] = v
-    result = list(kept.values())
-    used = {id(v.observed) for v in result if v.observed is not None}
-    for o in observed:
-        if not o.get("code") or id(o) in used:
-            continue
-        finding = RunFinding(
-            _relative(str(o["path"])), int(o["line"]), str(o["code"]), str(o.get("text", ""))
-        )
-        if keep is not None and not keep(finding):
-            continue
-        result.append(Verdict(finding, None, observed=o, found=True))
-    return result
-
-
-def _relative(path: str) -> str:
-    """As static findings name files: relative to the working directory when inside it."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if relative.startswith(os.pardir) else relative
 
 
 def watched_statements(findings: Iterable[Any] | None) -> list[dict[str, Any]]:

@@ -72,6 +72,7 @@ class Bus:
         self._lock = threading.Lock()
         self.line_watch: Any = None  # line_watch.LineWatch: flagged statements watched while tracing
         self.key_watch: Any = None  # key_fingerprints.KeyWatch: told which key inputs each trace consumes
+        self.tracing: Any = lambda: False  # whether this thread is inside a jit trace (not: "fallback")
 
     def subscribe(self, recorder: Any) -> None:
         with self._lock:
@@ -188,6 +189,9 @@ class _Instrumentation:
         else:
             mode = "fallback"
         self.bus = Bus(mode)
+        if mode != "fallback":
+            local = self.local
+            self.bus.tracing = lambda: bool(local.frames)
         context_names: tuple[str, ...] = ()
         try:
             from jax._src import config as jax_config
