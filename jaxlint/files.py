@@ -37,9 +37,7 @@ class _GitIgnore:
             if dir_only and not is_dir:
                 continue
             target = relative if anchored else path.name
-            if _fnmatch(target, pattern) or (
-                anchored and fnmatch.fnmatchcase(relative, pattern + "/**")
-            ):
+            if _fnmatch(target, pattern) or (anchored and fnmatch.fnmatchcase(relative, pattern + "/**")):
                 verdict = not negate
         return verdict
 
