@@ -35,9 +35,11 @@ def step(x):
 """
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+def run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # In a folder of its own: `-m` puts the working directory first on sys.path, so run from a checkout
+    # it would import that checkout's jaxlint whatever --jaxlint names.
+    child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
@@ -79,12 +81,12 @@ def main() -> None:
             commands[name], envs[name] = lint, dict(env, PYTHONPATH=checkout)
         if not args.no_bytecode and not args.jaxlint_source:  # fill the bytecode caches first
             for name, cmd in commands.items():
-                run(cmd, envs[name])
+                run(cmd, envs[name], tmp)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         loads = []
         for _ in range(args.repeat):
             for name, cmd in commands.items():
-                times[name].append(run(cmd, envs[name]))
+                times[name].append(run(cmd, envs[name], tmp))
             loads.append(os.getloadavg()[0])
         medians = {}
         for name, runs in times.items():
@@ -107,6 +109,7 @@ def main() -> None:
             out = subprocess.run(
                 [lint[0], "-X", "importtime", *lint[1:]],
                 env=envs[list(commands)[-1]],
+                cwd=tmp,
                 capture_output=True,
                 text=True,
             ).stderr
