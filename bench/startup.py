@@ -60,7 +60,7 @@ def main() -> None:
         help="checkouts (several: each one's start-up in every round, alternated)",
     )
     args = parser.parse_args()
-    env = dict(os.environ, PYTHONPATH=args.jaxlint[0])
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(args.jaxlint[0]))
     with tempfile.TemporaryDirectory() as tmp:
         if args.jaxlint_source:  # installed packages read their bytecode; nothing new is written
             env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -78,7 +78,7 @@ def main() -> None:
         envs = {"import libcst": env}
         for checkout in args.jaxlint:
             name = "jaxlint, 1 small file" if len(args.jaxlint) == 1 else f"jaxlint {checkout}"
-            commands[name], envs[name] = lint, dict(env, PYTHONPATH=checkout)
+            commands[name], envs[name] = lint, dict(env, PYTHONPATH=os.path.abspath(checkout))
         if not args.no_bytecode and not args.jaxlint_source:  # fill the bytecode caches first
             for name, cmd in commands.items():
                 run(cmd, envs[name], tmp)
