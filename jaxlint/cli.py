@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import TextIO
+    from typing import NoReturn, TextIO
 
 from ._version import __version__
 from .interrupts import keep_interrupts
@@ -217,6 +217,14 @@ def _fail(message: str) -> int:
     )
     print(f"jaxlint: error: {shown}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def command() -> NoReturn:
+    """The `jaxlint` console script (and `python -m jaxlint`): `main`, then the process ends without waiting
+    for Python's shutdown when nothing needs it (`process_exit`)."""
+    from .process_exit import finish
+
+    finish(main())
 
 
 def main(argv: list[str] | None = None) -> int:
