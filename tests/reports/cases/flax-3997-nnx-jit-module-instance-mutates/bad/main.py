@@ -1,0 +1,21 @@
+import jax.numpy as jnp
+from flax import nnx
+
+
+class Count(nnx.Variable):
+    pass
+
+
+class Counter(nnx.Module):
+    def __init__(self):
+        self.count = Count(jnp.array(0))
+
+    def __call__(self):
+        self.count.value += 1  # expect: JAX105
+
+
+counter = Counter()
+counter()
+fast = nnx.jit(counter)
+fast()
+print(counter.count.value)

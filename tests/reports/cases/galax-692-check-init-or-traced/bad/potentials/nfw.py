@@ -1,0 +1,17 @@
+import equinox as eqx
+import jax.numpy as jnp
+
+
+class TriaxialNFW(eqx.Module):
+    m: jnp.ndarray
+    r_s: jnp.ndarray
+    q1: jnp.ndarray
+    q2: jnp.ndarray
+
+    def __check_init__(self):
+        if self.q1 <= 0 or self.q2 <= 0:  # expect: JAX101
+            raise ValueError("axis ratios must be positive")
+
+    def potential(self, xyz):
+        r = jnp.sqrt(xyz[0] ** 2 + (xyz[1] / self.q1) ** 2 + (xyz[2] / self.q2) ** 2)
+        return -self.m * jnp.log1p(r / self.r_s) / r

@@ -1,0 +1,27 @@
+import jax
+import jax.numpy as jnp
+
+
+def propagate_one(params, adj, feat):
+    hidden = jnp.dot(adj, feat)
+    hidden = jnp.dot(params["w"], hidden) + params["b"]
+    return jnp.tanh(hidden)
+
+
+def propagate(params, adjacencies, features):
+    return jax.vmap(propagate_one, in_axes=(None, 0, 0))(params, adjacencies, features)
+
+
+n_graphs = 64
+key = jax.random.key(0)
+keys = jax.random.split(key, 3)
+adjacencies = jax.random.uniform(keys[0], (n_graphs, 5, 5))
+features = jax.random.normal(keys[1], (n_graphs, 5, 4))
+params = {"w": jax.random.normal(keys[2], (5, 5)), "b": jnp.zeros((5, 4))}
+
+jaxpr = jax.make_jaxpr(propagate)(params, adjacencies, features)
+outputs = jax.jit(propagate)(params, adjacencies, features)
+if len(jaxpr.eqns) >= 3 * n_graphs:
+    print(
+        f"OBSERVED: the traced forward has {len(jaxpr.eqns)} equations for {n_graphs} graphs: the loop is unrolled"
+    )
