@@ -580,3 +580,47 @@ def test_a_helper_of_another_module_returns_a_jax_array_in_eager_code(tmp_path: 
     assert ran["bad"] == ["TypeError", "main.py", 8]
     ran = _run(tmp_path, {"twin": {"spectra.py": SPECTRA, "main.py": DETECTED}})
     assert ran["twin"] is None
+
+
+# -- 7. a chain of transformations of another module's function ---------------------------------------------
+
+FUNCTIONAL = """
+    import jax.numpy as jnp
+
+
+    def functional(X, m, n):
+        X_im = jnp.reshape(X, (X.shape[0], m, n))
+        return jnp.sum(jnp.abs(jnp.diff(X_im, axis=1)))
+    """
+CHAINED = """
+    import jax
+    import jax.numpy as jnp
+
+    from functional import functional
+
+    m, n = 4, 3
+    X = jnp.ones((2, m * n))
+    print({run})
+    """
+# Each run, and whether it passes m and n traced (a chain's strictest transformation decides, its static
+# options merged): jit(grad(f)) traces the Python ints, grad alone or jit with them static does not.
+CHAINS = {
+    "jit_grad": ("jax.jit(jax.grad(functional))(X, m, n)", True),
+    "jit_value_and_grad": ("jax.jit(jax.value_and_grad(functional))(X, m, n)[0]", True),
+    "grad": ("jax.grad(functional)(X, m, n)", False),
+    "jit_grad_static": ("jax.jit(jax.grad(functional), static_argnums=(1, 2))(X, m, n)", False),
+}
+
+
+def test_a_chain_of_transformations_of_another_modules_function(tmp_path: Path) -> None:
+    """`jax.jit(jax.grad(f))` of another module's `f`, called with Python ints bound by tuple unpacking
+    (`m, n = 4, 3`): traced there as a same-module chain is (JAX102 at the reshape; JAX raises TypeError
+    there); grad alone, or the jit with them static, is silent and runs."""
+    runs = {}
+    for key, (run, traced) in CHAINS.items():
+        runs[key] = {"functional.py": FUNCTIONAL, "main.py": CHAINED.format(run=run)}
+        write(tmp_path, runs[key])
+        assert _lint(tmp_path) == ([("functional.py", 5, "JAX102")] if traced else []), key
+    ran = _run(tmp_path, runs)
+    for key, (_, traced) in CHAINS.items():
+        assert ran[key] == (["TypeError", "functional.py", 5] if traced else None), key
