@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
+from ..analysis import ARRAY, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import (
     NUMPY_JNP_NAMESAKES,
@@ -147,7 +147,7 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
         if name is not None and (name.startswith(NUMPY) or name.startswith(MATH)):
             if name in _NUMPY_SAFE or name.startswith((NUMPY_RANDOM, NUMPY_DTYPE)):
                 return
-            traced = [v for v in positional if ctx.traced(v)]
+            traced = [t for t in (_traced_or_item(v, ctx) for v in positional) if t is not None]
             if not traced or (name in NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
@@ -277,6 +277,25 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
                 "stack the list into an array (jnp.stack) and index that",
                 ctx,
             )
+
+
+def _traced_or_item(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The traced value NumPy would convert: the argument itself, or an item of a list or tuple display (at
+    any depth: `np.array([[a, b]])`) or a list comprehension that holds tracers (`np.stack([d[k] for k in
+    names])`): NumPy converts each item. A dict or another object holding tracers is not converted item by
+    item (`np.array(d)` makes an object array)."""
+    if ctx.traced(node):
+        return node
+    if type(node) is cst.List or type(node) is cst.Tuple:
+        for element in node.elements:
+            if type(element) is cst.Element:
+                found = _traced_or_item(element.value, ctx)
+                if found is not None:
+                    return found
+        return None
+    if type(node) is cst.ListComp and ctx.flags(node) & HOLDS_TRACED:
+        return node
+    return None
 
 
 def _traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression | None:
