@@ -55,7 +55,7 @@ def returns_array(
     if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives
         method = type(func) is cst.Attribute
         targets = index.resolve_function(func, unit) or (
-            [] if method else _jit_bound(func.value, unit, index)  # type: ignore[union-attr]
+            _jit_bound(func.value, unit, index) if type(func) is cst.Name else []
         )
         answer = bool(targets) and all(
             (method or not bound)
