@@ -59,11 +59,13 @@ Flags conversions of traced values to concrete Python or NumPy values inside tra
 `math.*` functions, `range()` with a traced bound, and indexing a Python list or a NumPy array (a name bound
 to a NumPy constructor once or on every path, or a dict entry holding one) with a traced index. NumPy functions that call the array's own method
 (`np.sum(x)` runs `x.sum()`: `sum`, `mean`, `max`, `argmax`, `reshape`, `transpose`, ...) work on tracers and
-are not flagged.
-A call of a same-module helper counts as traced when every `return` of the helper gives a `jnp`/`jax.nn`/
-`jax.random` result (directly, by arithmetic or array methods, or through another such helper): under `jit`
-those are tracers even on constants, so `float(loss_fn(params, x))` raises too. Helpers that are decorated,
-return tuples or sometimes return Python values are not judged.
+are not flagged; on a list or tuple display of tracers (`np.array([[a, b]])`, `np.stack([d[k] for k in names])`)
+NumPy converts each item, and that is flagged.
+A call of a same-module helper (or a method on `self`, or in project mode another module's helper) counts as
+traced when every `return` of the helper gives a `jnp`/`jax.nn`/`jax.random` result (directly, by arithmetic
+or array methods, or through another such helper): under `jit` those are tracers even on constants, so
+`float(loss_fn(params, x))` raises too; a helper whose every `return` is a tuple of such results gives tracers
+to `a, b = helper(x)`. Helpers that are decorated or sometimes return Python values are not judged.
 
 It also flags traced values where JAX needs a static Python int: the shape of `jnp.zeros`/`ones`/`full`/
 `empty`/`eye`/`identity`, the bounds of `jnp.arange`, `num` of `linspace`, the new shape of `reshape` (function
