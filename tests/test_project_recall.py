@@ -523,3 +523,104 @@ def test_a_transformation_of_an_instances_method(tmp_path: Path) -> None:
         **{key: ["TracerBoolConversionError", "model.py", 9] for key in METHOD_RUNS},
         "twins": None,
     }
+
+
+# -- 6. what another module's helper returns, in eager code ---------------------------------------------------
+
+SPECTRA = """
+    import jax.numpy as jnp
+    import numpy as np
+
+
+    def peak(E, mean, width):
+        return jnp.exp(-0.5 * ((E - mean) / width) ** 2) / width
+
+
+    def peak_numpy(E, mean, width):
+        return np.exp(-0.5 * ((E - mean) / width) ** 2) / width
+    """
+DETECTED = """
+    import jax.numpy as jnp
+
+    from spectra import peak, peak_numpy
+
+
+    def detected(E, E_min):
+        spec = peak(E, 14.0, 0.3)
+        spec[E < E_min] = 0.0
+        return spec
+
+
+    def detected_fixed(E, E_min):
+        spec = peak(E, 14.0, 0.3)
+        return jnp.where(E < E_min, 0.0, spec)
+
+
+    def detected_numpy(E, E_min):
+        spec = peak_numpy(E, 14.0, 0.3)
+        spec[E < E_min] = 0.0
+        return spec
+
+
+    E = jnp.linspace(12.0, 16.0, 9)
+    detected_fixed(E, 13.0)
+    detected_numpy(E, 13.0)
+    """
+
+
+def test_a_helper_of_another_module_returns_a_jax_array_in_eager_code(tmp_path: Path) -> None:
+    """A helper of another module whose every return is a jnp result gives a JAX array to eager code too (as a
+    same-module one does): a masked write into it is found (JAX raises TypeError there); the `jnp.where` twin
+    and the NumPy helper's result are silent."""
+    write(tmp_path, {"spectra.py": SPECTRA, "main.py": DETECTED + "detected(E, 13.0)\n"})
+    assert _lint(tmp_path) == [("main.py", 8, "JAX103")]
+    write(tmp_path, {"main.py": DETECTED})
+    assert _lint(tmp_path) == [("main.py", 8, "JAX103")]  # found without a caller: the helper decides
+    ran = _run(tmp_path, {"bad": {"spectra.py": SPECTRA, "main.py": DETECTED + "detected(E, 13.0)\n"}})
+    assert ran["bad"] == ["TypeError", "main.py", 8]
+    ran = _run(tmp_path, {"twin": {"spectra.py": SPECTRA, "main.py": DETECTED}})
+    assert ran["twin"] is None
+
+
+# -- 7. a chain of transformations of another module's function ---------------------------------------------
+
+FUNCTIONAL = """
+    import jax.numpy as jnp
+
+
+    def functional(X, m, n):
+        X_im = jnp.reshape(X, (X.shape[0], m, n))
+        return jnp.sum(jnp.abs(jnp.diff(X_im, axis=1)))
+    """
+CHAINED = """
+    import jax
+    import jax.numpy as jnp
+
+    from functional import functional
+
+    m, n = 4, 3
+    X = jnp.ones((2, m * n))
+    print({run})
+    """
+# Each run, and whether it passes m and n traced (a chain's strictest transformation decides, its static
+# options merged): jit(grad(f)) traces the Python ints, grad alone or jit with them static does not.
+CHAINS = {
+    "jit_grad": ("jax.jit(jax.grad(functional))(X, m, n)", True),
+    "jit_value_and_grad": ("jax.jit(jax.value_and_grad(functional))(X, m, n)[0]", True),
+    "grad": ("jax.grad(functional)(X, m, n)", False),
+    "jit_grad_static": ("jax.jit(jax.grad(functional), static_argnums=(1, 2))(X, m, n)", False),
+}
+
+
+def test_a_chain_of_transformations_of_another_modules_function(tmp_path: Path) -> None:
+    """`jax.jit(jax.grad(f))` of another module's `f`, called with Python ints bound by tuple unpacking
+    (`m, n = 4, 3`): traced there as a same-module chain is (JAX102 at the reshape; JAX raises TypeError
+    there); grad alone, or the jit with them static, is silent and runs."""
+    runs = {}
+    for key, (run, traced) in CHAINS.items():
+        runs[key] = {"functional.py": FUNCTIONAL, "main.py": CHAINED.format(run=run)}
+        write(tmp_path, runs[key])
+        assert _lint(tmp_path) == ([("functional.py", 5, "JAX102")] if traced else []), key
+    ran = _run(tmp_path, runs)
+    for key, (_, traced) in CHAINS.items():
+        assert ran[key] == (["TypeError", "functional.py", 5] if traced else None), key

@@ -572,8 +572,27 @@ def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> 
     if type(node) is not cst.Name or node.value in ("True", "False", "None"):
         return False
     owner = unit if unit is not index.root and node.value in unit.local_names else index.root
-    value = owner.single_assignment(node.value)
+    value = owner.single_assignment(node.value) or _unpacked_literal(owner, node.value)
     return value is not None and _is_scalar_literal(value)
+
+
+def _unpacked_literal(unit: Unit, name: str) -> cst.BaseExpression | None:
+    """The item bound to `name` by its only binding `m, n = 4, 3` (a tuple display unpacked item by item)."""
+    bindings = unit.bindings.get(name)
+    node = bindings[0].node if bindings and len(bindings) == 1 else None
+    if type(node) is not cst.Assign or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0].target, node.value
+    if type(target) is not cst.Tuple or type(value) is not cst.Tuple:
+        return None
+    if len(target.elements) != len(value.elements) or any(
+        type(e) is not cst.Element for e in (*target.elements, *value.elements)
+    ):
+        return None
+    for element, item in zip(target.elements, value.elements, strict=True):
+        if type(element.value) is cst.Name and element.value.value == name:
+            return item.value
+    return None
 
 
 def filtering(unit: Unit) -> bool:

@@ -169,7 +169,7 @@ def tracer_check(test: cst.BaseExpression, frame: RuleContext) -> bool | None:
     """`if isinstance(x, jax.core.Tracer):` on a traced `x` always runs its body, `if not isinstance(...)` never
     (equinox's `error_if` reads `pred` only after such a check). `isinstance(x, (int, float))`, `bool`, NumPy
     types: never true of a tracer, so the body does not run under the trace; `isinstance(x, jax.Array)` of a
-    traced array always is."""
+    traced array always is, `isinstance(x, dict)` (or list, tuple) never."""
     if type(test) is cst.BooleanOperation:  # `_is_tracer(x) or x`: the right side is read only when needed
         left = tracer_check(test.left, frame)
         decisive = type(test.operator) is cst.Or
@@ -191,7 +191,13 @@ def tracer_check(test: cst.BaseExpression, frame: RuleContext) -> bool | None:
         return negate
     if flags & ARRAY and any(k in ARRAY_TYPES for k in kinds):
         return not negate
+    if flags & ARRAY and all(k in _CONTAINER_TYPES for k in kinds):
+        return negate  # `isinstance(params, dict)` of a traced array: never (the array path is taken)
     return None
+
+
+# Python containers: never the type of a (traced) JAX array.
+_CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("dict", "list", "tuple", "set", "frozenset"))
 
 
 def _inlined_check(test: cst.BaseExpression, frame: RuleContext) -> cst.BaseExpression:

@@ -475,16 +475,25 @@ def foreign_transformed(
         owner = unit if unit is not index.root and func.value in unit.local_names else index.root
         call = owner.single_assignment(func.value)
         unit = owner
-    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
+    # `jax.jit(jax.grad(step))`: transformations outermost first, as `ModuleIndex._combine` reads a same-module
+    # chain (the strictest names the kind and the context; the static options merged)
+    chain: list[tuple[str, list[cst.Arg]]] = []
+    target: cst.BaseExpression | None = call
+    while type(target) is cst.Call:
+        if not target.args or target.args[0].keyword is not None:
+            return None
+        found = index.transform_of(target.func, unit)
+        if found is None:
+            return None
+        chain.append((found[0], [*found[1], *target.args[1:]]))
+        target = target.args[0].value
+    if not chain or (type(target) is not cst.Name and type(target) is not cst.Attribute):
         return None
-    target = call.args[0].value
-    if type(target) is not cst.Name and type(target) is not cst.Attribute:
-        return None
-    found = index.transform_of(call.func, unit)
-    if found is None:
-        return None
-    name = found[0]
-    spec = static_spec([*found[1], *call.args[1:]], name)
+    kind = max(TRANSFORMATIONS[n].kind for n, _ in chain)
+    name = next(n for n, _ in chain if TRANSFORMATIONS[n].kind == kind)
+    spec = static_spec(chain[0][1], chain[0][0])
+    for other, keywords in chain[1:]:
+        spec = spec.merged(static_spec(keywords, other))
     context = f"{TRANSFORMATIONS[name].label} '{index.module.code_for_node(target)}'"
     if type(target) is cst.Attribute and target.attr.value in _APPLIES:
         applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)

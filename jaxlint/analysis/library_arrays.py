@@ -106,6 +106,9 @@ STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
     },
     "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
     "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+    # the start may be traced (that is what `dynamic` means), the size never
+    "jax.lax.dynamic_slice": (_SHAPE, ((2, "slice_sizes"),), None),
+    "jax.lax.dynamic_slice_in_dim": ("TracerIntegerConversionError", ((2, "slice_size"),), None),
 }
 # Array methods with the same needs: method -> (error, a keyword that makes the call fine).
 STATIC_INT_METHODS = {"reshape": (_SHAPE, None), "repeat": (_CONCRETE, "total_repeat_length")}

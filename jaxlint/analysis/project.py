@@ -59,7 +59,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ..bounded_read import read_regular_file
-from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STATIC_FIELD, STRICT, TRACED
+from .kinds import ARRAY, HAIKU, HOLDS_TRACED, LITERAL, PYTREE, STATIC_FIELD, TRACED
 
 # Rounds of "lint again the modules whose incoming facts changed": each round carries facts one call deeper.
 MAX_ROUNDS = 4
@@ -712,7 +712,6 @@ class ProjectIndex:
 
         out: dict[str, dict[str, Export]] = {}
         for path, summary in summaries.items():
-            traced = {c.target for c in summary.calls if c.kind >= STRICT}
             own = self.names.get(path)
             found_all = {}
             for qualname in summary.uses:
@@ -729,11 +728,10 @@ class ProjectIndex:
             times = summary.times or any(found.timer for found in found_all.values())
             table = {}
             for qualname, found in found_all.items():
+                # what a helper returns matters wherever it is called: a JAX array in eager code, a tracer in
+                # traced code (`values._call` decides by the caller's scope)
                 found = dataclasses.replace(
-                    found,
-                    returns=found.returns and qualname in traced,
-                    jitted=found.jitted and times,
-                    dispatches=found.dispatches and times,
+                    found, jitted=found.jitted and times, dispatches=found.dispatches and times
                 )
                 if (
                     found.keys

@@ -5,9 +5,11 @@ helper whose every `return` gives such a result returns a tracer to a traced cal
 raises); outside traced code such a helper gives a JAX array too. Only plain functions qualify, or jitted ones
 (`@jax.jit`, a name bound to `jax.jit(f)`: a jitted call gives what the function returns, as arrays), and only
 when every return value is built from a JAX call by arithmetic, indexing, array methods, a local bound once, or
-another such helper; anything else is unknown.
+another such helper; anything else is unknown. One whose every return is a tuple display of such values gives
+traced code a tuple of tracers (`a, b = f(x)`: `several`); `self.m(...)` is the enclosing class's method `m`.
 In project mode the module's summary says which of its top-level functions qualify (`function_returns_array`),
-and a module calling one of them from traced code receives that (`imported_returns_array`).
+and a module calling one of them receives that (`imported_returns_array`): a JAX array in eager code, a
+tracer in traced code.
 """
 
 from __future__ import annotations
@@ -30,23 +32,34 @@ _ARRAY_METHODS = frozenset(
 )
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _MEMO = "returns_array"
+_TUPLE_MEMO = "returns_arrays"
 _CALLS_MEMO = "returns_array calls"
 _DEPTH = 4
 
 
 def returns_array(
-    func: cst.Name, unit: Any, index: Any, is_array_function: Callable[[str | None], bool]
+    func: cst.Name | cst.Attribute,
+    unit: Any,
+    index: Any,
+    is_array_function: Callable[[str | None], bool],
+    several: bool = False,
 ) -> bool:
-    """Whether calling the same-module function(s) named `func` from `unit` surely gives a JAX array. Kept per
-    call with the unit: the flow walk asks it of every call of a local name, in every round. Once answered, it
-    holds: what it reads is the index's (static) and the targets' own answers, final when this one returns."""
+    """Whether calling the same-module function(s) named `func` (or the method `self.m`) from `unit` surely
+    gives a JAX array, or with `several` a tuple of them (`return jnp.log(m), v`: what `a, b = f(x)` unpacks).
+    Kept per call with the unit: the flow walk asks it of every call of a local name, in every round. Once
+    answered, it holds: what it reads is the index's (static) and the targets' own answers, final when this
+    one returns."""
     calls = unit.memo.setdefault(_CALLS_MEMO, {})
-    key = (id(func), id(is_array_function))
+    key = (id(func), id(is_array_function), several)
     entry = calls.get(key)
     if entry is None:  # the node is kept in the entry, so its id cannot be reused while the entry lives
-        targets = index.resolve_function(func, unit) or _jit_bound(func.value, unit, index)
+        method = type(func) is cst.Attribute
+        targets = index.resolve_function(func, unit) or (
+            _jit_bound(func.value, unit, index) if type(func) is cst.Name else []
+        )
         answer = bool(targets) and all(
-            not bound and _function_returns_array(target, index, is_array_function, _DEPTH)
+            (method or not bound)
+            and _function_returns_array(target, index, is_array_function, _DEPTH, several)
             for target, bound in targets
         )
         entry = calls[key] = (func, answer)
@@ -78,12 +91,17 @@ def imported_returns_array(index: Any, name: str | None) -> bool:
 
 
 def _function_returns_array(
-    unit: Any, index: Any, is_array_function: Callable[[str | None], bool], depth: int
+    unit: Any,
+    index: Any,
+    is_array_function: Callable[[str | None], bool],
+    depth: int,
+    several: bool = False,
 ) -> bool:
     memo = unit.memo
-    if _MEMO in memo:
-        return bool(memo[_MEMO])
-    memo[_MEMO] = False  # recursion answers "unknown"
+    slot = _TUPLE_MEMO if several else _MEMO
+    if slot in memo:
+        return bool(memo[slot])
+    memo[slot] = False  # recursion answers "unknown"
     node = unit.node
     answer = False
     if (
@@ -93,10 +111,21 @@ def _function_returns_array(
         and _plain_or_jitted(unit, index)
     ):
         values = _return_values(node)
-        answer = values is not None and all(
-            _is_array(v, unit, index, is_array_function, depth) for v in values
-        )
-    memo[_MEMO] = answer
+        if several:  # every return a tuple display of arrays (any length: the caller only unpacks it)
+            answer = values is not None and all(
+                type(v) is cst.Tuple
+                and bool(v.elements)
+                and all(
+                    type(e) is cst.Element and _is_array(e.value, unit, index, is_array_function, depth)
+                    for e in v.elements
+                )
+                for v in values
+            )
+        else:
+            answer = values is not None and all(
+                _is_array(v, unit, index, is_array_function, depth) for v in values
+            )
+    memo[slot] = answer
     return answer
 
 

@@ -345,13 +345,20 @@ def _call(node: cst.Call, scope: Scope) -> int:
             first = evaluate(node.args[0].value, scope)
             if first & ARRAY:
                 return first & (TRACED | ARRAY) | (BOOL if name in ("numpy.any", "numpy.all") else 0)
-        if name in ("builtins.list", "builtins.tuple"):
+        if name in ("builtins.list", "builtins.tuple", "builtins.dict"):  # `dict(sample)` of a traced pytree
             held = HOLDS_TRACED if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
             return held | (LIST if name == "builtins.list" else 0)
-        if scope.kind >= STRICT and (scope.staged or _arguments(node, scope) & (TRACED | HOLDS_TRACED)):
-            if imported_returns_array(getattr(scope, "index", None), name):
-                return TRACED | ARRAY  # another project module's helper returning a jnp result (project mode)
+        if imported_returns_array(getattr(scope, "index", None), name):
+            # another project module's helper returning a jnp result (project mode): as a same-module one
+            if scope.kind < STRICT:
+                return ARRAY
+            if scope.staged or _arguments(node, scope) & (TRACED | HOLDS_TRACED):
+                return TRACED | ARRAY
         return 0
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+        found = _helper_result(func, node, scope)  # `self._per_event(x)`: the method's own returns
+        if found:
+            return found
     if type(func) is cst.Attribute:
         method = func.attr.value
         receiver = evaluate(func.value, scope)
@@ -381,13 +388,23 @@ def _call(node: cst.Call, scope: Scope) -> int:
         if scope.kind < STRICT:
             return 0  # what `layer_flags` answers in eager code, whatever the arguments
         return layer_flags(func, _arguments(node, scope), scope)  # `nn.Dense(3)(x)`: a linen layer on tracers
-    if type(func) is cst.Name and returns_array(func, scope.unit, scope.index, returns_one_array):
-        # A same-module helper (or jitted function) whose every return is a jnp result: a JAX array, and a
-        # tracer in traced code that stages it out or passes it tracers.
-        if scope.kind < STRICT:
-            return ARRAY
-        if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
-            return TRACED | ARRAY
+    if type(func) is cst.Name:
+        return _helper_result(func, node, scope)
+    return 0
+
+
+def _helper_result(func: cst.Name | cst.Attribute, node: cst.Call, scope: Scope) -> int:
+    """A same-module helper (or jitted function, or method on `self`) whose every return is a jnp result: a
+    JAX array, and a tracer in traced code that stages it out or passes it tracers; one whose every return is
+    a tuple of jnp results: in such traced code, a tuple holding tracers (what `a, b = f(x)` unpacks)."""
+    unit, index = scope.unit, scope.index
+    one = returns_array(func, unit, index, returns_one_array)
+    if not one and (scope.kind < STRICT or not returns_array(func, unit, index, returns_one_array, True)):
+        return 0
+    if scope.kind < STRICT:
+        return ARRAY
+    if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
+        return TRACED | ARRAY if one else HOLDS_TRACED
     return 0
 
 

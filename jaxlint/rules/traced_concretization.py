@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, GRAD, LIST, STRICT, TRACED
+from ..analysis import ARRAY, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import (
     NUMPY_JNP_NAMESAKES,
@@ -59,11 +59,13 @@ Flags conversions of traced values to concrete Python or NumPy values inside tra
 `math.*` functions, `range()` with a traced bound, and indexing a Python list or a NumPy array (a name bound
 to a NumPy constructor once or on every path, or a dict entry holding one) with a traced index. NumPy functions that call the array's own method
 (`np.sum(x)` runs `x.sum()`: `sum`, `mean`, `max`, `argmax`, `reshape`, `transpose`, ...) work on tracers and
-are not flagged.
-A call of a same-module helper counts as traced when every `return` of the helper gives a `jnp`/`jax.nn`/
-`jax.random` result (directly, by arithmetic or array methods, or through another such helper): under `jit`
-those are tracers even on constants, so `float(loss_fn(params, x))` raises too. Helpers that are decorated,
-return tuples or sometimes return Python values are not judged.
+are not flagged; on a list or tuple display of tracers (`np.array([[a, b]])`, `np.stack([d[k] for k in names])`)
+NumPy converts each item, and that is flagged.
+A call of a same-module helper (or a method on `self`, or in project mode another module's helper) counts as
+traced when every `return` of the helper gives a `jnp`/`jax.nn`/`jax.random` result (directly, by arithmetic
+or array methods, or through another such helper): under `jit` those are tracers even on constants, so
+`float(loss_fn(params, x))` raises too; a helper whose every `return` is a tuple of such results gives tracers
+to `a, b = helper(x)`. Helpers that are decorated or sometimes return Python values are not judged.
 
 It also flags traced values where JAX needs a static Python int: the shape of `jnp.zeros`/`ones`/`full`/
 `empty`/`eye`/`identity`, the bounds of `jnp.arange`, `num` of `linspace`, the new shape of `reshape` (function
@@ -147,7 +149,7 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
         if name is not None and (name.startswith(NUMPY) or name.startswith(MATH)):
             if name in _NUMPY_SAFE or name.startswith((NUMPY_RANDOM, NUMPY_DTYPE)):
                 return
-            traced = [v for v in positional if ctx.traced(v)]
+            traced = [t for t in (_traced_or_item(v, ctx) for v in positional) if t is not None]
             if not traced or (name in NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
             short = name.replace("numpy.", "np.", 1)
@@ -277,6 +279,25 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
                 "stack the list into an array (jnp.stack) and index that",
                 ctx,
             )
+
+
+def _traced_or_item(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The traced value NumPy would convert: the argument itself, or an item of a list or tuple display (at
+    any depth: `np.array([[a, b]])`) or a list comprehension that holds tracers (`np.stack([d[k] for k in
+    names])`): NumPy converts each item. A dict or another object holding tracers is not converted item by
+    item (`np.array(d)` makes an object array)."""
+    if ctx.traced(node):
+        return node
+    if type(node) is cst.List or type(node) is cst.Tuple:
+        for element in node.elements:
+            if type(element) is cst.Element:
+                found = _traced_or_item(element.value, ctx)
+                if found is not None:
+                    return found
+        return None
+    if type(node) is cst.ListComp and ctx.flags(node) & HOLDS_TRACED:
+        return node
+    return None
 
 
 def _traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression | None:

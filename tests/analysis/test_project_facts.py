@@ -295,8 +295,9 @@ def test_summary_exports_keys_returns_and_jitted_bindings() -> None:
 
 
 def test_exports_reach_the_modules_that_can_use_them(tmp_path: Path) -> None:
-    """Keys consumed go to every caller; an array returned only to one calling it from traced code; a jitted
-    function only to a module that reads a clock. Re-exports are followed."""
+    """Keys consumed go to every caller; an array returned to every module using the helper (a JAX array in
+    its eager code, a tracer in its traced code); a jitted function only to a module that reads a clock.
+    Re-exports are followed."""
     paths = {name: str(tmp_path / name) for name in ("helpers.py", "pkg/__init__.py", "a.py", "b.py")}
     (tmp_path / "pkg").mkdir()
     for path in paths.values():
@@ -320,7 +321,8 @@ def test_exports_reach_the_modules_that_can_use_them(tmp_path: Path) -> None:
     assert sorted(exports[paths["a.py"]]) == ["helpers.loss", "pkg.draw"]
     assert exports[paths["a.py"]]["pkg.draw"].keys == (("key", ()),)
     assert exports[paths["a.py"]]["helpers.loss"].returns
-    assert list(exports[paths["b.py"]]) == ["helpers.step"] and exports[paths["b.py"]]["helpers.step"].jitted
+    assert list(exports[paths["b.py"]]) == ["helpers.loss", "helpers.step"]
+    assert exports[paths["b.py"]]["helpers.loss"].returns and exports[paths["b.py"]]["helpers.step"].jitted
     assert paths["helpers.py"] not in exports
     assert incoming_key({}, None, exports[paths["a.py"]]) != incoming_key({}, None, exports[paths["b.py"]])
 
