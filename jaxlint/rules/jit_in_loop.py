@@ -7,14 +7,16 @@ import dataclasses
 import libcst as cst
 
 from ..analysis import NONE
+from ..analysis.classes import plain_class, sets_instance_attribute
 from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
+from ..analysis.instances import built_class, local_method_units
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
 from ..analysis.library import TRANSFORMATIONS
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
-from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of
+from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of
 from .base import Rule
 
 _CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -81,7 +83,7 @@ class JitInLoop(Rule):
 Flags `jax.jit` (and `pmap`, `equinox.filter_jit`, `nnx.jit`) applied to a function object that is created
 anew each time: a `lambda`, a `functools.partial(...)`, the result of another transformation
 (`jax.jit(jax.grad(f))`), a function defined inside the loop or the function, or a bound method
-(`self.step`) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
+(`self.step`, or `obj.step` of an object built from a plain class of the module) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
 local name or defined with `@jax.jit` and only called outside loops.
@@ -174,19 +176,26 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if self._bound_method(fn, ctx) and not equal:
             # (`eqx.filter_jit(self.m)` compares the new bound method with the last by equality: one compile)
             assert type(fn) is cst.Attribute and type(fn.value) is cst.Name
-            return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}))
+            # The receiver is the expression too: `for obj in objs: jax.jit(obj.m)` jits a new method anyway.
+            expression = fn if fn.value.value not in ("self", "cls") else None
+            return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}), expression)
         return None
 
     def _bound_method(self, fn: cst.BaseExpression, ctx: RuleContext) -> bool:
-        """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation."""
-        if (
-            type(fn) is not cst.Attribute
-            or type(fn.value) is not cst.Name
-            or fn.value.value not in ("self", "cls")
-        ):
+        """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation; or `obj.m` with `obj` built
+        by calling a plain class of the module (`obj = Sampler()`), whose methods are plain functions."""
+        if type(fn) is not cst.Attribute or type(fn.value) is not cst.Name:
             return False
-        targets = ctx.index.resolve_function(fn, ctx.unit)
-        return bool(targets) and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0])
+        if fn.value.value in ("self", "cls"):
+            targets = [t for t, _ in ctx.index.resolve_function(fn, ctx.unit)]
+        else:
+            cls = built_class(ctx.index, fn.value, ctx.unit)
+            if cls is None or not plain_class(ctx.index, cls):
+                return False
+            if sets_instance_attribute(ctx.index, cls, fn.attr.value) or _attribute_assigned(fn, ctx):
+                return False  # `self.apply = jax.jit(self.apply)`: the same jitted function every time
+            targets = local_method_units(ctx.index, cls, fn.attr.value, exact=True)
+        return bool(targets) and all(t.is_method for t in targets) and not any(_is_static(t) for t in targets)
 
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
@@ -364,6 +373,20 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     "define it at module level",
                 )
             return
+
+
+def _attribute_assigned(fn: cst.Attribute, ctx: RuleContext) -> bool:
+    """`obj.m = ...` in this function or at module level: `obj.m` may hold what was assigned."""
+    path = dotted_name(fn)
+    for unit in {id(ctx.unit): ctx.unit, id(ctx.index.root): ctx.index.root}.values():
+        for node in own_nodes(unit.node):
+            if type(node) is cst.Assign and any(dotted_name(t.target) == path for t in node.targets):
+                return True
+            if (type(node) is cst.AugAssign or type(node) is cst.AnnAssign) and dotted_name(
+                node.target
+            ) == path:
+                return True
+    return False
 
 
 def _is_static(unit: Unit) -> bool:
