@@ -200,16 +200,16 @@ def _bound_in(body: cst.CSTNode) -> tuple[set[str], set[str]]:
     bound: set[str] = set()
     mutated: set[str] = set()
     for n in walk(body):
-        kind = type(n)
-        if kind is cst.Assign:
+        targets: list[cst.BaseExpression]
+        if type(n) is cst.Assign:
             targets = [t.target for t in n.targets]
-        elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.NamedExpr:
+        elif type(n) is cst.AugAssign or type(n) is cst.AnnAssign or type(n) is cst.NamedExpr:
             targets = [n.target]
-        elif kind is cst.For:
+        elif type(n) is cst.For:
             targets = [n.target]
-        elif kind is cst.WithItem and n.asname is not None:
+        elif type(n) is cst.WithItem and n.asname is not None:
             targets = [n.asname.name]
-        elif kind is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value in _MUTATORS:
+        elif type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value in _MUTATORS:
             path = dotted_name(n.func.value)
             if path is not None:
                 mutated.add(path)

@@ -86,7 +86,9 @@ anew each time: a `lambda`, a `functools.partial(...)`, the result of another tr
 (`self.step`, or `obj.step` of an object built from a plain class of the module) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
-local name or defined with `@jax.jit` and only called outside loops.
+local name or defined with `@jax.jit` and only called outside loops (or handed to a transformation whose result
+is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
+`bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -269,9 +271,24 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         return True
 
     def _hoistable(self, fresh: Fresh, ctx: RuleContext) -> bool:
-        """Built per call of the enclosing function without depending on its state, so it could be built once."""
-        deps = fresh.deps - {"self", "cls"} - self._constant_locals(ctx.unit)
+        """Built per call of the enclosing function without depending on its state, or only on its settings
+        (see `_settings`), so it could be built once."""
+        deps = fresh.deps - {"self", "cls"} - self._constant_locals(ctx.unit) - _settings(ctx.unit)
         return not deps
+
+    def _advice(self, fresh: Fresh, ctx: RuleContext, fix: str) -> str:
+        settings = sorted(fresh.deps & _settings(ctx.unit))
+        if not settings:
+            return fix
+        names = ", ".join(f"'{n}'" for n in settings)
+        return f"{fix}, with {names} as a static argument (static_argnames) instead of closed over"
+
+    def _calling_wrapper(self, ctx: RuleContext):
+        """`w` of `w(f)(...)` makes a function that calls `f` there and then: a transformation
+        (`eqx.filter_value_and_grad(loss)(model, x)`), or `functools.partial`."""
+        return lambda w: (
+            ctx.index.transform_of(w, ctx.unit) is not None or ctx.qualname(w) == "functools.partial"
+        )
 
     def _skip(self, ctx: RuleContext) -> bool:
         return ctx.kind != NONE or in_test_code(ctx.unit)
@@ -317,7 +334,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             self,
             inner,
             f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': every "
-            f"call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+            f"call of '{ctx.unit.name}' retraces and recompiles it; "
+            + self._advice(site[1], ctx, "jit the function once, outside"),
         )
 
     def on_assign(self, target, value, statement, ctx: RuleContext) -> None:
@@ -328,13 +346,13 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         site = self._transform_site(value, ctx)
         if site is None or ctx.unit.loops_of(value) or not self._hoistable(site[1], ctx):
             return
-        if called_outside_loops_only(ctx.unit, target.value, {id(target)}):
+        if called_outside_loops_only(ctx.unit, target.value, {id(target)}, self._calling_wrapper(ctx)):
             ctx.report(
                 self,
                 value,
                 f"{_short(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
                 f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
-                "jit the function once, outside",
+                + self._advice(site[1], ctx, "jit the function once, outside"),
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
@@ -363,14 +381,16 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             elif (
                 self._per_call_scope(ctx)
                 and self._hoistable(fresh, ctx)
-                and called_outside_loops_only(ctx.unit, node.name.value, {id(node.name)})
+                and called_outside_loops_only(
+                    ctx.unit, node.name.value, {id(node.name)}, self._calling_wrapper(ctx)
+                )
             ):
                 ctx.report(
                     self,
                     where,
                     f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
                     f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
-                    "define it at module level",
+                    + self._advice(fresh, ctx, "define it at module level"),
                 )
             return
 
@@ -387,6 +407,35 @@ def _attribute_assigned(fn: cst.Attribute, ctx: RuleContext) -> bool:
             ) == path:
                 return True
     return False
+
+
+# A parameter annotated with one of these, or with a default of one of their literals, is a setting.
+_SETTING_TYPES = frozenset({"str", "int", "bool"})
+
+
+def _settings(unit: Unit) -> set[str]:
+    """The parameters of a def that are settings: a `str`, `int` or `bool` by annotation or by literal default
+    (`method="linear"`), never rebound. A jitted function closing over one compiles once per call, where the
+    same function at module level, with the setting as a static argument, compiles once per value."""
+    found = unit.memo.get("jax401_settings")
+    if found is None:
+        found = unit.memo["jax401_settings"] = set()
+        node = unit.node
+        if type(node) is cst.FunctionDef:
+            assigned = unit.assigned_names()
+            params = node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                default = param.default
+                typed = type(annotation) is cst.Name and annotation.value in _SETTING_TYPES
+                literal = (
+                    type(default) is cst.SimpleString
+                    or type(default) is cst.Integer
+                    or (type(default) is cst.Name and default.value in ("True", "False"))
+                )
+                if (typed or literal) and param.name.value not in assigned:
+                    found.add(param.name.value)
+    return found
 
 
 def _is_static(unit: Unit) -> bool:
