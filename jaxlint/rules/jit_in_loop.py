@@ -16,7 +16,7 @@ from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
 from ..analysis.library import TRANSFORMATIONS
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
-from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of
+from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
 from .base import Rule
 
 _CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -89,6 +89,8 @@ jitted function is only used once per call: called on the spot (`jax.jit(lambda 
 local name or defined with `@jax.jit` and only called outside loops (or handed to a transformation whose result
 is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
 `bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
+`jax.jit(obj.m)` written again after the same one in straight-line code is flagged too: two jitted functions,
+two compiles.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -290,6 +292,23 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.index.transform_of(w, ctx.unit) is not None or ctx.qualname(w) == "functools.partial"
         )
 
+    def _built_again(self, call: cst.Call, fresh: Fresh, ctx: RuleContext) -> bool:
+        """`jax.jit(obj.m)` written the same way in an earlier simple statement of the same block (outside
+        loops): both run, each with its own cache."""
+        if type(fresh.expression) is not cst.Attribute or ctx.unit.loops_of(call):  # only `obj.m` has one
+            return False
+        blocks = [ctx.unit.node, *(n for n in own_nodes(ctx.unit.node) if type(n) is cst.IndentedBlock)]
+        for block in blocks:
+            body = block.body if type(block) is cst.IndentedBlock or type(block) is cst.Module else ()
+            for at, statement in enumerate(body):
+                if type(statement) is cst.SimpleStatementLine and any(n is call for n in walk(statement)):
+                    return any(
+                        type(earlier) is cst.SimpleStatementLine
+                        and any(type(n) is cst.Call and n.deep_equals(call) for n in walk(earlier))
+                        for earlier in body[:at]
+                    )
+        return False
+
     def _skip(self, ctx: RuleContext) -> bool:
         return ctx.kind != NONE or in_test_code(ctx.unit)
 
@@ -322,6 +341,15 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 f"{_short(site[0])} of {site[1].description} built inside a loop: a new function object every "
                 "iteration, so JAX retraces and recompiles each time; build it once before the loop and pass "
                 "what changes as arguments",
+            )
+            return
+        if site is not None and self._built_again(node, site[1], ctx):
+            ctx.report(
+                self,
+                node,
+                f"{_short(site[0])} of {site[1].description} built again: the bound method is a new object, so "
+                "this jitted function does not share the compiled code of the one built above and traces and "
+                "compiles again; build it once and reuse it",
             )
             return
         inner = node.func
