@@ -7,7 +7,9 @@ the code path of `--run`), alternating, `--repeats` times; medians are reported:
 
 - train: an MLP training loop, many calls and few compiles (two batch shapes, an eval step);
 - dispatch: a tiny jitted function called in a tight loop, where per-call overhead would show most;
-- recompile: jax.jit of a lambda in a loop, a compile per call: the cost of hooks on each trace.
+- recompile: jax.jit of a lambda in a loop, a compile per call: the cost of hooks on each trace;
+- keys: a dropout-style step taking a fresh key each call (split in the loop) and an eager sampler per
+  call, where key fingerprinting (key_fingerprints.py) works on every call.
 
 The workload times its own loop (steady state, after one warm-up call; wall and CPU time) and the
 process is timed from outside (start-up, import, compiles; wall, and CPU time of the command's
@@ -79,6 +81,20 @@ elif kind == "dispatch":
     for _ in range(steps):
         x = tiny(x)
     x.block_until_ready()
+elif kind == "keys":
+    @jax.jit
+    def noisy_step(w, x, key):
+        keep = jax.random.bernoulli(key, 0.9, x.shape)
+        return w - 1e-3 * jnp.mean(jnp.where(keep, x, 0.0) @ w)
+
+    w, x, key = jnp.ones((32, 32)), jnp.ones((128, 32)), jax.random.key(0)
+    key, sub = jax.random.split(key)
+    noisy_step(w, x, sub).block_until_ready()
+    start, cpu = time.perf_counter(), time.process_time()
+    for _ in range(steps):
+        key, sub = jax.random.split(key)
+        w = noisy_step(w, x, sub)
+    w.block_until_ready()
 elif kind == "recompile":
     x = jnp.ones(8)
     start, cpu = time.perf_counter(), time.process_time()
@@ -89,7 +105,7 @@ with open(out, "w") as f:
     json.dump({"loop": time.perf_counter() - start, "loop_cpu": time.process_time() - cpu}, f)
 """
 
-STEPS = {"train": 1.0, "dispatch": 10.0, "recompile": 0.05}  # × --steps
+STEPS = {"train": 1.0, "dispatch": 10.0, "recompile": 0.05, "keys": 1.0}  # × --steps
 
 
 def run_once(script: str, kind: str, steps: int, instrumented: bool) -> dict[str, float]:
@@ -138,7 +154,7 @@ def main() -> None:
             handle.write(WORKLOAD)
         header = "".join(f"{c + ' bare':>15}{c + ' instr':>15}{'ratio':>7}" for c in COLUMNS)
         print(f"{'workload':<10}{'steps':>6}{header}")
-        for kind in args.only or ["train", "dispatch", "recompile"]:
+        for kind in args.only or ["train", "dispatch", "recompile", "keys"]:
             steps = max(1, int(args.steps * STEPS[kind]))
             bare, instrumented = [], []
             for _ in range(args.repeats):  # alternate so that machine noise hits both alike

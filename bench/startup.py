@@ -8,6 +8,7 @@ Alternates the two commands `--repeat` times and prints the median wall and CPU 
     python bench/startup.py --jaxlint-source  # only jaxlint compiled each run (PYTHONDONTWRITEBYTECODE=1 on a
                                               # checkout without __pycache__: what run.py measures there)
     python bench/startup.py --importtime    # also print jaxlint's 25 costliest imports (-X importtime)
+    python bench/startup.py --jaxlint OLD .   # several checkouts, alternated in the same rounds (before/after)
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ def step(x):
 """
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+def run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # In a folder of its own: `-m` puts the working directory first on sys.path, so run from a checkout
+    # it would import that checkout's jaxlint whatever --jaxlint names.
+    child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
@@ -50,9 +53,14 @@ def main() -> None:
     parser.add_argument("--no-bytecode", action="store_true", help="compile every module each run")
     parser.add_argument("--jaxlint-source", action="store_true", help="compile jaxlint (only) each run")
     parser.add_argument("--importtime", action="store_true")
-    parser.add_argument("--jaxlint", default=str(Path(__file__).resolve().parent.parent), help="checkout")
+    parser.add_argument(
+        "--jaxlint",
+        nargs="+",
+        default=[str(Path(__file__).resolve().parent.parent)],
+        help="checkouts (several: each one's start-up in every round, alternated)",
+    )
     args = parser.parse_args()
-    env = dict(os.environ, PYTHONPATH=args.jaxlint)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(args.jaxlint[0]))
     with tempfile.TemporaryDirectory() as tmp:
         if args.jaxlint_source:  # installed packages read their bytecode; nothing new is written
             env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -65,25 +73,21 @@ def main() -> None:
             env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pyc")
         small = os.path.join(tmp, "step.py")
         Path(small).write_text(SMALL_FILE, encoding="utf-8")
-        commands = {
-            "import libcst": [sys.executable, "-c", "import libcst"],
-            "jaxlint, 1 small file": [
-                sys.executable,
-                "-m",
-                "jaxlint",
-                small,
-                "--no-cache",
-                "--format",
-                "json",
-            ],
-        }
+        lint = [sys.executable, "-m", "jaxlint", small, "--no-cache", "--format", "json"]
+        commands = {"import libcst": [sys.executable, "-c", "import libcst"]}
+        envs = {"import libcst": env}
+        for checkout in args.jaxlint:
+            name = "jaxlint, 1 small file" if len(args.jaxlint) == 1 else f"jaxlint {checkout}"
+            commands[name], envs[name] = lint, dict(env, PYTHONPATH=os.path.abspath(checkout))
         if not args.no_bytecode and not args.jaxlint_source:  # fill the bytecode caches first
-            for cmd in commands.values():
-                run(cmd, env)
+            for name, cmd in commands.items():
+                run(cmd, envs[name], tmp)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        loads = []
         for _ in range(args.repeat):
             for name, cmd in commands.items():
-                times[name].append(run(cmd, env))
+                times[name].append(run(cmd, envs[name], tmp))
+            loads.append(os.getloadavg()[0])
         medians = {}
         for name, runs in times.items():
             wall = statistics.median(w for w, _ in runs)
@@ -92,17 +96,20 @@ def main() -> None:
             print(
                 f"{name:24} wall {wall * 1000:6.0f} ms   CPU {cpu * 1000:6.0f} ms   (median of {args.repeat})"
             )
-        (jw, jc), (lw, lc) = medians["jaxlint, 1 small file"], medians["import libcst"]
-        print(f"{'ratio':24} wall {jw / lw:6.2f}x    CPU {jc / lc:6.2f}x    load {os.getloadavg()[0]:.2f}")
+        lw, lc = medians["import libcst"]
+        for name in list(medians)[1:]:
+            jw, jc = medians[name]
+            label = "ratio" if len(medians) == 2 else f"ratio {name.removeprefix('jaxlint ')}"
+            print(f"{label:24} wall {jw / lw:6.2f}x    CPU {jc / lc:6.2f}x")
+        print(
+            f"load average (1 min) during the rounds: median {statistics.median(loads):.2f}, "
+            f"{min(loads):.2f}-{max(loads):.2f}"
+        )
         if args.importtime:
             out = subprocess.run(
-                [
-                    *commands["jaxlint, 1 small file"][:1],
-                    "-X",
-                    "importtime",
-                    *commands["jaxlint, 1 small file"][1:],
-                ],
-                env=env,
+                [lint[0], "-X", "importtime", *lint[1:]],
+                env=envs[list(commands)[-1]],
+                cwd=tmp,
                 capture_output=True,
                 text=True,
             ).stderr

@@ -1,5 +1,4 @@
-import sys
-
 from .cli import main
+from .process_exit import finish
 
-sys.exit(main())
+finish(main())

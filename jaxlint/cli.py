@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import TextIO
+    from typing import NoReturn, TextIO
 
 from ._version import __version__
 from .interrupts import keep_interrupts
@@ -217,6 +217,14 @@ def _fail(message: str) -> int:
     )
     print(f"jaxlint: error: {shown}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def command() -> NoReturn:
+    """The `jaxlint` console script (and `python -m jaxlint`): `main`, then the process ends without waiting
+    for Python's shutdown when nothing needs it (`process_exit`)."""
+    from .process_exit import finish
+
+    finish(main())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -812,6 +820,14 @@ def _kept(config, finding) -> bool:
         source = Path(finding.path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
+    if finding.cell is not None:  # a notebook's: the noqa comments of its own cell
+        from .notebook import NotNotebook, code_cells
+
+        try:
+            cell = next((c for c in code_cells(source) or () if c.number == finding.cell), None)
+        except NotNotebook:
+            return True
+        source = "\n".join(cell.lines) + "\n" if cell is not None else ""
     return not Suppressions(source).suppressed(code, finding.line)
 
 
@@ -843,12 +859,14 @@ def _run_command(args: argparse.Namespace, config) -> int:
     # by raising at their line. The run records the jitted calls for a later --verify.
     from .files import discover
     from .lint import lint_files
+    from .rules import NAMES
     from .runtime.confirmable import RECOMPILE_CODES
     from .runtime.verify.child.expectations import CONFIRMABLE_CODES
 
     codes = tuple(sorted(RECOMPILE_CODES | CONFIRMABLE_CODES))
     hazard_config = dataclasses.replace(config, select=codes, extend_select=(), ignore=())
-    hazards = lint_files(discover(["."], hazard_config), hazard_config, jobs=args.jobs)
+    files = list(discover(["."], hazard_config))
+    hazards = lint_files(files, hazard_config, jobs=args.jobs)
     return run_command(
         command,
         max_compiles=config.max_compiles,
@@ -860,4 +878,7 @@ def _run_command(args: argparse.Namespace, config) -> int:
         root=str(config.root or Path.cwd()),
         all_functions=args.all_functions,
         html=args.html,
+        names=NAMES,
+        keep=lambda finding: _kept(config, finding),
+        files=[f for f in files if f.endswith(".py")],
     )

@@ -16,7 +16,7 @@ from .finding import PARSE_ERROR_CODE, Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
 from .nesting import Shape, refused_by_libcst, scan, too_deep
-from .rules import RULES_BY_CODE, Rule
+from .rules import Rule, rule_class
 from .selection import PREFILTER_WORDS, LintSettings
 from .suppression import Suppressions
 from .syntax import parse_module, run_deep
@@ -206,7 +206,7 @@ def _lint_indexed(
         and (project is None or not project.imported)
     ):
         return []
-    rules = [RULES_BY_CODE[code]() for code in settings.rules]
+    rules = [rule_class(code)() for code in settings.rules]
     hooks: dict[str, list[Any]] = {}
     for rule in rules:
         for name, method in rule.hooks().items():

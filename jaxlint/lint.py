@@ -456,6 +456,7 @@ class WorkerPool:
             from concurrent.futures import ProcessPoolExecutor  # not needed (nor imported) for small runs
 
             from . import engine  # noqa: F401  (imported once here: forked workers inherit it)
+            from .rules import ALL_RULES  # noqa: F401  (the rule modules too: the engine imports them on first use)
 
             self._executors[worker] = ProcessPoolExecutor(
                 max_workers=1, initializer=start_worker, initargs=(os.getpid(),)

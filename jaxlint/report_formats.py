@@ -6,11 +6,8 @@ files (azure, gitlab, rdjson) place a notebook finding in the `.ipynb`'s own tex
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from xml.sax.saxutils import escape as xml_escape
-from xml.sax.saxutils import quoteattr
 
 from .finding import Finding
 from .report import _CONTROL, _DOCS_URL, RawPositions, as_json, clean, github, location, sarif, text
@@ -89,6 +86,8 @@ def gitlab(findings: list[Finding]) -> str:
     """ruff's GitLab Code Quality report: a JSON array of issues with `check_name`, `description`,
     `severity`, `fingerprint` and `location.positions`. The fingerprint hashes the path, code, message and
     function (not the line), so an issue keeps it when code above it moves; repeats are numbered."""
+    from hashlib import sha256  # here, not at start-up: only this format hashes
+
     raw = RawPositions()
     seen: dict[str, int] = {}
     issues = []
@@ -97,7 +96,7 @@ def gitlab(findings: list[Finding]) -> str:
         path = _project_path(f.path)
         identity = "\0".join((path, f.code, f.message, f.function or ""))
         repeat = seen[identity] = seen.get(identity, -1) + 1
-        fingerprint = hashlib.sha256(f"{identity}\0{repeat}".encode("utf-8", "surrogatepass")).hexdigest()
+        fingerprint = sha256(f"{identity}\0{repeat}".encode("utf-8", "surrogatepass")).hexdigest()
         issues.append(
             {
                 "check_name": f.code,
@@ -147,10 +146,14 @@ def rdjson(findings: list[Finding]) -> str:
 
 def _xml_text(value: str) -> str:
     """XML 1.0 cannot hold most control characters even as references: they are shown as escapes."""
+    from xml.sax.saxutils import escape as xml_escape  # not at start-up: it imports urllib, http, email, ssl
+
     return xml_escape(_CONTROL.sub(lambda m: m.group() if m.group() in "\t\n\r" else clean(m.group()), value))
 
 
 def _xml_attr(value: str) -> str:
+    from xml.sax.saxutils import quoteattr
+
     return quoteattr(clean(value))
 
 

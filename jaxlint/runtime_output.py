@@ -60,7 +60,10 @@ def _short_reason(result: FindingVerdict) -> str:
     ):  # "TracerBoolConversionError raised at line 12 while tracing 'f'"
         return clip(" ".join(reason.split()), _SHORT_LIMIT)
     if result.verdict == "CONFIRMED":
-        return clip(" ".join(reason.split(" at line ", 1)[0].split()), _SHORT_LIMIT)
+        from .runtime.verify.results import CONTRADICTED
+
+        short = clip(" ".join(reason.split(" at line ", 1)[0].split()), _SHORT_LIMIT)
+        return f"{short}; {CONTRADICTED} (--verbose)" if f"; {CONTRADICTED}: " in result.reason else short
     # "no input traced far enough: with x: f32[]: ValueError: …; with …; to give inputs, …": the first
     # attempt's error stands for the rest.
     return clip(" ".join(reason.split("; ", 1)[0].split()), _SHORT_LIMIT)

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from .reparse import _common_ends
-from .word_edits import pytrees, refusal
 
 if TYPE_CHECKING:
     from .unit_reuse_summary import Walked
@@ -207,6 +206,8 @@ def plan(
         or memo.received != received(project)
     ):
         return _refuse(memo, "first lint or other inputs")
+    from .word_edits import pytrees, refusal  # here: a first lint (every CLI run) never compares edits
+
     before, after = changed(memo.module, module)
     if len(after) == len(module.body) > 2:
         return _refuse(memo, "parsed whole")

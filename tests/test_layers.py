@@ -25,6 +25,7 @@ _TOP_LEVEL = {
     "text_lines": LEAVES,
     "start_path": LEAVES,
     "interrupts": LEAVES,
+    "process_exit": LEAVES,
     "cache_folder": LEAVES,
     "engine": CORE,
     "nesting": CORE,

@@ -113,11 +113,19 @@ def reason_for(case: mc.Case) -> str:
 DEPTH_UNDIAGNOSED = "missed at depth: not yet diagnosed (measured before the composing analysis)"
 
 
+CROSS_MODULE_LOOP = (
+    "missed: a jit built per call in a function of another module than the loop's: that the loop runs it is a "
+    "fact of the caller's module, which the callee's module does not receive"
+)
+
+
 def _depth_reason(case: mc.Case) -> str:
     if case.twin:
         return "false positive"
     if case.code == "JAX501" and "module" in dc.hops_of(case):
         return LIBRARY_X64
+    if case.code == "JAX401" and "module" in dc.hops_of(case):
+        return CROSS_MODULE_LOOP
     return DEPTH_UNDIAGNOSED
 
 

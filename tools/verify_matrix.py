@@ -135,7 +135,7 @@ def _run_case(case: dict, tree: str) -> dict:
     def alarm(_signum, _frame):
         raise TimeoutError(f"case ran over {CASE_TIMEOUT_S} s")
 
-    jax.config.update("jax_debug_key_reuse", case["code"] == "JAX301")
+    jax.config.update("jax_debug_key_reuse", case["code"] == "JAX301" and case["measure"] == "raises")
     observed: dict = {"exception": None, "mro": []}
     stdout = io.StringIO()
     names: list[str] = []
@@ -147,7 +147,10 @@ def _run_case(case: dict, tree: str) -> dict:
         with contextlib.redirect_stdout(stdout):
             try:
                 module, names = _load(case, tree)
-                out = module.run()
+                if case["measure"] == "rowcalls":
+                    out = _counting_calls(module.run, tree, observed)
+                else:
+                    out = module.run()
                 jax.block_until_ready(out)
                 jax.effects_barrier()
             except Exception as error:  # the pitfall's misbehaviour, or a twin that does not run
@@ -171,12 +174,33 @@ def _run_case(case: dict, tree: str) -> dict:
         observed["output"] = [
             np.round(np.asarray(leaf, dtype=np.float64), 4).ravel().tolist() for leaf in leaves
         ]
+        if case["measure"] == "timing":  # run() answers (result, seconds the timer read)
+            observed["elapsed"] = float(out[1])
     for n in names:
         sys.modules.pop(n, None)
     for n in [m for m in sys.modules if any(m.startswith(p + ".") for p in names)]:
         sys.modules.pop(n, None)
     observed["x64"] = bool(jax.config.jax_enable_x64)
     return observed
+
+
+def _counting_calls(run, tree: str, observed: dict):
+    """run(), counting the calls of the case's own Python functions (`run` excluded): a loop over rows calls
+    the per-row chain once per row, vmap traces it once."""
+    import sys as _sys
+
+    calls = [0]
+
+    def profile(frame, event, _arg):
+        if event == "call" and frame.f_code.co_filename.startswith(tree) and frame.f_code.co_name != "run":
+            calls[0] += 1
+
+    _sys.setprofile(profile)
+    try:
+        return run()
+    finally:
+        _sys.setprofile(None)
+        observed["python_calls"] = calls[0]
 
 
 def _run_pair(pair: tuple[dict, dict], tree: str) -> tuple[str, dict, dict | None]:
@@ -262,7 +286,33 @@ def verdict(measure: str, bad: dict, good: dict | None, code: str = "") -> tuple
     if measure == "compiles":
         ok = bad["traces"] > good["traces"]
         return ok, f"traced {bad['traces']}x, twin {good['traces']}x"
+    if measure == "draws":  # one row per iteration: the same key gives the same draws
+        rows = _rows(bad.get("output"), 3)
+        twin_rows = _rows(good.get("output"), 3)
+        ok = len(set(rows)) == 1 and len(set(twin_rows)) == 3
+        return ok, f"{len(set(rows))} distinct draws in 3 iterations, twin {len(set(twin_rows))}"
+    if measure == "timing":
+        fast, waited = bad.get("elapsed", 0.0), good.get("elapsed", 0.0)
+        ok = bad.get("output", [])[:1] == good.get("output", [])[:1] and fast * 5 < waited
+        return ok, f"timer read {fast * 1e3:.2f} ms, twin (waiting) {waited * 1e3:.1f} ms"
+    if measure == "rowcalls":
+        ok = bad.get("output") == good.get("output") and bad.get("python_calls", 0) > good.get(
+            "python_calls", 0
+        )
+        return ok, (
+            f"same result as vmap; the chain's functions ran {bad.get('python_calls')}x per loop, "
+            f"{good.get('python_calls')}x under vmap"
+        )
     raise ValueError(measure)
+
+
+def _rows(output, count: int) -> list[tuple]:
+    """The first output leaf cut into `count` rows (as tuples)."""
+    if not output:
+        return []
+    leaf = output[0]
+    size = len(leaf) // count
+    return [tuple(leaf[k * size : (k + 1) * size]) for k in range(count)]
 
 
 # -- the driver -------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 
 import libcst as cst
 
+from .dispatch import dispatches_only, runs_jax
 from .flow_frame import Frame
 from .function_values import called_value, note_function_arguments
 from .index import ModuleIndex, Unit
@@ -65,6 +66,8 @@ class FlowCalls:
                     tuple(sorted(unit.array_params & unit.traced_params)),
                     jitted is not None and jitted.unit is unit,
                     tuple(sorted(unit.passed_params)),
+                    dispatches=dispatches_only(self.index, unit),
+                    runs_jax=runs_jax(self.index, unit),
                 )
             )
         return tuple(sorted(facts))

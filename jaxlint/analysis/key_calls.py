@@ -4,9 +4,12 @@ and unknown code, which may change attributes and the lists it is given."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from ..syntax import argument, int_literal, source_of
+from .call_targets import call_targets
 from .instances import (
     haiku_transformed,
     imported_haiku,
@@ -109,16 +112,20 @@ class KeyCalls(KeyCallees):
                 if arg is not None:
                     self.consume(arg_versions.get(id(arg)), arg.value, sampler, state)
                 return None
+        args: Sequence[cst.Arg] = node.args
+        if method is None and through is None and not callees:
+            # `partial(f, a)(key)`, `OPS["f"](key)`, `fn(key)` with `fn` passed a function: what it runs
+            callees, args = call_targets(self.index, node, self.unit)
         if len(callees) > 1:  # defs joined (`if`/`else` at module level): one call runs one of them
             summaries = {self.analysis.call_summary(callee) for callee, _ in callees}
             callees = callees[:1] if len(summaries) == 1 else []
         for callee, bound_self in callees:
-            facts = call_facts(callee, bound_self, node.args)
+            facts = call_facts(callee, bound_self, args)
             if through and type(transformed) is cst.Call:  # (a map that shows an argument not None)
                 facts = with_mapped_facts(facts, callee, bound_self, transformed, scope, self.index)
             summary = self.analysis.call_summary(callee, facts)
             if summary:
-                self._apply(summary, callee, bound_self, node, node.args, arg_versions, state)
+                self._apply(summary, callee, bound_self, node, args, arg_versions, state)
         imported = imported_consumer(self.index, name) if not callees else None
         if imported is not None:  # another project module's function (project mode): its summary says
             self._apply_export(imported, func, node, arg_versions, state)

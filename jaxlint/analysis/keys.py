@@ -41,6 +41,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax import argument, own_nodes
+from .call_targets import transparent_decorator
 from .index import ModuleIndex, Unit
 from .instances import local_method_units
 from .key_calls import KeyCalls
@@ -222,7 +223,9 @@ class KeyAnalysis:
             return True
         if self.index.imports.qualname(decorator) in _TRANSPARENT_DECORATORS:
             return True
-        return self.index.transform_of(decorator, scope) is not None
+        if self.index.transform_of(decorator, scope) is not None:
+            return True
+        return transparent_decorator(self.index, decorator, scope)  # a wrapper made with functools.wraps
 
 
 def key_analysis(index: ModuleIndex) -> KeyAnalysis:

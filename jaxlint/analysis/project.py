@@ -171,6 +171,10 @@ class FunctionFacts:
     # A `@contextmanager` that reads a wall clock around its `yield` (`timers.py`): `with timer(...)` in
     # another module times its block (JAX403).
     timer: bool = False
+    # Calling it only dispatches JAX work and returns before the work is done (`dispatch.dispatches_only`:
+    # JAX403 in a module timing it); it runs JAX code that vmap could run (`dispatch.runs_jax`: JAX404).
+    dispatches: bool = False
+    runs_jax: bool = False
 
     def to_json(self) -> list:
         return [
@@ -185,13 +189,16 @@ class FunctionFacts:
             [[name, list(path)] for name, path in self.keys],
             self.returns,
             self.timer,
+            self.dispatches,
+            self.runs_jax,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 11:
+        if not isinstance(row, list) or len(row) != 13:
             return None
-        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row
+        name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
+        dispatches, runs_jax = row[11:]
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
@@ -199,6 +206,8 @@ class FunctionFacts:
             and type(jitted) is bool
             and type(returns) is bool
             and type(timer) is bool
+            and type(dispatches) is bool
+            and type(runs_jax) is bool
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -223,13 +232,24 @@ class FunctionFacts:
             tuple((k[0], tuple(k[1])) for k in keys),
             returns,
             timer,
+            dispatches,
+            runs_jax,
         )
 
     def export(self) -> Export | None:
         """What a caller in another module needs to know of this function, None when nothing."""
-        if not (self.keys or self.returns or self.jitted or self.timer):
+        if not (self.keys or self.returns or self.jitted or self.timer or self.dispatches or self.runs_jax):
             return None
-        return Export(self.positional, self.keyword_only, self.keys, self.returns, self.jitted, self.timer)
+        return Export(
+            self.positional,
+            self.keyword_only,
+            self.keys,
+            self.returns,
+            self.jitted,
+            self.timer,
+            dispatches=self.dispatches,
+            runs_jax=self.runs_jax,
+        )
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
@@ -282,6 +302,8 @@ class Export:
     # A module-level host object rather than a function (`Summary.hosts`): its kind ("logger", "progress bar":
     # `library.HOST_OBJECTS` says what its methods do under a transformation, JAX202).
     host: str = ""
+    dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
+    runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -708,9 +730,20 @@ class ProjectIndex:
             table = {}
             for qualname, found in found_all.items():
                 found = dataclasses.replace(
-                    found, returns=found.returns and qualname in traced, jitted=found.jitted and times
+                    found,
+                    returns=found.returns and qualname in traced,
+                    jitted=found.jitted and times,
+                    dispatches=found.dispatches and times,
                 )
-                if found.keys or found.returns or found.jitted or found.timer or found.host:
+                if (
+                    found.keys
+                    or found.returns
+                    or found.jitted
+                    or found.timer
+                    or found.host
+                    or found.dispatches
+                    or found.runs_jax
+                ):
                     table[qualname] = found
             if table:
                 out[path] = dict(sorted(table.items()))

@@ -66,10 +66,22 @@ ALL_RULES: tuple[type[Rule], ...]
 RULES_BY_CODE: dict[str, type[Rule]]
 
 
+_LOADED: dict[str, type[Rule]] = {}
+
+
+def rule_class(code: str) -> type[Rule]:
+    """One rule's class: only its own module is imported, so that a lint imports the rules it runs (a rule
+    off by default, or not selected, costs nothing at start-up)."""
+    loaded = _LOADED.get(code)
+    if loaded is None:
+        loaded = _LOADED[code] = ENTRIES_BY_CODE[code].load()
+    return loaded
+
+
 def __getattr__(name: str) -> object:
     if name not in ("ALL_RULES", "RULES_BY_CODE"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    classes = tuple(entry.load() for entry in REGISTRY)
+    classes = tuple(rule_class(entry.code) for entry in REGISTRY)
     globals().update(ALL_RULES=classes, RULES_BY_CODE={rule.code: rule for rule in classes})
     return globals()[name]
 
@@ -82,4 +94,5 @@ __all__ = [
     "RULES_BY_CODE",
     "Rule",
     "RuleEntry",
+    "rule_class",
 ]

@@ -7,6 +7,7 @@ import dataclasses
 import libcst as cst
 
 from ..analysis import NONE
+from ..analysis.call_targets import looped_call
 from ..analysis.classes import plain_class, sets_instance_attribute
 from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
@@ -90,7 +91,9 @@ local name or defined with `@jax.jit` and only called outside loops (or handed t
 is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
 `bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
 `jax.jit(obj.m)` written again after the same one in straight-line code is flagged too: two jitted functions,
-two compiles.
+two compiles. A function called on the spot that closes
+over the enclosing function's locals is flagged when a loop of the module runs that function, directly or
+through other calls (a helper, a method, `partial`, a lookup in a dict or list, a function passed as an argument).
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -356,15 +359,27 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if type(inner) is not cst.Call or not self._per_call_scope(ctx):
             return
         site = self._transform_site(inner, ctx)
-        if site is None or ctx.unit.loops_of(inner) or not self._hoistable(site[1], ctx):
+        if site is None or ctx.unit.loops_of(inner):
             return
-        ctx.report(
-            self,
-            inner,
-            f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': every "
-            f"call of '{ctx.unit.name}' retraces and recompiles it; "
-            + self._advice(site[1], ctx, "jit the function once, outside"),
-        )
+        if self._hoistable(site[1], ctx):
+            ctx.report(
+                self,
+                inner,
+                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': "
+                f"every call of '{ctx.unit.name}' retraces and recompiles it; "
+                + self._advice(site[1], ctx, "jit the function once, outside"),
+            )
+            return
+        looped = looped_call(ctx.index, ctx.unit)
+        if looped is not None and not _sweeps_configurations(*looped, ctx):
+            ctx.report(
+                self,
+                inner,
+                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}', "
+                f"which runs on every iteration of a loop (`{source_of(looped[0].func)}(...)` in "
+                f"'{looped[1].name}'): each iteration retraces and recompiles it; jit the function once, outside, "
+                "and pass what it closes over as arguments",
+            )
 
     def on_assign(self, target, value, statement, ctx: RuleContext) -> None:
         if value is None or type(target) is not cst.Name or type(value) is not cst.Call:
@@ -464,6 +479,26 @@ def _settings(unit: Unit) -> set[str]:
                 if (typed or literal) and param.name.value not in assigned:
                     found.add(param.name.value)
     return found
+
+
+def _sweeps_configurations(call: cst.Call, caller: Unit, ctx: RuleContext) -> bool:
+    """`for n in (4, 8, 16): run(x, n)`: the loop hands the function a new configuration each iteration, which
+    may need its own compile anyway (as `config_sweep` says of a jit built in the loop itself)."""
+    loops = caller.loops_of(call)
+    if not loops:
+        return False
+    varying = set().union(*(caller.varying(loop) for loop in loops))
+    if not any(type(n) is cst.Name and n.value in varying for a in call.args for n in walk(a.value)):
+        return False
+    for loop in loops:
+        iterable = (
+            loop.iter if type(loop) is cst.For else getattr(getattr(loop, "for_in", None), "iter", None)
+        )
+        if type(iterable) in (cst.Tuple, cst.List, cst.Set):
+            return True
+        if type(iterable) is cst.Call and ctx.index.qualname(iterable.func, caller) == "builtins.range":
+            return True
+    return False
 
 
 def _is_static(unit: Unit) -> bool:

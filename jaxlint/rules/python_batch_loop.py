@@ -5,12 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import ARRAY, STRICT, TRACED
+from ..analysis.call_targets import call_targets
 from ..analysis.context import RuleContext
+from ..analysis.dispatch import runs_jax
 from ..analysis.index import Binding, Unit
-from ..analysis.jit import is_jax_callable, jax_callable_in
+from ..analysis.jit import is_jax_callable
 from ..analysis.library import CONVERSIONS, LIST_RESULTS, NUMPY_RANDOM, STACKERS
 from ..analysis.loops import reads_carried
-from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY, NUMPY_ARRAYS
+from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.usage import NameUsage
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
@@ -37,7 +39,8 @@ class PythonBatchLoop(Rule):
 Flags a list comprehension, generator or `for` loop with `.append` that iterates over the rows of a JAX array
 (`for x in xs`, `for i in range(len(xs))` with `xs[i]`, `enumerate`/`zip` of arrays, the keys of
 `jax.random.split(key, n)`), calls JAX code on each row — a `jnp`/`lax` function, a jitted or transformed
-function, or a function of the module whose body uses `jnp`/`lax` — and then stacks the results with
+function, or a function of the project whose body uses `jnp`/`lax` (to any depth, through helpers, methods,
+`partial`, lookups, functions passed as arguments, or a nested def reading the row) — and then stacks the results with
 `jnp.stack`, `jnp.array` or `jnp.asarray`. In traced code (`jit`, `vmap`, `lax.scan` bodies, ...) it also flags
 Python's `sum` over such a loop (`sum(jnp.dot(a[i], w) for i in range(n))`), where `range(n)` may count to
 any `n` that is not a literal as long as the loop indexes a known array with it. A traced parameter counts as
@@ -73,7 +76,6 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
 """
 
     def __init__(self) -> None:
-        self._uses_jax: dict[int, bool] = {}
         self._usage: dict[int, NameUsage] = {}  # id of a unit's node -> how its body uses names
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -134,7 +136,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         row_names, indexed = rows
         is_array = self._array_test(ctx)
         if not any(_is_row(a.value, row_names, indexed, is_array) for a in call.args if not a.star):
-            return
+            if not _closes_over_row(call, where, row_names, ctx):
+                return
         callee = self._jax_callee(call, ctx)
         if callee is None:
             return
@@ -232,45 +235,41 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
                 return f"`{source_of(call.func)}`"
+            project = ctx.index.project
+            export = project.exports.get(name) if project is not None else None
+            if export is not None and (export.runs_jax or export.jitted):
+                return f"`{source_of(call.func)}` (which runs JAX code)"
             return None
         if is_jax_callable(call.func, ctx):
             return f"jax-transformed `{source_of(call.func)}`"
-        targets = ctx.index.resolve_function(call.func, ctx.unit)
-        if targets and all(self._body_uses_jax(t, ctx) for t, _ in targets):
+        targets = call_targets(ctx.index, call, ctx.unit)[0]
+        if targets and all(runs_jax(ctx.index, t) for t, _ in targets):
             return f"`{source_of(call.func)}` (which runs JAX code)"
         return None
 
-    def _body_uses_jax(self, unit: Unit, ctx: RuleContext) -> bool:
-        """The function calls jnp/lax (or a jitted function, or a def of the module that does) and nothing
-        that needs concrete values (`float()`, `.item()`, NumPy), so it could run under vmap as it is."""
-        found = self._uses_jax.get(id(unit.node))
-        if found is None:
-            self._uses_jax[id(unit.node)] = False  # a recursive call asks again: no answer yet
-            uses = False
-            assert (
-                type(unit.node) is cst.FunctionDef or type(unit.node) is cst.Lambda
-            )  # resolve_function finds only these
-            for node in walk(unit.node.body):
-                if type(node) is not cst.Call:
-                    continue
-                name = ctx.index.qualname(node.func, unit)
-                if name is not None and name.startswith(ARRAY_NAMESPACES):
-                    uses = True
-                elif name in _CONCRETIZING or (name or "").startswith(NUMPY):
-                    uses = False
-                    break
-                elif type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
-                    uses = False
-                    break
-                elif name is None and not uses:
-                    # a jitted function, or another def of the module that runs JAX code (to any depth)
-                    if jax_callable_in(node.func, ctx.index, unit):
-                        uses = True
-                    else:
-                        targets = ctx.index.resolve_function(node.func, unit)
-                        uses = bool(targets) and all(self._body_uses_jax(t, ctx) for t, _ in targets)
-            found = self._uses_jax[id(unit.node)] = uses
-        return found
+
+def _closes_over_row(call: cst.Call, where: cst.CSTNode, row_names: set[str], ctx: RuleContext) -> bool:
+    """`row_copy = row` then `def inner(): ... row_copy ...` in the loop's body, and `inner()` called: each
+    function the call runs is defined in the loop's function and reads the row through its closure."""
+    if type(where) is not cst.For or not row_names:
+        return False
+    aliases = set(row_names)
+    for statement in where.body.body:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if (
+                    type(small) is cst.Assign
+                    and type(small.value) is cst.Name
+                    and small.value.value in aliases
+                ):
+                    aliases |= {t.target.value for t in small.targets if type(t.target) is cst.Name}
+    targets = call_targets(ctx.index, call, ctx.unit)[0]
+    return bool(targets) and all(
+        target.parent is ctx.unit
+        and isinstance(target.node, (cst.FunctionDef, cst.Lambda))
+        and any(type(n) is cst.Name and n.value in aliases for n in walk(target.node.body))
+        for target, _ in targets
+    )
 
 
 def _outer_call(node: cst.BaseExpression) -> cst.Call | None:

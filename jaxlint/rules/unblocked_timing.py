@@ -7,12 +7,10 @@ from typing import Any
 import libcst as cst
 
 from ..analysis.context import RuleContext
+from ..analysis.dispatch import DispatchJudge
 from ..analysis.index import Unit
-from ..analysis.jit import is_jax_callable, jax_callable_in
 from ..analysis.magics import magic_for
-from ..analysis.namespaces import DISPATCHING_NAMESPACES
 from ..analysis.timers import CLOCKS, timer_manager
-from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule
@@ -20,11 +18,6 @@ from .edits import reference_to
 
 _TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
-# Calls that neither block on JAX results nor run unknown code.
-_HARMLESS = frozenset(
-    {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
-)
-_ACCUMULATE = frozenset({"append", "extend"})
 
 
 class UnblockedTiming(Rule):
@@ -38,7 +31,9 @@ class UnblockedTiming(Rule):
 Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
-modules defines), or a `jnp`/`lax`/`jax.random` operation — with nothing in
+modules defines), a `jnp`/`lax`/`jax.random` operation, or a function that only dispatches such work and
+returns (reached through any call: a helper, a method, `partial`, a lookup, a function passed as an argument, a
+lambda, a nested def, another project module's function) — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
 module (or, when a project is linted, such a timer of another of its modules) around such statements (`with timer("fwd"): y = f(x)`, where `timer` is a `@contextmanager` that reads
 a clock before and after its `yield`, or a class whose `__enter__` and `__exit__` each read one, and that does
@@ -124,7 +119,7 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
             if end is None:
                 continue
             j, clock = end
-            judge = _Judge(ctx)
+            judge = _judge(ctx)
             if all(judge.statement(s) for s in statements[i + 1 : j]) and judge.jax_calls:
                 first = judge.jax_calls[0]
                 ctx.report(
@@ -143,7 +138,7 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
         timer = timer_manager(item, ctx.index, ctx.unit)
         if timer is None or not isinstance(statement.body, cst.IndentedBlock):
             return
-        judge = _Judge(ctx)
+        judge = _judge(ctx)
         if all(judge.statement(s) for s in statement.body.body) and judge.jax_calls:
             ctx.report(
                 self,
@@ -167,7 +162,7 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
                 stmt = arg.value
         if not isinstance(stmt, cst.Lambda):
             return
-        judge = _Judge(ctx)
+        judge = _judge(ctx)
         if judge.expression(stmt.body) and judge.jax_calls:
             ctx.report(
                 self,
@@ -187,7 +182,7 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
                 continue
             groups.setdefault(id(magic), (magic, []))[1].append(statement)
         for magic, statements in groups.values():
-            judge = _Judge(ctx)
+            judge = _judge(ctx)
             if all(judge.statement(s) for s in statements) and judge.jax_calls:
                 first = judge.jax_calls[0]
                 prefix = "%%" if magic.kind == "cell" else "%"
@@ -221,135 +216,9 @@ def _wait_for(magic: Any, statements: list[cst.CSTNode], call: cst.Call, ctx: Ru
 # -- the timed region -----------------------------------------------------------------------------------------
 
 
-class _Judge:
-    """Whether timed code only dispatches JAX work (and never waits), collecting the JAX calls it makes."""
-
-    def __init__(
-        self, ctx: RuleContext, unit: Unit | None = None, asking: frozenset[int] = frozenset()
-    ) -> None:
-        self.ctx = ctx
-        self.unit = unit  # the def whose statements are judged (None: the rule's own unit)
-        self.asking = asking  # the defs being judged further up (a recursive call waits: not known)
-        self.jax_calls: list[cst.Call] = []
-
-    def statement(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.SimpleStatementLine):
-            return all(self.small(s) for s in node.body)
-        if isinstance(node, cst.For):
-            if node.orelse is not None or node.asynchronous is not None:
-                return False
-            return self.expression(node.iter) and all(self.statement(s) for s in node.body.body)
-        if isinstance(node, cst.EmptyLine):
-            return True
-        return False
-
-    def small(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.Pass):
-            return True
-        if isinstance(node, cst.Expr):
-            return self.expression(node.value)
-        if isinstance(node, cst.Assign):
-            return self.expression(node.value) and all(self.target(t.target) for t in node.targets)
-        if isinstance(node, cst.AugAssign):
-            return self.expression(node.value) and self.target(node.target)
-        if isinstance(node, cst.AnnAssign):
-            return node.value is not None and self.expression(node.value) and self.target(node.target)
-        return False
-
-    def target(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Name):
-            return True
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return all(self.target(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
-        if isinstance(node, cst.Subscript):
-            return self.expression(node)
-        return False
-
-    def expression(self, node: cst.CSTNode) -> bool:
-        stack: list[cst.CSTNode] = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, (cst.Lambda, cst.FormattedString, cst.Await, cst.Yield)):
-                return False
-            if isinstance(current, cst.Call):
-                verdict = self.call(current)
-                if verdict is None:
-                    return False
-                stack.extend(a.value for a in current.args)
-                if verdict == "method" and isinstance(current.func, cst.Attribute):
-                    stack.append(current.func.value)
-                continue
-            stack.extend(children(current))
-        return True
-
-    def call(self, node: cst.Call) -> str | None:
-        """'jax' (dispatches JAX work), 'harmless', 'method' (list accumulation), or None (may block)."""
-        ctx = self.ctx
-        unit = self.unit or ctx.unit
-        name = ctx.qualname(node.func) if self.unit is None else ctx.index.qualname(node.func, unit)
-        if name is not None:
-            if name in _HARMLESS:
-                return "harmless"
-            if (
-                name.startswith(DISPATCHING_NAMESPACES)
-                and name not in CONCRETE_JAX_FUNCTIONS
-                and not name.startswith(CONCRETE_JAX_PREFIXES)
-            ):
-                self.jax_calls.append(node)
-                return "jax"
-            if _imported_jitted(ctx, name):
-                self.jax_calls.append(node)
-                return "jax"
-            return None
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ACCUMULATE:
-            if isinstance(node.func.value, cst.Name):
-                return "method"
-            return None
-        jax_callable = (
-            is_jax_callable(node.func, ctx)
-            if self.unit is None
-            else jax_callable_in(node.func, ctx.index, unit)
-        )
-        if jax_callable or self._dispatching_defs(node, unit):
-            self.jax_calls.append(node)
-            return "jax"
-        return None
-
-    def _dispatching_defs(self, node: cst.Call, unit: Unit) -> bool:
-        """`helper(x)` where every def the name may run only dispatches JAX work and returns (its statements
-        pass this judge, to any depth): the helper returns before the work is done."""
-        targets = self.ctx.index.resolve_function(node.func, unit)
-        if not targets:
-            return False
-        for target, _ in targets:
-            if type(target.node) is not cst.FunctionDef or id(target) in self.asking:
-                return False
-            body = target.node.body
-            statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
-            if not statements:
-                return False
-            last = statements[-1]
-            returned = None
-            if (
-                isinstance(last, cst.SimpleStatementLine)
-                and len(last.body) == 1
-                and isinstance(last.body[0], cst.Return)
-            ):
-                returned = last.body[0].value
-                statements = statements[:-1]
-            inner = _Judge(self.ctx, target, self.asking | {id(target)})
-            if returned is None or not inner.expression(returned):
-                return False
-            if not all(inner.statement(s) for s in statements) or not inner.jax_calls:
-                return False
-        return True
-
-
-def _imported_jitted(ctx: RuleContext, name: str) -> bool:
-    """A jitted function of another project module (project mode: the facts its summary gives this one)."""
-    project = ctx.index.project
-    found = project.exports.get(name) if project is not None else None
-    return found is not None and found.jitted
+def _judge(ctx: RuleContext) -> DispatchJudge:
+    """A judge of the rule's own unit's code (`analysis.dispatch`: what only dispatches JAX work)."""
+    return DispatchJudge(ctx.index, ctx.unit, ctx.qualname, ctx.is_module_global)
 
 
 def _blocks(body: cst.CSTNode) -> list[list[cst.CSTNode]]:

@@ -100,7 +100,8 @@ def render() -> str:
         "failed there too) are left out; `tests/matrix/verified.json` records what was observed for each. Per rule: "
         + ", ".join(f"{code} {n}" for code, n in sorted(unverified.items()))
         + ".",
-        "JAX302, JAX403 and JAX404 have no runtime misbehaviour to verify (an opt-in style rule, timing and speed).",
+        "JAX302, JAX403 and JAX404 have no runtime misbehaviour to verify here (an opt-in style rule, timing and",
+        "speed); the depth axis below verifies JAX403 and JAX404 by what a timer reads and how often a loop runs.",
         "",
         "Regenerate: `python tools/verify_matrix.py` (slow: runs JAX) after changing the axes, then",
         "`python tools/matrix_gaps.py` (lints; rewrites gaps.json and this page) after changing the linter.",
@@ -144,6 +145,12 @@ def _depth_section() -> list[str]:
         "class, a decorator with `functools.wraps`), every hop kind at every position, each pair verified against",
         "real JAX (`python tools/verify_matrix.py --depth`); `tests/matrix/test_depth.py` lints them, known misses",
         "in `tests/matrix/gaps_depth.json`.",
+        "",
+        "The pitfalls around a jitted call sit at the far end of the same chains, driven by eager code: a loop",
+        "passing the same key to the chain (JAX301; verified by equal draws on every iteration), a loop calling a",
+        "chain that jits a closure and calls it (JAX401; a compile per iteration), a timer around the chain's call",
+        "(JAX403; the timer reads dispatch only, against the waiting twin) and a loop over an array's rows calling",
+        "the chain, then stacking (JAX404; the same result as `jax.vmap`, with the chain run once per row).",
         "",
         f"**{found} of {cases} verified pitfall cases found ({100 * (cases - found) / max(cases, 1):.1f}% known "
         f"gaps); {len(flagged)} twins flagged (false positives).**",

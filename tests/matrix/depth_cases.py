@@ -104,8 +104,10 @@ def _allowed(p: mc.Pitfall, hops: tuple[str, ...]) -> bool:
             return False
         if hop == "lambda" and last and p.expr_bad is None:
             return False
-        if hop == "lambda" and not last and hops[k + 1] == "closure":
-            return False  # a lambda's body is an expression: no def inside it
+        if hop == "transform" and p.code == "JAX401" and p.applies == mc.EAGER:
+            return False  # the jit would be built in traced code, where it is inlined: not the pitfall
+        if hop == "lambda" and not last and hops[k + 1] in ("closure", "lambda"):
+            return False  # a lambda's body is an expression: no def (nor a bound lambda) inside it
     return True
 
 
@@ -150,6 +152,173 @@ def selected() -> Iterator[tuple[mc.Pitfall, str, tuple[str, ...]]]:
                 yield p, context, drawn[k]
 
 
+# -- pitfalls around a jitted call ---------------------------------------------------------------------------
+# The driver (eager code in `run()`: a loop, a timer, a loop over rows) calls a chain of hops whose last body
+# builds, calls or feeds the jitted work. A family's context names its driver. The twin changes what its rule
+# asks to change: the last body (JAX401: a jit built once) or the driver (JAX301: a key split per iteration;
+# JAX403: the timed result waited for; JAX404: vmap over the rows instead of the loop).
+
+HEAVY = (
+    "@{jit}\ndef _heavy(v):\n    m = {jnp}.outer({jnp}.tile(v, 200), {jnp}.tile(v, 200))\n"
+    "    return v + (m @ m).mean() * 1e-9"
+)
+HEAVY_BOUND = (
+    "def _heavy_impl(v):\n    m = {jnp}.outer({jnp}.tile(v, 200), {jnp}.tile(v, 200))\n"
+    "    return v + (m @ m).mean() * 1e-9\n\n\n_heavy = {jit}(_heavy_impl)"
+)
+ENCODE = "@{jit}\ndef _encode(v):\n    return {jnp}.tanh(v * 2.0)"
+NOISE = "@{jit}\ndef _noise(k):\n    return {rnd}.normal(k, (3,))"
+
+AROUND: tuple[mc.Pitfall, ...] = (
+    mc.Pitfall(
+        "JAX401-helper-lambda",
+        "JAX401",
+        "{y} = {jit}(lambda v: v * 2)({x})  #!",
+        "{y} = _double({x})",
+        "compiles",
+        applies=mc.EAGER,
+        support_good="_double = {jit}(lambda v: v * 2)",
+        expr_bad="{jit}(lambda v: v * 2)({x})",
+        expr_good="_double({x})",
+    ),
+    mc.Pitfall(
+        "JAX401-helper-closure",
+        "JAX401",
+        "scale = {x}.shape[0]\n{y} = {jit}(lambda v: v * scale)({x})  #!",
+        "{y} = _times({x}, {x}.shape[0])",
+        "compiles",
+        applies=mc.EAGER,
+        support_good="_times = {jit}(lambda v, s: v * s)",
+        expr_bad="{jit}(lambda v: v * {x}.shape[0])({x})",
+        expr_good="_times({x}, {x}.shape[0])",
+    ),
+    mc.Pitfall(
+        "JAX301-loop-sampler",
+        "JAX301",
+        "{y} = {x} + {rnd}.normal(key, (3,))",
+        "{y} = {x} + {rnd}.normal(key, (3,))",
+        "draws",
+        applies=mc.EAGER,
+        expr_bad="{x} + {rnd}.normal(key, (3,))",
+        expr_good="{x} + {rnd}.normal(key, (3,))",
+    ),
+    mc.Pitfall(
+        "JAX301-loop-jitted",
+        "JAX301",
+        "{y} = {x} + _noise(key)",
+        "{y} = {x} + _noise(key)",
+        "draws",
+        applies=mc.EAGER,
+        support_bad=NOISE,
+        support_good=NOISE,
+        expr_bad="{x} + _noise(key)",
+        expr_good="{x} + _noise(key)",
+    ),
+    mc.Pitfall(
+        "JAX403-timed-jit",
+        "JAX403",
+        "{y} = _heavy({x})",
+        "{y} = _heavy({x})",
+        "timing",
+        applies=mc.EAGER,
+        support_bad=HEAVY,
+        support_good=HEAVY,
+        expr_bad="_heavy({x})",
+        expr_good="_heavy({x})",
+    ),
+    mc.Pitfall(
+        "JAX403-timed-bound",
+        "JAX403",
+        "{y} = _heavy({x}) * 2.0",
+        "{y} = _heavy({x}) * 2.0",
+        "timing",
+        applies=mc.EAGER,
+        support_bad=HEAVY_BOUND,
+        support_good=HEAVY_BOUND,
+        expr_bad="_heavy({x}) * 2.0",
+        expr_good="_heavy({x}) * 2.0",
+    ),
+    mc.Pitfall(
+        "JAX404-rows-jitted",
+        "JAX404",
+        "{y} = _encode({x}) + 1.0",
+        "{y} = _encode({x}) + 1.0",
+        "rowcalls",
+        applies=mc.EAGER,
+        support_bad=ENCODE,
+        support_good=ENCODE,
+        expr_bad="_encode({x}) + 1.0",
+        expr_good="_encode({x}) + 1.0",
+    ),
+    mc.Pitfall(
+        "JAX404-rows-jnp",
+        "JAX404",
+        "{y} = {jnp}.tanh({x} * 2.0) + 1.0",
+        "{y} = {jnp}.tanh({x} * 2.0) + 1.0",
+        "rowcalls",
+        applies=mc.EAGER,
+        expr_bad="{jnp}.tanh({x} * 2.0) + 1.0",
+        expr_good="{jnp}.tanh({x} * 2.0) + 1.0",
+    ),
+)
+# The driver of each family: its context's name, and the chain's parameters.
+DRIVERS = {
+    "JAX401": ("loop", "{x}"),
+    "JAX301": ("loop key", "key, {x}"),
+    "JAX403": ("timer", "{x}"),
+    "JAX404": ("rows", "{x}"),
+}
+AROUND_CONTEXTS = frozenset(context for context, _ in DRIVERS.values())
+
+
+def _driver(code: str, n: mc.Names, pre: list[str], expr: str, twin: bool) -> tuple[list[str], list[str]]:
+    """(imports, run()'s body) of the driver around the chain's call (`pre` defines what the call needs)."""
+    x, y = n.x, n.y
+    if code == "JAX401":
+        return [], [
+            f"{x} = {mc.X(n)}",
+            "for _ in range(3):",
+            *mc.indent([*pre, f"{y} = {expr}"]),
+            f"return {y}",
+        ]
+    if code == "JAX301":
+        start = ("loop_key = " if twin else "key = ") + f"{n.rnd}.key(0)"
+        split = [f"loop_key, key = {n.rnd}.split(loop_key)"] if twin else []
+        mark = "" if twin else mc.MARK
+        loop = [*split, *pre, f"draws.append({expr}){mark}"]
+        body = [f"{x} = {mc.X(n)}", start, "draws = []", "for _ in range(3):", *mc.indent(loop)]
+        return [], [*body, f"return {n.jnp}.stack(draws)"]
+    if code == "JAX403":
+        call = f"jax.block_until_ready({expr})" if twin else expr
+        mark = "" if twin else mc.MARK
+        body = [f"{x} = {mc.X(n)}", *pre, f"{y} = {expr}", f"jax.block_until_ready({y})"]
+        body += ["t0 = time.perf_counter()", f"{y} = {call}", f"elapsed = time.perf_counter() - t0{mark}"]
+        return ["import time"], [*body, f"jax.block_until_ready({y})", f"return {y}, elapsed"]
+    if code == "JAX404":
+        rows = f"rows = {n.jnp}.arange(12.0).reshape(4, 3)"
+        if twin:
+            per_row = [f"def _per_row({x}):", *mc.indent([*pre, f"return {expr}"])]
+            return [], [*per_row, "", rows, "return jax.vmap(_per_row)(rows)"]
+        loop = [f"for {x} in rows:{mc.MARK}", *mc.indent([*pre, f"row_results.append({expr})"])]
+        return [], [rows, "row_results = []", *loop, f"return {n.jnp}.stack(row_results)"]
+    raise ValueError(code)
+
+
+def selected_around() -> Iterator[tuple[mc.Pitfall, str, tuple[str, ...]]]:
+    """(pitfall, driver, chain) for the families around a jitted call: as `selected`, one driver per rule."""
+    by_rule: dict[str, list[mc.Pitfall]] = {}
+    for p in AROUND:
+        by_rule.setdefault(p.code, []).append(p)
+    for rule in sorted(by_rule):
+        for depth in DEPTHS:
+            for k in range(len(HOPS)):
+                p = by_rule[rule][(k + depth) % len(by_rule[rule])]
+                drawn = chains(p, depth)
+                if k >= len(drawn):
+                    break
+                yield p, DRIVERS[rule][0], drawn[k]
+
+
 # -- building a case -------------------------------------------------------------------------------------
 
 
@@ -158,6 +327,7 @@ class _Program:
     """The project being written: per module, its imports and its top-level blocks (in definition order)."""
 
     n: mc.Names
+    args: str = ""  # the chain's parameters and arguments ("{x}" unless the family passes more, as a key)
     imports: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     blocks: dict[str, list[list[str]]] = dataclasses.field(default_factory=dict)
     classes: dict[str, tuple[str, list[list[str]]]] = dataclasses.field(default_factory=dict)
@@ -203,7 +373,7 @@ def _chain(
         pre, expr = _chain(prog, p, hops, k + 1, target_module, target_cls, twin)
         return [*pre, f"{n.y} = {expr}"]
 
-    x = n.x
+    x = prog.args or n.x
     if hop == "helper":
         prog.add(module, _def(name, x, body_in(module, None), n))
         return [], f"{name}({x})"
@@ -233,10 +403,11 @@ def _chain(
         return [], f"self.{method}({x})"
     if hop == "closure":
         inner = f"_{name}"
-        outer = f"{x}_outer{k + 1}"
+        names = [a.strip() for a in x.split(",")]
         body = body_in(module, cls)
-        nested = [f"def {inner}():", *mc.indent([f"{x} = {outer}", *body]), f"    return {n.y}"]
-        return [f"{outer} = {x}", *nested], f"{inner}()"
+        rebind = [f"{a} = {a}_outer{k + 1}" for a in names]
+        nested = [f"def {inner}():", *mc.indent([*rebind, *body]), f"    return {n.y}"]
+        return [f"{a}_outer{k + 1} = {a}" for a in names] + nested, f"{inner}()"
     if hop == "lambda":
         fn = f"{name}_fn"
         if last:
@@ -254,7 +425,10 @@ def _chain(
     if hop == "higher_order":
         caller = f"call_with{k + 1}"
         prog.add(module, _def(name, x, body_in(module, None), n))
-        prog.add(module, [f"def {caller}(fn, value):", "    return fn(value)"])
+        if x == n.x:
+            prog.add(module, [f"def {caller}(fn, value):", "    return fn(value)"])
+        else:
+            prog.add(module, [f"def {caller}(fn, {x}):", f"    return fn({x})"])
         return [], f"{caller}({name}, {x})"
     if hop == "transform":
         prog.add(module, _def(name, x, body_in(module, None), n))
@@ -319,11 +493,16 @@ def build(p: mc.Pitfall, context: str, hops: tuple[str, ...], twin: bool) -> mc.
     n = dataclasses.replace(
         mc.draw_names(case_id.rsplit("|", 1)[0], case_id), repeat=p.measure in ("counter", "ticks")
     )
-    prog = _Program(n)
+    around = p.applies == mc.EAGER
+    prog = _Program(n, mc.fill(DRIVERS[p.code][1], n) if around else "")
     main = f"{n.main}.py"
     pre, expr = _chain(prog, p, hops, 0, main, None, twin)
-    inner = [*pre, f"{n.y} = {expr}"]
-    imports, defs, run_body = mc.CONTEXTS[context](n, inner)
+    if around:
+        defs: list[str] = []
+        imports, run_body = _driver(p.code, n, pre, expr, twin)
+    else:
+        inner = [*pre, f"{n.y} = {expr}"]
+        imports, defs, run_body = mc.CONTEXTS[context](n, inner)
     files: dict[str, list[str]] = {}
     for module in prog.imports:
         if module != main:
@@ -342,7 +521,7 @@ def build(p: mc.Pitfall, context: str, hops: tuple[str, ...], twin: bool) -> mc.
 
 
 def all_pairs() -> Iterator[tuple[mc.Case, mc.Case]]:
-    for p, context, hops in selected():
+    for p, context, hops in [*selected(), *selected_around()]:
         yield build(p, context, hops, False), build(p, context, hops, True)
 
 

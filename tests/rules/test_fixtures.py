@@ -91,6 +91,10 @@ NOTEBOOK_FIXTURES = [
     "JAX103_record_fields",
     "JAX103_tuple_index",
     "JAX103_tuple_structure",
+    "JAX301_loop_hops",
+    "JAX401_helper_in_loop",
+    "JAX403_hops",
+    "JAX404_hops",
 ]
 
 

@@ -147,8 +147,10 @@ def encode_error(error: BaseException, skip_dirs: tuple[str, ...]) -> dict[str, 
     frames: list[list[Any]] = []
     seen: set[int] = set()
     current: BaseException | None = error
+    innermost_user: list[Any] | None = None  # of the first error of the chain that passed the user's code
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        last_user: list[Any] | None = None
         for frame in traceback.extract_tb(current.__traceback__):
             filename = frame.filename
             if filename.startswith(skip_dirs) or filename.startswith("<"):
@@ -160,6 +162,8 @@ def encode_error(error: BaseException, skip_dirs: tuple[str, ...]) -> dict[str, 
             ]
             if entry not in frames:
                 frames.append(entry)
+            last_user = [*entry, (getattr(frame, "colno", None) or 0) + 1]
+        innermost_user = innermost_user or last_user
         current = current.__cause__ or current.__context__
     message = str(error)
     # Seen inside JAX's jit, before its traceback filtering: the innermost frame is JAX's own function,
@@ -171,7 +175,9 @@ def encode_error(error: BaseException, skip_dirs: tuple[str, ...]) -> dict[str, 
         raised_in = "<user code>" if own else innermost[0].name
     return {
         "types": [cls.__name__ for cls in type(error).__mro__],
+        "module": type(error).__module__,
         "raised_in": raised_in,
+        "innermost": innermost_user,  # [path, line, end_line, column]: where the user's code raised it
         "message": message[:_MESSAGE_LIMIT],
         "frames": frames[-20:],
     }

@@ -13,6 +13,11 @@ JAX201 (`print` of a traced value) and JAX203 (a tracer formatted into jax.debug
 CONFIRMED by a tracer printed from inside the flagged statement's lines (observations.py). JAX202 (a side
 effect in a jitted function) by the statement running while JAX traced it, JAX105 (a leaked tracer) by a
 tracer left, after the trace, where the statement stores (line_watch.py watches `watched_statements`).
+JAX301 also by a key whose bits two calls consumed (key_fingerprints.py), at the statement or at the loop's
+call of the helper that consumed it.
+
+An observation that names its rule (`code`: the key reuse) and that no static finding covers is a finding of
+its own, FOUND BY RUNNING (run_found.py).
 """
 
 from __future__ import annotations
@@ -32,15 +37,23 @@ class Verdict:
     function: FunctionRecord | None  # the function that confirms it, if any
     error: dict[str, Any] | None = None  # or the error raised at its line (call_records.encode_error)
     observed: dict[str, Any] | None = None  # or what the code was seen doing there (observations.py)
+    found: bool = False  # a finding of the run's own, where no static finding was (run_found.py)
 
     @property
     def confirmed(self) -> bool:
         return self.function is not None or self.error is not None or self.observed is not None
 
     @property
+    def status(self) -> str:
+        return "FOUND BY RUNNING" if self.found else "CONFIRMED" if self.confirmed else "NOT OBSERVED"
+
+    @property
     def error_line(self) -> int | None:
         if self.error is None:
             return None
+        innermost = self.error.get("innermost")
+        if self.found and innermost:
+            return int(innermost[1])
         return next(
             (f[1] for f in reversed(self.error["frames"]) if _same_file(f[0], self.finding.path)), None
         )
@@ -52,8 +65,10 @@ class Verdict:
             "path": f.path,
             "line": f.line,
             "column": f.column,
-            "status": "CONFIRMED" if self.confirmed else "NOT OBSERVED",
+            "status": self.status,
         }
+        if self.found:
+            data.update(name=f.name, message=f.message)
         if self.error is not None:
             data.update(
                 error=self.error["types"][0], message=self.error["message"], error_line=self.error_line
@@ -99,27 +114,35 @@ def cross_reference_errors(findings: Iterable[Any] | None, raised: list[dict[str
 def cross_reference_observations(
     findings: Iterable[Any] | None, observed: list[dict[str, Any]]
 ) -> list[Verdict]:
-    """Findings of the rules an observation proves (a tracer printed at the line), each with the first
-    observation inside its statement (or none)."""
+    """Findings of the rules an observation proves (a tracer printed at the line, a key consumed again),
+    each with the first observation inside its statement (or none)."""
     from ..verify.child.expectations import EXPECTATIONS
-    from .evidence import LEAK, RUNS_ONCE
+    from .evidence import KEY_REUSE, LEAK, RUNS_ONCE
     from .observations import DEBUG_PRINT_TRACER, PRINTED_TRACER
 
     WATCHED = (LEAK, RUNS_ONCE)
+    # Rules whose pitfall a run also observes without an error: JAX301's KeyReuseError comes from a
+    # single trace (cross_reference_errors); a key reused across calls is observed (key_fingerprints.py).
+    ALSO_OBSERVED = {"JAX301": KEY_REUSE}
 
     verdicts = []
     for finding in findings or ():
-        expectation = EXPECTATIONS.get(getattr(finding, "code", ""))
-        if expectation is None or expectation.kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, *WATCHED):
+        code = getattr(finding, "code", "")
+        expectation = EXPECTATIONS.get(code)
+        kind = ALSO_OBSERVED.get(code) or (expectation.kind if expectation is not None else None)
+        if kind not in (PRINTED_TRACER, DEBUG_PRINT_TRACER, KEY_REUSE, *WATCHED):
             continue
         span = _span(finding)
         match = next(
             (
                 o
                 for o in observed
-                if o.get("kind") == expectation.kind
-                and _same_file(str(o.get("path")), finding.path)
-                and span[0] <= int(o.get("line") or 0) <= span[1]
+                if o.get("kind") == kind
+                and any(
+                    _same_file(str(place.get("path")), finding.path)
+                    and span[0] <= int(place.get("line") or 0) <= span[1]
+                    for place in (o, o.get("through") or {})  # a helper's key reuse, called in a loop
+                )
             ),
             None,
         )

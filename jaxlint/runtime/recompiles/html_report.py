@@ -208,7 +208,7 @@ def _verdicts_table(verdicts: list[Verdict]) -> str:
     for v in sorted(verdicts, key=lambda v: (not v.confirmed, v.finding.path, v.finding.line)):
         f = v.finding
         status = (
-            "<span class='confirmed'>CONFIRMED</span>"
+            f"<span class='confirmed'>{e(v.status)}</span>"
             if v.confirmed
             else "<span class='unobserved'>not observed</span>"
         )

@@ -5,12 +5,14 @@ as is (`--run -- python train.py --epochs 2`). The command's output goes to the 
 `--format json` its stdout is sent to stderr so that stdout holds the JSON report only.
 
 Errors the command raised at a flagged line confirm that finding, and so does a tracer printed there
-while JAX traced (JAX201/JAX203, observations.py; crossref.py). Every jitted call's
+while JAX traced (JAX201/JAX203, observations.py; crossref.py); a key consumed twice (key_fingerprints.py) is
+JAX301, confirmed or FOUND BY RUNNING. Every jitted call's
 abstract signature is recorded (call_records.py) into `signatures_dir`, the store that a later
 `jaxlint --verify` builds its inputs from (signature_store.py).
 
 Exit code: the command's own when it fails (128+N when killed by signal N, 127 when it cannot be
-started), else 1 when a function compiled more than its budget in one process, else 0.
+started), else 1 when a function compiled more than its budget in one process or the run found a bug
+no static finding named (FOUND BY RUNNING: run_found.py), else 0.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from .._isolate import processes_with_marker
@@ -41,7 +43,10 @@ from .crossref import (
 from .line_watch import write_watch
 from .process_report import ENV_DIR
 from .render import to_json, write_json, write_text
+from .run_facts import write_facts
+from .run_found import found_by_running
 from .signature_store import write_calls
+from .store_candidates import store_candidates
 
 
 def run_command(
@@ -56,9 +61,13 @@ def run_command(
     signatures_dir: str | None = None,
     root: str | None = None,
     html: str | None = None,
+    names: Mapping[str, str] | None = None,
+    keep: Callable[[Any], bool] | None = None,
+    files: list[str] | None = None,
 ) -> int:
     """Run `argv` instrumented, write the report to `out` (and with `html` a self-contained page to that
-    file: html_report.py), and return the exit code (module docstring)."""
+    file: html_report.py), and return the exit code (module docstring). `keep`: whether the user's selection
+    and `# noqa` leave a finding that only the run made."""
     out = out if out is not None else sys.stdout
     if not argv:
         sys.stderr.write("jaxlint: --run needs a command\n")
@@ -70,6 +79,8 @@ def run_command(
         reports_dir = os.path.join(workdir, "reports")
         os.mkdir(reports_dir)
         statements = watched_statements(static_findings)
+        flagged = {(s["path"], s["span"][0]) for s in statements}
+        statements += store_candidates(files or (), flagged)  # leaks no static finding names
         if statements:
             write_watch(reports_dir, statements)
         site_dir = write_sitecustomize(os.path.join(workdir, "site"))
@@ -88,11 +99,14 @@ def run_command(
     verdicts = cross_reference(static_findings, run.functions)
     verdicts += cross_reference_errors(static_findings, run.raised)
     verdicts += cross_reference_observations(static_findings, run.observed)
+    verdicts = found_by_running(verdicts, run, root, names or {}, keep)
     recorded = 0
     unkept = unkept_functions(run.calls, root)
     if signatures_dir:
         try:
             recorded = write_calls(signatures_dir, run.calls, root)
+            exact = bool(run.processes) and all(p.get("mode") == "exact" for p in run.processes)
+            write_facts(signatures_dir, verdicts, run, root, exact)
         except OSError as error:
             sys.stderr.write(f"jaxlint: cannot write the recorded calls to {signatures_dir}: {error}\n")
     if fmt == "json":
@@ -135,7 +149,7 @@ def run_command(
             unwritten = True
     if exit_code != 0:
         return exit_code
-    return 2 if unwritten else 1 if run.over_budget else 0
+    return 2 if unwritten else 1 if run.over_budget or any(v.found for v in verdicts) else 0
 
 
 def unkept_functions(calls: list[dict[str, Any]], root: str | None) -> list[tuple[str, str]]:

@@ -15,6 +15,8 @@ How each count is taken (facts checked on jax 0.10.2 and 0.12.0.1, CPU):
   op-by-op dispatch compiles JAX-internal functions; they are counted apart.
 - Key reuse: JAX's own `check_key_reuse_jaxpr` (jax.experimental.key_reuse, private module) is run on
   each outermost traced jaxpr, and a KeyReuseError it raises is reported, never raised in the program.
+- Keys: after each outermost trace, `bus.key_watch` (key_fingerprints.py, under `--run`) is handed the traced
+  function and its jaxpr, to learn which key arguments the function consumes.
 - Hints: `jax_explain_cache_misses` is switched on (it is not part of any cache key) and its records
   are captured, kept off the user's stderr, and attached to the trace they explain, until
   `HINT_LIMIT` of them (listing the keys costs time on every miss).
@@ -69,6 +71,8 @@ class Bus:
         self._subscribers: tuple[Any, ...] = ()
         self._lock = threading.Lock()
         self.line_watch: Any = None  # line_watch.LineWatch: flagged statements watched while tracing
+        self.key_watch: Any = None  # key_fingerprints.KeyWatch: told which key inputs each trace consumes
+        self.tracing: Any = lambda: False  # whether this thread is inside a jit trace (not: "fallback")
 
     def subscribe(self, recorder: Any) -> None:
         with self._lock:
@@ -185,6 +189,9 @@ class _Instrumentation:
         else:
             mode = "fallback"
         self.bus = Bus(mode)
+        if mode != "fallback":
+            local = self.local
+            self.bus.tracing = lambda: bool(local.frames)
         context_names: tuple[str, ...] = ()
         try:
             from jax._src import config as jax_config
@@ -272,6 +279,10 @@ class _Instrumentation:
             try:
                 bound = args if len(args) == 7 and not kwargs else self._bind(original, args, kwargs)
                 self._after_trace(frame, result, *bound)
+                if not frames and self.bus.key_watch is not None:
+                    params = getattr(result, "params", None)
+                    if isinstance(params, dict) and params.get("jaxpr") is not None:
+                        self.bus.key_watch.traced(bound[0], params["jaxpr"])
                 if wants_calls and not frames:  # the outermost trace holds the nested ones' equations
                     self._check_key_reuse(bound[0], result)
             except Exception as exc:
@@ -318,6 +329,10 @@ class _Instrumentation:
                 frames.pop()
             try:
                 self._after_function_trace(frame, getattr(fun, "f", fun))
+                if not frames and self.bus.key_watch is not None:
+                    closed = result[0] if isinstance(result, tuple) and result else result
+                    if hasattr(closed, "jaxpr") or hasattr(closed, "eqns"):
+                        self.bus.key_watch.traced(getattr(fun, "f", fun), closed)
             except Exception as exc:
                 self.bus.report_error("trace hook", exc)
             return result

@@ -7,7 +7,8 @@ the places the statement stores into); with none listed nothing is hooked. Other
 trace of each jitted call only, a `sys.settrace` function is set that asks for line events in the listed
 files alone; it is removed when the trace ends, and never set when another tracer (coverage, a debugger)
 is active, so it never takes their place. Records are observations (observations.py) with kind
-`runs-once` or `leak`; crossref.py matches them to the findings.
+`runs-once` or `leak`; crossref.py matches them to the findings. The statements no finding flagged that
+could leak into a global (`"unflagged"`, store_candidates.py) are store_watch.py's, with cheaper events.
 
 Nothing here imports jax: where tracers sit is `leaks.py`'s walk, shared with the verify child.
 """
@@ -43,24 +44,35 @@ def read_watch(directory: str) -> list[dict[str, Any]]:
 
 class LineWatch:
     def __init__(self, statements: list[dict[str, Any]], on_seen: Any) -> None:
+        from .store_watch import store_watch
+
         self.on_seen = on_seen
         self.by_file: dict[str, list[dict[str, Any]]] = {}
         for statement in statements:
-            self.by_file.setdefault(os.path.realpath(statement["path"]), []).append(statement)
+            if not statement.get("unflagged"):
+                self.by_file.setdefault(os.path.realpath(statement["path"]), []).append(statement)
+        # the statements no finding flagged, that could leak into a global (store_candidates.py)
+        self.stores = store_watch([s for s in statements if s.get("unflagged")], on_seen)
         self._files: dict[str, list[dict[str, Any]] | None] = {}  # co_filename -> its statements, or None
         self._reported: set[tuple[str, str, int]] = set()
         self._local = threading.local()
 
     # -- one outermost trace -------------------------------------------------------------------
     def begin(self) -> bool:
-        """Start watching; False when another trace function is set (then nothing is watched)."""
-        if sys.gettrace() is not None:
-            return False
-        self._local.hits = []
-        sys.settrace(self._on_call)
-        return True
+        """Start watching; False when nothing is (none listed, or another trace function is set)."""
+        stores = self.stores is not None and self.stores.begin()
+        self._local.stores = stores
+        self._local.settrace = bool(self.by_file) and sys.gettrace() is None
+        if self._local.settrace:
+            self._local.hits = []
+            sys.settrace(self._on_call)
+        return stores or self._local.settrace
 
     def end(self) -> None:
+        if getattr(self._local, "stores", False):
+            self.stores.end()  # type: ignore[union-attr]
+        if not getattr(self._local, "settrace", False):
+            return
         sys.settrace(None)
         hits, self._local.hits = getattr(self._local, "hits", []), []
         for statement, frame_globals, instance in hits:

@@ -1,12 +1,15 @@
-"""What `--run` sees the user's code do that proves a static finding without an error: a `print` run while
-JAX traces, with a tracer among its arguments (JAX201), and a tracer formatted into `jax.debug.print`'s
-format string (JAX203).
+"""What `--run` sees the user's code do without an error: a `print` run while JAX traces, with a tracer
+among its arguments (JAX201), a tracer formatted into `jax.debug.print`'s format string (JAX203), and a
+logging call made while JAX traces a jitted function (JAX202: it logs once per compile, not per call).
 
 `builtins.print` and `jax.debug.print` are wrapped (after `import jax`, so `from jax.debug import print`
-gets the wrapper too); the wrappers only look at their arguments and call the original, so the program
-prints what it printed. A record is `{"kind", "path", "line", "text"}`: the user's file and line that
-made the call (the innermost frame outside jax, jaxlib and this package), and what it printed (clipped).
-crossref.py matches them to the findings at those lines.
+gets the wrapper too), and `logging.Logger.handle`, which every enabled logging call reaches; the wrappers
+only look at their arguments and call the original, so the program prints and logs what it did. A record
+is `{"kind", "path", "line", "text"}` (one per kind, file and line): the user's file and line that made the
+call (the innermost frame outside jax, jaxlib and this package; logging's own record for a log call), and
+what it printed (clipped). Another kind of observation needs only these four keys (and may name its rule
+in "code"): crossref.py matches records to the static findings at their lines, run_found.py makes the
+rest findings of their own.
 
 Nothing here imports jax; `install` is handed the module.
 """
@@ -19,7 +22,7 @@ import sys
 import threading
 from typing import Any
 
-from .evidence import DEBUG_PRINT_TRACER, PRINTED_TRACER, TRACER_TEXT
+from .evidence import DEBUG_PRINT_TRACER, PRINTED_TRACER, RUNS_ONCE, TRACER_TEXT
 
 MAX_OBSERVATIONS = 200
 _TEXT_LIMIT = 120
@@ -37,7 +40,12 @@ class Observations:
 
     def add(self, kind: str, text: str, depth: int) -> None:
         where = self._user_line(depth + 1)
-        if where is None:
+        if where is not None:
+            self.add_at(kind, *where, text)
+
+    def add_at(self, kind: str, path: str, line: int, text: str) -> None:
+        where = (os.path.abspath(path), line)
+        if path.startswith("<") or where[0].startswith(self.skip_dirs):
             return
         key = (kind, *where)
         with self._lock:
@@ -65,8 +73,11 @@ def _shows_tracer(value: Any, tracer_type: type) -> bool:
     return isinstance(value, str) and "Trace" in value and TRACER_TEXT.search(value) is not None
 
 
-def install(jax: Any, observations: Observations) -> None:
-    """Wrap `print` and `jax.debug.print` to report tracers they are given while JAX traces."""
+def install(jax: Any, observations: Observations, tracing: Any = None) -> None:
+    """Wrap `print` and `jax.debug.print` to report tracers they are given while JAX traces, and logging
+    to report what is logged while `tracing()` (inside a jit trace on this thread)."""
+    if tracing is not None:
+        _watch_logging(observations, tracing)
     tracer_type = jax.core.Tracer
     original_print = builtins.print
 
@@ -103,3 +114,28 @@ def install(jax: Any, observations: Observations) -> None:
     debug_print.__wrapped__ = original_debug  # type: ignore[attr-defined]
     debug_print.__doc__ = original_debug.__doc__
     debug.print = debug_print
+
+
+def _watch_logging(observations: Observations, tracing: Any) -> None:
+    import logging
+
+    original = logging.Logger.handle
+    if getattr(original, "_jaxlint_original", None) is not None:
+        return
+
+    def handle(self: Any, record: Any) -> Any:
+        busy = observations._busy
+        if not getattr(busy, "on", False):
+            busy.on = True
+            try:
+                if tracing():
+                    text = f"logged {str(record.getMessage())[:80]!r} while JAX traced it: once per compile, not per call"
+                    observations.add_at(RUNS_ONCE, str(record.pathname), int(record.lineno), text)
+            except Exception:
+                pass
+            finally:
+                busy.on = False
+        return original(self, record)
+
+    handle._jaxlint_original = original  # type: ignore[attr-defined]
+    logging.Logger.handle = handle  # type: ignore[method-assign]

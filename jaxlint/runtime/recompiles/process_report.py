@@ -54,15 +54,20 @@ class ProcessReport:
     def start(self) -> None:
         import jax
 
-        from . import observations
+        from . import key_fingerprints, observations
         from .jax_hooks import install
 
         self._bus = install()
         self._bus.subscribe(self)
-        observations.install(jax, observations.Observations(_skip_dirs(), self.on_observed))
+        observations.install(
+            jax, observations.Observations(_skip_dirs(), self.on_observed), tracing=self._bus.tracing
+        )
         statements = read_watch(self.directory)
         if statements:
             self._bus.line_watch = LineWatch(statements, self.on_observed)
+        keys = key_fingerprints.KeyWatch(jax, _skip_dirs(), self.on_observed)
+        if key_fingerprints.install(jax, keys):
+            self._bus.key_watch = keys
         self.register_process_hooks()
         self.write()  # an empty report still says "this process imported jax"
 
@@ -71,8 +76,10 @@ class ProcessReport:
         previous = sys.excepthook
 
         def excepthook(kind: Any, error: BaseException, tb: Any) -> None:
-            try:  # an error that ends the program, raised outside any trace (eager code)
-                self._add_error(None, encode_error(error, _skip_dirs()))
+            try:  # an error that ends the program (raised in a trace or in eager code)
+                record = encode_error(error, _skip_dirs())
+                record["uncaught"] = True  # nothing in the program caught it: a bug the run hit
+                self._add_error(None, record)
             except Exception:
                 pass
             previous(kind, error, tb)

@@ -244,7 +244,10 @@ def _write_verdicts(out: TextIO, verdicts: list[Verdict]) -> None:
         out.write("\n")
     for v in confirmed:
         f = v.finding
-        out.write(f"  CONFIRMED {f.code} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n")
+        named = f" ({f.name})" if v.found else ""  # no static finding there: say what the rule is
+        out.write(
+            f"  {v.status} {f.code}{named} {display_path(f.path)}:{f.line}:{f.column}: {seen_text(v)}\n"
+        )
     recompiles = sum(1 for v in verdicts if not v.confirmed and v.finding.code in RECOMPILE_CODES)
     if recompiles:
         out.write(
@@ -264,11 +267,15 @@ def seen_text(v: Verdict) -> str:
     fn, error = v.function, v.error
     if fn is not None:
         return f"'{fn.qualname}' was traced {fn.traces} times and compiled {fn.compiles} times"
+    if v.observed is not None and v.observed["kind"] == "key-reuse":
+        return f"line {v.observed['line']}: {v.observed['text']}"
     if v.observed is not None and v.observed["kind"] in ("leak", "runs-once"):
         return f"line {v.observed['line']} {v.observed['text']}"
     if v.observed is not None:
         return f"line {v.observed['line']} printed {v.observed['text']!r} while JAX traced it"
     assert error is not None
+    if error.get("uncaught"):
+        return f"{error['types'][0]} raised at line {v.error_line}, uncaught: it ended the program"
     if error.get("checked"):
         return f"{error['types'][0]} at line {v.error_line}, by JAX's key-reuse check of the trace (not raised in the program)"
     return f"{error['types'][0]} raised at line {v.error_line} during the run"

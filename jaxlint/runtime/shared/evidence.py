@@ -15,6 +15,7 @@ DEBUG_PRINT_TRACER = (
 )
 SELF_NOT_ARRAY = "self-not-array"  # a jitted method rejects its own instance as a traced argument
 RUNS_ONCE = "runs-once"  # the flagged line ran while tracing (first call), not on a cached second call
+KEY_REUSE = "key-reuse"  # the same key bits consumed by two calls (`--run`: recompiles/key_fingerprints.py)
 
 # A tracer's repr or str, as JAX prints it (`Traced<ShapedArray(...)>`, `JVPTracer(...)`, an object repr).
 TRACER_TEXT = re.compile(r"\w*Tracer\(|\w*Tracer<|Traced<|\w+Tracer object at")

@@ -52,6 +52,12 @@ def holds_tracer(place: str, namespace: dict[str, Any], instance: Any) -> bool:
     return bool(_tracers(_attribute(instance, name)))
 
 
+def global_tracers(place: str, namespace: dict[str, Any]) -> set[int]:
+    """The ids of the tracers a `global:NAME` place holds now."""
+    name = place.partition(":")[2]
+    return _global_tracers(namespace[name]) if name in namespace else set()
+
+
 def place_text(place: str) -> str:
     """`global:x` -> `global 'x'`, `self:w` -> `'self.w'`."""
     return place.replace("global:", "global '").replace("self:", "'self.") + "'"

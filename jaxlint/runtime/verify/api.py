@@ -4,6 +4,7 @@ docstring); `parse_examples`: the declared examples, by module."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..recompiles.signature_store import read_functions, recorded_sources
 from .child.expectations import CONFIRMABLE_CODES
 from .children import LIVE_CHILDREN, REAPER
+from .contradictions import note_contradictions
 from .fork_server import ForkServer
 from .found import join_raised
 from .jobs import ModuleJob, example_keys, locate_module, run_module
@@ -194,6 +196,7 @@ def verify_findings(
             trace_all,
         )
     join_raised(report, findings, Path(root), names or {}, keep)
+    note_contradictions(report, Path(root), signatures_dir)
     return report
 
 
@@ -279,6 +282,28 @@ def _verify(
         )
 
 
+def _in_cells(
+    record: dict[str, Any], from_cells: dict[Finding, tuple[Finding, NotebookModule]]
+) -> dict[str, Any]:
+    """A record of a notebook's joined module also names the notebook, its cell and the line in the cell
+    (the module is gone with its temporary folder when found.py joins the records)."""
+    for shown, notebook in from_cells.values():
+        if os.path.realpath(notebook.path) == record.get("path"):
+            where = notebook.cells.get(record.get("line", 0))
+            if where is not None:
+                end = notebook.cells.get(record.get("end_line") or 0, where)
+                return {
+                    **record,
+                    "notebook": shown.path,
+                    "cell": where[0],
+                    "cell_line": where[1],
+                    "cell_end_line": end[1] if end[0] == where[0] else where[1],
+                    "inputs": notebook.describe(str(record.get("inputs") or "")),
+                }
+            break
+    return record
+
+
 def _run_jobs(
     module_jobs: dict[Path, ModuleJob],
     report: VerifyReport,
@@ -313,11 +338,17 @@ def _run_jobs(
                 for finding, verdict in outcome.verdicts.items():
                     if finding in from_cells:
                         finding, notebook = from_cells[finding]
-                        verdict = dataclasses.replace(verdict, reason=notebook.describe(verdict.reason))
+                        verdict = dataclasses.replace(
+                            verdict,
+                            reason=notebook.describe(verdict.reason),
+                            unblocked=notebook.describe(verdict.unblocked),
+                        )
                     report.verdicts[finding] = verdict
                 report.modules.append(outcome.run)
                 device = outcome.environment.describe() if outcome.environment else None
-                report.raised += [{**record, "device": device} for record in outcome.raised]
+                report.raised += [
+                    _in_cells({**record, "device": device}, from_cells) for record in outcome.raised
+                ]
                 if outcome.environment is not None and outcome.environment not in report.environments:
                     report.environments.append(outcome.environment)
         except BaseException:

@@ -4,6 +4,7 @@ others become findings of their own, FOUND_BY_RUNNING."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,17 +26,28 @@ def _display_path(path: str, root: Path) -> str:
 
 
 def _real(finding: Finding, root: Path) -> str:
-    for candidate in (Path(finding.path), root / finding.path):
+    return _real_path(finding.path, root)
+
+
+def _real_path(path: str, root: Path) -> str:
+    for candidate in (Path(path), root / path):
         if candidate.is_file():
             return os.path.realpath(candidate)
-    return finding.path
+    return path
 
 
 def _reason(record: dict[str, Any]) -> str:
-    return (
-        f"{record['error']} raised at line {record['line']} while tracing '{record['traced']}' "
-        f"(with {record['inputs']})"
+    where = (
+        f"cell {record['cell']}, line {record['cell_line']}" if "cell" in record else f"line {record['line']}"
     )
+    return f"{record['error']} raised at {where} while tracing '{record['traced']}' (with {record['inputs']})"
+
+
+def _place(record: dict[str, Any]) -> str:
+    """Where a found error is, as a "blocked by" reason names it."""
+    if "cell" in record:
+        return f"{os.path.basename(record['notebook'])}, cell {record['cell']}, line {record['cell_line']}"
+    return f"{os.path.basename(record['path'])}:{record['line']}"
 
 
 def join_raised(
@@ -50,21 +62,28 @@ def join_raised(
     comments leave a new finding in."""
     statics: dict[tuple[str, str], list[Finding]] = {}
     for finding in findings:
-        if finding.cell is None:
-            statics.setdefault((_real(finding, root), finding.code), []).append(finding)
+        statics.setdefault((_real(finding, root), finding.code), []).append(finding)
     seen: set[tuple[str, int, str]] = set()
+    reported: dict[tuple[str, int, str], str] = {}  # the errors found by running that the report shows
     for record in report.raised:
         key = (record["path"], record["line"], record["code"])
-        if key in seen or not os.path.isfile(record["path"]):
-            continue  # a notebook's module is gone with its temporary folder: its cells are not joined
+        in_cell = "cell" in record  # a notebook's (its joined module is gone with its temporary folder)
+        if key in seen or not (in_cell or os.path.isfile(record["path"])):
+            continue
         seen.add(key)
         reason, device = _reason(record), record.get("device")
+        path, line, end_line = (
+            (_real_path(record["notebook"], root), record["cell_line"], record["cell_end_line"])
+            if in_cell
+            else (record["path"], record["line"], record.get("end_line") or record["line"])
+        )
         named = [
             f
-            for f in statics.get((record["path"], record["code"]), [])
-            if f.line <= record["line"] <= max(f.end_line, f.line)
+            for f in statics.get((path, record["code"]), [])
+            if f.cell == record.get("cell") and f.line <= line <= max(f.end_line, f.line)
         ]
         if named:
+            reported[key] = _place(record)
             for finding in named:
                 before = report.verdicts.get(finding)
                 if before is None or before.verdict != CONFIRMED:
@@ -72,16 +91,35 @@ def join_raised(
             continue
         code = record["code"]
         finding = Finding(
-            _display_path(record["path"], root),
-            record["line"],
+            _display_path(path, root),
+            line,
             record.get("column") or 1,
-            record.get("end_line") or record["line"],
+            end_line,
             record.get("column") or 1,
             code,
             names.get(code, code),
             f"{record['text']} (raised while tracing '{record['traced']}')",
+            cell=record.get("cell"),
         )
         if keep is not None and not keep(finding):
             continue
+        reported[key] = _place(record)
         report.found.append(finding)
         report.verdicts[finding] = FindingVerdict(FOUND_BY_RUNNING, reason, (record["inputs"],), device)
+    _name_reported_blockers(report, reported)
+
+
+def _name_reported_blockers(report: VerifyReport, reported: dict[tuple[str, int, str], str]) -> None:
+    """A NOT RUN "blocked by" names the first blocking error the report shows (a notebook's by its cell);
+    when the user's selection or a `# noqa` hides them all, its own reason comes back."""
+    from .child.raised import blocked_text
+
+    for finding, verdict in list(report.verdicts.items()):
+        if not verdict.blocked_by:
+            continue
+        first = verdict.blocked_by[0]
+        shown = next((b for b in verdict.blocked_by if b in reported), None)
+        text = f"blocked by the {shown[2]} found at {reported[shown]}" if shown else verdict.unblocked
+        reason = verdict.reason.replace(blocked_text(*first), text, 1)
+        if reason != verdict.reason:
+            report.verdicts[finding] = dataclasses.replace(verdict, reason=reason)

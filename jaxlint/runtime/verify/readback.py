@@ -62,7 +62,13 @@ def read_child(
             in_progress = event["id"]
         elif kind == "verdict":
             results[event["id"]] = FindingVerdict(
-                event["verdict"], event.get("reason", ""), tuple(event.get("inputs", ()))
+                event["verdict"],
+                event.get("reason", ""),
+                tuple(event.get("inputs", ())),
+                blocked_by=tuple(
+                    (str(b[0]), int(b[1]), str(b[2])) for b in event.get("blocked_by") or () if len(b) == 3
+                ),
+                unblocked=str(event.get("unblocked") or ""),
             )
             in_progress = None
         elif kind == "done":

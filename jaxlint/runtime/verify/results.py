@@ -16,6 +16,8 @@ NOT_CHECKED = (
 # A bug no static finding named: a JAX error a trace raised in the user's code (child/raised.py).
 FOUND_BY_RUNNING = "FOUND_BY_RUNNING"
 VERDICTS = (FOUND_BY_RUNNING, CONFIRMED, NOT_REPRODUCED, NOT_RUN, NOT_CHECKED)
+# Said, in its reason, by a verdict that the last `--verify --run` contradicts (contradictions.py).
+CONTRADICTED = "the run contradicts it"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,6 +26,10 @@ class FindingVerdict:
     reason: str
     inputs: tuple[str, ...] = ()  # the inputs tried, in order, as text ("x: f32[], n=2")
     device: str | None = None  # the environment the child traced on ("jax 0.10.2, cpu"); None if no child ran
+    # A NOT_RUN that errors found by running blocked: their (path, line, code), and the reason without them
+    # (child/raised.py's blocked_verdict; found.py keeps the first one the user's selection reports).
+    blocked_by: tuple[tuple[str, int, str], ...] = ()
+    unblocked: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -77,14 +77,20 @@ def _is_jax_file(filename: str) -> bool:
 def rule_of(error: BaseException) -> str | None:
     """The rule an error JAX raised stands for; JAX900 for another error of JAX's; None for the rest (the
     user's own exceptions, Python's, ours)."""
+    function, filename = _innermost_function(error)
     names = {cls.__name__ for cls in type(error).__mro__}
+    return rule_of_class(names, type(error).__module__, function if _is_jax_file(filename) else "")
+
+
+def rule_of_class(names: set[str], module: str, jax_function: str) -> str | None:
+    """rule_of from what a record keeps of an error (`--run`'s call_records.encode_error): its MRO's class
+    names, its class's module, and the JAX function it was raised in ("" when not raised in JAX's code)."""
     for name, code in _BY_CLASS:
         if name in names:
             return code
-    function, filename = _innermost_function(error)
-    if isinstance(error, TypeError) and function in _SETITEM_RAISERS and _is_jax_file(filename):
+    if "TypeError" in names and jax_function in _SETITEM_RAISERS:
         return "JAX103"
-    if type(error).__module__.split(".")[0] in ("jax", "jaxlib"):
+    if module.split(".")[0] in ("jax", "jaxlib"):
         return RUNTIME_ERROR_CODE
     return None
 
@@ -134,6 +140,16 @@ def blocked_verdict(
     ]
     if not others:
         return result
-    first = others[0]
-    reason = f"blocked by the {first['code']} found at {os.path.basename(first['path'])}:{first['line']}"
-    return {**result, "reason": reason}
+    # The parent names the first of them that the user's selection reports, or gives the reason back
+    # (verify/found.py): a bug the user ignores is not what they fix first.
+    blockers = [[r["path"], r["line"], r["code"]] for r in others]
+    return {
+        **result,
+        "reason": blocked_text(*blockers[0]),
+        "blocked_by": blockers,
+        "unblocked": result["reason"],
+    }
+
+
+def blocked_text(path: str, line: int, code: str) -> str:
+    return f"blocked by the {code} found at {os.path.basename(path)}:{line}"
