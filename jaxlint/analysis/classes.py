@@ -29,6 +29,46 @@ PYTREE_DECORATORS = frozenset(
 )
 PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.", "flax.experimental.nnx.")
 
+# Bases that leave a class's methods plain functions.
+_PLAIN_BASES = frozenset({"builtins.object", "abc.ABC"})
+
+
+def plain_class(index: ModuleIndex, name: str, depth: int = 0) -> bool:
+    """A top-level class of the module whose bases are only the module's own plain classes (or `object`,
+    `abc.ABC`), with no metaclass: its methods are plain functions, so each `obj.m` is a new bound method. A
+    library base (an equinox or flax Module) may wrap its methods in objects of its own."""
+    node = index.classes.get(name)
+    if node is None or depth > 5:
+        return False
+    for base in node.bases:
+        if base.keyword is not None or type(base.value) is not cst.Name:
+            return False
+        if index.classes.get(base.value.value) is not None:
+            if not plain_class(index, base.value.value, depth + 1):
+                return False
+        elif index.qualname(base.value) not in _PLAIN_BASES:
+            return False
+    return True
+
+
+def sets_instance_attribute(index: ModuleIndex, name: str, attribute: str, depth: int = 0) -> bool:
+    """Whether a top-level class of the module, or one of its bases there, assigns `self.<attribute>` in some
+    method (`self.step = jax.jit(self.step)`): then `obj.<attribute>` may be that value, not a bound method."""
+    node = index.classes.get(name)
+    if node is None or depth > 5:
+        return False
+    for statement in node.body.body:
+        if type(statement) is cst.FunctionDef and statement.params.params:
+            written = self_writes(statement, statement.params.params[0].name.value, nested=True)
+            if attribute in written or "*" in written:
+                return True
+    return any(
+        base.keyword is None
+        and type(base.value) is cst.Name
+        and sets_instance_attribute(index, base.value.value, attribute, depth + 1)
+        for base in node.bases
+    )
+
 
 def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
     """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets

@@ -705,6 +705,19 @@ def method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCa
     return MethodCall([], f"{qualname}.{method}")
 
 
+def built_class(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> str | None:
+    """The name of the module's top-level class that `receiver` is an instance of, when it is built by calling
+    the class right there or bound once to `Cls(...)` (here or at module level)."""
+    if type(receiver) is cst.Name and receiver.value in ("self", "cls"):
+        return None
+    cls, exact = _receiver_class(index, receiver, unit)
+    if not exact or type(cls) is not cst.Name:
+        return None
+    if unit is not index.root and cls.value in unit.local_names:
+        return None  # a local class, or a local name shadowing the module's class
+    return cls.value if index.classes.get(cls.value) is not None else None
+
+
 def _receiver_class(
     index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
 ) -> tuple[cst.BaseExpression | None, bool]:

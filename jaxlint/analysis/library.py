@@ -26,6 +26,7 @@ from .library_arrays import DTYPE_POSITIONS as DTYPE_POSITIONS
 from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
 from .library_arrays import FLOAT_GRIDS as FLOAT_GRIDS
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
+from .library_arrays import INT_BOUNDS as INT_BOUNDS
 from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS

@@ -206,6 +206,9 @@ INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.
 # Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
 # silently wraps around (`jnp.full(3, 2**40)` is zeros).
 INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
+# Functions whose int bounds (position, keyword) are converted to int32 when no dtype is given: a Python int
+# outside int32 raises OverflowError, eagerly and under jit (`jax.random.randint(key, shape, 0, 2**31)`).
+INT_BOUNDS: dict[str, tuple[tuple[int, str], ...]] = {"jax.random.randint": ((2, "minval"), (3, "maxval"))}
 # Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
 # such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
 NARROW_INT_DTYPES = frozenset(

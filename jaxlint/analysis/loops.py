@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import COMPREHENSIONS, bound_names, children, unit_body
+from ..syntax import COMPREHENSIONS, bound_names, children, dotted_name, unit_body, walk
 from .context import RuleContext
 
 
@@ -116,3 +116,114 @@ def _sweep(node: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
         value = ctx.unit.single_assignment(node.value)
         return value is not None and _sweep(value, ctx, depth + 1)
     return False
+
+
+# -- values carried from one iteration to the next ------------------------------------------------------------
+
+# Methods that change a list or dict in place: a loop body calling one on `out` changes what `out[-1]` reads.
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault"})
+
+
+def reads_carried(loop: cst.For, node: cst.CSTNode) -> bool:
+    """Whether `node`, in the body of `loop`, reads a value an earlier iteration made: a name (or `a.b`) the
+    body rebinds that is read before this iteration binds it (`x = step(x, row)`), a list the body appends to
+    (`step(out[-1], row)`), or a name this iteration computed from one of those. Such a loop is sequential:
+    its iterations cannot run side by side."""
+    rebound, mutated = _bound_in(loop.body)
+    fresh: set[str] = set()  # bound earlier in this iteration, from this iteration's values only
+    tainted: set[str] = set()  # bound earlier in this iteration, from a carried value
+
+    def carried(tree: cst.CSTNode) -> bool:
+        for path in _read_paths(tree):
+            if path in tainted or path in mutated or (path in rebound and path not in fresh):
+                return True
+        return False
+
+    for statement in loop.body.body:
+        if _contains(statement, node):
+            return carried(node)
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Assign:
+                    targets = [p for t in small.targets for p in _target_paths(t.target)]
+                    depends = carried(small.value)
+                elif type(small) is cst.AnnAssign and small.value is not None:
+                    targets, depends = _target_paths(small.target), carried(small.value)
+                elif type(small) is cst.AugAssign:  # `x += v` reads `x` too
+                    targets, depends = _target_paths(small.target), carried(small)
+                else:
+                    continue
+                for path in targets:
+                    (tainted if depends else fresh).add(path)
+                    (fresh if depends else tainted).discard(path)
+        elif carried(statement):  # an `if`, a nested loop: what it binds may keep an earlier value anyway
+            tainted |= {p for p in rebound if _binds(statement, p)}
+    return False
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(n is node for n in walk(tree))
+
+
+def _read_paths(tree: cst.CSTNode) -> set[str]:
+    """`a`, and `a.b` for `a.b.c`'s prefixes: the names and attribute paths an expression reads."""
+    out: set[str] = set()
+    skip: set[int] = set()  # the `b` of `a.b` and the keyword of `f(k=v)` are no reads of `b`, `k`
+    for n in walk(tree):
+        if type(n) is cst.Attribute:
+            skip.add(id(n.attr))
+            path = dotted_name(n)
+            while path is not None and "." in path:
+                out.add(path)
+                path = path.rsplit(".", 1)[0]
+        elif type(n) is cst.Arg and n.keyword is not None:
+            skip.add(id(n.keyword))
+        elif type(n) is cst.Name and id(n) not in skip:
+            out.add(n.value)
+    return out
+
+
+def _target_paths(target: cst.BaseExpression) -> list[str]:
+    if type(target) is cst.Attribute:
+        path = dotted_name(target)
+        return [path] if path is not None else []
+    if type(target) is cst.Tuple or type(target) is cst.List:
+        return [p for e in target.elements for p in _target_paths(e.value)]
+    if type(target) is cst.StarredElement:
+        return _target_paths(target.value)
+    return bound_names(target)
+
+
+def _bound_in(body: cst.CSTNode) -> tuple[set[str], set[str]]:
+    """(names and attribute paths a loop body binds, containers it changes in place: `a[i] = ...`,
+    `a.append(...)`)."""
+    bound: set[str] = set()
+    mutated: set[str] = set()
+    for n in walk(body):
+        targets: list[cst.BaseExpression]
+        if type(n) is cst.Assign:
+            targets = [t.target for t in n.targets]
+        elif type(n) is cst.AugAssign or type(n) is cst.AnnAssign or type(n) is cst.NamedExpr:
+            targets = [n.target]
+        elif type(n) is cst.For:
+            targets = [n.target]
+        elif type(n) is cst.WithItem and n.asname is not None:
+            targets = [n.asname.name]
+        elif type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value in _MUTATORS:
+            path = dotted_name(n.func.value)
+            if path is not None:
+                mutated.add(path)
+            continue
+        else:
+            continue
+        for target in targets:
+            bound.update(_target_paths(target))
+            if type(target) is cst.Subscript:
+                path = dotted_name(target.value)
+                if path is not None:
+                    mutated.add(path)
+    return bound, mutated
+
+
+def _binds(statement: cst.CSTNode, path: str) -> bool:
+    return path in _bound_in(statement)[0]

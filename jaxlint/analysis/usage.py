@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -67,14 +68,22 @@ class _Use:
     header: int | None  # id of the name of the def whose decorators or signature hold it directly
     in_decorator: bool  # (with `header`) in a decorator, not in the parameters or the name itself
     outer_nested: bool  # (with `header`) whether that def is itself nested
+    wrapper: cst.BaseExpression | None = None  # `w` of `w(name)(...)`: wrapped, and the result called at once
 
 
-def called_outside_loops_only(unit: Unit, name: str, definitions: set[int]) -> bool:
+def called_outside_loops_only(
+    unit: Unit,
+    name: str,
+    definitions: set[int],
+    calling_wrapper: Callable[[cst.BaseExpression], bool] | None = None,
+) -> bool:
     """Every use of local `name` in `unit` is a direct call outside any loop, and there is at least one.
 
     `definitions` holds the ids of the Name nodes that bind `name` (an assignment target, or the name of a
     def); for a def, its decorators count as uses where the def is and its signature does not count. Global
     and nonlocal declarations of the name make the answer False. One walk per unit answers every name.
+    With `calling_wrapper`, `w(name)(...)` counts as a call too where `calling_wrapper(w)` says `w` gives a
+    function that calls `name` (`eqx.filter_value_and_grad(loss)(model, x)`).
     """
     table = unit.memo.get("uses")
     if table is None:
@@ -91,7 +100,10 @@ def called_outside_loops_only(unit: Unit, name: str, definitions: set[int]) -> b
             if not use.in_decorator:
                 continue
             nested = use.outer_nested
-        if nested or not use.callee or unit.loops_of(use.node):
+        callee = use.callee or (
+            use.wrapper is not None and calling_wrapper is not None and calling_wrapper(use.wrapper)
+        )
+        if nested or not callee or unit.loops_of(use.node):
             return False
         calls += 1
     return calls > 0
@@ -101,6 +113,7 @@ def _uses(unit: Unit) -> tuple[dict[str, list[_Use]], set[str]]:
     uses: dict[str, list[_Use]] = {}
     declared: set[str] = set()
     callees: set[int] = set()
+    wrapped: dict[int, cst.BaseExpression] = {}  # id of `name` in `w(name)(...)` -> `w`
     # (node, nested, header, in_decorator, outer_nested)
     stack: list[tuple[cst.CSTNode, bool, int | None, bool, bool]] = [
         (n, False, None, False, False) for n in unit_body(unit.node)
@@ -120,8 +133,15 @@ def _uses(unit: Unit) -> tuple[dict[str, list[_Use]], set[str]]:
             continue
         if type(node) is cst.Call:
             callees.add(id(node.func))
+            inner = node.func
+            if type(inner) is cst.Call and inner.args and inner.args[0].keyword is None:
+                first = inner.args[0]
+                if type(first.value) is cst.Name and not first.star:
+                    wrapped[id(first.value)] = inner.func
         elif type(node) is cst.Name:
-            use = _Use(node, nested, id(node) in callees, header, in_decorator, outer_nested)
+            use = _Use(
+                node, nested, id(node) in callees, header, in_decorator, outer_nested, wrapped.get(id(node))
+            )
             uses.setdefault(node.value, []).append(use)
         elif type(node) is cst.Global or type(node) is cst.Nonlocal:
             declared.update(n.name.value for n in node.names)

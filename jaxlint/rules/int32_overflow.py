@@ -14,9 +14,9 @@ from ..analysis.int_ranges import (
     literal_ints,
     narrow_int_array,
 )
-from ..analysis.library import INT_CONVERSIONS, INT_FILLS
+from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS
 from ..analysis.x64 import enables_x64, is_program
-from ..syntax import source_of
+from ..syntax import argument, source_of
 from .base import Rule
 
 # Operators whose Python-int operand JAX converts to int32 (outside it: OverflowError).
@@ -39,6 +39,7 @@ In a program that never enables x64 (the same programs as JAX501: scripts, noteb
 flags integer JAX computations whose literals prove a value outside int32 (-2**31 to 2**31-1):
 - a Python int outside int32 converted by `jnp.array`, `jnp.asarray` or `jnp.int32` (no `dtype=`);
 - the same as the fill value of `jnp.full(shape, value)` (no `dtype=`);
+- the same as a bound of `jax.random.randint` (`minval`, `maxval`; no `dtype=`);
 - the same combined (`+ - * // % **`) with an integer JAX array of at most 32 bits: `jnp.arange` of int
   literals, `jnp.array` of int literals, a `jnp` function given `dtype=jnp.int32` (or another narrow int),
   `x.astype(jnp.int32)`;
@@ -89,6 +90,9 @@ No automatic fix: enabling x64 changes every default dtype in the program.
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         name = ctx.qualname(node.func)
+        if name in INT_BOUNDS:
+            self._bounds(node, name, ctx)
+            return
         if name not in INT_CONVERSIONS and name not in INT_FILLS:
             return
         if any(a.star or a.keyword is not None for a in node.args):
@@ -118,6 +122,21 @@ No automatic fix: enabling x64 changes every default dtype in the program.
                 f"fill value {_show(value)} is outside int32, and this module never enables x64: "
                 f"{source_of(node.func)}(...) silently wraps it around ({_wrap(value)}); {_ADVICE}",
             )
+
+    def _bounds(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
+        if any(a.star or (a.keyword is not None and a.keyword.value == "dtype") for a in node.args):
+            return  # a dtype decides otherwise
+        for position, keyword in INT_BOUNDS[name]:
+            found = argument(node, position, keyword)
+            value = literal_int(found.value, ctx) if found is not None else None
+            if found is not None and value is not None and not fits_int32(value) and self._checks(ctx):
+                ctx.report(
+                    self,
+                    found.value,
+                    f"{keyword} {_show(value)} is outside int32, and this module never enables x64: "
+                    f"{source_of(node.func)}(...) converts its bounds to int32 and raises OverflowError; keep them "
+                    "within int32 (at most 2**31 - 1) or enable x64",
+                )
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx: RuleContext) -> None:
         op = type(node.operator)

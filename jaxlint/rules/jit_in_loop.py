@@ -8,14 +8,16 @@ import libcst as cst
 
 from ..analysis import NONE
 from ..analysis.call_targets import looped_call
+from ..analysis.classes import plain_class, sets_instance_attribute
 from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
+from ..analysis.instances import built_class, local_method_units
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
 from ..analysis.library import TRANSFORMATIONS
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
-from ..syntax import COMPREHENSIONS, attribute_root, is_constant, source_of, walk
+from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
 from .base import Rule
 
 _CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -82,10 +84,14 @@ class JitInLoop(Rule):
 Flags `jax.jit` (and `pmap`, `equinox.filter_jit`, `nnx.jit`) applied to a function object that is created
 anew each time: a `lambda`, a `functools.partial(...)`, the result of another transformation
 (`jax.jit(jax.grad(f))`), a function defined inside the loop or the function, or a bound method
-(`self.step`) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
+(`self.step`, or `obj.step` of an object built from a plain class of the module) under `jax.jit` (`jax.pmap` and equinox's `filter_jit`/`filter_pmap` compare a bound method by
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
-local name or defined with `@jax.jit` and only called outside loops. A function called on the spot that closes
+local name or defined with `@jax.jit` and only called outside loops (or handed to a transformation whose result
+is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
+`bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
+`jax.jit(obj.m)` written again after the same one in straight-line code is flagged too: two jitted functions,
+two compiles. A function called on the spot that closes
 over the enclosing function's locals is flagged when a loop of the module runs that function, directly or
 through other calls (a helper, a method, `partial`, a lookup in a dict or list, a function passed as an argument).
 
@@ -177,19 +183,26 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if self._bound_method(fn, ctx) and not equal:
             # (`eqx.filter_jit(self.m)` compares the new bound method with the last by equality: one compile)
             assert type(fn) is cst.Attribute and type(fn.value) is cst.Name
-            return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}))
+            # The receiver is the expression too: `for obj in objs: jax.jit(obj.m)` jits a new method anyway.
+            expression = fn if fn.value.value not in ("self", "cls") else None
+            return Fresh(f"the bound method '{source_of(fn)}'", None, frozenset({fn.value.value}), expression)
         return None
 
     def _bound_method(self, fn: cst.BaseExpression, ctx: RuleContext) -> bool:
-        """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation."""
-        if (
-            type(fn) is not cst.Attribute
-            or type(fn.value) is not cst.Name
-            or fn.value.value not in ("self", "cls")
-        ):
+        """`self.m`, `cls.m`: a method of this class, bound anew on each evaluation; or `obj.m` with `obj` built
+        by calling a plain class of the module (`obj = Sampler()`), whose methods are plain functions."""
+        if type(fn) is not cst.Attribute or type(fn.value) is not cst.Name:
             return False
-        targets = ctx.index.resolve_function(fn, ctx.unit)
-        return bool(targets) and all(t.is_method for t, _ in targets) and not _is_static(targets[0][0])
+        if fn.value.value in ("self", "cls"):
+            targets = [t for t, _ in ctx.index.resolve_function(fn, ctx.unit)]
+        else:
+            cls = built_class(ctx.index, fn.value, ctx.unit)
+            if cls is None or not plain_class(ctx.index, cls):
+                return False
+            if sets_instance_attribute(ctx.index, cls, fn.attr.value) or _attribute_assigned(fn, ctx):
+                return False  # `self.apply = jax.jit(self.apply)`: the same jitted function every time
+            targets = local_method_units(ctx.index, cls, fn.attr.value, exact=True)
+        return bool(targets) and all(t.is_method for t in targets) and not any(_is_static(t) for t in targets)
 
     def _function_deps(self, fn: cst.BaseExpression, ctx: RuleContext) -> set[str] | None:
         """Enclosing locals a function expression depends on; None when it is not understood."""
@@ -263,9 +276,41 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         return True
 
     def _hoistable(self, fresh: Fresh, ctx: RuleContext) -> bool:
-        """Built per call of the enclosing function without depending on its state, so it could be built once."""
-        deps = fresh.deps - {"self", "cls"} - self._constant_locals(ctx.unit)
+        """Built per call of the enclosing function without depending on its state, or only on its settings
+        (see `_settings`), so it could be built once."""
+        deps = fresh.deps - {"self", "cls"} - self._constant_locals(ctx.unit) - _settings(ctx.unit)
         return not deps
+
+    def _advice(self, fresh: Fresh, ctx: RuleContext, fix: str) -> str:
+        settings = sorted(fresh.deps & _settings(ctx.unit))
+        if not settings:
+            return fix
+        names = ", ".join(f"'{n}'" for n in settings)
+        return f"{fix}, with {names} as a static argument (static_argnames) instead of closed over"
+
+    def _calling_wrapper(self, ctx: RuleContext):
+        """`w` of `w(f)(...)` makes a function that calls `f` there and then: a transformation
+        (`eqx.filter_value_and_grad(loss)(model, x)`), or `functools.partial`."""
+        return lambda w: (
+            ctx.index.transform_of(w, ctx.unit) is not None or ctx.qualname(w) == "functools.partial"
+        )
+
+    def _built_again(self, call: cst.Call, fresh: Fresh, ctx: RuleContext) -> bool:
+        """`jax.jit(obj.m)` written the same way in an earlier simple statement of the same block (outside
+        loops): both run, each with its own cache."""
+        if type(fresh.expression) is not cst.Attribute or ctx.unit.loops_of(call):  # only `obj.m` has one
+            return False
+        blocks = [ctx.unit.node, *(n for n in own_nodes(ctx.unit.node) if type(n) is cst.IndentedBlock)]
+        for block in blocks:
+            body = block.body if type(block) is cst.IndentedBlock or type(block) is cst.Module else ()
+            for at, statement in enumerate(body):
+                if type(statement) is cst.SimpleStatementLine and any(n is call for n in walk(statement)):
+                    return any(
+                        type(earlier) is cst.SimpleStatementLine
+                        and any(type(n) is cst.Call and n.deep_equals(call) for n in walk(earlier))
+                        for earlier in body[:at]
+                    )
+        return False
 
     def _skip(self, ctx: RuleContext) -> bool:
         return ctx.kind != NONE or in_test_code(ctx.unit)
@@ -301,6 +346,15 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 "what changes as arguments",
             )
             return
+        if site is not None and self._built_again(node, site[1], ctx):
+            ctx.report(
+                self,
+                node,
+                f"{_short(site[0])} of {site[1].description} built again: the bound method is a new object, so "
+                "this jitted function does not share the compiled code of the one built above and traces and "
+                "compiles again; build it once and reuse it",
+            )
+            return
         inner = node.func
         if type(inner) is not cst.Call or not self._per_call_scope(ctx):
             return
@@ -312,7 +366,8 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 self,
                 inner,
                 f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': "
-                f"every call of '{ctx.unit.name}' retraces and recompiles it; jit the function once, outside",
+                f"every call of '{ctx.unit.name}' retraces and recompiles it; "
+                + self._advice(site[1], ctx, "jit the function once, outside"),
             )
             return
         looped = looped_call(ctx.index, ctx.unit)
@@ -334,13 +389,13 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         site = self._transform_site(value, ctx)
         if site is None or ctx.unit.loops_of(value) or not self._hoistable(site[1], ctx):
             return
-        if called_outside_loops_only(ctx.unit, target.value, {id(target)}):
+        if called_outside_loops_only(ctx.unit, target.value, {id(target)}, self._calling_wrapper(ctx)):
             ctx.report(
                 self,
                 value,
                 f"{_short(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
                 f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
-                "jit the function once, outside",
+                + self._advice(site[1], ctx, "jit the function once, outside"),
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
@@ -369,16 +424,61 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             elif (
                 self._per_call_scope(ctx)
                 and self._hoistable(fresh, ctx)
-                and called_outside_loops_only(ctx.unit, node.name.value, {id(node.name)})
+                and called_outside_loops_only(
+                    ctx.unit, node.name.value, {id(node.name)}, self._calling_wrapper(ctx)
+                )
             ):
                 ctx.report(
                     self,
                     where,
                     f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
                     f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
-                    "define it at module level",
+                    + self._advice(fresh, ctx, "define it at module level"),
                 )
             return
+
+
+def _attribute_assigned(fn: cst.Attribute, ctx: RuleContext) -> bool:
+    """`obj.m = ...` in this function or at module level: `obj.m` may hold what was assigned."""
+    path = dotted_name(fn)
+    for unit in {id(ctx.unit): ctx.unit, id(ctx.index.root): ctx.index.root}.values():
+        for node in own_nodes(unit.node):
+            if type(node) is cst.Assign and any(dotted_name(t.target) == path for t in node.targets):
+                return True
+            if (type(node) is cst.AugAssign or type(node) is cst.AnnAssign) and dotted_name(
+                node.target
+            ) == path:
+                return True
+    return False
+
+
+# A parameter annotated with one of these, or with a default of one of their literals, is a setting.
+_SETTING_TYPES = frozenset({"str", "int", "bool"})
+
+
+def _settings(unit: Unit) -> set[str]:
+    """The parameters of a def that are settings: a `str`, `int` or `bool` by annotation or by literal default
+    (`method="linear"`), never rebound. A jitted function closing over one compiles once per call, where the
+    same function at module level, with the setting as a static argument, compiles once per value."""
+    found = unit.memo.get("jax401_settings")
+    if found is None:
+        found = unit.memo["jax401_settings"] = set()
+        node = unit.node
+        if type(node) is cst.FunctionDef:
+            assigned = unit.assigned_names()
+            params = node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                default = param.default
+                typed = type(annotation) is cst.Name and annotation.value in _SETTING_TYPES
+                literal = (
+                    type(default) is cst.SimpleString
+                    or type(default) is cst.Integer
+                    or (type(default) is cst.Name and default.value in ("True", "False"))
+                )
+                if (typed or literal) and param.name.value not in assigned:
+                    found.add(param.name.value)
+    return found
 
 
 def _sweeps_configurations(call: cst.Call, caller: Unit, ctx: RuleContext) -> bool:

@@ -11,6 +11,7 @@ from ..analysis.dispatch import runs_jax
 from ..analysis.index import Binding, Unit
 from ..analysis.jit import is_jax_callable
 from ..analysis.library import CONVERSIONS, LIST_RESULTS, NUMPY_RANDOM, STACKERS
+from ..analysis.loops import reads_carried
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.usage import NameUsage
@@ -44,7 +45,8 @@ function, or a function of the project whose body uses `jnp`/`lax` (to any depth
 Python's `sum` over such a loop (`sum(jnp.dot(a[i], w) for i in range(n))`), where `range(n)` may count to
 any `n` that is not a literal as long as the loop indexes a known array with it. A traced parameter counts as
 an array when the function uses it as one (`xs.shape`, `xs * 2`): it may otherwise be any pytree (a list of
-layers).
+layers). A `for` loop whose call reads what an earlier iteration made (`state = step(state, x)`, the last row
+appended, an attribute the body reassigns) is sequential, not a batch: it is not flagged.
 
 ## Why is this bad
 Outside `jit`, each row is a separate dispatch of small operations (or a separate call into the compiled
@@ -119,7 +121,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         if type(value) is cst.Name:
             value = _assigned_in_body(loop, value.value)
         call = _outer_call(value) if value is not None else None
-        if call is not None:
+        if call is not None and not reads_carried(loop, call):  # `x = step(x, row)`: sequential, no batch
             self._judge(loop, call, rows, loop.iter, ctx, summed)
 
     def _judge(

@@ -11,6 +11,7 @@ from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
+from ..analysis.receivers import module_instance
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
 from .base import Rule
@@ -31,7 +32,7 @@ Flags calls to a jitted function of the same module — `@jax.jit`/`@partial(jax
 functions, names bound to `jax.jit(f, static_argnames=...)`, `jax.jit(f, ...)(...)` itself — that pass an
 unhashable value at a `static_argnums`/`static_argnames` position: a list, dict or set (literal,
 comprehension or a local name bound to a list), a `jnp`/`np` array, or an instance of a same-module
-`@dataclass` that is not frozen. It also flags a float static argument that takes a new value on every
+`@dataclass` that is not frozen (built at the call, or bound once to a name first). It also flags a float static argument that takes a new value on every
 iteration of a loop (`for lr in np.linspace(...)`, `step * 0.1`).
 
 ## Why is this bad
@@ -135,6 +136,10 @@ No automatic fix.
                 return f"list '{value.value}'"
             if flags & ARRAY:
                 return f"array '{value.value}'"
+            built = module_instance(ctx.index, value, ctx.unit)  # `config = Config(...)`, bound once
+            instance = self._dataclass_instance(built, ctx) if built is not None else None
+            if instance is not None:
+                return f"'{value.value}', {instance}"
         return None
 
     def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:

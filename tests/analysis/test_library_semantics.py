@@ -27,6 +27,7 @@ from jaxlint.analysis.library import (
     HAIKU_APPLY_LEADING,
     HAIKU_NO_RNG,
     HOST_OBJECTS,
+    INT_BOUNDS,
     INT_CONVERSIONS,
     INT_FILLS,
     KEY_DICT_KEYWORDS,
@@ -932,6 +933,26 @@ def test_int_fills_wrap_around(name: str) -> None:
     args = [(3,)] * position + [2**40 + 5]
     assert fill(*args).tolist() == [5, 5, 5]
     assert jax.jit(lambda: fill(*args))().tolist() == [5, 5, 5]
+
+
+@pytest.mark.parametrize("name", sorted(INT_BOUNDS))
+def test_int_bounds_raise_outside_int32(name: str) -> None:
+    """JAX503: a bound outside int32, by position or keyword, raises OverflowError, eagerly and under jit; the
+    int32 bounds pass."""
+    _x64_off()
+    function = resolve(name)
+    key = jax.random.key(0)
+    for position, keyword in INT_BOUNDS[name]:
+        inside = [0, 2**31 - 1] if keyword == "maxval" else [-(2**31), 0]
+        assert function(key, (2,), *inside).shape == (2,)
+        outside = 2**31 if keyword == "maxval" else -(2**31) - 1
+        by_position = [*inside]
+        by_position[position - 2] = outside
+        with pytest.raises(OverflowError):
+            function(key, (2,), *by_position)
+        by_keyword = {"minval": inside[0], "maxval": inside[1], keyword: outside}
+        with pytest.raises(OverflowError):
+            jax.jit(lambda by_keyword=by_keyword: function(key, (2,), **by_keyword))()
 
 
 @pytest.mark.parametrize("dtype", sorted(NARROW_INT_DTYPES))
