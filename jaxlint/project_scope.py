@@ -136,7 +136,7 @@ def links(files: list[str], config: Config, texts: Mapping[str, str] | None = No
     for path in files:
         name = own[path]
         if name is not None:
-            names[name] = path
+            _name(names, under, name, path)
             parts = name.split(".")
             for end in range(1, len(parts)):
                 under.setdefault(_PREFIX + ".".join(parts[:end]), []).append(path)
@@ -183,7 +183,7 @@ def silent_importers(
     for path in modules:
         name = own[path] = module_name(path)
         if name is not None:
-            names[name] = path
+            _name(names, under, name, path)
             parts = name.split(".")
             for end in range(1, len(parts)):
                 under.setdefault(_PREFIX + ".".join(parts[:end]), []).append(path)
@@ -199,6 +199,20 @@ def silent_importers(
                 found.append(path)
                 break
     return found
+
+
+def _name(names: dict[str, str], under: dict[str, list[str]], name: str, path: str) -> None:
+    """Record the module `name` at `path`; a name two roots give (`a/data/x.py`, `b/data/x.py`) becomes one
+    node linked to each (the summaries resolve it by the importer's root: `ProjectIndex`)."""
+    known = names.get(name)
+    if known is None:
+        names[name] = path
+        return
+    node = _PREFIX + "=" + name  # no dotted prefix starts with "="
+    if known != node:
+        under[node] = [known]
+        names[name] = node
+    under[node].append(path)
 
 
 def linked(named: Sequence[str], graph: dict[str, set[str]]) -> list[str]:

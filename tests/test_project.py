@@ -2471,3 +2471,42 @@ def test_static_fields_made_by_another_modules_helpers_and_class_attributes(tmp_
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == [("run.py", *where) for where in expected]
     result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
     assert sorted((r["line"], r["code"]) for r in json.loads(result.stdout)) == expected
+
+
+NOISE_HELPER = """
+import jax
+
+
+def noise(n, *, key):
+    return jax.random.normal(key, (n,))
+"""
+
+SPLIT_HELPER = """
+import jax
+
+
+def noise(n, *, key):
+    return jax.random.normal(jax.random.fold_in(key, n), (n,))
+"""
+
+NOISE_SCRIPT = """
+import jax
+from data.sampling import noise
+
+key = jax.random.key(0)
+train = noise(8, key=key)
+test = noise(8, key=key)
+"""
+
+
+def test_a_module_name_two_folders_give_resolves_beside_the_script(tmp_path: Path) -> None:
+    """`examples/a/data/sampling.py` and `examples/b/data/sampling.py` are both "data.sampling": a script
+    imports the one beside it (its folder is first on `sys.path`), so its helper's keys count there; a script
+    under a third root, where Python's search does not settle which one, gets no fact (signax PR 19)."""
+    write(tmp_path, {"pyproject.toml": "", "a/data/__init__.py": "", "a/data/sampling.py": NOISE_HELPER})
+    write(tmp_path, {"b/data/__init__.py": "", "b/data/sampling.py": SPLIT_HELPER})
+    write(tmp_path, {"a/main.py": NOISE_SCRIPT, "b/main.py": NOISE_SCRIPT, "c/main.py": NOISE_SCRIPT})
+    found = sorted((Path(f.path).parent.name, f.line, f.code) for f in jaxlint.lint_paths([str(tmp_path)]))
+    assert found == [("a", 6, "JAX301")]
+    result = run_cli("--no-cache", "a/main.py", cwd=tmp_path)
+    assert result.returncode == 1 and "main.py:6:" in result.stdout, result.stdout + result.stderr

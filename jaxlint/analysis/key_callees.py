@@ -66,20 +66,22 @@ class KeyCallees(KeyVersions):
         call: cst.Call,
         versions: dict[int, Version | None],
         state: State,
+        at: cst.CSTNode | None = None,
     ) -> None:
         """Consume what every candidate of a method call consumes: the class's method and, when the receiver
         may be a subclass instance (`self`, an annotated parameter), each same-module override. Only what all
         of them consume counts (an override that draws nothing, or an abstract method, makes the call draw
-        nothing); overrides in other modules are not known."""
+        nothing); overrides in other modules are not known. `at`: where a held key's reuse is reported
+        (`func` when written: `model(x)` is looked up as `model.__call__`)."""
         if method.target is not None:
             export = imported_consumer(self.index, method.target)
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
                 params = {*export.positional, *export.keyword_only}
                 held = [path[0] for name, path in export.keys if name == RECEIVER and name not in params]
-                self._consume_held(func, held, state)
+                self._consume_held(func, held, state, at)
             return
-        self._held_keys(method, func, state)
+        self._held_keys(method, func, state, at)
         common: set[tuple] | None = None
         for callee in method.units:
             summary = self.analysis.call_summary(callee, call_facts(callee, True, call.args))
@@ -99,7 +101,9 @@ class KeyCallees(KeyVersions):
             found, version = self._follow(arg.value, versions.get(arg_id), path, state)
             self.consume(version, found, label, state)
 
-    def _held_keys(self, method: MethodCall, func: cst.Attribute, state: State) -> None:
+    def _held_keys(
+        self, method: MethodCall, func: cst.Attribute, state: State, at: cst.CSTNode | None = None
+    ) -> None:
         """`env.noise()` where every candidate method draws from `self.key`, an attribute only construction
         sets (`held_keys.kept_attributes`): each call draws from the receiver's same key."""
         common: set[str] | None = None
@@ -108,9 +112,11 @@ class KeyCallees(KeyVersions):
             common = own if common is None else common & own
             if not common:
                 return
-        self._consume_held(func, sorted(common or ()), state)
+        self._consume_held(func, sorted(common or ()), state, at)
 
-    def _consume_held(self, func: cst.Attribute, attributes: Sequence[object], state: State) -> None:
+    def _consume_held(
+        self, func: cst.Attribute, attributes: Sequence[object], state: State, at: cst.CSTNode | None = None
+    ) -> None:
         """Consume the receiver's kept attributes (".key") that the method `func` draws from."""
         base = self.read(func.value, state) if attributes else None
         for attribute in attributes:
@@ -122,7 +128,7 @@ class KeyCallees(KeyVersions):
             if version is None and base is not None:
                 version = self.element(base, attribute, None)  # as built: the same on every call
             text = f"{source_of(func.value)}{attribute}"
-            self.consume(version, func, f"'{source_of(func)}'", state, text=text)
+            self.consume(version, at or func, f"'{source_of(at or func)}'", state, text=text)
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""

@@ -82,12 +82,19 @@ class KeyCalls(KeyCallees):
             return None
 
         method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
+        callees = (
+            []
+            if method is not None or type(func) is cst.Call
+            else self.index.resolve_function(func, self.unit)
+        )
         if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
             assert type(func) is cst.Attribute  # method_call answers only for attributes
             self._apply_method(method, func, node, arg_versions, state)
-            callees = []
-        else:
-            callees = self.index.resolve_function(func, self.unit) if type(func) is not cst.Call else []
+        elif type(func) is cst.Name and not callees:  # `model(x)` of a project class's instance: `__call__`
+            looked_up = cst.Attribute(value=func, attr=cst.Name("__call__"))
+            method = method_call(self.index, looked_up, self.unit)
+            if method is not None:
+                self._apply_method(method, looked_up, node, arg_versions, state, at=func)
         transformed, scope = func, self.unit
         if method is None and not callees and type(func) is cst.Name:
             bound = self._bound_transform(func)  # `step = jax.jit(env.step)` ... `step(state, key)`

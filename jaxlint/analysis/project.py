@@ -458,6 +458,18 @@ def module_name(path: str) -> str | None:
     return ".".join(reversed(parts))
 
 
+def import_root(path: str) -> str:
+    """The folder a module's dotted name starts from (`module_name`): the first folder up without an
+    `__init__.py`, the one that must be on `sys.path` to import it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder
+
+
 def package_name(path: str) -> str | None:
     """The package a module's relative imports start from: "pkg.sub" for `pkg/sub/mod.py` and for
     `pkg/sub/__init__.py` (a package is its own); None for a module outside any package."""
@@ -533,8 +545,16 @@ class ProjectIndex:
                 ambiguous.add(name)  # two roots give one name: which one an import means is unknown
             self.modules[name] = path
             self.names[path] = name
+        # A name two roots give (`examples/a/utils.py`, `examples/b/utils.py`; a bad/ and a fixed/ copy) is
+        # resolved only where Python's own search settles it: from a module under the same import root (the
+        # folder a script runs from is first on `sys.path`); `exports` reads these through `_module_of`.
+        self.rooted: dict[tuple[str, str], str] = {}  # (import root, dotted name) -> path, ambiguous names
+        for path, name in self.names.items():
+            if name in ambiguous:
+                self.rooted[(import_root(path), name)] = path
         for name in ambiguous:
-            self.names.pop(self.modules.pop(name), None)
+            self.modules.pop(name)
+        self.all_names = dict(self.names)  # path -> dotted name, ambiguous ones included
         self.names = {path: name for path, name in self.names.items() if name in self.modules}
         self.heads = frozenset(name.partition(".")[0] for name in self.modules)
 
@@ -670,59 +690,68 @@ class ProjectIndex:
                 out[path] = dict(sorted(table.items()))
         return out
 
+    def _module_of(self, module: str, root: str) -> str | None:
+        """The path of the project module a dotted name means to a module under the import root `root`: the
+        only module of that name, else (two roots give it) the one under the same root, else None."""
+        found = self.modules.get(module)
+        return found if found is not None else self.rooted.get((root, module))
+
     def exports(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, Export]]:
         """path -> the `Export`s of the other modules' functions that the module calls (by the qualified name
         its imports give them; re-exports followed), kept only where they could change a finding there: keys
         consumed (anywhere), an array returned (only to a call from traced code with tracers: `calls`), a
         jitted function (only to a module that reads a clock)."""
-        by_module = {self.names[path]: s for path, s in summaries.items() if path in self.names}
-        functions = {m: {f.name: f for f in s.functions} for m, s in by_module.items()}
-        aliases = {m: dict(s.imports) for m, s in by_module.items()}
-        hosts = {m: dict(s.hosts) for m, s in by_module.items() if s.hosts}
+        functions = {p: {f.name: f for f in s.functions} for p, s in summaries.items()}
+        aliases = {p: dict(s.imports) for p, s in summaries.items()}
+        hosts = {p: dict(s.hosts) for p, s in summaries.items() if s.hosts}
 
-        def host_of(qualname: str, depth: int = 0) -> str:
+        def host_of(qualname: str, root: str, depth: int = 0) -> str:
             """The kind of host object a module-level name is ("utils.logger": "logger"), re-exports followed."""
             module, _, name = qualname.rpartition(".")
-            if depth > 8 or module not in functions:
+            path = self._module_of(module, root)
+            if depth > 8 or path not in functions:
                 return ""
-            if name in hosts.get(module, {}):
-                return hosts[module][name]
-            return host_of(aliases[module][name], depth + 1) if name in aliases[module] else ""
+            if name in hosts.get(path, {}):
+                return hosts[path][name]
+            return host_of(aliases[path][name], root, depth + 1) if name in aliases[path] else ""
 
-        def export_of(qualname: str, depth: int = 0) -> Export | None:
+        def export_of(qualname: str, root: str, depth: int = 0) -> Export | None:
             module, _, name = qualname.rpartition(".")
             if depth > 8:
                 return None
-            if module not in functions:  # "envs.Env.reset": a method of a class of module "envs"
+            path = self._module_of(module, root)
+            if path not in functions:  # "envs.Env.reset": a method of a class of module "envs"
                 module, _, cls = module.rpartition(".")
-                if module not in functions or not cls:
+                path = self._module_of(module, root)
+                if path not in functions or not cls:
                     return None
-                facts = functions[module].get(f"{cls}.{name}")
+                facts = functions[path].get(f"{cls}.{name}")
                 if facts is not None:
                     return facts.export() if facts.keys else None  # methods export only the keys they consume
-                if cls in aliases[module]:
-                    return export_of(f"{aliases[module][cls]}.{name}", depth + 1)
+                if cls in aliases[path]:
+                    return export_of(f"{aliases[path][cls]}.{name}", root, depth + 1)
                 return None
-            facts = functions[module].get(name)
+            facts = functions[path].get(name)
             if facts is not None:
                 return facts.export()
-            if name in aliases[module]:
-                return export_of(aliases[module][name], depth + 1)
+            if name in aliases[path]:
+                return export_of(aliases[path][name], root, depth + 1)
             return None
 
         out: dict[str, dict[str, Export]] = {}
         for path, summary in summaries.items():
-            own = self.names.get(path)
+            own = self.all_names.get(path)
+            root = import_root(path)
             found_all = {}
             for qualname in summary.uses:
                 if qualname.rpartition(".")[0] == own or own is not None and qualname.startswith(f"{own}."):
                     continue
-                found = export_of(qualname)
+                found = export_of(qualname, root)
                 if found is not None:
                     found_all[qualname] = found
                 # `logger.info(...)` of `from utils import logger`: "utils.logger.info" names a host object's method
                 holder = qualname.rpartition(".")[0]
-                if kind := host_of(holder):
+                if kind := host_of(holder, root):
                     found_all[holder] = Export((), (), host=kind)
             # A module timing with another module's timer times as one reading a clock does.
             times = summary.times or any(found.timer for found in found_all.values())
