@@ -16,7 +16,7 @@ import pytest
 # The real `python -m jaxlint` (or `python -m flake8`), with an audit hook that records a digest of each text
 # the engine lints.
 _COUNTED = """
-import hashlib, json, runpy, sys
+import atexit, hashlib, json, runpy, sys
 passes = []
 sys.addaudithook(
     lambda event, args: passes.append(hashlib.sha256(args[1].encode()).hexdigest())
@@ -24,10 +24,9 @@ sys.addaudithook(
     else None
 )
 command, sys.argv = sys.argv[1], sys.argv[1:]
-try:
-    runpy.run_module(command, run_name="__main__", alter_sys=True)
-finally:
-    sys.stderr.write("\\nPASSES " + json.dumps(passes) + "\\n")
+# At exit (an atexit callback also makes the command end the ordinary way, not by os._exit: process_exit.py)
+atexit.register(lambda: sys.stderr.write("\\nPASSES " + json.dumps(passes) + "\\n"))
+runpy.run_module(command, run_name="__main__", alter_sys=True)
 """
 
 SOURCE = "import jax\n\n\n@jax.jit\ndef f(x):\n    print(x)\n    if x > 0:\n        return x\n    return -x\n"
