@@ -26,6 +26,7 @@ from typing import Any
 from .crossref import Verdict, _same_file, _span
 from .evidence import DEBUG_PRINT_TRACER, LEAK, PRINTED_TRACER, RUNS_ONCE
 from .function_record import FunctionRecord
+from .render import display_path
 from .retrace_reasons import NEW_FUNCTION_OBJECT
 
 RULE_OF_KIND = {PRINTED_TRACER: "JAX201", DEBUG_PRINT_TRACER: "JAX203", RUNS_ONCE: "JAX202", LEAK: "JAX105"}
@@ -130,16 +131,8 @@ def _first_line(message: str) -> str:
 def _finding(path: str, line: int, column: int, code: str, name: str, message: str) -> Any:
     from jaxlint.finding import Finding
 
-    shown = _display(path)
+    shown = display_path(path).replace(os.sep, "/")
     return Finding(shown, line, column, line, column, code, name, message)
-
-
-def _display(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir) else rel.replace(os.sep, "/")
 
 
 class _Project:
