@@ -28,3 +28,25 @@ CANONICAL_PREFIXES = (
     ("jax.experimental.io_callback", "jax.io_callback"),
     ("equinox.internal", "equinox"),
 )
+
+# How a message spells a qualified name: with the alias users import it under (`jnp.sum`, `eqx.filter_jit`), a
+# builtin bare (`len`). The first prefix that matches wins.
+SHORT_PREFIXES = (
+    ("builtins.", ""),
+    ("jax.numpy.", "jnp."),
+    ("jax.lax.", "lax."),
+    ("numpy.", "np."),
+    ("equinox.", "eqx."),
+    ("flax.linen.", "nn."),
+    ("flax.nnx.", "nnx."),
+    ("haiku.", "hk."),
+    ("datetime.datetime.", "datetime."),
+)
+
+
+def display_name(qualname: str) -> str:
+    """`qualname` as a message shows it: `jax.numpy.sum` is `jnp.sum`, `builtins.len` is `len`."""
+    for prefix, short in SHORT_PREFIXES:
+        if qualname.startswith(prefix):
+            return short + qualname[len(prefix) :]
+    return qualname

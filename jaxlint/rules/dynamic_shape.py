@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis import BOOL, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import CONDITION_SIZED, ONE_ARGUMENT_VALUE_SIZED, VALUE_SIZED
+from ..analysis.library_names import display_name
 from ..syntax import source_of
 from .base import Rule
 from .common import culprit
@@ -83,7 +84,7 @@ No automatic fix.
             )
             condition = condition or positional[0]
             if ctx.traced(condition):
-                short = "jnp." + name.rsplit(".", 1)[1]
+                short = display_name(name)
                 ctx.report(
                     self,
                     node,
@@ -96,7 +97,7 @@ No automatic fix.
             name in ONE_ARGUMENT_VALUE_SIZED and len(positional) == 1 and "x" not in keywords
         ):
             if ctx.traced(positional[0]):
-                short = "jnp." + name.rsplit(".", 1)[1]
+                short = display_name(name)
                 ctx.report(
                     self,
                     node,

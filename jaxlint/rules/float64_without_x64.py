@@ -16,6 +16,7 @@ from ..analysis.library import (
     WIDE_DTYPES,
     WIDE_STRINGS,
 )
+from ..analysis.library_names import display_name
 from ..analysis.x64 import enables_x64, is_program
 from ..syntax import children, source_of, walk
 from .base import Rule
@@ -111,7 +112,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         name = ctx.qualname(node.func)
         if name in _WIDE_CONSTRUCTORS:
             if not self._silent(node, ctx):
-                self._report(node, _WIDE_CONSTRUCTORS[name], f"{_short(name)}(...)", ctx)
+                self._report(node, _WIDE_CONSTRUCTORS[name], f"{display_name(name)}(...)", ctx)
             return
         dtype = None
         if name is not None and name.startswith(_REQUESTING):
@@ -124,7 +125,7 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             return
         width = self._width(dtype, ctx)
         if width is not None and not self._silent(node, ctx):
-            where = _short(name) if name is not None else f".{node.func.attr.value}"  # type: ignore[attr-defined]
+            where = display_name(name) if name is not None else f".{node.func.attr.value}"  # type: ignore[attr-defined]
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -148,13 +149,6 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             f"{what} requests {width}, but this module never enables x64: JAX silently makes it {narrow}; "
             f'call jax.config.update("jax_enable_x64", True) at startup, or ask for {narrow}',
         )
-
-
-def _short(name: str) -> str:
-    for prefix, short in (("jax.numpy.", "jnp."), ("jax.lax.", "lax."), ("jax.random.", "jax.random.")):
-        if name.startswith(prefix):
-            return short + name[len(prefix) :]
-    return name
 
 
 def _dtype_argument(call: cst.Call, position: int | None) -> cst.BaseExpression | None:

@@ -15,6 +15,7 @@ from ..analysis.index import Unit
 from ..analysis.instances import built_class, local_method_units
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
 from ..analysis.library import TRANSFORMATIONS
+from ..analysis.library_names import display_name
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
 from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
@@ -341,7 +342,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.report(
                 self,
                 node,
-                f"{_short(site[0])} of {site[1].description} built inside a loop: a new function object every "
+                f"{display_name(site[0])} of {site[1].description} built inside a loop: a new function object every "
                 "iteration, so JAX retraces and recompiles each time; build it once before the loop and pass "
                 "what changes as arguments",
             )
@@ -350,7 +351,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.report(
                 self,
                 node,
-                f"{_short(site[0])} of {site[1].description} built again: the bound method is a new object, so "
+                f"{display_name(site[0])} of {site[1].description} built again: the bound method is a new object, so "
                 "this jitted function does not share the compiled code of the one built above and traces and "
                 "compiles again; build it once and reuse it",
             )
@@ -365,7 +366,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.report(
                 self,
                 inner,
-                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': "
+                f"{display_name(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}': "
                 f"every call of '{ctx.unit.name}' retraces and recompiles it; "
                 + self._advice(site[1], ctx, "jit the function once, outside"),
             )
@@ -375,7 +376,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.report(
                 self,
                 inner,
-                f"{_short(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}', "
+                f"{display_name(site[0])} of {site[1].description} is built and called at once inside '{ctx.unit.name}', "
                 f"which runs on every iteration of a loop (`{source_of(looped[0].func)}(...)` in "
                 f"'{looped[1].name}'): each iteration retraces and recompiles it; jit the function once, outside, "
                 "and pass what it closes over as arguments",
@@ -393,7 +394,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
             ctx.report(
                 self,
                 value,
-                f"{_short(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
+                f"{display_name(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
                 f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
                 + self._advice(site[1], ctx, "jit the function once, outside"),
             )
@@ -418,7 +419,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     ctx.report(
                         self,
                         where,
-                        f"@{_short(name)} on '{node.name.value}' defined inside a loop: a new function every "
+                        f"@{display_name(name)} on '{node.name.value}' defined inside a loop: a new function every "
                         "iteration, so JAX retraces and recompiles each time; define it once before the loop",
                     )
             elif (
@@ -431,7 +432,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 ctx.report(
                     self,
                     where,
-                    f"@{_short(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
+                    f"@{display_name(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which is only "
                     f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
                     + self._advice(fresh, ctx, "define it at module level"),
                 )
@@ -506,7 +507,3 @@ def _is_static(unit: Unit) -> bool:
     return type(node) is cst.FunctionDef and any(
         type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod",) for d in node.decorators
     )
-
-
-def _short(name: str) -> str:
-    return {"equinox.filter_jit": "eqx.filter_jit", "equinox.filter_pmap": "eqx.filter_pmap"}.get(name, name)

@@ -13,6 +13,7 @@ from ..analysis.abstract import UNKNOWN
 from ..analysis.context import RuleContext
 from ..analysis.jit import jitted_callable
 from ..analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC
+from ..analysis.library_names import display_name
 from ..analysis.namespaces import JAX_NUMPY
 from ..analysis.transforms import annotation_name, positional_params
 from ..syntax import source_of
@@ -31,10 +32,6 @@ _AS_PYTHON = {
 
 
 _REJECTS, _NESTED, _VARIADIC = SEQUENCE_REJECTS, SEQUENCE_NESTED, SEQUENCE_VARIADIC  # the library table's
-
-
-def _short(qualname: str) -> str:
-    return "jnp." + qualname.removeprefix("jax.numpy.")
 
 
 class PythonSequenceInput(Rule):
@@ -106,7 +103,7 @@ No automatic fix.
                     ctx.report(
                         self,
                         arg.value,
-                        f"{what} passed to {_short(name)} ({label}): jax.numpy does not convert Python sequences "
+                        f"{what} passed to {display_name(name)} ({label}): jax.numpy does not convert Python sequences "
                         f"here and raises TypeError; wrap it in jnp.array(...) or jnp.stack(...)",
                     )
             elif _matches(nested, slot, param):
@@ -115,7 +112,7 @@ No automatic fix.
                     ctx.report(
                         self,
                         inner,
-                        f"nested Python sequence `{source_of(inner)}` inside the sequence passed to {_short(name)}: "
+                        f"nested Python sequence `{source_of(inner)}` inside the sequence passed to {display_name(name)}: "
                         "each element must be an array or a scalar, a list raises TypeError; use jnp.array(...)",
                     )
 

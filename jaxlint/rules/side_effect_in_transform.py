@@ -23,6 +23,7 @@ from ..analysis.library import (
     TIME_READS,
     WRITES,
 )
+from ..analysis.library_names import display_name
 from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
 from ..analysis.storage import StorageResolver, storage_of
 from ..syntax import source_of, walk
@@ -141,11 +142,7 @@ No automatic fix: what the side effect should become depends on the intent.
         once = f"runs once while JAX traces the function, not on every {per_run(ctx)}"
         io_advice = "move it out of the transformation or use jax.debug.callback / io_callback"
         if name is not None:
-            short = (
-                name.removeprefix("builtins.")
-                .removeprefix("numpy.")
-                .replace("datetime.datetime.", "datetime.")
-            )
+            short = display_name(name)
             if name in ("builtins.open", "io.open"):
                 if _write_mode(node):
                     return f"File write open(...) {where} {once}; {io_advice}"

@@ -13,6 +13,7 @@ from ..analysis.library import (
     STATIC_INT_METHODS,
     STATIC_INTS,
 )
+from ..analysis.library_names import display_name
 from ..analysis.namespaces import MATH, NUMPY, NUMPY_DELEGATING, NUMPY_DTYPE
 from ..analysis.numpy_arrays import is_numpy_array
 from ..fix import UNSAFE, replace
@@ -152,7 +153,7 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
             traced = [t for t in (_traced_or_item(v, ctx) for v in positional) if t is not None]
             if not traced or (name in NUMPY_DELEGATING and traced[0] is positional[0]):
                 return
-            short = name.replace("numpy.", "np.", 1)
+            short = display_name(name)
             if name.startswith(MATH):
                 self._report(
                     node, traced[0], f"{short}()", "ConcretizationTypeError", "use the jnp equivalent", ctx
@@ -191,8 +192,7 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
             error, params, unless = _STATIC_INTS[name]
             if unless in keywords:
                 return
-            short = "jnp." + name.removeprefix("jax.numpy.") if name.startswith("jax.numpy.") else name
-            short = short.removeprefix("jax.")
+            short = display_name(name)
             for position, keyword in params:
                 value = keywords.get(keyword, positional[position] if position < len(positional) else None)
                 traced = self._traced_int(value, ctx) if value is not None else None

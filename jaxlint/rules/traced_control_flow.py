@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.flow_guards import tracer_check
+from ..analysis.library_names import display_name
 from ..analysis.values import pytree_data_field
 from .base import Rule
 from .common import culprit
@@ -198,7 +199,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
     def _builtin(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
         if ctx.kind < STRICT or any(a.star or a.keyword is not None for a in node.args):
             return  # `key=` may map items to static values; `*xs` is unknown
-        what = name.removeprefix("builtins.") + "()"
+        what = display_name(name) + "()"
         several, one = self._BUILTINS[name]
         values = [a.value for a in node.args]
         if len(values) > 1:
@@ -223,7 +224,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
     def _item(self, node: cst.BaseExpression, ctx: RuleContext) -> None:
         name = self._items.pop(id(node))
         if ctx.kind >= STRICT and self._is_traced_array(node, ctx):
-            what = name.removeprefix("builtins.") + "()"
+            what = display_name(name) + "()"
             self._report_builtin(node, node, what, self._verb(name), self._BUILTINS[name][1], ctx)
 
     @staticmethod

@@ -74,3 +74,17 @@ def test_two_spellings_are_one_thing(row: tuple[str, str]) -> None:
         for spelling in (first, second):
             spelling(lambda x: probe(x))(jnp.ones(2))
     assert seen == [True, True], f"{old} and {new}: {seen}"
+
+
+def test_messages_spell_a_name_as_users_import_it() -> None:
+    from jaxlint.analysis.library_names import display_name
+
+    assert display_name("jax.numpy.linalg.norm") == "jnp.linalg.norm"
+    assert display_name("jax.lax.dynamic_slice") == "lax.dynamic_slice"
+    assert display_name("jax.random.randint") == "jax.random.randint"
+    assert display_name("equinox.filter_jit") == "eqx.filter_jit"
+    assert display_name("flax.nnx.jit") == "nnx.jit"
+    assert display_name("numpy.save") == "np.save"
+    assert display_name("builtins.len") == "len"
+    assert display_name("datetime.datetime.now") == "datetime.now"
+    assert display_name("jax.jit") == "jax.jit"
