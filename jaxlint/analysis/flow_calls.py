@@ -219,6 +219,9 @@ class FlowCalls:
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
                     if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if fact.as_given:  # `NUTS(model)`: traced code, no parameter a tracer
+                        self._mark(callee, set(), fact.kind, fact.context, force=callee.kind < fact.kind)
+                        continue
                     if (
                         not fact.rest
                         and callee.is_target

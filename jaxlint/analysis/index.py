@@ -18,6 +18,7 @@ from ..syntax import (
     bound_names,
     dotted_name,
     import_binding,
+    own_nodes,
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
@@ -721,7 +722,7 @@ class ModuleIndex:
                 return self._applications(
                     node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
-            return []
+            return [(target, self._combine(outer, False)) for target in self._made_functions(node, unit, before)]
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
         if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
@@ -729,6 +730,24 @@ class ModuleIndex:
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
         return results
+
+    def _made_functions(self, call: cst.Call, unit: Unit, before: int | None) -> list[Unit]:
+        """`optax.sgd(make_schedule(0.1))`, `jax.jit(make_step(cfg))`: the functions a same-module factory
+        returns, when its every `return` names a def (or lambda) nested in it; none otherwise."""
+        made: list[Unit] = []
+        for factory, bound in self.resolve_function(call.func, unit, before):
+            if bound or type(factory.node) is not cst.FunctionDef:
+                return []
+            returns = [n for n in own_nodes(factory.node) if type(n) is cst.Return]
+            if not returns or any(r.value is None for r in returns):
+                return []
+            for returned in returns:
+                assert returned.value is not None
+                targets = self.resolve_function(returned.value, factory)
+                if not targets or any(t.parent is not factory or b for t, b in targets):
+                    return []
+                made.extend(t for t, _ in targets)
+        return made
 
     def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
         """The `partial(...)` call that `node` holds at `before`, and the place of that binding: the last binding
