@@ -106,6 +106,7 @@ STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
     },
     "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
     "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+    "jax.lax.integer_pow": (_SHAPE, ((1, "y"),), None),  # the exponent is a parameter of the primitive
     # the start may be traced (that is what `dynamic` means), the size never
     "jax.lax.dynamic_slice": (_SHAPE, ((2, "slice_sizes"),), None),
     "jax.lax.dynamic_slice_in_dim": ("TracerIntegerConversionError", ((2, "slice_size"),), None),
