@@ -91,6 +91,8 @@ from .library_transformations import ARGNUMS as ARGNUMS
 from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
 from .library_transformations import BRANCHES as BRANCHES
 from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
+from .library_transformations import CUSTOM_DERIVATIVES as CUSTOM_DERIVATIVES
+from .library_transformations import CUSTOM_RULE_METHODS as CUSTOM_RULE_METHODS
 from .library_transformations import IN_AXES as IN_AXES
 from .library_transformations import LOOP as LOOP
 from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
