@@ -22,7 +22,7 @@ from ..syntax import (
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
-from .library import CONTROL_FLOW, TRANSFORMATIONS
+from .library import CONTROL_FLOW, MODEL_ARGUMENT_TRACING, PARAMS_CONCRETE, PARAMS_TRACED, TRANSFORMATIONS
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
@@ -864,6 +864,8 @@ class ModuleIndex:
                     for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
                         app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
                         method.apply(library_application(api, app, options))
+            elif callee in MODEL_ARGUMENT_TRACING:
+                self._traced_model_arguments(call, unit, order, MODEL_ARGUMENT_TRACING[callee])
             elif callee in HOST_CALLBACKS:
                 found = argument(call, 0, "callback")
                 arg = found.value if found is not None else None
@@ -893,6 +895,31 @@ class ModuleIndex:
                 ):
                     self.method_transforms.append((call, unit))
         self.promote_nested_transforms()
+
+    def _traced_model_arguments(
+        self, call: cst.Call, unit: Unit, order: int, driver: tuple[int, str, str]
+    ) -> None:
+        """`MCMC(NUTS(model), jit_model_args=True)` (library.py's MODEL_ARGUMENT_TRACING; the kernel built there
+        or bound once to a name): the model's own parameters are tracers too."""
+        position, keyword, option = driver
+        flag = argument(call, None, option)
+        kernel = argument(call, position, keyword)
+        if flag is None or kernel is None or not (type(flag.value) is cst.Name and flag.value.value == "True"):
+            return
+        node = kernel.value
+        if type(node) is cst.Name:
+            owner = unit if node.value in unit.local_names else self.root
+            node = owner.single_assignment(node.value) or node
+        api = TRACING_APIS.get(self.qualname(node.func, unit) or "") if type(node) is cst.Call else None
+        if api is None or api.params != PARAMS_CONCRETE:
+            return
+        assert type(node) is cst.Call
+        traced = dataclasses.replace(api, params=PARAMS_TRACED)
+        for at, name in api.traces:
+            found = argument(node, at, name)
+            if found is not None:
+                for target, app in self._applications(found.value, unit, [], order):
+                    target.apply(library_application(traced, app))
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:
         """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
