@@ -29,6 +29,7 @@ from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_BOUNDS as INT_BOUNDS
 from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
+from .library_arrays import INT_OPERANDS as INT_OPERANDS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES

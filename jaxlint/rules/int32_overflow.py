@@ -14,7 +14,7 @@ from ..analysis.int_ranges import (
     literal_ints,
     narrow_int_array,
 )
-from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS
+from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS, INT_OPERANDS
 from ..analysis.x64 import enables_x64, is_program
 from ..syntax import argument, source_of
 from .base import Rule
@@ -93,6 +93,9 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if name in INT_BOUNDS:
             self._bounds(node, name, ctx)
             return
+        if name in INT_OPERANDS:
+            self._operands(node, ctx)
+            return
         if name not in INT_CONVERSIONS and name not in INT_FILLS:
             return
         if any(a.star or a.keyword is not None for a in node.args):
@@ -122,6 +125,21 @@ No automatic fix: enabling x64 changes every default dtype in the program.
                 f"fill value {_show(value)} is outside int32, and this module never enables x64: "
                 f"{source_of(node.func)}(...) silently wraps it around ({_wrap(value)}); {_ADVICE}",
             )
+
+    def _operands(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`lax.neg(OFFSET)` with `OFFSET = 1 << 32`: an operand JAX converts to int32 first."""
+        for arg in node.args:
+            if arg.star or arg.keyword is not None:
+                continue
+            value = literal_int(arg.value, ctx)
+            if value is not None and not fits_int32(value) and self._checks(ctx):
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"Python int {_show(value)} is outside int32, and this module never enables x64: "
+                    f"{source_of(node.func)}(...) converts it to int32 and raises OverflowError; {_ADVICE}",
+                )
+                return
 
     def _bounds(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
         if any(a.star or (a.keyword is not None and a.keyword.value == "dtype") for a in node.args):

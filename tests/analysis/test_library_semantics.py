@@ -7,6 +7,7 @@ are skipped with that reason unless their library is installed."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import io
 import logging
 import sys
@@ -31,6 +32,7 @@ from jaxlint.analysis.library import (
     INT_BOUNDS,
     INT_CONVERSIONS,
     INT_FILLS,
+    INT_OPERANDS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     KEY_METHODS_CHECKED,
@@ -936,6 +938,26 @@ def test_int_fills_wrap_around(name: str) -> None:
     args = [(3,)] * position + [2**40 + 5]
     assert fill(*args).tolist() == [5, 5, 5]
     assert jax.jit(lambda: fill(*args))().tolist() == [5, 5, 5]
+
+
+@pytest.mark.parametrize("name", sorted(INT_OPERANDS))
+def test_int_operands_raise_outside_int32(name: str) -> None:
+    """JAX503: an elementwise operation given a Python int outside int32 as any operand raises OverflowError,
+    eagerly and under jit; int32 operands pass."""
+    _x64_off()
+    function = resolve(name)
+    arity = getattr(function, "nin", None) or len(  # a jnp ufunc says how many operands it takes
+        [p for p in inspect.signature(function).parameters.values() if p.default is p.empty]
+    )
+    assert arity in (1, 2), name
+    function(*[2] * arity)
+    for position in range(arity):
+        args = [2] * arity
+        args[position] = 1 << 32
+        with pytest.raises(OverflowError):
+            function(*args)
+        with pytest.raises(OverflowError):
+            jax.jit(lambda args=args: function(*args))()
 
 
 @pytest.mark.parametrize("name", sorted(INT_BOUNDS))
