@@ -40,7 +40,7 @@ def nondiff_positions(index: ModuleIndex, unit: Unit) -> frozenset[int] | None:
         if given is None:
             return frozenset()
         value = given.value
-        items = [e.value for e in value.elements] if type(value) in (cst.Tuple, cst.List) else [value]
+        items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
         positions = [int_literal(item) for item in items]
         if any(p is None for p in positions):
             return None
@@ -78,5 +78,7 @@ def _rules(index: ModuleIndex) -> dict[int, list[Rule]]:
             expression = decorator.decorator
             if type(expression) is cst.Attribute and expression.attr.value in CUSTOM_RULE_METHODS:
                 for primal, _ in index.resolve_function(expression.value, unit.parent or unit):
-                    found.setdefault(id(primal), []).append((unit, CUSTOM_RULE_METHODS[expression.attr.value]))
+                    found.setdefault(id(primal), []).append(
+                        (unit, CUSTOM_RULE_METHODS[expression.attr.value])
+                    )
     return found

@@ -722,7 +722,9 @@ class ModuleIndex:
                 return self._applications(
                     node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
-            return [(target, self._combine(outer, False)) for target in self._made_functions(node, unit, before)]
+            return [
+                (target, self._combine(outer, False)) for target in self._made_functions(node, unit, before)
+            ]
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
         if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
@@ -851,7 +853,7 @@ class ModuleIndex:
                                 target.apply(app)
             elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
                 api = TRACING_APIS[callee]
-                if api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
+                if api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
                     continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
                 for position, keyword in api.traces:
                     found = argument(call, position, keyword)
@@ -904,7 +906,11 @@ class ModuleIndex:
         position, keyword, option = driver
         flag = argument(call, None, option)
         kernel = argument(call, position, keyword)
-        if flag is None or kernel is None or not (type(flag.value) is cst.Name and flag.value.value == "True"):
+        if (
+            flag is None
+            or kernel is None
+            or not (type(flag.value) is cst.Name and flag.value.value == "True")
+        ):
             return
         node = kernel.value
         if type(node) is cst.Name:
@@ -958,7 +964,7 @@ class ModuleIndex:
                     unit.kind = STRICT
 
 
-def _false(found: cst.Arg | None) -> bool:
+def written_false(found: cst.Arg | None) -> bool:
     """An argument written as the literal False."""
     return found is not None and type(found.value) is cst.Name and found.value.value == "False"
 

@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
-from .index import ModuleIndex, Unit, _false
+from .index import ModuleIndex, Unit, written_false
 from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STATIC_FIELD, STRICT, TRACED
 from .library import (
     APPLY_FN_FACTORIES,
@@ -440,7 +440,7 @@ def lifted_classes(index: ModuleIndex) -> None:
         return  # a site's callee is in `callee_names` whatever its scope: no tracing API called, no site to read
     for call, unit, _ in index._sites:
         api = TRACING_APIS.get(index.qualname(call.func, unit) or "")
-        if api is None or api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
+        if api is None or api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
             continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
         for position, keyword in api.traces:
             found = argument(call, position, keyword)

@@ -425,7 +425,9 @@ APIS.update(
 # Inference drivers that, given `<option>=True`, trace the model's own arguments too: every argument `run` passes
 # the model is a tracer there (numpyro 0.22.0 under NUTS and HMC; a defaulted parameter `run` does not pass keeps
 # its default). Driver -> (the position and keyword of the kernel built by an API above, the option).
-MODEL_ARGUMENT_TRACING: dict[str, tuple[int, str, str]] = {"numpyro.infer.MCMC": (0, "sampler", "jit_model_args")}
+MODEL_ARGUMENT_TRACING: dict[str, tuple[int, str, str]] = {
+    "numpyro.infer.MCMC": (0, "sampler", "jit_model_args")
+}
 
 # Every key an API traces, derived once for the index pass.
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}

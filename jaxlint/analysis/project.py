@@ -288,7 +288,11 @@ class FunctionFacts:
         return (
             fact.kind > self.kind
             and self.kind >= 0
-            and (fact.as_given or bool(fact.rest & TRACED) or any(f & (TRACED | HOLDS_TRACED) for _, f in passed))
+            and (
+                fact.as_given
+                or bool(fact.rest & TRACED)
+                or any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
+            )
         )
 
 

@@ -40,6 +40,8 @@ flags integer JAX computations whose literals prove a value outside int32 (-2**3
 - a Python int outside int32 converted by `jnp.array`, `jnp.asarray` or `jnp.int32` (no `dtype=`);
 - the same as the fill value of `jnp.full(shape, value)` (no `dtype=`);
 - the same as a bound of `jax.random.randint` (`minval`, `maxval`; no `dtype=`);
+- the same as an operand of an elementwise `lax` or `jnp` operation (`lax.neg(OFFSET)` with `OFFSET = 1 << 32`,
+  `jnp.add(x, 2**40)`), which converts it to int32 first;
 - the same combined (`+ - * // % **`) with an integer JAX array of at most 32 bits: `jnp.arange` of int
   literals, `jnp.array` of int literals, a `jnp` function given `dtype=jnp.int32` (or another narrow int),
   `x.astype(jnp.int32)`;

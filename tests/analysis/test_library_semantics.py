@@ -1114,7 +1114,9 @@ def _one_array_calls() -> dict[str, Callable]:
 
     def result(x):  # a solve's result code, computed from `x`
         term = diffrax.ODETerm(lambda t, y, a: -a * y)
-        return diffrax.diffeqsolve(term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x.sum(), throw=False).result
+        return diffrax.diffeqsolve(
+            term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x.sum(), throw=False
+        ).result
 
     calls: dict[str, Callable] = {
         "diffrax.is_okay": lambda x: diffrax.is_okay(result(x)),
@@ -1179,8 +1181,12 @@ def test_library_calls_on_traced_data_hold_tracers() -> None:
         return -rate * y
 
     checks: dict[str, Callable] = {
-        "diffrax.": lambda x: diffrax.diffeqsolve(diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x),
-        "optimistix.": lambda x: optx.root_find(lambda y, a: y - a, optx.Newton(1e-5, 1e-5), 0.0, args=x).value,
+        "diffrax.": lambda x: diffrax.diffeqsolve(
+            diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x
+        ),
+        "optimistix.": lambda x: (
+            optx.root_find(lambda y, a: y - a, optx.Newton(1e-5, 1e-5), 0.0, args=x).value
+        ),
         "optax.": lambda x: optax.apply_updates({"w": jnp.ones(2)}, {"w": x * jnp.ones(2)}),
         "numpyro.distributions.": lambda x: dist.Normal(x, 1.0),
         "equinox.": lambda x: eqx.filter({"w": x, "n": 3}, eqx.is_array),
@@ -1202,5 +1208,5 @@ def test_library_calls_on_traced_data_hold_tracers() -> None:
     for name in ("is_array", "is_inexact_array"):
         assert CALL_RESULTS[f"equinox.{name}"] == CONCRETE
         answers: list[object] = []
-        jax.jit(lambda x, name=name: answers.append(getattr(eqx, name)(x)) or x)(jnp.ones(2))
+        jax.jit(lambda x, name=name, answers=answers: answers.append(getattr(eqx, name)(x)) or x)(jnp.ones(2))
         assert answers == [True], name

@@ -7,7 +7,6 @@ decorators call their function with."""
 from __future__ import annotations
 
 import functools
-
 import inspect
 from collections.abc import Callable
 from typing import Any
