@@ -2515,3 +2515,47 @@ def test_a_module_name_two_folders_give_resolves_beside_the_script(tmp_path: Pat
     assert found == [("a", 6, "JAX301")]
     result = run_cli("--no-cache", "a/main.py", cwd=tmp_path)
     assert result.returncode == 1 and "main.py:6:" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_library_tracing_another_modules_function(tmp_path: Path) -> None:
+    """`NUTS(model)` and `optax.sgd(schedule)` in train.py of functions of models.py: the model runs under the
+    inference's trace (its sample sites are tracers, its own arguments what `run` gets: a store of a site into
+    module state leaks it, JAX105), the schedule gets the traced step count (JAX101). Without the driver:
+    silent."""
+    models = """
+        import numpyro
+        import numpyro.distributions as dist
+
+        kept = {}
+
+
+        def model(n, y=None):
+            mu = numpyro.sample("mu", dist.Normal(0.0, 1.0))
+            kept["d"] = dist.Normal(mu, 1.0)
+            if n > 2:  # its own argument: concrete under MCMC
+                mu = mu * 2
+            numpyro.sample("y", dist.Normal(mu, 1.0), obs=y)
+
+
+        def warmup(step):
+            if step < 100:
+                return 1e-4
+            return 1e-3
+        """
+    train = """
+        import jax
+        import optax
+        from numpyro.infer import MCMC, NUTS
+
+        from models import model, warmup
+
+        mcmc = MCMC(NUTS(model), num_warmup=5, num_samples=5)
+        mcmc.run(jax.random.key(0), 3, y=1.0)
+        tx = optax.adam(warmup)
+        """
+    write(tmp_path, {"models.py": models, "train.py": train})
+    findings = jaxlint.lint_paths([str(tmp_path)])
+    assert codes(findings) == [("models.py", 9, "JAX105"), ("models.py", 16, "JAX101")], findings
+    assert "numpyro model (run by a jitted inference) 'model' in train" in findings[0].message
+    write(tmp_path, {"train.py": "from models import model, warmup\n\nmodel(3)\nwarmup(0)\n"})
+    assert codes(jaxlint.lint_paths([str(tmp_path)])) == []

@@ -10,6 +10,7 @@ from typing import Any
 
 import libcst as cst
 
+from .custom_derivatives import custom_rules, nondiff_positions
 from .dispatch import dispatches_only, runs_jax
 from .flow_frame import Frame
 from .function_values import called_value, note_function_arguments
@@ -219,6 +220,9 @@ class FlowCalls:
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
                     if fact.rest & TRACED and callee.kind < fact.kind:  # a transformation of the whole method
                         self._mark(callee, set(), fact.kind, fact.context, force=True)
+                    if fact.as_given:  # `NUTS(model)`: traced code, no parameter a tracer
+                        self._mark(callee, set(), fact.kind, fact.context, force=callee.kind < fact.kind)
+                        continue
                     if (
                         not fact.rest
                         and callee.is_target
@@ -317,6 +321,10 @@ class FlowCalls:
             if traced_receiver and bound_self and not callee.traced_receiver:
                 callee.traced_receiver = True
                 self._mark(callee, set(), frame.kind, frame.context, force=True)
+            nondiff = nondiff_positions(self.index, callee) if frame.kind >= STRICT and frame.staged else None
+            if nondiff is not None:  # a custom-derivative function: traced again, with its rules
+                self._custom_call(callee, nondiff, positional, keywords, frame, starred)
+                continue
             if callee.is_target:
                 self._mark(callee, set(), frame.kind, frame.context)
                 if through or any(app.kind == GRAD for app in callee.applications):
@@ -324,6 +332,31 @@ class FlowCalls:
                     self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
                 continue
             self._pass(callee, bound_self, positional, keywords, frame.kind, frame.context, starred)
+
+    def _custom_call(
+        self,
+        callee: Unit,
+        nondiff: frozenset[int],
+        positional: list[int],
+        keywords: dict[str, int],
+        frame: Frame,
+        starred: bool,
+    ) -> None:
+        """`f(z, x)` of a `@jax.custom_vjp` (or `custom_jvp`) `f` from staged-out code: JAX traces `f` again with
+        every argument outside `nondiff` a tracer (a static jit argument included), its forward rule likewise,
+        its jvp rule with (primals, tangents) tuples of tracers after the nondiff arguments (jax 0.10.2)."""
+        params = positional_params(callee.params)
+        kept = {p.name.value for i, p in enumerate(params) if i in nondiff}
+        traced = [f if i in nondiff else f | TRACED for i, f in enumerate(positional)]
+        named = {k: f if k in kept else f | TRACED for k, f in keywords.items()}
+        self._pass(callee, False, traced, named, frame.kind, frame.context, starred)
+        for rule, primal_arguments in custom_rules(self.index, callee):
+            self._called_from(rule, frame)
+            if primal_arguments:
+                self._pass(rule, False, traced, named, frame.kind, frame.context, starred)
+            else:
+                tuples = [0] * len(nondiff) + [HOLDS_TRACED, HOLDS_TRACED]
+                self._pass(rule, False, tuples, {}, frame.kind, frame.context)
 
     def _transforms_foreign(self) -> bool:
         """Whether the module may transform another project module's function: it imports project names."""

@@ -18,10 +18,11 @@ from ..syntax import (
     bound_names,
     dotted_name,
     import_binding,
+    own_nodes,
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
-from .library import CONTROL_FLOW, TRANSFORMATIONS
+from .library import CONTROL_FLOW, MODEL_ARGUMENT_TRACING, PARAMS_CONCRETE, PARAMS_TRACED, TRANSFORMATIONS
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
@@ -721,7 +722,9 @@ class ModuleIndex:
                 return self._applications(
                     node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
-            return []
+            return [
+                (target, self._combine(outer, False)) for target in self._made_functions(node, unit, before)
+            ]
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
         if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
@@ -729,6 +732,24 @@ class ModuleIndex:
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
         return results
+
+    def _made_functions(self, call: cst.Call, unit: Unit, before: int | None) -> list[Unit]:
+        """`optax.sgd(make_schedule(0.1))`, `jax.jit(make_step(cfg))`: the functions a same-module factory
+        returns, when its every `return` names a def (or lambda) nested in it; none otherwise."""
+        made: list[Unit] = []
+        for factory, bound in self.resolve_function(call.func, unit, before):
+            if bound or type(factory.node) is not cst.FunctionDef:
+                return []
+            returns = [n for n in own_nodes(factory.node) if type(n) is cst.Return]
+            if not returns or any(r.value is None for r in returns):
+                return []
+            for returned in returns:
+                assert returned.value is not None
+                targets = self.resolve_function(returned.value, factory)
+                if not targets or any(t.parent is not factory or b for t, b in targets):
+                    return []
+                made.extend(t for t, _ in targets)
+        return made
 
     def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
         """The `partial(...)` call that `node` holds at `before`, and the place of that binding: the last binding
@@ -832,7 +853,7 @@ class ModuleIndex:
                                 target.apply(app)
             elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
                 api = TRACING_APIS[callee]
-                if api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
+                if api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
                     continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
                 for position, keyword in api.traces:
                     found = argument(call, position, keyword)
@@ -845,6 +866,8 @@ class ModuleIndex:
                     for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
                         app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
                         method.apply(library_application(api, app, options))
+            elif callee in MODEL_ARGUMENT_TRACING:
+                self._traced_model_arguments(call, unit, order, MODEL_ARGUMENT_TRACING[callee])
             elif callee in HOST_CALLBACKS:
                 found = argument(call, 0, "callback")
                 arg = found.value if found is not None else None
@@ -874,6 +897,35 @@ class ModuleIndex:
                 ):
                     self.method_transforms.append((call, unit))
         self.promote_nested_transforms()
+
+    def _traced_model_arguments(
+        self, call: cst.Call, unit: Unit, order: int, driver: tuple[int, str, str]
+    ) -> None:
+        """`MCMC(NUTS(model), jit_model_args=True)` (library.py's MODEL_ARGUMENT_TRACING; the kernel built there
+        or bound once to a name): the model's own parameters are tracers too."""
+        position, keyword, option = driver
+        flag = argument(call, None, option)
+        kernel = argument(call, position, keyword)
+        if (
+            flag is None
+            or kernel is None
+            or not (type(flag.value) is cst.Name and flag.value.value == "True")
+        ):
+            return
+        node = kernel.value
+        if type(node) is cst.Name:
+            owner = unit if node.value in unit.local_names else self.root
+            node = owner.single_assignment(node.value) or node
+        api = TRACING_APIS.get(self.qualname(node.func, unit) or "") if type(node) is cst.Call else None
+        if api is None or api.params != PARAMS_CONCRETE:
+            return
+        assert type(node) is cst.Call
+        traced = dataclasses.replace(api, params=PARAMS_TRACED)
+        for at, name in api.traces:
+            found = argument(node, at, name)
+            if found is not None:
+                for target, app in self._applications(found.value, unit, [], order):
+                    target.apply(library_application(traced, app))
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:
         """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
@@ -912,7 +964,7 @@ class ModuleIndex:
                     unit.kind = STRICT
 
 
-def _false(found: cst.Arg | None) -> bool:
+def written_false(found: cst.Arg | None) -> bool:
     """An argument written as the literal False."""
     return found is not None and type(found.value) is cst.Name and found.value.value == "False"
 

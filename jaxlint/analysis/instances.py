@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..syntax import argument
 from .classes import CONSTRUCTORS, self_writes
-from .index import ModuleIndex, Unit
+from .index import ModuleIndex, Unit, written_false
 from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STATIC_FIELD, STRICT, TRACED
 from .library import (
     APPLY_FN_FACTORIES,
@@ -30,6 +30,7 @@ from .library import (
     LINEN_INIT_METHODS,
     LINEN_MODULE_BASES,
     NNX_CLASSES,
+    PARAMS_CONCRETE,
     TRACING_APIS,
     TRANSFORMATIONS,
 )
@@ -428,21 +429,19 @@ def _transformed_methods(index: ModuleIndex) -> bool:
     return applied_any
 
 
-# The tracing APIs that run a class's method (flax's lifted transformations of a Module class).
-_LIFTING = frozenset(name for name, api in TRACING_APIS.items() if api.method)
-
-
 def lifted_classes(index: ModuleIndex) -> None:
     """`nn.jit(MLP)` (a flax lifted transformation, library.py's `Api.method`) of another project module's
-    class: its method runs under the transformation, a fact for the class's module (project mode). The
-    module's own classes are the index pass's (`ModuleIndex._resolve_sites`)."""
+    class: its method runs under the transformation; `NUTS(model)`, `optax.sgd(schedule)` (any API of the
+    table that traces a function) of another project module's function: the function runs under the API's
+    trace. A fact for the class's or function's module (project mode). The module's own classes and functions
+    are the index pass's (`ModuleIndex._resolve_sites`)."""
     project = index.project
-    if project is None or _LIFTING.isdisjoint(index.callee_names):
-        return  # a site's callee is in `callee_names` whatever its scope: no lifting API called, no site to read
+    if project is None or TRACING_APIS.keys().isdisjoint(index.callee_names):
+        return  # a site's callee is in `callee_names` whatever its scope: no tracing API called, no site to read
     for call, unit, _ in index._sites:
         api = TRACING_APIS.get(index.qualname(call.func, unit) or "")
-        if api is None or not api.method:
-            continue
+        if api is None or api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
+            continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
         for position, keyword in api.traces:
             found = argument(call, position, keyword)
             if found is None or type(found.value) is cst.Name and found.value.value in index.classes:
@@ -456,7 +455,11 @@ def lifted_classes(index: ModuleIndex) -> None:
             if api.self_counted:
                 spec = _after_leading(spec, 1)  # argument 0 is the Module itself
             context = f"{api.label} '{index.module.code_for_node(found.value)}'"
-            record_transformed(index, f"{qualname}.{api.method}", STRICT, context, spec)
+            target = f"{qualname}.{api.method}" if api.method else qualname
+            if api.params == PARAMS_CONCRETE:  # traced code whose own parameters stay what the caller gave
+                project.outgoing.add(CallFact(target, STRICT, context, ()))
+            else:
+                record_transformed(index, target, STRICT, context, spec)
 
 
 def foreign_transformed(

@@ -29,6 +29,7 @@ from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_BOUNDS as INT_BOUNDS
 from .library_arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .library_arrays import INT_FILLS as INT_FILLS
+from .library_arrays import INT_OPERANDS as INT_OPERANDS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
@@ -91,6 +92,8 @@ from .library_transformations import ARGNUMS as ARGNUMS
 from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
 from .library_transformations import BRANCHES as BRANCHES
 from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
+from .library_transformations import CUSTOM_DERIVATIVES as CUSTOM_DERIVATIVES
+from .library_transformations import CUSTOM_RULE_METHODS as CUSTOM_RULE_METHODS
 from .library_transformations import IN_AXES as IN_AXES
 from .library_transformations import LOOP as LOOP
 from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
@@ -119,7 +122,48 @@ CALL_RESULTS: dict[str, str] = {
     "numpyro.sample": TRACED_RESULT,
     "numpyro.param": TRACED_RESULT,
     "numpyro.deterministic": TRACED_RESULT,
+    # equinox's predicates and printers answer Python values on tracers too (equinox 0.13.8 under jax.jit).
+    **{
+        f"equinox.{name}": CONCRETE
+        for name in "is_array is_array_like is_inexact_array is_inexact_array_like tree_pformat".split()
+    },
 }
+
+# Libraries built on JAX whose functions compute on the arrays they are given: called in traced code with traced
+# data, a function gives traced data (an array or a pytree of them, as a traced parameter is: `diffeqsolve(...)`,
+# its `.result`, `diffrax.is_okay(...)`, `optax.apply_updates(...)`) and a class an object holding tracers
+# (`dist.Normal(mu, 1.0)`, `diffrax.SaveAt(ts=t)`); on static arguments only, nothing is known (silent).
+# Prefix -> (the version run, whether its classes count: flax.linen's are layers, `linen_values.py`'s).
+# Their transformations, tracing APIs and the CALL_RESULTS rows below keep their own answers.
+TRACED_FROM_ARGUMENTS: dict[str, tuple[str, bool]] = {
+    "diffrax.": ("diffrax 0.7.2", True),
+    "optimistix.": ("optimistix 0.1.0", True),
+    "optax.": ("optax 0.2.8", True),
+    "numpyro.distributions.": ("numpyro 0.22.0", True),
+    "equinox.": ("equinox 0.13.8", True),
+    "flax.linen.": ("flax 0.12.8", False),
+}
+
+# ... and of those functions, the ones that give one array (a mask, a loss, an activation): a traced array there,
+# which JAX101/JAX102 test as they test a `jnp` result.
+LIBRARY_ONE_ARRAY: frozenset[str] = frozenset(
+    [f"diffrax.{n}" for n in ("is_okay", "is_successful", "is_event")]
+    + [
+        f"optax.{n}"
+        for n in (
+            "l2_loss squared_error huber_loss log_cosh hinge_loss cosine_similarity cosine_distance "
+            "softmax_cross_entropy softmax_cross_entropy_with_integer_labels sigmoid_binary_cross_entropy "
+            "kl_divergence global_norm safe_norm smooth_labels"
+        ).split()
+    ]
+    + [
+        f"flax.linen.{n}"
+        for n in (
+            "relu gelu silu swish sigmoid tanh softmax log_softmax one_hot elu leaky_relu softplus standardize "
+            "logsumexp make_causal_mask make_attention_mask dot_product_attention"
+        ).split()
+    ]
+)
 
 # Host callbacks: the function they are given runs outside the trace, on concrete NumPy values.
 HOST_CALLBACKS = frozenset(
@@ -377,6 +421,13 @@ APIS.update(
         "wandb.log": Api(_WANDB, host=WRITES),
     }
 )
+
+# Inference drivers that, given `<option>=True`, trace the model's own arguments too: every argument `run` passes
+# the model is a tracer there (numpyro 0.22.0 under NUTS and HMC; a defaulted parameter `run` does not pass keeps
+# its default). Driver -> (the position and keyword of the kernel built by an API above, the option).
+MODEL_ARGUMENT_TRACING: dict[str, tuple[int, str, str]] = {
+    "numpyro.infer.MCMC": (0, "sampler", "jit_model_args")
+}
 
 # Every key an API traces, derived once for the index pass.
 TRACING_APIS: dict[str, Api] = {name: api for name, api in APIS.items() if api.traces}

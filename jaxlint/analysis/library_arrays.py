@@ -106,6 +106,7 @@ STATIC_INTS: dict[str, tuple[str, tuple[tuple[int, str], ...], str | None]] = {
     },
     "jax.nn.one_hot": (_CONCRETE, ((1, "num_classes"),), None),
     "jax.lax.top_k": ("TracerBoolConversionError", ((1, "k"),), None),
+    "jax.lax.integer_pow": (_SHAPE, ((1, "y"),), None),  # the exponent is a parameter of the primitive
     # the start may be traced (that is what `dynamic` means), the size never
     "jax.lax.dynamic_slice": (_SHAPE, ((2, "slice_sizes"),), None),
     "jax.lax.dynamic_slice_in_dim": ("TracerIntegerConversionError", ((2, "slice_size"),), None),
@@ -203,6 +204,25 @@ DTYPE_METHODS = frozenset({"astype", "sum", "prod", "mean", "cumsum", "cumprod",
 # Functions that convert a Python int (or a list of them) to an int32 array when no dtype is given: one outside
 # int32 raises OverflowError.
 INT_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.int32"})
+# Elementwise operations: each operand a Python int is converted to int32 first, so one outside int32 raises
+# OverflowError, eagerly and under jit (`lax.neg(1 << 32)`; jax 0.10.2, every operand position).
+INT_OPERANDS = frozenset(
+    [
+        f"jax.lax.{n}"
+        for n in (
+            "neg abs sign bitwise_not add sub mul div rem max min bitwise_and bitwise_or bitwise_xor shift_left "
+            "shift_right_logical shift_right_arithmetic eq ne lt le gt ge"
+        ).split()
+    ]
+    + [
+        f"jax.numpy.{n}"
+        for n in (
+            "negative abs absolute positive sign invert bitwise_not square add subtract multiply floor_divide "
+            "remainder mod maximum minimum bitwise_and bitwise_or bitwise_xor left_shift right_shift equal "
+            "not_equal less less_equal greater greater_equal"
+        ).split()
+    ]
+)
 # Functions that take a Python int as a weakly typed fill value (position of the value): one outside int32
 # silently wraps around (`jnp.full(3, 2**40)` is zeros).
 INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}

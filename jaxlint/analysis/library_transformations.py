@@ -262,3 +262,14 @@ TREE_MAPS: dict[str, int] = {
 }
 # Decorators (besides the transformations) whose result calls the function with the arguments it is given.
 TRANSPARENT_DECORATORS = frozenset({"jax.custom_jvp", "jax.custom_vjp", "jax.named_call"})
+# Functions with custom derivatives: called from code JAX stages out (jit, lax bodies), the function is traced
+# again with every argument not listed in the option as a tracer, a Python int given by a static jit argument
+# included; so is its forward rule (`defvjp(fwd, bwd)`), and its jvp rule (`defjvp`) gets tuples of tracers.
+# Called eagerly or under grad alone, they see the values given (jax 0.10.2). Name -> the option's keyword.
+CUSTOM_DERIVATIVES: dict[str, str] = {
+    "jax.custom_vjp": "nondiff_argnums",
+    "jax.custom_jvp": "nondiff_argnums",
+}
+# The methods of such a function that register its rules: method -> whether the rule takes the primal's
+# arguments (`fwd`) rather than (primals, tangents) tuples (`jvp`).
+CUSTOM_RULE_METHODS: dict[str, bool] = {"defvjp": True, "defjvp": False}

@@ -9,8 +9,8 @@ from typing import Any
 
 import libcst as cst
 
-from .instances import module_class_kind
-from .kinds import LINEN, STRICT, TRACED
+from .instances import linen_apply, module_class_kind
+from .kinds import GRAD, HOLDS_TRACED, LINEN, STRICT, TRACED
 from .library import LINEN_CONCRETE_VARIABLES, LINEN_LAYERS_PREFIX, LINEN_PARAM_METHODS
 
 
@@ -47,3 +47,12 @@ def layer_flags(inner: cst.Call, args: int, scope: Any) -> int:
         last = name.rsplit(".", 1)[1]
         return TRACED if last[:1].isupper() else 0
     return TRACED if module_class_kind(scope.index, inner.func, scope.unit) == LINEN else 0
+
+
+def apply_flags(call: cst.Call, args: int, scope: Any) -> int:
+    """`model.apply(variables, x)` of a flax.linen Module instance in traced code (`args`: the flags of the
+    call's arguments): what the Module computes, traced when the variables or the inputs are (or the code is
+    staged out) as a layer's output is (TRACED: an array or a pytree of them); else 0."""
+    if scope.kind < GRAD or not (args & (TRACED | HOLDS_TRACED) or scope.kind >= STRICT and scope.staged):
+        return 0
+    return TRACED if linen_apply(scope.index, call, scope.unit) is not None else 0

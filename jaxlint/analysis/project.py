@@ -144,6 +144,12 @@ class CallFact:
             target, kind, context, tuple(positional), pairs, starred, rest, receiver, given, tuple(tail)
         )
 
+    @property
+    def as_given(self) -> bool:
+        """A library runs the function under its trace with its own arguments as the caller gave them
+        (`NUTS(model)` of another module's `model`: `instances.lifted_classes`): traced code, no tracer passed."""
+        return not (self.positional or self.keywords or self.starred or self.rest or self.receiver)
+
     def static_names(self, positional: tuple[str, ...]) -> tuple[str, ...]:
         """The callee's parameters (`positional`: its positional parameter names, after a bound `self`) that
         `static_tail` names."""
@@ -282,7 +288,11 @@ class FunctionFacts:
         return (
             fact.kind > self.kind
             and self.kind >= 0
-            and (bool(fact.rest & TRACED) or any(f & (TRACED | HOLDS_TRACED) for _, f in passed))
+            and (
+                fact.as_given
+                or bool(fact.rest & TRACED)
+                or any(f & (TRACED | HOLDS_TRACED) for _, f in passed)
+            )
         )
 
 

@@ -23,6 +23,7 @@ from .library import (
     FLATTEN,
     FLOAT_RESULTS,
     KEY_RESULTS,
+    LIBRARY_ONE_ARRAY,
     LINEN_PARAM_METHODS,
     LIST_RESULTS,
     OBSERVED_KEYWORD,
@@ -31,12 +32,14 @@ from .library import (
     RESULT_DTYPES,
     SCALAR_FIELD_TYPES,
     SEVERAL_ARRAYS_WORDS,
+    TRACED_FROM_ARGUMENTS,
     TRACED_RESULT,
+    TRACING_APIS,
     TRANSFORMATIONS,
     TUPLE_RESULTS,
 )
 from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
-from .linen_values import layer_flags, param_flags
+from .linen_values import apply_flags, layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, pytree_model
@@ -340,6 +343,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
             if _sequence_result(name, node):  # `jnp.split(x, 2)`: a list (or tuple) of arrays, not one array
                 return (HOLDS_TRACED if traced else 0) | (LIST if name in LIST_RESULTS else 0)
             return ARRAY | (BOOL if name in BOOL_FUNCTIONS else 0) | (TRACED if traced else 0)
+        library = _library_result(name)
+        if library and scope.kind >= GRAD and _arguments(node, scope) & (TRACED | HOLDS_TRACED):
+            return library  # `diffrax.diffeqsolve(..., args=beta)` on a traced `beta`
         if name in NUMPY_DELEGATING and node.args and node.args[0].keyword is None:
             # `np.all(c < 0)` on a JAX array: `(c < 0).all()`, a JAX array (a tracer where the argument is one)
             first = evaluate(node.args[0].value, scope)
@@ -366,6 +372,8 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return 0
         if not receiver and method in LINEN_PARAM_METHODS:
             return param_flags(func, scope)
+        if not receiver and method == "apply":  # `model.apply(params, x)` of a linen Module
+            return apply_flags(node, _arguments(node, scope), scope)
         if receiver & TRACED and not receiver & ARRAY and method == "copy":
             return (
                 receiver  # a traced parameter may be a pytree: `params.copy()` of a list or dict is one too
@@ -406,6 +414,26 @@ def _helper_result(func: cst.Name | cst.Attribute, node: cst.Call, scope: Scope)
     if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
         return TRACED | ARRAY if one else HOLDS_TRACED
     return 0
+
+
+_LIBRARY_RESULTS: dict[str, int] = {}  # qualified name -> `_library_result`; few names per run
+
+
+def _library_result(name: str) -> int:
+    """What a call of a JAX-based library's `name` gives when its arguments hold tracers (library.py's
+    TRACED_FROM_ARGUMENTS): TRACED for a function, HOLDS_TRACED for a class's instance; 0 when not known."""
+    found = _LIBRARY_RESULTS.get(name)
+    if found is None:
+        found = 0
+        prefix = next((p for p in TRACED_FROM_ARGUMENTS if name.startswith(p)), None)
+        last = name.rsplit(".", 1)[-1]
+        if prefix is not None and name not in TRANSFORMATIONS and name not in TRACING_APIS:
+            if last[:1].islower():
+                found = TRACED | (ARRAY if name in LIBRARY_ONE_ARRAY else 0)
+            elif last[:1].isupper() and TRACED_FROM_ARGUMENTS[prefix][1]:
+                found = HOLDS_TRACED
+        _LIBRARY_RESULTS[name] = found
+    return found
 
 
 def _sequence_result(name: str, node: cst.Call) -> bool:

@@ -14,7 +14,7 @@ from ..analysis.int_ranges import (
     literal_ints,
     narrow_int_array,
 )
-from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS
+from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS, INT_OPERANDS
 from ..analysis.x64 import enables_x64, is_program
 from ..syntax import argument, source_of
 from .base import Rule
@@ -40,6 +40,8 @@ flags integer JAX computations whose literals prove a value outside int32 (-2**3
 - a Python int outside int32 converted by `jnp.array`, `jnp.asarray` or `jnp.int32` (no `dtype=`);
 - the same as the fill value of `jnp.full(shape, value)` (no `dtype=`);
 - the same as a bound of `jax.random.randint` (`minval`, `maxval`; no `dtype=`);
+- the same as an operand of an elementwise `lax` or `jnp` operation (`lax.neg(OFFSET)` with `OFFSET = 1 << 32`,
+  `jnp.add(x, 2**40)`), which converts it to int32 first;
 - the same combined (`+ - * // % **`) with an integer JAX array of at most 32 bits: `jnp.arange` of int
   literals, `jnp.array` of int literals, a `jnp` function given `dtype=jnp.int32` (or another narrow int),
   `x.astype(jnp.int32)`;
@@ -93,6 +95,9 @@ No automatic fix: enabling x64 changes every default dtype in the program.
         if name in INT_BOUNDS:
             self._bounds(node, name, ctx)
             return
+        if name in INT_OPERANDS:
+            self._operands(node, ctx)
+            return
         if name not in INT_CONVERSIONS and name not in INT_FILLS:
             return
         if any(a.star or a.keyword is not None for a in node.args):
@@ -122,6 +127,21 @@ No automatic fix: enabling x64 changes every default dtype in the program.
                 f"fill value {_show(value)} is outside int32, and this module never enables x64: "
                 f"{source_of(node.func)}(...) silently wraps it around ({_wrap(value)}); {_ADVICE}",
             )
+
+    def _operands(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`lax.neg(OFFSET)` with `OFFSET = 1 << 32`: an operand JAX converts to int32 first."""
+        for arg in node.args:
+            if arg.star or arg.keyword is not None:
+                continue
+            value = literal_int(arg.value, ctx)
+            if value is not None and not fits_int32(value) and self._checks(ctx):
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"Python int {_show(value)} is outside int32, and this module never enables x64: "
+                    f"{source_of(node.func)}(...) converts it to int32 and raises OverflowError; {_ADVICE}",
+                )
+                return
 
     def _bounds(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
         if any(a.star or (a.keyword is not None and a.keyword.value == "dtype") for a in node.args):

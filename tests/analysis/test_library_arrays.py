@@ -154,6 +154,7 @@ _STATIC_CALLS: dict[str, tuple] = {
     "jax.numpy.array_split": (jnp.ones(4), 2),
     "jax.nn.one_hot": (jnp.array([0, 1]), 2),
     "jax.lax.top_k": (jnp.ones(4), 2),
+    "jax.lax.integer_pow": (jnp.ones(2), 2),
     "jax.lax.dynamic_slice": (jnp.ones(4), (0,), (2,)),
     "jax.lax.dynamic_slice_in_dim": (jnp.ones(4), 0, 2),
     **{f"jax.numpy.{n}": (0.0, 1.0, 3) for n in ("linspace", "logspace", "geomspace")},

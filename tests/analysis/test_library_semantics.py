@@ -7,6 +7,7 @@ are skipped with that reason unless their library is installed."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import io
 import logging
 import sys
@@ -20,6 +21,7 @@ from jaxlint.analysis.library import (
     APIS,
     APPLY_FN_FACTORIES,
     CALL_RESULTS,
+    CONCRETE,
     COPYING_INPLACE_METHODS,
     DOCUMENTED,
     DTYPE_METHODS,
@@ -30,9 +32,11 @@ from jaxlint.analysis.library import (
     INT_BOUNDS,
     INT_CONVERSIONS,
     INT_FILLS,
+    INT_OPERANDS,
     KEY_DICT_KEYWORDS,
     KEY_METHODS,
     KEY_METHODS_CHECKED,
+    LIBRARY_ONE_ARRAY,
     LINEN_APPLY_KEYWORDS,
     LINEN_CONCRETE_VARIABLES,
     LINEN_INIT_METHODS,
@@ -44,6 +48,7 @@ from jaxlint.analysis.library import (
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     PROGRESS,
+    TRACED_FROM_ARGUMENTS,
     TRACED_RESULT,
     WRITES,
 )
@@ -935,6 +940,26 @@ def test_int_fills_wrap_around(name: str) -> None:
     assert jax.jit(lambda: fill(*args))().tolist() == [5, 5, 5]
 
 
+@pytest.mark.parametrize("name", sorted(INT_OPERANDS))
+def test_int_operands_raise_outside_int32(name: str) -> None:
+    """JAX503: an elementwise operation given a Python int outside int32 as any operand raises OverflowError,
+    eagerly and under jit; int32 operands pass."""
+    _x64_off()
+    function = resolve(name)
+    arity = getattr(function, "nin", None) or len(  # a jnp ufunc says how many operands it takes
+        [p for p in inspect.signature(function).parameters.values() if p.default is p.empty]
+    )
+    assert arity in (1, 2), name
+    function(*[2] * arity)
+    for position in range(arity):
+        args = [2] * arity
+        args[position] = 1 << 32
+        with pytest.raises(OverflowError):
+            function(*args)
+        with pytest.raises(OverflowError):
+            jax.jit(lambda args=args: function(*args))()
+
+
 @pytest.mark.parametrize("name", sorted(INT_BOUNDS))
 def test_int_bounds_raise_outside_int32(name: str) -> None:
     """JAX503: a bound outside int32, by position or keyword, raises OverflowError, eagerly and under jit; the
@@ -1077,3 +1102,111 @@ def test_pytreeclass_frozen_fields_are_aux_data() -> None:
 
     jax.jit(lambda p: seen.update(n=is_tracer(p.n), m=is_tracer(p.m)))(Probe(2, 3))
     assert seen == {"n": False, "m": True}
+
+
+# -- What JAX-based libraries give back on traced data (TRACED_FROM_ARGUMENTS, LIBRARY_ONE_ARRAY) ------------
+
+
+def _one_array_calls() -> dict[str, Callable]:
+    """Each LIBRARY_ONE_ARRAY name, called on `x`, a float (2, 4) array."""
+    diffrax = pytest.importorskip("diffrax")
+    labels = jnp.array([0, 3])
+
+    def result(x):  # a solve's result code, computed from `x`
+        term = diffrax.ODETerm(lambda t, y, a: -a * y)
+        return diffrax.diffeqsolve(
+            term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x.sum(), throw=False
+        ).result
+
+    calls: dict[str, Callable] = {
+        "diffrax.is_okay": lambda x: diffrax.is_okay(result(x)),
+        "diffrax.is_successful": lambda x: diffrax.is_successful(result(x)),
+        "diffrax.is_event": lambda x: diffrax.is_event(result(x)),
+        "optax.softmax_cross_entropy_with_integer_labels": lambda x: resolve(
+            "optax.softmax_cross_entropy_with_integer_labels"
+        )(x, labels),
+        "optax.global_norm": lambda x: resolve("optax.global_norm")({"w": x}),
+        "optax.safe_norm": lambda x: resolve("optax.safe_norm")(x, 1e-6),
+        "optax.smooth_labels": lambda x: resolve("optax.smooth_labels")(x, 0.1),
+        "flax.linen.one_hot": lambda x: resolve("flax.linen.one_hot")(labels, 4) * x,
+        "flax.linen.make_causal_mask": lambda x: resolve("flax.linen.make_causal_mask")(x),
+        "flax.linen.make_attention_mask": lambda x: resolve("flax.linen.make_attention_mask")(x, x),
+        "flax.linen.dot_product_attention": lambda x: resolve("flax.linen.dot_product_attention")(
+            x[None, :, None], x[None, :, None], x[None, :, None]
+        ),
+    }
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY_ONE_ARRAY))
+def test_library_one_array_gives_one_traced_array(name: str) -> None:
+    pytest.importorskip(name.split(".")[0])
+    call = _one_array_calls().get(name)
+    if call is None:  # a loss of two arrays, an activation of one
+        function = resolve(name)
+        two = name.startswith("optax.")
+
+        def call(x):
+            return function(x, x) if two else function(x)
+
+    seen: list[object] = []
+
+    def run(x):
+        out = call(x)
+        seen.append(out)
+        return out
+
+    jax.jit(run)(jnp.linspace(0.1, 0.8, 8).reshape(2, 4))
+    assert is_tracer(seen[0]) and hasattr(seen[0], "shape"), f"{name}: one traced array"
+    assert all(name.startswith(tuple(TRACED_FROM_ARGUMENTS)) for name in LIBRARY_ONE_ARRAY)
+
+
+def test_library_calls_on_traced_data_hold_tracers() -> None:
+    """A function of each TRACED_FROM_ARGUMENTS library gives traced data, a class an object holding tracers,
+    on a traced argument; on static arguments only, a class's object holds none (what the model leaves unknown)."""
+    for prefix in TRACED_FROM_ARGUMENTS:
+        pytest.importorskip(prefix.rstrip("."))
+    import diffrax
+    import equinox as eqx
+    import numpyro.distributions as dist
+    import optax
+    import optimistix as optx
+
+    def leaves_traced(value: object) -> bool:
+        leaves = jax.tree.leaves(value, is_leaf=lambda v: isinstance(v, dist.Distribution))
+        leaves = [getattr(v, "loc", v) for v in leaves]
+        return bool(leaves) and any(is_tracer(leaf) for leaf in leaves)
+
+    def field(t, y, rate):
+        return -rate * y
+
+    checks: dict[str, Callable] = {
+        "diffrax.": lambda x: diffrax.diffeqsolve(
+            diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=x
+        ),
+        "optimistix.": lambda x: (
+            optx.root_find(lambda y, a: y - a, optx.Newton(1e-5, 1e-5), 0.0, args=x).value
+        ),
+        "optax.": lambda x: optax.apply_updates({"w": jnp.ones(2)}, {"w": x * jnp.ones(2)}),
+        "numpyro.distributions.": lambda x: dist.Normal(x, 1.0),
+        "equinox.": lambda x: eqx.filter({"w": x, "n": 3}, eqx.is_array),
+        "flax.linen.": lambda x: resolve("flax.linen.softmax")(x * jnp.ones(3)),
+    }
+    assert set(checks) == set(TRACED_FROM_ARGUMENTS)
+    for prefix, check in checks.items():
+        seen: list[object] = []
+
+        def run(x, check=check, seen=seen):
+            seen.append(check(x))
+            return x
+
+        jax.jit(run)(0.5)
+        assert leaves_traced(seen[0]), prefix
+    static: list[object] = []
+    jax.jit(lambda x: static.append(dist.Normal(0.0, 1.0)) or x)(0.5)
+    assert not is_tracer(static[0].loc), "built from constants: no tracer"
+    for name in ("is_array", "is_inexact_array"):
+        assert CALL_RESULTS[f"equinox.{name}"] == CONCRETE
+        answers: list[object] = []
+        jax.jit(lambda x, name=name, answers=answers: answers.append(getattr(eqx, name)(x)) or x)(jnp.ones(2))
+        assert answers == [True], name

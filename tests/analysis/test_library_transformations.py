@@ -6,6 +6,7 @@ decorators call their function with."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,8 @@ from jaxlint.analysis.library import (
     ARRAY_ANNOTATIONS,
     BRANCHES,
     CONTROL_FLOW,
+    CUSTOM_DERIVATIVES,
+    CUSTOM_RULE_METHODS,
     IN_AXES,
     LOOP,
     STATIC_ANNOTATIONS,
@@ -495,3 +498,50 @@ def test_iterating_control_flow_runs_its_function_per_iteration(name: str) -> No
         assert len(fired) > 1, f"{name}: its function ran {len(fired)} times for a 4-element loop"
     else:
         assert len(fired) == 1, f"{name}: its function ran {len(fired)} times, not once"
+
+
+@pytest.mark.parametrize("name", sorted(CUSTOM_DERIVATIVES))
+def test_custom_derivative_functions_are_traced_again_from_staged_code(name: str) -> None:
+    """Called from jitted code with a static Python int, a custom-derivative function and its rule see a
+    tracer for every argument outside `nondiff_argnums` (the jvp rule: tuples of them); eagerly the values."""
+    decorator = resolve(name)
+    vjp = CUSTOM_RULE_METHODS["defvjp"] if name.endswith("vjp") else CUSTOM_RULE_METHODS["defjvp"]
+    seen: dict[str, list[bool]] = {}
+
+    def make(nondiff: tuple[int, ...]):
+        @functools.partial(decorator, **{CUSTOM_DERIVATIVES[name]: nondiff})
+        def f(z, n):
+            seen.setdefault("primal", []).append(isinstance(n, jax.core.Tracer))
+            return z * n
+
+        if name.endswith("vjp"):
+
+            def fwd(z, n):
+                seen.setdefault("rule", []).append(isinstance(n, jax.core.Tracer))
+                return f(z, n), None
+
+            def bwd(*args):
+                return (args[-1],) if nondiff else (args[-1], None)
+
+            f.defvjp(fwd, bwd)
+        else:
+
+            def jvp(*args):
+                primals, tangents = args[-2:]
+                n = args[0] if nondiff else primals[1]  # the nondiff arguments come first
+                seen.setdefault("rule", []).append(isinstance(n, jax.core.Tracer))
+                return f(primals[0], n), tangents[0]
+
+            f.defjvp(jvp)
+        return f
+
+    assert vjp is True if name.endswith("vjp") else vjp is False  # fwd takes the primal's arguments
+    f = make(())
+    jax.grad(jax.jit(f, static_argnums=1))(3.0, 2)
+    assert seen["primal"][0] and seen["rule"] == [True], seen
+    seen.clear()
+    f(3.0, 2)
+    assert seen == {"primal": [False]}, "eagerly: the value given"
+    seen.clear()
+    jax.grad(jax.jit(make((1,)), static_argnums=1))(3.0, 2)
+    assert not any(seen["primal"]) and not any(seen.get("rule", [])), "nondiff: the value given"
