@@ -66,6 +66,7 @@ from .library_host import SAVES as SAVES
 from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
 from .library_host import TIME_READS as TIME_READS
+from .library_host import TIMING_CLOCKS as TIMING_CLOCKS
 from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED

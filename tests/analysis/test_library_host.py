@@ -28,6 +28,7 @@ from jaxlint.analysis.library import (
     SHELL,
     STDLIB_RANDOM,
     TIME_READS,
+    TIMING_CLOCKS,
 )
 
 jax = pytest.importorskip("jax")
@@ -133,6 +134,21 @@ def test_clock_read_under_jit_is_baked_in(name: str) -> None:
         f(jnp.float32(0.0))
         time.sleep(0.001)
     assert len(reads) == 1, f"{name}: the clock was read {len(reads)} times in 3 runs"
+
+
+@pytest.mark.parametrize("name", sorted(TIMING_CLOCKS))
+def test_timing_clock_difference_is_elapsed_time(name: str) -> None:
+    """A JAX403 clock: the difference of two readings is the time spent between them (a `timedelta` for
+    `datetime.now()`), CPU time included (a busy loop, not a sleep, so process and thread clocks move too)."""
+    read = resolve(name)
+    first = read()
+    end = time.perf_counter() + 0.05
+    while time.perf_counter() < end:
+        pass
+    elapsed = read() - first
+    seconds = elapsed.total_seconds() if hasattr(elapsed, "total_seconds") else elapsed
+    seconds = seconds / 1e9 if name.endswith("_ns") else seconds
+    assert 0.01 < seconds < 5, f"{name}: {seconds} s for a 0.05 s busy loop"
 
 
 @pytest.mark.parametrize("name", sorted(STDLIB_RANDOM - {"random.seed", "random.shuffle"}))
