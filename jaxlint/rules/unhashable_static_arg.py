@@ -11,6 +11,7 @@ from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
+from ..analysis.numpy_arrays import is_numpy_array
 from ..analysis.receivers import module_instance
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
@@ -115,6 +116,8 @@ No automatic fix.
                     if inner is not None:
                         return f"a tuple holding {inner}"
             return None
+        if type(value) is cst.BinaryOperation and is_numpy_array(value, ctx):
+            return f"a NumPy array ({source_of(value)})"
         if type(value) is cst.Call:
             name = ctx.qualname(value.func)
             if name is None:
@@ -136,6 +139,8 @@ No automatic fix.
                 return f"list '{value.value}'"
             if flags & ARRAY:
                 return f"array '{value.value}'"
+            if is_numpy_array(value, ctx):  # `xs = np.linspace(...)`, `ys = 3.0 * xs + 0.5`
+                return f"NumPy array '{value.value}'"
             built = module_instance(ctx.index, value, ctx.unit)  # `config = Config(...)`, bound once
             instance = self._dataclass_instance(built, ctx) if built is not None else None
             if instance is not None:
