@@ -6,19 +6,22 @@ import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
+from ..analysis.fresh_objects import built_anew, identity_hashed
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
-from ..analysis.library import FLOAT_GRIDS
+from ..analysis.library import FLOAT_GRIDS, STATIC_STATE_ARGUMENTS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.numpy_arrays import is_numpy_array
 from ..analysis.receivers import module_instance
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-from ..syntax import children, own_nodes, source_of
+from ..syntax import argument, children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence
 
 # Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
+# The transformations that key their cache on an nnx object's static state (its graph def).
+_STATIC_STATE_TRANSFORMS = frozenset({"flax.nnx.jit"})
 _UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
 
 
@@ -69,7 +72,10 @@ No automatic fix.
 """
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if not node.args or not static_arguments_possible(ctx.index):
+        if not node.args:
+            return
+        self._static_state(node, ctx)
+        if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
@@ -94,6 +100,8 @@ No automatic fix.
                 "pass a tuple or frozen dataclass, or make the argument non-static",
             )
             return
+        if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{jitted.label}'"):
+            return
         loop = self._varying_float(value, call, ctx)
         if loop is not None:
             ctx.report(
@@ -103,6 +111,44 @@ No automatic fix.
                 "each value is a new cache key, so every iteration retraces and recompiles; pass it as a traced "
                 "(non-static) argument",
             )
+
+    # -- objects hashed by identity, built anew for each call ------------------------------------------------
+
+    def _fresh(self, value: cst.BaseExpression, call: cst.Call, ctx: RuleContext, role: str) -> bool:
+        """`train_step(optax.adam(1e-3), ...)` in a loop, or `opt = optax.adam(1e-3)` in a function the module
+        calls in a loop: each call brings a new object that compares by identity, so a new cache key."""
+        found = identity_hashed(value, ctx.index, ctx.unit)
+        anew = built_anew(found[0], call, ctx.unit, ctx.index) if found is not None else None
+        if found is None or anew is None:
+            return False
+        ctx.report(  # once per value: the walk reports a node once per rule
+            self,
+            value,
+            f"{found[1]} is built anew {anew} and becomes {role}: each new object is a new cache key, so "
+            "every call traces and compiles again; build it once and reuse it",
+        )
+        return True
+
+    def _static_state(self, call: cst.Call, ctx: RuleContext) -> None:
+        """`step(model, optimizer)` of an `nnx.jit` step, `optimizer = nnx.Optimizer(model, optax.adam(1e-3))`
+        built in the same loop: the transformation is static state of the optimizer's graph, which `nnx.jit`
+        keys its cache on."""
+        jitted = jitted_callable(call.func, ctx, _STATIC_STATE_TRANSFORMS)
+        if jitted is None:
+            return
+        unit = ctx.unit
+        for arg, _param, _static in jitted.arguments(call):
+            name = arg.value
+            if type(name) is not cst.Name or (unit is not ctx.index.root and name.value not in unit.local_names):
+                continue
+            holder = unit.single_assignment(name.value)
+            if type(holder) is not cst.Call:
+                continue
+            slot = STATIC_STATE_ARGUMENTS.get(ctx.qualname(holder.func) or "")
+            given = argument(holder, *slot) if slot is not None else None
+            if slot is not None and given is not None and not given.star:
+                role = f"static state '{slot[1]}' of the {source_of(holder.func)} given to jitted '{jitted.label}'"
+                self._fresh(given.value, call, ctx, role)
 
     # -- unhashable values -----------------------------------------------------------------------------
 
