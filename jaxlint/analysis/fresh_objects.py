@@ -35,10 +35,8 @@ def identity_hashed(value: cst.BaseExpression, index: ModuleIndex, unit: Unit) -
         return call, f"`{source_of(call.func)}(...)` (an optax transformation: it compares by identity)"
     if (
         type(call.func) is cst.Name
-        and name is None
-        and not index.resolve_function(call.func, unit)
+        and (unit is index.root or call.func.value not in unit.local_names)
         and identity_hashed_class(index, call.func.value)
-        and call.func.value not in unit.local_names
     ):
         return call, f"an instance of '{call.func.value}' (no __eq__ or __hash__: it compares by identity)"
     return None
