@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import source_of
+from ..syntax import own_nodes, source_of
 from .classes import identity_hashed_class
 from .index import ModuleIndex, Unit
 from .library import IDENTITY_HASHED
@@ -21,7 +21,7 @@ from .library import IDENTITY_HASHED
 
 def identity_hashed(value: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> tuple[cst.Call, str] | None:
     """The call that builds `value` (itself, or the one binding of a name of `unit`) when what it builds hashes
-    by identity, with words for it; else None. A name bound elsewhere (a global read in a function) is
+    by identity, with words for it (to be followed by "compares by identity"); else None. A name bound elsewhere (a global read in a function) is
     not followed: it is built where the module runs it, once."""
     call = value
     if type(value) is cst.Name:
@@ -32,13 +32,13 @@ def identity_hashed(value: cst.BaseExpression, index: ModuleIndex, unit: Unit) -
         return None
     name = index.qualname(call.func, unit)
     if name in IDENTITY_HASHED:
-        return call, f"`{source_of(call.func)}(...)` (an optax transformation: it compares by identity)"
+        return call, f"`{source_of(call.func)}(...)`, an optax transformation,"
     if (
         type(call.func) is cst.Name
         and (unit is index.root or call.func.value not in unit.local_names)
         and identity_hashed_class(index, call.func.value)
     ):
-        return call, f"an instance of '{call.func.value}' (no __eq__ or __hash__: it compares by identity)"
+        return call, f"an instance of '{call.func.value}' (no __eq__ or __hash__)"
     return None
 
 
@@ -61,3 +61,39 @@ def _called_in_loop(unit: Unit, index: ModuleIndex) -> bool:
         if site.loops_of(call) and any(target is unit for target, _ in index.resolve_function(call.func, site)):
             return True
     return False
+
+
+def changed_since_use(name: cst.Name, call: cst.Call, unit: Unit, index: ModuleIndex) -> cst.CSTNode | None:
+    """`buffer.data += 1` (an attribute of the object `name` names assigned) between an earlier call of the
+    same callable given `name` and `call`, or in a loop that also runs `call`: the statement, else None. An
+    object keyed by identity still matches the cache entry its old contents compiled."""
+    writes = []
+    earlier = []
+    text = source_of(call.func)
+    for node in own_nodes(unit.node):
+        kind = type(node)
+        if kind is cst.Assign or kind is cst.AugAssign:
+            targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]  # type: ignore[attr-defined]
+            if any(
+                type(t) is cst.Attribute and type(t.value) is cst.Name and t.value.value == name.value for t in targets
+            ):
+                writes.append(node)
+        elif (
+            kind is cst.Call
+            and node is not call
+            and source_of(node.func) == text  # type: ignore[attr-defined]
+            and any(type(a.value) is cst.Name and a.value.value == name.value for a in node.args)  # type: ignore[attr-defined]
+        ):
+            earlier.append(node)
+    if not writes:
+        return None
+    loops = {id(loop) for loop in unit.loops_of(call)}
+    index.positions().resolve([call, *writes, *earlier])
+    line = index.line_of(call)
+    for write in writes:
+        if loops & {id(loop) for loop in unit.loops_of(write)}:
+            return write
+        at = index.line_of(write)
+        if at < line and any(index.line_of(c) < at for c in earlier):
+            return write
+    return None

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
-from ..analysis.fresh_objects import built_anew, identity_hashed
+from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS, STATIC_STATE_ARGUMENTS
@@ -44,7 +44,9 @@ iteration of a loop (`for lr in np.linspace(...)`, `step * 0.1`), and a static v
 an optax transformation (`optax.adam(1e-3)`), an instance of a plain class of the module without `__eq__` or
 `__hash__` — built anew on every iteration of a loop that makes the call, or in a function the module calls in
 a loop; likewise the transformation of an `nnx.Optimizer` built in the loop that gives the optimizer to an
-`nnx.jit` function (it is static state of the optimizer's graph, part of `nnx.jit`'s cache key).
+`nnx.jit` function (it is static state of the optimizer's graph, part of `nnx.jit`'s cache key); and such an
+instance (a plain class's) whose attributes the code assigns between two calls that pass it statically, or in a
+loop that makes the call: its key is unchanged, so the call returns what the old contents compiled to.
 
 ## Why is this bad
 JAX keys its compilation cache on the values of static arguments, so they must be hashable: an unhashable one
@@ -111,6 +113,19 @@ No automatic fix.
             return
         if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{jitted.label}'"):
             return
+        if type(value) is cst.Name:
+            found = identity_hashed(value, ctx.index, ctx.unit)
+            write = changed_since_use(value, call, ctx.unit, ctx.index) if found is not None else None
+            if write is not None:
+                ctx.report(
+                    self,
+                    value,
+                    f"'{value.value}', {found[1]} compares by identity and is changed in place "
+                    f"(`{source_of(write).strip()}`) between calls as static argument '{param}' of jitted "
+                    f"'{jitted.label}': its cache key stays the same, so the call reuses what the old contents "
+                    "compiled to (a stale result); pass it as an ordinary (traced) argument",
+                )
+                return
         loop = self._varying_float(value, call, ctx)
         if loop is not None:
             ctx.report(
@@ -133,8 +148,8 @@ No automatic fix.
         ctx.report(  # once per value: the walk reports a node once per rule
             self,
             value,
-            f"{found[1]} is built anew {anew} and becomes {role}: each new object is a new cache key, so "
-            "every call traces and compiles again; build it once and reuse it",
+            f"{found[1]} compares by identity and is built anew {anew} as {role}: each new object is a new "
+            "cache key, so every call traces and compiles again; build it once and reuse it",
         )
         return True
 
