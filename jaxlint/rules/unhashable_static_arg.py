@@ -8,7 +8,7 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
 from ..analysis.context import RuleContext
-from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
+from ..analysis.jit import COMPILING, Jitted, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS, STATIC_STATE_ARGUMENTS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
@@ -88,7 +88,7 @@ No automatic fix.
         self._static_state(node, ctx)
         if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
-        jitted = jitted_callable(node.func, ctx)
+        jitted = jitted_callable(node.func, ctx) or _through_transform(node.func, ctx)
         if jitted is None:
             return
         indices, names = jitted.static_parameters()
@@ -188,6 +188,8 @@ No automatic fix.
             return None
         if type(value) is cst.BinaryOperation and is_numpy_array(value, ctx):
             return f"a NumPy array ({source_of(value)})"
+        if (type(value) is cst.Subscript or type(value) is cst.BinaryOperation) and ctx.flags(value) & ARRAY:
+            return f"a JAX array ({source_of(value)})"  # `xs[0]`, `xs * 2` of a JAX array `xs`
         if type(value) is cst.Call:
             name = ctx.qualname(value.func)
             if name is None:
@@ -241,6 +243,17 @@ No automatic fix.
             if _float_varying(value, targets, assigned, loop, ctx, 0):
                 return loop
         return None
+
+
+def _through_transform(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | None:
+    """`jax.vmap(partial(f, a, b))(xs)`: a transformation that passes its positional arguments on to a jitted
+    function as they are (vmap, grad, ...; not one that compiles, whose own static positions count)."""
+    if type(func) is not cst.Call or not func.args or func.args[0].keyword is not None:
+        return None
+    found = ctx.index.transform_of(func.func, ctx.unit)
+    if found is None or found[0] in COMPILING:
+        return None
+    return jitted_callable(func.args[0].value, ctx)
 
 
 def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
