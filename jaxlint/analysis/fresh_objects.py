@@ -5,7 +5,7 @@ of the compilation cache key. An object that hashes by identity is a new key eac
 alike: the function is traced and compiled again. What hashes by identity is a library result
 (`library.IDENTITY_HASHED`: optax's transformations) or an instance of a plain class of the module that
 defines neither `__eq__` nor `__hash__` (`classes.identity_hashed_class`). Built anew means: in a loop that
-also runs the use, or in a function that the module calls in a loop. A value built once (at module level, or
+also runs the use, or in a function that a loop of the module runs (`call_targets.looped_call`). A value built once (at module level, or
 in a function called once) and reused is fine, and so is anything not known to be one of these.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax import own_nodes, source_of
+from .call_targets import looped_call
 from .classes import identity_hashed_class
 from .index import ModuleIndex, Unit
 from .library import IDENTITY_HASHED
@@ -44,23 +45,19 @@ def identity_hashed(value: cst.BaseExpression, index: ModuleIndex, unit: Unit) -
 
 def built_anew(built: cst.CSTNode, use: cst.CSTNode, unit: Unit, index: ModuleIndex) -> str | None:
     """Where `built` (code of `unit`) runs again before each `use` (code of `unit` too): "on every iteration
-    of its loop" when a loop runs both, "on every call of 'f' (called in a loop)" when `unit` is a function
-    the module calls in a loop; else None."""
+    of its loop" when a loop runs both, "on every call of 'f', ..." when a loop of the module runs the function
+    `unit` (directly or through the calls `call_targets` follows); else None."""
     loops = unit.loops_of(built)
     used_in = unit.loops_of(use)
     if any(any(loop is other for other in used_in) for loop in loops):
         return "on every iteration of its loop"
     if loops or unit is index.root or type(unit.node) is not cst.FunctionDef:
         return None
-    return f"on every call of '{unit.name}' (called in a loop)" if _called_in_loop(unit, index) else None
-
-
-def _called_in_loop(unit: Unit, index: ModuleIndex) -> bool:
-    """Whether the module calls the function `unit` by its name inside a loop."""
-    for call, site, _ in index.sites_calling(unit.name):
-        if site.loops_of(call) and any(target is unit for target, _ in index.resolve_function(call.func, site)):
-            return True
-    return False
+    looped = looped_call(index, unit)
+    if looped is None:
+        return None
+    call, caller = looped
+    return f"on every call of '{unit.name}', which `{source_of(call.func)}(...)` in '{caller.name}' runs in a loop"
 
 
 def changed_since_use(name: cst.Name, call: cst.Call, unit: Unit, index: ModuleIndex) -> cst.CSTNode | None:

@@ -148,7 +148,7 @@ No automatic fix.
         ctx.report(  # once per value: the walk reports a node once per rule
             self,
             value,
-            f"{found[1]} compares by identity and is built anew {anew} as {role}: each new object is a new "
+            f"{found[1]} compares by identity and is built anew {anew}: as {role}, each new object is a new "
             "cache key, so every call traces and compiles again; build it once and reuse it",
         )
         return True
