@@ -22,9 +22,9 @@ from .library import IDENTITY_HASHED
 
 def identity_hashed(value: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> tuple[cst.Call, str] | None:
     """The call that builds `value` (itself, or the one binding of a name of `unit`) when what it builds hashes
-    by identity, with words for it (to be followed by "compares by identity"); else None. A name bound elsewhere (a global read in a function) is
-    not followed: it is built where the module runs it, once."""
-    call = value
+    by identity, with words for it (to be followed by "compares by identity"); else None. A name bound
+    elsewhere (a global read in a function) is not followed: it is built where the module runs it, once."""
+    call: cst.BaseExpression | None = value
     if type(value) is cst.Name:
         if unit is not index.root and value.value not in unit.local_names:
             return None
@@ -72,7 +72,8 @@ def changed_since_use(name: cst.Name, call: cst.Call, unit: Unit, index: ModuleI
         if kind is cst.Assign or kind is cst.AugAssign:
             targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]  # type: ignore[attr-defined]
             if any(
-                type(t) is cst.Attribute and type(t.value) is cst.Name and t.value.value == name.value for t in targets
+                type(t) is cst.Attribute and type(t.value) is cst.Name and t.value.value == name.value
+                for t in targets
             ):
                 writes.append(node)
         elif (

@@ -19,9 +19,9 @@ import libcst as cst
 
 from ..syntax import dotted_name, parameter_names
 from .context import RuleContext
+from .function_values import PARTIAL
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
-from .function_values import PARTIAL
 from .library import TRANSFORMATIONS
 from .transforms import Application, StaticSpec, positional_params, static_spec
 
@@ -159,14 +159,16 @@ def _jitted_callable(
     index = ctx.index
     if type(func) is cst.Call and func.args and index.qualname(func.func, ctx.unit) == PARTIAL:
         # `partial(f, a, b)(...)` of a jitted `f`: call position i is `f`'s position i + 2
-        first, bound = func.args[0], func.args[1:]
-        if first.keyword is not None or any(a.star for a in bound):
+        first, given = func.args[0], func.args[1:]
+        if first.keyword is not None or any(a.star for a in given):
             return None
         inner = jitted_callable(first.value, ctx, transforms)
         if inner is None:
             return None
-        positional = sum(1 for a in bound if a.keyword is None)
-        base = inner.offset if inner.argnums_offset is None else inner.argnums_offset  # where argnums count from
+        positional = sum(1 for a in given if a.keyword is None)
+        base = (
+            inner.offset if inner.argnums_offset is None else inner.argnums_offset
+        )  # argnums count from here
         return dataclasses.replace(
             inner, offset=inner.offset + positional, argnums_offset=base, label=f"partial({inner.label}, ...)"
         )

@@ -639,7 +639,16 @@ STRUCTURED: frozenset[type] = frozenset(
 )
 # Operators that give a NumPy array from NumPy arrays and Python numbers (comparisons and bit operators aside).
 _NUMPY_ARITHMETIC = frozenset(
-    {cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply}
+    {
+        cst.Add,
+        cst.Subtract,
+        cst.Multiply,
+        cst.Divide,
+        cst.FloorDivide,
+        cst.Modulo,
+        cst.Power,
+        cst.MatrixMultiply,
+    }
 )
 _NUMBERS = frozenset({"int", "float"})
 _CONSTANT_NAMES = {"True": scalar("bool", True), "False": scalar("bool", False), "None": scalar("none", None)}

@@ -108,8 +108,8 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         bound: set[str] = set()  # every name the comprehension's `for`s bind
         indexed: dict[str, str] = {}
         iterables: list[cst.BaseExpression] = []
-        node: cst.BaseExpression = comp
-        while type(node) is cst.ListComp or type(node) is cst.GeneratorExp:
+        node: cst.ListComp | cst.GeneratorExp = comp
+        while True:
             for_in: cst.CompFor | None = node.for_in
             while for_in is not None:
                 if for_in.ifs or for_in.asynchronous is not None:
@@ -124,9 +124,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
                 indexed.update(rows[1])
                 iterables.append(for_in.iter)
                 for_in = for_in.inner_for_in
-            if summed or type(node.elt) is not cst.ListComp:
+            elt = node.elt
+            if summed or type(elt) is not cst.ListComp:
                 break
-            node = node.elt  # a list of lists, stacked by the one call
+            node = elt  # a list of lists, stacked by the one call
         call = _outer_call(node.elt)
         if call is not None:
             label = "` and `".join(source_of(i) for i in iterables)

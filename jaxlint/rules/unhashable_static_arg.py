@@ -6,8 +6,8 @@ import libcst as cst
 
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
-from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
 from ..analysis.context import RuleContext
+from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
 from ..analysis.jit import COMPILING, Jitted, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS, STATIC_STATE_ARGUMENTS
 from ..analysis.loops import loop_targets
@@ -116,7 +116,7 @@ No automatic fix.
         if type(value) is cst.Name:
             found = identity_hashed(value, ctx.index, ctx.unit)
             write = changed_since_use(value, call, ctx.unit, ctx.index) if found is not None else None
-            if write is not None:
+            if found is not None and write is not None:
                 ctx.report(
                     self,
                     value,
@@ -163,7 +163,9 @@ No automatic fix.
         unit = ctx.unit
         for arg, _param, _static in jitted.arguments(call):
             name = arg.value
-            if type(name) is not cst.Name or (unit is not ctx.index.root and name.value not in unit.local_names):
+            if type(name) is not cst.Name or (
+                unit is not ctx.index.root and name.value not in unit.local_names
+            ):
                 continue
             holder = unit.single_assignment(name.value)
             if type(holder) is not cst.Call:

@@ -60,7 +60,7 @@ def test_a_new_transformation_is_a_new_static_cache_key() -> None:
 
 def test_nnx_optimizer_transformation_is_static_state_of_nnx_jit() -> None:
     nnx = pytest.importorskip("flax.nnx")
-    (position, keyword), = [STATIC_STATE_ARGUMENTS["flax.nnx.Optimizer"]]
+    ((position, keyword),) = [STATIC_STATE_ARGUMENTS["flax.nnx.Optimizer"]]
     parameters = list(inspect.signature(nnx.Optimizer.__init__).parameters)[1:]  # without self
     assert parameters[position] == keyword
     traces = []
