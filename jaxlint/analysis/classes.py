@@ -70,6 +70,29 @@ def sets_instance_attribute(index: ModuleIndex, name: str, attribute: str, depth
     )
 
 
+def identity_hashed_class(index: ModuleIndex, name: str, depth: int = 0) -> bool:
+    """A top-level class of the module whose instances hash and compare by identity: a plain class (its bases
+    the module's own plain classes or `object`), undecorated, with no `__eq__` or `__hash__` of its own or of
+    its bases there."""
+    node = index.classes.get(name)
+    if node is None or depth > 5 or node.decorators or not plain_class(index, name):
+        return False
+    for statement in node.body.body:
+        if type(statement) is cst.FunctionDef and statement.name.value in ("__eq__", "__hash__"):
+            return False
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Assign and any(
+                    n in ("__eq__", "__hash__") for t in small.targets for n in bound_names(t.target)
+                ):
+                    return False
+    return all(
+        identity_hashed_class(index, base.value.value, depth + 1)
+        for base in node.bases
+        if type(base.value) is cst.Name and index.classes.get(base.value.value) is not None
+    )
+
+
 def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
     """Why instances of `cls` are unhashable: a plain `@dataclass` (eq without frozen/unsafe_hash sets
     `__hash__` to None), or `__eq__` defined without `__hash__`; None when they are (or may be) hashable."""

@@ -433,8 +433,10 @@ class FlowCalls:
         self, callee: Unit, bound_self: bool, positional: Sequence[int], keywords: Mapping[str, int]
     ) -> None:
         """The parameters of an untraced function that an eager caller passes JAX arrays; also of a function
-        under a filtering transformation (`eqx.filter_jit`), which traces exactly its array arguments."""
-        if type(callee.node) is cst.Module or (callee.kind != NONE and not filtering(callee)):
+        under a filtering transformation (`eqx.filter_jit`), which traces exactly its array arguments. A traced
+        function an eager caller passes JAX arrays (`f(xs)` of `@jax.jit def f`, or of a def also traced by
+        `jax.make_jaxpr(f)`): those parameters are arrays where they are traced (not some other pytree)."""
+        if type(callee.node) is cst.Module:
             return
         params = positional_params(callee.params)
         if callee.is_method and bound_self:
@@ -444,6 +446,12 @@ class FlowCalls:
         }
         named = {p.name.value for p in [*params, *callee.params.kwonly_params]}
         names |= {name for name, flags in keywords.items() if flags & ARRAY and name in named}
+        if callee.kind != NONE and not filtering(callee):
+            if names - callee.array_params:
+                callee.array_params |= names
+                if id(callee) in self._parent_frames:  # already walked: walk it again
+                    self._dirty[id(callee)] = callee
+            return
         if names - callee.eager_arrays:
             callee.eager_arrays |= names
             if id(callee) in self._parent_frames:  # already walked: walk it again

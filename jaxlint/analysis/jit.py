@@ -4,7 +4,8 @@
   (possibly through `partial` or a module alias), with its keywords;
 - `decorator_transforms(def, unit, index)`: the transformations among a def's decorators;
 - `jitted_callable(func, ctx)`: the same-module function, static spec and call offset behind a callable known
-  to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method);
+  to be jitted (decorated def, `f = jax.jit(g, ...)`, `jax.jit(g, ...)` itself, a jitted method, `partial` of
+  one with leading arguments bound);
 - `is_jax_callable(func, ctx)`: a callable known to run any JAX transformation (`jax_callable_in`: read in
   any def of the module).
 """
@@ -18,6 +19,7 @@ import libcst as cst
 
 from ..syntax import dotted_name, parameter_names
 from .context import RuleContext
+from .function_values import PARTIAL
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
 from .library import TRANSFORMATIONS
@@ -155,6 +157,21 @@ def _jitted_callable(
     func: cst.BaseExpression, ctx: RuleContext, owner: Unit | None, transforms: frozenset[str]
 ) -> Jitted | None:
     index = ctx.index
+    if type(func) is cst.Call and func.args and index.qualname(func.func, ctx.unit) == PARTIAL:
+        # `partial(f, a, b)(...)` of a jitted `f`: call position i is `f`'s position i + 2
+        first, given = func.args[0], func.args[1:]
+        if first.keyword is not None or any(a.star for a in given):
+            return None
+        inner = jitted_callable(first.value, ctx, transforms)
+        if inner is None:
+            return None
+        positional = sum(1 for a in given if a.keyword is None)
+        base = (
+            inner.offset if inner.argnums_offset is None else inner.argnums_offset
+        )  # argnums count from here
+        return dataclasses.replace(
+            inner, offset=inner.offset + positional, argnums_offset=base, label=f"partial({inner.label}, ...)"
+        )
     if type(func) is cst.Call:  # `jax.jit(f, static_argnums=1)(...)`
         transform = compiling_transform(func.func, ctx)
         if (

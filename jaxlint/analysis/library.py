@@ -67,6 +67,7 @@ from .library_host import SAVES as SAVES
 from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
 from .library_host import TIME_READS as TIME_READS
+from .library_host import TIMING_CLOCKS as TIMING_CLOCKS
 from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED
@@ -479,6 +480,30 @@ NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}
+
+# -- objects that hash by identity ---------------------------------------------------------------------------
+
+# Library calls whose result hashes and compares by identity: two built alike are different static values (a
+# new `jax.jit` cache key each, so a recompile). optax's transformations are NamedTuples of closures made per
+# call (`init`, `update`), and tuples compare their functions by identity (optax 0.2.8: every name below is
+# annotated to return a GradientTransformation, and `optax.adam(0.1) != optax.adam(0.1)`).
+IDENTITY_HASHED = frozenset(
+    "optax." + n
+    for n in (
+        "adabelief adadelta adafactor adagrad adam adamax adamaxw adamw adan adaptive_grad_clip "
+        "add_decayed_weights add_noise amsgrad apply_every apply_if_finite centralize chain clip "
+        "clip_by_block_rms clip_by_global_norm ema flatten fromage identity inject_hyperparams lamb lars lbfgs "
+        "lion lookahead masked multi_transform nadam nadamw named_chain noisy_sgd novograd optimistic_adam "
+        "optimistic_gradient_descent polyak_sgd radam rmsprop rprop scale scale_by_adadelta scale_by_adam "
+        "scale_by_adamax scale_by_amsgrad scale_by_belief scale_by_lion scale_by_novograd scale_by_radam "
+        "scale_by_rms scale_by_rprop scale_by_rss scale_by_schedule scale_by_sign scale_by_sm3 scale_by_stddev "
+        "scale_by_trust_ratio scale_by_yogi set_to_zero sgd sign_sgd sm3 trace yogi zero_nans"
+    ).split()
+)
+# Library classes that keep an argument as static state: class -> (position, keyword) of that argument. An
+# `nnx.Optimizer` keeps its optax transformation in the graph def that `nnx.jit` keys its cache on, compared by
+# equality (flax 0.12.8: a new `optax.sgd(0.1)` per optimizer retraces an `nnx.jit` step given it).
+STATIC_STATE_ARGUMENTS: dict[str, tuple[int, str]] = {"flax.nnx.Optimizer": (1, "tx")}
 
 # -- Python scalars given to a compiling transformation ---------------------------------------------------------
 

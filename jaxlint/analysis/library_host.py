@@ -80,6 +80,19 @@ TIME_READS = frozenset(
     | {"time.process_time", "time.process_time_ns", "time.thread_time", "time.thread_time_ns"}
     | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today"}
 )
+# Clocks a timing reads (JAX403): two readings around asynchronously dispatched work measure the dispatch only.
+# `datetime.now()` counts: the difference of two datetimes is the elapsed wall time (a `timedelta`).
+TIMING_CLOCKS = (
+    frozenset(
+        "time." + n
+        for n in (
+            "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
+            "process_time_ns thread_time_ns"
+        ).split()
+    )
+    | {"timeit.default_timer"}
+    | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today"}
+)
 # Draws from Python's global random state: under jit, drawn once and baked in.
 STDLIB_RANDOM = frozenset(
     "random." + name

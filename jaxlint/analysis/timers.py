@@ -12,15 +12,12 @@ import libcst as cst
 
 from ..syntax import own_nodes, source_of
 from .index import ModuleIndex, Unit
+from .library_host import TIMING_CLOCKS
 
-# Clocks whose readings around asynchronously dispatched work measure the dispatch only.
-CLOCKS = frozenset(
-    "time." + n
-    for n in (
-        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
-        "process_time_ns thread_time_ns"
-    ).split()
-) | {"timeit.default_timer"}
+# Clocks whose readings around asynchronously dispatched work measure the dispatch only (library table).
+CLOCKS = TIMING_CLOCKS
+# The modules those clocks live in: a module importing none of them times nothing by a clock.
+CLOCK_MODULES = frozenset(name.split(".")[0] for name in CLOCKS)
 _WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
 _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
 

@@ -660,11 +660,25 @@ def key_value_flags(iterable: cst.BaseExpression, scope: Scope) -> tuple[int, in
 # -- values with structure (`abstract.py`) ----------------------------------------------------------------
 
 # Expressions whose value may have structure: names (bound to one), tuple, list and dict displays, literals,
-# calls (record constructors, arrays, keys), and subscripts and attributes of them.
+# calls (record constructors, arrays, keys), subscripts and attributes of them, and arithmetic on NumPy arrays.
 STRUCTURED: frozenset[type] = frozenset(
-    {cst.Name, cst.Subscript, cst.Attribute, cst.Tuple, cst.List, cst.Dict, cst.Call}
+    {cst.Name, cst.Subscript, cst.Attribute, cst.Tuple, cst.List, cst.Dict, cst.Call, cst.BinaryOperation}
     | {cst.Integer, cst.Float, cst.SimpleString}
 )
+# Operators that give a NumPy array from NumPy arrays and Python numbers (comparisons and bit operators aside).
+_NUMPY_ARITHMETIC = frozenset(
+    {
+        cst.Add,
+        cst.Subtract,
+        cst.Multiply,
+        cst.Divide,
+        cst.FloorDivide,
+        cst.Modulo,
+        cst.Power,
+        cst.MatrixMultiply,
+    }
+)
+_NUMBERS = frozenset({"int", "float"})
 _CONSTANT_NAMES = {"True": scalar("bool", True), "False": scalar("bool", False), "None": scalar("none", None)}
 
 
@@ -708,6 +722,8 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
         return base.field(node.attr.value) if base is not None else None
     if kind is cst.Call:
         return _call_structure(node, scope, flags)
+    if kind is cst.BinaryOperation:
+        return _numpy_arithmetic(node, scope, flags)
     if kind is cst.Subscript:
         if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
             return None
@@ -724,6 +740,25 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
         base = structure(node.value, scope)
         return base.item(index) if base is not None else None
     return None
+
+
+def _numpy_arithmetic(node: cst.BinaryOperation, scope: Scope, flags: int | None) -> Value | None:
+    """`3.0 * xs + 0.5` of a NumPy array `xs`: a NumPy array, when every operand is one or a Python number (a JAX
+    array or anything unknown on either side: None)."""
+    if type(node.operator) not in _NUMPY_ARITHMETIC:
+        return None
+    sides = []
+    for side in (node.left, node.right):
+        if type(side) is cst.Integer or type(side) is cst.Float:
+            sides.append("number")
+            continue
+        value = structure(side, scope) if type(side) in STRUCTURED else None
+        if value is None or (value.kind != "numpy_array" and value.kind not in _NUMBERS):
+            return None
+        sides.append(value.kind)
+    if "numpy_array" not in sides or (evaluate(node, scope) if flags is None else flags) != 0:
+        return None
+    return array("numpy_array", 0)
 
 
 def _held(value: Value) -> Value:

@@ -101,15 +101,37 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
     # -- the two shapes of a batch loop ------------------------------------------------------------------
 
     def _comprehension(self, comp: cst.ListComp | cst.GeneratorExp, ctx: RuleContext, summed: bool) -> None:
-        for_in = comp.for_in
-        if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None:
-            return
-        rows = self._rows(for_in.target, for_in.iter, ctx, summed)
-        if rows is None:
-            return
-        call = _outer_call(comp.elt)
+        """`[f(x) for x in xs]`; and all pairs, `[f(a, b) for a in xs for b in ys]` or a list of lists stacked
+        at once, `[[f(a, b) for b in ys] for a in xs]`: every `for` walks the rows of an array that no other
+        `for` of the comprehension binds."""
+        names: set[str] = set()  # the rows
+        bound: set[str] = set()  # every name the comprehension's `for`s bind
+        indexed: dict[str, str] = {}
+        iterables: list[cst.BaseExpression] = []
+        node: cst.ListComp | cst.GeneratorExp = comp
+        while True:
+            for_in: cst.CompFor | None = node.for_in
+            while for_in is not None:
+                if for_in.ifs or for_in.asynchronous is not None:
+                    return
+                if any(type(n) is cst.Name and n.value in bound for n in walk(for_in.iter)):
+                    return  # `for b in a`: the elements of a row, not the rows of a known array
+                rows = self._rows(for_in.target, for_in.iter, ctx, summed)
+                if rows is None:
+                    return
+                names |= rows[0]
+                bound |= {n.value for n in walk(for_in.target) if type(n) is cst.Name}
+                indexed.update(rows[1])
+                iterables.append(for_in.iter)
+                for_in = for_in.inner_for_in
+            elt = node.elt
+            if summed or type(elt) is not cst.ListComp:
+                break
+            node = elt  # a list of lists, stacked by the one call
+        call = _outer_call(node.elt)
         if call is not None:
-            self._judge(comp, call, rows, for_in.iter, ctx, summed)
+            label = "` and `".join(source_of(i) for i in iterables)
+            self._judge(comp, call, (names, indexed), iterables[0], ctx, summed, label)
 
     def _append_loop(self, loop: cst.For, append: cst.Call, ctx: RuleContext, summed: bool) -> None:
         if loop.orelse is not None or loop.asynchronous is not None:
@@ -132,8 +154,10 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         iterable: cst.BaseExpression,
         ctx: RuleContext,
         summed: bool,
+        label: str | None = None,
     ) -> None:
         row_names, indexed = rows
+        label = label or source_of(iterable)
         is_array = self._array_test(ctx)
         if not any(_is_row(a.value, row_names, indexed, is_array) for a in call.args if not a.star):
             if not _closes_over_row(call, where, row_names, ctx):
@@ -145,7 +169,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
             ctx.report(
                 self,
                 where,
-                f"Python loop over `{source_of(iterable)}` calls {callee} once per row of an array and adds the "
+                f"Python loop over `{label}` calls {callee} once per row of an array and adds the "
                 f"results with Python's sum: under {ctx.context} the loop is unrolled into one computation per "
                 "row; use jax.vmap over the leading axis and sum the result (.sum(axis=0))",
             )
@@ -153,7 +177,7 @@ No automatic fix: `vmap` needs the function to work on one row without Python br
         ctx.report(
             self,
             where,
-            f"Python loop over the rows of `{source_of(iterable)}` calls {callee} once per row and stacks the "
+            f"Python loop over the rows of `{label}` calls {callee} once per row and stacks the "
             "results: one dispatch per row (or an unrolled trace under jit); use jax.vmap over the leading axis",
         )
 

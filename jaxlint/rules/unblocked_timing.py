@@ -10,7 +10,7 @@ from ..analysis.context import RuleContext
 from ..analysis.dispatch import DispatchJudge
 from ..analysis.index import Unit
 from ..analysis.magics import magic_for
-from ..analysis.timers import CLOCKS, timer_manager
+from ..analysis.timers import CLOCK_MODULES, CLOCKS, timer_manager
 from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule
@@ -29,7 +29,7 @@ class UnblockedTiming(Rule):
     doc = """
 ## What it does
 Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
-`time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, …) around statements that call JAX — a
+`time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, `datetime.now()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
 modules defines), a `jnp`/`lax`/`jax.random` operation, or a function that only dispatches such work and
 returns (reached through any call: a helper, a method, `partial`, a lookup, a function passed as an argument, a
@@ -82,11 +82,11 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
     # -- .py timers: every statement list of every function (and of the module) ---------------------------
 
     def __init__(self) -> None:
-        self._clocks = False  # whether the module imports anything from `time` or `timeit`
+        self._clocks = False  # whether the module imports anything from `time`, `timeit` or `datetime`
         self._timers = False  # whether it imports another project module's timer
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
-        self._clocks = any(q.split(".")[0] in ("time", "timeit") for q in ctx.index.imports.names.values())
+        self._clocks = any(q.split(".")[0] in CLOCK_MODULES for q in ctx.index.imports.names.values())
         project = ctx.index.project  # or a timer of another project module (project mode)
         self._timers = project is not None and any(e.timer for e in project.exports.values())
         if ctx.index.magics:

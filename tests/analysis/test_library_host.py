@@ -28,6 +28,7 @@ from jaxlint.analysis.library import (
     SHELL,
     STDLIB_RANDOM,
     TIME_READS,
+    TIMING_CLOCKS,
 )
 
 jax = pytest.importorskip("jax")
@@ -133,6 +134,26 @@ def test_clock_read_under_jit_is_baked_in(name: str) -> None:
         f(jnp.float32(0.0))
         time.sleep(0.001)
     assert len(reads) == 1, f"{name}: the clock was read {len(reads)} times in 3 runs"
+
+
+@pytest.mark.parametrize("name", sorted(TIMING_CLOCKS))
+def test_timing_clock_difference_is_elapsed_time(name: str) -> None:
+    """A JAX403 clock: the difference of two readings is the time spent between them, in seconds (a `timedelta`
+    for `datetime.now()`, nanoseconds for the `_ns` clocks): positive once the clock moves, and no more than the
+    wall time that passed (CPU-time clocks advance only while the process runs, so the loop is a busy one)."""
+    read = resolve(name)
+
+    def seconds(elapsed) -> float:
+        elapsed = elapsed.total_seconds() if hasattr(elapsed, "total_seconds") else elapsed
+        return elapsed / 1e9 if name.endswith("_ns") else elapsed
+
+    start = time.perf_counter()
+    first = read()
+    passed = 0.0
+    while passed <= 0 and time.perf_counter() - start < 5:
+        passed = seconds(read() - first)
+    wall = time.perf_counter() - start
+    assert 0 < passed <= wall + 0.02, f"{name}: {passed} s read over {wall} s"
 
 
 @pytest.mark.parametrize("name", sorted(STDLIB_RANDOM - {"random.seed", "random.shuffle"}))
