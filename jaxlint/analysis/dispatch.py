@@ -19,8 +19,8 @@ from ..syntax import children, walk
 from .call_targets import call_targets
 from .index import ModuleIndex, Unit
 from .jit import decorator_transforms, jax_callable_in
+from .library import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from .namespaces import ARRAY_NAMESPACES, DISPATCHING_NAMESPACES, NUMPY
-from .values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 
 # Calls that neither block on JAX results nor run unknown code.
 _HARMLESS = frozenset(

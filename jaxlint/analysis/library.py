@@ -5,7 +5,8 @@ read these tables; rules never hard-code a library fact themselves. The function
 equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
 `jax.random`'s samplers and key makers `library_random.py`, array dtypes and methods `library_arrays.py`, the
 calls that change no object `library_pure.py`, second spellings of names `library_names.py`, `jnp`'s
-sequence arguments `library_sequences.py`, host effects `library_host.py`: all re-exported here. Every entry
+sequence arguments `library_sequences.py`, host effects `library_host.py`, what Python's builtins and str/dict
+methods give `library_python.py`: all re-exported here. Every entry
 states what is true at run time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and
 `pmap`) where not documented.
 """
@@ -14,8 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from .library_arrays import ARRAY_ATTRIBUTES as ARRAY_ATTRIBUTES
+from .library_arrays import ARRAY_FUNCTIONS as ARRAY_FUNCTIONS
+from .library_arrays import ARRAY_TYPES as ARRAY_TYPES
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import BOOL_FUNCTIONS as BOOL_FUNCTIONS
 from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
+from .library_arrays import CONCRETE_JAX_PREFIXES as CONCRETE_JAX_PREFIXES
+from .library_arrays import CONCRETE_METHODS as CONCRETE_METHODS
 from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
 from .library_arrays import CONVERSIONS as CONVERSIONS
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
@@ -24,6 +31,7 @@ from .library_arrays import DTYPE_KEYWORDS as DTYPE_KEYWORDS
 from .library_arrays import DTYPE_METHODS as DTYPE_METHODS
 from .library_arrays import DTYPE_POSITIONS as DTYPE_POSITIONS
 from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
+from .library_arrays import DTYPE_WORDS as DTYPE_WORDS
 from .library_arrays import FLOAT_GRIDS as FLOAT_GRIDS
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_BOUNDS as INT_BOUNDS
@@ -32,15 +40,18 @@ from .library_arrays import INT_FILLS as INT_FILLS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import NOT_TRACER_TYPES as NOT_TRACER_TYPES
 from .library_arrays import NUMPY_JNP_NAMESAKES as NUMPY_JNP_NAMESAKES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import RETURNED_ARRAY_NAMESPACES as RETURNED_ARRAY_NAMESPACES
 from .library_arrays import SEVERAL_ARRAYS_WORDS as SEVERAL_ARRAYS_WORDS
 from .library_arrays import STACKERS as STACKERS
 from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .library_arrays import STATIC_INTS as STATIC_INTS
+from .library_arrays import STATIC_QUERIES as STATIC_QUERIES
 from .library_arrays import TUPLE_RESULTS as TUPLE_RESULTS
 from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
@@ -74,6 +85,10 @@ from .library_pure import IMPURE_CALLS as IMPURE_CALLS
 from .library_pure import PURE_CHECKED as PURE_CHECKED
 from .library_pure import PURE_METHODS as PURE_METHODS
 from .library_pure import PURE_PREFIXES as PURE_PREFIXES
+from .library_python import ARITHMETIC_BUILTINS as ARITHMETIC_BUILTINS
+from .library_python import CONCRETE_BUILTINS as CONCRETE_BUILTINS
+from .library_python import PYTHON_CHECKED as PYTHON_CHECKED
+from .library_python import PYTHON_ONLY_METHODS as PYTHON_ONLY_METHODS
 from .library_random import ALIGNING as ALIGNING
 from .library_random import FOLD_IN as FOLD_IN
 from .library_random import KEY_MAKERS as KEY_MAKERS
@@ -120,6 +135,12 @@ CALL_RESULTS: dict[str, str] = {
     "numpyro.param": TRACED_RESULT,
     "numpyro.deterministic": TRACED_RESULT,
 }
+
+# Calls that answer static questions (a Python or NumPy value even on tracers): the array rows' and the concrete
+# results above.
+CONCRETE_JAX_FUNCTIONS = STATIC_QUERIES | frozenset(
+    n for n, result in CALL_RESULTS.items() if result == CONCRETE
+)
 
 # Host callbacks: the function they are given runs outside the trace, on concrete NumPy values.
 HOST_CALLBACKS = frozenset(

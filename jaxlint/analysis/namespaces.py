@@ -18,7 +18,7 @@ JAX_NUMPY = "jax.numpy."
 
 # Namespaces whose functions take and return JAX arrays (so they dispatch device work and, under a
 # transformation, return tracers). A few of their functions answer static questions instead:
-# `values.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
+# `library.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
 ARRAY_NAMESPACES = (
     JAX_NUMPY,
     "jax.lax.",

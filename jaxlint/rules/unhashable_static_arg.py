@@ -8,11 +8,10 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
-from ..analysis.library import FLOAT_GRIDS
+from ..analysis.library import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES, FLOAT_GRIDS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.receivers import module_instance
-from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence

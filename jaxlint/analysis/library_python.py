@@ -1,0 +1,30 @@
+"""The library table's Python rows (library.py re-exports them): what Python's builtins and the methods of its
+str and dict give when handed a JAX value. Data only, run on the versions named by
+tests/analysis/test_library_python.py; the value model (`values.py`) reads it.
+"""
+
+from __future__ import annotations
+
+PYTHON_CHECKED = "jax 0.10.2, python 3.11.7"
+
+# Methods that JAX arrays lack: the receiver is a str or a dict, and so is what they return (`.keys()` of a
+# pytree: keys are never traced). `.items()`/`.values()` are not here: their values may be tracers.
+PYTHON_ONLY_METHODS = frozenset(
+    (
+        "keys startswith endswith split rsplit splitlines lower upper casefold title capitalize strip lstrip "
+        "rstrip join format isdigit isalpha isalnum isnumeric isidentifier islower isupper partition "
+        "rpartition encode removeprefix removesuffix zfill ljust rjust center"
+    ).split()
+)
+
+# Builtins whose result the value model takes for a concrete Python value whatever their argument (those that
+# convert a tracer raise instead: JAX102's business; `next` and `getattr` give what they are handed).
+CONCRETE_BUILTINS = frozenset(
+    "builtins." + name
+    for name in (
+        "len isinstance issubclass type hasattr callable id str repr hash bool int float complex "
+        "print format sorted dir vars getattr object super range enumerate zip iter next reversed"
+    ).split()
+)
+# Builtins that compute on their argument (`abs(x)` of a tracer is a tracer; `max`/`min` compare, and raise).
+ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())

@@ -1,0 +1,91 @@
+"""The library table's Python rows (analysis/library_python.py), run on real JAX under jit: what a builtin or a
+str/dict method gives when its argument is a tracer."""
+
+from __future__ import annotations
+
+import builtins
+
+import pytest
+
+from jaxlint.analysis.library import (
+    ARITHMETIC_BUILTINS,
+    CONCRETE_BUILTINS,
+    PYTHON_CHECKED,
+    PYTHON_ONLY_METHODS,
+)
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+from tests.analysis.test_library_semantics import is_tracer  # noqa: E402
+
+
+def test_checked_on_the_running_versions() -> None:
+    assert PYTHON_CHECKED.startswith(f"jax {jax.__version__}")
+
+
+@pytest.mark.parametrize("method", sorted(PYTHON_ONLY_METHODS))
+def test_python_only_method_is_not_an_array_method(method: str) -> None:
+    """No method of a JAX array nor an attribute of a tracer (a concrete array's `format` is a property, a
+    `Format`: no method)."""
+    assert not callable(getattr(jnp.ones(2), method, None)), method
+    seen: list[bool] = []
+    jax.jit(lambda x: seen.append(hasattr(x, method)) or x)(jnp.ones(2))
+    assert seen == [False], method
+    assert hasattr(str, method) or hasattr(dict, method), method
+
+
+# Arguments for the builtins that take more than the value (`x` is the traced value).
+_CALLS = {
+    "isinstance": lambda f, x: f(x, int),
+    "issubclass": lambda f, x: f(type(x), int),
+    "hasattr": lambda f, x: f(x, "shape"),
+    "getattr": lambda f, x: f(x, "shape"),
+    "super": lambda f, x: f(type(x), x),
+    "object": lambda f, x: f(),
+    "range": lambda f, x: f(x),
+    "pow": lambda f, x: f(x, 2),
+    "divmod": lambda f, x: f(x, 2),
+    "max": lambda f, x: f(x[0], 1.0),
+    "min": lambda f, x: f(x[0], 1.0),
+    "zip": lambda f, x: f(x, x),
+}
+# Errors a builtin raises when it must turn a tracer into a Python value (`bool` of a vector: ValueError).
+_CONVERTING = (jax.errors.ConcretizationTypeError, TypeError, ValueError)
+
+
+def _under_jit(name: str) -> list[object]:
+    """What `name` gives on a traced vector (or the error it raises), under jit."""
+    function, seen = getattr(builtins, name.removeprefix("builtins.")), []
+
+    def run(x):
+        try:
+            seen.append(_CALLS.get(name.removeprefix("builtins."), lambda f, x: f(x))(function, x))
+        except _CONVERTING as error:
+            seen.append(error)
+        return x
+
+    jax.jit(run)(jnp.ones(3))
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(CONCRETE_BUILTINS))
+def test_concrete_builtin_gives_no_tracer(name: str) -> None:
+    """Given a tracer, each gives a Python value or raises; `next` and `getattr` give what they are handed: the
+    value model reads an iterator's next item and an attribute fetched by name as Python data (not changed
+    here: a miss, never a false finding)."""
+    (result,) = _under_jit(name)
+    if name in ("builtins.next", "builtins.getattr"):
+        return
+    assert not is_tracer(result), name
+
+
+@pytest.mark.parametrize("name", sorted(ARITHMETIC_BUILTINS))
+def test_arithmetic_builtin_computes_on_a_tracer(name: str) -> None:
+    """Each gives a tracer (or a tuple of them) on a tracer; `max` and `min` compare it and raise."""
+    (result,) = _under_jit(name)
+    if name in ("builtins.max", "builtins.min"):
+        assert isinstance(result, jax.errors.TracerBoolConversionError), name
+        return
+    results = result if isinstance(result, tuple) else (result,)
+    assert all(is_tracer(r) for r in results), name
