@@ -6,7 +6,8 @@ equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are
 `jax.random`'s samplers and key makers `library_random.py`, array dtypes and methods `library_arrays.py`, the
 calls that change no object `library_pure.py`, second spellings of names `library_names.py`, `jnp`'s
 sequence arguments `library_sequences.py`, host effects `library_host.py`, what Python's builtins and str/dict
-methods give `library_python.py`: all re-exported here. Every entry
+methods give `library_python.py`, protocol methods, records and plain bases `library_classes.py`: all
+re-exported here. Every entry
 states what is true at run time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and
 `pmap`) where not documented.
 """
@@ -57,6 +58,17 @@ from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
 from .library_arrays import WIDE_DTYPES as WIDE_DTYPES
 from .library_arrays import WIDE_STRINGS as WIDE_STRINGS
+from .library_classes import CLASSES_CHECKED as CLASSES_CHECKED
+from .library_classes import CONSTRUCTORS as CONSTRUCTORS
+from .library_classes import DATACLASS as DATACLASS
+from .library_classes import NNX_BASES
+from .library_classes import PLAIN_BASES as PLAIN_BASES
+from .library_classes import PYTREE_METHODS as PYTREE_METHODS
+from .library_classes import RECORD_BASES as RECORD_BASES
+from .library_classes import RECORD_DECORATORS as RECORD_DECORATORS
+from .library_classes import RUNS_ON_CONSTRUCTION as RUNS_ON_CONSTRUCTION
+from .library_classes import SETUP_METHODS as SETUP_METHODS
+from .library_classes import TYPING_PLAIN_BASES as TYPING_PLAIN_BASES
 from .library_host import DEBUG_PRINT as DEBUG_PRINT
 from .library_host import ENVIRON as ENVIRON
 from .library_host import HOST_CHECKED as HOST_CHECKED
@@ -190,6 +202,9 @@ PYTREE_BASES: dict[str, str] = {
     "pytreeclass.TreeClass": FIELDS,  # static: fields frozen on set (FIELD_CALLBACKS)
     "typing.NamedTuple": ALL_DATA,
 }
+# Prefixes of the bases whose subclasses a transformation rebuilds from leaves (the pytree bases) or whose
+# attribute updates it carries out (flax.nnx's objects): what such an object's methods store does not leak.
+PYTREE_CLASS_PREFIXES = (*PYTREE_BASES, *NNX_BASES)
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 # Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`), and `apply`'s

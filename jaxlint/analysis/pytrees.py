@@ -37,6 +37,7 @@ from .library import (
     ALL_DATA,
     ALL_STATIC,
     CONCRETE_ATTRIBUTES,
+    DATACLASS,
     FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
     FIELDS,
@@ -379,7 +380,7 @@ class PytreeModel:
         """A decorator other than the standard library's `dataclass` (which makes no pytree by itself)."""
         return any(
             self._qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-            != "dataclasses.dataclass"
+            != DATACLASS
             for d in node.decorators
         )
 
