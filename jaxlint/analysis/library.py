@@ -118,11 +118,14 @@ from .library_transformations import ARGNUMS as ARGNUMS
 from .library_transformations import ARRAY_ANNOTATIONS as ARRAY_ANNOTATIONS
 from .library_transformations import BRANCHES as BRANCHES
 from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
+from .library_transformations import DISPATCHING as DISPATCHING
 from .library_transformations import IN_AXES as IN_AXES
+from .library_transformations import JIT as JIT
 from .library_transformations import LOOP as LOOP
 from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
 from .library_transformations import STATIC_ARGNAMES as STATIC_ARGNAMES
 from .library_transformations import STATIC_ARGNUMS as STATIC_ARGNUMS
+from .library_transformations import STATIC_KEYWORDS as STATIC_KEYWORDS
 from .library_transformations import TRANSFORMATIONS as TRANSFORMATIONS
 from .library_transformations import TRANSPARENT_DECORATORS as TRANSPARENT_DECORATORS
 from .library_transformations import TREE_MAPS as TREE_MAPS
