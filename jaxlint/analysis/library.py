@@ -69,6 +69,7 @@ from .library_classes import RECORD_DECORATORS as RECORD_DECORATORS
 from .library_classes import RUNS_ON_CONSTRUCTION as RUNS_ON_CONSTRUCTION
 from .library_classes import SETUP_METHODS as SETUP_METHODS
 from .library_classes import TYPING_PLAIN_BASES as TYPING_PLAIN_BASES
+from .library_host import CLOCKS as CLOCKS
 from .library_host import DEBUG_PRINT as DEBUG_PRINT
 from .library_host import ENVIRON as ENVIRON
 from .library_host import HOST_CHECKED as HOST_CHECKED
@@ -89,6 +90,7 @@ from .library_host import SAVES as SAVES
 from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
 from .library_host import TIME_READS as TIME_READS
+from .library_host import WAITS as WAITS
 from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED
@@ -97,8 +99,12 @@ from .library_pure import IMPURE_CALLS as IMPURE_CALLS
 from .library_pure import PURE_CHECKED as PURE_CHECKED
 from .library_pure import PURE_METHODS as PURE_METHODS
 from .library_pure import PURE_PREFIXES as PURE_PREFIXES
+from .library_python import ACCUMULATING_METHODS as ACCUMULATING_METHODS
 from .library_python import ARITHMETIC_BUILTINS as ARITHMETIC_BUILTINS
 from .library_python import CONCRETE_BUILTINS as CONCRETE_BUILTINS
+from .library_python import CONCRETIZING_BUILTINS as CONCRETIZING_BUILTINS
+from .library_python import CONTEXT_MANAGERS as CONTEXT_MANAGERS
+from .library_python import HARMLESS_BUILTINS as HARMLESS_BUILTINS
 from .library_python import PYTHON_CHECKED as PYTHON_CHECKED
 from .library_python import PYTHON_ONLY_METHODS as PYTHON_ONLY_METHODS
 from .library_random import ALIGNING as ALIGNING

@@ -74,10 +74,21 @@ SAVES = frozenset(
 PATH_WRITES = frozenset({"write_text", "write_bytes"})  # distinctive enough on any receiver
 PATH_CHANGES = frozenset({"mkdir", "touch", "unlink", "rmdir", "rename", "replace", "symlink_to", "chmod"})
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "etils.epath.Path"})
-# Clock reads: under jit the value read while tracing is baked into the compiled code as a constant.
-TIME_READS = frozenset(
-    {"time." + n for n in "time time_ns perf_counter perf_counter_ns monotonic monotonic_ns sleep".split()}
-    | {"time.process_time", "time.process_time_ns", "time.thread_time", "time.thread_time_ns"}
+# Clocks: two readings around asynchronously dispatched work measure the dispatch only (JAX403) ...
+CLOCKS = frozenset(
+    "time." + n
+    for n in (
+        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
+        "process_time_ns thread_time_ns"
+    ).split()
+) | {"timeit.default_timer"}
+# ... and what waits for that work: JAX's functions (called by these last words) that block until it is done.
+WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
+# Clock reads (the clocks, `sleep`, the datetime reads): under jit the value read while tracing is baked into
+# the compiled code as a constant.
+TIME_READS = (
+    CLOCKS
+    | {"time.sleep"}
     | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today"}
 )
 # Draws from Python's global random state: under jit, drawn once and baked in.

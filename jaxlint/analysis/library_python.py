@@ -26,5 +26,17 @@ CONCRETE_BUILTINS = frozenset(
         "print format sorted dir vars getattr object super range enumerate zip iter next reversed"
     ).split()
 )
+# Builtins that neither wait for a JAX result (they read no values: a length is a shape) nor run unknown code ...
+HARMLESS_BUILTINS = frozenset(
+    {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
+)
+# ... and builtins that wait for a JAX result: they convert it to a Python value (or print its values).
+CONCRETIZING_BUILTINS = frozenset(
+    {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
+)
+# List methods that keep what they are given (a JAX result appended is not waited for).
+ACCUMULATING_METHODS = frozenset({"append", "extend"})
+# Decorators that make a context manager of a generator: the code before its `yield` runs on entering.
+CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
 # Builtins that compute on their argument (`abs(x)` of a tracer is a tracer; `max`/`min` compare, and raise).
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())

@@ -12,17 +12,7 @@ import libcst as cst
 
 from ..syntax import own_nodes, source_of
 from .index import ModuleIndex, Unit
-
-# Clocks whose readings around asynchronously dispatched work measure the dispatch only.
-CLOCKS = frozenset(
-    "time." + n
-    for n in (
-        "time perf_counter monotonic process_time thread_time time_ns perf_counter_ns monotonic_ns "
-        "process_time_ns thread_time_ns"
-    ).split()
-) | {"timeit.default_timer"}
-_WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
-_CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
+from .library import CLOCKS, CONTEXT_MANAGERS, WAITS
 
 
 def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> str | None:
@@ -66,7 +56,7 @@ def context_timer(unit: Unit, index: ModuleIndex) -> bool:
     never waits for JAX work."""
     function = unit.node
     if type(function) is not cst.FunctionDef or not any(
-        index.qualname(d.decorator, unit.parent) in _CONTEXT_MANAGERS for d in function.decorators
+        index.qualname(d.decorator, unit.parent) in CONTEXT_MANAGERS for d in function.decorators
     ):
         return False
     before, after, seen_yield = False, False, False
@@ -97,7 +87,7 @@ def _reads_clock(call: cst.Call, index: ModuleIndex, unit: Unit) -> bool:
 
 
 def _waits(node: cst.CSTNode) -> bool:
-    return type(node) is cst.Name and node.value in _WAITS
+    return type(node) is cst.Name and node.value in WAITS
 
 
 def _in_order(function: cst.FunctionDef) -> list[cst.CSTNode]:

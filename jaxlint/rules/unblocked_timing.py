@@ -9,8 +9,9 @@ import libcst as cst
 from ..analysis.context import RuleContext
 from ..analysis.dispatch import DispatchJudge
 from ..analysis.index import Unit
+from ..analysis.library import CLOCKS
 from ..analysis.magics import magic_for
-from ..analysis.timers import CLOCKS, timer_manager
+from ..analysis.timers import timer_manager
 from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule

@@ -11,10 +11,12 @@ import pickle
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from jaxlint.analysis.library import (
+    CLOCKS,
     DEBUG_PRINT,
     ENVIRON,
     HOST_CHECKED,
@@ -28,6 +30,7 @@ from jaxlint.analysis.library import (
     SHELL,
     STDLIB_RANDOM,
     TIME_READS,
+    WAITS,
 )
 
 jax = pytest.importorskip("jax")
@@ -198,3 +201,46 @@ def test_environ_write_under_jit_runs_once(monkeypatch: pytest.MonkeyPatch) -> N
     for _ in range(3):
         f(jnp.ones(1))
     assert os.environ["JAXLINT_HOST_PROBE"] == "x"
+
+
+@pytest.mark.parametrize("name", sorted(CLOCKS))
+def test_clock_advances(name: str) -> None:
+    """Two readings around work (CPU time for the process and thread clocks) differ."""
+    read = resolve(name)
+    first = read()
+    deadline = time.perf_counter() + 0.05
+    while time.perf_counter() < deadline:  # busy: every clock, CPU-time ones included, advances
+        sum(range(1000))
+    assert read() > first, name
+
+
+def _unready() -> Any:
+    """A JAX array whose computation is still running."""
+    slow = jax.jit(lambda x: jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x))
+    x = jnp.eye(600) * 0.5
+    jax.block_until_ready(slow(x))  # compiled
+    result = slow(x)
+    assert not result.is_ready()
+    return result
+
+
+@pytest.mark.parametrize("word", sorted(WAITS))
+def test_wait_returns_once_the_work_is_done(word: str) -> None:
+    """`jax.<word>` returns once the work is done: the array computed (`effects_barrier`: the callbacks of
+    the dispatched work run)."""
+    if word == "effects_barrier":
+        seen: list[int] = []
+
+        @jax.jit
+        def f(x):
+            y = jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x)
+            jax.debug.callback(lambda v: seen.append(1), y[0, 0], ordered=True)
+            return y
+
+        f(jnp.eye(600) * 0.5)
+        jax.effects_barrier()
+        assert seen == [1]
+        return
+    result = _unready()
+    getattr(jax, word)(result)
+    assert result.is_ready(), word

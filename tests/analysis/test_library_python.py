@@ -8,8 +8,12 @@ import builtins
 import pytest
 
 from jaxlint.analysis.library import (
+    ACCUMULATING_METHODS,
     ARITHMETIC_BUILTINS,
     CONCRETE_BUILTINS,
+    CONCRETIZING_BUILTINS,
+    CONTEXT_MANAGERS,
+    HARMLESS_BUILTINS,
     PYTHON_CHECKED,
     PYTHON_ONLY_METHODS,
 )
@@ -17,7 +21,8 @@ from jaxlint.analysis.library import (
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-from tests.analysis.test_library_semantics import is_tracer  # noqa: E402
+from tests.analysis.test_library_host import _unready  # noqa: E402
+from tests.analysis.test_library_semantics import is_tracer, resolve  # noqa: E402
 
 
 def test_checked_on_the_running_versions() -> None:
@@ -89,3 +94,40 @@ def test_arithmetic_builtin_computes_on_a_tracer(name: str) -> None:
         return
     results = result if isinstance(result, tuple) else (result,)
     assert all(is_tracer(r) for r in results), name
+
+
+_WITH_ARRAY = {"range": lambda f, x: f(3), "zip": lambda f, x: f(x, x)}
+
+
+@pytest.mark.parametrize("name", sorted(HARMLESS_BUILTINS | CONCRETIZING_BUILTINS))
+def test_builtin_waits_for_a_jax_result_only_when_concretizing(name: str) -> None:
+    """The value handed over (a scalar to the conversions) is computed once a concretizing builtin returns,
+    and still running once a harmless one does."""
+    result = _unready()
+    given = result[0, 0] if name in CONCRETIZING_BUILTINS - {"builtins.print"} else result
+    assert not given.is_ready()
+    function = getattr(builtins, name.removeprefix("builtins."))
+    _WITH_ARRAY.get(name.removeprefix("builtins."), lambda f, x: f(x))(function, given)
+    assert given.is_ready() == (name in CONCRETIZING_BUILTINS), name
+
+
+@pytest.mark.parametrize("method", sorted(ACCUMULATING_METHODS))
+def test_accumulating_list_method_keeps_the_result_unwaited(method: str) -> None:
+    result, kept = _unready(), []
+    getattr(kept, method)([result] if method == "extend" else result)
+    assert kept == [result] and not result.is_ready()
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXT_MANAGERS))
+def test_context_manager_runs_the_code_around_its_yield(name: str) -> None:
+    ran: list[str] = []
+
+    @resolve(name)
+    def timer():
+        ran.append("enter")
+        yield
+        ran.append("exit")
+
+    with timer():
+        ran.append("body")
+    assert ran == ["enter", "body", "exit"]

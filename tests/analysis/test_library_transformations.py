@@ -580,7 +580,7 @@ def test_jit_is_the_plain_compiling_transformation() -> None:
 
 
 def _slow(x):
-    return jax.lax.fori_loop(0, 60, lambda i, m: jnp.tanh(m @ m), x)
+    return jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x)
 
 
 # equinox 0.13.8's filter_jit waits for a marker computed with the result (`_jit._call`:
