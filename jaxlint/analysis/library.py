@@ -101,12 +101,16 @@ from .library_pure import PURE_METHODS as PURE_METHODS
 from .library_pure import PURE_PREFIXES as PURE_PREFIXES
 from .library_python import ACCUMULATING_METHODS as ACCUMULATING_METHODS
 from .library_python import ARITHMETIC_BUILTINS as ARITHMETIC_BUILTINS
+from .library_python import CACHING_DECORATORS as CACHING_DECORATORS
 from .library_python import CONCRETE_BUILTINS as CONCRETE_BUILTINS
 from .library_python import CONCRETIZING_BUILTINS as CONCRETIZING_BUILTINS
 from .library_python import CONTEXT_MANAGERS as CONTEXT_MANAGERS
 from .library_python import HARMLESS_BUILTINS as HARMLESS_BUILTINS
+from .library_python import PARTIAL as PARTIAL
+from .library_python import PROPERTIES as PROPERTIES
 from .library_python import PYTHON_CHECKED as PYTHON_CHECKED
 from .library_python import PYTHON_ONLY_METHODS as PYTHON_ONLY_METHODS
+from .library_python import WRAPS as WRAPS
 from .library_random import ALIGNING as ALIGNING
 from .library_random import FOLD_IN as FOLD_IN
 from .library_random import KEY_MAKERS as KEY_MAKERS
@@ -198,6 +202,9 @@ PYTREE_DECORATORS: dict[str, str] = {
     "jax.tree_util.register_static": ALL_STATIC,
     "jax_dataclasses.pytree_dataclass": FIELDS,  # static: `Static[T]` annotations, `static_field()`
 }
+# `register_dataclass(Cls, data_fields=[...], meta_fields=[...])`: the keywords of the data and static field lists.
+REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
+FIELD_LIST_KEYWORDS = ("data_fields", "meta_fields")
 # Registration calls taking the class first and flatten functions (they return (children, aux data): what they
 # read into the aux data is static): name -> (position, keyword) of each flatten argument.
 PYTREE_FLATTEN_REGISTRATIONS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -242,6 +249,11 @@ FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "dataclasses.field": ("metadata", True),
     "jax_dataclasses.static_field": ("", True),  # deprecated for `Static[T]`, still static
 }
+# The last words of the field functions that make every field static: an imported helper that the pytree model
+# cannot read (a relative import) is known by that name.
+STATIC_FIELD_WORDS = frozenset(
+    n.rsplit(".", 1)[1] for n, (keyword, _) in FIELD_FUNCTIONS.items() if not keyword
+)
 # Keys of `field(metadata={...})` that mark a field static, with the value that does.
 STATIC_METADATA: dict[str, bool] = {
     "pytree_node": False,

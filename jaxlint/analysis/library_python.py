@@ -38,5 +38,13 @@ CONCRETIZING_BUILTINS = frozenset(
 ACCUMULATING_METHODS = frozenset({"append", "extend"})
 # Decorators that make a context manager of a generator: the code before its `yield` runs on entering.
 CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
+# `functools.partial(f, ...)`: calls `f` with the arguments bound first; `functools.wraps(f)`: a decorator's
+# wrapper that calls `f` (its name and docstring are f's).
+PARTIAL = "functools.partial"
+WRAPS = frozenset({"functools.wraps"})
+# Decorators that keep what a function (or a property) returned, per arguments: its body runs once for them.
+CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+# Decorators that make a method a property: read as `obj.name`, it runs the method.
+PROPERTIES = frozenset({"builtins.property", "functools.cached_property"})
 # Builtins that compute on their argument (`abs(x)` of a tracer is a tracer; `max`/`min` compare, and raise).
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())

@@ -17,6 +17,8 @@ from jaxlint.analysis.library import (
     CLASSES_CHECKED,
     CONSTRUCTORS,
     DATACLASS,
+    FIELD_FUNCTIONS,
+    FIELD_LIST_KEYWORDS,
     NNX_BASES,
     PLAIN_BASES,
     PYTREE_BASES,
@@ -25,8 +27,10 @@ from jaxlint.analysis.library import (
     PYTREE_METHODS,
     RECORD_BASES,
     RECORD_DECORATORS,
+    REGISTER_DATACLASS,
     RUNS_ON_CONSTRUCTION,
     SETUP_METHODS,
+    STATIC_FIELD_WORDS,
     TYPING_PLAIN_BASES,
 )
 
@@ -228,3 +232,29 @@ def test_pytree_base_makes_a_pytree(prefix: str) -> None:
         init = {"__init__": lambda self, a: setattr(self, "a", a)} if prefix.startswith("pytreeclass") else {}
         cls = _subclass(resolve(prefix), {"a": jax.Array}, **init)
     assert len(jax.tree.leaves(cls(jnp.ones(2)))) == 1, prefix
+
+
+def test_register_dataclass_field_lists_say_data_and_static() -> None:
+    """`register_dataclass(Cls, data_fields=[...], meta_fields=[...])`: the data fields are the leaves, the
+    meta fields are static (a Python value under jit)."""
+    data, meta = FIELD_LIST_KEYWORDS
+    cls = dataclasses.dataclass(type("Pair", (), {"__annotations__": {"a": jax.Array, "n": int}}))
+    resolve(REGISTER_DATACLASS)(cls, **{data: ["a"], meta: ["n"]})
+    seen: list[object] = []
+    jax.jit(lambda p: seen.append(p.n) or p.a)(cls(jnp.ones(2), 3))
+    assert seen == [3] and len(jax.tree.leaves(cls(jnp.ones(2), 3))) == 1
+
+
+@pytest.mark.parametrize("word", sorted(STATIC_FIELD_WORDS))
+def test_static_field_word_names_functions_that_make_static_fields(word: str) -> None:
+    """Each library function of that last word makes a field that is no leaf."""
+    names = [n for n in FIELD_FUNCTIONS if n.rsplit(".", 1)[1] == word]
+    assert names
+    for name in names:
+        pytest.importorskip(name.split(".")[0])
+        if name.startswith("equinox."):
+            eqx = pytest.importorskip("equinox")
+            with pytest.warns(UserWarning):  # deprecated for `field(static=True)`, still static
+                field = resolve(name)()
+            cls = _subclass(eqx.Module, {"a": jax.Array, "n": int}, n=field)
+            assert len(jax.tree.leaves(cls(jnp.ones(2), 3))) == 1, name

@@ -10,12 +10,16 @@ import pytest
 from jaxlint.analysis.library import (
     ACCUMULATING_METHODS,
     ARITHMETIC_BUILTINS,
+    CACHING_DECORATORS,
     CONCRETE_BUILTINS,
     CONCRETIZING_BUILTINS,
     CONTEXT_MANAGERS,
     HARMLESS_BUILTINS,
+    PARTIAL,
+    PROPERTIES,
     PYTHON_CHECKED,
     PYTHON_ONLY_METHODS,
+    WRAPS,
 )
 
 jax = pytest.importorskip("jax")
@@ -131,3 +135,52 @@ def test_context_manager_runs_the_code_around_its_yield(name: str) -> None:
     with timer():
         ran.append("body")
     assert ran == ["enter", "body", "exit"]
+
+
+def test_partial_calls_the_function_with_the_bound_arguments_first() -> None:
+    assert resolve(PARTIAL)(lambda a, b, c=0: (a, b, c), 1, c=3)(2) == (1, 2, 3)
+
+
+@pytest.mark.parametrize("name", sorted(WRAPS))
+def test_wraps_makes_a_wrapper_that_names_the_function(name: str) -> None:
+    def step(x):
+        """Doc."""
+        return x
+
+    def decorate(f):
+        @resolve(name)(f)
+        def wrapper(*args):
+            return f(*args)
+
+        return wrapper
+
+    wrapped = decorate(step)
+    assert wrapped.__name__ == "step" and wrapped.__wrapped__ is step and wrapped(2) == 2
+
+
+@pytest.mark.parametrize("name", sorted(CACHING_DECORATORS))
+def test_caching_decorator_runs_the_body_once(name: str) -> None:
+    runs: list[int] = []
+    decorator = resolve(name)
+    if name.endswith("lru_cache"):
+        decorator = decorator(maxsize=None)
+
+    class Holder:
+        @decorator
+        def value(self):
+            runs.append(1)
+            return 1
+
+    holder = Holder()
+    read = (lambda: holder.value) if name.endswith("cached_property") else (lambda: holder.value())
+    assert (read(), read()) == (1, 1) and runs == [1], name
+
+
+@pytest.mark.parametrize("name", sorted(PROPERTIES))
+def test_property_runs_the_method_on_attribute_access(name: str) -> None:
+    class Holder:
+        @resolve(name)
+        def depth(self):
+            return 3
+
+    assert Holder().depth == 3
