@@ -18,9 +18,11 @@ import dataclasses
 
 from .library_arrays import ARRAY_ATTRIBUTES as ARRAY_ATTRIBUTES
 from .library_arrays import ARRAY_FUNCTIONS as ARRAY_FUNCTIONS
+from .library_arrays import ARRAY_METHODS as ARRAY_METHODS
 from .library_arrays import ARRAY_TYPES as ARRAY_TYPES
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
 from .library_arrays import BOOL_FUNCTIONS as BOOL_FUNCTIONS
+from .library_arrays import COMPUTING as COMPUTING
 from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from .library_arrays import CONCRETE_JAX_PREFIXES as CONCRETE_JAX_PREFIXES
 from .library_arrays import CONCRETE_METHODS as CONCRETE_METHODS
@@ -85,10 +87,12 @@ from .library_host import OS_WRITES as OS_WRITES
 from .library_host import PATH_CHANGES as PATH_CHANGES
 from .library_host import PATH_CLASSES as PATH_CLASSES
 from .library_host import PATH_WRITES as PATH_WRITES
+from .library_host import PROGRAM_CALLS as PROGRAM_CALLS
 from .library_host import PROGRESS as PROGRESS
 from .library_host import SAVES as SAVES
 from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
+from .library_host import TEST_RUNNERS as TEST_RUNNERS
 from .library_host import TIME_READS as TIME_READS
 from .library_host import WAITS as WAITS
 from .library_host import WRITES as WRITES

@@ -27,6 +27,13 @@ CONCRETE_ATTRIBUTES = frozenset(
 
 # Attributes of an array that are arrays again (a tracer's are tracers; `at` gives updated arrays).
 ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+# Methods of an array that return an array again.
+ARRAY_METHODS = frozenset(
+    (
+        "sum mean max min prod std var any all argmax argmin cumsum cumprod astype reshape ravel flatten "
+        "squeeze transpose clip round dot conj"
+    ).split()
+)
 # Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
 # jax 0.10.2; under jit the concretizing ones fail: JAX102's business, not a tracer).
 CONCRETE_METHODS = frozenset(
@@ -133,8 +140,12 @@ DTYPE_POSITIONS = {
 DTYPE_KEYWORDS = ("dtype", "new_dtype")
 # `np.dtype(np.float64)`: the dtype object of its argument.
 DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
-# Namespaces whose functions honour (and truncate) a requested dtype.
+# Namespaces whose functions honour (and truncate) a requested dtype (JAX501; `jax.image` and `jax.ops` take
+# their dtype from the inputs).
 DTYPE_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+# Calls that compute with JAX: a module making one at top level runs JAX code itself (a program, which x64.py
+# asks to enable x64 where it wants 64 bits), but for the static questions (STATIC_QUERIES).
+COMPUTING = (*DTYPE_REQUESTING, "jax.device_put")
 
 
 # -- Python ints JAX reads while tracing (jax 0.10.2): a traced value there raises the error named ----------------

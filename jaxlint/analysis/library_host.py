@@ -43,6 +43,12 @@ HOST_OBJECTS: dict[str, dict[str, str]] = {
     },
 }
 
+# Modules (as a test file imports them) whose `main()` runs the file's tests: under `if __name__ == "__main__":`
+# it makes no program of a test module (absl's absltest, unittest, pytest; tensorflow's googletest and `tf.test`).
+TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "test")
+# Top-level calls that make a module a program: it prints, or it hands absl its `main`.
+PROGRAM_CALLS = frozenset({"builtins.print", "absl.app.run"})
+
 # Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
 # time only. (`itertools.count`/`repeat` are not here: `next(ids)` at trace time names things on purpose.)
 ITERATOR_MAKERS = frozenset(

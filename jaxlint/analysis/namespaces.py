@@ -33,10 +33,6 @@ ARRAY_NAMESPACES = (
 # when the rule was written (its functions are deprecated aliases of `.at[]` updates).
 DISPATCHING_NAMESPACES = tuple(n for n in ARRAY_NAMESPACES if n != "jax.ops.")
 
-# The ones that accept a `dtype` and so can ask for float64, for JAX501: `jax.image` and `jax.ops` take
-# their dtype from the inputs.
-DTYPE_NAMESPACES = tuple(n for n in DISPATCHING_NAMESPACES if n != "jax.image.")
-
 # The ones whose results JAX402 names "a JAX array" when passed as a static argument: the array builders users
 # reach for there (`jnp.zeros`, `jax.random.normal`, `lax.iota`, `nn.one_hot`); `jax.scipy`, `jax.image`
 # and `jax.ops` calls are not seen as configuration values.

@@ -13,9 +13,11 @@ import pytest
 from jaxlint.analysis.library import (
     ARRAY_ATTRIBUTES,
     ARRAY_FUNCTIONS,
+    ARRAY_METHODS,
     ARRAY_TYPES,
     ARRAYS_CHECKED,
     BOOL_FUNCTIONS,
+    COMPUTING,
     CONCRETE_JAX_PREFIXES,
     CONCRETE_METHODS,
     CONDITION_SIZED,
@@ -472,3 +474,38 @@ def test_dtype_word_names_its_kind(word: str, kind: str) -> None:
     assert names, word
     for name, dtype in names:
         assert _KINDS[dtype.kind] == kind, name
+
+
+# Arguments of the array methods that need one.
+_METHOD_ARGUMENTS = {"astype": (jnp.int32,), "reshape": (-1,), "clip": (0.0, 1.0), "dot": (jnp.ones(2),)}
+
+
+@pytest.mark.parametrize("method", sorted(ARRAY_METHODS))
+def test_array_method_gives_an_array(method: str) -> None:
+    x = jnp.arange(4.0).reshape(2, 2)
+    assert isinstance(getattr(x, method)(*_METHOD_ARGUMENTS.get(method, ())), jax.Array), method
+
+
+# A call under each prefix that computes.
+_COMPUTES = {
+    "jax.numpy.": lambda: jnp.sin(jnp.ones(2)),
+    "jax.random.": lambda: jax.random.normal(jax.random.key(0), (2,)),
+    "jax.lax.": lambda: jax.lax.add(1.0, 2.0),
+    "jax.nn.": lambda: jax.nn.relu(jnp.ones(2)),
+    "jax.scipy.": lambda: jax.scipy.special.erf(jnp.ones(2)),
+    "jax.device_put": lambda: jax.device_put(np.ones(2)),
+}
+
+
+@pytest.mark.parametrize("prefix", COMPUTING)
+def test_computing_call_gives_a_jax_array(prefix: str) -> None:
+    assert isinstance(_COMPUTES[prefix](), jax.Array)
+    assert any(q.startswith(prefix) for q in STATIC_QUERIES) or prefix not in ("jax.numpy.", "jax.lax.")
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_QUERIES))
+def test_static_query_computes_no_jax_array(name: str) -> None:
+    """Called eagerly (at a module's top level) a static question gives no JAX array: it runs no JAX code."""
+    x = jnp.ones(2)
+    result = _QUERIES.get(name.rsplit(".", 1)[1], lambda f, x, k: f(x))(resolve(name), x, jax.random.key(0))
+    assert not isinstance(result, jax.Array), name

@@ -26,9 +26,11 @@ from jaxlint.analysis.library import (
     PATH_CHANGES,
     PATH_CLASSES,
     PATH_WRITES,
+    PROGRAM_CALLS,
     SAVES,
     SHELL,
     STDLIB_RANDOM,
+    TEST_RUNNERS,
     TIME_READS,
     WAITS,
 )
@@ -244,3 +246,34 @@ def test_wait_returns_once_the_work_is_done(word: str) -> None:
     result = _unready()
     getattr(jax, word)(result)
     assert result.is_ready(), word
+
+
+# Where each test runner's module is (the local name a test file imports it as).
+_RUNNER_MODULES = {
+    "absltest": "absl.testing.absltest",
+    "unittest": "unittest",
+    "pytest": "pytest",
+    "googletest": "tensorflow.python.platform.googletest",
+    "test": "tensorflow.test",
+}
+
+
+@pytest.mark.parametrize("runner", TEST_RUNNERS)
+def test_test_runner_main_runs_tests(runner: str) -> None:
+    """Each runner's `main` is a function that runs the tests (tensorflow's: skipped where it is absent)."""
+    module = _RUNNER_MODULES[runner]
+    pytest.importorskip(module.split(".")[0] if runner != "absltest" else "absl")
+    main = resolve(module + ".main")
+    assert callable(main) and "test" in (main.__doc__ or "").lower(), runner  # "runs a set of tests"
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAM_CALLS))
+def test_program_call_runs_a_program(name: str) -> None:
+    pytest.importorskip(name.split(".")[0])
+    if name == "absl.app.run":
+        ran: list[list[str]] = []
+        with pytest.raises(SystemExit):
+            resolve(name)(ran.append, argv=["prog"])
+        assert ran == [["prog"]]
+    else:
+        assert resolve(name) is print
