@@ -74,9 +74,11 @@ from .library_classes import TYPING_PLAIN_BASES as TYPING_PLAIN_BASES
 from .library_host import CLOCKS as CLOCKS
 from .library_host import DEBUG_PRINT as DEBUG_PRINT
 from .library_host import ENVIRON as ENVIRON
+from .library_host import FILE_OPENERS as FILE_OPENERS
 from .library_host import HOST_CHECKED as HOST_CHECKED
 from .library_host import HOST_EFFECTS as HOST_EFFECTS
 from .library_host import HOST_OBJECTS as HOST_OBJECTS
+from .library_host import INPUT as INPUT
 from .library_host import ITERATOR_MAKERS as ITERATOR_MAKERS
 from .library_host import ITERATOR_METHODS as ITERATOR_METHODS
 from .library_host import LOG_METHODS, NO_ABSL
@@ -94,6 +96,7 @@ from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
 from .library_host import TEST_RUNNERS as TEST_RUNNERS
 from .library_host import TIME_READS as TIME_READS
+from .library_host import TIMEIT_RUNS as TIMEIT_RUNS
 from .library_host import WAITS as WAITS
 from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
@@ -114,6 +117,9 @@ from .library_python import PARTIAL as PARTIAL
 from .library_python import PROPERTIES as PROPERTIES
 from .library_python import PYTHON_CHECKED as PYTHON_CHECKED
 from .library_python import PYTHON_ONLY_METHODS as PYTHON_ONLY_METHODS
+from .library_python import STR_BUILTINS as STR_BUILTINS
+from .library_python import STR_CONVERSIONS as STR_CONVERSIONS
+from .library_python import UNHASHABLE_BUILTINS as UNHASHABLE_BUILTINS
 from .library_python import WRAPS as WRAPS
 from .library_random import ALIGNING as ALIGNING
 from .library_random import FOLD_IN as FOLD_IN

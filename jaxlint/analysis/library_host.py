@@ -80,6 +80,11 @@ SAVES = frozenset(
 PATH_WRITES = frozenset({"write_text", "write_bytes"})  # distinctive enough on any receiver
 PATH_CHANGES = frozenset({"mkdir", "touch", "unlink", "rmdir", "rename", "replace", "symlink_to", "chmod"})
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "etils.epath.Path"})
+# Opening a file (for writing, by its mode), and asking the user.
+FILE_OPENERS = frozenset({"builtins.open", "io.open"})
+INPUT = "builtins.input"
+# timeit's functions that time a statement by running it: their own loop, not the caller's clock reads.
+TIMEIT_RUNS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 # Clocks: two readings around asynchronously dispatched work measure the dispatch only (JAX403) ...
 CLOCKS = frozenset(
     "time." + n

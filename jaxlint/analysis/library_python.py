@@ -46,5 +46,11 @@ WRAPS = frozenset({"functools.wraps"})
 CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
 # Decorators that make a method a property: read as `obj.name`, it runs the method.
 PROPERTIES = frozenset({"builtins.property", "functools.cached_property"})
+# Builtins that make a str of their argument, with the f-string conversion each is (`f"{x!r}"`) ...
+STR_CONVERSIONS: dict[str, str | None] = {"builtins.str": None, "builtins.repr": "r", "builtins.ascii": "a"}
+# ... and with `format`, those that format it (as `str.format` does).
+STR_BUILTINS = frozenset({*STR_CONVERSIONS, "builtins.format"})
+# Builtins whose instances are unhashable (`hash([])`: TypeError), so no static argument.
+UNHASHABLE_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"})
 # Builtins that compute on their argument (`abs(x)` of a tracer is a tracer; `max`/`min` compare, and raise).
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())

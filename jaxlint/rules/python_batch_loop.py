@@ -25,9 +25,6 @@ from ..analysis.usage import NameUsage
 from ..syntax import own_nodes, source_of, walk
 from .base import Rule
 
-_CONCRETIZING = frozenset(
-    {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
-)
 # The library table's functions that stack rows into one array, that only convert, and that give a list.
 _STACKERS, _CONVERSIONS, _LIST_RESULTS = STACKERS, CONVERSIONS, LIST_RESULTS
 

@@ -8,7 +8,7 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
-from ..analysis.library import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES, FLOAT_GRIDS
+from ..analysis.library import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES, FLOAT_GRIDS, UNHASHABLE_BUILTINS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.receivers import module_instance
@@ -126,7 +126,7 @@ No automatic fix.
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
                 return f"a JAX array ({source_of(value.func)}(...))"
-            if name in ("builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"):
+            if name in UNHASHABLE_BUILTINS:
                 return f"a {name.split('.')[1]}"
             return None
         if type(value) is cst.Name:

@@ -19,7 +19,9 @@ from jaxlint.analysis.library import (
     CLOCKS,
     DEBUG_PRINT,
     ENVIRON,
+    FILE_OPENERS,
     HOST_CHECKED,
+    INPUT,
     NUMPY_RANDOM,
     NUMPY_RANDOM_CONSTRUCTORS,
     OS_WRITES,
@@ -32,6 +34,7 @@ from jaxlint.analysis.library import (
     STDLIB_RANDOM,
     TEST_RUNNERS,
     TIME_READS,
+    TIMEIT_RUNS,
     WAITS,
 )
 
@@ -277,3 +280,30 @@ def test_program_call_runs_a_program(name: str) -> None:
         assert ran == [["prog"]]
     else:
         assert resolve(name) is print
+
+
+@pytest.mark.parametrize("name", sorted(FILE_OPENERS))
+def test_file_opener_writes_a_file_by_its_mode(name: str, tmp_path: Path) -> None:
+    with resolve(name)(tmp_path / "out.txt", "w") as handle:
+        handle.write("x")
+    assert (tmp_path / "out.txt").read_text() == "x"
+
+
+def test_input_reads_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("answer\n"))
+    assert resolve(INPUT)() == "answer"
+
+
+@pytest.mark.parametrize("name", sorted(TIMEIT_RUNS))
+def test_timeit_runs_the_statement_in_its_own_loop(name: str) -> None:
+    runs: list[int] = []
+    timer = resolve(name)
+    if name.endswith("Timer"):
+        timer(lambda: runs.append(1)).timeit(number=3)
+    elif name.endswith("repeat"):
+        timer(lambda: runs.append(1), number=3, repeat=1)
+    else:
+        timer(lambda: runs.append(1), number=3)
+    assert runs == [1, 1, 1], name

@@ -19,6 +19,9 @@ from jaxlint.analysis.library import (
     PROPERTIES,
     PYTHON_CHECKED,
     PYTHON_ONLY_METHODS,
+    STR_BUILTINS,
+    STR_CONVERSIONS,
+    UNHASHABLE_BUILTINS,
     WRAPS,
 )
 
@@ -184,3 +187,28 @@ def test_property_runs_the_method_on_attribute_access(name: str) -> None:
             return 3
 
     assert Holder().depth == 3
+
+
+class _Shown:
+    """A value whose `format` is its `str` (as a JAX array's and a tracer's are)."""
+
+    def __str__(self) -> str:
+        return "str"
+
+    def __repr__(self) -> str:
+        return "repr\u00e9"
+
+
+@pytest.mark.parametrize("name", sorted(STR_BUILTINS))
+def test_str_builtin_makes_the_string_its_conversion_does(name: str) -> None:
+    shown = _Shown()
+    made = getattr(builtins, name.removeprefix("builtins."))(shown)
+    assert isinstance(made, str)
+    if name in STR_CONVERSIONS:
+        assert made == {None: f"{shown}", "r": f"{shown!r}", "a": f"{shown!a}"}[STR_CONVERSIONS[name]], name
+
+
+@pytest.mark.parametrize("name", sorted(UNHASHABLE_BUILTINS))
+def test_unhashable_builtin_makes_unhashable_instances(name: str) -> None:
+    with pytest.raises(TypeError):
+        hash(getattr(builtins, name.removeprefix("builtins."))())
