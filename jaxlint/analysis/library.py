@@ -109,9 +109,11 @@ from .library_pure import PURE_PREFIXES as PURE_PREFIXES
 from .library_python import ACCUMULATING_METHODS as ACCUMULATING_METHODS
 from .library_python import ARITHMETIC_BUILTINS as ARITHMETIC_BUILTINS
 from .library_python import CACHING_DECORATORS as CACHING_DECORATORS
+from .library_python import COMPARING_BUILTINS as COMPARING_BUILTINS
 from .library_python import CONCRETE_BUILTINS as CONCRETE_BUILTINS
 from .library_python import CONCRETIZING_BUILTINS as CONCRETIZING_BUILTINS
 from .library_python import CONTEXT_MANAGERS as CONTEXT_MANAGERS
+from .library_python import CONVERTING_BUILTINS as CONVERTING_BUILTINS
 from .library_python import HARMLESS_BUILTINS as HARMLESS_BUILTINS
 from .library_python import PARTIAL as PARTIAL
 from .library_python import PROPERTIES as PROPERTIES

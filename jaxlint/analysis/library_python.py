@@ -52,5 +52,34 @@ STR_CONVERSIONS: dict[str, str | None] = {"builtins.str": None, "builtins.repr":
 STR_BUILTINS = frozenset({*STR_CONVERSIONS, "builtins.format"})
 # Builtins whose instances are unhashable (`hash([])`: TypeError), so no static argument.
 UNHASHABLE_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"})
+# Builtins (and `operator.index`) that convert a tracer to a Python value: name -> (how messages write the call,
+# the error JAX raises, what to write instead, whether it raises under grad alone too: a float of a JVP tracer
+# does, an int does not).
+CONVERTING_BUILTINS: dict[str, tuple[str, str, str, bool]] = {
+    "builtins.float": (
+        "float()",
+        "ConcretizationTypeError",
+        "use x.astype(jnp.float32) and keep it an array",
+        True,
+    ),
+    "builtins.complex": ("complex()", "ConcretizationTypeError", "use x.astype(jnp.complex64)", True),
+    "builtins.int": ("int()", "ConcretizationTypeError", "use x.astype(jnp.int32), or make it static", False),
+    "builtins.range": (
+        "range()",
+        "TracerIntegerConversionError",
+        "use lax.fori_loop, or make the bound static",
+        False,
+    ),
+    "operator.index": ("operator.index()", "TracerIntegerConversionError", "make the value static", False),
+}
+# Builtins that compare or test the truth of their arguments (a tracer's: TracerBoolConversionError), with the
+# jnp function that computes the same on arrays: (given several arguments, given one iterable).
+COMPARING_BUILTINS: dict[str, tuple[str | None, str]] = {
+    "builtins.max": ("use jnp.maximum", "use jnp.max"),
+    "builtins.min": ("use jnp.minimum", "use jnp.min"),
+    "builtins.sorted": (None, "use jnp.sort"),
+    "builtins.any": (None, "use jnp.any"),
+    "builtins.all": (None, "use jnp.all"),
+}
 # Builtins that compute on their argument (`abs(x)` of a tracer is a tracer; `max`/`min` compare, and raise).
 ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())

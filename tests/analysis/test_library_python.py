@@ -11,9 +11,11 @@ from jaxlint.analysis.library import (
     ACCUMULATING_METHODS,
     ARITHMETIC_BUILTINS,
     CACHING_DECORATORS,
+    COMPARING_BUILTINS,
     CONCRETE_BUILTINS,
     CONCRETIZING_BUILTINS,
     CONTEXT_MANAGERS,
+    CONVERTING_BUILTINS,
     HARMLESS_BUILTINS,
     PARTIAL,
     PROPERTIES,
@@ -212,3 +214,46 @@ def test_str_builtin_makes_the_string_its_conversion_does(name: str) -> None:
 def test_unhashable_builtin_makes_unhashable_instances(name: str) -> None:
     with pytest.raises(TypeError):
         hash(getattr(builtins, name.removeprefix("builtins."))())
+
+
+_RAISES = {
+    "ConcretizationTypeError": jax.errors.ConcretizationTypeError,
+    "TracerIntegerConversionError": jax.errors.TracerIntegerConversionError,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTING_BUILTINS))
+def test_converting_builtin_raises_the_error_named(name: str) -> None:
+    """On a tracer under jit it raises the error named; under grad alone only where the row says."""
+    what, error, _, under_grad = CONVERTING_BUILTINS[name]
+    function = resolve(name)
+    assert what == name.rsplit(".", 1)[1] + "()" or what == name.removeprefix("builtins.") + "()"
+    integer = error == "TracerIntegerConversionError" or name.endswith("int")
+    x = jnp.asarray(2) if integer else jnp.asarray(2.0)
+    with pytest.raises(_RAISES[error]):
+        jax.jit(function)(x)
+    # under grad alone: a float (an int-typed row: the value made an int32, the only way one is traced there)
+    run = jax.grad(lambda v: (function(v.astype(jnp.int32) if integer and what != "int()" else v), v)[1])
+    if under_grad:
+        with pytest.raises(_RAISES[error]):
+            run(2.0)
+    else:
+        run(2.0)
+
+
+def _jnp(advice: str) -> object:
+    return resolve("jax.numpy." + advice.removeprefix("use jnp."))
+
+
+@pytest.mark.parametrize("name", sorted(COMPARING_BUILTINS))
+def test_comparing_builtin_has_the_jnp_function_named(name: str) -> None:
+    """On a tracer it raises TracerBoolConversionError; the jnp functions named compute what it computes on
+    concrete values (several arguments, one iterable)."""
+    several, one = COMPARING_BUILTINS[name]
+    function = getattr(builtins, name.removeprefix("builtins."))
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(lambda v: function([v[0], v[1]]))(jnp.array([1.0, 2.0]))
+    values = [3.0, 1.0, 2.0]
+    assert (jnp.asarray(_jnp(one)(jnp.array(values))) == jnp.asarray(function(values))).all(), name
+    if several is not None:
+        assert float(_jnp(several)(3.0, 1.0)) == function(3.0, 1.0), name
