@@ -60,7 +60,9 @@ from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
 from .library_arrays import WIDE_DTYPES as WIDE_DTYPES
 from .library_arrays import WIDE_STRINGS as WIDE_STRINGS
+from .library_classes import CLASS_VAR as CLASS_VAR
 from .library_classes import CLASSES_CHECKED as CLASSES_CHECKED
+from .library_classes import CONSTRUCTOR_ANNOTATIONS as CONSTRUCTOR_ANNOTATIONS
 from .library_classes import CONSTRUCTORS as CONSTRUCTORS
 from .library_classes import DATACLASS as DATACLASS
 from .library_classes import NNX_BASES

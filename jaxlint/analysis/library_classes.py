@@ -34,6 +34,10 @@ NNX_BASES = ("flax.nnx.", "flax.experimental.nnx.")
 RECORD_BASES = frozenset({"typing.NamedTuple", "flax.struct.PyTreeNode", "equinox.Module"})
 RECORD_DECORATORS = frozenset({"flax.struct.dataclass"})
 DATACLASS = "dataclasses.dataclass"  # a record with `frozen=True`
+# Annotations (by their last word) of a class attribute that is no field: a dataclass and a NamedTuple skip it ...
+CLASS_VAR = "ClassVar"
+# ... and of pseudo-fields that change what the constructor takes: its parameters are not the fields in order.
+CONSTRUCTOR_ANNOTATIONS = frozenset({"KW_ONLY", "InitVar"})
 
 # -- Bases that leave a class's methods plain functions (`obj.m` is a new bound method each time) ---------------
 

@@ -36,6 +36,7 @@ from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    CLASS_VAR,
     CONCRETE_ATTRIBUTES,
     DATACLASS,
     FIELD_CALLBACKS,
@@ -57,7 +58,6 @@ from .library import (
 )
 from .names import ImportTable, dotted_name
 
-_CLASS_VAR = "ClassVar"
 # A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
 PLAIN = "plain"
 
@@ -330,7 +330,7 @@ class PytreeModel:
                 if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
                     continue
                 annotation = small.annotation.annotation
-                if annotation_head(annotation) == _CLASS_VAR:
+                if annotation_head(annotation) == CLASS_VAR:
                     continue
                 field = small.target.value
                 wrapped = self._static_annotation(annotation)
@@ -606,7 +606,7 @@ def _class_variables(node: cst.ClassDef) -> set[str]:
             continue
         for small in statement.body:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if annotation_head(small.annotation.annotation) == _CLASS_VAR:
+                if annotation_head(small.annotation.annotation) == CLASS_VAR:
                     found.add(small.target.value)
             elif isinstance(small, cst.Assign):
                 found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))

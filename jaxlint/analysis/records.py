@@ -16,7 +16,14 @@ import libcst as cst
 
 from ..syntax import argument
 from .index import ModuleIndex
-from .library import DATACLASS, RECORD_BASES, RECORD_DECORATORS, RUNS_ON_CONSTRUCTION
+from .library import (
+    CLASS_VAR,
+    CONSTRUCTOR_ANNOTATIONS,
+    DATACLASS,
+    RECORD_BASES,
+    RECORD_DECORATORS,
+    RUNS_ON_CONSTRUCTION,
+)
 
 _MEMO = "record_fields"
 
@@ -54,9 +61,9 @@ def _fields(index: ModuleIndex, cls: cst.ClassDef) -> tuple[str, ...] | None:
         for small in statement.body:
             if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                 head = _head(small.annotation.annotation) or ""
-                if head == "ClassVar":
+                if head == CLASS_VAR:
                     continue
-                if head in ("KW_ONLY", "InitVar"):
+                if head in CONSTRUCTOR_ANNOTATIONS:
                     return None  # the constructor's parameters are not the fields in order
                 value = small.value
                 if type(value) is cst.Call and (

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import types
 import typing
 
 import pytest
 
 from jaxlint.analysis.library import (
+    CLASS_VAR,
     CLASSES_CHECKED,
+    CONSTRUCTOR_ANNOTATIONS,
     CONSTRUCTORS,
     DATACLASS,
     FIELD_FUNCTIONS,
@@ -258,3 +261,22 @@ def test_static_field_word_names_functions_that_make_static_fields(word: str) ->
                 field = resolve(name)()
             cls = _subclass(eqx.Module, {"a": jax.Array, "n": int}, n=field)
             assert len(jax.tree.leaves(cls(jnp.ones(2), 3))) == 1, name
+
+
+def test_class_var_is_no_field() -> None:
+    hint = getattr(typing, CLASS_VAR)[int]
+    cls = dataclasses.dataclass(type("C", (), {"__annotations__": {"a": int, "n": hint}, "n": 3}))
+    assert [f.name for f in dataclasses.fields(cls)] == ["a"]
+
+
+@pytest.mark.parametrize("word", sorted(CONSTRUCTOR_ANNOTATIONS))
+def test_constructor_annotation_changes_the_constructor_parameters(word: str) -> None:
+    """With it, the constructor does not take the fields in order (positionally): KW_ONLY makes the ones after it
+    keywords, an InitVar is a parameter that is no field."""
+    hint = getattr(dataclasses, word)
+    annotations = {"a": int, "_": hint, "b": int} if word == "KW_ONLY" else {"a": int, "b": hint[int]}
+    cls = dataclasses.dataclass(type("C", (), {"__annotations__": annotations}))
+    fields = [f.name for f in dataclasses.fields(cls)]
+    parameters = list(inspect.signature(cls).parameters.values())
+    positional = [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    assert positional != fields, word
