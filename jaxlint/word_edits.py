@@ -42,8 +42,7 @@ from typing import Any
 import libcst as cst
 
 from .analysis.held_keys import writes_outside_constructors
-from .analysis.jit import STATIC_KEYWORDS
-from .analysis.library import APPLY_FN_FACTORIES
+from .analysis.library import APPLY_FN_FACTORIES, STATIC_KEYWORDS
 from .analysis.pytrees import PytreeModel
 from .syntax import CHILDREN, dotted_name
 

@@ -23,10 +23,10 @@ import libcst as cst
 from .function_values import called_value
 from .index import ModuleIndex, Unit
 from .instances import method_call
+from .library import WRAPS
 from .transforms import positional_params
 
 Targets = tuple[list[tuple[Unit, bool]], list[cst.Arg]]
-_WRAPS = frozenset({"functools.wraps"})
 _PASSED = "passed_functions"  # root memo: (id(unit), parameter) -> the functions the module's calls pass it
 
 
@@ -122,7 +122,7 @@ def transparent_decorator(index: ModuleIndex, decorator: cst.BaseExpression, sco
         if type(s) is cst.FunctionDef
         and any(
             type(d.decorator) is cst.Call
-            and index.qualname(d.decorator.func, defs[0][0]) in _WRAPS
+            and index.qualname(d.decorator.func, defs[0][0]) in WRAPS
             and d.decorator.args
             and type(d.decorator.args[0].value) is cst.Name
             and d.decorator.args[0].value.value == fn

@@ -1,7 +1,7 @@
 """Facts about the module's classes: hashability, methods that set up state, pytree registration by name.
 
-The module's class table is `ModuleIndex.classes`. A full pytree model (registrations, flax/equinox bases)
-is being built in `analysis/pytrees.py`; the sets here are the ones the rules used so far, unchanged.
+The module's class table is `ModuleIndex.classes`; the pytree model (registrations, flax/equinox bases) is
+`analysis/pytrees.py`, the protocol methods and plain bases are rows of the library table (`library_classes.py`).
 """
 
 from __future__ import annotations
@@ -10,27 +10,7 @@ import libcst as cst
 
 from ..syntax import bound_names, own_nodes, str_literal, walk
 from .index import ModuleIndex
-
-# Methods that build the object: an object built inside the trace does not outlive it.
-CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
-# Methods that set up state before any jitted call can see it.
-SETUP_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__", "__set_name__"})
-# Methods that make a class a pytree (or let its subclasses register themselves).
-PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten", "tree_flatten_with_keys", "__init_subclass__"})
-# Classes whose instances are pytrees (rebuilt from leaves inside a transformation) or whose state
-# mutation a transformation tracks itself (flax.nnx).
-PYTREE_DECORATORS = frozenset(
-    {
-        "jax.tree_util.register_pytree_node_class",
-        "jax.tree_util.register_dataclass",
-        "flax.struct.dataclass",
-        "chex.dataclass",
-    }
-)
-PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.", "flax.experimental.nnx.")
-
-# Bases that leave a class's methods plain functions.
-_PLAIN_BASES = frozenset({"builtins.object", "abc.ABC"})
+from .library import DATACLASS, PLAIN_BASES
 
 
 def plain_class(index: ModuleIndex, name: str, depth: int = 0) -> bool:
@@ -46,7 +26,7 @@ def plain_class(index: ModuleIndex, name: str, depth: int = 0) -> bool:
         if index.classes.get(base.value.value) is not None:
             if not plain_class(index, base.value.value, depth + 1):
                 return False
-        elif index.qualname(base.value) not in _PLAIN_BASES:
+        elif index.qualname(base.value) not in PLAIN_BASES:
             return False
     return True
 
@@ -113,7 +93,7 @@ def unhashable_class(cls: cst.ClassDef, index: ModuleIndex) -> str | None:
         return None  # a registration or another decorator may decide hashing
     expr = cls.decorators[0].decorator
     call = expr if isinstance(expr, cst.Call) else None
-    if index.qualname(call.func if call is not None else expr) != "dataclasses.dataclass":
+    if index.qualname(call.func if call is not None else expr) != DATACLASS:
         return None  # flax.struct.dataclass, chex.dataclass, ...: not the stdlib's rules
     for arg in call.args if call is not None else ():
         if arg.keyword is None:

@@ -13,6 +13,7 @@ from ..syntax import attribute_root, bound_names, children, none_comparison, par
 from .context import RuleContext
 from .index import Unit
 from .kinds import NONE
+from .library import PARTIAL
 
 
 def free_locals(
@@ -57,7 +58,7 @@ def called_locals(fn: cst.CSTNode, ctx: RuleContext, extra: frozenset[str] = fro
     if type(fn) is cst.Call:
         positional = [a.value for a in fn.args if a.keyword is None and not a.star]
         callee = ctx.qualname(fn.func)
-        if positional and (callee == "functools.partial" or ctx.index.transform_of(fn.func, ctx.unit)):
+        if positional and (callee == PARTIAL or ctx.index.transform_of(fn.func, ctx.unit)):
             return called_locals(positional[0], ctx, extra)
         return set()
     if type(fn) is cst.Lambda or type(fn) is cst.FunctionDef:

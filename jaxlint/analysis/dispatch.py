@@ -19,17 +19,14 @@ from ..syntax import children, walk
 from .call_targets import call_targets
 from .index import ModuleIndex, Unit
 from .jit import decorator_transforms, jax_callable_in
+from .library import (
+    ACCUMULATING_METHODS,
+    CONCRETE_JAX_FUNCTIONS,
+    CONCRETE_JAX_PREFIXES,
+    CONCRETIZING_BUILTINS,
+    HARMLESS_BUILTINS,
+)
 from .namespaces import ARRAY_NAMESPACES, DISPATCHING_NAMESPACES, NUMPY
-from .values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
-
-# Calls that neither block on JAX results nor run unknown code.
-_HARMLESS = frozenset(
-    {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.iter"}
-)
-_ACCUMULATE = frozenset({"append", "extend"})
-_CONCRETIZING = frozenset(
-    {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
-)
 
 
 class DispatchJudge:
@@ -112,7 +109,7 @@ class DispatchJudge:
         index, unit = self.index, self.unit
         name = self.qualname(node.func)
         if name is not None:
-            if name in _HARMLESS:
+            if name in HARMLESS_BUILTINS:
                 return "harmless"
             if (
                 name.startswith(DISPATCHING_NAMESPACES)
@@ -127,7 +124,7 @@ class DispatchJudge:
                 return "jax"
             if not self._own(node):
                 return None
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _ACCUMULATE:
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ACCUMULATING_METHODS:
             if isinstance(node.func.value, cst.Name):
                 return "method"
             return None
@@ -207,7 +204,7 @@ def _runs_jax(index: ModuleIndex, unit: Unit) -> bool:
         name = index.qualname(node.func, unit)
         if name is not None and name.startswith(ARRAY_NAMESPACES):
             uses = True
-        elif name in _CONCRETIZING or (name or "").startswith(NUMPY):
+        elif name in CONCRETIZING_BUILTINS or (name or "").startswith(NUMPY):
             return False
         elif type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
             return False

@@ -14,10 +14,7 @@ from .abstract import NOTHING
 from .context import RuleContext
 from .flow_frame import Frame
 from .kinds import ARRAY, NONE, TRACED
-from .values import (
-    ARRAY_TYPES,
-    NOT_TRACER_TYPES,
-)
+from .library import ARRAY_TYPES, NOT_TRACER_TYPES
 
 
 def constant_guard(test: cst.BaseExpression, frame: Frame) -> bool | None:

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .index import ModuleIndex, Unit
+from .library import PARTIAL
 from .transforms import positional_params
 
-PARTIAL = "functools.partial"
 _FUNCTION_ARGS = "function_args"  # Unit.memo key: parameter name -> the functions callers pass it
 
 

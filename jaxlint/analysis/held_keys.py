@@ -10,8 +10,9 @@ from collections import Counter
 import libcst as cst
 
 from ..syntax import str_literal, walk
-from .classes import CONSTRUCTORS, self_writes
+from .classes import self_writes
 from .index import ModuleIndex
+from .library import CONSTRUCTORS
 
 
 def kept_attributes(index: ModuleIndex, cls: cst.ClassDef) -> frozenset[str]:

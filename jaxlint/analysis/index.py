@@ -22,7 +22,14 @@ from ..syntax import (
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
-from .library import CONTROL_FLOW, MODEL_ARGUMENT_TRACING, PARAMS_CONCRETE, PARAMS_TRACED, TRANSFORMATIONS
+from .library import (
+    CONTROL_FLOW,
+    MODEL_ARGUMENT_TRACING,
+    PARAMS_CONCRETE,
+    PARAMS_TRACED,
+    PARTIAL,
+    TRANSFORMATIONS,
+)
 from .loops import in_while_test, loop_map, loop_targets
 from .names import ImportTable
 from .transforms import (
@@ -556,7 +563,7 @@ class ModuleIndex:
         # Type identity, not isinstance(): libcst's ABCs make a failed isinstance() slow (none is subclassed).
         if type(node) is cst.Call:
             inner = self.qualname(node.func, unit)
-            if inner == "functools.partial" and node.args and node.args[0].keyword is None:
+            if inner == PARTIAL and node.args and node.args[0].keyword is None:
                 found = self.transform_of(node.args[0].value, unit)
                 if found is not None:
                     return found[0], [*found[1], *node.args[1:]]
@@ -702,7 +709,7 @@ class ModuleIndex:
         """Unwrap `transform(transform(partial(f, a)))` down to the functions, with the combined effect."""
         if type(node) is cst.Call:
             callee = self.qualname(node.func, unit)
-            if callee == "functools.partial" and node.args and node.args[0].keyword is None:
+            if callee == PARTIAL and node.args and node.args[0].keyword is None:
                 results = []
                 if any(a.star for a in node.args[1:]):
                     return []  # `partial(f, *args, **kwargs)`: which parameters are bound is unknown
@@ -770,7 +777,7 @@ class ModuleIndex:
             or type(value) is not cst.Call
             or not value.args
             or not (type(value.args[0].value) is cst.Name and value.args[0].value.value == node.value)
-            or self.qualname(value.func, unit) != "functools.partial"
+            or self.qualname(value.func, unit) != PARTIAL
             or id(last.node) not in direct_statements(unit)
         ):
             return None
@@ -873,7 +880,7 @@ class ModuleIndex:
                 arg = found.value if found is not None else None
                 while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
                     type(arg) is cst.Call
-                    and self.qualname(arg.func, unit) == "functools.partial"
+                    and self.qualname(arg.func, unit) == PARTIAL
                     and arg.args
                     and arg.args[0].keyword is None
                 ):
@@ -881,8 +888,8 @@ class ModuleIndex:
                 if arg is not None:
                     for target, _ in self.resolve_function(arg, unit):
                         target.apply(Application(HOST, "host callback", StaticSpec()))
-            elif self.transform_of(call.func, unit) is not None or callee == "functools.partial":
-                if callee == "functools.partial":
+            elif self.transform_of(call.func, unit) is not None or callee == PARTIAL:
+                if callee == PARTIAL:
                     continue  # handled when the partial is the argument of a transformation
                 applied = self._applications(call, unit, [], order)
                 for target, app in applied:

@@ -18,11 +18,12 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..syntax import argument
-from .classes import CONSTRUCTORS, self_writes
+from .classes import self_writes
 from .index import ModuleIndex, Unit, written_false
 from .kinds import ARRAYS_ONLY, HAIKU, LINEN, NNX, STATIC_FIELD, STRICT, TRACED
 from .library import (
     APPLY_FN_FACTORIES,
+    CONSTRUCTORS,
     HAIKU_APPLY_KEYWORDS,
     HAIKU_APPLY_LEADING,
     HAIKU_NO_RNG,

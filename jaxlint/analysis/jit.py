@@ -22,12 +22,12 @@ from .context import RuleContext
 from .function_values import PARTIAL
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
-from .library import TRANSFORMATIONS
+from .library import JIT, STATIC_KEYWORDS, TRANSFORMATIONS
 from .transforms import Application, StaticSpec, positional_params, static_spec
 
 # Transformations that compile, and so cache by function identity (the library table's `compiling`).
 COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
-_JIT = frozenset({"jax.jit"})
+_JIT = frozenset({JIT})
 
 
 def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:
@@ -113,10 +113,6 @@ def _from_application(target: Unit, app: Application, label: str, call_offset: i
         return None
     offset = app.bound_positional + (1 if target.is_method and app.bound_self else 0)
     return Jitted(target, app.spec, offset + call_offset, label)
-
-
-# The keywords `transforms.static_spec` reads a transformation's static parameters from (it takes none by position).
-STATIC_KEYWORDS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums"})
 
 
 def static_arguments_possible(index: ModuleIndex) -> bool:

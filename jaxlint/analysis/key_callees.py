@@ -33,6 +33,7 @@ from .key_model import (
 )
 from .key_none_guards import call_facts
 from .key_versions import KeyVersions
+from .library import PARTIAL
 from .transforms import positional_params
 
 
@@ -157,7 +158,7 @@ class KeyCallees(KeyVersions):
         if found is None or found[0] not in _CALL_THROUGH:
             return None
         inner = func.args[0].value
-        if type(inner) is cst.Call and self.index.qualname(inner.func, self.unit) == "functools.partial":
+        if type(inner) is cst.Call and self.index.qualname(inner.func, self.unit) == PARTIAL:
             if len(inner.args) != 1 + sum(1 for a in inner.args if a.keyword is not None):
                 return None  # positional arguments bound: the key is not the first one any more
             inner = inner.args[0].value

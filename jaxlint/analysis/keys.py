@@ -64,6 +64,7 @@ from .key_model import key_path as key_path
 from .key_model import path_json as path_json
 from .key_none_guards import Facts, decide_none_test
 from .key_relevance import uses_keys
+from .library import PARTIAL
 from .transforms import positional_params
 
 
@@ -129,7 +130,7 @@ class KeyAnalysis:
                     function, bound, names = arg.value, 0, frozenset[str]()
                     if (
                         type(function) is cst.Call
-                        and index.qualname(function.func, scope) == "functools.partial"
+                        and index.qualname(function.func, scope) == PARTIAL
                         and function.args
                         and not any(a.star for a in function.args)
                     ):

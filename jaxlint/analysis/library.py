@@ -5,7 +5,9 @@ read these tables; rules never hard-code a library fact themselves. The function
 equinox's `filter_*`, flax.nnx's) and the control flow that traces functions are `library_transformations.py`,
 `jax.random`'s samplers and key makers `library_random.py`, array dtypes and methods `library_arrays.py`, the
 calls that change no object `library_pure.py`, second spellings of names `library_names.py`, `jnp`'s
-sequence arguments `library_sequences.py`, host effects `library_host.py`: all re-exported here. Every entry
+sequence arguments `library_sequences.py`, host effects `library_host.py`, what Python's builtins and str/dict
+methods give `library_python.py`, protocol methods, records and plain bases `library_classes.py`: all
+re-exported here. Every entry
 states what is true at run time, checked on JAX 0.10.2 (`lax.psum(1, "i")` under `vmap`, `jit(vmap)` and
 `pmap`) where not documented.
 """
@@ -14,8 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 
+from .library_arrays import ARRAY_ATTRIBUTES as ARRAY_ATTRIBUTES
+from .library_arrays import ARRAY_FUNCTIONS as ARRAY_FUNCTIONS
+from .library_arrays import ARRAY_METHODS as ARRAY_METHODS
+from .library_arrays import ARRAY_TYPES as ARRAY_TYPES
 from .library_arrays import ARRAYS_CHECKED as ARRAYS_CHECKED
+from .library_arrays import BOOL_FUNCTIONS as BOOL_FUNCTIONS
+from .library_arrays import COMPUTING as COMPUTING
 from .library_arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
+from .library_arrays import CONCRETE_JAX_PREFIXES as CONCRETE_JAX_PREFIXES
+from .library_arrays import CONCRETE_METHODS as CONCRETE_METHODS
 from .library_arrays import CONDITION_SIZED as CONDITION_SIZED
 from .library_arrays import CONVERSIONS as CONVERSIONS
 from .library_arrays import COPYING_INPLACE_METHODS as COPYING_INPLACE_METHODS
@@ -24,6 +34,7 @@ from .library_arrays import DTYPE_KEYWORDS as DTYPE_KEYWORDS
 from .library_arrays import DTYPE_METHODS as DTYPE_METHODS
 from .library_arrays import DTYPE_POSITIONS as DTYPE_POSITIONS
 from .library_arrays import DTYPE_REQUESTING as DTYPE_REQUESTING
+from .library_arrays import DTYPE_WORDS as DTYPE_WORDS
 from .library_arrays import FLOAT_GRIDS as FLOAT_GRIDS
 from .library_arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .library_arrays import INT_BOUNDS as INT_BOUNDS
@@ -33,25 +44,44 @@ from .library_arrays import INT_OPERANDS as INT_OPERANDS
 from .library_arrays import LIST_RESULTS as LIST_RESULTS
 from .library_arrays import MISSING_INPLACE_METHODS as MISSING_INPLACE_METHODS
 from .library_arrays import NARROW_INT_DTYPES as NARROW_INT_DTYPES
+from .library_arrays import NOT_TRACER_TYPES as NOT_TRACER_TYPES
 from .library_arrays import NUMPY_JNP_NAMESAKES as NUMPY_JNP_NAMESAKES
 from .library_arrays import NUMPY_SHAPE_ONLY as NUMPY_SHAPE_ONLY
 from .library_arrays import ONE_ARGUMENT_ARRAY as ONE_ARGUMENT_ARRAY
 from .library_arrays import ONE_ARGUMENT_VALUE_SIZED as ONE_ARGUMENT_VALUE_SIZED
 from .library_arrays import RESULT_DTYPES as RESULT_DTYPES
+from .library_arrays import RETURNED_ARRAY_NAMESPACES as RETURNED_ARRAY_NAMESPACES
 from .library_arrays import SEVERAL_ARRAYS_WORDS as SEVERAL_ARRAYS_WORDS
 from .library_arrays import STACKERS as STACKERS
 from .library_arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .library_arrays import STATIC_INTS as STATIC_INTS
+from .library_arrays import STATIC_QUERIES as STATIC_QUERIES
 from .library_arrays import TUPLE_RESULTS as TUPLE_RESULTS
 from .library_arrays import VALUE_SIZED as VALUE_SIZED
 from .library_arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS
 from .library_arrays import WIDE_DTYPES as WIDE_DTYPES
 from .library_arrays import WIDE_STRINGS as WIDE_STRINGS
+from .library_classes import CLASS_VAR as CLASS_VAR
+from .library_classes import CLASSES_CHECKED as CLASSES_CHECKED
+from .library_classes import CONSTRUCTOR_ANNOTATIONS as CONSTRUCTOR_ANNOTATIONS
+from .library_classes import CONSTRUCTORS as CONSTRUCTORS
+from .library_classes import DATACLASS as DATACLASS
+from .library_classes import NNX_BASES
+from .library_classes import PLAIN_BASES as PLAIN_BASES
+from .library_classes import PYTREE_METHODS as PYTREE_METHODS
+from .library_classes import RECORD_BASES as RECORD_BASES
+from .library_classes import RECORD_DECORATORS as RECORD_DECORATORS
+from .library_classes import RUNS_ON_CONSTRUCTION as RUNS_ON_CONSTRUCTION
+from .library_classes import SETUP_METHODS as SETUP_METHODS
+from .library_classes import TYPING_PLAIN_BASES as TYPING_PLAIN_BASES
+from .library_host import CLOCKS as CLOCKS
 from .library_host import DEBUG_PRINT as DEBUG_PRINT
 from .library_host import ENVIRON as ENVIRON
+from .library_host import FILE_OPENERS as FILE_OPENERS
 from .library_host import HOST_CHECKED as HOST_CHECKED
 from .library_host import HOST_EFFECTS as HOST_EFFECTS
 from .library_host import HOST_OBJECTS as HOST_OBJECTS
+from .library_host import INPUT as INPUT
 from .library_host import ITERATOR_MAKERS as ITERATOR_MAKERS
 from .library_host import ITERATOR_METHODS as ITERATOR_METHODS
 from .library_host import LOG_METHODS, NO_ABSL
@@ -62,12 +92,15 @@ from .library_host import OS_WRITES as OS_WRITES
 from .library_host import PATH_CHANGES as PATH_CHANGES
 from .library_host import PATH_CLASSES as PATH_CLASSES
 from .library_host import PATH_WRITES as PATH_WRITES
+from .library_host import PROGRAM_CALLS as PROGRAM_CALLS
 from .library_host import PROGRESS as PROGRESS
 from .library_host import SAVES as SAVES
 from .library_host import SHELL as SHELL
 from .library_host import STDLIB_RANDOM as STDLIB_RANDOM
+from .library_host import TEST_RUNNERS as TEST_RUNNERS
 from .library_host import TIME_READS as TIME_READS
-from .library_host import TIMING_CLOCKS as TIMING_CLOCKS
+from .library_host import TIMEIT_RUNS as TIMEIT_RUNS
+from .library_host import WAITS as WAITS
 from .library_host import WRITES as WRITES
 from .library_names import CANONICAL_PREFIXES as CANONICAL_PREFIXES
 from .library_names import NAMES_CHECKED as NAMES_CHECKED
@@ -76,6 +109,23 @@ from .library_pure import IMPURE_CALLS as IMPURE_CALLS
 from .library_pure import PURE_CHECKED as PURE_CHECKED
 from .library_pure import PURE_METHODS as PURE_METHODS
 from .library_pure import PURE_PREFIXES as PURE_PREFIXES
+from .library_python import ACCUMULATING_METHODS as ACCUMULATING_METHODS
+from .library_python import ARITHMETIC_BUILTINS as ARITHMETIC_BUILTINS
+from .library_python import CACHING_DECORATORS as CACHING_DECORATORS
+from .library_python import COMPARING_BUILTINS as COMPARING_BUILTINS
+from .library_python import CONCRETE_BUILTINS as CONCRETE_BUILTINS
+from .library_python import CONCRETIZING_BUILTINS as CONCRETIZING_BUILTINS
+from .library_python import CONTEXT_MANAGERS as CONTEXT_MANAGERS
+from .library_python import CONVERTING_BUILTINS as CONVERTING_BUILTINS
+from .library_python import HARMLESS_BUILTINS as HARMLESS_BUILTINS
+from .library_python import PARTIAL as PARTIAL
+from .library_python import PROPERTIES as PROPERTIES
+from .library_python import PYTHON_CHECKED as PYTHON_CHECKED
+from .library_python import PYTHON_ONLY_METHODS as PYTHON_ONLY_METHODS
+from .library_python import STR_BUILTINS as STR_BUILTINS
+from .library_python import STR_CONVERSIONS as STR_CONVERSIONS
+from .library_python import UNHASHABLE_BUILTINS as UNHASHABLE_BUILTINS
+from .library_python import WRAPS as WRAPS
 from .library_random import ALIGNING as ALIGNING
 from .library_random import FOLD_IN as FOLD_IN
 from .library_random import KEY_MAKERS as KEY_MAKERS
@@ -95,11 +145,14 @@ from .library_transformations import BRANCHES as BRANCHES
 from .library_transformations import CONTROL_FLOW as CONTROL_FLOW
 from .library_transformations import CUSTOM_DERIVATIVES as CUSTOM_DERIVATIVES
 from .library_transformations import CUSTOM_RULE_METHODS as CUSTOM_RULE_METHODS
+from .library_transformations import DISPATCHING as DISPATCHING
 from .library_transformations import IN_AXES as IN_AXES
+from .library_transformations import JIT as JIT
 from .library_transformations import LOOP as LOOP
 from .library_transformations import STATIC_ANNOTATIONS as STATIC_ANNOTATIONS
 from .library_transformations import STATIC_ARGNAMES as STATIC_ARGNAMES
 from .library_transformations import STATIC_ARGNUMS as STATIC_ARGNUMS
+from .library_transformations import STATIC_KEYWORDS as STATIC_KEYWORDS
 from .library_transformations import TRANSFORMATIONS as TRANSFORMATIONS
 from .library_transformations import TRANSPARENT_DECORATORS as TRANSPARENT_DECORATORS
 from .library_transformations import TREE_MAPS as TREE_MAPS
@@ -166,6 +219,12 @@ LIBRARY_ONE_ARRAY: frozenset[str] = frozenset(
     ]
 )
 
+# Calls that answer static questions (a Python or NumPy value even on tracers): the array rows' and the concrete
+# results above.
+CONCRETE_JAX_FUNCTIONS = STATIC_QUERIES | frozenset(
+    n for n, result in CALL_RESULTS.items() if result == CONCRETE
+)
+
 # Host callbacks: the function they are given runs outside the trace, on concrete NumPy values.
 HOST_CALLBACKS = frozenset(
     {
@@ -201,6 +260,9 @@ PYTREE_DECORATORS: dict[str, str] = {
     "jax.tree_util.register_static": ALL_STATIC,
     "jax_dataclasses.pytree_dataclass": FIELDS,  # static: `Static[T]` annotations, `static_field()`
 }
+# `register_dataclass(Cls, data_fields=[...], meta_fields=[...])`: the keywords of the data and static field lists.
+REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
+FIELD_LIST_KEYWORDS = ("data_fields", "meta_fields")
 # Registration calls taking the class first and flatten functions (they return (children, aux data): what they
 # read into the aux data is static): name -> (position, keyword) of each flatten argument.
 PYTREE_FLATTEN_REGISTRATIONS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -214,6 +276,9 @@ PYTREE_BASES: dict[str, str] = {
     "pytreeclass.TreeClass": FIELDS,  # static: fields frozen on set (FIELD_CALLBACKS)
     "typing.NamedTuple": ALL_DATA,
 }
+# Prefixes of the bases whose subclasses a transformation rebuilds from leaves (the pytree bases) or whose
+# attribute updates it carries out (flax.nnx's objects): what such an object's methods store does not leak.
+PYTREE_CLASS_PREFIXES = (*PYTREE_BASES, *NNX_BASES)
 # flax.linen modules: dataclass fields are hyperparameters, static under `apply`.
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 # Module methods that draw the parameters from the key they are given (argument 0 or `rngs=`), and `apply`'s
@@ -242,6 +307,11 @@ FIELD_FUNCTIONS: dict[str, tuple[str, bool]] = {
     "dataclasses.field": ("metadata", True),
     "jax_dataclasses.static_field": ("", True),  # deprecated for `Static[T]`, still static
 }
+# The last words of the field functions that make every field static: an imported helper that the pytree model
+# cannot read (a relative import) is known by that name.
+STATIC_FIELD_WORDS = frozenset(
+    n.rsplit(".", 1)[1] for n, (keyword, _) in FIELD_FUNCTIONS.items() if not keyword
+)
 # Keys of `field(metadata={...})` that mark a field static, with the value that does.
 STATIC_METADATA: dict[str, bool] = {
     "pytree_node": False,

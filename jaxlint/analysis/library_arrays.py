@@ -25,6 +25,69 @@ CONCRETE_ATTRIBUTES = frozenset(
     }
 )
 
+# Attributes of an array that are arrays again (a tracer's are tracers; `at` gives updated arrays).
+ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+# Methods of an array that return an array again.
+ARRAY_METHODS = frozenset(
+    (
+        "sum mean max min prod std var any all argmax argmin cumsum cumprod astype reshape ravel flatten "
+        "squeeze transpose clip round dot conj"
+    ).split()
+)
+# Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
+# jax 0.10.2; under jit the concretizing ones fail: JAX102's business, not a tracer).
+CONCRETE_METHODS = frozenset(
+    (
+        "item tolist __bool__ __int__ __float__ __index__ __array__ __array_namespace__ __dlpack__ tobytes "
+        "devices platform is_ready is_deleted delete copy_to_host_async on_device_size_in_bytes "
+        "unsafe_buffer_pointer"
+    ).split()
+)
+
+# -- What a JAX call gives under a transformation (jax 0.10.2) ------------------------------------------------
+
+# Functions of the array namespaces (namespaces.ARRAY_NAMESPACES) that answer static questions about shapes and
+# dtypes: a Python or NumPy value even on a tracer (library.CONCRETE_JAX_FUNCTIONS adds CALL_RESULTS' own) ...
+STATIC_QUERIES = frozenset(
+    "jax.numpy." + name
+    for name in (
+        "shape ndim size result_type promote_types dtype issubdtype isdtype can_cast iscomplexobj isrealobj "
+        "isscalar finfo iinfo broadcast_shapes"
+    ).split()
+) | frozenset({"jax.lax.broadcast_shapes", "jax.random.key_impl"})
+# ... and the `jax.*` names starting with these (a tree's structure, `jax.dtypes`' helpers, the device queries).
+CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
+# Functions whose array result is boolean: a mask.
+BOOL_FUNCTIONS = frozenset(
+    "jax.numpy." + name
+    for name in (
+        "isnan isinf isfinite isneginf isposinf isclose signbit iscomplex isreal isin "
+        "logical_and logical_or logical_not logical_xor greater greater_equal less less_equal equal not_equal"
+    ).split()
+) | frozenset({"jax.lax.lt", "jax.lax.le", "jax.lax.gt", "jax.lax.ge", "jax.lax.eq", "jax.lax.ne"})
+# Other `jax.*` functions that return arrays built from their arguments.
+ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
+# Namespaces whose functions (less the static questions, the CALL_RESULTS rows and SEVERAL_ARRAYS_WORDS) give
+# one array: a helper returning such a call returns an array. Elsewhere a function may give a tuple or a pytree.
+RETURNED_ARRAY_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.special.")
+# Types no tracer is an instance of (under jit, vmap and grad): `isinstance(x, int)` on a traced `x` is False,
+# so the branch it guards does not run under the trace ...
+NOT_TRACER_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+)
+# ... and types every tracer of an array is an instance of: in the branch they guard, the value is an array.
+ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray"})
+# How a dtype's name (`jnp.float32`, "int8", `bool`) starts -> its kind, in the order to test them.
+DTYPE_WORDS = (
+    ("bool", "bool"),
+    ("uint", "uint"),
+    ("int", "int"),
+    ("float", "float"),
+    ("complex", "complex"),
+)
+
 # -- Dtypes with x64 off (jax 0.10.2) --------------------------------------------------------------------------
 
 # Functions whose result is a float array unless a dtype says otherwise (JAX's and NumPy's defaults), with the
@@ -77,8 +140,12 @@ DTYPE_POSITIONS = {
 DTYPE_KEYWORDS = ("dtype", "new_dtype")
 # `np.dtype(np.float64)`: the dtype object of its argument.
 DTYPE_CONSTRUCTORS = frozenset({"numpy.dtype", "jax.numpy.dtype"})
-# Namespaces whose functions honour (and truncate) a requested dtype.
+# Namespaces whose functions honour (and truncate) a requested dtype (JAX501; `jax.image` and `jax.ops` take
+# their dtype from the inputs).
 DTYPE_REQUESTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+# Calls that compute with JAX: a module making one at top level runs JAX code itself (a program, which x64.py
+# asks to enable x64 where it wants 64 bits), but for the static questions (STATIC_QUERIES).
+COMPUTING = (*DTYPE_REQUESTING, "jax.device_put")
 
 
 # -- Python ints JAX reads while tracing (jax 0.10.2): a traced value there raises the error named ----------------

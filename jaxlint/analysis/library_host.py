@@ -43,6 +43,12 @@ HOST_OBJECTS: dict[str, dict[str, str]] = {
     },
 }
 
+# Modules (as a test file imports them) whose `main()` runs the file's tests: under `if __name__ == "__main__":`
+# it makes no program of a test module (absl's absltest, unittest, pytest; tensorflow's googletest and `tf.test`).
+TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "test")
+# Top-level calls that make a module a program: it prints, or it hands absl its `main`.
+PROGRAM_CALLS = frozenset({"builtins.print", "absl.app.run"})
+
 # Calls whose result is a Python iterator over data: `next()` on one bound outside a trace advances it at trace
 # time only. (`itertools.count`/`repeat` are not here: `next(ids)` at trace time names things on purpose.)
 ITERATOR_MAKERS = frozenset(
@@ -74,15 +80,14 @@ SAVES = frozenset(
 PATH_WRITES = frozenset({"write_text", "write_bytes"})  # distinctive enough on any receiver
 PATH_CHANGES = frozenset({"mkdir", "touch", "unlink", "rmdir", "rename", "replace", "symlink_to", "chmod"})
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "etils.epath.Path"})
-# Clock reads: under jit the value read while tracing is baked into the compiled code as a constant.
-TIME_READS = frozenset(
-    {"time." + n for n in "time time_ns perf_counter perf_counter_ns monotonic monotonic_ns sleep".split()}
-    | {"time.process_time", "time.process_time_ns", "time.thread_time", "time.thread_time_ns"}
-    | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today"}
-)
-# Clocks a timing reads (JAX403): two readings around asynchronously dispatched work measure the dispatch only.
-# `datetime.now()` counts: the difference of two datetimes is the elapsed wall time (a `timedelta`).
-TIMING_CLOCKS = (
+# Opening a file (for writing, by its mode), and asking the user.
+FILE_OPENERS = frozenset({"builtins.open", "io.open"})
+INPUT = "builtins.input"
+# timeit's functions that time a statement by running it: their own loop, not the caller's clock reads.
+TIMEIT_RUNS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
+# Clocks: two readings around asynchronously dispatched work measure the dispatch only (JAX403); the difference
+# of two `datetime.now()` is the elapsed wall time too (a `timedelta`) ...
+CLOCKS = (
     frozenset(
         "time." + n
         for n in (
@@ -93,6 +98,11 @@ TIMING_CLOCKS = (
     | {"timeit.default_timer"}
     | {"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today"}
 )
+# ... and what waits for that work: JAX's functions (called by these last words) that block until it is done.
+WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
+# Clock reads (the clocks, `sleep`, the datetime reads): under jit the value read while tracing is baked into
+# the compiled code as a constant.
+TIME_READS = CLOCKS | {"time.sleep", "datetime.date.today"}
 # Draws from Python's global random state: under jit, drawn once and baked in.
 STDLIB_RANDOM = frozenset(
     "random." + name

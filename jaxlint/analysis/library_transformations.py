@@ -71,6 +71,9 @@ STATIC_ARGNUMS = ("static_argnums", "static_broadcasted_argnums")  # positions o
 STATIC_ARGNAMES = "static_argnames"  # names of static arguments
 IN_AXES = "in_axes"  # `None` at a position: that argument is not mapped (not a tracer under an eager vmap)
 ARGNUMS = "argnums"  # the differentiated positions
+# Every keyword that names static parameters (`transforms.static_spec` reads no other: none by position).
+STATIC_KEYWORDS = frozenset({*STATIC_ARGNUMS, STATIC_ARGNAMES})
+JIT = "jax.jit"  # the plain one, which the checks of jitted callables default to
 
 
 def _grad_family(label: str) -> Transformation:
@@ -193,6 +196,12 @@ class ControlFlow:
     init: tuple[int, str] | None = None
     carry_param: int | None = None
     carry_in_tuple: bool = False  # the body returns (carry, output): lax.scan's
+    # For the receiver classes (`receivers.py`): for each parameter of the body (the last of `bodies`), the
+    # (position, keyword) of the call's argument whose class it receives (the carry, or a slice of `xs`;
+    # position -1: none of the call's, the loop index); None: not followed.
+    parameters: tuple[tuple[int, str], ...] | None = None
+    # ... and for branches, the position of the first operand: each branch receives the operands in order.
+    operands: int | None = None
     # Called outside any trace it runs its functions eagerly, on concrete arrays: they are traced only when
     # the call is (under an enclosing jit). The others trace their functions even when called eagerly (jax
     # 0.10.2: scan, map, fori_loop with Python bounds, while_loop, cond with a Python bool, switch with a
@@ -203,15 +212,34 @@ class ControlFlow:
     iterates: bool = False
 
 
+# Compiling transformations whose result, called, returns before its work is done (JAX403's timed regions).
+# (flax.nnx.jit is left out, as it was when JAX403 was written.)
+DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
+
 LOOP = "loop"
 BRANCHES = "branches"
 
 CONTROL_FLOW: dict[str, ControlFlow] = {
     "jax.lax.scan": ControlFlow(
-        _JAX, ((0, "f"),), "lax.scan body", LOOP, (1, "init"), 0, carry_in_tuple=True, iterates=True
+        _JAX,
+        ((0, "f"),),
+        "lax.scan body",
+        LOOP,
+        (1, "init"),
+        0,
+        carry_in_tuple=True,
+        iterates=True,
+        parameters=((1, "init"), (2, "xs")),
     ),
     "jax.lax.fori_loop": ControlFlow(
-        _JAX, ((2, "body_fun"),), "lax.fori_loop body", LOOP, (3, "init_val"), 1, iterates=True
+        _JAX,
+        ((2, "body_fun"),),
+        "lax.fori_loop body",
+        LOOP,
+        (3, "init_val"),
+        1,
+        iterates=True,
+        parameters=((-1, ""), (3, "init_val")),
     ),
     "jax.lax.while_loop": ControlFlow(
         _JAX,
@@ -221,16 +249,23 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         (2, "init_val"),
         0,
         iterates=True,
+        parameters=((2, "init_val"),),
     ),
-    "jax.lax.cond": ControlFlow(_JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES),
+    "jax.lax.cond": ControlFlow(
+        _JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES, operands=3
+    ),
     "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
     "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP, iterates=True),
     "jax.lax.associative_scan": ControlFlow(
         _JAX, ((0, "fn"),), "lax.associative_scan body", eager=True, iterates=True
     ),
     # flax.nnx's control flow takes its functions where lax's does
-    "flax.nnx.fori_loop": ControlFlow(_FLAX, ((2, "body_fun"),), "nnx.fori_loop body"),
-    "flax.nnx.while_loop": ControlFlow(_FLAX, ((0, "cond_fun"), (1, "body_fun")), "nnx.while_loop body"),
+    "flax.nnx.fori_loop": ControlFlow(
+        _FLAX, ((2, "body_fun"),), "nnx.fori_loop body", parameters=((-1, ""), (3, "init_val"))
+    ),
+    "flax.nnx.while_loop": ControlFlow(
+        _FLAX, ((0, "cond_fun"), (1, "body_fun")), "nnx.while_loop body", parameters=((2, "init_val"),)
+    ),
     "flax.nnx.cond": ControlFlow(_FLAX, ((1, "true_fun"), (2, "false_fun")), "nnx.cond body"),
     "flax.nnx.switch": ControlFlow(_FLAX, ((1, "branches"),), "nnx.switch body"),
 }

@@ -29,7 +29,7 @@ from .instances import (
 )
 from .key_relevance import uses_keys
 from .kinds import NONE
-from .library import HOST_OBJECTS
+from .library import DISPATCHING, HOST_OBJECTS
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .receivers import module_instance
 from .returns import function_returns_array
@@ -222,9 +222,6 @@ def _with_exports(
 
 _HOST_METHODS = frozenset(m for methods in HOST_OBJECTS.values() for m in methods)
 
-# Transformations whose result dispatches its work asynchronously when called (JAX403's timed regions).
-_DISPATCHING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
-
 
 def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
     """Module-level names bound once to `jax.jit(f)` (f a function of the module): jitted, for JAX403 in the
@@ -238,7 +235,7 @@ def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
         if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
             continue
         transform = index.transform_of(value.func, root)
-        if transform is not None and transform[0] in _DISPATCHING:
+        if transform is not None and transform[0] in DISPATCHING:
             if index.resolve_function(value.args[0].value, root):
                 found.append(FunctionFacts(name, (), (), NONE, (), (), True))
     return tuple(found)

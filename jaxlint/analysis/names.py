@@ -14,6 +14,7 @@ import functools
 import libcst as cst
 
 from ..syntax import dotted_name
+from .library import PARTIAL
 from .library_names import CANONICAL_PREFIXES
 
 _BUILTINS = frozenset(dir(builtins))
@@ -112,7 +113,7 @@ class ImportTable:
             if resolved is not None and resolved.split(".")[0] in ("jax", "equinox", "flax"):
                 self.names[target] = resolved
                 return
-        if type(value) is cst.Call and self.qualname(value.func) == "functools.partial":
+        if type(value) is cst.Call and self.qualname(value.func) == PARTIAL:
             first = value.args[0].value if value.args else None
             if not (type(first) is cst.Name and first.value == target):  # `f = partial(f, ...)`: no loop
                 self.partial_aliases[target] = value

@@ -18,7 +18,7 @@ JAX_NUMPY = "jax.numpy."
 
 # Namespaces whose functions take and return JAX arrays (so they dispatch device work and, under a
 # transformation, return tracers). A few of their functions answer static questions instead:
-# `values.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
+# `library.CONCRETE_JAX_FUNCTIONS` / `CONCRETE_JAX_PREFIXES`.
 ARRAY_NAMESPACES = (
     JAX_NUMPY,
     "jax.lax.",
@@ -32,10 +32,6 @@ ARRAY_NAMESPACES = (
 # The ones whose calls dispatch work asynchronously, for JAX403 (timing): `jax.ops` is left out, as it was
 # when the rule was written (its functions are deprecated aliases of `.at[]` updates).
 DISPATCHING_NAMESPACES = tuple(n for n in ARRAY_NAMESPACES if n != "jax.ops.")
-
-# The ones that accept a `dtype` and so can ask for float64, for JAX501: `jax.image` and `jax.ops` take
-# their dtype from the inputs.
-DTYPE_NAMESPACES = tuple(n for n in DISPATCHING_NAMESPACES if n != "jax.image.")
 
 # The ones whose results JAX402 names "a JAX array" when passed as a static argument: the array builders users
 # reach for there (`jnp.zeros`, `jax.random.normal`, `lax.iota`, `nn.one_hot`); `jax.scipy`, `jax.image`

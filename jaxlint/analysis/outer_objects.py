@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .classes import PYTREE_BASES, PYTREE_DECORATORS
 from .context import RuleContext
 from .index import Unit
 from .kinds import TRACED
+from .library import PYTREE_CLASS_PREFIXES, PYTREE_DECORATORS
 from .storage import StorageResolver, _is_container
 
 
@@ -60,7 +60,7 @@ def _class_of_instance(value: cst.BaseExpression, owner: Unit, ctx: RuleContext)
         )
         if ctx.qualname(target) in PYTREE_DECORATORS:
             return None  # a pytree: passed into the transformation as leaves, not closed over
-    if any((ctx.qualname(base.value) or "").startswith(PYTREE_BASES) for base in class_node.bases):
+    if any((ctx.qualname(base.value) or "").startswith(PYTREE_CLASS_PREFIXES) for base in class_node.bases):
         return None
     return class_node
 

@@ -36,26 +36,28 @@ from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    CLASS_VAR,
     CONCRETE_ATTRIBUTES,
+    DATACLASS,
     FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
+    FIELD_LIST_KEYWORDS,
     FIELDS,
     FLATTEN,
     LIBRARY_PYTREES,
     LINEN_MODULE_BASES,
+    PARTIAL,
+    PROPERTIES,
     PYTREE_BASES,
     PYTREE_DECORATORS,
     PYTREE_FLATTEN_REGISTRATIONS,
+    REGISTER_DATACLASS,
     STATIC_FIELD_ANNOTATIONS,
+    STATIC_FIELD_WORDS,
     STATIC_METADATA,
 )
 from .names import ImportTable, dotted_name
 
-_PARTIAL = "functools.partial"
-_REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
-_CLASS_VAR = "ClassVar"
-# Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
-_STATIC_HELPER_NAMES = frozenset({"static_field"})
 # A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
 PLAIN = "plain"
 
@@ -239,7 +241,7 @@ class PytreeModel:
                 and any(self._qualname(e.value) == callback for e in arg.value.elements)
                 for arg in value.args
             )
-        if name == _PARTIAL and value.args and value.args[0].keyword is None:
+        if name == PARTIAL and value.args and value.args[0].keyword is None:
             inner = cst.Call(func=value.args[0].value, args=value.args[1:])
             return self._makes_static_field(inner)
         if name in FIELD_FUNCTIONS:
@@ -256,7 +258,7 @@ class PytreeModel:
         # An imported helper we cannot read, named for what it makes.
         # (Relative imports do not resolve, so the spelling decides.)
         dotted = dotted_name(func) or ""
-        return dotted.rsplit(".", 1)[-1] in _STATIC_HELPER_NAMES
+        return dotted.rsplit(".", 1)[-1] in STATIC_FIELD_WORDS
 
     def _read_class(self, node: cst.ClassDef, how: str | None = None) -> PytreeClass | None:
         """Read a pytree class; `how` is given when a registration call after the class makes it one."""
@@ -265,7 +267,7 @@ class PytreeModel:
             expression = decorator.decorator
             func = expression.func if isinstance(expression, cst.Call) else expression
             name = self._qualname(func)
-            if name == _PARTIAL and isinstance(expression, cst.Call) and expression.args:
+            if name == PARTIAL and isinstance(expression, cst.Call) and expression.args:
                 name = self._qualname(expression.args[0].value)
             if name in PYTREE_DECORATORS:
                 how = how or PYTREE_DECORATORS[name]
@@ -328,7 +330,7 @@ class PytreeModel:
                 if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
                     continue
                 annotation = small.annotation.annotation
-                if annotation_head(annotation) == _CLASS_VAR:
+                if annotation_head(annotation) == CLASS_VAR:
                     continue
                 field = small.target.value
                 wrapped = self._static_annotation(annotation)
@@ -379,7 +381,7 @@ class PytreeModel:
         """A decorator other than the standard library's `dataclass` (which makes no pytree by itself)."""
         return any(
             self._qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-            != "dataclasses.dataclass"
+            != DATACLASS
             for d in node.decorators
         )
 
@@ -388,10 +390,7 @@ class PytreeModel:
         for statement in node.body.body:
             if not isinstance(statement, cst.FunctionDef) or not statement.params.params:
                 continue
-            if not any(
-                self._qualname(d.decorator) in ("builtins.property", "functools.cached_property")
-                for d in statement.decorators
-            ):
+            if not any(self._qualname(d.decorator) in PROPERTIES for d in statement.decorators):
                 continue
             owner = statement.params.params[0].name.value
             returns = [
@@ -415,13 +414,15 @@ class PytreeModel:
     def _read_field_lists(self, args: Sequence[cst.Arg], cls: PytreeClass) -> None:
         """`register_dataclass(..., data_fields=[...], meta_fields=[...])`."""
         for arg in args:
-            if arg.keyword is None or arg.keyword.value not in ("data_fields", "meta_fields"):
+            if arg.keyword is None or arg.keyword.value not in FIELD_LIST_KEYWORDS:
                 continue
             names = _string_list(arg.value)
             if names is None:
                 continue
             target, other = (
-                (cls.data, cls.static) if arg.keyword.value == "data_fields" else (cls.static, cls.data)
+                (cls.data, cls.static)
+                if arg.keyword.value == FIELD_LIST_KEYWORDS[0]
+                else (cls.static, cls.data)
             )
             target |= names
             other -= names
@@ -454,7 +455,7 @@ class PytreeModel:
             cls = self._read_class(node, FLATTEN if flattens is not None else PYTREE_DECORATORS[name or ""])
             if cls is None:
                 return
-        if name == _REGISTER_DATACLASS:
+        if name == REGISTER_DATACLASS:
             self._read_field_lists(call.args, cls)
         if flattens is None:
             return
@@ -605,7 +606,7 @@ def _class_variables(node: cst.ClassDef) -> set[str]:
             continue
         for small in statement.body:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if annotation_head(small.annotation.annotation) == _CLASS_VAR:
+                if annotation_head(small.annotation.annotation) == CLASS_VAR:
                     found.add(small.target.value)
             elif isinstance(small, cst.Assign):
                 found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))

@@ -19,21 +19,26 @@ import libcst as cst
 
 from ..syntax import argument
 from .index import ModuleIndex, Unit
+from .library import CONTROL_FLOW
 from .transforms import positional_params
 
 _MAX_DEPTH = 3
-_LAX_NAMES = frozenset({"scan", "fori_loop", "while_loop", "cond"})
-# lax control flow: qualified name -> (position, keyword) of the body, and for each of the body's parameters
-# the (position, keyword) of the call's argument whose class it receives (the carry, or a slice of `xs`).
-_LAX_CARRIES: dict[str, tuple[tuple[int, str], tuple[tuple[int, str], ...]]] = {
-    "jax.lax.scan": ((0, "f"), ((1, "init"), (2, "xs"))),
-    "jax.lax.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
-    "jax.lax.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
-    "flax.nnx.fori_loop": ((2, "body_fun"), ((-1, ""), (3, "init_val"))),
-    "flax.nnx.while_loop": ((1, "body_fun"), ((2, "init_val"),)),
+# Control flow (library table): qualified name -> (position, keyword) of the body, and for each of the body's
+# parameters the (position, keyword) of the call's argument whose class it receives (the carry, or a slice of
+# `xs`) ...
+_LAX_CARRIES = {
+    name: (flow.bodies[-1], flow.parameters)
+    for name, flow in CONTROL_FLOW.items()
+    if flow.parameters is not None
 }
-# `lax.cond(pred, true_fun, false_fun, *operands)`: either branch receives the operands, in order.
-_LAX_BRANCHES: dict[str, tuple[tuple[int, ...], int]] = {"jax.lax.cond": ((1, 2), 3)}
+# ... and `lax.cond(pred, true_fun, false_fun, *operands)`: either branch receives the operands, in order.
+_LAX_BRANCHES = {
+    name: (tuple(position for position, _ in flow.bodies), flow.operands)
+    for name, flow in CONTROL_FLOW.items()
+    if flow.operands is not None
+}
+# The last words of their names: a call spelled with one of them may pass a function its arguments.
+_LAX_NAMES = frozenset(name.rsplit(".", 1)[1] for name in (*_LAX_CARRIES, *_LAX_BRANCHES))
 
 
 def module_instance(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> cst.Call | None:

@@ -16,11 +16,15 @@ import libcst as cst
 
 from ..syntax import argument
 from .index import ModuleIndex
+from .library import (
+    CLASS_VAR,
+    CONSTRUCTOR_ANNOTATIONS,
+    DATACLASS,
+    RECORD_BASES,
+    RECORD_DECORATORS,
+    RUNS_ON_CONSTRUCTION,
+)
 
-_RECORD_BASES = frozenset({"typing.NamedTuple", "flax.struct.PyTreeNode", "equinox.Module"})
-_RECORD_DECORATORS = frozenset({"flax.struct.dataclass"})
-_DATACLASS = "dataclasses.dataclass"
-_RUNS_ON_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__", "__check_init__"})
 _MEMO = "record_fields"
 
 
@@ -40,14 +44,14 @@ def _fields(index: ModuleIndex, cls: cst.ClassDef) -> tuple[str, ...] | None:
         return None
     decorated = [_decorator(d.decorator, imports) for d in cls.decorators]
     if based:
-        if len(based) != 1 or based[0] not in _RECORD_BASES or cls.decorators:
+        if len(based) != 1 or based[0] not in RECORD_BASES or cls.decorators:
             return None
     elif len(decorated) != 1 or not decorated[0]:
         return None
     fields: list[str] = []
     for statement in cls.body.body:
         if type(statement) is cst.FunctionDef:
-            if statement.name.value in _RUNS_ON_CONSTRUCTION:
+            if statement.name.value in RUNS_ON_CONSTRUCTION:
                 return None
             continue
         if type(statement) is not cst.SimpleStatementLine:
@@ -57,9 +61,9 @@ def _fields(index: ModuleIndex, cls: cst.ClassDef) -> tuple[str, ...] | None:
         for small in statement.body:
             if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                 head = _head(small.annotation.annotation) or ""
-                if head == "ClassVar":
+                if head == CLASS_VAR:
                     continue
-                if head in ("KW_ONLY", "InitVar"):
+                if head in CONSTRUCTOR_ANNOTATIONS:
                     return None  # the constructor's parameters are not the fields in order
                 value = small.value
                 if type(value) is cst.Call and (
@@ -73,9 +77,9 @@ def _fields(index: ModuleIndex, cls: cst.ClassDef) -> tuple[str, ...] | None:
 
 def _decorator(node: cst.BaseExpression, imports: Any) -> bool:
     """`@flax.struct.dataclass`, `@dataclass(frozen=True)`."""
-    if imports.qualname(node) in _RECORD_DECORATORS:
+    if imports.qualname(node) in RECORD_DECORATORS:
         return True
-    if type(node) is cst.Call and imports.qualname(node.func) == _DATACLASS:
+    if type(node) is cst.Call and imports.qualname(node.func) == DATACLASS:
         frozen = argument(node, None, "frozen")
         return frozen is not None and type(frozen.value) is cst.Name and frozen.value.value == "True"
     return False

@@ -21,15 +21,9 @@ import libcst as cst
 
 from ..syntax import children
 from .jit import jit_call
+from .library import ARRAY_METHODS
 from .receivers import parameter_class
 
-# Methods of an array that return an array again.
-_ARRAY_METHODS = frozenset(
-    (
-        "sum mean max min prod std var any all argmax argmin cumsum cumprod astype reshape ravel flatten "
-        "squeeze transpose clip round dot conj"
-    ).split()
-)
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _MEMO = "returns_array"
 _TUPLE_MEMO = "returns_arrays"
@@ -185,7 +179,7 @@ def _is_array(
 ) -> bool:
     if type(node) is cst.Call:
         func = node.func
-        if type(func) is cst.Attribute and func.attr.value in _ARRAY_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in ARRAY_METHODS:
             if _is_array(func.value, unit, index, is_array_function, depth, seen):
                 return True
         name = index.qualname(func, unit)

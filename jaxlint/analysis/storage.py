@@ -11,10 +11,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax import root_name, source_of, walk
-from .classes import CONSTRUCTORS, PYTREE_BASES, PYTREE_DECORATORS
 from .context import RuleContext
 from .index import Unit
 from .kinds import NONE, TRACED
+from .library import CONSTRUCTORS, PYTREE_CLASS_PREFIXES, PYTREE_DECORATORS
 from .transforms import positional_params
 
 _CONTAINER_CALLS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"})
@@ -144,7 +144,7 @@ def instance_outlives_trace(method: Unit, ctx: RuleContext) -> bool:
             return False
     for base in class_node.bases:
         name = ctx.qualname(base.value) or ""
-        if name.startswith(PYTREE_BASES):
+        if name.startswith(PYTREE_CLASS_PREFIXES):
             return False
     return True
 

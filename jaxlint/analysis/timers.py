@@ -12,14 +12,10 @@ import libcst as cst
 
 from ..syntax import own_nodes, source_of
 from .index import ModuleIndex, Unit
-from .library_host import TIMING_CLOCKS
+from .library import CLOCKS, CONTEXT_MANAGERS, WAITS
 
-# Clocks whose readings around asynchronously dispatched work measure the dispatch only (library table).
-CLOCKS = TIMING_CLOCKS
-# The modules those clocks live in: a module importing none of them times nothing by a clock.
+# The modules the clocks live in: a module importing none of them times nothing by a clock.
 CLOCK_MODULES = frozenset(name.split(".")[0] for name in CLOCKS)
-_WAITS = frozenset({"block_until_ready", "effects_barrier", "device_get"})
-_CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager"})
 
 
 def timer_manager(item: cst.BaseExpression, index: ModuleIndex, unit: Unit) -> str | None:
@@ -63,7 +59,7 @@ def context_timer(unit: Unit, index: ModuleIndex) -> bool:
     never waits for JAX work."""
     function = unit.node
     if type(function) is not cst.FunctionDef or not any(
-        index.qualname(d.decorator, unit.parent) in _CONTEXT_MANAGERS for d in function.decorators
+        index.qualname(d.decorator, unit.parent) in CONTEXT_MANAGERS for d in function.decorators
     ):
         return False
     before, after, seen_yield = False, False, False
@@ -94,7 +90,7 @@ def _reads_clock(call: cst.Call, index: ModuleIndex, unit: Unit) -> bool:
 
 
 def _waits(node: cst.CSTNode) -> bool:
-    return type(node) is cst.Name and node.value in _WAITS
+    return type(node) is cst.Name and node.value in WAITS
 
 
 def _in_order(function: cst.FunctionDef) -> list[cst.CSTNode]:

@@ -17,8 +17,17 @@ from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, se
 from .kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from .library import (
     ALL_DATA,
+    ARITHMETIC_BUILTINS,
+    ARRAY_ATTRIBUTES,
+    ARRAY_FUNCTIONS,
+    BOOL_FUNCTIONS,
     CALL_RESULTS,
     CONCRETE,
+    CONCRETE_BUILTINS,
+    CONCRETE_JAX_FUNCTIONS,
+    CONCRETE_JAX_PREFIXES,
+    CONCRETE_METHODS,
+    DTYPE_WORDS,
     FIELDS,
     FLATTEN,
     FLOAT_RESULTS,
@@ -29,7 +38,9 @@ from .library import (
     OBSERVED_KEYWORD,
     ONE_ARGUMENT_ARRAY,
     PYTHON_IF_OPERAND_IS,
+    PYTHON_ONLY_METHODS,
     RESULT_DTYPES,
+    RETURNED_ARRAY_NAMESPACES,
     SCALAR_FIELD_TYPES,
     SEVERAL_ARRAYS_WORDS,
     TRACED_FROM_ARGUMENTS,
@@ -47,69 +58,7 @@ from .records import record_fields
 from .returns import imported_returns_array, method_returns_mapping, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
-# Attributes of an array that are arrays again.
-ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
-# Methods of an array that return Python or NumPy values, not JAX arrays (listed from jax.Array's methods on
-# jax 0.10.2; under jit the concretizing ones fail: JAX102's business, not a tracer).
-CONCRETE_METHODS = frozenset(
-    (
-        "item tolist __bool__ __int__ __float__ __index__ __array__ __array_namespace__ __dlpack__ tobytes "
-        "devices platform is_ready is_deleted delete copy_to_host_async on_device_size_in_bytes "
-        "unsafe_buffer_pointer"
-    ).split()
-)
-
-# Methods that JAX arrays lack: the receiver is a str or a dict, and so is what they return (`.keys()` of a
-# pytree: keys are never traced). `.items()`/`.values()` are not here: their values may be tracers.
-PYTHON_ONLY_METHODS = frozenset(
-    (
-        "keys startswith endswith split rsplit splitlines lower upper casefold title capitalize strip lstrip "
-        "rstrip join format isdigit isalpha isalnum isnumeric isidentifier islower isupper partition "
-        "rpartition encode removeprefix removesuffix zfill ljust rjust center"
-    ).split()
-)
-
-# Builtins whose result is a concrete Python value whatever their argument.
-CONCRETE_BUILTINS = frozenset(
-    "builtins." + name
-    for name in (
-        "len isinstance issubclass type hasattr callable id str repr hash bool int float complex "
-        "print format sorted dir vars getattr object super range enumerate zip iter next reversed"
-    ).split()
-)
-# Builtins that compute on their argument (`abs(x)` of a tracer is a tracer).
-ARITHMETIC_BUILTINS = frozenset("builtins." + n for n in "abs round pow divmod sum max min".split())
-
-# JAX namespaces whose functions return arrays (namespaces.ARRAY_NAMESPACES) ... except these, which answer static questions about shapes and dtypes (and the library table's concrete calls).
-CONCRETE_JAX_FUNCTIONS = frozenset(
-    "jax.numpy." + name
-    for name in (
-        "shape ndim size result_type promote_types dtype issubdtype isdtype can_cast iscomplexobj isrealobj "
-        "isscalar finfo iinfo broadcast_shapes"
-    ).split()
-) | frozenset({"jax.lax.broadcast_shapes", "jax.random.key_impl"})
-CONCRETE_JAX_FUNCTIONS |= frozenset(name for name, result in CALL_RESULTS.items() if result == CONCRETE)
-# Functions whose array result is boolean: a mask.
-BOOL_FUNCTIONS = frozenset(
-    "jax.numpy." + name
-    for name in (
-        "isnan isinf isfinite isneginf isposinf isclose signbit iscomplex isreal isin "
-        "logical_and logical_or logical_not logical_xor greater greater_equal less less_equal equal not_equal"
-    ).split()
-) | frozenset({"jax.lax.lt", "jax.lax.le", "jax.lax.gt", "jax.lax.ge", "jax.lax.eq", "jax.lax.ne"})
-# Other `jax.*` functions that return arrays built from their arguments.
-ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
-CONCRETE_JAX_PREFIXES = ("jax.tree.structure", "jax.tree_util.tree_structure", "jax.dtypes.", "jax.device")
 NON_BOOL_OPERATORS = frozenset({cst.Is, cst.IsNot})  # tested by type identity (libcst subclasses neither)
-# Types no tracer is an instance of (checked on jax 0.10 under jit, vmap and grad): `isinstance(x, int)` on a
-# traced `x` is False, so the branch it guards does not run under the trace ...
-NOT_TRACER_TYPES = frozenset(
-    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
-    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
-    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
-)
-# ... and types every tracer of an array is an instance of: in the branch they guard, the value is an array.
-ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray"})
 
 
 class Scope(Protocol):
@@ -453,10 +402,6 @@ def _arguments(node: cst.Call, scope: Scope) -> int:
     return args
 
 
-# Functions of these namespaces may give tuples, lists or pytrees; a helper returning them is not an array.
-_RETURNED_ARRAY_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.special.")
-
-
 _ONE_ARRAY: dict[str | None, bool] = {}  # name -> `returns_one_array`; few names per run
 
 
@@ -471,7 +416,7 @@ def returns_one_array(name: str | None) -> bool:
 def _returns_one_array(name: str | None) -> bool:
     return (
         name is not None
-        and name.startswith(_RETURNED_ARRAY_NAMESPACES)
+        and name.startswith(RETURNED_ARRAY_NAMESPACES)
         and name not in CONCRETE_JAX_FUNCTIONS
         and name not in CALL_RESULTS
         and not name.startswith(CONCRETE_JAX_PREFIXES)
@@ -794,13 +739,6 @@ _KEY_MAKERS = KEY_RESULTS  # calls that make PRNG keys: their kind (library tabl
 _NUMPY_CONSTRUCTORS = NUMPY_ARRAYS - {"numpy.meshgrid"}  # meshgrid gives a list of arrays
 _FLOAT_RESULTS = FLOAT_RESULTS  # a float array unless a dtype says (library table: position of `dtype`)
 _RESULT_DTYPES = RESULT_DTYPES  # this dtype kind whatever the arguments (library table)
-_DTYPE_WORDS = (
-    ("bool", "bool"),
-    ("uint", "uint"),
-    ("int", "int"),
-    ("float", "float"),
-    ("complex", "complex"),
-)
 
 
 def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | None:
@@ -844,7 +782,7 @@ def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
             word = node.value
         if word is None:
             return None
-        return next((kind for prefix, kind in _DTYPE_WORDS if word.startswith(prefix)), None)
+        return next((kind for prefix, kind in DTYPE_WORDS if word.startswith(prefix)), None)
     if name in BOOL_FUNCTIONS:
         return "bool"
     if name in _RESULT_DTYPES:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..syntax import walk
 from .context import RuleContext
+from .library import COMPUTING, PROGRAM_CALLS, STATIC_QUERIES, TEST_RUNNERS
 
 
 def mentions_x64(module: cst.Module) -> bool:
@@ -38,19 +39,6 @@ def enables_x64(ctx: RuleContext) -> bool:
 
 # -- programs and library code -----------------------------------------------------------------------------
 
-# Top-level calls of these compute with JAX: the module runs JAX code itself (a script, a notebook).
-_COMPUTING = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.device_put")
-_NOT_COMPUTING = frozenset(
-    {
-        "jax.numpy.finfo",
-        "jax.numpy.iinfo",
-        "jax.numpy.dtype",
-        "jax.numpy.issubdtype",
-        "jax.numpy.promote_types",
-    }
-)
-_TEST_RUNNERS = ("absltest", "unittest", "pytest", "googletest", "parameterized", "test")
-
 
 def _is_main_guard(node: cst.CSTNode) -> bool:
     if type(node) is not cst.If or type(node.test) is not cst.Comparison:
@@ -68,7 +56,7 @@ def _runs_tests_only(guard: cst.If) -> bool:
         type(c.func) is cst.Attribute
         and c.func.attr.value == "main"
         and type(c.func.value) is cst.Name
-        and c.func.value.value in _TEST_RUNNERS
+        and c.func.value.value in TEST_RUNNERS
         for c in calls
     )
 
@@ -93,9 +81,9 @@ def is_program(module: cst.Module, ctx: RuleContext) -> bool:
             if type(node) is not cst.Call:
                 continue
             name = ctx.qualname(node.func)
-            if name is not None and name.startswith(_COMPUTING) and name not in _NOT_COMPUTING:
+            if name is not None and name.startswith(COMPUTING) and name not in STATIC_QUERIES:
                 return True
-            if name in ("builtins.print", "absl.app.run"):
+            if name in PROGRAM_CALLS:
                 return True
             if id(node) in bare and type(node.func) is cst.Name and node.func.value in functions:
                 return True

@@ -9,7 +9,7 @@ import libcst as cst
 
 from ..analysis import HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.library import CONTROL_FLOW
+from ..analysis.library import CONTROL_FLOW, STR_BUILTINS
 from ..fix import SAFE, UNSAFE
 from ..syntax import source_of
 from .edits import Piece
@@ -39,9 +39,6 @@ def culprit(node: cst.BaseExpression, ctx: RuleContext) -> str:
     return f"`{source_of(node)}`"
 
 
-_STR_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
-
-
 def shows_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
     """The traced expression whose text `node` would show when formatted at trace time, if any."""
     if ctx.flags(node) & (TRACED | HOLDS_TRACED):
@@ -56,7 +53,7 @@ def shows_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpressi
     if isinstance(node, cst.ConcatenatedString):
         return shows_tracer(node.left, ctx) or shows_tracer(node.right, ctx)
     if isinstance(node, cst.Call):
-        formats = ctx.qualname(node.func) in _STR_BUILTINS or (
+        formats = ctx.qualname(node.func) in STR_BUILTINS or (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "format"
             and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
@@ -77,7 +74,7 @@ def _is_text(node: cst.BaseExpression, ctx: RuleContext) -> bool:
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return not isinstance(node, cst.SimpleString) or isinstance(node.evaluated_value, str)
     if isinstance(node, cst.Call):
-        if ctx.qualname(node.func) in _STR_BUILTINS:
+        if ctx.qualname(node.func) in STR_BUILTINS:
             return True
         return (
             isinstance(node.func, cst.Attribute)

@@ -16,10 +16,6 @@ from ..fix import SAFE, UNSAFE, replace
 from ..syntax import source_of
 from .base import Rule
 
-# Methods that only containers have: a name used with them is a dict or list, not an array.
-_CONTAINER_METHODS = frozenset(
-    {"append", "extend", "items", "keys", "values", "get", "update", "setdefault", "pop", "insert"}
-)
 _AUGMENTED = {
     cst.AddAssign: "add",
     cst.SubtractAssign: "subtract",

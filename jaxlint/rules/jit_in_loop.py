@@ -14,14 +14,12 @@ from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import built_class, local_method_units
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
-from ..analysis.library import TRANSFORMATIONS
+from ..analysis.library import CACHING_DECORATORS, PARTIAL, TRANSFORMATIONS
 from ..analysis.library_names import display_name
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.usage import called_outside_loops_only
 from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
 from .base import Rule
-
-_CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +64,7 @@ def is_cached(unit: Unit, ctx: RuleContext) -> bool:
         expr = decorator.decorator
         if type(expr) is cst.Call:
             expr = expr.func
-        if ctx.index.qualname(expr, unit.parent) in _CACHING_DECORATORS:
+        if ctx.index.qualname(expr, unit.parent) in CACHING_DECORATORS:
             return True
     return False
 
@@ -143,7 +141,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if type(fn) is cst.Call:
             callee = ctx.qualname(fn.func)
             positional = [a for a in fn.args if a.keyword is None]
-            if callee == "functools.partial" and positional and not positional[0].star:
+            if callee == PARTIAL and positional and not positional[0].star:
                 deps = self._function_deps(positional[0].value, ctx)
                 if deps is None:
                     return None
@@ -292,9 +290,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def _calling_wrapper(self, ctx: RuleContext):
         """`w` of `w(f)(...)` makes a function that calls `f` there and then: a transformation
         (`eqx.filter_value_and_grad(loss)(model, x)`), or `functools.partial`."""
-        return lambda w: (
-            ctx.index.transform_of(w, ctx.unit) is not None or ctx.qualname(w) == "functools.partial"
-        )
+        return lambda w: ctx.index.transform_of(w, ctx.unit) is not None or ctx.qualname(w) == PARTIAL
 
     def _built_again(self, call: cst.Call, fresh: Fresh, ctx: RuleContext) -> bool:
         """`jax.jit(obj.m)` written the same way in an earlier simple statement of the same block (outside

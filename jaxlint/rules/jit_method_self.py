@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhashable_class
+from ..analysis.classes import self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import linen_possible, module_class_kind, module_instance
 from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
-from ..analysis.library import TRANSFORMATIONS
+from ..analysis.library import DATACLASS, PYTREE_METHODS, SETUP_METHODS, TRANSFORMATIONS, TYPING_PLAIN_BASES
 from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, source_of, walk
 from .base import Rule
@@ -19,7 +19,6 @@ from .base import Rule
 # non-array leaves static).
 _TRACING_SELF = frozenset(n for n, t in TRANSFORMATIONS.items() if t.compiling and not t.filtering)
 # Bases that add nothing to hashing or pytree registration.
-_PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 
 
 class JitMethodSelf(Rule):
@@ -207,7 +206,7 @@ No automatic fix.
         for decorator in cls.decorators:
             expr = decorator.decorator
             target = expr.func if isinstance(expr, cst.Call) else expr
-            if ctx.index.qualname(target) != "dataclasses.dataclass":
+            if ctx.index.qualname(target) != DATACLASS:
                 return False
         for statement in cls.body.body:
             if isinstance(statement, cst.FunctionDef) and statement.name.value in PYTREE_METHODS:
@@ -221,7 +220,7 @@ No automatic fix.
         if isinstance(base, cst.Subscript):
             base = base.value
         qualname = ctx.index.qualname(base)
-        if qualname in _PLAIN_BASES:
+        if qualname in TYPING_PLAIN_BASES:
             return True
         if isinstance(base, cst.Name) and qualname is None:
             parent = ctx.index.classes.get(base.value)
@@ -246,7 +245,7 @@ No automatic fix.
         for base in cls.bases:
             value = base.value.value if isinstance(base.value, cst.Subscript) else base.value
             qualname = ctx.index.qualname(value)
-            if qualname in _PLAIN_BASES:
+            if qualname in TYPING_PLAIN_BASES:
                 continue
             parent = (
                 ctx.index.classes.get(value.value)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import STRICT
 from ..analysis.context import RuleContext
-from ..analysis.library import DEBUG_PRINT
+from ..analysis.library import DEBUG_PRINT, STR_CONVERSIONS
 from ..fix import replace
 from .base import Rule
 from .common import culprit, moved_values_safety, per_run, shows_tracer, values_format_at_run_time
@@ -22,9 +22,8 @@ def _unwrap_str(value: cst.BaseExpression, ctx: RuleContext) -> Piece:
         and not value.args[0].star
     ):
         name = ctx.qualname(value.func)
-        if name in ("builtins.str", "builtins.repr", "builtins.ascii"):
-            conversion = {"builtins.str": None, "builtins.repr": "r", "builtins.ascii": "a"}[name]
-            return Piece(value=value.args[0].value, conversion=conversion)
+        if name in STR_CONVERSIONS:
+            return Piece(value=value.args[0].value, conversion=STR_CONVERSIONS[name])
     return Piece(value=value)
 
 

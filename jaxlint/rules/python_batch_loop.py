@@ -10,18 +10,21 @@ from ..analysis.context import RuleContext
 from ..analysis.dispatch import runs_jax
 from ..analysis.index import Binding, Unit
 from ..analysis.jit import is_jax_callable
-from ..analysis.library import CONVERSIONS, LIST_RESULTS, NUMPY_RANDOM, STACKERS
+from ..analysis.library import (
+    CONCRETE_JAX_FUNCTIONS,
+    CONCRETE_JAX_PREFIXES,
+    CONVERSIONS,
+    LIST_RESULTS,
+    NUMPY_RANDOM,
+    STACKERS,
+)
 from ..analysis.loops import reads_carried
 from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.transforms import ARRAY_ANNOTATIONS
 from ..analysis.usage import NameUsage
-from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import own_nodes, source_of, walk
 from .base import Rule
 
-_CONCRETIZING = frozenset(
-    {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.print"}
-)
 # The library table's functions that stack rows into one array, that only convert, and that give a list.
 _STACKERS, _CONVERSIONS, _LIST_RESULTS = STACKERS, CONVERSIONS, LIST_RESULTS
 

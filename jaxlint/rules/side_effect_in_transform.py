@@ -9,7 +9,9 @@ from ..analysis.context import RuleContext
 from ..analysis.host_effects import call_effect, outer_iterator
 from ..analysis.library import (
     ENVIRON,
+    FILE_OPENERS,
     HOST_EFFECTS,
+    INPUT,
     LOGS,
     NUMPY_RANDOM,
     NUMPY_RANDOM_CONSTRUCTORS,
@@ -143,7 +145,7 @@ No automatic fix: what the side effect should become depends on the intent.
         io_advice = "move it out of the transformation or use jax.debug.callback / io_callback"
         if name is not None:
             short = display_name(name)
-            if name in ("builtins.open", "io.open"):
+            if name in FILE_OPENERS:
                 if _write_mode(node):
                     return f"File write open(...) {where} {once}; {io_advice}"
                 return None
@@ -154,7 +156,7 @@ No automatic fix: what the side effect should become depends on the intent.
                     f"{short}() {where} is read once at trace time and baked into the compiled code as a constant; "
                     "time the jitted call from outside, after .block_until_ready()"
                 )
-            if name == "builtins.input":
+            if name == INPUT:
                 return f"input() {where} asks once at trace time and the answer is baked in as a constant; {io_advice}"
             if name in STDLIB_RANDOM or (
                 name.startswith(NUMPY_RANDOM)

@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import (
+    CONVERTING_BUILTINS,
     NUMPY_JNP_NAMESAKES,
     NUMPY_RANDOM,
     NUMPY_SHAPE_ONLY,
@@ -20,27 +21,6 @@ from ..fix import UNSAFE, replace
 from .base import Rule
 from .common import culprit
 from .edits import name_is_free, reference_to
-
-# NumPy functions that hand an object with the same-named method to that method (`np.sum(x)` runs
-# `x.sum()`), so on a JAX array they run the jnp version and work under jit (checked on JAX 0.10.2).
-# (what, exception, advice, still raises under grad alone)
-_CONVERSIONS = {
-    "builtins.float": (
-        "float()",
-        "ConcretizationTypeError",
-        "use x.astype(jnp.float32) and keep it an array",
-        True,
-    ),
-    "builtins.complex": ("complex()", "ConcretizationTypeError", "use x.astype(jnp.complex64)", True),
-    "builtins.int": ("int()", "ConcretizationTypeError", "use x.astype(jnp.int32), or make it static", False),
-    "builtins.range": (
-        "range()",
-        "TracerIntegerConversionError",
-        "use lax.fori_loop, or make the bound static",
-        False,
-    ),
-    "operator.index": ("operator.index()", "TracerIntegerConversionError", "make the value static", False),
-}
 
 # The library table's parameters JAX reads as Python ints, and NumPy functions that accept tracers.
 _STATIC_INTS, _STATIC_INT_METHODS, _NUMPY_SAFE = STATIC_INTS, STATIC_INT_METHODS, NUMPY_SHAPE_ONLY
@@ -141,8 +121,8 @@ is enabled, on the default device) instead of a NumPy one. The other conversions
         if ctx.kind >= STRICT:
             self._static_ints(node, name, ctx)
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
-        if name in _CONVERSIONS and positional:
-            what, error, advice, under_grad = _CONVERSIONS[name]
+        if name in CONVERTING_BUILTINS and positional:
+            what, error, advice, under_grad = CONVERTING_BUILTINS[name]
             traced = [v for v in positional if ctx.traced(v)]
             if traced and (ctx.kind >= STRICT or under_grad):
                 self._report(node, traced[0], what, error, advice, ctx)

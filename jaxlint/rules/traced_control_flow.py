@@ -7,6 +7,7 @@ import libcst as cst
 from ..analysis import ARRAY, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.flow_guards import tracer_check
+from ..analysis.library import COMPARING_BUILTINS
 from ..analysis.library_names import display_name
 from ..analysis.values import pytree_data_field
 from .base import Rule
@@ -86,14 +87,6 @@ No automatic fix: the right replacement depends on whether both branches can be 
         "bool()": "keep it an array, or use lax.cond",
         "chained comparison": "write each comparison apart and combine them with jnp.logical_and",
     }
-    # Builtins that compare or test truth: (advice for several arguments, advice for one iterable).
-    _BUILTINS = {
-        "builtins.max": ("use jnp.maximum", "use jnp.max"),
-        "builtins.min": ("use jnp.minimum", "use jnp.min"),
-        "builtins.sorted": (None, "use jnp.sort"),
-        "builtins.any": (None, "use jnp.any"),
-        "builtins.all": (None, "use jnp.all"),
-    }
 
     def __init__(self) -> None:
         self._covered: set[int] = set()
@@ -169,7 +162,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         name = ctx.qualname(node.func)
         if name == "builtins.bool":
             self._check(node.args[0].value, "bool()", ctx)
-        elif name in self._BUILTINS:
+        elif name in COMPARING_BUILTINS:
             self._builtin(node, name, ctx)
 
     def visit_Comparison(self, node: cst.Comparison, ctx: RuleContext) -> None:
@@ -200,7 +193,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         if ctx.kind < STRICT or any(a.star or a.keyword is not None for a in node.args):
             return  # `key=` may map items to static values; `*xs` is unknown
         what = display_name(name) + "()"
-        several, one = self._BUILTINS[name]
+        several, one = COMPARING_BUILTINS[name]
         values = [a.value for a in node.args]
         if len(values) > 1:
             if several is None:
@@ -225,7 +218,7 @@ No automatic fix: the right replacement depends on whether both branches can be 
         name = self._items.pop(id(node))
         if ctx.kind >= STRICT and self._is_traced_array(node, ctx):
             what = display_name(name) + "()"
-            self._report_builtin(node, node, what, self._verb(name), self._BUILTINS[name][1], ctx)
+            self._report_builtin(node, node, what, self._verb(name), COMPARING_BUILTINS[name][1], ctx)
 
     @staticmethod
     def _verb(name: str) -> str:

@@ -9,14 +9,14 @@ import libcst as cst
 from ..analysis.context import RuleContext
 from ..analysis.dispatch import DispatchJudge
 from ..analysis.index import Unit
+from ..analysis.library import CLOCKS, TIMEIT_RUNS
 from ..analysis.magics import magic_for
-from ..analysis.timers import CLOCK_MODULES, CLOCKS, timer_manager
+from ..analysis.timers import CLOCK_MODULES, timer_manager
 from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule
 from .edits import reference_to
 
-_TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 _TIMING_MAGICS = frozenset({"timeit", "time"})
 
 
@@ -154,7 +154,7 @@ the cell; `--fix` does not rewrite notebooks (the replacement is in `fix` of `--
         if not self._clocks:
             return
         name = ctx.qualname(node.func)
-        if name not in _TIMEIT:
+        if name not in TIMEIT_RUNS:
             return
         stmt = None
         for i, arg in enumerate(node.args):

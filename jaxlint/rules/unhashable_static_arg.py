@@ -9,12 +9,17 @@ from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
 from ..analysis.jit import COMPILING, Jitted, jitted_callable, static_arguments_possible
-from ..analysis.library import FLOAT_GRIDS, STATIC_STATE_ARGUMENTS
+from ..analysis.library import (
+    CONCRETE_JAX_FUNCTIONS,
+    CONCRETE_JAX_PREFIXES,
+    FLOAT_GRIDS,
+    STATIC_STATE_ARGUMENTS,
+    UNHASHABLE_BUILTINS,
+)
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.numpy_arrays import is_numpy_array
 from ..analysis.receivers import module_instance
-from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import argument, children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence
@@ -204,7 +209,7 @@ No automatic fix.
                 and not name.startswith(CONCRETE_JAX_PREFIXES)
             ):
                 return f"a JAX array ({source_of(value.func)}(...))"
-            if name in ("builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray"):
+            if name in UNHASHABLE_BUILTINS:
                 return f"a {name.split('.')[1]}"
             return None
         if type(value) is cst.Name:

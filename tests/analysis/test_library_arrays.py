@@ -1,6 +1,7 @@
 """The library table's array rows (analysis/library_arrays.py), run on real JAX and NumPy on CPU with x64 off
 (the default): each FLOAT_RESULTS function gives a float array when no dtype is given, at the `dtype` position
-the table names; each RESULT_DTYPES function gives the dtype kind it names."""
+the table names; each RESULT_DTYPES function gives the dtype kind it names; and the rows the value model reads
+(a tracer's array attributes, the static questions, the types a tracer is or is not an instance of)."""
 
 from __future__ import annotations
 
@@ -10,24 +11,36 @@ from typing import Any
 import pytest
 
 from jaxlint.analysis.library import (
+    ARRAY_ATTRIBUTES,
+    ARRAY_FUNCTIONS,
+    ARRAY_METHODS,
+    ARRAY_TYPES,
     ARRAYS_CHECKED,
+    BOOL_FUNCTIONS,
+    COMPUTING,
+    CONCRETE_JAX_PREFIXES,
+    CONCRETE_METHODS,
     CONDITION_SIZED,
     CONVERSIONS,
     DTYPE_CONSTRUCTORS,
     DTYPE_KEYWORDS,
     DTYPE_POSITIONS,
     DTYPE_REQUESTING,
+    DTYPE_WORDS,
     FLOAT_GRIDS,
     FLOAT_RESULTS,
     LIST_RESULTS,
+    NOT_TRACER_TYPES,
     NUMPY_JNP_NAMESAKES,
     NUMPY_SHAPE_ONLY,
     ONE_ARGUMENT_ARRAY,
     ONE_ARGUMENT_VALUE_SIZED,
     RESULT_DTYPES,
+    RETURNED_ARRAY_NAMESPACES,
     STACKERS,
     STATIC_INT_METHODS,
     STATIC_INTS,
+    STATIC_QUERIES,
     TUPLE_RESULTS,
     VALUE_SIZED,
     WIDE_CONSTRUCTORS,
@@ -39,7 +52,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 np = pytest.importorskip("numpy")
 
-from tests.analysis.test_library_semantics import resolve  # noqa: E402
+from tests.analysis.test_library_semantics import is_tracer, resolve  # noqa: E402
 
 _KINDS = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
 
@@ -320,3 +333,180 @@ def test_numpy_namesake_in_jnp_gives_the_same_values(name: str) -> None:
     expected = resolve(name)(*arguments)
     got = resolve("jax." + name)(*arguments)
     np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5)
+
+
+# -- What the value model reads (values.py): tracers and static questions --------------------------------------
+
+
+@pytest.mark.parametrize("attribute", sorted(ARRAY_ATTRIBUTES))
+def test_array_attribute_of_a_tracer_is_traced(attribute: str) -> None:
+    seen: list[bool] = []
+
+    def run(x):
+        got = getattr(x, attribute)
+        seen.append(is_tracer(got[0].set(1.0) if attribute == "at" else got))
+        return x
+
+    jax.jit(run)(jnp.ones((2, 2)))
+    assert seen == [True]
+
+
+@pytest.mark.parametrize("method", sorted(CONCRETE_METHODS))
+def test_concrete_method_is_an_array_method(method: str) -> None:
+    """Each is a method of jax.Array; those a tracer runs give no tracer (the rest raise: JAX102's business)."""
+    assert callable(getattr(jnp.ones(2), method)), method
+    seen: list[bool] = []
+
+    def run(x):
+        try:
+            seen.append(is_tracer(getattr(x, method)()))
+        except (jax.errors.ConcretizationTypeError, AttributeError, TypeError, ValueError):
+            pass  # a conversion of the tracer, or a method only a concrete array has
+        return x
+
+    jax.jit(run)(jnp.ones(()))
+    assert True not in seen
+
+
+# A call of each static question with a traced `x` (`k`: a traced PRNG key).
+_QUERIES = {
+    "promote_types": lambda f, x, k: f(x.dtype, jnp.int32),
+    "dtype": lambda f, x, k: f(x.dtype),
+    "issubdtype": lambda f, x, k: f(x.dtype, jnp.floating),
+    "isdtype": lambda f, x, k: f(x.dtype, "real floating"),
+    "can_cast": lambda f, x, k: f(x.dtype, jnp.float32),
+    "finfo": lambda f, x, k: f(x.dtype),
+    "iinfo": lambda f, x, k: f(jnp.int32),
+    "broadcast_shapes": lambda f, x, k: f(x.shape, (1, 2)),
+    "key_impl": lambda f, x, k: f(k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_QUERIES))
+def test_static_query_gives_no_tracer_under_jit(name: str) -> None:
+    function, seen = resolve(name), []
+
+    def run(x, k):
+        seen.append(is_tracer(_QUERIES.get(name.rsplit(".", 1)[1], lambda f, x, k: f(x))(function, x, k)))
+        return x
+
+    jax.jit(run)(jnp.ones(2), jax.random.key(0))
+    assert seen == [False], name
+
+
+# A function under each prefix, with the call that gives no tracer under jit.
+_PREFIXED = {
+    "jax.tree.structure": lambda x: jax.tree.structure({"a": x}),
+    "jax.tree_util.tree_structure": lambda x: jax.tree_util.tree_structure({"a": x}),
+    "jax.dtypes.": lambda x: jax.dtypes.canonicalize_dtype(x.dtype),
+    "jax.device": lambda x: jax.device_count(),
+}
+
+
+@pytest.mark.parametrize("prefix", CONCRETE_JAX_PREFIXES)
+def test_concrete_prefix_gives_no_tracer_under_jit(prefix: str) -> None:
+    seen: list[bool] = []
+    jax.jit(lambda x: seen.append(is_tracer(_PREFIXED[prefix](x))) or x)(jnp.ones(2))
+    assert seen == [False], prefix
+
+
+_BINARY_MASKS = (
+    "isclose isin logical_and logical_or logical_xor greater greater_equal less less_equal equal not_equal"
+)
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_FUNCTIONS))
+def test_bool_function_gives_a_bool_array(name: str) -> None:
+    function, x = resolve(name), jnp.array([1.0, jnp.nan, 0.0])
+    binary = name.startswith("jax.lax.") or name.rsplit(".", 1)[1] in _BINARY_MASKS.split()
+    assert (function(x, x) if binary else function(x)).dtype == jnp.bool_, name
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_FUNCTIONS))
+def test_array_function_gives_an_array_of_its_argument(name: str) -> None:
+    seen: list[bool] = []
+    result = resolve(name)(jnp.arange(3.0))
+    assert isinstance(result, jax.Array) and (np.asarray(result) == [0.0, 1.0, 2.0]).all()
+    jax.jit(lambda x: seen.append(is_tracer(resolve(name)(x))) or x)(jnp.ones(2))
+    assert seen == [True], name
+
+
+@pytest.mark.parametrize("namespace", RETURNED_ARRAY_NAMESPACES)
+def test_returned_array_namespace_function_gives_one_array(namespace: str) -> None:
+    """A function of each namespace (one that no other row excludes) gives one JAX array."""
+    function = {
+        "jax.numpy.": lambda: jnp.sin(jnp.ones(2)),
+        "jax.nn.": lambda: jax.nn.relu(jnp.ones(2)),
+        "jax.random.": lambda: jax.random.normal(jax.random.key(0), (2,)),
+        "jax.scipy.special.": lambda: jax.scipy.special.erf(jnp.ones(2)),
+    }[namespace]
+    assert isinstance(function(), jax.Array)
+    assert isinstance(resolve(namespace.rstrip(".")), type(jax))  # the namespace is a module
+
+
+_TRANSFORMS = {
+    "jit": lambda f: jax.jit(f)(jnp.ones(2)),
+    "vmap": lambda f: jax.vmap(f)(jnp.ones(2)),
+    "grad": lambda f: jax.grad(lambda x: (f(x), x.sum())[1])(jnp.ones(2)),
+}
+
+
+@pytest.mark.parametrize("transform", sorted(_TRANSFORMS))
+@pytest.mark.parametrize("name", sorted(NOT_TRACER_TYPES | ARRAY_TYPES))
+def test_tracer_instance_of_array_types_only(name: str, transform: str) -> None:
+    """A tracer is an instance of each ARRAY_TYPES type and of no NOT_TRACER_TYPES type."""
+    seen: list[bool] = []
+    _TRANSFORMS[transform](lambda x: seen.append(isinstance(x, resolve(name))) or x)
+    assert seen == [name in ARRAY_TYPES], f"{name} under {transform}"
+
+
+@pytest.mark.parametrize(("word", "kind"), DTYPE_WORDS)
+def test_dtype_word_names_its_kind(word: str, kind: str) -> None:
+    """Every jnp dtype whose name starts with the word (and no earlier word) has the kind."""
+    names = []
+    for name in dir(jnp):
+        try:
+            dtype = np.dtype(getattr(jnp, name))
+        except (TypeError, ValueError):
+            continue  # not a dtype (a function, a module)
+        if name.startswith(word) and dtype.kind in _KINDS:  # `float0`, the tangent of ints, is no array dtype
+            names.append((name, dtype))
+    names = [(n, d) for n, d in names if next(k for w, k in DTYPE_WORDS if n.startswith(w)) == kind]
+    assert names, word
+    for name, dtype in names:
+        assert _KINDS[dtype.kind] == kind, name
+
+
+# Arguments of the array methods that need one.
+_METHOD_ARGUMENTS = {"astype": (jnp.int32,), "reshape": (-1,), "clip": (0.0, 1.0), "dot": (jnp.ones(2),)}
+
+
+@pytest.mark.parametrize("method", sorted(ARRAY_METHODS))
+def test_array_method_gives_an_array(method: str) -> None:
+    x = jnp.arange(4.0).reshape(2, 2)
+    assert isinstance(getattr(x, method)(*_METHOD_ARGUMENTS.get(method, ())), jax.Array), method
+
+
+# A call under each prefix that computes.
+_COMPUTES = {
+    "jax.numpy.": lambda: jnp.sin(jnp.ones(2)),
+    "jax.random.": lambda: jax.random.normal(jax.random.key(0), (2,)),
+    "jax.lax.": lambda: jax.lax.add(1.0, 2.0),
+    "jax.nn.": lambda: jax.nn.relu(jnp.ones(2)),
+    "jax.scipy.": lambda: jax.scipy.special.erf(jnp.ones(2)),
+    "jax.device_put": lambda: jax.device_put(np.ones(2)),
+}
+
+
+@pytest.mark.parametrize("prefix", COMPUTING)
+def test_computing_call_gives_a_jax_array(prefix: str) -> None:
+    assert isinstance(_COMPUTES[prefix](), jax.Array)
+    assert any(q.startswith(prefix) for q in STATIC_QUERIES) or prefix not in ("jax.numpy.", "jax.lax.")
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_QUERIES))
+def test_static_query_computes_no_jax_array(name: str) -> None:
+    """Called eagerly (at a module's top level) a static question gives no JAX array: it runs no JAX code."""
+    x = jnp.ones(2)
+    result = _QUERIES.get(name.rsplit(".", 1)[1], lambda f, x, k: f(x))(resolve(name), x, jax.random.key(0))
+    assert not isinstance(result, jax.Array), name

@@ -11,24 +11,31 @@ import pickle
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from jaxlint.analysis.library import (
+    CLOCKS,
     DEBUG_PRINT,
     ENVIRON,
+    FILE_OPENERS,
     HOST_CHECKED,
+    INPUT,
     NUMPY_RANDOM,
     NUMPY_RANDOM_CONSTRUCTORS,
     OS_WRITES,
     PATH_CHANGES,
     PATH_CLASSES,
     PATH_WRITES,
+    PROGRAM_CALLS,
     SAVES,
     SHELL,
     STDLIB_RANDOM,
+    TEST_RUNNERS,
     TIME_READS,
-    TIMING_CLOCKS,
+    TIMEIT_RUNS,
+    WAITS,
 )
 
 jax = pytest.importorskip("jax")
@@ -136,7 +143,7 @@ def test_clock_read_under_jit_is_baked_in(name: str) -> None:
     assert len(reads) == 1, f"{name}: the clock was read {len(reads)} times in 3 runs"
 
 
-@pytest.mark.parametrize("name", sorted(TIMING_CLOCKS))
+@pytest.mark.parametrize("name", sorted(CLOCKS))
 def test_timing_clock_difference_is_elapsed_time(name: str) -> None:
     """A JAX403 clock: the difference of two readings is the time spent between them, in seconds (a `timedelta`
     for `datetime.now()`, nanoseconds for the `_ns` clocks): positive once the clock moves, and no more than the
@@ -219,3 +226,93 @@ def test_environ_write_under_jit_runs_once(monkeypatch: pytest.MonkeyPatch) -> N
     for _ in range(3):
         f(jnp.ones(1))
     assert os.environ["JAXLINT_HOST_PROBE"] == "x"
+
+
+def _unready() -> Any:
+    """A JAX array whose computation is still running."""
+    slow = jax.jit(lambda x: jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x))
+    x = jnp.eye(600) * 0.5
+    jax.block_until_ready(slow(x))  # compiled
+    result = slow(x)
+    assert not result.is_ready()
+    return result
+
+
+@pytest.mark.parametrize("word", sorted(WAITS))
+def test_wait_returns_once_the_work_is_done(word: str) -> None:
+    """`jax.<word>` returns once the work is done: the array computed (`effects_barrier`: the callbacks of
+    the dispatched work run)."""
+    if word == "effects_barrier":
+        seen: list[int] = []
+
+        @jax.jit
+        def f(x):
+            y = jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x)
+            jax.debug.callback(lambda v: seen.append(1), y[0, 0], ordered=True)
+            return y
+
+        f(jnp.eye(600) * 0.5)
+        jax.effects_barrier()
+        assert seen == [1]
+        return
+    result = _unready()
+    getattr(jax, word)(result)
+    assert result.is_ready(), word
+
+
+# Where each test runner's module is (the local name a test file imports it as).
+_RUNNER_MODULES = {
+    "absltest": "absl.testing.absltest",
+    "unittest": "unittest",
+    "pytest": "pytest",
+    "googletest": "tensorflow.python.platform.googletest",
+    "test": "tensorflow.test",
+}
+
+
+@pytest.mark.parametrize("runner", TEST_RUNNERS)
+def test_test_runner_main_runs_tests(runner: str) -> None:
+    """Each runner's `main` is a function that runs the tests (tensorflow's: skipped where it is absent)."""
+    module = _RUNNER_MODULES[runner]
+    pytest.importorskip(module.split(".")[0] if runner != "absltest" else "absl")
+    main = resolve(module + ".main")
+    assert callable(main) and "test" in (main.__doc__ or "").lower(), runner  # "runs a set of tests"
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAM_CALLS))
+def test_program_call_runs_a_program(name: str) -> None:
+    pytest.importorskip(name.split(".")[0])
+    if name == "absl.app.run":
+        ran: list[list[str]] = []
+        with pytest.raises(SystemExit):
+            resolve(name)(ran.append, argv=["prog"])
+        assert ran == [["prog"]]
+    else:
+        assert resolve(name) is print
+
+
+@pytest.mark.parametrize("name", sorted(FILE_OPENERS))
+def test_file_opener_writes_a_file_by_its_mode(name: str, tmp_path: Path) -> None:
+    with resolve(name)(tmp_path / "out.txt", "w") as handle:
+        handle.write("x")
+    assert (tmp_path / "out.txt").read_text() == "x"
+
+
+def test_input_reads_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("answer\n"))
+    assert resolve(INPUT)() == "answer"
+
+
+@pytest.mark.parametrize("name", sorted(TIMEIT_RUNS))
+def test_timeit_runs_the_statement_in_its_own_loop(name: str) -> None:
+    runs: list[int] = []
+    timer = resolve(name)
+    if name.endswith("Timer"):
+        timer(lambda: runs.append(1)).timeit(number=3)
+    elif name.endswith("repeat"):
+        timer(lambda: runs.append(1), number=3, repeat=1)
+    else:
+        timer(lambda: runs.append(1), number=3)
+    assert runs == [1, 1, 1], name

@@ -21,11 +21,14 @@ from jaxlint.analysis.library import (
     CONTROL_FLOW,
     CUSTOM_DERIVATIVES,
     CUSTOM_RULE_METHODS,
+    DISPATCHING,
     IN_AXES,
+    JIT,
     LOOP,
     STATIC_ANNOTATIONS,
     STATIC_ARGNAMES,
     STATIC_ARGNUMS,
+    STATIC_KEYWORDS,
     TRANSFORMATIONS,
     TRANSPARENT_DECORATORS,
     TREE_MAPS,
@@ -545,3 +548,108 @@ def test_custom_derivative_functions_are_traced_again_from_staged_code(name: str
     seen.clear()
     jax.grad(jax.jit(make((1,)), static_argnums=1))(3.0, 2)
     assert not any(seen["primal"]) and not any(seen.get("rule", [])), "nondiff: the value given"
+
+
+class _Carry:
+    """A registered pytree class: the control flow hands its instances to the body rebuilt, as this class."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class _Slices(_Carry):
+    pass
+
+
+for _cls in (_Carry, _Slices):
+    jax.tree_util.register_pytree_node(
+        _cls, lambda c: ((c.value,), None), lambda aux, children, cls=_cls: cls(*children)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(n for n, flow in CONTROL_FLOW.items() if flow.parameters is not None))
+def test_loop_body_parameters_receive_the_arguments_the_table_names(name: str) -> None:
+    """Each parameter of the body (the last function of `bodies`) is an instance of the class of the call's
+    argument the row names (the carry; xs' slices); -1: none of the call's arguments (the loop index)."""
+    _library(name)
+    flow = CONTROL_FLOW[name]
+    assert flow.parameters is not None
+    _body_parameters(name, tuple(p for p in flow.parameters if p[0] >= 0) + flow.bodies[-1:])
+    if flow.init is not None:
+        assert flow.carry_param is not None and flow.parameters[flow.carry_param] == flow.init
+    given = {"init": _Carry(jnp.zeros(())), "init_val": _Carry(jnp.zeros(())), "xs": _Slices(jnp.arange(3.0))}
+    seen: list[tuple[type, ...]] = []
+    short = name.rsplit(".", 1)[1]
+
+    def body(*args):
+        seen.append(tuple(type(a) for a in args))
+        if short == "scan":
+            return args[0], args[1].value
+        return type(args[-1])(args[-1].value + 1)
+
+    call = resolve(name)
+    if short == "scan":
+        call(body, given["init"], given["xs"])
+    elif short == "fori_loop":
+        call(0, 2, body, given["init_val"])
+    else:  # while_loop: one iteration
+        call(lambda c: c.value < 1, body, given["init_val"])
+    assert seen
+    for classes in seen:
+        assert len(classes) == len(flow.parameters), f"{name}: {classes}"
+        for got, (position, keyword) in zip(classes, flow.parameters, strict=True):
+            assert (got is type(given[keyword])) if position >= 0 else got is not _Carry, f"{name}: {classes}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, flow in CONTROL_FLOW.items() if flow.operands is not None))
+def test_branches_receive_the_operands_in_order(name: str) -> None:
+    _library(name)
+    flow = CONTROL_FLOW[name]
+    seen: list[tuple[type, ...]] = []
+
+    def branch(*args):
+        seen.append(tuple(type(a) for a in args))
+        return args[0].value
+
+    arguments: list[Any] = [True] + [branch] * len(flow.bodies)
+    assert len(arguments) == flow.operands
+    resolve(name)(*arguments, _Carry(jnp.zeros(())), _Slices(jnp.zeros(())))
+    assert seen and all(classes == (_Carry, _Slices) for classes in seen), f"{name}: {seen}"
+
+
+@pytest.mark.parametrize("keyword", sorted(STATIC_KEYWORDS))
+def test_static_keyword_is_a_parameter_of_a_compiling_transformation(keyword: str) -> None:
+    assert (
+        keyword in inspect.signature(jax.jit).parameters or keyword in inspect.signature(jax.pmap).parameters
+    )
+    assert keyword in STATIC_ARGNUMS or keyword == STATIC_ARGNAMES
+
+
+def test_jit_is_the_plain_compiling_transformation() -> None:
+    assert resolve(JIT) is jax.jit and TRANSFORMATIONS[JIT].compiling and not TRANSFORMATIONS[JIT].filtering
+
+
+def _slow(x):
+    return jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x)
+
+
+# equinox 0.13.8's filter_jit waits for a marker computed with the result (`_jit._call`:
+# `marker.block_until_ready()`, to raise its runtime errors): its row is kept as JAX403 was written (a timed
+# filter_jit call needs no block_until_ready); see /work/notes/tables.md.
+_WAITS = pytest.mark.xfail(strict=True, reason="equinox 0.13.8 blocks until the result is ready")
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=_WAITS) if n == "equinox.filter_jit" else n for n in sorted(DISPATCHING)]
+)
+def test_dispatching_transformation_returns_before_its_work_is_done(name: str) -> None:
+    """A compiling transformation whose call (compiled already) returns an array not yet computed."""
+    _library(name)
+    assert TRANSFORMATIONS[name].compiling
+    wrapped = resolve(name)(_slow)
+    x = jnp.eye(600)[None] * 0.5 if "pmap" in name else jnp.eye(600) * 0.5
+    jax.block_until_ready(wrapped(x))  # compiled
+    result = wrapped(x)
+    ready = result.is_ready()
+    jax.block_until_ready(result)
+    assert not ready, f"{name}: its call waited for the result"
