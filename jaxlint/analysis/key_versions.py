@@ -184,8 +184,16 @@ class KeyVersions(PathWalk[State, Version]):
     # -- consumption ---------------------------------------------------------------------------------
 
     def consume(
-        self, version: Version | None, node: cst.CSTNode, consumer: str, state: State, text: str | None = None
+        self,
+        version: Version | None,
+        node: cst.CSTNode,
+        consumer: str,
+        state: State,
+        text: str | None = None,
+        noise: bool = False,
     ) -> None:
+        """`noise`: a library API that draws noise from the key (the table's `Api.noise`), judged in a mapped
+        function as jax.random's samplers are."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
@@ -198,7 +206,7 @@ class KeyVersions(PathWalk[State, Version]):
             return
         state.consumed[version] = site
         if self.loop_label is not None and version.root is not None:
-            if self.repeat_kind != "mapped" or (consumer.startswith(_RANDOM) and consumer not in _ALIGNING):
+            if self.repeat_kind != "mapped" or noise or consumer.startswith(_RANDOM) and consumer not in _ALIGNING:
                 self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
         elif version.seed is not None and not self.is_root and not _in_test(self.unit):
             if self.loop_label is not None:

@@ -252,6 +252,9 @@ class Api:
     # after it (nn.vmap's in_axes).
     options: str = ""
     self_counted: bool = False
+    # Its key draws noise: a vmapped function that closes over the key gives every element the same draws, as
+    # for jax.random's samplers (JAX301); without it a shared key may align the elements on purpose.
+    noise: bool = False
     # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
     # alike so their plates subsample alike): only another consumer of the key is a reuse.
     replays: bool = False
@@ -354,6 +357,9 @@ APIS: dict[str, Api] = {
         f"optimistix.{name}": Api(_OPTIMISTIX, ((0, "fn"),), label="optimistix objective", traced_leading=1)
         for name in ("minimise", "root_find", "least_squares", "fixed_point")
     },
+    # diffrax's Brownian motions are drawn from their `key`: one key, one path.
+    "diffrax.VirtualBrownianTree": Api(_DIFFRAX, keys=((4, "key"),), noise=True),
+    "diffrax.UnsafeBrownianPath": Api(_DIFFRAX, keys=((1, "key"),), noise=True),
     # diffrax: `vector_field(t, y, args)` run by `diffeqsolve` (filter_jit): `t` and `y` are traced.
     "diffrax.ODETerm": Api(_DIFFRAX, ((0, "vector_field"),), label="diffrax vector field", traced_leading=2),
 }

@@ -447,6 +447,27 @@ def check_key_consumer(name: str) -> None:
     assert not all((a == b).all() for a, b in zip(built, other, strict=True))
 
 
+def check_brownian_key(name: str) -> None:
+    """A Brownian motion is drawn from its key: one key gives the same path (also under vmap, where a closed-over
+    key gives every element the same path: `Api.noise`), another key another path."""
+    diffrax = pytest.importorskip("diffrax")
+    api = APIS[name]
+    assert api.noise
+    position, keyword = api.keys[0]
+    leading = (0.0, 1.0, 1e-3, (2,)) if name.endswith("VirtualBrownianTree") else ((2,),)
+    assert len(leading) == position
+
+    def path(key: jax.Array) -> jax.Array:
+        return resolve(name)(*leading, **{keyword: key}).evaluate(0.0, 0.5)
+
+    key = jax.random.key(0)
+    assert (path(key) == path(key)).all()
+    assert not (path(key) == path(jax.random.key(1))).all()
+    same = jax.vmap(lambda _: path(key))(jnp.arange(3))
+    assert (same == same[0]).all(), "a closed-over key: every element draws the same path"
+    del diffrax
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "tensorboardX.SummaryWriter": check_summary_writer,
     "torch.utils.tensorboard.SummaryWriter": check_summary_writer,
@@ -457,6 +478,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "logging.": check_logs,
     "absl.logging.": check_logs,
     "tqdm.": check_progress,
+    "diffrax.VirtualBrownianTree": check_brownian_key,
+    "diffrax.UnsafeBrownianPath": check_brownian_key,
     "diffrax.": check_solver,
     "optimistix.": check_solver,
     "jaxopt.": check_solver,
