@@ -12,6 +12,10 @@ import libcst as cst
 from ..syntax import str_literal, walk
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex
+from .library import TRANSFORMATIONS
+
+# Transformations that compile, and so keep what the function read at trace time until the callable is dropped.
+_COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
 
 
 def kept_attributes(index: ModuleIndex, cls: cst.ClassDef) -> frozenset[str]:
@@ -98,3 +102,43 @@ def _attribute_targets(target: cst.BaseExpression) -> list[str]:
     if type(target) is not cst.Attribute or type(target.value) is cst.Name and target.value.value == "self":
         return []  # `self.a = ...`: the class's own (kept_attributes reads its methods)
     return [target.attr.value]
+
+
+def frozen_attributes(index: ModuleIndex, cls: cst.ClassDef, method: str) -> tuple[str, frozenset[str]] | None:
+    """For a method of `cls` compiled as a bound method and kept (`self._loss = jax.jit(self._elbo)` in a method
+    of the class): (the compiling transformation's label, the attributes of `self` another method of the class
+    outside construction reassigns). The compiled callable read those at trace time and keeps what it read:
+    reassigning one later changes nothing it computes (a key advanced in Python, `self.rng, _ =
+    split(self.rng)`, is the same key in every call of `self._loss`). A `jax.jit(self.m)(x)` made afresh on
+    every call traces again, and is not this. None when the method is not kept compiled."""
+    memo = index.root.memo
+    key = f"frozen_attributes {id(cls)}"
+    if key not in memo:
+        compiled: dict[str, str] = {}
+        advanced: set[str] = set()
+        for statement in cls.body.body:
+            if type(statement) is not cst.FunctionDef or not statement.params.params:
+                continue
+            name = statement.params.params[0].name.value
+            if statement.name.value not in CONSTRUCTORS:
+                advanced.update(self_writes(statement.body, name, nested=True))
+            unit = index.units.get(id(statement))
+            for node in walk(statement.body):
+                if type(node) is not cst.Assign or type(node.value) is not cst.Call or unit is None:
+                    continue
+                call = node.value
+                if not all(_is_self_attribute(t.target, name) for t in node.targets) or not call.args:
+                    continue
+                found = index.transform_of(call.func, unit)
+                inner = call.args[0].value
+                if found is not None and found[0] in _COMPILING and _is_self_attribute(inner, name):
+                    assert type(inner) is cst.Attribute
+                    compiled[inner.attr.value] = TRANSFORMATIONS[found[0]].label
+        memo[key] = (compiled, frozenset(advanced))
+    compiled, advanced = memo[key]
+    label = compiled.get(method)
+    return (label, advanced) if label is not None and "*" not in advanced else None
+
+
+def _is_self_attribute(node: cst.BaseExpression, name: str) -> bool:
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name

@@ -55,6 +55,7 @@ class KeyVersions(PathWalk[State, Version]):
     constant_params: set[str]
     loop_label: str | None
     repeat_kind: str
+    frozen: tuple[str, str, frozenset[str]] | None
 
     def call(self, node: cst.Call, state: State) -> Version | None:
         """A call (`key_calls.py`)."""
@@ -205,6 +206,11 @@ class KeyVersions(PathWalk[State, Version]):
             self._report(node, text, consumer, first, loops)
             return
         state.consumed[version] = site
+        frozen = self.frozen
+        if frozen is not None and version.param is not None and version.param[0] == frozen[0]:
+            path = version.param[1]
+            if len(path) == 1 and isinstance(path[0], str) and path[0][1:] in frozen[2]:
+                self._add(KeyReuse(node, text, consumer, site, "frozen", context=frozen[1]))
         if self.loop_label is not None and version.root is not None:
             if self.repeat_kind != "mapped" or noise or consumer.startswith(_RANDOM) and consumer not in _ALIGNING:
                 self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))

@@ -197,6 +197,12 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"{reuse.context}, which runs repeatedly ({where}): every run draws the same numbers; pass a key "
                 "in and split it, or `jax.random.fold_in(key, step)`"
             )
+        if reuse.kind == "frozen":
+            return (
+                f"key '{reuse.key}' is read when {reuse.context} is traced, and the compiled function kept with "
+                f"it holds that key: advancing '{reuse.key}' in Python later changes nothing, so every call "
+                f"draws the same numbers; pass the key as an argument of the compiled function"
+            )
         if reuse.kind == "carry":
             return (
                 f"{first}, then returned unchanged in the carry of {reuse.context}, so the next iteration "
