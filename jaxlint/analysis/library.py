@@ -431,6 +431,13 @@ NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
     "flax.nnx.Optimizer": frozenset({"update"}),  # the parameters it is given and its own step and state
 }
 
+# flax.nnx objects that draw from an Rngs stream they hold each time they are called (flax 0.12.8), by class: the
+# keyword that gives the stream and the one that turns the drawing off (`deterministic=True`). `nnx.Rngs` itself
+# draws when called (`rngs()`, `rngs.dropout()`). Closed over by a plain `jax.jit` function, the stream is
+# advanced under the trace: flax raises TraceContextError (earlier flax read it once: one mask for every call).
+NNX_STREAM_DRAWERS: dict[str, tuple[str, str]] = {"flax.nnx.Dropout": ("rngs", "deterministic")}
+NNX_RNGS = "flax.nnx.Rngs"
+
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.
 KEY_DICT_KEYWORDS: dict[str, str] = {"apply": "rngs", "apply_fn": "rngs"}

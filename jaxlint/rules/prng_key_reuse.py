@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.key_relevance import uses_keys
+from ..analysis.nnx_objects import closed_stream
 from ..syntax import walk
 from .base import Rule
 
@@ -143,6 +144,21 @@ No automatic fix: which key should be split, and where, is the author's choice.
             from ..analysis.keys import key_analysis
 
             self._analysis = key_analysis(ctx.index)
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.nnx object drawing from its Rngs stream, closed over by a plain `jax.jit` function."""
+        found = closed_stream(node, ctx)
+        if found is None:
+            return
+        name, kind = found
+        context = f"jax.jit-compiled '{ctx.unit.name}'"
+        ctx.report(
+            self,
+            node,
+            f"'{name}' ({kind.rpartition('.')[2]}) draws from its nnx Rngs stream, closed over by {context}: "
+            "the stream is advanced under the trace (flax 0.12 raises TraceContextError there; earlier flax "
+            "read it once, so every call drew the same numbers); pass the object in and compile with nnx.jit",
+        )
 
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
         analysis = self._analysis

@@ -41,6 +41,8 @@ from jaxlint.analysis.library import (
     LOGS,
     MISSING_INPLACE_METHODS,
     NARROW_INT_DTYPES,
+    NNX_RNGS,
+    NNX_STREAM_DRAWERS,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     PROGRESS,
@@ -647,6 +649,26 @@ def test_flax_apply_rngs_consumes_its_key() -> None:
     first = net.apply(variables, x, rngs={"dropout": key})
     assert (first == net.apply(variables, x, rngs={"dropout": key})).all(), "one key, one dropout mask"
     assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
+
+
+@pytest.mark.parametrize("name", sorted(NNX_STREAM_DRAWERS))
+def test_nnx_stream_drawer_advances_its_stream_when_called(name: str) -> None:
+    """Called eagerly it draws a new mask each time (its stream advances); closed over by a plain jax.jit
+    function it raises TraceContextError (flax 0.12.8), unless made deterministic; `nnx.Rngs` the same."""
+    errors = pytest.importorskip("flax.errors")
+    nnx = pytest.importorskip("flax.nnx")
+    stream, off = NNX_STREAM_DRAWERS[name]
+    x = jnp.ones(64)
+    layer = resolve(name)(0.5, **{stream: nnx.Rngs(0)})
+    assert not (layer(x) == layer(x)).all(), "each eager call draws anew"
+    with pytest.raises(errors.TraceContextError):
+        jax.jit(lambda v: layer(v))(x)
+    quiet = resolve(name)(0.5, **{off: True, stream: nnx.Rngs(0)})
+    assert (jax.jit(lambda v: quiet(v))(x) == x).all()
+    rngs = resolve(NNX_RNGS)(0, dropout=1)
+    for draw in (lambda: rngs(), lambda: rngs.dropout()):
+        with pytest.raises(errors.TraceContextError):
+            jax.jit(lambda v, draw=draw: v + jax.random.normal(draw()))(x)
 
 
 def test_make_rng_draws_a_fresh_key_per_call() -> None:
