@@ -9,11 +9,18 @@ from collections import Counter
 
 import libcst as cst
 
-from ..syntax import str_literal, walk
-from .classes import CONSTRUCTORS, self_writes
-from .index import ModuleIndex
-from .library import TRANSFORMATIONS
+from typing import Any
 
+from ..syntax import int_literal, source_of, str_literal, walk
+from .classes import CONSTRUCTORS, self_writes
+from .index import ModuleIndex, Unit
+from .library import ALL_DATA, FIELDS, PYTREE_DECORATORS, TRANSFORMATIONS
+from .library_random import SEEDED_KEY_MAKERS
+
+# Class decorators that make a dataclass: its `__init__` takes the annotated fields, in order, with defaults.
+_DATACLASSES = frozenset(
+    {"dataclasses.dataclass", *(name for name, how in PYTREE_DECORATORS.items() if how in (FIELDS, ALL_DATA))}
+)
 # Transformations that compile, and so keep what the function read at trace time until the callable is dropped.
 _COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
 
@@ -142,3 +149,81 @@ def frozen_attributes(index: ModuleIndex, cls: cst.ClassDef, method: str) -> tup
 
 def _is_self_attribute(node: cst.BaseExpression, name: str) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name
+
+
+def defaulted_key(analysis: Any, call: cst.Call, unit: Unit) -> tuple[str, str] | None:
+    """`RoundState(wall=wall)` in a function that consumes a key it is given, where `RoundState` is a dataclass
+    of the module with a field whose default is a key made from a literal seed (`rng_key: jax.Array =
+    field(default_factory=lambda: jax.random.PRNGKey(0))`), not given here, and that some function of the module
+    consumes (`split(state.rng_key)`): every instance built here holds that one key, whatever key the function
+    was given, so their draws are the same. (the field, the default key's text) or None. `analysis`: the
+    module's `keys.KeyAnalysis`."""
+    index = analysis.index
+    if type(call.func) is not cst.Name or unit is index.root or call.func.value in unit.local_names:
+        return None
+    cls = index.classes.get(call.func.value)
+    if cls is None or any(a.star for a in call.args):
+        return None
+    fields = _dataclass_fields(index, cls)
+    if not fields:
+        return None
+    given = {a.keyword.value for a in call.args if a.keyword is not None}
+    given.update(name for name, _ in fields[: sum(1 for a in call.args if a.keyword is None)])
+    missing = [(name, key) for name, key in fields if key is not None and name not in given]
+    if not missing or not analysis.summary(unit).params:
+        return None
+    consumed = _consumed_attributes(analysis)
+    return next(((name, key) for name, key in missing if name in consumed), None)
+
+
+def _dataclass_fields(index: ModuleIndex, cls: cst.ClassDef) -> list[tuple[str, str | None]]:
+    """A plain dataclass's fields in `__init__` order, each with the text of its default when that is a key made
+    from a literal seed (else None); [] for anything else (bases, which may add fields first)."""
+    if cls.bases or cls.keywords or len(cls.decorators) != 1:
+        return []
+    decorator = cls.decorators[0].decorator
+    if index.qualname(decorator.func if type(decorator) is cst.Call else decorator) not in _DATACLASSES:
+        return []
+    fields: list[tuple[str, str | None]] = []
+    for statement in cls.body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                if "ClassVar" in source_of(small.annotation.annotation):
+                    continue
+                fields.append((small.target.value, _seeded_default(index, small.value)))
+    return fields
+
+
+def _seeded_default(index: ModuleIndex, value: cst.BaseExpression | None) -> str | None:
+    """`field(default_factory=lambda: jax.random.PRNGKey(0))`: the key's text."""
+    if type(value) is not cst.Call:
+        return None
+    for arg in value.args:
+        made = arg.value
+        if arg.keyword is None or arg.keyword.value != "default_factory" or type(made) is not cst.Lambda:
+            continue
+        body = made.body
+        if (
+            not made.params.params
+            and type(body) is cst.Call
+            and index.qualname(body.func) in SEEDED_KEY_MAKERS
+            and body.args
+            and int_literal(body.args[0].value) is not None
+        ):
+            return source_of(body)
+    return None
+
+
+def _consumed_attributes(analysis: Any) -> frozenset[str]:
+    """The attributes some function of the module consumes as a key from a parameter (`split(state.rng_key)`)."""
+    memo = analysis.index.root.memo
+    if "consumed_attributes" not in memo:
+        memo["consumed_attributes"] = frozenset(
+            path[0][1:]
+            for unit in analysis.index.units.values()
+            for _, path in analysis.summary(unit).params
+            if len(path) == 1 and isinstance(path[0], str) and path[0].startswith(".")
+        )
+    return memo["consumed_attributes"]

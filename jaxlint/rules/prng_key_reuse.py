@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.key_relevance import uses_keys
+from ..analysis.held_keys import defaulted_key
 from ..analysis.nnx_objects import closed_stream
 from ..syntax import walk
 from .base import Rule
@@ -146,7 +147,21 @@ No automatic fix: which key should be split, and where, is the author's choice.
             self._analysis = key_analysis(ctx.index)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """A flax.nnx object drawing from its Rngs stream, closed over by a plain `jax.jit` function."""
+        """A flax.nnx object drawing from its Rngs stream, closed over by a plain `jax.jit` function; a dataclass
+        built without its field whose default is one fixed key."""
+        analysis = self._analysis
+        if analysis is not None and analysis.relevant and type(node.func) is cst.Name:
+            defaulted = defaulted_key(analysis, node, ctx.unit)
+            if defaulted is not None:
+                field, key = defaulted
+                ctx.report(
+                    self,
+                    node,
+                    f"'{node.func.value}' is built without '{field}', so it holds the default key {key}, one key "
+                    f"for every instance built here whatever key '{ctx.unit.name}' is given: their draws are the "
+                    f"same; pass '{field}' a key split from the one given",
+                )
+                return
         found = closed_stream(node, ctx)
         if found is None:
             return
