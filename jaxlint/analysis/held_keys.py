@@ -6,10 +6,9 @@ of that method on one object draw the same numbers (JAX301, `keys.py`)."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import libcst as cst
-
-from typing import Any
 
 from ..syntax import int_literal, source_of, str_literal, walk
 from .classes import CONSTRUCTORS, self_writes
@@ -111,7 +110,9 @@ def _attribute_targets(target: cst.BaseExpression) -> list[str]:
     return [target.attr.value]
 
 
-def frozen_attributes(index: ModuleIndex, cls: cst.ClassDef, method: str) -> tuple[str, frozenset[str]] | None:
+def frozen_attributes(
+    index: ModuleIndex, cls: cst.ClassDef, method: str
+) -> tuple[str, frozenset[str]] | None:
     """For a method of `cls` compiled as a bound method and kept (`self._loss = jax.jit(self._elbo)` in a method
     of the class): (the compiling transformation's label, the attributes of `self` another method of the class
     outside construction reassigns). The compiled callable read those at trace time and keeps what it read:
@@ -142,9 +143,9 @@ def frozen_attributes(index: ModuleIndex, cls: cst.ClassDef, method: str) -> tup
                     assert type(inner) is cst.Attribute
                     compiled[inner.attr.value] = TRANSFORMATIONS[found[0]].label
         memo[key] = (compiled, frozenset(advanced))
-    compiled, advanced = memo[key]
-    label = compiled.get(method)
-    return (label, advanced) if label is not None and "*" not in advanced else None
+    labels, replaced = memo[key]
+    label = labels.get(method)
+    return (label, replaced) if label is not None and "*" not in replaced else None
 
 
 def _is_self_attribute(node: cst.BaseExpression, name: str) -> bool:

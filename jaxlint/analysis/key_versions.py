@@ -212,7 +212,12 @@ class KeyVersions(PathWalk[State, Version]):
             if len(path) == 1 and isinstance(path[0], str) and path[0][1:] in frozen[2]:
                 self._add(KeyReuse(node, text, consumer, site, "frozen", context=frozen[1]))
         if self.loop_label is not None and version.root is not None:
-            if self.repeat_kind != "mapped" or noise or consumer.startswith(_RANDOM) and consumer not in _ALIGNING:
+            if (
+                self.repeat_kind != "mapped"
+                or noise
+                or consumer.startswith(_RANDOM)
+                and consumer not in _ALIGNING
+            ):
                 self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
         elif version.seed is not None and not self.is_root and not _in_test(self.unit):
             if self.loop_label is not None:

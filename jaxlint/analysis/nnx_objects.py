@@ -83,7 +83,8 @@ def closed_stream(call: cst.Call, ctx: Any) -> tuple[str, str] | None:
     func = call.func
     stream = None
     if type(func) is cst.Attribute and type(func.value) is cst.Name:
-        func, stream = func.value, func.attr.value  # `rngs.dropout()`: a stream of an Rngs
+        stream = func.attr.value  # `rngs.dropout()`: a stream of an Rngs
+        func = func.value
     if type(func) is not cst.Name:
         return None
     unit = ctx.unit

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..analysis.context import RuleContext
+from ..analysis.held_keys import defaulted_key
 from ..analysis.index import Unit
 from ..analysis.key_relevance import uses_keys
-from ..analysis.held_keys import defaulted_key
 from ..analysis.nnx_objects import closed_stream
 from ..syntax import walk
 from .base import Rule
