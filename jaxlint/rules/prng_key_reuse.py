@@ -75,7 +75,15 @@ transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), 
 one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
 in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
-in a loop, draw the same numbers. A key given to a `vmap` with `in_axes=None` is the same key for every
+in a loop, draw the same numbers. Three ways a key is fixed once and drawn from again: a method kept compiled as
+a bound method (`self._loss = jax.jit(self._elbo)`, made once) that draws from `self.rng` while another method
+advances `self.rng`: the compiled function keeps the key it was traced with (flagged at the draw); a dataclass
+field defaulting to a key from a literal seed (`default_factory=lambda: jax.random.PRNGKey(0)`) left out of an
+instance built by a function that consumes a key it is given, while the module draws from that field (flagged at
+the construction); a flax.nnx object that draws from an Rngs stream it holds (`nnx.Dropout(..., rngs=...)`, an
+`nnx.Rngs` called) closed over by a plain `jax.jit` function (flax 0.12 raises TraceContextError; earlier flax
+drew the same mask on every call). A library object drawn from a key as noise (diffrax's `VirtualBrownianTree`,
+`UnsafeBrownianPath`) counts as a sampler does in a mapped function. A key given to a `vmap` with `in_axes=None` is the same key for every
 element; where `in_axes` maps one argument alone, that argument is never None (a map refuses a call with
 nothing to map), so a draw under `if u is None:` on it never runs. `jax.grad` and its kin, equinox's
 `filter_grad`/`filter_value_and_grad` and nnx's `grad`/`value_and_grad` run the function once with the
