@@ -1,7 +1,9 @@
-"""Attributes an object keeps as built: set by its class's constructors (or declared as dataclass/Module
+"""Keys fixed when something is built, drawn again on each later call. Attributes an object keeps as built: set by its class's constructors (or declared as dataclass/Module
 fields) and assigned nowhere else in the module. A key held in one is the same key on every call of a method
 that draws from it (`self.key` stored in `__init__`, `jax.random.normal(self.key)` in `noise`), so two calls
-of that method on one object draw the same numbers (JAX301, `keys.py`)."""
+of that method on one object draw the same numbers (JAX301, `keys.py`). Also: the attributes a method kept
+compiled reads at trace time (`frozen_attributes`), a dataclass field's default key (`defaulted_key`) and the
+keys a factory's returned compiled closure captures (`returned_compiled`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..syntax import int_literal, source_of, str_literal, walk
+from ..syntax import int_literal, own_nodes, source_of, str_literal, walk
 from .classes import CONSTRUCTORS, self_writes
 from .index import ModuleIndex, Unit
 from .library import ALL_DATA, FIELDS, PYTREE_DECORATORS, TRANSFORMATIONS
@@ -22,6 +24,7 @@ _DATACLASSES = frozenset(
 )
 # Transformations that compile, and so keep what the function read at trace time until the callable is dropped.
 _COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
+_COMPILING_LABELS = frozenset(TRANSFORMATIONS[name].label for name in _COMPILING)
 
 
 def kept_attributes(index: ModuleIndex, cls: cst.ClassDef) -> frozenset[str]:
@@ -228,3 +231,28 @@ def _consumed_attributes(analysis: Any) -> frozenset[str]:
             if len(path) == 1 and isinstance(path[0], str) and path[0].startswith(".")
         )
     return memo["consumed_attributes"]
+
+
+def returned_compiled(index: ModuleIndex, unit: Unit) -> tuple[Unit, str] | None:
+    """A nested def that its enclosing function returns (`return log_likelihood`, `return jax.jit(f)`) and that a
+    compiling transformation applies to: (the factory, the transformation's label). The keys the factory was
+    given and the returned function closes over are fixed when the factory runs: every call of what it returns
+    draws from the same key (gwkokab's Monte Carlo likelihood)."""
+    parent = unit.parent
+    if parent is None or parent is index.root or type(parent.node) is not cst.FunctionDef:
+        return None
+    if type(unit.node) is not cst.FunctionDef or unit.class_node is not None:
+        return None
+    label = next((a.label for a in unit.applications if a.label in _COMPILING_LABELS), None)
+    if label is None:
+        return None
+    name = unit.node.name.value
+    for node in own_nodes(parent.node):
+        if type(node) is not cst.Return or node.value is None:
+            continue
+        value = node.value
+        if type(value) is cst.Call and value.args and index.transform_of(value.func, parent) is not None:
+            value = value.args[0].value
+        if type(value) is cst.Name and value.value == name:
+            return parent, label
+    return None

@@ -56,6 +56,7 @@ class KeyVersions(PathWalk[State, Version]):
     loop_label: str | None
     repeat_kind: str
     frozen: tuple[str, str, frozenset[str]] | None
+    captured: tuple[frozenset[str], str] | None
 
     def call(self, node: cst.Call, state: State) -> Version | None:
         """A call (`key_calls.py`)."""
@@ -211,6 +212,14 @@ class KeyVersions(PathWalk[State, Version]):
             path = version.param[1]
             if len(path) == 1 and isinstance(path[0], str) and path[0][1:] in frozen[2]:
                 self._add(KeyReuse(node, text, consumer, site, "frozen", context=frozen[1]))
+        captured = self.captured
+        if (
+            captured is not None
+            and version.param == (version.root, ())
+            and version.root in captured[0]
+            and version.root not in self.unit.local_names
+        ):
+            self._add(KeyReuse(node, text, consumer, site, "captured", context=captured[1]))
         if self.loop_label is not None and version.root is not None:
             if (
                 self.repeat_kind != "mapped"

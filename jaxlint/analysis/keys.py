@@ -42,7 +42,7 @@ import libcst as cst
 
 from ..syntax import argument, own_nodes
 from .call_targets import transparent_decorator
-from .held_keys import frozen_attributes
+from .held_keys import frozen_attributes, returned_compiled
 from .index import ModuleIndex, Unit
 from .instances import local_method_units
 from .key_calls import KeyCalls
@@ -311,6 +311,8 @@ class _UnitWalk(KeyCalls):
         self.mapped_facts: dict[str, bool] = {}
         # A method kept compiled as a bound method: (`self`'s name, the label, the attributes advanced elsewhere)
         self.frozen: tuple[str, str, frozenset[str]] | None = None
+        # A compiled closure its factory returns: (the factory's parameters, a label naming the closure)
+        self.captured: tuple[frozenset[str], str] | None = None
         self._setup()
 
     # -- setup ---------------------------------------------------------------------------------------
@@ -326,6 +328,11 @@ class _UnitWalk(KeyCalls):
             found = frozen_attributes(self.index, self.unit.class_node, self.unit.name)
             if found is not None:
                 self.frozen = (positional[0], f"{found[0]} '{self.unit.name}'", found[1])
+        factory = returned_compiled(self.index, self.unit)
+        if factory is not None:
+            outer = factory[0].params
+            names = frozenset(p.name.value for p in [*positional_params(outer), *outer.kwonly_params])
+            self.captured = (names, f"{factory[1]} '{self.unit.name}' (returned by '{factory[0].name}')")
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 self.params.append(star.name.value)

@@ -75,7 +75,8 @@ transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), 
 one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
 in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
-in a loop, draw the same numbers. Three ways a key is fixed once and drawn from again: a method kept compiled as
+in a loop, draw the same numbers. More ways a key is fixed once and drawn from again: a key given to a factory
+and closed over by the compiled function it returns (flagged at the draw); a method kept compiled as
 a bound method (`self._loss = jax.jit(self._elbo)`, made once) that draws from `self.rng` while another method
 advances `self.rng`: the compiled function keeps the key it was traced with (flagged at the draw); a dataclass
 field defaulting to a key from a literal seed (`default_factory=lambda: jax.random.PRNGKey(0)`) left out of an
@@ -241,6 +242,12 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"key '{reuse.key}' is read when {reuse.context} is traced, and the compiled function kept with "
                 f"it holds that key: advancing '{reuse.key}' in Python later changes nothing, so every call "
                 f"draws the same numbers; pass the key as an argument of the compiled function"
+            )
+        if reuse.kind == "captured":
+            return (
+                f"key '{reuse.key}' is given to the factory and closed over by {reuse.context}: it is fixed when "
+                "the factory runs, so every call of the returned function draws the same numbers; take the key as "
+                "an argument of the returned function and split a new one per call"
             )
         if reuse.kind == "carry":
             return (
