@@ -121,7 +121,8 @@ def frozen_attributes(
     outside construction reassigns). The compiled callable read those at trace time and keeps what it read:
     reassigning one later changes nothing it computes (a key advanced in Python, `self.rng, _ =
     split(self.rng)`, is the same key in every call of `self._loss`). A `jax.jit(self.m)(x)` made afresh on
-    every call traces again, and is not this. None when the method is not kept compiled."""
+    every call traces again, and is not this, nor is a method that compiles afresh whenever it reassigns. None
+    when the method is not kept compiled."""
     memo = index.root.memo
     key = f"frozen_attributes {id(cls)}"
     if key not in memo:
@@ -131,9 +132,8 @@ def frozen_attributes(
             if type(statement) is not cst.FunctionDef or not statement.params.params:
                 continue
             name = statement.params.params[0].name.value
-            if statement.name.value not in CONSTRUCTORS:
-                advanced.update(self_writes(statement.body, name, nested=True))
             unit = index.units.get(id(statement))
+            rebuilds = False  # the method compiles afresh on every run: what it reassigns is read anew
             for node in walk(statement.body):
                 if type(node) is not cst.Assign or type(node.value) is not cst.Call or unit is None:
                     continue
@@ -145,6 +145,10 @@ def frozen_attributes(
                 if found is not None and found[0] in _COMPILING and _is_self_attribute(inner, name):
                     assert type(inner) is cst.Attribute
                     compiled[inner.attr.value] = TRANSFORMATIONS[found[0]].label
+                    direct = statement.body.body
+                    rebuilds |= any(type(s) is cst.SimpleStatementLine and node in s.body for s in direct)
+            if statement.name.value not in CONSTRUCTORS and not rebuilds:
+                advanced.update(self_writes(statement.body, name, nested=True))
         memo[key] = (compiled, frozenset(advanced))
     labels, replaced = memo[key]
     label = labels.get(method)
