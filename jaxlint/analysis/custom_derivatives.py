@@ -9,7 +9,7 @@ import libcst as cst
 
 from ..syntax import argument, int_literal
 from .index import ModuleIndex, Unit
-from .library import CUSTOM_DERIVATIVES, CUSTOM_RULE_METHODS
+from .library import CUSTOM_DERIVATIVES, CUSTOM_RULE_METHODS, PARTIAL
 
 # A rule of a custom-derivative function: (its def, whether it takes the primal's arguments).
 Rule = tuple[Unit, bool]
@@ -27,7 +27,7 @@ def nondiff_positions(index: ModuleIndex, unit: Unit) -> frozenset[int] | None:
         options: list[cst.Arg] = []
         if type(expression) is cst.Call:
             head = index.qualname(expression.func, unit.parent or unit)
-            if head == "functools.partial" and expression.args:
+            if head == PARTIAL and expression.args:
                 options = list(expression.args[1:])
                 expression = expression.args[0].value
             else:

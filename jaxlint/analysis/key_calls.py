@@ -190,7 +190,7 @@ class KeyCalls(KeyCallees):
             if api is not None and api.replays and first is not None and first.consumer == consumer:
                 continue  # seeded again on purpose: the model and its guide, or a dry run, replay one stream
             if arg is not None and not (type(arg.value) is cst.Name and arg.value.value == "None"):
-                self.consume(version, arg.value, consumer, state)
+                self.consume(version, arg.value, consumer, state, noise=api is not None and api.noise)
 
     def _random_call(self, node: cst.Call, name: str, versions: dict[int, Version | None], state: State):
         key_arg = argument(node, 0, "key")

@@ -108,7 +108,8 @@ class KeyReuse:
     first: Site
     # "reuse" | "loop" (carried around a Python loop) | "closure" | "carry" (lax loop bodies) | "mapped" (a key
     # closed over by a function run per element or leaf: vmap, tree.map) | "seed" (a literal-seed key in a
-    # function that runs repeatedly)
+    # function that runs repeatedly) | "frozen" (an attribute of `self` read by a method kept compiled as a bound
+    # method, which another method advances: `held_keys.frozen_attributes`; `context` names the compilation)
     kind: str
     loop: cst.CSTNode | None = (
         None  # kind "loop": the loop or comprehension; "seed": the loop calling it, if any

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .library import KEY_CONSUMING_APIS, KEY_METHODS
+
 if TYPE_CHECKING:
     from .index import ModuleIndex
 
@@ -12,7 +14,8 @@ RANDOM = "jax.random."
 
 
 def uses_keys(index: ModuleIndex) -> bool:
-    """Does the module call anything in jax.random, or another project module's function that consumes keys?"""
+    """Does the module call anything in jax.random, a library API that consumes keys, or another project module's
+    function that consumes keys?"""
     project = index.project
     # Asked by JAX301 and several parts of the summary: answered once per index and project facts.
     found = index.root.memo.get("uses_keys")
@@ -24,7 +27,15 @@ def uses_keys(index: ModuleIndex) -> bool:
 def _uses_keys(index: ModuleIndex, project: Any) -> bool:
     if project is not None and any(e.keys for e in project.exports.values()):
         return True
+    # The index already holds every call: no second walk over the module (it was most of JAX301's time).
+    names = index.callee_names
     if any(q == "jax" or q.startswith("jax.random") for q in index.imports.names.values()):
-        # The index already holds every call: no second walk over the module (it was most of JAX301's time).
-        return any(name.startswith(RANDOM) for name in index.callee_names)
-    return False
+        if any(name.startswith(RANDOM) for name in names):
+            return True
+    # A library call the table says consumes a key, or makes an object whose methods do (a module that only
+    # passes its caller's key to `hk.transform(f).apply(params, rng, x)` in a loop).
+    return any(
+        name in KEY_CONSUMING_APIS
+        or any(name == f or f.endswith(".") and name.startswith(f) for f in KEY_METHODS)
+        for name in names
+    )

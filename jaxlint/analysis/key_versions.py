@@ -55,6 +55,8 @@ class KeyVersions(PathWalk[State, Version]):
     constant_params: set[str]
     loop_label: str | None
     repeat_kind: str
+    frozen: tuple[str, str, frozenset[str]] | None
+    captured: tuple[frozenset[str], str] | None
 
     def call(self, node: cst.Call, state: State) -> Version | None:
         """A call (`key_calls.py`)."""
@@ -184,8 +186,16 @@ class KeyVersions(PathWalk[State, Version]):
     # -- consumption ---------------------------------------------------------------------------------
 
     def consume(
-        self, version: Version | None, node: cst.CSTNode, consumer: str, state: State, text: str | None = None
+        self,
+        version: Version | None,
+        node: cst.CSTNode,
+        consumer: str,
+        state: State,
+        text: str | None = None,
+        noise: bool = False,
     ) -> None:
+        """`noise`: a library API that draws noise from the key (the table's `Api.noise`), judged in a mapped
+        function as jax.random's samplers are."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
@@ -197,8 +207,26 @@ class KeyVersions(PathWalk[State, Version]):
             self._report(node, text, consumer, first, loops)
             return
         state.consumed[version] = site
+        frozen = self.frozen
+        if frozen is not None and version.param is not None and version.param[0] == frozen[0]:
+            path = version.param[1]
+            if len(path) == 1 and isinstance(path[0], str) and path[0][1:] in frozen[2]:
+                self._add(KeyReuse(node, text, consumer, site, "frozen", context=frozen[1]))
+        captured = self.captured
+        if (
+            captured is not None
+            and version.param == (version.root, ())
+            and version.root in captured[0]
+            and version.root not in self.unit.local_names
+        ):
+            self._add(KeyReuse(node, text, consumer, site, "captured", context=captured[1]))
         if self.loop_label is not None and version.root is not None:
-            if self.repeat_kind != "mapped" or (consumer.startswith(_RANDOM) and consumer not in _ALIGNING):
+            if (
+                self.repeat_kind != "mapped"
+                or noise
+                or consumer.startswith(_RANDOM)
+                and consumer not in _ALIGNING
+            ):
                 self._add(KeyReuse(node, text, consumer, site, self.repeat_kind, context=self.loop_label))
         elif version.seed is not None and not self.is_root and not _in_test(self.unit):
             if self.loop_label is not None:

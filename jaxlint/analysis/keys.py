@@ -42,6 +42,7 @@ import libcst as cst
 
 from ..syntax import argument, own_nodes
 from .call_targets import transparent_decorator
+from .held_keys import frozen_attributes, returned_compiled
 from .index import ModuleIndex, Unit
 from .instances import local_method_units
 from .key_calls import KeyCalls
@@ -309,6 +310,10 @@ class _UnitWalk(KeyCalls):
         # Parameters the mapping shows not None (`StaticSpec.never_none`): decided for the walk of the mapped
         # function's own reuses, not for its summary (a direct call may pass None there).
         self.mapped_facts: dict[str, bool] = {}
+        # A method kept compiled as a bound method: (`self`'s name, the label, the attributes advanced elsewhere)
+        self.frozen: tuple[str, str, frozenset[str]] | None = None
+        # A compiled closure its factory returns: (the factory's parameters, a label naming the closure)
+        self.captured: tuple[frozenset[str], str] | None = None
         self._setup()
 
     # -- setup ---------------------------------------------------------------------------------------
@@ -320,6 +325,15 @@ class _UnitWalk(KeyCalls):
         params = node.params
         positional = [p.name.value for p in positional_params(params)]
         self.params = [*positional, *(p.name.value for p in params.kwonly_params)]
+        if self.unit.is_method and self.unit.class_node is not None and positional:
+            found = frozen_attributes(self.index, self.unit.class_node, self.unit.name)
+            if found is not None:
+                self.frozen = (positional[0], f"{found[0]} '{self.unit.name}'", found[1])
+        factory = returned_compiled(self.index, self.unit)
+        if factory is not None:
+            outer = factory[0].params
+            names = frozenset(p.name.value for p in [*positional_params(outer), *outer.kwonly_params])
+            self.captured = (names, f"{factory[1]} '{self.unit.name}' (returned by '{factory[0].name}')")
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 self.params.append(star.name.value)

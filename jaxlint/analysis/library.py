@@ -367,6 +367,9 @@ class Api:
     # after it (nn.vmap's in_axes).
     options: str = ""
     self_counted: bool = False
+    # Its key draws noise: a vmapped function that closes over the key gives every element the same draws, as
+    # for jax.random's samplers (JAX301); without it a shared key may align the elements on purpose.
+    noise: bool = False
     # The same key given to this API twice replays one stream on purpose (numpyro seeds a model and its guide
     # alike so their plates subsample alike): only another consumer of the key is a reuse.
     replays: bool = False
@@ -469,6 +472,9 @@ APIS: dict[str, Api] = {
         f"optimistix.{name}": Api(_OPTIMISTIX, ((0, "fn"),), label="optimistix objective", traced_leading=1)
         for name in ("minimise", "root_find", "least_squares", "fixed_point")
     },
+    # diffrax's Brownian motions are drawn from their `key`: one key, one path.
+    "diffrax.VirtualBrownianTree": Api(_DIFFRAX, keys=((4, "key"),), noise=True),
+    "diffrax.UnsafeBrownianPath": Api(_DIFFRAX, keys=((1, "key"),), noise=True),
     # diffrax: `vector_field(t, y, args)` run by `diffeqsolve` (filter_jit): `t` and `y` are traced.
     "diffrax.ODETerm": Api(_DIFFRAX, ((0, "vector_field"),), label="diffrax vector field", traced_leading=2),
 }
@@ -546,6 +552,13 @@ NNX_CLASSES = ("flax.nnx.",)
 NNX_MUTATING_METHODS: dict[str, frozenset[str]] = {
     "flax.nnx.Optimizer": frozenset({"update"}),  # the parameters it is given and its own step and state
 }
+
+# flax.nnx objects that draw from an Rngs stream they hold each time they are called (flax 0.12.8), by class: the
+# keyword that gives the stream and the one that turns the drawing off (`deterministic=True`). `nnx.Rngs` itself
+# draws when called (`rngs()`, `rngs.dropout()`). Closed over by a plain `jax.jit` function, the stream is
+# advanced under the trace: flax raises TraceContextError (earlier flax read it once: one mask for every call).
+NNX_STREAM_DRAWERS: dict[str, tuple[str, str]] = {"flax.nnx.Dropout": ("rngs", "deterministic")}
+NNX_RNGS = "flax.nnx.Rngs"
 
 # Keywords whose dict-literal values are consumed as keys, by method name: flax's `apply(..., rngs={"dropout":
 # k})` draws the dropout mask from `k` (flax 0.12.8: one key, one mask), also through a TrainState's apply_fn.

@@ -1,4 +1,5 @@
-"""flax.nnx objects handed to a plain `jax.jit` function, whose Variable updates are dropped.
+"""flax.nnx objects handed to a plain `jax.jit` function, whose Variable updates are dropped; and those that
+draw from an Rngs stream closed over by one (`closed_stream`).
 
 `jax.jit` flattens an nnx object argument and traces a copy built from its leaves: `model.count.value += 1`,
 `model.w[...] = w` or `optimizer.update(model, grads)` there change the copy, and the object the caller passed
@@ -15,7 +16,7 @@ import libcst as cst
 from ..syntax import own_nodes, walk
 from .instances import class_methods, subclass_bases
 from .kinds import NNX, NONE
-from .library import NNX_CLASSES, NNX_MUTATING_METHODS, TRANSFORMATIONS
+from .library import NNX_CLASSES, NNX_MUTATING_METHODS, NNX_RNGS, NNX_STREAM_DRAWERS, TRANSFORMATIONS
 from .receivers import parameter_class
 from .transforms import positional_params
 
@@ -63,6 +64,60 @@ def dropped_object(name: cst.Name, ctx: Any) -> str | None:
     if kind is None or _returned(node, name.value):
         return None
     return kind
+
+
+def _plain_jit_target(unit: Any) -> bool:
+    """A def that only plain `jax.jit` compiles (not nnx.jit, which hands nnx objects through)."""
+    if type(unit.node) is not cst.FunctionDef or not unit.is_target:
+        return False
+    apps = [app for app in unit.applications if app.kind > NONE]
+    return bool(apps) and all(app.label == _PLAIN_JIT and not app.spec.unknown for app in apps)
+
+
+def closed_stream(call: cst.Call, ctx: Any) -> tuple[str, str] | None:
+    """`dropout(x)` / `rngs()` / `rngs.dropout()` in a function only plain `jax.jit` compiles, where the name is
+    closed over (bound once in an enclosing scope) to a flax.nnx object that draws from an Rngs stream when
+    called (`library.NNX_STREAM_DRAWERS`, given its stream and not made deterministic; or an `nnx.Rngs`): the
+    stream is advanced under the trace (flax 0.12.8 raises TraceContextError; earlier flax read the stream once,
+    so every call drew the same numbers). (the name, the object's class) or None."""
+    func = call.func
+    stream = None
+    if type(func) is cst.Attribute and type(func.value) is cst.Name:
+        stream = func.attr.value  # `rngs.dropout()`: a stream of an Rngs
+        func = func.value
+    if type(func) is not cst.Name:
+        return None
+    unit = ctx.unit
+    if unit is ctx.index.root or func.value in unit.local_names or not _plain_jit_target(unit):
+        return None
+    found = _closed_value(ctx.index, unit, func.value)
+    if found is None:
+        return None
+    built, scope = found
+    kind = ctx.index.qualname(built.func, scope)
+    given = {a.keyword.value: a.value for a in built.args if a.keyword is not None}
+    if kind == NNX_RNGS:  # `rngs()` draws from its default stream, `rngs.name()` from the stream it was given
+        streams = set(given) | ({"default"} if any(a.keyword is None for a in built.args) else set())
+        return (func.value, kind) if stream is None or stream in streams else None
+    drawer = NNX_STREAM_DRAWERS.get(kind) if kind is not None and stream is None else None
+    if drawer is None:
+        return None
+    off = given.get(drawer[1])
+    if drawer[0] not in given or off is not None and not (type(off) is cst.Name and off.value == "False"):
+        return None
+    return func.value, kind
+
+
+def _closed_value(index: Any, unit: Any, name: str) -> tuple[cst.Call, Any] | None:
+    """The call a closed-over name is bound to once, in the nearest enclosing scope that binds it, and that
+    scope."""
+    scope = unit.parent
+    while scope is not None and scope is not index.root and name not in scope.local_names:
+        scope = scope.parent
+    if scope is None:
+        scope = index.root
+    value = scope.single_assignment(name)
+    return (value, scope) if type(value) is cst.Call else None
 
 
 def mutating_call(call: cst.Call, ctx: Any) -> cst.Name | None:

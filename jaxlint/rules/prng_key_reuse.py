@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..analysis.context import RuleContext
+from ..analysis.held_keys import defaulted_key
 from ..analysis.index import Unit
 from ..analysis.key_relevance import uses_keys
+from ..analysis.nnx_objects import closed_stream
 from ..syntax import walk
 from .base import Rule
 
@@ -73,7 +75,16 @@ transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), 
 one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
 in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
-in a loop, draw the same numbers. A key given to a `vmap` with `in_axes=None` is the same key for every
+in a loop, draw the same numbers. More ways a key is fixed once and drawn from again: a key given to a factory
+and closed over by the compiled function it returns (flagged at the draw); a method kept compiled as
+a bound method (`self._loss = jax.jit(self._elbo)`, made once) that draws from `self.rng` while another method
+advances `self.rng`: the compiled function keeps the key it was traced with (flagged at the draw); a dataclass
+field defaulting to a key from a literal seed (`default_factory=lambda: jax.random.PRNGKey(0)`) left out of an
+instance built by a function that consumes a key it is given, while the module draws from that field (flagged at
+the construction); a flax.nnx object that draws from an Rngs stream it holds (`nnx.Dropout(..., rngs=...)`, an
+`nnx.Rngs` called) closed over by a plain `jax.jit` function (flax 0.12 raises TraceContextError; earlier flax
+drew the same mask on every call). A library object drawn from a key as noise (diffrax's `VirtualBrownianTree`,
+`UnsafeBrownianPath`) counts as a sampler does in a mapped function. A key given to a `vmap` with `in_axes=None` is the same key for every
 element; where `in_axes` maps one argument alone, that argument is never None (a map refuses a call with
 nothing to map), so a draw under `if u is None:` on it never runs. `jax.grad` and its kin, equinox's
 `filter_grad`/`filter_value_and_grad` and nnx's `grad`/`value_and_grad` run the function once with the
@@ -144,6 +155,35 @@ No automatic fix: which key should be split, and where, is the author's choice.
 
             self._analysis = key_analysis(ctx.index)
 
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.nnx object drawing from its Rngs stream, closed over by a plain `jax.jit` function; a dataclass
+        built without its field whose default is one fixed key."""
+        analysis = self._analysis
+        if analysis is not None and analysis.relevant and type(node.func) is cst.Name:
+            defaulted = defaulted_key(analysis, node, ctx.unit)
+            if defaulted is not None:
+                field, key = defaulted
+                ctx.report(
+                    self,
+                    node,
+                    f"'{node.func.value}' is built without '{field}', so it holds the default key {key}, one key "
+                    f"for every instance built here whatever key '{ctx.unit.name}' is given: their draws are the "
+                    f"same; pass '{field}' a key split from the one given",
+                )
+                return
+        found = closed_stream(node, ctx)
+        if found is None:
+            return
+        name, kind = found
+        context = f"jax.jit-compiled '{ctx.unit.name}'"
+        ctx.report(
+            self,
+            node,
+            f"'{name}' ({kind.rpartition('.')[2]}) draws from its nnx Rngs stream, closed over by {context}: "
+            "the stream is advanced under the trace (flax 0.12 raises TraceContextError there; earlier flax "
+            "read it once, so every call drew the same numbers); pass the object in and compile with nnx.jit",
+        )
+
     def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
         analysis = self._analysis
         if analysis is None or not analysis.relevant:
@@ -196,6 +236,18 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"key '{reuse.key}' comes from a constant seed and is consumed by {reuse.first.consumer} in "
                 f"{reuse.context}, which runs repeatedly ({where}): every run draws the same numbers; pass a key "
                 "in and split it, or `jax.random.fold_in(key, step)`"
+            )
+        if reuse.kind == "frozen":
+            return (
+                f"key '{reuse.key}' is read when {reuse.context} is traced, and the compiled function kept with "
+                f"it holds that key: advancing '{reuse.key}' in Python later changes nothing, so every call "
+                f"draws the same numbers; pass the key as an argument of the compiled function"
+            )
+        if reuse.kind == "captured":
+            return (
+                f"key '{reuse.key}' is given to the factory and closed over by {reuse.context}: it is fixed when "
+                "the factory runs, so every call of the returned function draws the same numbers; take the key as "
+                "an argument of the returned function and split a new one per call"
             )
         if reuse.kind == "carry":
             return (

@@ -45,6 +45,8 @@ from jaxlint.analysis.library import (
     LOGS,
     MISSING_INPLACE_METHODS,
     NARROW_INT_DTYPES,
+    NNX_RNGS,
+    NNX_STREAM_DRAWERS,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
     PROGRESS,
@@ -452,6 +454,27 @@ def check_key_consumer(name: str) -> None:
     assert not all((a == b).all() for a, b in zip(built, other, strict=True))
 
 
+def check_brownian_key(name: str) -> None:
+    """A Brownian motion is drawn from its key: one key gives the same path (also under vmap, where a closed-over
+    key gives every element the same path: `Api.noise`), another key another path."""
+    diffrax = pytest.importorskip("diffrax")
+    api = APIS[name]
+    assert api.noise
+    position, keyword = api.keys[0]
+    leading = (0.0, 1.0, 1e-3, (2,)) if name.endswith("VirtualBrownianTree") else ((2,),)
+    assert len(leading) == position
+
+    def path(key: jax.Array) -> jax.Array:
+        return resolve(name)(*leading, **{keyword: key}).evaluate(0.0, 0.5)
+
+    key = jax.random.key(0)
+    assert (path(key) == path(key)).all()
+    assert not (path(key) == path(jax.random.key(1))).all()
+    same = jax.vmap(lambda _: path(key))(jnp.arange(3))
+    assert (same == same[0]).all(), "a closed-over key: every element draws the same path"
+    del diffrax
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "tensorboardX.SummaryWriter": check_summary_writer,
     "torch.utils.tensorboard.SummaryWriter": check_summary_writer,
@@ -462,6 +485,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "logging.": check_logs,
     "absl.logging.": check_logs,
     "tqdm.": check_progress,
+    "diffrax.VirtualBrownianTree": check_brownian_key,
+    "diffrax.UnsafeBrownianPath": check_brownian_key,
     "diffrax.": check_solver,
     "optimistix.": check_solver,
     "jaxopt.": check_solver,
@@ -629,6 +654,26 @@ def test_flax_apply_rngs_consumes_its_key() -> None:
     first = net.apply(variables, x, rngs={"dropout": key})
     assert (first == net.apply(variables, x, rngs={"dropout": key})).all(), "one key, one dropout mask"
     assert not (first == net.apply(variables, x, rngs={"dropout": jax.random.key(6)})).all()
+
+
+@pytest.mark.parametrize("name", sorted(NNX_STREAM_DRAWERS))
+def test_nnx_stream_drawer_advances_its_stream_when_called(name: str) -> None:
+    """Called eagerly it draws a new mask each time (its stream advances); closed over by a plain jax.jit
+    function it raises TraceContextError (flax 0.12.8), unless made deterministic; `nnx.Rngs` the same."""
+    errors = pytest.importorskip("flax.errors")
+    nnx = pytest.importorskip("flax.nnx")
+    stream, off = NNX_STREAM_DRAWERS[name]
+    x = jnp.ones(64)
+    layer = resolve(name)(0.5, **{stream: nnx.Rngs(0)})
+    assert not (layer(x) == layer(x)).all(), "each eager call draws anew"
+    with pytest.raises(errors.TraceContextError):
+        jax.jit(lambda v: layer(v))(x)
+    quiet = resolve(name)(0.5, **{off: True, stream: nnx.Rngs(0)})
+    assert (jax.jit(lambda v: quiet(v))(x) == x).all()
+    rngs = resolve(NNX_RNGS)(0, dropout=1)
+    for draw in (lambda: rngs(), lambda: rngs.dropout()):
+        with pytest.raises(errors.TraceContextError):
+            jax.jit(lambda v, draw=draw: v + jax.random.normal(draw()))(x)
 
 
 def test_make_rng_draws_a_fresh_key_per_call() -> None:
