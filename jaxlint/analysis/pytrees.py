@@ -38,6 +38,7 @@ from .library import (
     ALL_STATIC,
     CONCRETE_ATTRIBUTES,
     FIELD_CALLBACKS,
+    FUNCTION_LEAF_CLASSES,
     FIELD_FUNCTIONS,
     FIELDS,
     FLATTEN,
@@ -54,6 +55,9 @@ from .names import ImportTable, dotted_name
 _PARTIAL = "functools.partial"
 _REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
 _CLASS_VAR = "ClassVar"
+_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
+# Namespaces whose attributes a field is given as functions (`activation: Callable = jax.nn.relu`).
+_FUNCTION_NAMESPACES = ("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
 _STATIC_HELPER_NAMES = frozenset({"static_field"})
 # A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
@@ -69,6 +73,10 @@ class PytreeClass:
     static: set[str] = dataclasses.field(default_factory=set)
     data: set[str] = dataclasses.field(default_factory=set)
     field_types: dict[str, str] = dataclasses.field(default_factory=dict)  # field -> annotated class name
+    # Data fields (leaves, not static) that hold a Python function, directly or in a pytree they hold:
+    # field -> what holds it ("a function", "'MaxPool2d'"). A transformation reading every leaf as an array
+    # (jax.jit, grad, a lax carry) raises TypeError on an instance.
+    function_fields: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def is_static(self, field: str) -> bool | None:
         """True (static), False (a child: traced with the pytree), None (not a field we know)."""
@@ -108,6 +116,7 @@ class PytreeModel:
         self._defined: dict[str, list[tuple[int, PytreeClass]]] = {}  # name -> (ordinal, class), in order
         self._order: dict[int, int] = {}  # id of a top-level statement -> its ordinal
         self._static_makers: set[str] = set()  # local functions/aliases that return a static field
+        self._functions: set[str] = set()  # module-level defs
         # ... and the other project modules' ones, by qualified name (project mode: `STATIC_FIELD` kinds).
         self._project_makers = frozenset(
             q for q, kind in (project_classes or {}).items() if kind == STATIC_FIELD
@@ -183,6 +192,7 @@ class PytreeModel:
         self._order = {id(statement): ordinal for ordinal, statement in enumerate(statements)}
         for statement in statements:
             if isinstance(statement, cst.FunctionDef):
+                self._functions.add(statement.name.value)
                 self._note_helper(statement)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -304,6 +314,7 @@ class PytreeModel:
             cls.static |= parent.static
             cls.data |= parent.data
             cls.field_types.update(parent.field_types)
+            cls.function_fields.update(parent.function_fields)
         self.classes[cls.name] = cls
         self.by_node[id(node)] = cls
         self._defined.setdefault(cls.name, []).append((self._order.get(id(node), -1), cls))
@@ -348,7 +359,48 @@ class PytreeModel:
         if decorator_call is not None:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)
+        if how in (FIELDS, ALL_DATA):
+            self._read_function_fields(node, cls)
         return cls
+
+    def _read_function_fields(self, node: cst.ClassDef, cls: PytreeClass) -> None:
+        """The data fields that hold a Python function: annotated with a library class holding one
+        (`pool: eqx.nn.MaxPool2d`) or with a class of this module holding one, or annotated `Callable` and
+        given a function (a default, or `self.act = jax.nn.relu` in `__init__`)."""
+        assigned = _init_assignments(node)
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                    continue
+                field = small.target.value
+                if field not in cls.data:
+                    cls.function_fields.pop(field, None)  # static here: no leaf
+                    continue
+                annotation = small.annotation.annotation
+                head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+                qualname = self._qualname(head)
+                if qualname in FUNCTION_LEAF_CLASSES:
+                    cls.function_fields[field] = f"a '{qualname.rsplit('.', 1)[-1]}'"
+                    continue
+                held = self.classes.get(head.value) if isinstance(head, cst.Name) and qualname is None else None
+                if held is not None and held is not cls and held.function_fields:
+                    cls.function_fields[field] = f"a '{held.name}'"
+                    continue
+                if qualname in _CALLABLE:
+                    given = [v for v in (small.value, assigned.get(field)) if v is not None]
+                    if given and all(self._function_reference(v) for v in given):
+                        cls.function_fields[field] = "a function"
+
+    def _function_reference(self, value: cst.BaseExpression) -> bool:
+        """A lambda, a module-level def, or a function of jax's namespaces (`jax.nn.relu`)."""
+        if isinstance(value, cst.Lambda):
+            return True
+        qualname = self._qualname(value)
+        if qualname is None:
+            return isinstance(value, cst.Name) and value.value in self._functions
+        return qualname.startswith(_FUNCTION_NAMESPACES)
 
     def _static_annotation(self, annotation: cst.BaseExpression) -> cst.BaseExpression | None:
         """The wrapped type of an annotation that marks a field static (`jdc.Static[int]`: `int`), else None."""
@@ -610,6 +662,28 @@ def _class_variables(node: cst.ClassDef) -> set[str]:
             elif isinstance(small, cst.Assign):
                 found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
     return found
+
+
+def _init_assignments(node: cst.ClassDef) -> dict[str, cst.BaseExpression]:
+    """`self.<field> = value` in the class's `__init__` (a field assigned twice: left out)."""
+    init = next(
+        (s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None
+    )
+    if init is None or not init.params.params:
+        return {}
+    owner = init.params.params[0].name.value
+    found: dict[str, cst.BaseExpression] = {}
+    twice: set[str] = set()
+    for statement in _own_statements(init.body):
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == owner:
+            name = target.attr.value
+            if name in found:
+                twice.add(name)
+            found[name] = statement.value
+    return {name: value for name, value in found.items() if name not in twice}
 
 
 def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:

@@ -8,9 +8,10 @@ from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhas
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import linen_possible, module_class_kind, module_instance
-from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
+from ..analysis.jit import array_leaf_arguments, compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.library import TRANSFORMATIONS
+from ..analysis.receivers import function_leaf
 from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, source_of, walk
 from .base import Rule
@@ -116,9 +117,35 @@ No automatic fix.
             return
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
-        if not node.args or not linen_possible(ctx.index):
+        if not node.args:
             return
+        self._function_leaves(node, ctx)
+        if linen_possible(ctx.index):
+            self._linen_argument(node, ctx)
+
+    def _function_leaves(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A pytree holding a Python function as a leaf (an equinox MLP's activation) given where a plain
+        transformation (jax.jit, grad, vmap) or a lax loop's carry reads every leaf as an array."""
+        found = array_leaf_arguments(node, ctx)
+        if found is None:
+            return
+        label, arguments = found
+        for arg, param in arguments:
+            what = function_leaf(ctx.index, arg.value, ctx.unit)
+            if what is None:
+                continue
+            ctx.report(
+                self,
+                arg.value,
+                f"'{source_of(arg.value, 30)}' given to '{param}' of {label} holds a Python function as a pytree "
+                f"leaf ({what}); {label} reads every leaf as an array, so the call raises TypeError (not a valid "
+                "JAX type); use the filtered transformation (eqx.filter_jit, eqx.filter_grad), mark the "
+                "field static, or split the arrays out (eqx.partition) and pass only those",
+            )
+            return
+
+    def _linen_argument(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
