@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..syntax import argument, dotted_name, parameter_names
+from ..syntax import argument, dotted_name, parameter_names, source_of
 from .context import RuleContext
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
@@ -337,11 +337,16 @@ def array_leaf_arguments(call: cst.Call, ctx: RuleContext) -> tuple[str, list[tu
     jitted: Jitted | None = None
     if type(func) is cst.Call:  # `jax.jit(f, ...)(...)`
         found = index.transform_of(func.func, unit)
-        if found is None or found[0] not in _ARRAY_LEAVES or not func.args or func.args[0].keyword is not None:
+        if (
+            found is None
+            or found[0] not in _ARRAY_LEAVES
+            or not func.args
+            or func.args[0].keyword is not None
+        ):
             return None
         name = found[0]
         spec = static_spec([*found[1], *func.args[1:]], name)
-        label = dotted_name(func.args[0].value) or "<function>"
+        label = dotted_name(func.args[0].value) or source_of(func.args[0].value, 20)
         targets = index.applications(func, unit)
         if len(targets) == 1:
             jitted = _from_application(targets[0][0], dataclasses.replace(targets[0][1], spec=spec), label, 0)
@@ -372,7 +377,9 @@ def array_leaf_arguments(call: cst.Call, ctx: RuleContext) -> tuple[str, list[tu
         position += arg.keyword is None
         if static:
             continue
-        if spec.differentiated is not None and (arg.keyword is not None or position not in spec.differentiated):
+        if spec.differentiated is not None and (
+            arg.keyword is not None or position not in spec.differentiated
+        ):
             continue  # grad: only the differentiated positions
         if arg.keyword is None and position in spec.unbatched:
             continue

@@ -226,7 +226,9 @@ BRANCHES = "branches"
 
 CONTROL_FLOW: dict[str, ControlFlow] = {
     "jax.lax.scan": ControlFlow(
-        _JAX, ((0, "f"),), "lax.scan body",
+        _JAX,
+        ((0, "f"),),
+        "lax.scan body",
         LOOP,
         (1, "init"),
         0,
@@ -235,7 +237,14 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         array_carry=True,
     ),
     "jax.lax.fori_loop": ControlFlow(
-        _JAX, ((2, "body_fun"),), "lax.fori_loop body", LOOP, (3, "init_val"), 1, iterates=True, array_carry=True
+        _JAX,
+        ((2, "body_fun"),),
+        "lax.fori_loop body",
+        LOOP,
+        (3, "init_val"),
+        1,
+        iterates=True,
+        array_carry=True,
     ),
     "jax.lax.while_loop": ControlFlow(
         _JAX,

@@ -38,10 +38,10 @@ from .library import (
     ALL_STATIC,
     CONCRETE_ATTRIBUTES,
     FIELD_CALLBACKS,
-    FUNCTION_LEAF_CLASSES,
     FIELD_FUNCTIONS,
     FIELDS,
     FLATTEN,
+    FUNCTION_LEAF_CLASSES,
     LIBRARY_PYTREES,
     LINEN_MODULE_BASES,
     PYTREE_BASES,
@@ -384,7 +384,9 @@ class PytreeModel:
                 if qualname in FUNCTION_LEAF_CLASSES:
                     cls.function_fields[field] = f"a '{qualname.rsplit('.', 1)[-1]}'"
                     continue
-                held = self.classes.get(head.value) if isinstance(head, cst.Name) and qualname is None else None
+                held = (
+                    self.classes.get(head.value) if isinstance(head, cst.Name) and qualname is None else None
+                )
                 if held is not None and held is not cls and held.function_fields:
                     cls.function_fields[field] = f"a '{held.name}'"
                     continue
@@ -678,7 +680,11 @@ def _init_assignments(node: cst.ClassDef) -> dict[str, cst.BaseExpression]:
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
             continue
         target = statement.targets[0].target
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == owner:
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == owner
+        ):
             name = target.attr.value
             if name in found:
                 twice.add(name)

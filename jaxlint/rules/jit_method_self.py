@@ -134,10 +134,11 @@ No automatic fix.
             what = function_leaf(ctx.index, arg.value, ctx.unit)
             if what is None:
                 continue
+            given = f"argument {param}" if param.isdigit() else f"'{param}'"
             ctx.report(
                 self,
                 arg.value,
-                f"'{source_of(arg.value, 30)}' given to '{param}' of {label} holds a Python function as a pytree "
+                f"'{source_of(arg.value, 30)}' given to {given} of {label} holds a Python function as a pytree "
                 f"leaf ({what}); {label} reads every leaf as an array, so the call raises TypeError (not a valid "
                 "JAX type); use the filtered transformation (eqx.filter_jit, eqx.filter_grad), mark the "
                 "field static, or split the arrays out (eqx.partition) and pass only those",
