@@ -8,7 +8,7 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
-from ..analysis.library import FLOAT_GRIDS
+from ..analysis.library import FLOAT_GRIDS, TRANSFORMATIONS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.receivers import module_instance
@@ -19,6 +19,11 @@ from .common import describe_sequence
 
 # Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
 _UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
+# Compiling transformations that keep every non-array argument static (equinox's filter_jit): a Python float
+# argument is a cache key, as at jax.jit's static_argnums.
+_STATIC_NON_ARRAYS = frozenset(
+    name for name, t in TRANSFORMATIONS.items() if t.compiling and t.filtering and not t.scalars
+)
 
 
 class UnhashableStaticArg(Rule):
@@ -68,8 +73,12 @@ No automatic fix.
 """
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        if not node.args or not static_arguments_possible(ctx.index):
-            return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
+        if not node.args:
+            return  # no argument to be static (`Jitted.arguments` maps only the call's own)
+        if ctx.unit.loops_of(node):
+            self._filtered_floats(node, ctx)
+        if not static_arguments_possible(ctx.index):
+            return  # no static parameter
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return
@@ -102,6 +111,24 @@ No automatic fix.
                 "each value is a new cache key, so every iteration retraces and recompiles; pass it as a traced "
                 "(non-static) argument",
             )
+
+    def _filtered_floats(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A float that changes every iteration given to a function compiled by a transformation keeping every
+        non-array argument static (`eqx.filter_jit`): a new cache key each iteration."""
+        jitted = jitted_callable(call.func, ctx, _STATIC_NON_ARRAYS)
+        if jitted is None:
+            return
+        loops = [loop for loop in ctx.unit.loops_of(call) if loop_targets(loop)]
+        for arg, param, _ in jitted.arguments(call):
+            if any(_python_float_varying(arg.value, loop, ctx) for loop in loops):
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"float argument '{param}' of '{jitted.label}' takes a new value on every iteration, and "
+                    "filter_jit keeps every non-array argument static: each value is a new cache key, so every "
+                    "iteration retraces and recompiles; pass it as a JAX array (jnp.asarray(...))",
+                )
+                return
 
     # -- unhashable values -----------------------------------------------------------------------------
 
@@ -166,6 +193,51 @@ No automatic fix.
             if _float_varying(value, targets, assigned, loop, ctx, 0):
                 return loop
         return None
+
+
+def _python_float_varying(value: cst.BaseExpression, loop: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Whether `value` is a Python float (not a NumPy scalar, which equinox counts as an array) that depends on
+    the loop's iteration: arithmetic with a float literal or a division over the targets of a loop over
+    `range(...)` or over Python numbers (`step * 0.5`, `i / 10`), `float(...)` of them, or a target of a loop
+    over float literals; through one name assigned in the loop body."""
+    targets = loop_targets(loop)
+    assigned = _assigned_in(loop)
+    numbers = targets if _iterates_python_numbers(loop, ctx) else set()
+    if type(value) is cst.Name and value.value in assigned:
+        value = assigned[value.value]
+    if type(value) is cst.Name:
+        return value.value in numbers and _iterates_floats(loop, ctx)
+    if type(value) is cst.Call and ctx.qualname(value.func) == "builtins.float" and value.args:
+        return _depends(value.args[0], targets, {})
+    floaty = type(value) is cst.BinaryOperation and (
+        _has_float_literal(value) or type(value.operator) is cst.Divide
+    )
+    return floaty and _python_number(value, numbers, ctx) and _depends(value, targets, {})
+
+
+def _python_number(node: cst.BaseExpression, numbers: set[str], ctx: RuleContext) -> bool:
+    """An expression of Python number literals and the names in `numbers` only (never an array)."""
+    kind = type(node)
+    if kind is cst.Integer or kind is cst.Float:
+        return True
+    if kind is cst.Name:
+        return node.value in numbers  # type: ignore[attr-defined]
+    if kind is cst.BinaryOperation:
+        return _python_number(node.left, numbers, ctx) and _python_number(node.right, numbers, ctx)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return _python_number(node.expression, numbers, ctx)  # type: ignore[attr-defined]
+    return False
+
+
+def _iterates_python_numbers(loop: cst.CSTNode, ctx: RuleContext) -> bool:
+    """`for i in range(...)`, `for lr in [0.1, 0.01]`: the loop variable is a Python number."""
+    iterable = loop.iter if type(loop) is cst.For else getattr(getattr(loop, "for_in", None), "iter", None)
+    if (type(iterable) is cst.List or type(iterable) is cst.Tuple) and iterable.elements:
+        return all(
+            type(e) is not cst.StarredElement and type(e.value) in (cst.Integer, cst.Float)
+            for e in iterable.elements
+        )
+    return type(iterable) is cst.Call and ctx.qualname(iterable.func) == "builtins.range"
 
 
 def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
