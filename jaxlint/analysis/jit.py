@@ -385,3 +385,24 @@ def array_leaf_arguments(call: cst.Call, ctx: RuleContext) -> tuple[str, list[tu
             continue
         traced.append((arg, param))
     return f"{TRANSFORMATIONS[name].label.rsplit('-', 1)[0]} '{label}'", traced
+
+
+def compiled_function(func: cst.BaseExpression, ctx: RuleContext) -> tuple[cst.CSTNode, str] | None:
+    """What a call of `func` keeps its compiled code with, and a label: a def whose outermost decorator is a
+    compiling transformation (`@eqx.filter_jit` over `@eqx.filter_grad`), or the `jax.jit(f)` call a name is
+    bound to once. Calls given the same answer share one cache."""
+    index, unit = ctx.index, ctx.unit
+    if type(func) is cst.Name:
+        owner = _binding_owner(func.value, ctx)
+        bound = jit_call(owner, func.value, index, COMPILING) if owner is not None else None
+        if bound is not None:
+            return bound, func.value
+    targets = index.resolve_function(func, unit)
+    if len(targets) != 1 or type(targets[0][0].node) is not cst.FunctionDef:
+        return None
+    target = targets[0][0]
+    node = target.node
+    chain = decorator_transforms(node, target, index)  # type: ignore[arg-type]
+    if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in COMPILING:  # type: ignore[attr-defined]
+        return None
+    return node, target.name

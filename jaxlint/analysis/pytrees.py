@@ -36,6 +36,7 @@ from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    ARRAY_ANNOTATIONS,
     CONCRETE_ATTRIBUTES,
     FIELD_CALLBACKS,
     FIELD_FUNCTIONS,
@@ -56,6 +57,8 @@ _PARTIAL = "functools.partial"
 _REGISTER_DATACLASS = "jax.tree_util.register_dataclass"
 _CLASS_VAR = "ClassVar"
 _CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
+# Annotations of array fields (`ArrayLike` admits Python scalars, which compare fine).
+_ARRAY_TYPES = frozenset(ARRAY_ANNOTATIONS) - {"ArrayLike"}
 # Namespaces whose attributes a field is given as functions (`activation: Callable = jax.nn.relu`).
 _FUNCTION_NAMESPACES = ("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
@@ -77,6 +80,9 @@ class PytreeClass:
     # field -> what holds it ("a function", "'MaxPool2d'"). A transformation reading every leaf as an array
     # (jax.jit, grad, a lax carry) raises TypeError on an instance.
     function_fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Static fields annotated as arrays (`data: jax.Array = eqx.field(static=True)`): aux data a compiled
+    # function's cache compares by `==` with another instance's, which raises ValueError for arrays.
+    array_static: set[str] = dataclasses.field(default_factory=set)
 
     def is_static(self, field: str) -> bool | None:
         """True (static), False (a child: traced with the pytree), None (not a field we know)."""
@@ -315,6 +321,7 @@ class PytreeModel:
             cls.data |= parent.data
             cls.field_types.update(parent.field_types)
             cls.function_fields.update(parent.function_fields)
+            cls.array_static |= parent.array_static
         self.classes[cls.name] = cls
         self.by_node[id(node)] = cls
         self._defined.setdefault(cls.name, []).append((self._order.get(id(node), -1), cls))
@@ -356,6 +363,10 @@ class PytreeModel:
                 )
                 (cls.static if static else cls.data).add(field)
                 (cls.data if static else cls.static).discard(field)
+                if static and how != "linen" and type_name in _ARRAY_TYPES:
+                    cls.array_static.add(field)
+                else:
+                    cls.array_static.discard(field)
         if decorator_call is not None:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)

@@ -7,10 +7,11 @@ import libcst as cst
 from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
-from ..analysis.jit import Jitted, jitted_callable, static_arguments_possible
+from ..analysis.jit import Jitted, compiled_function, jitted_callable, static_arguments_possible
 from ..analysis.library import FLOAT_GRIDS, TRANSFORMATIONS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
+from ..analysis.pytrees import pytree_model
 from ..analysis.receivers import module_instance
 from ..analysis.values import CONCRETE_JAX_FUNCTIONS, CONCRETE_JAX_PREFIXES
 from ..syntax import children, own_nodes, source_of
@@ -72,9 +73,15 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
 """
 
+    def __init__(self) -> None:
+        # (unit, compiled function) -> class name -> the instance an earlier call in the unit gave it
+        self._instances: dict[tuple[int, int], dict[str, str]] = {}
+
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not node.args:
             return  # no argument to be static (`Jitted.arguments` maps only the call's own)
+        if _array_static_classes(ctx):
+            self._array_static_instance(node, ctx)
         if ctx.unit.loops_of(node):
             self._filtered_floats(node, ctx)
         if not static_arguments_possible(ctx.index):
@@ -127,6 +134,34 @@ No automatic fix.
                     f"float argument '{param}' of '{jitted.label}' takes a new value on every iteration, and "
                     "filter_jit keeps every non-array argument static: each value is a new cache key, so every "
                     "iteration retraces and recompiles; pass it as a JAX array (jnp.asarray(...))",
+                )
+                return
+
+    def _array_static_instance(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A compiled function given a second instance of a pytree class whose static field holds an array:
+        its cache compares the static fields by `==`, and an array's `==` has no truth value (ValueError)."""
+        compiled = compiled_function(call.func, ctx)
+        if compiled is None:
+            return
+        seen = self._instances.setdefault((id(ctx.unit), id(compiled[0])), {})
+        classes = _array_static_classes(ctx)
+        for arg in call.args:
+            if arg.star:
+                return
+            found = _instance_of(arg.value, ctx)
+            if found is None or found[0] not in classes:
+                continue
+            name, instance = found
+            earlier = seen.setdefault(name, instance)
+            if earlier != instance:
+                field = sorted(classes[name])[0]
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"a second '{name}' instance given to compiled '{compiled[1]}': its static field '{field}' "
+                    "holds an array, and the compiled function's cache compares static fields with `==` "
+                    "(ValueError: the truth value of an array is ambiguous); make the field a pytree leaf, "
+                    "or keep hashable values (tuples) in static fields",
                 )
                 return
 
@@ -238,6 +273,57 @@ def _iterates_python_numbers(loop: cst.CSTNode, ctx: RuleContext) -> bool:
             for e in iterable.elements
         )
     return type(iterable) is cst.Call and ctx.qualname(iterable.func) == "builtins.range"
+
+
+def _array_static_classes(ctx: RuleContext) -> dict[str, set[str]]:
+    """The module's pytree classes with a static field annotated as an array: name -> those fields."""
+    memo = ctx.index.root.memo
+    if "array_static_classes" not in memo:
+        model = pytree_model(ctx.index)
+        memo["array_static_classes"] = {
+            cls.name: cls.array_static for cls in model.by_node.values() if cls.array_static
+        }
+    return memo["array_static_classes"]
+
+
+def _instance_of(value: cst.BaseExpression, ctx: RuleContext) -> tuple[str, str] | None:
+    """(class name, which instance) for `Cls(...)` built right there (each call its own instance) or a name
+    bound once to one, also by unpacking (`a, b = Cls(0), Cls(1)`)."""
+    built: cst.BaseExpression | None = value
+    key = ""
+    if type(value) is cst.Name:
+        key = value.value
+        built = module_instance(ctx.index, value, ctx.unit) or _unpacked(value.value, ctx)
+    if type(built) is not cst.Call or type(built.func) is not cst.Name:
+        return None
+    if not ctx.is_module_global(built.func.value):
+        return None
+    return built.func.value, key or f"@{id(built)}"
+
+
+def _unpacked(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The element `name` takes in its one binding `a, b = x, y` (in the unit, else at module level)."""
+    for scope in (ctx.unit, ctx.index.root):
+        bindings = scope.bindings.get(name)
+        if not bindings:
+            continue
+        node = bindings[0].node
+        if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
+            return None
+        target, value = node.targets[0].target, node.value
+        if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+            return None
+        names = [e.value for e in target.elements]  # type: ignore[attr-defined]
+        values = value.elements  # type: ignore[attr-defined]
+        if len(names) != len(values) or any(
+            type(e) is cst.StarredElement for e in [*target.elements, *values]
+        ):  # type: ignore[attr-defined]
+            return None
+        for element, given in zip(names, values, strict=True):
+            if type(element) is cst.Name and element.value == name:
+                return given.value
+        return None
+    return None
 
 
 def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
