@@ -406,3 +406,49 @@ def compiled_function(func: cst.BaseExpression, ctx: RuleContext) -> tuple[cst.C
     if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in COMPILING:  # type: ignore[attr-defined]
         return None
     return node, target.name
+
+
+# Compiling transformations that keep a Module's non-array leaves static and compare them by equality to find
+# the compiled code (equinox's filter_jit): a leaf equal only to itself (a jax.jit wrapper) misses the cache.
+_FILTERING_COMPILING = frozenset(
+    name for name, t in TRANSFORMATIONS.items() if t.compiling and t.filtering and not t.scalars
+)
+
+
+def rebuilt_for_filtered_call(index: ModuleIndex, class_name: str) -> cst.Call | None:
+    """`for ...: model = Cls(...); step(model, ...)` with `step` compiled by a filtering transformation
+    (`eqx.filter_jit`): the construction of the module's class `class_name` in a loop whose instance a call of
+    such a function in the same loop is given, else None."""
+    sites = index._sites
+    for call, unit, _ in sites:
+        if type(call.func) is not cst.Name or call.func.value != class_name:
+            continue
+        loops = {id(loop) for loop in unit.loops_of(call)}
+        bound = next((n for n, bs in unit.bindings.items() if any(b.value is call for b in bs)), None)
+        if not loops or bound is None:
+            continue
+        for other, other_unit, _ in sites:
+            if other_unit is not unit or not loops & {id(loop) for loop in unit.loops_of(other)}:
+                continue
+            if any(type(a.value) is cst.Name and a.value.value == bound for a in other.args) and (
+                _filtering_compiled(other.func, unit, index)
+            ):
+                return call
+    return None
+
+
+def _filtering_compiled(func: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
+    """A def whose outermost decorator is a filtering compiling transformation, or a name bound once to one
+    applied to a function (`step = eqx.filter_jit(step_fn)`)."""
+    if type(func) is cst.Name:
+        value = unit.single_assignment(func.value) or index.root.single_assignment(func.value)
+        if type(value) is cst.Call and value.args:
+            found = index.transform_of(value.func, unit)
+            return found is not None and found[0] in _FILTERING_COMPILING
+    targets = index.resolve_function(func, unit)
+    if len(targets) != 1 or type(targets[0][0].node) is not cst.FunctionDef:
+        return False
+    target = targets[0][0]
+    node = target.node
+    chain = decorator_transforms(node, target, index)  # type: ignore[arg-type]
+    return bool(chain) and chain[0][2] is node.decorators[0] and chain[0][0] in _FILTERING_COMPILING  # type: ignore[attr-defined]
