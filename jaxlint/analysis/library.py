@@ -156,6 +156,9 @@ FUNCTION_LEAF_CLASSES: dict[str, frozenset[str]] = {
 # (position, keyword) of the sequence of layers (equinox 0.13.8).
 LAYER_CONTAINERS: dict[str, tuple[int, str]] = {"equinox.nn.Sequential": (0, "layers")}
 FUNCTION_LEAVES_CHECKED = "equinox 0.13.8, jax 0.10.2"
+# Calls that return pytrees of their argument 0's class (the same structure, some leaves replaced by None):
+# name -> whether the result is a tuple of such pytrees (equinox 0.13.8: `partition` gives two, `filter` one).
+SAME_CLASS_RESULTS: dict[str, bool] = {"equinox.partition": True, "equinox.filter": False}
 
 # How a class becomes a pytree, and where its static fields are declared:
 FIELDS = "fields"  # a dataclass: static fields are marked per field (see FIELD_FUNCTIONS, STATIC_METADATA)

@@ -59,6 +59,15 @@ _CLASS_VAR = "ClassVar"
 _CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
 # Annotations of array fields (`ArrayLike` admits Python scalars, which compare fine).
 _ARRAY_TYPES = frozenset(ARRAY_ANNOTATIONS) - {"ArrayLike"}
+# Annotations of unhashable containers -> what they hold.
+_UNHASHABLE_TYPES = {
+    "dict": "a dict",
+    "Dict": "a dict",
+    "list": "a list",
+    "List": "a list",
+    "set": "a set",
+    "Set": "a set",
+}
 # Namespaces whose attributes a field is given as functions (`activation: Callable = jax.nn.relu`).
 _FUNCTION_NAMESPACES = ("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")
 # Imported helpers we cannot read, whose name says what they make (`from .utils import static_field`).
@@ -83,6 +92,10 @@ class PytreeClass:
     # Static fields annotated as arrays (`data: jax.Array = eqx.field(static=True)`): aux data a compiled
     # function's cache compares by `==` with another instance's, which raises ValueError for arrays.
     array_static: set[str] = dataclasses.field(default_factory=set)
+    # Fields annotated as a dict, list or set: the dataclass hash of a `FIELDS` class (an eqx.Module, a
+    # flax.struct dataclass: frozen, hashed by their fields) raises TypeError on an instance.
+    unhashable_fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    array_fields: set[str] = dataclasses.field(default_factory=set)  # ... and those annotated as arrays
 
     def is_static(self, field: str) -> bool | None:
         """True (static), False (a child: traced with the pytree), None (not a field we know)."""
@@ -322,6 +335,8 @@ class PytreeModel:
             cls.field_types.update(parent.field_types)
             cls.function_fields.update(parent.function_fields)
             cls.array_static |= parent.array_static
+            cls.unhashable_fields.update(parent.unhashable_fields)
+            cls.array_fields |= parent.array_fields
         self.classes[cls.name] = cls
         self.by_node[id(node)] = cls
         self._defined.setdefault(cls.name, []).append((self._order.get(id(node), -1), cls))
@@ -367,6 +382,14 @@ class PytreeModel:
                     cls.array_static.add(field)
                 else:
                     cls.array_static.discard(field)
+                if how == FIELDS and type_name in _ARRAY_TYPES:
+                    cls.array_fields.add(field)
+                else:
+                    cls.array_fields.discard(field)
+                if how == FIELDS and type_name in _UNHASHABLE_TYPES:
+                    cls.unhashable_fields[field] = _UNHASHABLE_TYPES[type_name]
+                else:
+                    cls.unhashable_fields.pop(field, None)
         if decorator_call is not None:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)

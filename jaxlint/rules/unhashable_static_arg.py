@@ -8,7 +8,7 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.jit import Jitted, compiled_function, jitted_callable, static_arguments_possible
-from ..analysis.library import FLOAT_GRIDS, TRANSFORMATIONS
+from ..analysis.library import FLOAT_GRIDS, SAME_CLASS_RESULTS, TRANSFORMATIONS
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.pytrees import pytree_model
@@ -202,6 +202,9 @@ No automatic fix.
             instance = self._dataclass_instance(built, ctx) if built is not None else None
             if instance is not None:
                 return f"'{value.value}', {instance}"
+            pytree = _unhashable_pytree(value, ctx)
+            if pytree is not None:
+                return f"'{value.value}', {pytree}"
         return None
 
     def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:
@@ -299,6 +302,66 @@ def _instance_of(value: cst.BaseExpression, ctx: RuleContext) -> tuple[str, str]
     if not ctx.is_module_global(built.func.value):
         return None
     return built.func.value, key or f"@{id(built)}"
+
+
+def _unhashable_pytree(name: cst.Name, ctx: RuleContext) -> str | None:
+    """Why the pytree `name` holds is unhashable: an instance of a module's pytree class (an eqx.Module, a
+    flax.struct dataclass: hashed by their fields) with a field annotated as a dict, list or set, built right
+    there or a part `eqx.partition`/`eqx.filter` made of one (the static half keeps the dict)."""
+    built = module_instance(ctx.index, name, ctx.unit)
+    part = ""
+    if built is None:
+        found = _unpacked_call(name.value, ctx)
+        if found is None:
+            return None
+        built, part = found
+    tuple_result = SAME_CLASS_RESULTS.get(ctx.qualname(built.func) or "")
+    if tuple_result is not None:
+        if bool(part) != tuple_result or not built.args or built.args[0].keyword is not None:
+            return None
+        made = f"{ctx.qualname(built.func)}(...){part}"
+        source = built.args[0].value
+        built = module_instance(ctx.index, source, ctx.unit) if type(source) is cst.Name else None
+        if built is None:
+            return None
+        part = made
+    elif part:
+        return None
+    if type(built.func) is not cst.Name or not ctx.is_module_global(built.func.value):
+        return None
+    cls = pytree_model(ctx.index).class_named(built.func.value)
+    if cls is None or ctx.index.classes.get(built.func.value) is None:
+        return None
+    unhashable = dict(cls.unhashable_fields)
+    if not part:  # the whole instance holds its arrays too (a part made by a filter holds None there)
+        unhashable |= {f: "an array" for f in cls.array_fields}
+    if not unhashable:
+        return None
+    field = sorted(unhashable)[0]
+    what = f"{part} of a '{cls.name}'" if part else f"a '{cls.name}'"
+    return f"{what}, whose field '{field}' holds {unhashable[field]} (so its hash raises)"
+
+
+def _unpacked_call(name: str, ctx: RuleContext) -> tuple[cst.Call, str] | None:
+    """`a, b = f(...)` binding `name` once: the call and which element (`[1]`)."""
+    for scope in (ctx.unit, ctx.index.root):
+        bindings = scope.bindings.get(name)
+        if not bindings:
+            continue
+        node = bindings[0].node
+        if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
+            return None
+        target, value = node.targets[0].target, node.value
+        if type(target) not in (cst.Tuple, cst.List) or type(value) is not cst.Call:
+            return None
+        elements = target.elements  # type: ignore[attr-defined]
+        if any(type(e) is cst.StarredElement for e in elements):
+            return None
+        for position, element in enumerate(elements):
+            if type(element.value) is cst.Name and element.value.value == name:
+                return value, f"[{position}]"
+        return None
+    return None
 
 
 def _unpacked(name: str, ctx: RuleContext) -> cst.BaseExpression | None:

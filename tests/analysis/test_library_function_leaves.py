@@ -1,7 +1,8 @@
 """The library table's rows on pytrees holding a Python function as a leaf, run on real equinox and JAX: which
 library classes keep a function in a field that is not static (FUNCTION_LEAF_CLASSES), which containers hold the
 leaves of the layers they are given (LAYER_CONTAINERS), which transformations read every leaf of the arguments
-they trace as an array (`array_leaves`) and which lax loops their carry (`array_carry`)."""
+they trace as an array (`array_leaves`) and which lax loops their carry (`array_carry`); which calls return
+pytrees of their argument's class (SAME_CLASS_RESULTS)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from jaxlint.analysis.library import (
     CONTROL_FLOW,
     FUNCTION_LEAF_CLASSES,
     LAYER_CONTAINERS,
+    SAME_CLASS_RESULTS,
     TRANSFORMATIONS,
 )
 
@@ -104,3 +106,21 @@ def test_array_carry_loop_refuses_a_function_leaf(name: str) -> None:
         loop(*arguments)
     arguments[flow.init[0]] = eqx.filter(_mlp(), eqx.is_array)  # the arrays alone
     loop(*arguments)
+
+
+@pytest.mark.parametrize("name", sorted(SAME_CLASS_RESULTS))
+def test_same_class_result_keeps_the_class_and_its_non_array_fields(name: str) -> None:
+    class Scaled(eqx.Module):
+        weight: Any
+        options: dict
+
+    model = Scaled(jnp.ones(2), {"gain": 2.0})
+    result = resolve(name)(model, eqx.is_array)
+    parts = result if SAME_CLASS_RESULTS[name] else (result,)
+    assert isinstance(result, tuple) is SAME_CLASS_RESULTS[name]
+    assert all(type(part) is Scaled for part in parts)
+    static = resolve(name)(model, eqx.is_array, **({} if SAME_CLASS_RESULTS[name] else {"inverse": True}))
+    static = static[1] if SAME_CLASS_RESULTS[name] else static
+    assert static.weight is None and isinstance(static.options, dict)
+    with pytest.raises(TypeError):
+        hash(static)  # hashed by its fields: the dict's hash raises
