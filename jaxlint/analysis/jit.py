@@ -347,16 +347,19 @@ def array_leaf_arguments(call: cst.Call, ctx: RuleContext) -> tuple[str, list[tu
         name = found[0]
         spec = static_spec([*found[1], *func.args[1:]], name)
         label = dotted_name(func.args[0].value) or source_of(func.args[0].value, 20)
-        targets = index.applications(func, unit)
-        if len(targets) == 1:
-            jitted = _from_application(targets[0][0], dataclasses.replace(targets[0][1], spec=spec), label, 0)
+        applied = index.applications(func, unit)
+        if len(applied) == 1:
+            jitted = _from_application(applied[0][0], dataclasses.replace(applied[0][1], spec=spec), label, 0)
     else:
         targets = index.resolve_function(func, unit)
-        if len(targets) != 1 or type(targets[0][0].node) is not cst.FunctionDef:
+        if len(targets) != 1:
             return None
         target, bound_self = targets[0]
-        chain = decorator_transforms(targets[0][0].node, target, index)  # type: ignore[arg-type]
-        if not chain or chain[0][2] is not target.node.decorators[0] or chain[0][0] not in _ARRAY_LEAVES:  # type: ignore[attr-defined]
+        node = target.node
+        if type(node) is not cst.FunctionDef:
+            return None
+        chain = decorator_transforms(node, target, index)
+        if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in _ARRAY_LEAVES:
             return None
         name, label = chain[0][0], target.name
         spec = static_spec(chain[0][1], name)

@@ -374,13 +374,13 @@ def _unpacked(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
         if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
             return None
         target, value = node.targets[0].target, node.value
-        if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
             return None
-        names = [e.value for e in target.elements]  # type: ignore[attr-defined]
-        values = value.elements  # type: ignore[attr-defined]
+        names = [e.value for e in target.elements]
+        values = value.elements
         if len(names) != len(values) or any(
             type(e) is cst.StarredElement for e in [*target.elements, *values]
-        ):  # type: ignore[attr-defined]
+        ):
             return None
         for element, given in zip(names, values, strict=True):
             if type(element) is cst.Name and element.value == name:
