@@ -95,6 +95,9 @@ is called there, `jax.grad(loss)(w)`). A function closing over a setting of its 
 two compiles. A function called on the spot that closes
 over the enclosing function's locals is flagged when a loop of the module runs that function, directly or
 through other calls (a helper, a method, `partial`, a lookup in a dict or list, a function passed as an argument).
+`jax.jit(fn)` stored in `__init__` in a field of an `equinox.Module` is flagged when a loop of the module builds
+instances anew and gives them to an `eqx.filter_jit` function: filter_jit keeps the wrapper static and compares
+it by equality, and each instance's new wrapper equals only itself, so each instance compiles again.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or

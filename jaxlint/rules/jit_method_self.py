@@ -45,6 +45,12 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
   `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`.
+- when a pytree holding a Python function as a leaf (an `eqx.nn.MLP`'s activation, a pool's operation,
+  `eqx.nn.Sequential([..., eqx.nn.Lambda(f)])`, a Module of this module with such a field or a `Callable`
+  field given a function, not marked static) is given where a plain transformation reads every leaf as an
+  array: a traced argument of `jax.jit`/`pmap`/`checkpoint`, a differentiated one of `jax.grad`/
+  `value_and_grad`, a mapped one of `jax.vmap` (the outermost transformation of the callable decides), or
+  the carry of `lax.scan`/`fori_loop`/`while_loop`. equinox's `filter_*` keep such leaves static.
 
 ## Why is this bad
 `jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does
@@ -56,7 +62,9 @@ the same cache entry after its attributes change, so the compiled code silently 
 (verified: after `self.w = 5.0`, the method still computes with `2.0`). A flax.linen Module is a dataclass
 that flax does not register as a pytree, so passing one as a traced argument raises the same `TypeError`
 (verified on flax 0.12.8); as a static argument it is fine (linen Modules hash by their fields), as is
-closing over it and passing only its `params`.
+closing over it and passing only its `params`. An equinox Module is a pytree, but a function among its leaves
+is no JAX type either: `jax.jit`, `jax.grad` and a `lax.scan` carry raise `TypeError` on it (verified on
+equinox 0.13.8, jax 0.10.2), where `eqx.filter_jit`/`eqx.filter_grad` keep it static.
 
 ## Example
 ```python

@@ -38,15 +38,24 @@ Flags calls to a jitted function of the same module — `@jax.jit`/`@partial(jax
 functions, names bound to `jax.jit(f, static_argnames=...)`, `jax.jit(f, ...)(...)` itself — that pass an
 unhashable value at a `static_argnums`/`static_argnames` position: a list, dict or set (literal,
 comprehension or a local name bound to a list), a `jnp`/`np` array, or an instance of a same-module
-`@dataclass` that is not frozen (built at the call, or bound once to a name first). It also flags a float static argument that takes a new value on every
-iteration of a loop (`for lr in np.linspace(...)`, `step * 0.1`).
+`@dataclass` that is not frozen (built at the call, or bound once to a name first), or of a same-module
+`equinox.Module`/`flax.struct` dataclass (hashed by its fields) with a field annotated as a dict, list or set
+(or an array), or the part `eqx.partition`/`eqx.filter` makes of one (the static half keeps the dict). It also
+flags a float static argument that takes a new value on every iteration of a loop (`for lr in
+np.linspace(...)`, `step * 0.1`), and a Python float that does so given to an `eqx.filter_jit` function, which
+keeps every non-array argument static (a NumPy scalar counts as an array there). And it flags a compiled function
+(`jax.jit`, `eqx.filter_jit`) given a second instance of a pytree class whose static field
+(`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`) is annotated as an array.
 
 ## Why is this bad
 JAX keys its compilation cache on the values of static arguments, so they must be hashable: an unhashable one
 raises `ValueError: Non-hashable static arguments are not supported` at the call (verified for lists,
 dicts, sets, `jnp`/`np` arrays, tuples holding a list and plain `@dataclass` instances on jax 0.10.2).
 A float that changes every iteration is hashable but a new cache key each time, so every iteration traces and
-compiles again. JAX's rule for positions and names is followed: with only `static_argnums`, the same parameters
+compiles again. The static fields of a pytree argument are part of the cache key too, compared with `==`
+against the last call's: for arrays that comparison raises `ValueError` (the truth value of an array is
+ambiguous) as soon as a second instance is given (verified on equinox 0.13.8 and flax 0.12.8). JAX's rule for
+positions and names is followed: with only `static_argnums`, the same parameters
 passed by keyword are static too (and vice versa); with both, exactly what is listed.
 
 ## Example
