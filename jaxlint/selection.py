@@ -27,7 +27,8 @@ from .rules import ENTRIES_BY_CODE, REGISTRY
 
 KNOWN_CODES = frozenset({*ENTRIES_BY_CODE, PARSE_ERROR_CODE, RUNTIME_ERROR_CODE})
 # A file naming none of these is never linted (the engine's prefilter), unless analysed code calls it.
-PREFILTER_WORDS = ("jax", "jnp", "lax")
+# A module using equinox alone (`import equinox as eqx`, its filter_jit) names none of jax's words.
+PREFILTER_WORDS = ("jax", "jnp", "lax", "equinox")
 _BARE_PREFIXES = ("ALL", "JAX", "J", "JA")  # not specific enough to switch an opt-in rule on
 
 

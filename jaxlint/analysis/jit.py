@@ -17,17 +17,19 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..syntax import dotted_name, parameter_names
+from ..syntax import argument, dotted_name, parameter_names, source_of
 from .context import RuleContext
 from .function_values import PARTIAL
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
-from .library import JIT, STATIC_KEYWORDS, TRANSFORMATIONS
+from .library import CONTROL_FLOW, JIT, STATIC_KEYWORDS, TRANSFORMATIONS
 from .transforms import Application, StaticSpec, positional_params, static_spec
 
 # Transformations that compile, and so cache by function identity (the library table's `compiling`).
 COMPILING = frozenset(name for name, t in TRANSFORMATIONS.items() if t.compiling)
 _JIT = frozenset({JIT})
+# Transformations that read every leaf of the arguments they trace as an array (the table's `array_leaves`).
+_ARRAY_LEAVES = frozenset(name for name, t in TRANSFORMATIONS.items() if t.array_leaves)
 
 
 def compiling_transform(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, list[cst.Arg]] | None:
@@ -326,3 +328,143 @@ def jax_callable_in(
         if type(node) is not cst.FunctionDef or not decorator_transforms(node, target, index):
             return False
     return True
+
+
+def array_leaf_arguments(call: cst.Call, ctx: RuleContext) -> tuple[str, list[tuple[cst.Arg, str]]] | None:
+    """For a call whose every leaf of some arguments must be a JAX type: the label of what reads them and
+    those (argument, parameter name). The carry of a lax loop (the table's `array_carry`); the arguments the
+    outermost transformation of the callable traces, where that one reads leaves as arrays (`array_leaves`:
+    `jax.jit(f)(...)`, `g(...)` with `g = jax.grad(f)`, a def whose outermost decorator is one): not the
+    static ones, under grad only the differentiated positions, under vmap not the `in_axes=None` ones. None
+    when unknown (options not literals, another decorator outside)."""
+    index, unit = ctx.index, ctx.unit
+    flow = CONTROL_FLOW.get(ctx.qualname(call.func) or "")
+    if flow is not None:
+        carry = argument(call, *flow.init) if flow.array_carry and flow.init is not None else None
+        return (flow.label.replace(" body", ""), [(carry, flow.init[1])]) if carry is not None else None  # type: ignore[index]
+    func = call.func
+    if type(func) is cst.Name:
+        owner = _binding_owner(func.value, ctx)
+        bound = jit_call(owner, func.value, index, _ARRAY_LEAVES) if owner is not None else None
+        func = bound if bound is not None else func
+    jitted: Jitted | None = None
+    if type(func) is cst.Call:  # `jax.jit(f, ...)(...)`
+        found = index.transform_of(func.func, unit)
+        if (
+            found is None
+            or found[0] not in _ARRAY_LEAVES
+            or not func.args
+            or func.args[0].keyword is not None
+        ):
+            return None
+        name = found[0]
+        spec = static_spec([*found[1], *func.args[1:]], name)
+        label = dotted_name(func.args[0].value) or source_of(func.args[0].value, 20)
+        applied = index.applications(func, unit)
+        if len(applied) == 1:
+            jitted = _from_application(applied[0][0], dataclasses.replace(applied[0][1], spec=spec), label, 0)
+    else:
+        targets = index.resolve_function(func, unit)
+        if len(targets) != 1:
+            return None
+        target, bound_self = targets[0]
+        node = target.node
+        if type(node) is not cst.FunctionDef:
+            return None
+        chain = decorator_transforms(node, target, index)
+        if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in _ARRAY_LEAVES:
+            return None
+        name, label = chain[0][0], target.name
+        spec = static_spec(chain[0][1], name)
+        jitted = Jitted(target, spec, 1 if target.is_method and bound_self else 0, label, argnums_offset=0)
+    if spec.unknown or (spec.argnames and jitted is None):
+        return None
+    if jitted is not None:
+        arguments = jitted.arguments(call)
+    else:  # the function is not known here: positions only
+        arguments = []
+        for position, arg in enumerate(a for a in call.args if a.keyword is None):
+            if arg.star:
+                break
+            arguments.append((arg, str(position), position in spec.argnums))
+    traced = []
+    position = -1
+    for arg, param, static in arguments:
+        position += arg.keyword is None
+        if static:
+            continue
+        if spec.differentiated is not None and (
+            arg.keyword is not None or position not in spec.differentiated
+        ):
+            continue  # grad: only the differentiated positions
+        if arg.keyword is None and position in spec.unbatched:
+            continue
+        traced.append((arg, param))
+    return f"{TRANSFORMATIONS[name].label.rsplit('-', 1)[0]} '{label}'", traced
+
+
+def compiled_function(func: cst.BaseExpression, ctx: RuleContext) -> tuple[cst.CSTNode, str] | None:
+    """What a call of `func` keeps its compiled code with, and a label: a def whose outermost decorator is a
+    compiling transformation (`@eqx.filter_jit` over `@eqx.filter_grad`), or the `jax.jit(f)` call a name is
+    bound to once. Calls given the same answer share one cache."""
+    index, unit = ctx.index, ctx.unit
+    if type(func) is cst.Name:
+        owner = _binding_owner(func.value, ctx)
+        bound = jit_call(owner, func.value, index, COMPILING) if owner is not None else None
+        if bound is not None:
+            return bound, func.value
+    targets = index.resolve_function(func, unit)
+    if len(targets) != 1 or type(targets[0][0].node) is not cst.FunctionDef:
+        return None
+    target = targets[0][0]
+    node = target.node
+    chain = decorator_transforms(node, target, index)  # type: ignore[arg-type]
+    if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in COMPILING:  # type: ignore[attr-defined]
+        return None
+    return node, target.name
+
+
+# Compiling transformations that keep a Module's non-array leaves static and compare them by equality to find
+# the compiled code (equinox's filter_jit): a leaf equal only to itself (a jax.jit wrapper) misses the cache.
+_FILTERING_COMPILING = frozenset(
+    name for name, t in TRANSFORMATIONS.items() if t.compiling and t.filtering and not t.scalars
+)
+
+
+def rebuilt_for_filtered_call(index: ModuleIndex, class_name: str) -> cst.Call | None:
+    """`for ...: model = Cls(...); step(model, ...)` with `step` compiled by a filtering transformation
+    (`eqx.filter_jit`): the construction of the module's class `class_name` in a loop whose instance a call of
+    such a function in the same loop is given, else None."""
+    sites = index._sites
+    for call, unit, _ in sites:
+        if type(call.func) is not cst.Name or call.func.value != class_name:
+            continue
+        loops = {id(loop) for loop in unit.loops_of(call)}
+        bound = next((n for n, bs in unit.bindings.items() if any(b.value is call for b in bs)), None)
+        if not loops or bound is None:
+            continue
+        for other, other_unit, _ in sites:
+            if other_unit is not unit or not loops & {id(loop) for loop in unit.loops_of(other)}:
+                continue
+            if any(type(a.value) is cst.Name and a.value.value == bound for a in other.args) and (
+                _filtering_compiled(other.func, unit, index)
+            ):
+                return call
+    return None
+
+
+def _filtering_compiled(func: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
+    """A def whose outermost decorator is a filtering compiling transformation, or a name bound once to one
+    applied to a function (`step = eqx.filter_jit(step_fn)`)."""
+    if type(func) is cst.Name:
+        value = unit.single_assignment(func.value) or index.root.single_assignment(func.value)
+        if type(value) is cst.Call and value.args:
+            found = index.transform_of(value.func, unit)
+            return found is not None and found[0] in _FILTERING_COMPILING
+    targets = index.resolve_function(func, unit)
+    if len(targets) != 1 or type(targets[0][0].node) is not cst.FunctionDef:
+        return False
+    target = targets[0][0]
+    node = target.node
+    chain = decorator_transforms(node, target, index)  # type: ignore[arg-type]
+    return bool(chain) and chain[0][2] is node.decorators[0] and chain[0][0] in _FILTERING_COMPILING  # type: ignore[attr-defined]

@@ -244,6 +244,26 @@ LIBRARY_PYTREES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     ),
 }
 
+# Library pytree classes that hold a Python function as a leaf (a field not marked static): a transformation
+# that reads every leaf of an argument as an array (the table's `array_leaves`: jax.jit, grad, vmap; a lax
+# carry) raises TypeError on an instance, while equinox's filter_* keep the function static. Qualified name ->
+# those fields (equinox 0.13.8: `dataclasses.fields` without `static` metadata, a function in every instance).
+_POOLS = ("MaxPool", "AvgPool", "AdaptiveMaxPool", "AdaptiveAvgPool")
+FUNCTION_LEAF_CLASSES: dict[str, frozenset[str]] = {
+    "equinox.nn.MLP": frozenset({"activation", "final_activation"}),
+    "equinox.nn.Lambda": frozenset({"fn"}),
+    "equinox.nn.Pool": frozenset({"operation"}),
+    "equinox.nn.AdaptivePool": frozenset({"operation"}),
+    **{f"equinox.nn.{pool}{n}d": frozenset({"operation"}) for pool in _POOLS for n in (1, 2, 3)},
+}
+# Library pytree containers whose leaves are those of the layers they are given: qualified name -> the
+# (position, keyword) of the sequence of layers (equinox 0.13.8).
+LAYER_CONTAINERS: dict[str, tuple[int, str]] = {"equinox.nn.Sequential": (0, "layers")}
+FUNCTION_LEAVES_CHECKED = "equinox 0.13.8, jax 0.10.2"
+# Calls that return pytrees of their argument 0's class (the same structure, some leaves replaced by None):
+# name -> whether the result is a tuple of such pytrees (equinox 0.13.8: `partition` gives two, `filter` one).
+SAME_CLASS_RESULTS: dict[str, bool] = {"equinox.partition": True, "equinox.filter": False}
+
 # How a class becomes a pytree, and where its static fields are declared:
 FIELDS = "fields"  # a dataclass: static fields are marked per field (see FIELD_FUNCTIONS, STATIC_METADATA)
 FLATTEN = "flatten"  # `tree_flatten` returns (children, aux data): fields read into the aux data are static

@@ -63,6 +63,10 @@ class Transformation:
     # What the call gives is a Python object built while tracing, never a tracer, whatever the arguments:
     # `make_jaxpr(f)(x)` a ClosedJaxpr (its jaxpr, equations and params), `eval_shape(f, x)` ShapeDtypeStructs.
     python_result: bool = False
+    # Every leaf of an argument it traces (the differentiated ones under grad, the mapped ones under vmap) must
+    # be a JAX type: a Python function leaf (an equinox Module's activation) raises TypeError. equinox's
+    # filter_* keep non-array leaves static instead.
+    array_leaves: bool = False
 
 
 # The keyword options that make a parameter static or unbatched, or say which are differentiated (read by
@@ -81,13 +85,20 @@ def _grad_family(label: str) -> Transformation:
     # It calls the function once, with the arguments it is given (the forward pass): a key given to the
     # differentiated call, or closed over by the function, is consumed as the function consumes it.
     return Transformation(
-        _JAX, GRAD, label, differentiates=0, argnums=True, positional_options=(ARGNUMS,), calls_through=True
+        _JAX,
+        GRAD,
+        label,
+        differentiates=0,
+        argnums=True,
+        positional_options=(ARGNUMS,),
+        calls_through=True,
+        array_leaves=True,
     )
 
 
 TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jit": Transformation(
-        _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True
+        _JAX, STRICT, "jax.jit-compiled", compiling=True, calls_through=True, scalars=True, array_leaves=True
     ),
     "jax.pmap": Transformation(
         _JAX,
@@ -97,6 +108,7 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         calls_through=True,
         equal_bound_methods=True,
         needs_mapped_leaf=True,
+        array_leaves=True,
     ),
     "jax.vmap": Transformation(
         _JAX,
@@ -107,8 +119,11 @@ TRANSFORMATIONS: dict[str, Transformation] = {
         calls_through=True,
         per_element=True,
         needs_mapped_leaf=True,
+        array_leaves=True,
     ),
-    "jax.checkpoint": Transformation(_JAX, STRICT, "jax.checkpoint-ed", calls_through=True),
+    "jax.checkpoint": Transformation(
+        _JAX, STRICT, "jax.checkpoint-ed", calls_through=True, array_leaves=True
+    ),
     "jax.shard_map": Transformation(_JAX, STRICT, "shard_map-ped"),
     "jax.make_jaxpr": Transformation(
         _JAX, STRICT, "jax.make_jaxpr-traced", positional_options=(STATIC_ARGNUMS[0],), python_result=True
@@ -210,6 +225,9 @@ class ControlFlow:
     # Its function runs once per iteration of a loop at run time (messages say "iteration", not "call").
     # (flax.nnx's fori_loop and while_loop iterate too but are not marked: their messages still say "call".)
     iterates: bool = False
+    # Every leaf of its carry (`init`) must be a JAX type: a Python function leaf raises TypeError (lax's
+    # loops, jax 0.10.2).
+    array_carry: bool = False
 
 
 # Compiling transformations whose result, called, returns before its work is done (JAX403's timed regions).
@@ -230,6 +248,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         carry_in_tuple=True,
         iterates=True,
         parameters=((1, "init"), (2, "xs")),
+        array_carry=True,
     ),
     "jax.lax.fori_loop": ControlFlow(
         _JAX,
@@ -240,6 +259,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         1,
         iterates=True,
         parameters=((-1, ""), (3, "init_val")),
+        array_carry=True,
     ),
     "jax.lax.while_loop": ControlFlow(
         _JAX,
@@ -250,6 +270,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         0,
         iterates=True,
         parameters=((2, "init_val"),),
+        array_carry=True,
     ),
     "jax.lax.cond": ControlFlow(
         _JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES, operands=3

@@ -36,6 +36,7 @@ from .kinds import PYTREE, STATIC_FIELD
 from .library import (
     ALL_DATA,
     ALL_STATIC,
+    ARRAY_ANNOTATIONS,
     CLASS_VAR,
     CONCRETE_ATTRIBUTES,
     DATACLASS,
@@ -44,6 +45,7 @@ from .library import (
     FIELD_LIST_KEYWORDS,
     FIELDS,
     FLATTEN,
+    FUNCTION_LEAF_CLASSES,
     LIBRARY_PYTREES,
     LINEN_MODULE_BASES,
     PARTIAL,
@@ -58,6 +60,20 @@ from .library import (
 )
 from .names import ImportTable, dotted_name
 
+_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
+# Annotations of array fields (`ArrayLike` admits Python scalars, which compare fine).
+_ARRAY_TYPES = frozenset(ARRAY_ANNOTATIONS) - {"ArrayLike"}
+# Annotations of unhashable containers -> what they hold.
+_UNHASHABLE_TYPES = {
+    "dict": "a dict",
+    "Dict": "a dict",
+    "list": "a list",
+    "List": "a list",
+    "set": "a set",
+    "Set": "a set",
+}
+# Namespaces whose attributes a field is given as functions (`activation: Callable = jax.nn.relu`).
+_FUNCTION_NAMESPACES = ("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")
 # A class that is no pytree, known for its class attributes only (an abstract base declaring `ClassVar`s).
 PLAIN = "plain"
 
@@ -71,6 +87,17 @@ class PytreeClass:
     static: set[str] = dataclasses.field(default_factory=set)
     data: set[str] = dataclasses.field(default_factory=set)
     field_types: dict[str, str] = dataclasses.field(default_factory=dict)  # field -> annotated class name
+    # Data fields (leaves, not static) that hold a Python function, directly or in a pytree they hold:
+    # field -> what holds it ("a function", "'MaxPool2d'"). A transformation reading every leaf as an array
+    # (jax.jit, grad, a lax carry) raises TypeError on an instance.
+    function_fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Static fields annotated as arrays (`data: jax.Array = eqx.field(static=True)`): aux data a compiled
+    # function's cache compares by `==` with another instance's, which raises ValueError for arrays.
+    array_static: set[str] = dataclasses.field(default_factory=set)
+    # Fields annotated as a dict, list or set: the dataclass hash of a `FIELDS` class (an eqx.Module, a
+    # flax.struct dataclass: frozen, hashed by their fields) raises TypeError on an instance.
+    unhashable_fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    array_fields: set[str] = dataclasses.field(default_factory=set)  # ... and those annotated as arrays
 
     def is_static(self, field: str) -> bool | None:
         """True (static), False (a child: traced with the pytree), None (not a field we know)."""
@@ -110,6 +137,7 @@ class PytreeModel:
         self._defined: dict[str, list[tuple[int, PytreeClass]]] = {}  # name -> (ordinal, class), in order
         self._order: dict[int, int] = {}  # id of a top-level statement -> its ordinal
         self._static_makers: set[str] = set()  # local functions/aliases that return a static field
+        self._functions: set[str] = set()  # module-level defs
         # ... and the other project modules' ones, by qualified name (project mode: `STATIC_FIELD` kinds).
         self._project_makers = frozenset(
             q for q, kind in (project_classes or {}).items() if kind == STATIC_FIELD
@@ -185,6 +213,7 @@ class PytreeModel:
         self._order = {id(statement): ordinal for ordinal, statement in enumerate(statements)}
         for statement in statements:
             if isinstance(statement, cst.FunctionDef):
+                self._functions.add(statement.name.value)
                 self._note_helper(statement)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -306,6 +335,10 @@ class PytreeModel:
             cls.static |= parent.static
             cls.data |= parent.data
             cls.field_types.update(parent.field_types)
+            cls.function_fields.update(parent.function_fields)
+            cls.array_static |= parent.array_static
+            cls.unhashable_fields.update(parent.unhashable_fields)
+            cls.array_fields |= parent.array_fields
         self.classes[cls.name] = cls
         self.by_node[id(node)] = cls
         self._defined.setdefault(cls.name, []).append((self._order.get(id(node), -1), cls))
@@ -347,10 +380,65 @@ class PytreeModel:
                 )
                 (cls.static if static else cls.data).add(field)
                 (cls.data if static else cls.static).discard(field)
+                if static and how != "linen" and type_name in _ARRAY_TYPES:
+                    cls.array_static.add(field)
+                else:
+                    cls.array_static.discard(field)
+                if how == FIELDS and type_name in _ARRAY_TYPES:
+                    cls.array_fields.add(field)
+                else:
+                    cls.array_fields.discard(field)
+                if how == FIELDS and type_name in _UNHASHABLE_TYPES:
+                    cls.unhashable_fields[field] = _UNHASHABLE_TYPES[type_name]
+                else:
+                    cls.unhashable_fields.pop(field, None)
         if decorator_call is not None:
             self._read_field_lists(decorator_call.args, cls)
         self._read_properties(node, cls)
+        if how in (FIELDS, ALL_DATA):
+            self._read_function_fields(node, cls)
         return cls
+
+    def _read_function_fields(self, node: cst.ClassDef, cls: PytreeClass) -> None:
+        """The data fields that hold a Python function: annotated with a library class holding one
+        (`pool: eqx.nn.MaxPool2d`) or with a class of this module holding one, or annotated `Callable` and
+        given a function (a default, or `self.act = jax.nn.relu` in `__init__`)."""
+        assigned = _init_assignments(node)
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                    continue
+                field = small.target.value
+                if field not in cls.data:
+                    cls.function_fields.pop(field, None)  # static here: no leaf
+                    continue
+                annotation = small.annotation.annotation
+                head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+                qualname = self._qualname(head)
+                if qualname in FUNCTION_LEAF_CLASSES:
+                    cls.function_fields[field] = f"a '{qualname.rsplit('.', 1)[-1]}'"
+                    continue
+                held = (
+                    self.classes.get(head.value) if isinstance(head, cst.Name) and qualname is None else None
+                )
+                if held is not None and held is not cls and held.function_fields:
+                    cls.function_fields[field] = f"a '{held.name}'"
+                    continue
+                if qualname in _CALLABLE:
+                    given = [v for v in (small.value, assigned.get(field)) if v is not None]
+                    if given and all(self._function_reference(v) for v in given):
+                        cls.function_fields[field] = "a function"
+
+    def _function_reference(self, value: cst.BaseExpression) -> bool:
+        """A lambda, a module-level def, or a function of jax's namespaces (`jax.nn.relu`)."""
+        if isinstance(value, cst.Lambda):
+            return True
+        qualname = self._qualname(value)
+        if qualname is None:
+            return isinstance(value, cst.Name) and value.value in self._functions
+        return qualname.startswith(_FUNCTION_NAMESPACES)
 
     def _static_annotation(self, annotation: cst.BaseExpression) -> cst.BaseExpression | None:
         """The wrapped type of an annotation that marks a field static (`jdc.Static[int]`: `int`), else None."""
@@ -611,6 +699,32 @@ def _class_variables(node: cst.ClassDef) -> set[str]:
             elif isinstance(small, cst.Assign):
                 found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
     return found
+
+
+def _init_assignments(node: cst.ClassDef) -> dict[str, cst.BaseExpression]:
+    """`self.<field> = value` in the class's `__init__` (a field assigned twice: left out)."""
+    init = next(
+        (s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None
+    )
+    if init is None or not init.params.params:
+        return {}
+    owner = init.params.params[0].name.value
+    found: dict[str, cst.BaseExpression] = {}
+    twice: set[str] = set()
+    for statement in _own_statements(init.body):
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == owner
+        ):
+            name = target.attr.value
+            if name in found:
+                twice.add(name)
+            found[name] = statement.value
+    return {name: value for name, value in found.items() if name not in twice}
 
 
 def _declares_static_field(node: cst.ClassDef, makes_static: Any) -> bool:

@@ -19,7 +19,8 @@ import libcst as cst
 
 from ..syntax import argument
 from .index import ModuleIndex, Unit
-from .library import CONTROL_FLOW
+from .library import ALL_DATA, CONTROL_FLOW, FIELDS, FUNCTION_LEAF_CLASSES, LAYER_CONTAINERS
+from .pytrees import pytree_model
 from .transforms import positional_params
 
 _MAX_DEPTH = 3
@@ -65,28 +66,18 @@ def parameter_class(
     it) rather than possibly of a subclass (an annotation). None when unknown, or when callers disagree. A
     top-level function no call of its module passes it to takes the class the calls of other modules name
     (`CallFact.classes`, project mode) when they all name one."""
-    if type(receiver) is not cst.Name or depth > _MAX_DEPTH:
+    if depth > _MAX_DEPTH:
         return None
-    name = receiver.value
-    owner: Unit | None = unit
-    while owner is not None and owner is not index.root and name not in owner.local_names:
-        owner = owner.parent
-    if owner is None or owner is index.root or name in owner.bindings:
+    found_param = _parameter(index, receiver, unit)
+    if found_param is None:
         return None
-    node = owner.node
-    if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
-        return None
-    params = node.params
-    positional = positional_params(params)
-    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name), None)
-    if param is None or (owner.is_method and positional and param is positional[0]):
-        return None  # `*args`, `**kwargs`; `self` (whose class `instances.method_call` knows)
+    owner, param, position = found_param
+    name = param.name.value
     if param.annotation is not None:
         annotation = param.annotation.annotation
         if type(annotation) is cst.Name or type(annotation) is cst.Attribute:
             return annotation, owner.parent or index.root, False
         return None
-    position = positional.index(param) if param in positional else None
     found: tuple[ClassRef, Unit, bool] | None = None
     key: str | None = None
     arguments = _arguments(index, owner, name, position)
@@ -106,6 +97,104 @@ def parameter_class(
             return None
         found, key = this, this_key
     return found
+
+
+def _parameter(
+    index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit
+) -> tuple[Unit, cst.Param, int | None] | None:
+    """A parameter never rebound (of `unit` or of a function enclosing it) that `receiver` names: its function,
+    the parameter and its position (None: keyword-only). Not `self`, `*args`, `**kwargs`."""
+    if type(receiver) is not cst.Name:
+        return None
+    name = receiver.value
+    owner: Unit | None = unit
+    while owner is not None and owner is not index.root and name not in owner.local_names:
+        owner = owner.parent
+    if owner is None or owner is index.root or name in owner.bindings:
+        return None
+    node = owner.node
+    if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
+        return None
+    params = node.params
+    positional = positional_params(params)
+    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name), None)
+    if param is None or (owner.is_method and positional and param is positional[0]):
+        return None  # `*args`, `**kwargs`; `self` (whose class `instances.method_call` knows)
+    return owner, param, positional.index(param) if param in positional else None
+
+
+# -- objects holding a Python function as a pytree leaf ------------------------------------------------------
+
+
+def function_leaf(index: ModuleIndex, value: cst.BaseExpression, unit: Unit, depth: int = 0) -> str | None:
+    """What makes `value` a pytree holding a Python function as a leaf (not a static field), said for a
+    message ("'MLP' keeps a function in its field 'activation'"); None when not known to. `value` is an instance
+    built right there or bound once to one (`eqx.nn.MLP(...)`, `Net()` of a class whose fields hold one:
+    `pytrees.PytreeClass.function_fields`, `eqx.nn.Sequential([..., eqx.nn.Lambda(f)])`), a tuple, list or
+    dict display holding one, or a parameter annotated with such a class or given one by every call of its
+    function in this module."""
+    if depth > _MAX_DEPTH:
+        return None
+    kind = type(value)
+    if kind is cst.Tuple or kind is cst.List:
+        elements = [e.value for e in value.elements if type(e) is not cst.StarredElement]  # type: ignore[attr-defined]
+    elif kind is cst.Dict:
+        elements = [e.value for e in value.elements if type(e) is cst.DictElement]  # type: ignore[attr-defined]
+    else:
+        elements = []
+    for element in elements:
+        found = function_leaf(index, element, unit, depth)
+        if found is not None:
+            return found
+    if elements:
+        return None
+    built = module_instance(index, value, unit)
+    if built is not None:
+        return _built_function_leaf(index, built, unit, depth)
+    found_param = _parameter(index, value, unit)
+    if found_param is None:
+        return None
+    owner, param, position = found_param
+    if param.annotation is not None:
+        return _class_function_leaf(index, param.annotation.annotation, owner.parent or index.root)
+    given = _arguments(index, owner, param.name.value, position)
+    reasons = [function_leaf(index, v, caller, depth + 1) if v is not None else None for v, caller in given]
+    return reasons[0] if reasons and all(reasons) else None
+
+
+def _built_function_leaf(index: ModuleIndex, call: cst.Call, unit: Unit, depth: int) -> str | None:
+    container = LAYER_CONTAINERS.get(index.qualname(call.func, unit) or "")
+    if container is not None:
+        layers = argument(call, *container)
+        if layers is None or type(layers.value) not in (cst.List, cst.Tuple):
+            return None
+        inner = function_leaf(index, layers.value, unit, depth + 1)
+        return f"'{_short(call.func)}' holds a layer: {inner}" if inner is not None else None
+    return _class_function_leaf(index, call.func, unit)
+
+
+def _class_function_leaf(index: ModuleIndex, cls: cst.BaseExpression, unit: Unit) -> str | None:
+    """For a class expression: a library class holding a function, or a pytree class of this module with a
+    field that does."""
+    qualname = index.qualname(cls, unit)
+    fields = FUNCTION_LEAF_CLASSES.get(qualname or "")
+    if fields is not None:
+        return f"'{_short(cls)}' keeps a function in its field '{sorted(fields)[0]}'"
+    if qualname is not None or type(cls) is not cst.Name:
+        return None
+    if unit is not index.root and cls.value in unit.local_names:
+        return None
+    found = pytree_model(index).class_named(cls.value)
+    if found is None or found.how not in (FIELDS, ALL_DATA) or not found.function_fields:
+        return None
+    if index.classes.get(cls.value) is None:
+        return None
+    field = sorted(found.function_fields)[0]
+    return f"'{cls.value}' keeps {found.function_fields[field]} in its field '{field}'"
+
+
+def _short(node: cst.BaseExpression) -> str:
+    return node.attr.value if type(node) is cst.Attribute else node.value if type(node) is cst.Name else "?"
 
 
 def _incoming_class(

@@ -13,10 +13,11 @@ from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import built_class, local_method_units
-from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms
+from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms, rebuilt_for_filtered_call
 from ..analysis.library import CACHING_DECORATORS, PARTIAL, TRANSFORMATIONS
 from ..analysis.library_names import display_name
 from ..analysis.loops import config_sweep, loop_targets
+from ..analysis.pytrees import pytree_model
 from ..analysis.usage import called_outside_loops_only
 from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
 from .base import Rule
@@ -93,6 +94,9 @@ is called there, `jax.grad(loss)(w)`). A function closing over a setting of its 
 two compiles. A function called on the spot that closes
 over the enclosing function's locals is flagged when a loop of the module runs that function, directly or
 through other calls (a helper, a method, `partial`, a lookup in a dict or list, a function passed as an argument).
+`jax.jit(fn)` stored in `__init__` in a field of an `equinox.Module` is flagged when a loop of the module builds
+instances anew and gives them to an `eqx.filter_jit` function: filter_jit keeps the wrapper static and compares
+it by equality, and each instance's new wrapper equals only itself, so each instance compiles again.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -333,6 +337,9 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if (not node.args and type(node.func) is not cst.Call) or self._skip(ctx):
             return
+        if ctx.unit.class_node is not None and ctx.unit.name.endswith("__init__"):
+            if self._stored_in_pytree(node, ctx):
+                return
         site = self._transform_site(node, ctx)
         if site is not None and self._rebuilt_per_iteration(node, site[1], ctx):
             ctx.report(
@@ -377,6 +384,44 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 f"'{looped[1].name}'): each iteration retraces and recompiles it; jit the function once, outside, "
                 "and pass what it closes over as arguments",
             )
+
+    def _stored_in_pytree(self, node: cst.Call, ctx: RuleContext) -> bool:
+        """`self.forward = jax.jit(fn)` in `__init__` of a pytree class (an eqx.Module) whose instances a loop
+        builds anew and gives to an `eqx.filter_jit` function: the jit wrapper is a leaf that function keeps
+        static and compares by equality, and each instance's new wrapper equals only itself."""
+        cls = ctx.unit.class_node
+        transform = compiling_transform(node.func, ctx) if node.args else None
+        if cls is None or transform is None or node.args[0].keyword is not None:
+            return False
+        pytree = pytree_model(ctx.index).by_node.get(id(cls))
+        if pytree is None or not pytree.data | pytree.static:
+            return False
+        params = ctx.unit.node.params.params  # type: ignore[attr-defined]
+        owner = params[0].name.value if params else None
+        stored = any(
+            type(n) is cst.Assign
+            and n.value is node
+            and any(
+                type(t.target) is cst.Attribute
+                and type(t.target.value) is cst.Name
+                and t.target.value.value == owner
+                and t.target.attr.value in pytree.data | pytree.static
+                for t in n.targets
+            )
+            for n in own_nodes(ctx.unit.node)
+        )
+        built = rebuilt_for_filtered_call(ctx.index, cls.name.value) if stored else None
+        if built is None:
+            return False
+        ctx.report(
+            self,
+            node,
+            f"{display_name(transform[0])}(...) stored in a field of '{cls.name.value}', which is built anew in a loop "
+            f"(line {ctx.index.line_of(built)}) and given to an eqx.filter_jit function: each instance holds a new "
+            "jit wrapper, a static leaf equal only to itself, so the filter_jit function recompiles for every "
+            "instance; store the plain function (the outer filter_jit compiles it anyway)",
+        )
+        return True
 
     def on_assign(self, target, value, statement, ctx: RuleContext) -> None:
         if value is None or type(target) is not cst.Name or type(value) is not cst.Call:

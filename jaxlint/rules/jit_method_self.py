@@ -8,9 +8,10 @@ from ..analysis.classes import self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import linen_possible, module_class_kind, module_instance
-from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
+from ..analysis.jit import array_leaf_arguments, compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.library import DATACLASS, PYTREE_METHODS, SETUP_METHODS, TRANSFORMATIONS, TYPING_PLAIN_BASES
+from ..analysis.receivers import function_leaf
 from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, source_of, walk
 from .base import Rule
@@ -43,6 +44,12 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
   `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`.
+- when a pytree holding a Python function as a leaf (an `eqx.nn.MLP`'s activation, a pool's operation,
+  `eqx.nn.Sequential([..., eqx.nn.Lambda(f)])`, a Module of this module with such a field or a `Callable`
+  field given a function, not marked static) is given where a plain transformation reads every leaf as an
+  array: a traced argument of `jax.jit`/`pmap`/`checkpoint`, a differentiated one of `jax.grad`/
+  `value_and_grad`, a mapped one of `jax.vmap` (the outermost transformation of the callable decides), or
+  the carry of `lax.scan`/`fori_loop`/`while_loop`. equinox's `filter_*` keep such leaves static.
 
 ## Why is this bad
 `jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does
@@ -54,7 +61,9 @@ the same cache entry after its attributes change, so the compiled code silently 
 (verified: after `self.w = 5.0`, the method still computes with `2.0`). A flax.linen Module is a dataclass
 that flax does not register as a pytree, so passing one as a traced argument raises the same `TypeError`
 (verified on flax 0.12.8); as a static argument it is fine (linen Modules hash by their fields), as is
-closing over it and passing only its `params`.
+closing over it and passing only its `params`. An equinox Module is a pytree, but a function among its leaves
+is no JAX type either: `jax.jit`, `jax.grad` and a `lax.scan` carry raise `TypeError` on it (verified on
+equinox 0.13.8, jax 0.10.2), where `eqx.filter_jit`/`eqx.filter_grad` keep it static.
 
 ## Example
 ```python
@@ -115,9 +124,36 @@ No automatic fix.
             return
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
-        if not node.args or not linen_possible(ctx.index):
+        if not node.args:
             return
+        self._function_leaves(node, ctx)
+        if linen_possible(ctx.index):
+            self._linen_argument(node, ctx)
+
+    def _function_leaves(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A pytree holding a Python function as a leaf (an equinox MLP's activation) given where a plain
+        transformation (jax.jit, grad, vmap) or a lax loop's carry reads every leaf as an array."""
+        found = array_leaf_arguments(node, ctx)
+        if found is None:
+            return
+        label, arguments = found
+        for arg, param in arguments:
+            what = function_leaf(ctx.index, arg.value, ctx.unit)
+            if what is None:
+                continue
+            given = f"argument {param}" if param.isdigit() else f"'{param}'"
+            ctx.report(
+                self,
+                arg.value,
+                f"'{source_of(arg.value, 30)}' given to {given} of {label} holds a Python function as a pytree "
+                f"leaf ({what}); {label} reads every leaf as an array, so the call raises TypeError (not a valid "
+                "JAX type); use the filtered transformation (eqx.filter_jit, eqx.filter_grad), mark the "
+                "field static, or split the arrays out (eqx.partition) and pass only those",
+            )
+            return
+
+    def _linen_argument(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
             return

@@ -8,17 +8,20 @@ from ..analysis import ARRAY, LIST, TRACED
 from ..analysis.classes import unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
-from ..analysis.jit import COMPILING, Jitted, jitted_callable, static_arguments_possible
+from ..analysis.jit import COMPILING, Jitted, compiled_function, jitted_callable, static_arguments_possible
 from ..analysis.library import (
     CONCRETE_JAX_FUNCTIONS,
     CONCRETE_JAX_PREFIXES,
     FLOAT_GRIDS,
+    SAME_CLASS_RESULTS,
     STATIC_STATE_ARGUMENTS,
+    TRANSFORMATIONS,
     UNHASHABLE_BUILTINS,
 )
 from ..analysis.loops import loop_targets
 from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
 from ..analysis.numpy_arrays import is_numpy_array
+from ..analysis.pytrees import pytree_model
 from ..analysis.receivers import module_instance
 from ..syntax import argument, children, own_nodes, source_of
 from .base import Rule
@@ -28,6 +31,11 @@ from .common import describe_sequence
 # The transformations that key their cache on an nnx object's static state (its graph def).
 _STATIC_STATE_TRANSFORMS = frozenset({"flax.nnx.jit"})
 _UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
+# Compiling transformations that keep every non-array argument static (equinox's filter_jit): a Python float
+# argument is a cache key, as at jax.jit's static_argnums.
+_STATIC_NON_ARRAYS = frozenset(
+    name for name, t in TRANSFORMATIONS.items() if t.compiling and t.filtering and not t.scalars
+)
 
 
 class UnhashableStaticArg(Rule):
@@ -44,8 +52,15 @@ Flags calls to a jitted function of the same module — `@jax.jit`/`@partial(jax
 functions, names bound to `jax.jit(f, static_argnames=...)`, `jax.jit(f, ...)(...)` itself — that pass an
 unhashable value at a `static_argnums`/`static_argnames` position: a list, dict or set (literal,
 comprehension or a local name bound to a list), a `jnp`/`np` array, or an instance of a same-module
-`@dataclass` that is not frozen (built at the call, or bound once to a name first). It also flags a float static argument that takes a new value on every
-iteration of a loop (`for lr in np.linspace(...)`, `step * 0.1`), and a static value that compares by identity —
+`@dataclass` that is not frozen (built at the call, or bound once to a name first), or of a same-module
+`equinox.Module`/`flax.struct` dataclass (hashed by its fields) with a field annotated as a dict, list or set
+(or an array), or the part `eqx.partition`/`eqx.filter` makes of one (the static half keeps the dict). It also
+flags a float static argument that takes a new value on every iteration of a loop (`for lr in
+np.linspace(...)`, `step * 0.1`), and a Python float that does so given to an `eqx.filter_jit` function, which
+keeps every non-array argument static (a NumPy scalar counts as an array there). It flags a compiled function
+(`jax.jit`, `eqx.filter_jit`) given a second instance of a pytree class whose static field
+(`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`) is annotated as an array. And it flags a static
+value that compares by identity —
 an optax transformation (`optax.adam(1e-3)`), an instance of a plain class of the module without `__eq__` or
 `__hash__` — built anew on every iteration of a loop that makes the call, or in a function the module calls in
 a loop; likewise the transformation of an `nnx.Optimizer` built in the loop that gives the optimizer to an
@@ -58,9 +73,12 @@ JAX keys its compilation cache on the values of static arguments, so they must b
 raises `ValueError: Non-hashable static arguments are not supported` at the call (verified for lists,
 dicts, sets, `jnp`/`np` arrays, tuples holding a list and plain `@dataclass` instances on jax 0.10.2).
 A float that changes every iteration is hashable but a new cache key each time, so every iteration traces and
-compiles again. An object compared by identity is a new cache key each time it is built, however alike:
-every new one compiles again (two `optax.adam(1e-3)` are unequal: a NamedTuple of closures made per call;
-verified on optax 0.2.8 and flax 0.12.8). JAX's rule for positions and names is followed: with only `static_argnums`, the same parameters
+compiles again. The static fields of a pytree argument are part of the cache key too, compared with `==`
+against the last call's: for arrays that comparison raises `ValueError` (the truth value of an array is
+ambiguous) as soon as a second instance is given (verified on equinox 0.13.8 and flax 0.12.8). An object
+compared by identity is a new cache key each time it is built, however alike: every new one compiles again
+(two `optax.adam(1e-3)` are unequal: a NamedTuple of closures made per call; verified on optax 0.2.8 and flax
+0.12.8). JAX's rule for positions and names is followed: with only `static_argnums`, the same parameters
 passed by keyword are static too (and vice versa); with both, exactly what is listed.
 
 ## Example
@@ -87,10 +105,18 @@ No automatic fix.
 - https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods
 """
 
+    def __init__(self) -> None:
+        # (unit, compiled function) -> class name -> the instance an earlier call in the unit gave it
+        self._instances: dict[tuple[int, int], dict[str, str]] = {}
+
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not node.args:
             return
         self._static_state(node, ctx)
+        if _array_static_classes(ctx):
+            self._array_static_instance(node, ctx)
+        if ctx.unit.loops_of(node):
+            self._filtered_floats(node, ctx)
         if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
         jitted = jitted_callable(node.func, ctx) or _through_transform(node.func, ctx)
@@ -181,6 +207,52 @@ No automatic fix.
                 role = f"static state '{slot[1]}' of the {source_of(holder.func)} given to jitted '{jitted.label}'"
                 self._fresh(given.value, call, ctx, role)
 
+    def _filtered_floats(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A float that changes every iteration given to a function compiled by a transformation keeping every
+        non-array argument static (`eqx.filter_jit`): a new cache key each iteration."""
+        jitted = jitted_callable(call.func, ctx, _STATIC_NON_ARRAYS)
+        if jitted is None:
+            return
+        loops = [loop for loop in ctx.unit.loops_of(call) if loop_targets(loop)]
+        for arg, param, _ in jitted.arguments(call):
+            if any(_python_float_varying(arg.value, loop, ctx) for loop in loops):
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"float argument '{param}' of '{jitted.label}' takes a new value on every iteration, and "
+                    "filter_jit keeps every non-array argument static: each value is a new cache key, so every "
+                    "iteration retraces and recompiles; pass it as a JAX array (jnp.asarray(...))",
+                )
+                return
+
+    def _array_static_instance(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A compiled function given a second instance of a pytree class whose static field holds an array:
+        its cache compares the static fields by `==`, and an array's `==` has no truth value (ValueError)."""
+        compiled = compiled_function(call.func, ctx)
+        if compiled is None:
+            return
+        seen = self._instances.setdefault((id(ctx.unit), id(compiled[0])), {})
+        classes = _array_static_classes(ctx)
+        for arg in call.args:
+            if arg.star:
+                return
+            found = _instance_of(arg.value, ctx)
+            if found is None or found[0] not in classes:
+                continue
+            name, instance = found
+            earlier = seen.setdefault(name, instance)
+            if earlier != instance:
+                field = sorted(classes[name])[0]
+                ctx.report(
+                    self,
+                    arg.value,
+                    f"a second '{name}' instance given to compiled '{compiled[1]}': its static field '{field}' "
+                    "holds an array, and the compiled function's cache compares static fields with `==` "
+                    "(ValueError: the truth value of an array is ambiguous); make the field a pytree leaf, "
+                    "or keep hashable values (tuples) in static fields",
+                )
+                return
+
     # -- unhashable values -----------------------------------------------------------------------------
 
     def _unhashable(self, value: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -224,6 +296,9 @@ No automatic fix.
             instance = self._dataclass_instance(built, ctx) if built is not None else None
             if instance is not None:
                 return f"'{value.value}', {instance}"
+            pytree = _unhashable_pytree(value, ctx)
+            if pytree is not None:
+                return f"'{value.value}', {pytree}"
         return None
 
     def _dataclass_instance(self, call: cst.Call, ctx: RuleContext) -> str | None:
@@ -261,6 +336,162 @@ def _through_transform(func: cst.BaseExpression, ctx: RuleContext) -> Jitted | N
     if found is None or found[0] in COMPILING:
         return None
     return jitted_callable(func.args[0].value, ctx)
+
+
+def _python_float_varying(value: cst.BaseExpression, loop: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Whether `value` is a Python float (not a NumPy scalar, which equinox counts as an array) that depends on
+    the loop's iteration: arithmetic with a float literal or a division over the targets of a loop over
+    `range(...)` or over Python numbers (`step * 0.5`, `i / 10`), `float(...)` of them, or a target of a loop
+    over float literals; through one name assigned in the loop body."""
+    targets = loop_targets(loop)
+    assigned = _assigned_in(loop)
+    numbers = targets if _iterates_python_numbers(loop, ctx) else set()
+    if type(value) is cst.Name and value.value in assigned:
+        value = assigned[value.value]
+    if type(value) is cst.Name:
+        return value.value in numbers and _iterates_floats(loop, ctx)
+    if type(value) is cst.Call and ctx.qualname(value.func) == "builtins.float" and value.args:
+        return _depends(value.args[0], targets, {})
+    floaty = type(value) is cst.BinaryOperation and (
+        _has_float_literal(value) or type(value.operator) is cst.Divide
+    )
+    return floaty and _python_number(value, numbers, ctx) and _depends(value, targets, {})
+
+
+def _python_number(node: cst.BaseExpression, numbers: set[str], ctx: RuleContext) -> bool:
+    """An expression of Python number literals and the names in `numbers` only (never an array)."""
+    kind = type(node)
+    if kind is cst.Integer or kind is cst.Float:
+        return True
+    if kind is cst.Name:
+        return node.value in numbers  # type: ignore[attr-defined]
+    if kind is cst.BinaryOperation:
+        return _python_number(node.left, numbers, ctx) and _python_number(node.right, numbers, ctx)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return _python_number(node.expression, numbers, ctx)  # type: ignore[attr-defined]
+    return False
+
+
+def _iterates_python_numbers(loop: cst.CSTNode, ctx: RuleContext) -> bool:
+    """`for i in range(...)`, `for lr in [0.1, 0.01]`: the loop variable is a Python number."""
+    iterable = loop.iter if type(loop) is cst.For else getattr(getattr(loop, "for_in", None), "iter", None)
+    if (type(iterable) is cst.List or type(iterable) is cst.Tuple) and iterable.elements:
+        return all(
+            type(e) is not cst.StarredElement and type(e.value) in (cst.Integer, cst.Float)
+            for e in iterable.elements
+        )
+    return type(iterable) is cst.Call and ctx.qualname(iterable.func) == "builtins.range"
+
+
+def _array_static_classes(ctx: RuleContext) -> dict[str, set[str]]:
+    """The module's pytree classes with a static field annotated as an array: name -> those fields."""
+    memo = ctx.index.root.memo
+    if "array_static_classes" not in memo:
+        model = pytree_model(ctx.index)
+        memo["array_static_classes"] = {
+            cls.name: cls.array_static for cls in model.by_node.values() if cls.array_static
+        }
+    return memo["array_static_classes"]
+
+
+def _instance_of(value: cst.BaseExpression, ctx: RuleContext) -> tuple[str, str] | None:
+    """(class name, which instance) for `Cls(...)` built right there (each call its own instance) or a name
+    bound once to one, also by unpacking (`a, b = Cls(0), Cls(1)`)."""
+    built: cst.BaseExpression | None = value
+    key = ""
+    if type(value) is cst.Name:
+        key = value.value
+        built = module_instance(ctx.index, value, ctx.unit) or _unpacked(value.value, ctx)
+    if type(built) is not cst.Call or type(built.func) is not cst.Name:
+        return None
+    if not ctx.is_module_global(built.func.value):
+        return None
+    return built.func.value, key or f"@{id(built)}"
+
+
+def _unhashable_pytree(name: cst.Name, ctx: RuleContext) -> str | None:
+    """Why the pytree `name` holds is unhashable: an instance of a module's pytree class (an eqx.Module, a
+    flax.struct dataclass: hashed by their fields) with a field annotated as a dict, list or set, built right
+    there or a part `eqx.partition`/`eqx.filter` made of one (the static half keeps the dict)."""
+    built = module_instance(ctx.index, name, ctx.unit)
+    part = ""
+    if built is None:
+        found = _unpacked_call(name.value, ctx)
+        if found is None:
+            return None
+        built, part = found
+    tuple_result = SAME_CLASS_RESULTS.get(ctx.qualname(built.func) or "")
+    if tuple_result is not None:
+        if bool(part) != tuple_result or not built.args or built.args[0].keyword is not None:
+            return None
+        made = f"{ctx.qualname(built.func)}(...){part}"
+        source = built.args[0].value
+        built = module_instance(ctx.index, source, ctx.unit) if type(source) is cst.Name else None
+        if built is None:
+            return None
+        part = made
+    elif part:
+        return None
+    if type(built.func) is not cst.Name or not ctx.is_module_global(built.func.value):
+        return None
+    cls = pytree_model(ctx.index).class_named(built.func.value)
+    if cls is None or ctx.index.classes.get(built.func.value) is None:
+        return None
+    unhashable = dict(cls.unhashable_fields)
+    if not part:  # the whole instance holds its arrays too (a part made by a filter holds None there)
+        unhashable |= {f: "an array" for f in cls.array_fields}
+    if not unhashable:
+        return None
+    field = sorted(unhashable)[0]
+    what = f"{part} of a '{cls.name}'" if part else f"a '{cls.name}'"
+    return f"{what}, whose field '{field}' holds {unhashable[field]} (so its hash raises)"
+
+
+def _unpacked_call(name: str, ctx: RuleContext) -> tuple[cst.Call, str] | None:
+    """`a, b = f(...)` binding `name` once: the call and which element (`[1]`)."""
+    for scope in (ctx.unit, ctx.index.root):
+        bindings = scope.bindings.get(name)
+        if not bindings:
+            continue
+        node = bindings[0].node
+        if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
+            return None
+        target, value = node.targets[0].target, node.value
+        if type(target) not in (cst.Tuple, cst.List) or type(value) is not cst.Call:
+            return None
+        elements = target.elements  # type: ignore[attr-defined]
+        if any(type(e) is cst.StarredElement for e in elements):
+            return None
+        for position, element in enumerate(elements):
+            if type(element.value) is cst.Name and element.value.value == name:
+                return value, f"[{position}]"
+        return None
+    return None
+
+
+def _unpacked(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The element `name` takes in its one binding `a, b = x, y` (in the unit, else at module level)."""
+    for scope in (ctx.unit, ctx.index.root):
+        bindings = scope.bindings.get(name)
+        if not bindings:
+            continue
+        node = bindings[0].node
+        if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
+            return None
+        target, value = node.targets[0].target, node.value
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
+            return None
+        names = [e.value for e in target.elements]
+        values = value.elements
+        if len(names) != len(values) or any(
+            type(e) is cst.StarredElement for e in [*target.elements, *values]
+        ):
+            return None
+        for element, given in zip(names, values, strict=True):
+            if type(element) is cst.Name and element.value == name:
+                return given.value
+        return None
+    return None
 
 
 def _assigned_in(loop: cst.CSTNode) -> dict[str, cst.BaseExpression]:
