@@ -247,6 +247,12 @@ class ModuleIndex:
         # `jax.jit(obj.m)` with `obj` not `self`: what `obj` is needs the receivers' analysis
         # (`instances.transformed_applies` resolves these sites).
         self.method_transforms: list[tuple[cst.Call, Unit]] = []
+        # Sites whose function is a parameter of the unit they are in (`_forward_parameters`): (the site, the
+        # parameter's Name, its unit, the substitutions it was met under); the site being resolved; and the
+        # callers' arguments standing for parameters while a site is resolved again.
+        self._parameter_leaves: list[tuple[tuple[cst.Call, Unit, int, str], cst.Name, Unit, dict]] = []
+        self._resolving: tuple[cst.Call, Unit, int, str] | None = None
+        self._substitutes: dict[int, tuple[cst.BaseExpression, Unit, int | None]] = {}
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
@@ -722,12 +728,17 @@ class ModuleIndex:
                     node.args[0].value, unit, [*outer, (name, [*keywords, *node.args[1:]])], before
                 )
             return []
+        if type(node) is cst.Name and id(node) in self._substitutes:  # a parameter: what a caller passes
+            node, unit, before = self._substitutes[id(node)]
+            return self._applications(node, unit, outer, before)
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
         if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
         results = []
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
+        if not results and self._resolving is not None and type(node) is cst.Name and _passed_on(unit, node):
+            self._parameter_leaves.append((self._resolving, node, unit, self._substitutes))
         return results
 
     def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
@@ -809,71 +820,99 @@ class ModuleIndex:
     def _resolve_sites(self) -> None:
         self.site_callees = self._callees()
         for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
-            if callee is None:
-                continue
-            if callee in CONTROL_FLOW:
-                flow = CONTROL_FLOW[callee]
-                for position, keyword in flow.bodies:
-                    found = argument(call, position, keyword)
-                    arg = found.value if found is not None else None
-                    if arg is None:
-                        continue
-                    values = (
-                        [e.value for e in arg.elements]
-                        if (type(arg) is cst.List or type(arg) is cst.Tuple)
-                        else [arg]
-                    )
-                    for value in values:
-                        for target, app in self._applications(value, unit, [], order):
-                            app.kind, app.label = STRICT, flow.label
-                            if flow.eager:
-                                self.eager_bodies.append((target, app, unit))
-                            else:
-                                target.apply(app)
-            elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
-                api = TRACING_APIS[callee]
-                if api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
-                    continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
-                for position, keyword in api.traces:
-                    found = argument(call, position, keyword)
-                    if found is None:
-                        continue
-                    options = [a for a in call.args if a is not found]
-                    for target, app in self._applications(found.value, unit, [], order):
-                        target.apply(library_application(api, app, options))
-                    cls = self.classes.get(found.value.value) if type(found.value) is cst.Name else None
-                    for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
-                        app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
-                        method.apply(library_application(api, app, options))
-            elif callee in HOST_CALLBACKS:
-                found = argument(call, 0, "callback")
-                arg = found.value if found is not None else None
-                while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
-                    type(arg) is cst.Call
-                    and self.qualname(arg.func, unit) == "functools.partial"
-                    and arg.args
-                    and arg.args[0].keyword is None
-                ):
-                    arg = arg.args[0].value
-                if arg is not None:
-                    for target, _ in self.resolve_function(arg, unit):
-                        target.apply(Application(HOST, "host callback", StaticSpec()))
-            elif self.transform_of(call.func, unit) is not None or callee == "functools.partial":
-                if callee == "functools.partial":
-                    continue  # handled when the partial is the argument of a transformation
-                applied = self._applications(call, unit, [], order)
-                for target, app in applied:
-                    target.apply(app)
-                first = (
-                    call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
-                )
-                if (
-                    type(first) is cst.Attribute
-                    and type(first.value) is cst.Name
-                    and first.value.value not in ("self", "cls")
-                ):
-                    self.method_transforms.append((call, unit))
+            if callee is not None:
+                self._resolving = (call, unit, order, callee)
+                self._resolve_site(call, unit, order, callee)
+        self._forward_parameters()
         self.promote_nested_transforms()
+
+    def _resolve_site(self, call: cst.Call, unit: Unit, order: int, callee: str) -> None:
+        """Apply what one call of a transformation, of control flow or of a tracing library does to the
+        functions it is given."""
+        if callee in CONTROL_FLOW:
+            flow = CONTROL_FLOW[callee]
+            for position, keyword in flow.bodies:
+                found = argument(call, position, keyword)
+                arg = found.value if found is not None else None
+                if arg is None:
+                    continue
+                values = (
+                    [e.value for e in arg.elements]
+                    if (type(arg) is cst.List or type(arg) is cst.Tuple)
+                    else [arg]
+                )
+                for value in values:
+                    for target, app in self._applications(value, unit, [], order):
+                        app.kind, app.label = STRICT, flow.label
+                        if flow.eager:
+                            self.eager_bodies.append((target, app, unit))
+                        else:
+                            target.apply(app)
+        elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
+            api = TRACING_APIS[callee]
+            if api.eager_keyword and _false(argument(call, None, api.eager_keyword)):
+                return  # `BFGS(fun, jit=False)`: the objective runs eagerly
+            for position, keyword in api.traces:
+                found = argument(call, position, keyword)
+                if found is None:
+                    continue
+                options = [a for a in call.args if a is not found]
+                for target, app in self._applications(found.value, unit, [], order):
+                    target.apply(library_application(api, app, options))
+                cls = self.classes.get(found.value.value) if type(found.value) is cst.Name else None
+                for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
+                    app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
+                    method.apply(library_application(api, app, options))
+        elif callee in HOST_CALLBACKS:
+            found = argument(call, 0, "callback")
+            arg = found.value if found is not None else None
+            while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
+                type(arg) is cst.Call
+                and self.qualname(arg.func, unit) == "functools.partial"
+                and arg.args
+                and arg.args[0].keyword is None
+            ):
+                arg = arg.args[0].value
+            if arg is not None:
+                for target, _ in self.resolve_function(arg, unit):
+                    target.apply(Application(HOST, "host callback", StaticSpec()))
+        elif self.transform_of(call.func, unit) is not None or callee == "functools.partial":
+            if callee == "functools.partial":
+                return  # handled when the partial is the argument of a transformation
+            applied = self._applications(call, unit, [], order)
+            for target, app in applied:
+                target.apply(app)
+            first = call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
+            if (
+                type(first) is cst.Attribute
+                and type(first.value) is cst.Name
+                and first.value.value not in ("self", "cls")
+            ):
+                self.method_transforms.append((call, unit))
+
+    def _forward_parameters(self) -> None:
+        """`def run(f, x): return jax.jit(f)(x)`: a transformation (or control flow, or a tracing library)
+        given a parameter applies to the functions the module's calls of `run` pass there, through any number
+        of such helpers (`_applications` notes each parameter it meets; the site is resolved again with the
+        caller's argument in its place)."""
+        seen: set[tuple[int, int, int]] = set()
+        rounds = 0
+        while self._parameter_leaves and rounds < _FORWARD_DEPTH:
+            rounds += 1
+            leaves, self._parameter_leaves = self._parameter_leaves, []
+            for (call, site_unit, order, callee), leaf, unit, substitutes in leaves:
+                position, keyword = _parameter_slot(unit, leaf.value)
+                for caller, caller_unit, caller_order in self.sites_calling(unit.name):
+                    if (unit, False) not in self.resolve_function(caller.func, caller_unit, caller_order):
+                        continue
+                    found = argument(caller, position, keyword)
+                    if found is None or found.star or (id(leaf), id(caller), id(call)) in seen:
+                        continue
+                    seen.add((id(leaf), id(caller), id(call)))
+                    self._substitutes = {**substitutes, id(leaf): (found.value, caller_unit, caller_order)}
+                    self._resolving = (call, site_unit, order, callee)
+                    self._resolve_site(call, site_unit, order, callee)
+        self._substitutes, self._resolving, self._parameter_leaves = {}, None, []
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:
         """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
@@ -910,6 +949,28 @@ class ModuleIndex:
                     # Under the outer trace the body is staged out; its undifferentiated arguments are
                     # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
+
+
+_FORWARD_DEPTH = 4  # helpers handing a function on to the transformation: `run` -> `fit` -> `jax.jit(f)`
+
+
+def _passed_on(unit: Unit, name: cst.Name) -> bool:
+    """Whether `name` is a plain parameter of the function `unit` (not `self`, not `*args`), never rebound by
+    its body: what a call gives there is what the body hands on."""
+    if type(unit.node) is not cst.FunctionDef or unit.is_method or name.value in unit.bindings:
+        return False
+    return _parameter_slot(unit, name.value) != (None, None)
+
+
+def _parameter_slot(unit: Unit, name: str) -> tuple[int | None, str | None]:
+    """Where a call passes parameter `name` of `unit`: (position or None, keyword or None)."""
+    params = unit.params
+    for position, param in enumerate([*params.posonly_params, *params.params]):
+        if param.name.value == name:
+            return position, (name if position >= len(params.posonly_params) else None)
+    if any(param.name.value == name for param in params.kwonly_params):
+        return None, name
+    return None, None
 
 
 def _false(found: cst.Arg | None) -> bool:
