@@ -18,6 +18,8 @@ from ..syntax import (
     bound_names,
     dotted_name,
     import_binding,
+    parameter_names,
+    walk,
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
@@ -137,6 +139,9 @@ class Unit:
     bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
     declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body
     declared_nonlocals: set[str] = dataclasses.field(default_factory=set)
+    # Parameters the body hands to a transformation with no options, and the transformations, outermost first
+    # (`def compiled(fn, x): return jax.jit(fn)(x)`: "fn" -> ("jax.jit",)): exported to other modules' callers.
+    hands_on: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # Facts other analysis modules compute on first use, by their name ("jit_bindings"); per file like the unit.
     memo: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     _loops: dict[int, tuple[cst.CSTNode, ...]] | None = dataclasses.field(default=None, repr=False)
@@ -250,7 +255,7 @@ class ModuleIndex:
         # Sites whose function is a parameter of the unit they are in (`_forward_parameters`): (the site, the
         # parameter's Name, its unit, the substitutions it was met under); the site being resolved; and the
         # callers' arguments standing for parameters while a site is resolved again.
-        self._parameter_leaves: list[tuple[tuple[cst.Call, Unit, int, str], cst.Name, Unit, dict]] = []
+        self._parameter_leaves: list[tuple[tuple[cst.Call, Unit, int, str], cst.Name, Unit, dict, tuple]] = []
         self._resolving: tuple[cst.Call, Unit, int, str] | None = None
         self._substitutes: dict[int, tuple[cst.BaseExpression, Unit, int | None]] = {}
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
@@ -737,8 +742,14 @@ class ModuleIndex:
         results = []
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
-        if not results and self._resolving is not None and type(node) is cst.Name and _passed_on(unit, node):
-            self._parameter_leaves.append((self._resolving, node, unit, self._substitutes))
+        if (
+            not results
+            and self._resolving is not None
+            and type(node) is cst.Name
+            and _passed_on(unit, node)
+            and not _options_from_caller(unit, outer)
+        ):
+            self._parameter_leaves.append((self._resolving, node, unit, self._substitutes, tuple(outer)))
         return results
 
     def _bound_partial(self, node: cst.Name, unit: Unit, before: int | None) -> tuple[cst.Call, int] | None:
@@ -900,7 +911,9 @@ class ModuleIndex:
         while self._parameter_leaves and rounds < _FORWARD_DEPTH:
             rounds += 1
             leaves, self._parameter_leaves = self._parameter_leaves, []
-            for (call, site_unit, order, callee), leaf, unit, substitutes in leaves:
+            for (call, site_unit, order, callee), leaf, unit, substitutes, chain in leaves:
+                if chain and unit.parent is self.root and all(not a for _, a in chain):
+                    unit.hands_on[leaf.value] = tuple(name for name, _ in chain)
                 position, keyword = _parameter_slot(unit, leaf.value)
                 for caller, caller_unit, caller_order in self.sites_calling(unit.name):
                     if (unit, False) not in self.resolve_function(caller.func, caller_unit, caller_order):
@@ -913,6 +926,25 @@ class ModuleIndex:
                     self._resolving = (call, site_unit, order, callee)
                     self._resolve_site(call, site_unit, order, callee)
         self._substitutes, self._resolving, self._parameter_leaves = {}, None, []
+
+    def forward_imported(self, exports: Mapping[str, Any]) -> None:
+        """`compiled(update, x)` with `compiled` another module's function that hands a parameter to a
+        transformation (`Export.hands_on`, project mode): the transformation applies to what the call passes."""
+        applied = False
+        for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
+            found = exports.get(callee) if callee is not None else None
+            if found is None or not found.hands_on:
+                continue
+            for name, chain in found.hands_on:
+                position = found.positional.index(name) if name in found.positional else None
+                arg = argument(call, position, name)
+                if arg is None or arg.star:
+                    continue
+                for target, app in self._applications(arg.value, unit, [(t, []) for t in chain], order):
+                    target.apply(app)
+                    applied = True
+        if applied:
+            self.promote_nested_transforms()
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:
         """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
@@ -960,6 +992,18 @@ def _passed_on(unit: Unit, name: cst.Name) -> bool:
     if type(unit.node) is not cst.FunctionDef or unit.is_method or name.value in unit.bindings:
         return False
     return _parameter_slot(unit, name.value) != (None, None)
+
+
+def _options_from_caller(unit: Unit, chain: list[tuple[str, list[cst.Arg]]]) -> bool:
+    """Whether a transformation's options come from the helper's caller (`jit(fn, *args, **kwargs)`,
+    `jit(fn, static_argnums=static)`): what the caller passes may make any parameter static, so the helper's
+    function is not handed on (numpyro's `maybe_jit(f, static_argnums=(0, 1))`)."""
+    names = parameter_names(unit.params) if chain else set()
+    for _, args in chain:
+        for arg in args:
+            if arg.star or any(type(n) is cst.Name and n.value in names for n in walk(arg.value)):
+                return True
+    return False
 
 
 def _parameter_slot(unit: Unit, name: str) -> tuple[int | None, str | None]:
