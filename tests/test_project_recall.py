@@ -624,3 +624,121 @@ def test_a_chain_of_transformations_of_another_modules_function(tmp_path: Path) 
     ran = _run(tmp_path, runs)
     for key, (_, traced) in CHAINS.items():
         assert ran[key] == (["TypeError", "functional.py", 5] if traced else None), key
+
+
+# -- 8. a helper of another module that hands a function to a transformation -------------------------------
+
+RUNNER = """
+    import jax
+
+
+    def compiled(fn, arg):
+        return jax.jit(fn)(arg)
+
+
+    def fit(loss, x):
+        return compiled(loss, x)
+
+
+    def batched(fn, xs):
+        return jax.vmap(fn)(xs)
+
+
+    def differentiate(f, x):
+        return jax.grad(f)(x)
+
+
+    def plain(fn, arg):
+        return fn(arg)
+    """
+UPDATE = """
+    import jax.numpy as jnp
+
+    {imports}
+
+
+    def update(values):
+        if jnp.sum(values) > 0:
+            return values * 2.0
+        return values
+
+
+    print({run})
+    """
+# Each run, and whether `update` is staged out (jit, vmap) by the helper it is handed to, through one or two
+# helpers: grad alone differentiates with concrete values, and `plain` calls it eagerly.
+HANDED = {
+    "compiled": ("from runner import compiled", "compiled(update, jnp.ones(3))", True),
+    "module_attribute": ("import runner", "runner.compiled(update, jnp.ones(3))", True),
+    "two_helpers": ("from runner import fit", "fit(update, jnp.ones(3))", True),
+    "keyword": ("from runner import compiled", "compiled(arg=jnp.ones(3), fn=update)", True),
+    "batched": ("from runner import batched", "batched(update, jnp.ones((2, 3)))", True),
+    "grad": (
+        "from runner import differentiate",
+        "differentiate(lambda v: update(v).sum(), jnp.ones(3))",
+        False,
+    ),
+    "plain": ("from runner import plain", "plain(update, jnp.ones(3))", False),
+}
+
+
+def test_a_helper_of_another_module_hands_a_function_to_a_transformation(tmp_path: Path) -> None:
+    """`compiled(update, x)` with `compiled` another module's `def compiled(fn, arg): return jax.jit(fn)(arg)`:
+    `update` is traced there, through two helpers, by keyword, as a module attribute (JAX101 on its `if`; JAX
+    raises TracerBoolConversionError there); handed to `jax.grad` alone or called eagerly, it is silent and
+    runs."""
+    runs = {}
+    for key, (imports, run, traced) in HANDED.items():
+        runs[key] = {"runner.py": RUNNER, "main.py": UPDATE.format(imports=imports, run=run)}
+        write(tmp_path, runs[key])
+        assert _lint(tmp_path) == ([("main.py", 7, "JAX101")] if traced else []), key
+    ran = _run(tmp_path, runs)
+    for key, (_, _, traced) in HANDED.items():
+        assert ran[key] == (["TracerBoolConversionError", "main.py", 7] if traced else None), key
+
+
+OPTIONS = """
+    import jax
+
+
+    def maybe_jit(fn, **options):
+        return jax.jit(fn, **options)
+    """
+SCALED = """
+    import jax.numpy as jnp
+
+    from options import maybe_jit
+
+
+    def scale(values, times):
+        for _ in range(int(times)):
+            values = values * 2.0
+        return values
+
+
+    def scale_here(values, times):
+        for _ in range(int(times)):
+            values = values * 2.0
+        return values
+
+
+    def maybe_jit_here(fn, *args, **kwargs):
+        return jax.jit(fn, *args, **kwargs)
+
+
+    print(maybe_jit(scale, static_argnums=(1,))(jnp.ones(3), 2))
+    print(maybe_jit_here(scale_here, static_argnums=(1,))(jnp.ones(3), 2))
+    """
+
+
+def test_a_helper_whose_caller_gives_the_transformations_options_hands_nothing_on(tmp_path: Path) -> None:
+    """`maybe_jit(scale, static_argnums=(1,))` with `def maybe_jit(fn, **options): return jax.jit(fn, **options)`
+    (numpyro's own helper): the caller's options may make any parameter static, so `int(times)` in `scale` is
+    not reported, in another module or in the same one; it runs."""
+    files = {
+        "options.py": OPTIONS,
+        "main.py": SCALED.replace("    import jax.numpy", "    import jax\n    import jax.numpy"),
+    }
+    write(tmp_path, files)
+    assert _lint(tmp_path) == []
+    assert _run(tmp_path, {"static": files})["static"] is None

@@ -171,6 +171,8 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
     def run(self) -> None:
         root = self.frame = Frame(self, self.index.root, None, NONE, "")
         transformed_applies(self.index)
+        if self.project is not None and self.project.exports:
+            self.index.forward_imported(self.project.exports)
         self._call_sites()
         if self.project is not None:
             self._receive(root)

@@ -69,6 +69,7 @@ class FlowCalls:
                     tuple(sorted(unit.passed_params)),
                     dispatches=dispatches_only(self.index, unit),
                     runs_jax=runs_jax(self.index, unit),
+                    hands_on=tuple(sorted(unit.hands_on.items())),
                 )
             )
         return tuple(sorted(facts))

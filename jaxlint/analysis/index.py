@@ -19,6 +19,8 @@ from ..syntax import (
     dotted_name,
     import_binding,
     own_nodes,
+    parameter_names,
+    walk,
 )
 from .definitions import direct_statements, named_defs
 from .kinds import GRAD, HOST, NONE, STRICT
@@ -145,6 +147,9 @@ class Unit:
     bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
     declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body
     declared_nonlocals: set[str] = dataclasses.field(default_factory=set)
+    # Parameters the body hands to a transformation with no options, and the transformations, outermost first
+    # (`def compiled(fn, x): return jax.jit(fn)(x)`: "fn" -> ("jax.jit",)): exported to other modules' callers.
+    hands_on: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # Facts other analysis modules compute on first use, by their name ("jit_bindings"); per file like the unit.
     memo: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     _loops: dict[int, tuple[cst.CSTNode, ...]] | None = dataclasses.field(default=None, repr=False)
@@ -255,6 +260,12 @@ class ModuleIndex:
         # `jax.jit(obj.m)` with `obj` not `self`: what `obj` is needs the receivers' analysis
         # (`instances.transformed_applies` resolves these sites).
         self.method_transforms: list[tuple[cst.Call, Unit]] = []
+        # Sites whose function is a parameter of the unit they are in (`_forward_parameters`): (the site, the
+        # parameter's Name, its unit, the substitutions it was met under); the site being resolved; and the
+        # callers' arguments standing for parameters while a site is resolved again.
+        self._parameter_leaves: list[tuple[tuple[cst.Call, Unit, int, str], cst.Name, Unit, dict, tuple]] = []
+        self._resolving: tuple[cst.Call, Unit, int, str] | None = None
+        self._substitutes: dict[int, tuple[cst.BaseExpression, Unit, int | None]] = {}
         # Notebook magics by line of the linted text (`%timeit f(x)`, `%%time`, `!pip`); empty for .py files.
         # Set by the engine from jaxlint.notebook; `jaxlint.notebook.magic_for(index, statement)` looks one up.
         self.magics: Mapping[int, Any] = {}
@@ -732,12 +743,23 @@ class ModuleIndex:
             return [
                 (target, self._combine(outer, False)) for target in self._made_functions(node, unit, before)
             ]
+        if type(node) is cst.Name and id(node) in self._substitutes:  # a parameter: what a caller passes
+            node, unit, before = self._substitutes[id(node)]
+            return self._applications(node, unit, outer, before)
         bound = self._bound_partial(node, unit, before) if type(node) is cst.Name else None
         if bound is not None:  # `f = partial(f, k=v)` before `lax.cond(p, f, ...)`
             return self._applications(bound[0], unit, outer, bound[1])
         results = []
         for target, bound_self in self.resolve_function(node, unit, before):
             results.append((target, self._combine(outer, bound_self)))
+        if (
+            not results
+            and self._resolving is not None
+            and type(node) is cst.Name
+            and _passed_on(unit, node)
+            and not _options_from_caller(unit, outer)
+        ):
+            self._parameter_leaves.append((self._resolving, node, unit, self._substitutes, tuple(outer)))
         return results
 
     def _made_functions(self, call: cst.Call, unit: Unit, before: int | None) -> list[Unit]:
@@ -837,73 +859,77 @@ class ModuleIndex:
     def _resolve_sites(self) -> None:
         self.site_callees = self._callees()
         for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
-            if callee is None:
-                continue
-            if callee in CONTROL_FLOW:
-                flow = CONTROL_FLOW[callee]
-                for position, keyword in flow.bodies:
-                    found = argument(call, position, keyword)
-                    arg = found.value if found is not None else None
-                    if arg is None:
-                        continue
-                    values = (
-                        [e.value for e in arg.elements]
-                        if (type(arg) is cst.List or type(arg) is cst.Tuple)
-                        else [arg]
-                    )
-                    for value in values:
-                        for target, app in self._applications(value, unit, [], order):
-                            app.kind, app.label = STRICT, flow.label
-                            if flow.eager:
-                                self.eager_bodies.append((target, app, unit))
-                            else:
-                                target.apply(app)
-            elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
-                api = TRACING_APIS[callee]
-                if api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
-                    continue  # `BFGS(fun, jit=False)`: the objective runs eagerly
-                for position, keyword in api.traces:
-                    found = argument(call, position, keyword)
-                    if found is None:
-                        continue
-                    options = [a for a in call.args if a is not found]
-                    for target, app in self._applications(found.value, unit, [], order):
-                        target.apply(library_application(api, app, options))
-                    cls = self.classes.get(found.value.value) if type(found.value) is cst.Name else None
-                    for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
-                        app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
-                        method.apply(library_application(api, app, options))
-            elif callee in MODEL_ARGUMENT_TRACING:
-                self._traced_model_arguments(call, unit, order, MODEL_ARGUMENT_TRACING[callee])
-            elif callee in HOST_CALLBACKS:
-                found = argument(call, 0, "callback")
-                arg = found.value if found is not None else None
-                while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
-                    type(arg) is cst.Call
-                    and self.qualname(arg.func, unit) == PARTIAL
-                    and arg.args
-                    and arg.args[0].keyword is None
-                ):
-                    arg = arg.args[0].value
-                if arg is not None:
-                    for target, _ in self.resolve_function(arg, unit):
-                        target.apply(Application(HOST, "host callback", StaticSpec()))
-            elif self.transform_of(call.func, unit) is not None or callee == PARTIAL:
-                if callee == PARTIAL:
-                    continue  # handled when the partial is the argument of a transformation
-                applied = self._applications(call, unit, [], order)
-                for target, app in applied:
-                    target.apply(app)
-                first = (
-                    call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
-                )
-                if (
-                    type(first) is cst.Attribute
-                    and type(first.value) is cst.Name
-                    and first.value.value not in ("self", "cls")
-                ):
-                    self.method_transforms.append((call, unit))
+            if callee is not None:
+                self._resolving = (call, unit, order, callee)
+                self._resolve_site(call, unit, order, callee)
+        self._forward_parameters()
         self.promote_nested_transforms()
+
+    def _resolve_site(self, call: cst.Call, unit: Unit, order: int, callee: str) -> None:
+        """Apply what one call of a transformation, of control flow or of a tracing library does to the
+        functions it is given."""
+        if callee in CONTROL_FLOW:
+            flow = CONTROL_FLOW[callee]
+            for position, keyword in flow.bodies:
+                found = argument(call, position, keyword)
+                arg = found.value if found is not None else None
+                if arg is None:
+                    continue
+                values = (
+                    [e.value for e in arg.elements]
+                    if (type(arg) is cst.List or type(arg) is cst.Tuple)
+                    else [arg]
+                )
+                for value in values:
+                    for target, app in self._applications(value, unit, [], order):
+                        app.kind, app.label = STRICT, flow.label
+                        if flow.eager:
+                            self.eager_bodies.append((target, app, unit))
+                        else:
+                            target.apply(app)
+        elif callee in TRACING_APIS:  # a library calling the user's function under its trace (library.py)
+            api = TRACING_APIS[callee]
+            if api.eager_keyword and written_false(argument(call, None, api.eager_keyword)):
+                return  # `BFGS(fun, jit=False)`: the objective runs eagerly
+            for position, keyword in api.traces:
+                found = argument(call, position, keyword)
+                if found is None:
+                    continue
+                options = [a for a in call.args if a is not found]
+                for target, app in self._applications(found.value, unit, [], order):
+                    target.apply(library_application(api, app, options))
+                cls = self.classes.get(found.value.value) if type(found.value) is cst.Name else None
+                for method in self.class_methods.get(id(cls), {}).get(api.method, []) if cls else []:
+                    app = Application(STRICT, api.label, StaticSpec(), bound_self=not api.self_counted)
+                    method.apply(library_application(api, app, options))
+        elif callee in MODEL_ARGUMENT_TRACING:
+            self._traced_model_arguments(call, unit, order, MODEL_ARGUMENT_TRACING[callee])
+        elif callee in HOST_CALLBACKS:
+            found = argument(call, 0, "callback")
+            arg = found.value if found is not None else None
+            while (  # `jax.debug.callback(partial(show, tag), x)`: the host function is inside
+                type(arg) is cst.Call
+                and self.qualname(arg.func, unit) == PARTIAL
+                and arg.args
+                and arg.args[0].keyword is None
+            ):
+                arg = arg.args[0].value
+            if arg is not None:
+                for target, _ in self.resolve_function(arg, unit):
+                    target.apply(Application(HOST, "host callback", StaticSpec()))
+        elif self.transform_of(call.func, unit) is not None or callee == PARTIAL:
+            if callee == PARTIAL:
+                return  # handled when the partial is the argument of a transformation
+            applied = self._applications(call, unit, [], order)
+            for target, app in applied:
+                target.apply(app)
+            first = call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
+            if (
+                type(first) is cst.Attribute
+                and type(first.value) is cst.Name
+                and first.value.value not in ("self", "cls")
+            ):
+                self.method_transforms.append((call, unit))
 
     def _traced_model_arguments(
         self, call: cst.Call, unit: Unit, order: int, driver: tuple[int, str, str]
@@ -933,6 +959,51 @@ class ModuleIndex:
             if found is not None:
                 for target, app in self._applications(found.value, unit, [], order):
                     target.apply(library_application(traced, app))
+
+    def _forward_parameters(self) -> None:
+        """`def run(f, x): return jax.jit(f)(x)`: a transformation (or control flow, or a tracing library)
+        given a parameter applies to the functions the module's calls of `run` pass there, through any number
+        of such helpers (`_applications` notes each parameter it meets; the site is resolved again with the
+        caller's argument in its place)."""
+        seen: set[tuple[int, int, int]] = set()
+        rounds = 0
+        while self._parameter_leaves and rounds < _FORWARD_DEPTH:
+            rounds += 1
+            leaves, self._parameter_leaves = self._parameter_leaves, []
+            for (call, site_unit, order, callee), leaf, unit, substitutes, chain in leaves:
+                if chain and unit.parent is self.root and all(not a for _, a in chain):
+                    unit.hands_on[leaf.value] = tuple(name for name, _ in chain)
+                position, keyword = _parameter_slot(unit, leaf.value)
+                for caller, caller_unit, caller_order in self.sites_calling(unit.name):
+                    if (unit, False) not in self.resolve_function(caller.func, caller_unit, caller_order):
+                        continue
+                    found = argument(caller, position, keyword)
+                    if found is None or found.star or (id(leaf), id(caller), id(call)) in seen:
+                        continue
+                    seen.add((id(leaf), id(caller), id(call)))
+                    self._substitutes = {**substitutes, id(leaf): (found.value, caller_unit, caller_order)}
+                    self._resolving = (call, site_unit, order, callee)
+                    self._resolve_site(call, site_unit, order, callee)
+        self._substitutes, self._resolving, self._parameter_leaves = {}, None, []
+
+    def forward_imported(self, exports: Mapping[str, Any]) -> None:
+        """`compiled(update, x)` with `compiled` another module's function that hands a parameter to a
+        transformation (`Export.hands_on`, project mode): the transformation applies to what the call passes."""
+        applied = False
+        for (call, unit, order), callee in zip(self._sites, self.site_callees, strict=True):
+            found = exports.get(callee) if callee is not None else None
+            if found is None or not found.hands_on:
+                continue
+            for name, chain in found.hands_on:
+                position = found.positional.index(name) if name in found.positional else None
+                arg = argument(call, position, name)
+                if arg is None or arg.star:
+                    continue
+                for target, app in self._applications(arg.value, unit, [(t, []) for t in chain], order):
+                    target.apply(app)
+                    applied = True
+        if applied:
+            self.promote_nested_transforms()
 
     def trace_eager_bodies(self, site: Unit) -> list[Unit]:
         """The flow walk found `site` traced (a helper called from jitted code): the eager control flow it
@@ -969,6 +1040,40 @@ class ModuleIndex:
                     # Under the outer trace the body is staged out; its undifferentiated arguments are
                     # tracers only where a caller passes tracers (the flow walk's call-site propagation).
                     unit.kind = STRICT
+
+
+_FORWARD_DEPTH = 4  # helpers handing a function on to the transformation: `run` -> `fit` -> `jax.jit(f)`
+
+
+def _passed_on(unit: Unit, name: cst.Name) -> bool:
+    """Whether `name` is a plain parameter of the function `unit` (not `self`, not `*args`), never rebound by
+    its body: what a call gives there is what the body hands on."""
+    if type(unit.node) is not cst.FunctionDef or unit.is_method or name.value in unit.bindings:
+        return False
+    return _parameter_slot(unit, name.value) != (None, None)
+
+
+def _options_from_caller(unit: Unit, chain: list[tuple[str, list[cst.Arg]]]) -> bool:
+    """Whether a transformation's options come from the helper's caller (`jit(fn, *args, **kwargs)`,
+    `jit(fn, static_argnums=static)`): what the caller passes may make any parameter static, so the helper's
+    function is not handed on (numpyro's `maybe_jit(f, static_argnums=(0, 1))`)."""
+    names = parameter_names(unit.params) if chain else set()
+    for _, args in chain:
+        for arg in args:
+            if arg.star or any(type(n) is cst.Name and n.value in names for n in walk(arg.value)):
+                return True
+    return False
+
+
+def _parameter_slot(unit: Unit, name: str) -> tuple[int | None, str | None]:
+    """Where a call passes parameter `name` of `unit`: (position or None, keyword or None)."""
+    params = unit.params
+    for position, param in enumerate([*params.posonly_params, *params.params]):
+        if param.name.value == name:
+            return position, (name if position >= len(params.posonly_params) else None)
+    if any(param.name.value == name for param in params.kwonly_params):
+        return None, name
+    return None, None
 
 
 def written_false(found: cst.Arg | None) -> bool:

@@ -181,6 +181,9 @@ class FunctionFacts:
     # JAX403 in a module timing it); it runs JAX code that vmap could run (`dispatch.runs_jax`: JAX404).
     dispatches: bool = False
     runs_jax: bool = False
+    # Parameters it hands to a transformation, with the transformations (`Unit.hands_on`): a caller's argument
+    # there is traced by them.
+    hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_json(self) -> list:
         return [
@@ -197,14 +200,15 @@ class FunctionFacts:
             self.timer,
             self.dispatches,
             self.runs_jax,
+            [[name, list(chain)] for name, chain in self.hands_on],
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 13:
+        if not isinstance(row, list) or len(row) != 14:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax = row[11:]
+        dispatches, runs_jax, hands_on = row[11:]
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
@@ -224,6 +228,15 @@ class FunctionFacts:
                 and all(type(i) in (int, str) for i in k[1])
                 for k in keys
             )
+            and isinstance(hands_on, list)
+            and all(
+                isinstance(h, list)
+                and len(h) == 2
+                and isinstance(h[0], str)
+                and isinstance(h[1], list)
+                and all(isinstance(t, str) for t in h[1])
+                for h in hands_on
+            )
         ):
             return None
         return FunctionFacts(
@@ -240,11 +253,20 @@ class FunctionFacts:
             timer,
             dispatches,
             runs_jax,
+            tuple((h[0], tuple(h[1])) for h in hands_on),
         )
 
     def export(self) -> Export | None:
         """What a caller in another module needs to know of this function, None when nothing."""
-        if not (self.keys or self.returns or self.jitted or self.timer or self.dispatches or self.runs_jax):
+        if not (
+            self.keys
+            or self.returns
+            or self.jitted
+            or self.timer
+            or self.dispatches
+            or self.runs_jax
+            or self.hands_on
+        ):
             return None
         return Export(
             self.positional,
@@ -255,6 +277,7 @@ class FunctionFacts:
             self.timer,
             dispatches=self.dispatches,
             runs_jax=self.runs_jax,
+            hands_on=self.hands_on,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -314,6 +337,7 @@ class Export:
     host: str = ""
     dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
+    hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()  # `FunctionFacts.hands_on`
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -780,6 +804,7 @@ class ProjectIndex:
                     or found.host
                     or found.dispatches
                     or found.runs_jax
+                    or found.hands_on
                 ):
                     table[qualname] = found
             if table:

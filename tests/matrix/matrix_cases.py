@@ -680,6 +680,12 @@ def ctx_jit_bound_method(n, inner):
     return [], defs, _twice(n, f"{n.fn}_jitted({X(n)})", setup)
 
 
+def ctx_jit_by_helper(n, inner):
+    """`compiled(fn, x)` applies jit to its parameter: the function a call passes there is what is traced."""
+    helper = [f"def {n.helper}_compiled(fn, arg):", f"    return {n.jit}(fn)(arg)"]
+    return [], [*helper, "", "", *_fn(n, inner, n.x)], _twice(n, f"{n.helper}_compiled({n.fn}, {X(n)})")
+
+
 CONTEXTS = {
     "jit": ctx_jit_decorator,
     "jit(f)": ctx_jit_assign,
@@ -704,7 +710,8 @@ CONTEXTS = {
     "numpyro MCMC": ctx_numpyro_mcmc,
     "haiku transform": ctx_haiku_transform,
     "eager": ctx_eager,
-    "jit(obj.method)": ctx_jit_bound_method,  # last: the rotation of the contexts above stays as verified
+    "jit(obj.method)": ctx_jit_bound_method,
+    "jit by a helper": ctx_jit_by_helper,  # last: the rotation of the contexts above stays as verified
 }
 FRAMEWORKS = (
     "linen.apply",
