@@ -633,15 +633,7 @@ def _slow(x):
     return jax.lax.fori_loop(0, 25, lambda i, m: jnp.tanh(m @ m), x)
 
 
-# equinox 0.13.8's filter_jit waits for a marker computed with the result (`_jit._call`:
-# `marker.block_until_ready()`, to raise its runtime errors): its row is kept as JAX403 was written (a timed
-# filter_jit call needs no block_until_ready); see /work/notes/tables.md.
-_WAITS = pytest.mark.xfail(strict=True, reason="equinox 0.13.8 blocks until the result is ready")
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_WAITS) if n == "equinox.filter_jit" else n for n in sorted(DISPATCHING)]
-)
+@pytest.mark.parametrize("name", sorted(DISPATCHING))
 def test_dispatching_transformation_returns_before_its_work_is_done(name: str) -> None:
     """A compiling transformation whose call (compiled already) returns an array not yet computed."""
     _library(name)
@@ -653,3 +645,13 @@ def test_dispatching_transformation_returns_before_its_work_is_done(name: str) -
     ready = result.is_ready()
     jax.block_until_ready(result)
     assert not ready, f"{name}: its call waited for the result"
+
+
+def test_equinox_filter_jit_waits_for_its_result() -> None:
+    """equinox's filter_jit (0.13.8) returns once the result is computed (it blocks on a marker to raise its
+    runtime errors): not a dispatching transformation, so timing it needs no block_until_ready."""
+    _library("equinox.filter_jit")
+    wrapped = resolve("equinox.filter_jit")(_slow)
+    x = jnp.eye(600) * 0.5
+    jax.block_until_ready(wrapped(x))
+    assert wrapped(x).is_ready() and "equinox.filter_jit" not in DISPATCHING
