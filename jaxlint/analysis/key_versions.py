@@ -3,6 +3,7 @@ literal subscript holds, joins, consumption and reuse, mutation by unknown code,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterable
 from typing import Any
@@ -55,6 +56,7 @@ class KeyVersions(PathWalk[State, Version]):
     constant_params: set[str]
     loop_label: str | None
     repeat_kind: str
+    split_part: tuple[int, int] | None = None  # (id of a call, the literal index its result is read at)
 
     def call(self, node: cst.Call, state: State) -> Version | None:
         """A call (`key_calls.py`)."""
@@ -184,16 +186,27 @@ class KeyVersions(PathWalk[State, Version]):
     # -- consumption ---------------------------------------------------------------------------------
 
     def consume(
-        self, version: Version | None, node: cst.CSTNode, consumer: str, state: State, text: str | None = None
+        self,
+        version: Version | None,
+        node: cst.CSTNode,
+        consumer: str,
+        state: State,
+        text: str | None = None,
+        part: int | None = None,
     ) -> None:
+        """`part`: only that literal item of the key's split is used (`split(k)[part]`)."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
         version.immutable = True
         loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
-        site = Site(node, consumer, loops)
+        site = Site(node, consumer, loops, None if part is None else frozenset((part,)))
         first = state.consumed.get(version)
         if first is not None:
+            if part is not None and first.parts is not None and part not in first.parts:
+                # Another subkey of the same split: no key is drawn from twice.
+                state.consumed[version] = dataclasses.replace(first, parts=first.parts | {part})
+                return
             self._report(node, text, consumer, first, loops)
             return
         state.consumed[version] = site
@@ -322,6 +335,10 @@ class KeyVersions(PathWalk[State, Version]):
         if LEAF[kind]:  # a literal: nothing to evaluate (what the last line answers, sooner)
             return None
         if kind is cst.Attribute or kind is cst.Subscript:
+            if kind is cst.Subscript and type(node.value) is cst.Call:
+                index = int_literal(_single_index(node))
+                if index is not None and index >= 0:
+                    self.split_part = (id(node.value), index)  # `split(k)[0]`: `call` reads it
             pseudo = _chain(node)
             if pseudo is None or pseudo not in state.env:
                 self.expr(node.value, state)
