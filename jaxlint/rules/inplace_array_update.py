@@ -55,7 +55,9 @@ dict none as a key, so each raises `TypeError`; no fix is offered there.
 JAX arrays are immutable. `x[i] = v` raises `TypeError: JAX arrays are immutable and do not support in-place
 item assignment`, eagerly and under `jit` alike; NumPy's in-place methods raise `AttributeError` (verified on
 jax 0.10.2, for arrays and tracers). NumPy arrays, lists and dicts (including pytrees of
-tracers) are not flagged.
+tracers) are not flagged, nor a method of a value the code shows to be an instance of a project class
+(`assert isinstance(grads, Params)` before `grads.partition(mask)`, or `if isinstance(...)` around it): a JAX
+array is never one, so the method is the class's own.
 
 ## Example
 ```python
