@@ -2559,3 +2559,45 @@ def test_a_library_tracing_another_modules_function(tmp_path: Path) -> None:
     assert "numpyro model (run by a jitted inference) 'model' in train" in findings[0].message
     write(tmp_path, {"train.py": "from models import model, warmup\n\nmodel(3)\nwarmup(0)\n"})
     assert codes(jaxlint.lint_paths([str(tmp_path)])) == []
+
+
+def test_an_instance_of_another_modules_class_has_its_own_methods(tmp_path: Path) -> None:
+    """`assert isinstance(grads, Params)` with `Params` (an equinox Module with a `partition` method) imported
+    from another module of the project: `grads.partition(mask)` is that method, not NumPy's in-place one, though
+    `grads` is a gradient taken inside a jitted step (jinns' solver, batch 7). A field of it is still an array."""
+    params = """
+        import equinox as eqx
+        import jax
+
+
+        class Params(eqx.Module):
+            nn: jax.Array
+            eq: jax.Array
+
+            def partition(self, mask):
+                return eqx.partition(self, mask)
+        """
+    solver = """
+        import jax
+        import jax.numpy as jnp
+
+        {imports}
+
+
+        def masked(grads, mask):
+            assert isinstance(grads, {cls})
+            trained, _ = grads.partition(mask)
+            rows = jnp.abs(grads.nn)
+            rows.partition(1)
+            return trained
+
+
+        @jax.jit
+        def step(p):
+            grads = jax.grad(lambda p: jnp.sum(p.nn**2) + jnp.sum(p.eq))(p)
+            return masked(grads, None)
+        """
+    for imports, cls in (("from params import Params", "Params"), ("import params", "params.Params")):
+        write(tmp_path, {"params.py": params, "solver.py": solver.format(imports=imports, cls=cls)})
+        found = [f for f in codes(jaxlint.lint_paths([str(tmp_path)])) if f[2] == "JAX103"]
+        assert found == [("solver.py", 11, "JAX103")], imports

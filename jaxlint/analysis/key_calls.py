@@ -197,9 +197,12 @@ class KeyCalls(KeyCallees):
         key = versions.get(id(key_arg)) if key_arg is not None else None
         if name in SAMPLERS or name == SPLIT:
             if key_arg is not None:
+                part = None
                 if name == SPLIT and key is not None:
                     self._split_and_folded(key, key_arg.value, True, _split_count(node), state)
-                self.consume(key, key_arg.value, name, state)
+                    if self.split_part is not None and self.split_part[0] == id(node):
+                        part = self.split_part[1]
+                self.consume(key, key_arg.value, name, state, part=part)
             return Version(immutable=True) if name == SPLIT else None
         if name == FOLD_IN:
             if key is not None:

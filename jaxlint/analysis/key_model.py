@@ -96,6 +96,9 @@ class Site:
     node: cst.CSTNode  # the key expression handed to the consumer (or the call, for closed-over keys)
     consumer: str  # "jax.random.normal", "'sample'"
     loops: tuple[tuple[int, int], ...] = ()  # (id(loop node), round) of the loops being walked
+    # The subkeys taken so far when only literal items of the key's split were used (`split(k)[0]`); None: the
+    # whole key. `split(k)[0]` and `split(k)[1]` are two different keys, one split written twice.
+    parts: frozenset[int] | None = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -3,6 +3,7 @@ literal subscript holds, joins, consumption and reuse, mutation by unknown code,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterable
 from typing import Any
@@ -57,6 +58,7 @@ class KeyVersions(PathWalk[State, Version]):
     repeat_kind: str
     frozen: tuple[str, str, frozenset[str]] | None
     captured: tuple[frozenset[str], str] | None
+    split_part: tuple[int, int] | None = None  # (id of a call, the literal index its result is read at)
 
     def call(self, node: cst.Call, state: State) -> Version | None:
         """A call (`key_calls.py`)."""
@@ -193,17 +195,23 @@ class KeyVersions(PathWalk[State, Version]):
         state: State,
         text: str | None = None,
         noise: bool = False,
+        part: int | None = None,
     ) -> None:
         """`noise`: a library API that draws noise from the key (the table's `Api.noise`), judged in a mapped
-        function as jax.random's samplers are."""
+        function as jax.random's samplers are. `part`: only that literal item of the key's split is used
+        (`split(k)[part]`)."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
         version.immutable = True
         loops = tuple((id(loop.node), round_) for loop, round_ in self.loops)
-        site = Site(node, consumer, loops)
+        site = Site(node, consumer, loops, None if part is None else frozenset((part,)))
         first = state.consumed.get(version)
         if first is not None:
+            if part is not None and first.parts is not None and part not in first.parts:
+                # Another subkey of the same split: no key is drawn from twice.
+                state.consumed[version] = dataclasses.replace(first, parts=first.parts | {part})
+                return
             self._report(node, text, consumer, first, loops)
             return
         state.consumed[version] = site
@@ -350,6 +358,10 @@ class KeyVersions(PathWalk[State, Version]):
         if LEAF[kind]:  # a literal: nothing to evaluate (what the last line answers, sooner)
             return None
         if kind is cst.Attribute or kind is cst.Subscript:
+            if kind is cst.Subscript and type(node.value) is cst.Call:
+                index = int_literal(_single_index(node))
+                if index is not None and index >= 0:
+                    self.split_part = (id(node.value), index)  # `split(k)[0]`: `call` reads it
             pseudo = _chain(node)
             if pseudo is None or pseudo not in state.env:
                 self.expr(node.value, state)

@@ -10,6 +10,7 @@ from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import MISSING_INPLACE_METHODS
 from ..analysis.namespaces import ARRAY_NAMESPACES
+from ..analysis.shown_class import shows_project_instance
 from ..analysis.transforms import positional_params
 from ..analysis.usage import NameUsage
 from ..fix import SAFE, UNSAFE, replace
@@ -50,7 +51,9 @@ dict none as a key, so each raises `TypeError`; no fix is offered there.
 JAX arrays are immutable. `x[i] = v` raises `TypeError: JAX arrays are immutable and do not support in-place
 item assignment`, eagerly and under `jit` alike; NumPy's in-place methods raise `AttributeError` (verified on
 jax 0.10.2, for arrays and tracers). NumPy arrays, lists and dicts (including pytrees of
-tracers) are not flagged.
+tracers) are not flagged, nor a method of a value the code shows to be an instance of a project class
+(`assert isinstance(grads, Params)` before `grads.partition(mask)`, or `if isinstance(...)` around it): a JAX
+array is never one, so the method is the class's own.
 
 ## Example
 ```python
@@ -116,6 +119,10 @@ repeated index, where NumPy's buffered `x[i] += v` adds once.
         """`x.fill(0)`, `x.resize(n)`, `x.put(i, v)`, `x.itemset(i, v)`, `x.partition(k)` on a JAX array."""
         if not self._array_value(func.value, ctx):
             return
+        if type(func.value) is cst.Name and shows_project_instance(
+            ctx.index, ctx.unit, func.value.value, call
+        ):
+            return  # `assert isinstance(grads, Params)`: the class's own method, not NumPy's
         name = source_of(func.value, 20)
         method = func.attr.value
         where = f" inside {ctx.context}" if ctx.context else ""

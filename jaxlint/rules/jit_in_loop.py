@@ -36,6 +36,11 @@ class Fresh:
 # -- scopes ------------------------------------------------------------------------------------------------
 
 
+# The methods of a jitted function that trace (and lower) it for given arguments, ahead of time; the same on
+# `jax.jit`, `eqx.filter_jit` and `nnx.jit` results.
+_AHEAD_OF_TIME = frozenset({"lower", "trace"})
+
+
 def in_test_code(unit: Unit) -> bool:
     """A test function or a method of a test class: code that runs once, where per-call rebuilding is intended."""
     found = unit.memo.get("in_test_code")
@@ -104,7 +109,9 @@ bound method is a new key, so every iteration (or every call of the enclosing fu
 again — typically milliseconds to seconds each time, turning a fast step into a compile loop. Not flagged:
 `jax.jit(module_level_function)` in a loop (the same function object, so the cache hits and it compiles once),
 transformations built once at module or class level or in `__init__` and stored, a jitted function built in
-a function and then called in a loop there, and factories that return the jitted function. Test functions,
+a function and then called in a loop there, factories that return the jitted function, and a function built per
+iteration from what the loop changes and compiled ahead of time there (`jax.jit(f).lower(x).compile()`: one
+executable per variant, on purpose). Test functions,
 code that is itself traced (a `jit` inside `jit` is inlined) and `functools.cache`-d builders are skipped.
 
 ## Example
@@ -131,6 +138,9 @@ No automatic fix: hoisting the transformation changes which values are closed ov
 
     def __init__(self) -> None:
         self._constants: dict[int, set[str]] = {}
+        # ids of transformation calls compiled ahead of time where they are built: `jax.jit(f).lower(x)`,
+        # `.trace(x)` (a call is visited before the calls inside it)
+        self._ahead_of_time: set[int] = set()
 
     # -- what is created anew, and what it depends on -----------------------------------------------------
 
@@ -272,6 +282,10 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 # `for fn in fns: jax.jit(partial(fn, ...))`: a different function every iteration, so each one
                 # needs its own compile anyway.
                 return False
+            if deps & ctx.unit.varying(loop) and id(node) in self._ahead_of_time:
+                # `compiled[name] = jax.jit(step_for_name).lower(x).compile()`: one executable per iteration's
+                # function, compiled on purpose (jinns' per-parameter solvers).
+                return False
             if deps & ctx.unit.varying(loop) and config_sweep(loop, ctx):
                 # `for num_blocks in (4, 8, 16): @jax.jit def kernel(...)`: each configuration needs its own
                 # compile anyway.
@@ -335,6 +349,9 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     # -- hooks -------------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value in _AHEAD_OF_TIME and type(func.value) is cst.Call:
+            self._ahead_of_time.add(id(func.value))
         if (not node.args and type(node.func) is not cst.Call) or self._skip(ctx):
             return
         if ctx.unit.class_node is not None and ctx.unit.name.endswith("__init__"):

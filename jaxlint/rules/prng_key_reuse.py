@@ -39,8 +39,8 @@ Follows every PRNG key through each function, along every execution path, and fl
 consumption of the same key: two `jax.random` samplers given the same key; a key sampled inside a loop
 (Python `for`/`while`, a comprehension, or a `lax.scan`/`fori_loop`/`while_loop`/`map` body) without being
 replaced in that body; a parent key used after `jax.random.split(key)` (or split after it was used); the
-same element of one split used twice (`k = split(key, 3)`; `k[0]` twice); a key given to a function of the
-same module (or, in project mode, of another project module) that consumes it, then consumed again, also
+same element of one split used twice (`k = split(key, 3)`; `k[0]` twice; also `split(key)[0]` written twice,
+while `split(key)[0]` and `split(key)[1]` are two different keys); a key given to a function of the same module (or, in project mode, of another project module) that consumes it, then consumed again, also
 through `jax.jit(f)(key)`/`jax.vmap(f)(keys)`. Jitted or not. Methods count as such functions:
 `self.m(key)`, and `env.reset(key)` on an object of a known class (built by `Env(...)` right there or bound
 once to it, or a parameter annotated with the class; in project mode also a class of another project module).

@@ -813,6 +813,18 @@ def test_fold_in_equals_split_index() -> None:
         assert (data(jax.random.fold_in(key, i)) == data(jax.random.split(key)[i])).all()
 
 
+def test_split_items_are_distinct_and_prefix_stable() -> None:
+    """What JAX301's split items rest on: `split(k)[0]` and `split(k)[1]` are different keys (one split written
+    twice, taking each item once, draws nothing twice), and `split(k, n)[i]` is `split(k)[i]` (an item taken
+    after the whole split repeats one of its keys)."""
+    key = jax.random.key(5)
+    data = jax.random.key_data
+    assert not (data(jax.random.split(key)[0]) == data(jax.random.split(key)[1])).all()
+    for n in (2, 3, 5):
+        for i in range(2):
+            assert (data(jax.random.split(key, n)[i]) == data(jax.random.split(key)[i])).all()
+
+
 def test_equinox_module_fields_are_traced_unless_static() -> None:
     """What `values.traced_self_field` reads: a Module's non-static fields (a `bool` one too) are tracers under
     jax.jit and in a lax.scan carry; filter_jit keeps non-array leaves static; `eqx.field(static=True)` is
