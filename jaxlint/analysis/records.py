@@ -31,7 +31,7 @@ _RUNS_ON_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__", "__ch
 _MEMO = "record_fields"
 _CONSTRUCTOR_MEMO = "constructors"
 # Hooks that run on construction but change no field: a dataclass-like class with them stores what it is given.
-_CHECKS_ONLY = frozenset({"__check_init__"})
+CONSTRUCTION_CHECKS = _CHECKS_ONLY = frozenset({"__check_init__"})
 _PLAIN_BASES = frozenset({"builtins.object"})
 # `dataclass(...)` options that leave the constructor taking the fields in order.
 _DATACLASS_OPTIONS = frozenset({"frozen", "eq", "repr", "order", "unsafe_hash", "slots", "weakref_slot"})

@@ -158,7 +158,7 @@ def evaluate(node: Any, scope: Scope) -> int:
             base = named.flags
         else:
             base = evaluate(node.value, scope)
-        if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
+        if not base & TRACED and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
             if base:
                 return base
