@@ -288,7 +288,9 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                 # A traced parameter may be a whole pytree; an annotation or a call site says it is one array.
                 is_array = name in unit.array_params or annotation_name(param) in ARRAY_ANNOTATIONS
                 if not is_array and list_parameter(self.index, unit, name):
-                    frame.env[name] = plain(LIST | HOLDS_TRACED)  # every caller passes a list: its leaves traced
+                    frame.env[name] = plain(
+                        LIST | HOLDS_TRACED
+                    )  # every caller passes a list: its leaves traced
                     continue
                 frame.env[name] = plain(TRACED | ARRAY if is_array else TRACED)
             elif name in unit.container_params:

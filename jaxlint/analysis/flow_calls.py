@@ -10,17 +10,19 @@ from typing import Any
 
 import libcst as cst
 
+from .abstract import INSTANCES, Value
 from .dispatch import dispatches_only, runs_jax
 from .flow_frame import Frame
 from .function_values import called_value, note_function_arguments
 from .index import ModuleIndex, Unit
 from .instances import class_methods, foreign_transformed, module_apply, module_instance
-from .receivers import spread_keys
 from .jit import jitted_callable, jitted_def
 from .kinds import ARRAY, ARRAYS_ONLY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .library import LINEN_APPLY_KEYWORDS, SCALAR_TRACING, TRANSFORMATIONS, TREE_MAPS
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
+from .receivers import spread_keys
+from .records import CONSTRUCTION_CHECKS, constructor
 from .transforms import (
     ARRAY_ANNOTATIONS,
     STATIC_ANNOTATIONS,
@@ -28,8 +30,6 @@ from .transforms import (
     eager,
     positional_params,
 )
-from .abstract import INSTANCES, Value
-from .records import CONSTRUCTION_CHECKS, constructor
 from .values import evaluate, value_of
 
 _TREE_MAPS = frozenset(name for name, leaf in TREE_MAPS.items() if leaf == 0)  # the leaf is the argument

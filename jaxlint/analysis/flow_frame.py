@@ -156,7 +156,10 @@ class Frame:
         if held is None or held.keys is None or held.items is None or held.kind not in INSTANCES:
             return
         new = structure(value, self, flags) if value is not None and type(value) in STRUCTURED else None
-        new = _held(new) if new is not None and new.flags == flags else plain(flags)
+        if new is None or new.flags != flags or new.kind in MUTABLE:
+            new = plain(
+                flags
+            )  # a list or dict put in a field can change through it: its entries are not kept
         keys, items = list(held.keys), list(held.items)
         if field in keys:
             items[keys.index(field)] = new
@@ -165,7 +168,11 @@ class Frame:
             items.append(new)
         holds = any(item.flags & (TRACED | HOLDS_TRACED) for item in items)
         self.env[name] = Value(
-            HOLDS_TRACED if holds else 0, held.kind, items=tuple(items), keys=tuple(keys), definition=held.definition
+            HOLDS_TRACED if holds else 0,
+            held.kind,
+            items=tuple(items),
+            keys=tuple(keys),
+            definition=held.definition,
         )
 
     def bind_value(self, target: cst.BaseExpression, value: Value) -> None:

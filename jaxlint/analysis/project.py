@@ -119,7 +119,10 @@ class CallFact:
         target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row
         if not (
             isinstance(built, list)
-            and all(isinstance(b, list) and len(b) == 2 and isinstance(b[0], str) and type(b[1]) is int for b in built)
+            and all(
+                isinstance(b, list) and len(b) == 2 and isinstance(b[0], str) and type(b[1]) is int
+                for b in built
+            )
         ):
             return None
         if not (isinstance(tail, list) and all(type(i) is int and i < 0 for i in tail)):

@@ -109,6 +109,16 @@ def _constructor(index: ModuleIndex, cls: cst.ClassDef) -> Constructor | None:
     return Constructor(positional, keyword_only, defaults, fields_of) if fields_of else None
 
 
+def shows_fields(index: ModuleIndex, cls: cst.ClassDef) -> bool:
+    """Whether formatting an instance of `cls` shows its fields' values: a dataclass-like class (its generated
+    `__repr__`), or one defining `__repr__`/`__str__`. A plain class shows `<Report object at 0x...>`."""
+    if _fields(index, cls, _CHECKS_ONLY) is not None:
+        return True
+    return any(
+        type(s) is cst.FunctionDef and s.name.value in ("__repr__", "__str__") for s in cls.body.body
+    )
+
+
 def _writes_self(cls: cst.ClassDef) -> bool:
     """Whether a method of the class other than the constructors assigns an attribute of its instance."""
     for statement in cls.body.body:

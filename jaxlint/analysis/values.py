@@ -406,7 +406,11 @@ def _helper_result(func: cst.Name | cst.Attribute, node: cst.Call, scope: Scope)
         return 0
     if scope.kind < STRICT:
         # under grad alone, as a `jnp` call there: a tracer when it computes on the differentiated tracers
-        if one and scope.kind >= GRAD and any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
+        if (
+            one
+            and scope.kind >= GRAD
+            and any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args)
+        ):
             return TRACED | ARRAY
         return ARRAY
     if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
