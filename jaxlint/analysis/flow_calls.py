@@ -92,14 +92,24 @@ class FlowCalls:
                 if project is None or not project.records(self.index.qualname(func, unit)):
                     continue
             literal = _literal_arguments(call, unit, self.index)
-            if literal is None:
+            dicts = _scalar_dicts(call)
+            if literal is None and not dicts:
                 continue
             frame = frames.get(id(unit))
             if frame is None:
                 frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
             jitted = jitted_callable(call.func, frame, SCALAR_TRACING)
             if jitted is not None:
-                self._traced_scalars(jitted, *literal)
+                if literal is not None:
+                    self._traced_scalars(jitted, *literal)
+                if dicts:
+                    # `sample(model, {"temperature": 0.7})`: the dict's scalars are traced as its leaves, as
+                    # jax.jit traces a dict argument (nnx.jit too, although it filters: flax 0.12.8)
+                    positional = [i in dicts for i in range(len(call.args))]
+                    named = tuple((k, LITERAL) for k in dicts if isinstance(k, str))
+                    self._traced_scalars(jitted, positional, named, arrays=False)
+            elif literal is None:
+                continue
             elif project is not None and not self.index.resolve_function(call.func, unit):
                 target = frame.qualname(call.func)
                 if project.records(target):
@@ -174,8 +184,11 @@ class FlowCalls:
         return True
 
     @staticmethod
-    def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
-        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays."""
+    def _traced_scalars(
+        jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...], arrays: bool = True
+    ) -> None:
+        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays (with
+        `arrays` False: dicts of them, traced leaf by leaf)."""
         params = positional_params(jitted.params)
         static_indices, static_names = jitted.static_parameters()
         names: set[str] = set()
@@ -188,7 +201,8 @@ class FlowCalls:
         names -= static_names
         unit = jitted.unit
         unit.traced_params |= names
-        unit.array_params |= names
+        if arrays:
+            unit.array_params |= names
 
     def _receive(self, root: Frame) -> None:
         """Apply the calls other modules make to this module's top-level functions."""
@@ -700,6 +714,24 @@ def _literal_arguments(
         elif is_literal:
             keywords.append((arg.keyword.value, LITERAL))
     return (positional, tuple(keywords)) if found else None
+
+
+def _scalar_dicts(call: cst.Call) -> set[int | str]:
+    """The arguments of a call (position, or keyword) that are dict displays of string keys and Python scalar
+    literals (`{"temperature": 0.7}`)."""
+    found: set[int | str] = set()
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            break
+        node = arg.value
+        if type(node) is not cst.Dict or not node.elements:
+            continue
+        if all(
+            type(e) is cst.DictElement and type(e.key) is cst.SimpleString and _is_scalar_literal(e.value)
+            for e in node.elements
+        ):
+            found.add(arg.keyword.value if arg.keyword is not None else i)
+    return found
 
 
 def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:

@@ -114,9 +114,7 @@ def shows_fields(index: ModuleIndex, cls: cst.ClassDef) -> bool:
     `__repr__`), or one defining `__repr__`/`__str__`. A plain class shows `<Report object at 0x...>`."""
     if _fields(index, cls, _CHECKS_ONLY) is not None:
         return True
-    return any(
-        type(s) is cst.FunctionDef and s.name.value in ("__repr__", "__str__") for s in cls.body.body
-    )
+    return any(type(s) is cst.FunctionDef and s.name.value in ("__repr__", "__str__") for s in cls.body.body)
 
 
 def _writes_self(cls: cst.ClassDef) -> bool:

@@ -50,7 +50,9 @@ def shows_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpressi
         if not flags & TRACED:
             value = ctx.value(node)
             if value.kind == "object" and not shows_fields(ctx.index, value.definition):
-                return None  # an object built from tracers whose text shows no field: `<Report object at ...>`
+                return (
+                    None  # an object built from tracers whose text shows no field: `<Report object at ...>`
+                )
         return node
     if isinstance(node, cst.FormattedString):
         for part in node.parts:
