@@ -13,6 +13,7 @@ unknown stays silent: a rule speaks only about what the flags say.
 | `list` | a Python list | `items` (or `each`) | list displays and `jnp` calls giving lists of arrays (`containers.py`: only where the function never mutates, passes or aliases it) |
 | `dict` | a dict with string keys | `keys`, `items`: the entries | dict displays (as lists) |
 | `instance` | an instance of a record class (`records.py`) | `keys`: its fields, `items`: their values | constructor calls |
+| `object` | an instance of another class whose constructor stores its arguments (`records.constructor`): its fields can be reassigned | `keys`: the fields known, `items`: their values | constructor calls; a store `obj.f = v` rebinds `f` |
 | `jax_array` | a JAX array (traced or concrete: the flags say) | `dtype` kind when known | `jnp`/`lax`/`jax.nn`/`jax.random` results |
 | `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known | `np.*` constructors (`np.array(jax_array)`: a writable copy; `np.asarray(jax_array)`: a read-only view) |
 | `key` | a PRNG key | `dtype`: "key" (typed) or "uint32" (legacy) | `jax.random.key`/`PRNGKey`/`split`/`fold_in` |
@@ -23,7 +24,7 @@ unknown stays silent: a rule speaks only about what the flags say.
 A dtype kind is one of "bool", "int", "uint", "float", "complex" (a key's is "key" or "uint32"). Lists and
 dicts are mutable: their entries are kept only for a name whose every use in its function reads an entry by
 a literal (`containers.py`); an item store, `.update`/`.pop`/`.setdefault`/`.append`, passing it to a call or
-binding it to another name drops them. Instances of other classes are a kind this type may grow to.
+binding it to another name drops them.
 
 `kinds.py` stays the vocabulary of the cache's summaries; this module imports no libcst.
 """
@@ -39,6 +40,7 @@ UNKNOWN = "unknown"
 SEQUENCES = frozenset({"tuple", "list"})
 MUTABLE = frozenset({"list", "dict"})
 ARRAYS = frozenset({"jax_array", "numpy_array", "key"})
+INSTANCES = frozenset({"instance", "object"})
 
 
 class _Absent:
@@ -87,7 +89,7 @@ class Value:
 
     def field(self, name: str) -> Value | None:
         """An instance's field (a record class: `records.py`); None when unknown."""
-        if self.kind != "instance" or self.keys is None or self.items is None or name not in self.keys:
+        if self.kind not in INSTANCES or self.keys is None or self.items is None or name not in self.keys:
             return None
         return self.items[self.keys.index(name)]
 

@@ -27,16 +27,17 @@ import libcst as cst
 from ..syntax import CHILDREN_REVERSED, COMPREHENSIONS, LEAF, children, is_expression
 from .abstract import NOTHING, Value, plain
 from .closures import closure_none_test
-from .flow_calls import FlowCalls, filtering
+from .flow_calls import FlowCalls, filtering, is_property
 from .flow_frame import MODULE, flags_of, merge_envs
 from .flow_frame import Frame as Frame  # re-exported: the rules' `ctx`
 from .flow_guards import constant_guard, leaves, narrowing, tracer_check, tracer_errors_caught
 from .index import ModuleIndex, Unit
 from .instances import transformed_applies
-from .kinds import ARRAY, BOOL, HOLDS_TRACED, NONE, STRICT, TRACED
+from .kinds import ARRAY, BOOL, HOLDS_TRACED, LIST, NONE, STRICT, TRACED
 from .library import TREE_MAPS
 from .module_facts import ModuleFacts
 from .paths import PathWalk
+from .receivers import list_parameter
 from .transforms import ARRAY_ANNOTATIONS, annotation_name
 from .values import (
     evaluate,
@@ -167,6 +168,10 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self._staged_calls: set[int] = set()
         self._eager_calls: set[int] = set()
         self._walked_eager: set[int] = set()  # units last walked as an eager vmap's code
+        # The names of the module's properties: reading one on an object built from tracers runs its getter.
+        self._properties = frozenset(
+            unit.name for unit in index.units.values() if unit.class_node is not None and is_property(unit)
+        )
 
     def run(self) -> None:
         root = self.frame = Frame(self, self.index.root, None, NONE, "")
@@ -284,6 +289,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
             if name in unit.traced_params:
                 # A traced parameter may be a whole pytree; an annotation or a call site says it is one array.
                 is_array = name in unit.array_params or annotation_name(param) in ARRAY_ANNOTATIONS
+                if not is_array and list_parameter(self.index, unit, name):
+                    frame.env[name] = plain(
+                        LIST | HOLDS_TRACED
+                    )  # every caller passes a list: its leaves traced
+                    continue
                 frame.env[name] = plain(TRACED | ARRAY if is_array else TRACED)
             elif name in unit.container_params:
                 frame.env[name] = plain(HOLDS_TRACED)
@@ -292,6 +302,18 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                 frame.env[name] = plain(TRACED | ARRAY if kind >= STRICT and filtering(unit) else ARRAY)
             else:
                 frame.env[name] = NOTHING
+        if unit.traced_fields and unit.is_method:
+            # `self` of an object built from tracers: those fields are tracers (read, passed on to its methods)
+            first = [*params.posonly_params, *params.params][:1]
+            if first and first[0].name.value not in unit.traced_params:
+                fields = tuple(sorted(unit.traced_fields))
+                frame.env[first[0].name.value] = Value(
+                    HOLDS_TRACED,
+                    "object",
+                    items=tuple(plain(unit.traced_fields[f]) for f in fields),
+                    keys=fields,
+                    definition=unit.class_node,
+                )
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 held = star.name.value in unit.traced_params or star.name.value in unit.container_params
@@ -540,6 +562,8 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                     stack += read[kind](node)
                     continue
                 if step == _ATTRIBUTE:
+                    if frame.kind > NONE and node.attr.value in self._properties:
+                        self._property_read(node, frame)
                     stack.append(node.value)
                     continue
             if step == _MOVE:
@@ -577,6 +601,8 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                     stack.append(_At(part_frame, part_store))
                 continue
             if kind is cst.Attribute:
+                if not store and frame.kind > NONE and node.attr.value in self._properties:
+                    self._property_read(node, frame)
                 stack.append(node.value)
                 continue
             if kind is cst.NamedExpr:

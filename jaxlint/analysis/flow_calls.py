@@ -10,17 +10,20 @@ from typing import Any
 
 import libcst as cst
 
+from .abstract import INSTANCES, Value
 from .custom_derivatives import custom_rules, nondiff_positions
 from .dispatch import dispatches_only, runs_jax
 from .flow_frame import Frame
 from .function_values import called_value, note_function_arguments
 from .index import ModuleIndex, Unit
-from .instances import class_methods, foreign_transformed, module_apply
+from .instances import class_methods, foreign_transformed, module_apply, module_instance
 from .jit import jitted_callable, jitted_def
-from .kinds import ARRAY, ARRAYS_ONLY, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
+from .kinds import ARRAY, ARRAYS_ONLY, BOOL, GRAD, HOLDS_TRACED, HOST, LITERAL, NONE, STRICT, TRACED
 from .library import LINEN_APPLY_KEYWORDS, SCALAR_TRACING, TRANSFORMATIONS, TREE_MAPS
 from .module_facts import ModuleFacts
 from .project import CallFact, FunctionFacts
+from .receivers import spread_keys
+from .records import CONSTRUCTION_CHECKS, constructor
 from .transforms import (
     ARRAY_ANNOTATIONS,
     STATIC_ANNOTATIONS,
@@ -28,9 +31,7 @@ from .transforms import (
     eager,
     positional_params,
 )
-from .values import (
-    evaluate,
-)
+from .values import evaluate, value_of
 
 _TREE_MAPS = frozenset(name for name, leaf in TREE_MAPS.items() if leaf == 0)  # the leaf is the argument
 
@@ -93,14 +94,24 @@ class FlowCalls:
                 if project is None or not project.records(self.index.qualname(func, unit)):
                     continue
             literal = _literal_arguments(call, unit, self.index)
-            if literal is None:
+            dicts = _scalar_dicts(call)
+            if literal is None and not dicts:
                 continue
             frame = frames.get(id(unit))
             if frame is None:
                 frame = frames[id(unit)] = Frame(self, unit, None, NONE, "")
             jitted = jitted_callable(call.func, frame, SCALAR_TRACING)
             if jitted is not None:
-                self._traced_scalars(jitted, *literal)
+                if literal is not None:
+                    self._traced_scalars(jitted, *literal)
+                if dicts:
+                    # `sample(model, {"temperature": 0.7})`: the dict's scalars are traced as its leaves, as
+                    # jax.jit traces a dict argument (nnx.jit too, although it filters: flax 0.12.8)
+                    positional = [i in dicts for i in range(len(call.args))]
+                    named = tuple((k, LITERAL) for k in dicts if isinstance(k, str))
+                    self._traced_scalars(jitted, positional, named, arrays=False)
+            elif literal is None:
+                continue
             elif project is not None and not self.index.resolve_function(call.func, unit):
                 target = frame.qualname(call.func)
                 if project.records(target):
@@ -175,8 +186,11 @@ class FlowCalls:
         return True
 
     @staticmethod
-    def _traced_scalars(jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...]) -> None:
-        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays."""
+    def _traced_scalars(
+        jitted: Any, positional: list[bool], keywords: tuple[tuple[str, int], ...], arrays: bool = True
+    ) -> None:
+        """Parameters of a jitted function that receive Python scalars and are not static: traced arrays (with
+        `arrays` False: dicts of them, traced leaf by leaf)."""
         params = positional_params(jitted.params)
         static_indices, static_names = jitted.static_parameters()
         names: set[str] = set()
@@ -189,7 +203,8 @@ class FlowCalls:
         names -= static_names
         unit = jitted.unit
         unit.traced_params |= names
-        unit.array_params |= names
+        if arrays:
+            unit.array_params |= names
 
     def _receive(self, root: Frame) -> None:
         """Apply the calls other modules make to this module's top-level functions."""
@@ -200,10 +215,17 @@ class FlowCalls:
             if bound:
                 owner, _, method = name.partition(".")
                 defs = class_methods(self.index, owner, method)
+            elif not defs and self.index.classes.get(name) is not None:
+                self._constructed_here(name, facts)  # `Potential(m=x)` in another module's traced code
+                continue
             if not defs:
                 continue
             callee = defs[-1]  # what an importer sees: the module's last binding of the name
             for fact in facts:
+                if bound and fact.built and fact.kind > NONE:
+                    fields = self._built_fields(owner, fact.built)
+                    if fields:
+                        self._on_object(callee, fields, fact.kind, fact.context)
                 if any(f & LITERAL for f in fact.positional) or any(f & LITERAL for _, f in fact.keywords):
                     jitted = (
                         jitted_def(callee, self.index, SCALAR_TRACING)
@@ -251,8 +273,45 @@ class FlowCalls:
                 elif fact.kind == NONE:  # an eager caller passing JAX arrays
                     self._mark_eager_arrays(callee, bound, fact.positional, dict(fact.keywords))
 
+    def _built_fields(self, class_name: str, arguments: Sequence[tuple[str, int]]) -> dict[str, int]:
+        """The fields of the module's class that a constructor call with arguments of these flags (`CallFact.built`:
+        position or keyword) fills with tracers."""
+        cls = self.index.classes.get(class_name)
+        made = constructor(self.index, cls) if cls is not None else None
+        if made is None:
+            return {}
+        given: dict[str, int] = {}
+        for key, flags in arguments:
+            if key.isdigit():
+                if int(key) >= len(made.positional):
+                    return {}
+                key = made.positional[int(key)]
+            elif key not in made.positional and key not in made.keyword_only:
+                return {}
+            given[key] = flags
+        return {
+            field: given[param] & (TRACED | ARRAY | BOOL)
+            for field, param in made.fields
+            if given.get(param, 0) & TRACED
+        }
+
+    def _constructed_here(self, class_name: str, facts: Sequence[CallFact]) -> None:
+        """Another module's traced code builds the module's class from tracers: its construction checks see them."""
+        for fact in facts:
+            if fact.kind <= NONE or fact.starred:
+                continue
+            arguments = [(str(i), f) for i, f in enumerate(fact.positional)] + list(fact.keywords)
+            fields = self._built_fields(class_name, arguments)
+            if not fields:
+                continue
+            for hook in CONSTRUCTION_CHECKS:
+                for method in class_methods(self.index, class_name, hook):
+                    self._on_object(method, fields, fact.kind, fact.context)
+
     def _propagate(self, call: cst.Call, frame: Frame) -> None:
         """A same-module function called with traced arguments is traced too (another module's: recorded)."""
+        if type(call.func) is cst.Name and call.args:
+            self._constructed(call, frame)
         if frame.qualname(call.func) in _TREE_MAPS and call.args:
             # Each parameter receives the leaves of the tree in its position.
             trees = [a for a in call.args[1:] if a.keyword is None and not a.star]
@@ -290,15 +349,28 @@ class FlowCalls:
                     break
                 positional.append(evaluate(arg.value, frame))
         keywords = {a.keyword.value: evaluate(a.value, frame) for a in args if a.keyword is not None}
+        for arg in args:
+            if arg.star == "**" and evaluate(arg.value, frame) & TRACED:
+                # `f(**kwargs)` of a traced dict (a traced function's argument: every leaf a tracer): the
+                # keyword parameters it fills hold tracers, when its keys are known (`receivers.spread_keys`)
+                for key in spread_keys(self.index, arg.value, frame.unit) or ():
+                    keywords.setdefault(key, TRACED)
         # `layer(h)` on a traced instance: its method reads the traced fields of `self` (values.traced_self_field)
         receiver = applied.receiver if applied is not None else None
         traced_receiver = receiver is not None and bool(evaluate(receiver, frame) & TRACED)
         if not callees:
             assert self.project is not None
+            built: tuple[tuple[str, int], ...] = ()
+            if applied is None and type(call.func) is cst.Attribute:
+                found = self._foreign_object(call.func, frame)
+                if found is not None:
+                    target, built = found
             target = target or frame.qualname(call.func)
             on_traced = traced_receiver and applied is not None and applied.bound
             if self.project.records(target) and (
-                on_traced or any(f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()])
+                on_traced
+                or any(f & (TRACED | HOLDS_TRACED) for f in [*positional, *keywords.values()])
+                or any(f & TRACED for _, f in built)
             ):
                 assert target is not None
                 fact = CallFact(
@@ -309,13 +381,17 @@ class FlowCalls:
                     tuple(sorted(keywords.items())),
                     starred,
                     receiver=TRACED if on_traced else 0,
+                    built=built,
                 )
                 self.project.outgoing.add(fact)
             return
+        fields = receiver_fields(applied.receiver if applied is not None else call.func, frame)
         for callee, bound_self in callees:
             if callee.kind == HOST or type(callee.node) is cst.Module:
                 continue
             self._called_from(callee, frame)
+            if fields and bound_self:
+                self._on_object(callee, fields, frame.kind, frame.context)
             if note_function_arguments(self.index, callee, bound_self, args, frame.unit):
                 if id(callee) in self._parent_frames:  # walked already: its calls of `fn` run these now
                     self._dirty[id(callee)] = callee
@@ -358,6 +434,79 @@ class FlowCalls:
             else:
                 tuples = [0] * len(nondiff) + [HOLDS_TRACED, HOLDS_TRACED]
                 self._pass(rule, False, tuples, {}, frame.kind, frame.context)
+
+    def _on_object(self, method: Unit, fields: dict[str, int], kind: int, context: str) -> None:
+        """`method` runs on an object whose `fields` hold tracers (`receiver_fields`): so does its `self`."""
+        if not method.is_method:
+            return
+        known, changed = method.traced_fields, False
+        for field, flags in fields.items():
+            # a field a tracer on every call: an array only where every call says it is one
+            joined = flags if field not in known else known[field] & flags
+            if known.get(field) != joined:
+                known[field] = joined
+                changed = True
+        if changed:
+            self._mark(method, set(), kind, context, force=True)
+
+    def _foreign_object(
+        self, func: cst.Attribute, frame: Frame
+    ) -> tuple[str, tuple[tuple[str, int], ...]] | None:
+        """`op.decomposition()` with `op = Exp(coeff=jnp.cos(t))` built here from another project module's class:
+        the method's qualified name and the flags of the constructor's arguments (`CallFact.built`)."""
+        receiver = func.value
+        if type(receiver) is not cst.Name or func.attr.value.startswith("__"):
+            return None
+        made = module_instance(self.index, receiver, frame.unit)
+        if made is None or type(made.func) not in (cst.Name, cst.Attribute) or any(a.star for a in made.args):
+            return None
+        if type(made.func) is cst.Name and self.index.classes.get(made.func.value) is not None:
+            return None  # the module's own class: `instance_method` follows it
+        qualname = frame.qualname(made.func)
+        if qualname is None or self.project is None or not self.project.records(qualname):
+            return None
+        flags: list[tuple[str, int]] = []
+        position = 0
+        for arg in made.args:
+            if arg.keyword is None:
+                flags.append((str(position), evaluate(arg.value, frame)))
+                position += 1
+            else:
+                flags.append((arg.keyword.value, evaluate(arg.value, frame)))
+        return f"{qualname}.{func.attr.value}", tuple(flags)
+
+    def _constructed(self, call: cst.Call, frame: Frame) -> None:
+        """`Potential(m=x)` of the module's class: what runs on construction besides storing the fields (an
+        equinox Module's `__check_init__`) sees the tracers the fields are given."""
+        func = call.func
+        if type(func) is not cst.Name or self.index.classes.get(func.value) is None:
+            return
+        cls = frame.lookup_value(func.value)
+        if cls.kind != "class" or cls.definition is not self.index.classes.get(func.value):
+            return
+        built = value_of(call, frame)
+        fields = traced_fields(built)
+        if not fields:
+            return
+        for hook in CONSTRUCTION_CHECKS:
+            for method in class_methods(self.index, func.value, hook):
+                self._called_from(method, frame)
+                self._on_object(method, fields, frame.kind, frame.context)
+
+    def _property_read(self, node: cst.Attribute, frame: Frame) -> None:
+        """`obj.converged` of a property of the module's class, on an object built from tracers (or `self` of
+        one): the property's getter runs there, on those fields."""
+        fields = receiver_fields(node, frame)
+        if not fields:
+            return
+        held = frame.lookup_value(node.value.value)  # type: ignore[attr-defined]
+        cls = held.definition
+        if type(cls) is not cst.ClassDef or self.index.classes.get(cls.name.value) is not cls:
+            return
+        for method in class_methods(self.index, cls.name.value, node.attr.value):
+            if is_property(method):
+                self._called_from(method, frame)
+                self._on_object(method, fields, frame.kind, frame.context)
 
     def _transforms_foreign(self) -> bool:
         """Whether the module may transform another project module's function: it imports project names."""
@@ -609,6 +758,24 @@ def _literal_arguments(
     return (positional, tuple(keywords)) if found else None
 
 
+def _scalar_dicts(call: cst.Call) -> set[int | str]:
+    """The arguments of a call (position, or keyword) that are dict displays of string keys and Python scalar
+    literals (`{"temperature": 0.7}`)."""
+    found: set[int | str] = set()
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            break
+        node = arg.value
+        if type(node) is not cst.Dict or not node.elements:
+            continue
+        if all(
+            type(e) is cst.DictElement and type(e.key) is cst.SimpleString and _is_scalar_literal(e.value)
+            for e in node.elements
+        ):
+            found.add(arg.keyword.value if arg.keyword is not None else i)
+    return found
+
+
 def _names_literal(node: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
     """A name whose only binding (in its function, or at module level) is `name = <scalar literal>`."""
     if type(node) is not cst.Name or node.value in ("True", "False", "None"):
@@ -635,6 +802,38 @@ def _unpacked_literal(unit: Unit, name: str) -> cst.BaseExpression | None:
         if type(element.value) is cst.Name and element.value.value == name:
             return item.value
     return None
+
+
+def receiver_fields(func: cst.BaseExpression | None, frame: Frame) -> dict[str, int]:
+    """`obj.m` (or `obj` itself) with `obj` a name bound to an object known field by field (`abstract.py`): the
+    fields that hold tracers, with their values' flags."""
+    receiver = func.value if type(func) is cst.Attribute else func
+    if type(receiver) is not cst.Name:
+        return {}
+    return traced_fields(frame.lookup_value(receiver.value))
+
+
+def traced_fields(value: Value) -> dict[str, int]:
+    if value.kind not in INSTANCES or value.keys is None or value.items is None:
+        return {}
+    return {
+        key: item.flags & (TRACED | ARRAY | BOOL)
+        for key, item in zip(value.keys, value.items, strict=True)
+        if item.flags & TRACED
+    }
+
+
+def is_property(unit: Unit) -> bool:
+    """A method decorated `@property` (or `functools.cached_property`): reading the attribute runs it."""
+    node = unit.node
+    return type(node) is cst.FunctionDef and any(
+        (type(d.decorator) is cst.Name and d.decorator.value in _PROPERTIES)
+        or (type(d.decorator) is cst.Attribute and d.decorator.attr.value in _PROPERTIES)
+        for d in node.decorators
+    )
+
+
+_PROPERTIES = frozenset({"property", "cached_property"})
 
 
 def filtering(unit: Unit) -> bool:

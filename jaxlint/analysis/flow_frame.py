@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import COMPREHENSIONS, bound_names
-from .abstract import MUTABLE, NOTHING, Value, join, plain
+from .abstract import INSTANCES, MUTABLE, NOTHING, Value, join, plain
 from .containers import changed_names
 from .index import ModuleIndex, Unit
 from .kinds import HOLDS_TRACED, HOST, STRICT, TRACED
@@ -147,6 +147,33 @@ class Frame:
                 self.bind(element.value, element_flags(flags))
         elif type(target) is cst.StarredElement:
             self.bind(target.value, HOLDS_TRACED if flags & (TRACED | HOLDS_TRACED) else 0)
+        elif type(target) is cst.Attribute and type(target.value) is cst.Name:
+            self._store_field(target.value.value, target.attr.value, flags, value)
+
+    def _store_field(self, name: str, field: str, flags: int, value: cst.BaseExpression | None) -> None:
+        """`obj.f = v` on an instance known field by field (`abstract.py`'s "object"): `f` holds `v` now."""
+        held = self.env.get(name)
+        if held is None or held.keys is None or held.items is None or held.kind not in INSTANCES:
+            return
+        new = structure(value, self, flags) if value is not None and type(value) in STRUCTURED else None
+        if new is None or new.flags != flags or new.kind in MUTABLE:
+            new = plain(
+                flags
+            )  # a list or dict put in a field can change through it: its entries are not kept
+        keys, items = list(held.keys), list(held.items)
+        if field in keys:
+            items[keys.index(field)] = new
+        else:
+            keys.append(field)
+            items.append(new)
+        holds = any(item.flags & (TRACED | HOLDS_TRACED) for item in items)
+        self.env[name] = Value(
+            HOLDS_TRACED if holds else 0,
+            held.kind,
+            items=tuple(items),
+            keys=tuple(keys),
+            definition=held.definition,
+        )
 
     def bind_value(self, target: cst.BaseExpression, value: Value) -> None:
         """Bind a target to a value known with its structure (an element of an unpacked tuple)."""

@@ -143,6 +143,9 @@ class Unit:
     # A method that traced code calls on a traced instance (`layer(h)` with `layer` a slice of Modules that
     # `lax.scan` hands its body, `model(x)` with `model` a jitted function's argument): `self` is traced.
     traced_receiver: bool = False
+    # A method that traced code calls on an object built from tracers (`op = Exp(coeff=jnp.cos(t));
+    # op.decomposition()`): the fields of `self` that hold them (`records.constructor`).
+    traced_fields: dict[str, int] = dataclasses.field(default_factory=dict)  # field -> its value's flags
     # What the unit's own statements bind, in no particular order (class bodies and nested functions excluded).
     bindings: dict[str, list[Binding]] = dataclasses.field(default_factory=dict)
     declared_globals: set[str] = dataclasses.field(default_factory=set)  # `global` statements of the body

@@ -68,6 +68,7 @@ from .library_classes import CONSTRUCTORS as CONSTRUCTORS
 from .library_classes import DATACLASS as DATACLASS
 from .library_classes import NNX_BASES
 from .library_classes import PLAIN_BASES as PLAIN_BASES
+from .library_classes import PLAIN_OBJECT as PLAIN_OBJECT
 from .library_classes import PYTREE_METHODS as PYTREE_METHODS
 from .library_classes import RECORD_BASES as RECORD_BASES
 from .library_classes import RECORD_DECORATORS as RECORD_DECORATORS

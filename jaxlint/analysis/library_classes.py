@@ -41,7 +41,8 @@ CONSTRUCTOR_ANNOTATIONS = frozenset({"KW_ONLY", "InitVar"})
 
 # -- Bases that leave a class's methods plain functions (`obj.m` is a new bound method each time) ---------------
 
-PLAIN_BASES = frozenset({"builtins.object", "abc.ABC"})
+PLAIN_OBJECT = "builtins.object"  # a class with no other base
+PLAIN_BASES = frozenset({PLAIN_OBJECT, "abc.ABC"})
 # ... and for hashing and pytree registration (JAX402, JAX406: a class JAX cannot treat as a pytree), the
 # typing bases, which add no `__hash__`, `__eq__` or flattening either.
 TYPING_PLAIN_BASES = PLAIN_BASES | {"typing.Generic", "typing.Protocol"}

@@ -32,6 +32,7 @@ from .kinds import NONE
 from .library import DISPATCHING, HOST_OBJECTS
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .receivers import module_instance
+from .records import CONSTRUCTION_CHECKS, constructor
 from .returns import function_returns_array
 from .timers import context_timer, timer_class
 from .transforms import positional_params
@@ -115,7 +116,13 @@ class ModuleFacts:
         exported = _with_exports(index, self.functions, self.kept_exports)
         self.exported = tuple(zip(self.functions, exported, strict=True))
         functions = tuple(
-            sorted(exported + _jitted_bindings(index) + _methods(index) + _timer_classes(index))
+            sorted(
+                exported
+                + _jitted_bindings(index)
+                + _methods(index)
+                + _timer_classes(index)
+                + _checked_classes(index)
+            )
         )
         uses = tuple(
             sorted(
@@ -315,6 +322,33 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
             if method is not None and method.target is not None:
                 found.add(method.target)
     return found
+
+
+def _checked_classes(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
+    """The module's top-level classes whose construction runs a check on the fields it stores (an equinox
+    Module's `__check_init__`), as functions taking the constructor's parameters: another module building one
+    from tracers makes the check read them (`FlowCalls._constructed_here`)."""
+    out = []
+    for name, node in index.classes.items():
+        if node is None:
+            continue
+        hooks = [u for hook in sorted(CONSTRUCTION_CHECKS) for u in class_methods(index, name, hook)]
+        made = constructor(index, node) if hooks else None
+        if made is None:
+            continue
+        traced = set().union(*(u.traced_fields for u in hooks))
+        out.append(
+            FunctionFacts(
+                name,
+                made.positional,
+                made.keyword_only,
+                min(u.kind for u in hooks),
+                tuple(sorted(p for f, p in made.fields if f in traced)),
+                (),
+                False,
+            )
+        )
+    return tuple(out)
 
 
 def _method_facts(name: str, unit: Unit) -> FunctionFacts:

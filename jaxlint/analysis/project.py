@@ -89,6 +89,10 @@ class CallFact:
     # Static positions counted from the end of the callee's parameters (`jax.jit(model.apply,
     # static_argnums=-1)`): only the callee knows which parameters they name, so `rest` skips them there.
     static_tail: tuple[int, ...] = ()
+    # The constructor arguments of the object a method runs on, when the caller built it from a class of the
+    # callee's module (`op = qops.Exp(coeff=jnp.cos(t)); op.decomposition()`): (position as a decimal string,
+    # or keyword; flags). The callee's module knows which fields they fill (`records.constructor`).
+    built: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -104,14 +108,23 @@ class CallFact:
             self.receiver,
             [list(c) for c in self.classes],
             list(self.static_tail),
+            [list(b) for b in self.built],
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 10:
+        if not isinstance(row, list) or len(row) != 11:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row
+        if not (
+            isinstance(built, list)
+            and all(
+                isinstance(b, list) and len(b) == 2 and isinstance(b[0], str) and type(b[1]) is int
+                for b in built
+            )
+        ):
+            return None
         if not (isinstance(tail, list) and all(type(i) is int and i < 0 for i in tail)):
             return None
         if not (
@@ -141,7 +154,17 @@ class CallFact:
         pairs = tuple((k, v) for k, v in keywords)
         given = tuple((c[0], c[1]) for c in classes)
         return CallFact(
-            target, kind, context, tuple(positional), pairs, starred, rest, receiver, given, tuple(tail)
+            target,
+            kind,
+            context,
+            tuple(positional),
+            pairs,
+            starred,
+            rest,
+            receiver,
+            given,
+            tuple(tail),
+            tuple((b[0], b[1]) for b in built),
         )
 
     @property
@@ -304,6 +327,8 @@ class FunctionFacts:
             return True  # a transformed function's parameter holds an instance of a known class
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
+        if fact.kind > 0 and any(flags & TRACED for _, flags in fact.built):
+            return True  # it runs on an object built from tracers: its fields hold them
         if fact.kind > 0 and fact.rest & TRACED:
             named = {name for name, _ in passed} | set(fact.static_names(self.positional))
             if known - named - set(self.traced):

@@ -382,3 +382,72 @@ def _runs(index: ModuleIndex, call: cst.Call, caller: Unit, owner: Unit, positio
         and any(u is owner for u, _ in index.resolve_function(call.args[position].value, caller))
         for position in positions
     )
+
+
+def spread_keys(index: ModuleIndex, spread: cst.BaseExpression, unit: Unit) -> frozenset[str] | None:
+    """The keys `**spread` passes: of a dict display, or of a parameter never rebound that every call of its
+    function in this module gives a dict display of string keys (`sample(model, {"temperature": t})`); None
+    when unknown."""
+    if type(spread) is cst.Dict:
+        return _display_keys(spread)
+    if type(spread) is not cst.Name:
+        return None
+    name = spread.value
+    owner: Unit | None = unit
+    while owner is not None and owner is not index.root and name not in owner.local_names:
+        owner = owner.parent
+    if owner is None or owner is index.root:
+        return None
+    if name in owner.bindings:
+        bound = owner.single_assignment(name)
+        return _display_keys(bound) if type(bound) is cst.Dict else None
+    node = owner.node
+    if type(node) is not cst.FunctionDef and type(node) is not cst.Lambda:
+        return None
+    positional = positional_params(node.params)
+    param = next((p for p in [*positional, *node.params.kwonly_params] if p.name.value == name), None)
+    if param is None:
+        return None
+    arguments = _arguments(index, owner, name, positional.index(param) if param in positional else None)
+    keys: set[str] = set()
+    for given, caller in arguments:
+        if type(given) is cst.Name:
+            given = caller.single_assignment(given.value) or index.root.single_assignment(given.value)
+        found = _display_keys(given) if type(given) is cst.Dict else None
+        if found is None:
+            return None
+        keys |= found
+    return frozenset(keys) if arguments else None
+
+
+def _display_keys(node: cst.Dict) -> frozenset[str] | None:
+    keys = set()
+    for element in node.elements:
+        if type(element) is not cst.DictElement or type(element.key) is not cst.SimpleString:
+            return None
+        key = element.key.evaluated_value
+        if not isinstance(key, str):
+            return None
+        keys.add(key)
+    return frozenset(keys)
+
+
+def list_parameter(index: ModuleIndex, unit: Unit, name: str) -> bool:
+    """Whether every call of `unit` in this module (at least one) passes its parameter `name` a Python list: a
+    list display, or a name bound once (in the caller or at module level) to one. A transformation traces
+    such an argument leaf by leaf: the parameter is a list of tracers, not an array."""
+    node = unit.node
+    if type(node) is not cst.FunctionDef or name in unit.bindings:
+        return False
+    positional = positional_params(node.params)
+    param = next((p for p in [*positional, *node.params.kwonly_params] if p.name.value == name), None)
+    if param is None or param.default is not None:
+        return False
+    arguments = _arguments(index, unit, name, positional.index(param) if param in positional else None)
+    for given, caller in arguments:
+        if type(given) is cst.Name:
+            owner = caller if given.value in caller.local_names else index.root
+            given = owner.single_assignment(given.value)
+        if type(given) is not cst.List:
+            return False
+    return bool(arguments)

@@ -54,7 +54,7 @@ from .linen_values import apply_flags, layer_flags, param_flags
 from .names import dotted_name
 from .namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
 from .pytrees import PytreeClass, PytreeModel, pytree_model
-from .records import record_fields
+from .records import constructor, record_fields
 from .returns import imported_returns_array, method_returns_mapping, returns_array
 from .transforms import ARRAY_ANNOTATIONS
 
@@ -104,13 +104,13 @@ def evaluate(node: Any, scope: Scope) -> int:
             return 0
         if type(node.value) is cst.Name:
             named = scope.lookup_value(node.value.value)  # one lookup: its flags are the name's `evaluate`
-            field = named.field(node.attr.value) if named.kind == "instance" else None
+            field = named.field(node.attr.value) if named.keys is not None else None
             if field is not None:
                 return field.flags  # `p.n` of `p = Params(w=..., n=3)`: what the constructor was given
             base = named.flags
         else:
             base = evaluate(node.value, scope)
-        if not base and type(node.value) is cst.Name and scope.unit.kind == STRICT:
+        if not base & TRACED and type(node.value) is cst.Name and scope.unit.kind == STRICT:
             base = traced_self_field(node, scope)
             if base:
                 return base
@@ -346,6 +346,9 @@ def _call(node: cst.Call, scope: Scope) -> int:
             return 0  # what `layer_flags` answers in eager code, whatever the arguments
         return layer_flags(func, _arguments(node, scope), scope)  # `nn.Dense(3)(x)`: a linen layer on tracers
     if type(func) is cst.Name:
+        built = _instance(node, scope)
+        if built is not None:
+            return built.flags  # `Outputs(loss=loss)`: an object holding the tracers it is built from
         return _helper_result(func, node, scope)
     return 0
 
@@ -359,6 +362,13 @@ def _helper_result(func: cst.Name | cst.Attribute, node: cst.Call, scope: Scope)
     if not one and (scope.kind < STRICT or not returns_array(func, unit, index, returns_one_array, True)):
         return 0
     if scope.kind < STRICT:
+        # under grad alone, as a `jnp` call there: a tracer when it computes on the differentiated tracers
+        if (
+            one
+            and scope.kind >= GRAD
+            and any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args)
+        ):
+            return TRACED | ARRAY
         return ARRAY
     if scope.staged or any(evaluate(a.value, scope) & (TRACED | HOLDS_TRACED) for a in node.args):
         return TRACED | ARRAY if one else HOLDS_TRACED
@@ -746,7 +756,7 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
     for any other call."""
     name = scope.qualname(call.func)
     if name is None:
-        return _record(call, scope) if type(call.func) is cst.Name else None
+        return _instance(call, scope) if type(call.func) is cst.Name else None
     if name in _KEY_MAKERS:
         dtype = _KEY_MAKERS[name]
         if dtype is None and call.args:
@@ -802,24 +812,32 @@ def element_values(value: Value, count: int) -> tuple[Value, ...] | None:
     return value.items if len(value.items) == count else None
 
 
-def _record(call: cst.Call, scope: Scope) -> Value | None:
-    """`Params(w=jnp.sin(x), n=3)` of a record class (`records.py`): an instance holding what it is given (a
-    field left to its default is unknown)."""
-    cls = scope.lookup_value(call.func.value)  # type: ignore[attr-defined]
+def _instance(call: cst.Call, scope: Scope) -> Value | None:
+    """`Params(w=jnp.sin(x), n=3)` of a class of the module whose constructor stores its arguments
+    (`records.constructor`: a record, a dataclass, a plain `__init__` setting `self.w = w`): an instance
+    holding what it is given in those fields (a field left to its default is not traced; fields set from
+    anything else are unknown). Built from tracers, it holds them (HOLDS_TRACED), as a tuple of them does."""
+    func = call.func
+    if type(func) is not cst.Name:
+        return None
+    cls = scope.lookup_value(func.value)
     if cls.kind != "class" or type(cls.definition) is not cst.ClassDef:
         return None
-    fields = record_fields(scope.index, cls.definition)
-    if fields is None or any(a.star for a in call.args):
+    made = constructor(scope.index, cls.definition)
+    if made is None or any(a.star for a in call.args):
         return None
     positional = [a for a in call.args if a.keyword is None]
-    if len(positional) > len(fields):
+    if len(positional) > len(made.positional):
         return None
-    given = {name: value_of(a.value, scope) for name, a in zip(fields, positional, strict=False)}
+    given = {name: value_of(a.value, scope) for name, a in zip(made.positional, positional, strict=False)}
     for arg in call.args:
         if arg.keyword is not None:
-            if arg.keyword.value not in fields or arg.keyword.value in given:
+            name = arg.keyword.value
+            if name in given or (name not in made.positional and name not in made.keyword_only):
                 return None
-            given[arg.keyword.value] = value_of(arg.value, scope)
-    items = tuple(given.get(name, NOTHING) for name in fields)
-    flags = evaluate(call, scope)
-    return Value(flags, "instance", items=items, keys=fields, definition=cls.definition)
+            given[name] = value_of(arg.value, scope)
+    keys = tuple(field for field, _ in made.fields)
+    items = tuple(_held(given.get(param, NOTHING)) for _, param in made.fields)
+    held = any(item.flags & (TRACED | HOLDS_TRACED) for item in items)
+    kind = "instance" if record_fields(scope.index, cls.definition) is not None else "object"
+    return Value(HOLDS_TRACED if held else 0, kind, items=items, keys=keys, definition=cls.definition)

@@ -10,6 +10,7 @@ import libcst as cst
 from ..analysis import HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
 from ..analysis.library import CONTROL_FLOW, STR_BUILTINS
+from ..analysis.records import shows_fields
 from ..fix import SAFE, UNSAFE
 from ..syntax import source_of
 from .edits import Piece
@@ -41,7 +42,14 @@ def culprit(node: cst.BaseExpression, ctx: RuleContext) -> str:
 
 def shows_tracer(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
     """The traced expression whose text `node` would show when formatted at trace time, if any."""
-    if ctx.flags(node) & (TRACED | HOLDS_TRACED):
+    flags = ctx.flags(node)
+    if flags & (TRACED | HOLDS_TRACED):
+        if not flags & TRACED:
+            value = ctx.value(node)
+            if value.kind == "object" and not shows_fields(ctx.index, value.definition):
+                return (
+                    None  # an object built from tracers whose text shows no field: `<Report object at ...>`
+                )
         return node
     if isinstance(node, cst.FormattedString):
         for part in node.parts:
