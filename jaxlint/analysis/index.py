@@ -869,9 +869,11 @@ class ModuleIndex:
                 )
                 if (
                     type(first) is cst.Attribute
-                    and type(first.value) is cst.Name
-                    and first.value.value not in ("self", "cls")
-                ):
+                    and (type(first.value) is cst.Call or type(first.value) is cst.Name)
+                    and not (type(first.value) is cst.Name and first.value.value in ("self", "cls"))
+                ) or type(first) is cst.Name:
+                    # `jax.jit(model.step)`, `jax.jit(Model(...).step)`, `jax.vmap(fitness)` of a callable
+                    # instance: which class's method runs is `instances._transformed_methods`' question.
                     self.method_transforms.append((call, unit))
         self.promote_nested_transforms()
 

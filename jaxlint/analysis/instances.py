@@ -404,12 +404,15 @@ def transformed_applies(index: ModuleIndex) -> None:
 
 
 def _transformed_methods(index: ModuleIndex) -> bool:
-    """`jax.jit(model.step)` (any transformation) with `model` an instance of a project class (bound once to
-    `Model(...)`, or a parameter annotated with the class): the method runs under it, bound to the instance.
+    """`jax.jit(model.step)` (any transformation) with `model` an instance of a project class (built in place,
+    `jax.jit(Model(...).step)`, bound once to `Model(...)`, or a parameter annotated with the class), and
+    `jax.vmap(model)` of such an instance (its `__call__`): the method runs under it, bound to the instance.
     Whether any of this module's methods became traced."""
     applied_any = False
     for call, unit in index.method_transforms:
         target = call.args[0].value
+        if type(target) is cst.Name:  # `jax.vmap(fitness)` of a callable instance runs its `__call__`
+            target = cst.Attribute(value=target, attr=cst.Name("__call__"))
         assert type(target) is cst.Attribute
         found = index.transform_of(call.func, unit)
         # A linen or haiku `apply` is transformed_applies' above: `method_call` knows no `apply` (MODULE_METHODS).

@@ -65,6 +65,28 @@ def dropped_object(name: cst.Name, ctx: Any) -> str | None:
     return kind
 
 
+def captured_update(target: cst.BaseExpression, ctx: Any) -> str | None:
+    """`self.count.value += 1` (a Variable update, `updated_variable`) in a method of a flax.nnx class that a
+    transformation runs bound to its instance (`nnx.jit(counter)`, `jax.jit(model.step)`): the object is
+    captured, not passed in, so flax refuses the update from inside the trace (TraceContextError, flax 0.12).
+    The class's name, else None."""
+    root = updated_variable(target)
+    unit = ctx.unit
+    node = unit.node
+    if root is None or not unit.is_method or type(node) is not cst.FunctionDef:
+        return None
+    params = positional_params(node.params)
+    if not params or params[0].name.value != root.value:
+        return None
+    if not any(app.bound_self and app.kind > NONE for app in unit.applications):
+        return None
+    class_node = unit.class_node
+    index = ctx.index
+    if class_node is None or index.classes.get(class_node.name.value) is not class_node:
+        return None
+    return nnx_class(index, class_node.name, index.root)
+
+
 def mutating_call(call: cst.Call, ctx: Any) -> cst.Name | None:
     """`optimizer.update(model, grads)` (a library nnx method that updates Variables) or `model.step(x)` (a
     method of the module's own nnx class that assigns to `self.<v>.value` / `self.<v>[...]`): the receiver's

@@ -6,9 +6,11 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.nnx_objects import captured_update
 from ..analysis.outer_objects import outer_object_container
 from ..analysis.storage import StorageResolver, container_storage, storage_of
 from ..analysis.values import element_flags
+from ..syntax import source_of
 from .base import Rule
 from .common import culprit
 
@@ -86,6 +88,17 @@ No automatic fix: the value has to be returned through the function's outputs.
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if ctx.kind < GRAD:
+            return
+        captured = captured_update(target, ctx)
+        if captured is not None:
+            ctx.report(
+                self,
+                target,
+                f"Variable update '{source_of(target, 40)}' inside {ctx.context}, which runs bound to a "
+                f"'{captured}' flax.nnx object (captured, not passed in): flax refuses it inside the trace "
+                "(TraceContextError: cannot mutate from a different trace level); pass the object as an "
+                "argument of an nnx.jit function",
+            )
             return
         if value is None:
             source = getattr(statement, "value", None)

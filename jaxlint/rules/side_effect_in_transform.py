@@ -25,7 +25,7 @@ from ..analysis.library import (
 )
 from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
 from ..analysis.storage import StorageResolver, storage_of
-from ..syntax import source_of, walk
+from ..syntax import dotted_name, source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
 
@@ -243,12 +243,8 @@ No automatic fix: what the side effect should become depends on the intent.
             return
         if isinstance(statement, cst.AugAssign):
             stored = ctx.flags(target) | ctx.flags(value)
-        elif (
-            isinstance(statement, cst.Assign)
-            and isinstance(target, cst.Name)
-            and _mentions(value, target.value)
-        ):
-            stored = ctx.flags(value)  # `g = g + 1` on a global
+        elif isinstance(statement, cst.Assign) and _mentions(value, target):
+            stored = ctx.flags(value)  # `g = g + 1` on a global, `self.t = self.t + dt` on the instance
         else:
             return
         if stored & (TRACED | HOLDS_TRACED):
@@ -277,5 +273,11 @@ def _dropped_update(what: str, receiver: cst.Name, ctx: RuleContext) -> str:
     )
 
 
-def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
+def _mentions(node: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """Whether `node` reads the name or attribute (`self.t`) that `target` stores: an update of it."""
+    if isinstance(target, cst.Name):
+        return any(isinstance(n, cst.Name) and n.value == target.value for n in walk(node))
+    stored = dotted_name(target) if isinstance(target, cst.Attribute) else None
+    return stored is not None and any(
+        isinstance(n, cst.Attribute) and dotted_name(n) == stored for n in walk(node)
+    )
