@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis import NONE
 from ..analysis.call_targets import looped_call
-from ..analysis.classes import plain_class, sets_instance_attribute
+from ..analysis.classes import CONSTRUCTORS, plain_class, sets_instance_attribute
 from ..analysis.closures import called_locals, free_locals
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
@@ -396,6 +396,27 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 f"{_short(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
                 f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
                 + self._advice(site[1], ctx, "jit the function once, outside"),
+            )
+            return
+        # Called in a loop here, the compile is amortized over that loop, but not when a loop of the module
+        # calls this function: each of its iterations builds a new function object and compiles again.
+        # A constructor run in a loop builds a new object each time: its jitted function is per object.
+        looped = looped_call(ctx.index, ctx.unit) if ctx.unit.name not in CONSTRUCTORS else None
+        # (A loop handing this function new settings it closes over needs a compile per setting anyway.)
+        sweeps = (
+            looped is not None
+            and bool(site[1].deps & _settings(ctx.unit))
+            and _sweeps_configurations(*looped, ctx)
+        )
+        if looped is not None and not sweeps:
+            ctx.report(
+                self,
+                value,
+                f"{_short(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}', which "
+                f"runs on every iteration of a loop (`{source_of(looped[0].func)}(...)` in '{looped[1].name}'): "
+                "each iteration retraces and recompiles it; "
+                + self._advice(site[1], ctx, "jit it once (in __init__ or at module level)")
+                + " and pass what changes as arguments",
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
