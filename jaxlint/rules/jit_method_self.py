@@ -7,7 +7,13 @@ import libcst as cst
 from ..analysis.classes import PYTREE_METHODS, SETUP_METHODS, self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.instances import linen_possible, module_class_kind, module_instance
+from ..analysis.instances import (
+    built_class,
+    linen_possible,
+    local_method_units,
+    module_class_kind,
+    module_instance,
+)
 from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.library import TRANSFORMATIONS
@@ -116,8 +122,12 @@ No automatic fix.
             return
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position."""
-        if not node.args or not linen_possible(ctx.index):
+        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position; a
+        jitted bound method whose instance changes afterwards."""
+        if not node.args:
+            return
+        self._bound_method(node, ctx)
+        if not linen_possible(ctx.index):
             return
         jitted = jitted_callable(node.func, ctx)
         if jitted is None:
@@ -136,6 +146,42 @@ No automatic fix.
                 "linen Module is not a pytree, so the call raises TypeError (not a valid JAX type); mark "
                 f"'{param}' static (static_argnums/static_argnames) or close over the Module and pass its params",
             )
+
+    def _bound_method(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`fast = jax.jit(obj.m)` with `obj` built from a class of the module, then `obj.attr = v` (or a
+        method call that reassigns `self.attr`) later in the same code, where `m` reads `self.attr`: the
+        bound `self` is a constant of the trace, so the jitted function keeps the old value."""
+        target = node.args[0].value
+        if (
+            type(target) is not cst.Attribute
+            or type(target.value) is not cst.Name
+            or node.args[0].keyword is not None
+            or compiling_transform(node.func, ctx) is None
+        ):
+            return
+        index, unit = ctx.index, ctx.unit
+        cls = built_class(index, target.value, unit)
+        methods = local_method_units(index, cls, target.attr.value, exact=True) if cls is not None else []
+        if len(methods) != 1 or not methods[0].is_method or type(methods[0].node) is not cst.FunctionDef:
+            return
+        params = positional_params(methods[0].node.params)
+        if not params:
+            return
+        read = _self_reads(methods[0].node.body, params[0].name.value)
+        later = _later_statements(unit, node)
+        changed = _changed_after(later, target.value.value, read, index, cls) if read and later else None
+        if changed is None:
+            return
+        attribute, where = changed
+        obj = target.value.value
+        ctx.report(
+            self,
+            node,
+            f"jitted bound method '{source_of(target)}' bakes in '{obj}.{attribute}' as a constant of its trace "
+            f"('self' is bound, not an argument), and {where} changes it later: the jitted function keeps "
+            f"using the old value; pass '{attribute}' as an argument, or make the class a pytree and jit a "
+            "function of it",
+        )
 
     def _check(
         self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx: RuleContext
@@ -294,6 +340,49 @@ No automatic fix.
         return None
 
 
+def _later_statements(unit: Unit, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements after the one of `unit`'s body (top level of its block) that holds `node`."""
+    code = unit.node
+    body = code.body if type(code) is cst.Module else getattr(getattr(code, "body", None), "body", ())
+    for at, statement in enumerate(body):
+        if any(n is node for n in walk(statement)):
+            return list(body[at + 1 :])
+    return []
+
+
+def _changed_after(
+    statements: list[cst.CSTNode], obj: str, read: set[str], index, cls: str
+) -> tuple[str, str] | None:
+    """(attribute, what changes it) for the first of `read` that `obj.attr = v` / `obj.attr += v` or a call
+    `obj.m(...)` of a method of `cls` reassigning `self.attr` changes in `statements`."""
+    for statement in statements:
+        for node in walk(statement):
+            targets: list[cst.BaseExpression] = []
+            if type(node) is cst.Assign:
+                targets = [t.target for t in node.targets]
+            elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
+                targets = [node.target]
+            for target in targets:
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == obj
+                    and target.attr.value in read
+                ):
+                    return target.attr.value, f"'{obj}.{target.attr.value} = ...'"
+            func = node.func if type(node) is cst.Call else None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == obj:
+                for method in local_method_units(index, cls, func.attr.value, exact=True):
+                    code = method.node
+                    params = positional_params(code.params) if type(code) is cst.FunctionDef else []
+                    if not params or method.name in SETUP_METHODS:
+                        continue
+                    written = sorted(self_writes(code.body, params[0].name.value) & read)
+                    if written:
+                        return written[0], f"'{obj}.{func.attr.value}(...)'"
+    return None
+
+
 def _setup_only(cls: cst.ClassDef) -> set[str]:
     """Setup methods, plus private helpers the class uses only from them (`self._precompute()` in `__init__`):
     what those assign is set once per instance, so a jitted method cannot see it change."""
@@ -332,17 +421,12 @@ def _decorator_name(decorator: cst.Decorator) -> str | None:
 
 
 def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
-    """`self.x` read (not called as a method) in a body."""
-    called: set[int] = set()
-    found: set[str] = set()
-    for node in walk(body):
-        if isinstance(node, cst.Call):
-            called.add(id(node.func))
-        elif (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == self_name
-            and id(node) not in called
-        ):
-            found.add(node.attr.value)
-    return found
+    """`self.x` read in a body, called too (`self.fn(x)`: a function stored on the instance is read when
+    called; a method of the class is never reassigned, so it never counts as stale)."""
+    return {
+        node.attr.value
+        for node in walk(body)
+        if isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == self_name
+    }
