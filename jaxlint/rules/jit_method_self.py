@@ -17,6 +17,7 @@ from ..analysis.instances import (
 from ..analysis.jit import compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.library import TRANSFORMATIONS
+from ..analysis.receivers import parameter_class
 from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, source_of, walk
 from .base import Rule
@@ -135,10 +136,10 @@ No automatic fix.
         for arg, param, static in jitted.arguments(node):
             if static:
                 continue
-            built = module_instance(ctx.index, arg.value, ctx.unit)
-            if built is None or module_class_kind(ctx.index, built.func, ctx.unit) != LINEN:
+            cls = _linen_class(arg.value, ctx)
+            if cls is None:
                 continue
-            what = source_of(built.func, 30)
+            what = source_of(cls, 30)
             ctx.report(
                 self,
                 arg.value,
@@ -338,6 +339,21 @@ No automatic fix.
                 if attribute in read:
                     return attribute, statement.name.value
         return None
+
+
+def _linen_class(value: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The flax.linen Module class `value` is an instance of: built by `Model(...)` here or bound once to it,
+    or a parameter that every caller gives such an instance (`receivers.parameter_class`)."""
+    index, unit = ctx.index, ctx.unit
+    built = module_instance(index, value, unit)
+    if built is not None:
+        cls, scope = built.func, unit
+    else:
+        found = parameter_class(index, value, unit)
+        if found is None or isinstance(found[0], str):
+            return None
+        cls, scope = found[0], found[1]
+    return cls if module_class_kind(index, cls, scope) == LINEN else None
 
 
 def _later_statements(unit: Unit, node: cst.CSTNode) -> list[cst.CSTNode]:
