@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
-from ..analysis.nnx_objects import captured_update
+from ..analysis.nnx_objects import captured_mutation, captured_update
 from ..analysis.outer_objects import outer_object_container
 from ..analysis.storage import StorageResolver, container_storage, storage_of
 from ..analysis.values import element_flags
@@ -94,8 +94,8 @@ No automatic fix: the value has to be returned through the function's outputs.
             ctx.report(
                 self,
                 target,
-                f"Variable update '{source_of(target, 40)}' inside {ctx.context}, which runs bound to a "
-                f"'{captured}' flax.nnx object (captured, not passed in): flax refuses it inside the trace "
+                f"Variable update '{source_of(target, 40)}' inside {ctx.context} of a '{captured}' flax.nnx "
+                "object it captures (not passed in): flax refuses it inside the trace "
                 "(TraceContextError: cannot mutate from a different trace level); pass the object as an "
                 "argument of an nnx.jit function",
             )
@@ -130,6 +130,17 @@ No automatic fix: the value has to be returned through the function's outputs.
             return
         method = node.func.attr.value
         receiver = node.func.value
+        captured = captured_mutation(node, ctx)
+        if captured is not None:
+            ctx.report(
+                self,
+                node,
+                f"'{source_of(node.func, 40)}(...)' updates the Variables of a '{captured}' flax.nnx object that "
+                f"{ctx.context} captures (not passed in): flax refuses it inside the trace (TraceContextError: "
+                "cannot mutate from a different trace level); pass the objects as arguments of an nnx.jit "
+                "function",
+            )
+            return
         if method not in STORING_METHODS:
             return
         stored = next((a.value for a in node.args if ctx.flags(a.value) & (TRACED | HOLDS_TRACED)), None)
