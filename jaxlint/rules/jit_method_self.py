@@ -19,7 +19,7 @@ from ..analysis.kinds import LINEN
 from ..analysis.library import TRANSFORMATIONS
 from ..analysis.receivers import parameter_class
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import bound_names, source_of, walk
+from ..syntax import bound_names, dotted_name, source_of, walk
 from .base import Rule
 
 # Compiling transformations that trace every argument, `self` included (the filtering ones keep a Module's
@@ -169,8 +169,21 @@ No automatic fix.
         if not params:
             return
         read = _self_reads(methods[0].node.body, params[0].name.value)
-        later = _later_statements(unit, node)
-        changed = _changed_after(later, target.value.value, read, index, cls) if read and later else None
+        # jit traces at the first call: the state is baked in only when a call comes before the change, and
+        # it shows only when another call comes after it.
+        bound = _bound_to(unit, node)
+        later = _later_statements(unit, node) if read and bound is not None else []
+        first = next((at for at, s in enumerate(later) if _calls(s, bound)), None) if bound else None
+        if first is None:
+            return
+        rest = later[first + 1 :]
+        changed = None
+        for at, statement in enumerate(rest):
+            changed = _changed_after([statement], target.value.value, read, index, cls)
+            if changed is not None:
+                if not any(_calls(s, bound) for s in rest[at + 1 :]):
+                    changed = None
+                break
         if changed is None:
             return
         attribute, where = changed
@@ -354,6 +367,23 @@ def _linen_class(value: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpress
             return None
         cls, scope = found[0], found[1]
     return cls if module_class_kind(index, cls, scope) == LINEN else None
+
+
+def _bound_to(unit: Unit, node: cst.CSTNode) -> str | None:
+    """The dotted name (`fast`, `obj.m`) that a statement of `unit`'s body binds to `node` (`fast = node`)."""
+    code = unit.node
+    body = code.body if type(code) is cst.Module else getattr(getattr(code, "body", None), "body", ())
+    for statement in body:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Assign and small.value is node and len(small.targets) == 1:
+                    return dotted_name(small.targets[0].target)
+    return None
+
+
+def _calls(statement: cst.CSTNode, name: str) -> bool:
+    """Whether the statement calls `name(...)`."""
+    return any(type(n) is cst.Call and dotted_name(n.func) == name for n in walk(statement))
 
 
 def _later_statements(unit: Unit, node: cst.CSTNode) -> list[cst.CSTNode]:
