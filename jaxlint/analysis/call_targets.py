@@ -54,11 +54,11 @@ def call_targets(index: ModuleIndex, call: cst.Call, unit: Unit) -> Targets:
             return [(u, True) for u in method.units], args
         held = held_value(index, func, unit)
         if held is not None:  # `self._f(x)` with `self._f = jax.jit(self._g)` (or `= g`) in the constructor
-            value, owner = held
-            if type(value) is cst.Call and value.args and not value.args[0].star:
-                if value.args[0].keyword is None and index.transform_of(value.func, owner) is not None:
-                    value = value.args[0].value
-            return list(index.resolve_function(value, owner)), args
+            function, owner = held
+            if type(function) is cst.Call and function.args and not function.args[0].star:
+                if function.args[0].keyword is None and index.transform_of(function.func, owner) is not None:
+                    function = function.args[0].value
+            return list(index.resolve_function(function, owner)), args
     if type(func) is cst.Name and unit is not index.root and func.value not in unit.bindings:
         passed = passed_functions(index, unit, func.value)
         if passed:

@@ -148,9 +148,13 @@ def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.B
             continue
         own = params[0].name.value
         for node in own_nodes(statement):
-            if type(node) is not cst.Assign and type(node) is not cst.AnnAssign:
+            if type(node) is cst.Assign:
+                targets = [t.target for t in node.targets]
+            elif type(node) is cst.AnnAssign:
+                targets = [node.target]
+            else:
                 continue
-            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+            value = node.value
             for target in targets:
                 if (
                     type(target) is cst.Attribute
@@ -158,6 +162,8 @@ def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.B
                     and target.value.value == own
                 ):
                     attribute = target.attr.value
-                    plain = len(targets) == 1 and node.value is not None
-                    found[attribute] = None if attribute in found or not plain else (node.value, constructor)
+                    if attribute in found or len(targets) != 1 or value is None:
+                        found[attribute] = None
+                    else:
+                        found[attribute] = (value, constructor)
     return found

@@ -384,12 +384,12 @@ def transformed_applies(index: ModuleIndex) -> None:
         spec = static_spec([*keywords, *call.args[1:]], name)
         kind, label = TRANSFORMATIONS[name].kind, TRANSFORMATIONS[name].label
         # `jax.eval_shape(model.init, key, x)`: `init(rngs, x)` runs `__call__(x)` as `apply(variables, x)` does
-        method = (
+        applied_func = (
             cst.Attribute(target.value, cst.Name("apply"))
             if target.attr.value in LINEN_INIT_METHODS
             else target
         )
-        applied = linen_apply(index, cst.Call(func=method, args=[cst.Arg(cst.Name("variables"))]), unit)
+        applied = linen_apply(index, cst.Call(func=applied_func, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is not None:
             for method in applied.units:
                 method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
@@ -507,12 +507,12 @@ def foreign_transformed(
     context = f"{TRANSFORMATIONS[name].label} '{index.module.code_for_node(target)}'"
     if type(target) is cst.Attribute and target.attr.value in _APPLIES:
         # `jax.eval_shape(model.init, key, x)`: `init(rngs, x)` runs `__call__(x)` as `apply(variables, x)` does
-        method = (
+        applied_func = (
             cst.Attribute(target.value, cst.Name("apply"))
             if target.attr.value in LINEN_INIT_METHODS
             else target
         )
-        applied = linen_apply(index, cst.Call(func=method, args=[cst.Arg(cst.Name("variables"))]), unit)
+        applied = linen_apply(index, cst.Call(func=applied_func, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is None or applied.target is None:
             return None
         return applied.target, name, context, _after_leading(spec, 1), 1

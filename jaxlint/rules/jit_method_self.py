@@ -172,8 +172,10 @@ No automatic fix.
         # jit traces at the first call: the state is baked in only when a call comes before the change, and
         # it shows only when another call comes after it.
         bound = _bound_to(unit, node)
-        later = _later_statements(unit, node) if read and bound is not None else []
-        first = next((at for at, s in enumerate(later) if _calls(s, bound)), None) if bound else None
+        if bound is None or cls is None or not read:
+            return
+        later = _later_statements(unit, node)
+        first = next((at for at, s in enumerate(later) if _calls(s, bound)), None)
         if first is None:
             return
         rest = later[first + 1 :]
@@ -420,8 +422,10 @@ def _changed_after(
             if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == obj:
                 for method in local_method_units(index, cls, func.attr.value, exact=True):
                     code = method.node
-                    params = positional_params(code.params) if type(code) is cst.FunctionDef else []
-                    if not params or method.name in SETUP_METHODS:
+                    if type(code) is not cst.FunctionDef or method.name in SETUP_METHODS:
+                        continue
+                    params = positional_params(code.params)
+                    if not params:
                         continue
                     written = sorted(self_writes(code.body, params[0].name.value) & read)
                     if written:
