@@ -88,7 +88,9 @@ anew each time: a `lambda`, a `functools.partial(...)`, the result of another tr
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
 local name or defined with `@jax.jit` and only called outside loops (or handed to a transformation whose result
-is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
+is called there, `jax.grad(loss)(w)`), or called in a loop there while a loop of the module calls the function
+(`sample = jax.jit(self._sample)` in `run()`, `for d in datasets: sampler.run(d)`: each `run` compiles again;
+constructors are exempt). A function closing over a setting of its function (a `str`, `int` or
 `bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
 `jax.jit(obj.m)` written again after the same one in straight-line code is flagged too: two jitted functions,
 two compiles. A function called on the spot that closes

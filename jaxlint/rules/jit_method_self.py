@@ -50,7 +50,11 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
-  `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`.
+  `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`, also through a
+  parameter of the calling function that every caller gives such an instance;
+- `fast = jax.jit(obj.m)` (or `obj.m = jax.jit(obj.m)`) of an instance of a module class, called, then an
+  attribute `m` reads changed (`obj.attr = v`, or a method of the class reassigning `self.attr`), then called
+  again: the bound `self` is a constant of the trace, so the second call still uses the old value.
 
 ## Why is this bad
 `jax.jit` treats every argument as an array unless told otherwise. `self` is an instance of a class JAX does

@@ -37,7 +37,11 @@ an attribute or item of a module-level or enclosing-scope object, or an outer li
 list/dict/set: `opt.update(...)` is optax's API, not a store). Also containers reached through an outer
 object, when the code shows both: `logger.values.append(y)` with a module-level `logger = Logger()` whose class
 binds `self.values = []`, `STATE["hist"].append(y)` with `STATE = {"hist": []}`, and `setattr(obj, "name", y)`.
-Helpers called from traced code with traced arguments count as traced code.
+Helpers called from traced code with traced arguments count as traced code. A method a transformation runs
+bound to its instance (`sim.step = jax.jit(sim.step)`) stores tracers when it stores what it computes from the
+JAX arrays its constructor put on `self`. A flax.nnx object that traced code captures instead of receiving
+(`nnx.jit(counter)`, `jax.jit(model.step)`, a module-level model or the constructor's `self.optimizer` closed
+over) refuses a Variable update or `Optimizer.update` inside the trace (TraceContextError).
 
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree

@@ -66,7 +66,9 @@ call with traced arguments):
 - `next(it)` where `it` is a Python iterator bound outside the traced function (an `iter(...)`, `map`, `zip`,
   `itertools` result, a generator or a generator expression): it is advanced once, while tracing, and every
   step of a `lax.scan`/`fori_loop` body (or every call of a jitted step) sees that one item;
-- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`;
+- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`,
+  `self.t = self.t + self.dt` (in a method run bound to its instance too: `jax.jit(Chopper(1.0).step)`,
+  `jax.vmap(obj)` runs `obj.__call__`);
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
