@@ -5,6 +5,8 @@ fact computed once from a def's body holds at every call of it, to any depth.
 A call `f(args)` runs the same-module defs of:
 - a name (a def, a lambda bound once, a nested def), a method of `self` (`index.resolve_function`);
 - a method of an instance of a module class (`OBJ.m(x)`, `instances.method_call`);
+- `self._f(x)` where the class's constructor binds `self._f` once to a function, a method or a transformation
+  of one (`self._f = jax.jit(self._g)`; `held_keys.held_value`);
 - `partial(f, a)(x)`, a name bound once to such a partial, `OPS["f"](x)`, `OPS[0](x)`, `Ops.run(x)`
   (`function_values.called_value`);
 - `jax.checkpoint(f)(x)`, `jax.jit(f)(x)`: a transformation that calls the function with the arguments;
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .function_values import called_value
+from .held_keys import held_value
 from .index import ModuleIndex, Unit
 from .instances import method_call
 from .library import WRAPS
@@ -49,6 +52,13 @@ def call_targets(index: ModuleIndex, call: cst.Call, unit: Unit) -> Targets:
         method = method_call(index, func, unit)
         if method is not None and method.units:
             return [(u, True) for u in method.units], args
+        held = held_value(index, func, unit)
+        if held is not None:  # `self._f(x)` with `self._f = jax.jit(self._g)` (or `= g`) in the constructor
+            function, owner = held
+            if type(function) is cst.Call and function.args and not function.args[0].star:
+                if function.args[0].keyword is None and index.transform_of(function.func, owner) is not None:
+                    function = function.args[0].value
+            return list(index.resolve_function(function, owner)), args
     if type(func) is cst.Name and unit is not index.root and func.value not in unit.bindings:
         passed = passed_functions(index, unit, func.value)
         if passed:

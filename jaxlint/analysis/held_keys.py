@@ -260,3 +260,72 @@ def returned_compiled(index: ModuleIndex, unit: Unit) -> tuple[Unit, str] | None
         if type(value) is cst.Name and value.value == name:
             return parent, label
     return None
+
+
+def held_value(
+    index: ModuleIndex, node: cst.BaseExpression, unit: Unit
+) -> tuple[cst.BaseExpression, Unit] | None:
+    """`self._f` read in a method (or a function nested in one) of a module class whose constructor binds
+    `self._f = value` once and which nothing else in the module assigns (`kept_attributes`): the value and
+    the constructor's unit to read it in (`self._f = jax.jit(self._g)` in `__init__`: calling `self._f`
+    calls the jitted method). None otherwise."""
+    if type(node) is not cst.Attribute or type(node.value) is not cst.Name:
+        return None
+    name = node.value.value
+    method: Unit | None = unit
+    while method is not None and not method.is_method:
+        if name in method.local_names or method.parent is None:
+            return None
+        method = method.parent
+    if method is None or type(method.node) is not cst.FunctionDef:
+        return None
+    params = [*method.node.params.posonly_params, *method.node.params.params]
+    cls = method.class_node
+    if (
+        not params
+        or params[0].name.value != name
+        or cls is None
+        or index.classes.get(cls.name.value) is not cls
+    ):
+        return None
+    attribute = node.attr.value
+    if attribute not in kept_attributes(index, cls):
+        return None
+    key = f"held_values {id(cls)}"
+    table = index.root.memo.get(key)
+    if table is None:
+        table = index.root.memo[key] = _held_values(index, cls)
+    return table.get(attribute)
+
+
+def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.BaseExpression, Unit] | None]:
+    """Each attribute the class's constructors bind with one plain `self.a = value` statement (None: several)."""
+    found: dict[str, tuple[cst.BaseExpression, Unit] | None] = {}
+    for statement in cls.body.body:
+        if type(statement) is not cst.FunctionDef or statement.name.value not in CONSTRUCTORS:
+            continue
+        constructor = index.units.get(id(statement))
+        params = statement.params.params
+        if constructor is None or not params:
+            continue
+        own = params[0].name.value
+        for node in own_nodes(statement):
+            if type(node) is cst.Assign:
+                targets = [t.target for t in node.targets]
+            elif type(node) is cst.AnnAssign:
+                targets = [node.target]
+            else:
+                continue
+            value = node.value
+            for target in targets:
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == own
+                ):
+                    attribute = target.attr.value
+                    if attribute in found or len(targets) != 1 or value is None:
+                        found[attribute] = None
+                    else:
+                        found[attribute] = (value, constructor)
+    return found

@@ -929,9 +929,11 @@ class ModuleIndex:
             first = call.args[0].value if not applied and call.args and call.args[0].keyword is None else None
             if (
                 type(first) is cst.Attribute
-                and type(first.value) is cst.Name
-                and first.value.value not in ("self", "cls")
-            ):
+                and (type(first.value) is cst.Call or type(first.value) is cst.Name)
+                and not (type(first.value) is cst.Name and first.value.value in ("self", "cls"))
+            ) or type(first) is cst.Name:
+                # `jax.jit(model.step)`, `jax.jit(Model(...).step)`, `jax.vmap(fitness)` of a callable
+                # instance: which class's method runs is `instances._transformed_methods`' question.
                 self.method_transforms.append((call, unit))
 
     def _traced_model_arguments(

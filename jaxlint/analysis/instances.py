@@ -123,10 +123,11 @@ def wanted_classes(index: ModuleIndex, project_name: Callable[[str], bool]) -> s
         func, args = call.func, call.args
         if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS:
             wanted |= _wanted_class(index, func.value, unit, project_name)
-        # `jax.jit(model.apply)`, `TrainState.create(apply_fn=model.apply)`: the class's `apply` is passed on
+        # `jax.jit(model.apply)`, `TrainState.create(apply_fn=model.apply)`, `jax.eval_shape(model.init, ...)`:
+        # the class's `apply` (or `init`) is passed on
         for arg in args:
             value = arg.value
-            if type(value) is cst.Attribute and value.attr.value == "apply":
+            if type(value) is cst.Attribute and value.attr.value in MODULE_METHODS:
                 wanted |= _wanted_class(index, value.value, unit, project_name)
         if not transformed or not args:
             continue
@@ -335,7 +336,7 @@ def linen_apply(index: ModuleIndex, call: cst.Call, unit: Unit) -> AppliedMethod
 
 
 _APPLY_FN_FIELDS = frozenset(field for _, field in APPLY_FN_FACTORIES.values())
-_APPLIES = _APPLY_FN_FIELDS | {"apply"}
+_APPLIES = _APPLY_FN_FIELDS | {"apply"} | LINEN_INIT_METHODS
 
 
 def applied_module(index: ModuleIndex) -> cst.Call | None:
@@ -367,8 +368,8 @@ def applied_module(index: ModuleIndex) -> cst.Call | None:
 
 
 def transformed_applies(index: ModuleIndex) -> None:
-    """`jax.jit(model.apply)` (and any transformation of a linen Module's `apply`, or of a TrainState's
-    `apply_fn`): `__call__` runs under it, bound to the instance, with the transformation's argument 0 (the
+    """`jax.jit(model.apply)` (and any transformation of a linen Module's `apply` or `init`, or of a
+    TrainState's `apply_fn`): `__call__` runs under it, bound to the instance, with the transformation's argument 0 (the
     variables) in front of its own parameters."""
     if index.root.memo.get("transformed_applies"):
         return
@@ -384,7 +385,13 @@ def transformed_applies(index: ModuleIndex) -> None:
         name, keywords = found
         spec = static_spec([*keywords, *call.args[1:]], name)
         kind, label = TRANSFORMATIONS[name].kind, TRANSFORMATIONS[name].label
-        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        # `jax.eval_shape(model.init, key, x)`: `init(rngs, x)` runs `__call__(x)` as `apply(variables, x)` does
+        applied_func = (
+            cst.Attribute(target.value, cst.Name("apply"))
+            if target.attr.value in LINEN_INIT_METHODS
+            else target
+        )
+        applied = linen_apply(index, cst.Call(func=applied_func, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is not None:
             for method in applied.units:
                 method.apply(Application(kind, label, _after_leading(spec, 1), bound_self=True))
@@ -406,12 +413,15 @@ def transformed_applies(index: ModuleIndex) -> None:
 
 
 def _transformed_methods(index: ModuleIndex) -> bool:
-    """`jax.jit(model.step)` (any transformation) with `model` an instance of a project class (bound once to
-    `Model(...)`, or a parameter annotated with the class): the method runs under it, bound to the instance.
+    """`jax.jit(model.step)` (any transformation) with `model` an instance of a project class (built in place,
+    `jax.jit(Model(...).step)`, bound once to `Model(...)`, or a parameter annotated with the class), and
+    `jax.vmap(model)` of such an instance (its `__call__`): the method runs under it, bound to the instance.
     Whether any of this module's methods became traced."""
     applied_any = False
     for call, unit in index.method_transforms:
         target = call.args[0].value
+        if type(target) is cst.Name:  # `jax.vmap(fitness)` of a callable instance runs its `__call__`
+            target = cst.Attribute(value=target, attr=cst.Name("__call__"))
         assert type(target) is cst.Attribute
         found = index.transform_of(call.func, unit)
         # A linen or haiku `apply` is transformed_applies' above: `method_call` knows no `apply` (MODULE_METHODS).
@@ -500,7 +510,13 @@ def foreign_transformed(
         spec = spec.merged(static_spec(keywords, other))
     context = f"{TRANSFORMATIONS[name].label} '{index.module.code_for_node(target)}'"
     if type(target) is cst.Attribute and target.attr.value in _APPLIES:
-        applied = linen_apply(index, cst.Call(func=target, args=[cst.Arg(cst.Name("variables"))]), unit)
+        # `jax.eval_shape(model.init, key, x)`: `init(rngs, x)` runs `__call__(x)` as `apply(variables, x)` does
+        applied_func = (
+            cst.Attribute(target.value, cst.Name("apply"))
+            if target.attr.value in LINEN_INIT_METHODS
+            else target
+        )
+        applied = linen_apply(index, cst.Call(func=applied_func, args=[cst.Arg(cst.Name("variables"))]), unit)
         if applied is None or applied.target is None:
             return None
         return applied.target, name, context, _after_leading(spec, 1), 1

@@ -20,6 +20,7 @@ import libcst as cst
 from ..syntax import argument, dotted_name, parameter_names, source_of
 from .context import RuleContext
 from .function_values import PARTIAL
+from .held_keys import held_value
 from .index import ModuleIndex, Unit
 from .instances import jitted_apply
 from .library import CONTROL_FLOW, JIT, STATIC_KEYWORDS, TRANSFORMATIONS
@@ -191,6 +192,9 @@ def _jitted_callable(
         bound = _jit_binding(func.value, owner, ctx.unit, index, transforms)
         if bound is not None:
             return bound
+    held = held_value(index, func, ctx.unit) if type(func) is cst.Attribute else None
+    if held is not None:  # `self._f(x)` with `self._f = jax.jit(g, ...)` in the constructor
+        return _held_jit(held[0], held[1], index, transforms, dotted_name(func) or "<function>")
     targets = index.resolve_function(func, ctx.unit)
     if len(targets) > 1:  # several defs may be live here (`if`/`else`, a method defined twice): unknown
         return None
@@ -289,6 +293,23 @@ def jit_call(unit: Unit, name: str, index: ModuleIndex, transforms: frozenset[st
     return value if transform is not None and transform[0] in transforms else None
 
 
+def _held_jit(
+    value: cst.BaseExpression, owner: Unit, index: ModuleIndex, transforms: frozenset[str], label: str
+) -> Jitted | None:
+    """The jitted function an attribute holds: `jax.jit(...)` (one of `transforms`) read in `owner`, the
+    constructor that binds it."""
+    if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None:
+        return None
+    transform = index.transform_of(value.func, owner)
+    if transform is None or transform[0] not in transforms:
+        return None
+    found = index.applications(value, owner)
+    if not found:
+        return _jitted_apply(value, owner, index, label)
+    jitted = _from_application(*found[0], label, 0) if len(found) == 1 else None
+    return dataclasses.replace(jitted, label=label) if jitted is not None else None
+
+
 def _jitted_apply(call: cst.Call, unit: Unit, index: ModuleIndex, label: str) -> Jitted | None:
     """`jax.jit(model.apply)`: the Module's `__call__`, call position i its parameter i (0 is `self`, and
     the variables take call position 0)."""
@@ -320,6 +341,9 @@ def jax_callable_in(
             value = scope.single_assignment(func.value)
             if type(value) is cst.Call and value.args and index.transform_of(value.func, scope) is not None:
                 return True
+    held = held_value(index, func, unit) if type(func) is cst.Attribute else None
+    if held is not None:  # `self._f(x)` with `self._f = jax.jit(g)` in the constructor
+        return jax_callable_in(held[0], index, held[1])
     targets = index.resolve_function(func, unit)
     if not targets:
         return False

@@ -14,7 +14,8 @@ from typing import Any
 import libcst as cst
 
 from ..syntax import own_nodes, walk
-from .instances import class_methods, subclass_bases
+from .held_keys import held_value
+from .instances import class_methods, module_instance, subclass_bases
 from .kinds import NNX, NONE
 from .library import NNX_CLASSES, NNX_MUTATING_METHODS, NNX_RNGS, NNX_STREAM_DRAWERS, TRANSFORMATIONS
 from .receivers import parameter_class
@@ -118,6 +119,71 @@ def _closed_value(index: Any, unit: Any, name: str) -> tuple[cst.Call, Any] | No
         scope = index.root
     value = scope.single_assignment(name)
     return (value, scope) if type(value) is cst.Call else None
+
+
+def captured_update(target: cst.BaseExpression, ctx: Any) -> str | None:
+    """`self.count.value += 1` / `model.w[...] = w` (a Variable update, `updated_variable`) of a flax.nnx object
+    the traced code captures rather than receives: flax refuses the update from inside the trace
+    (TraceContextError: cannot mutate from a different trace level, flax 0.12). The class's name, else None."""
+    root = updated_variable(target)
+    return captured_object(root, ctx) if root is not None else None
+
+
+def captured_mutation(call: cst.Call, ctx: Any) -> str | None:
+    """`optimizer.update(model, grads)` (a library nnx method that updates Variables, the library table) on a
+    captured flax.nnx object (`captured_object`): the class's name, else None."""
+    func = call.func
+    if type(func) is not cst.Attribute:
+        return None
+    kind = captured_object(func.value, ctx)
+    return kind if kind is not None and func.attr.value in NNX_MUTATING_METHODS.get(kind, ()) else None
+
+
+def captured_object(node: cst.BaseExpression, ctx: Any) -> str | None:
+    """The flax.nnx class of an object that transformed code captures instead of receiving as an argument:
+    `self` of a method a transformation runs bound to its instance (`nnx.jit(counter)`, `jax.jit(model.step)`);
+    a name bound outside the transformed function to `Cls(...)` (`model = nnx.Linear(...)` at module level);
+    `self.optimizer` of an enclosing method's `self`, bound once by the constructor (`held_keys.held_value`)."""
+    unit = ctx.unit
+    if ctx.kind <= NONE:
+        return None
+    index = ctx.index
+    if type(node) is cst.Name and unit.is_method and type(unit.node) is cst.FunctionDef:
+        params = positional_params(unit.node.params)
+        if params and params[0].name.value == node.value:
+            if not any(app.bound_self and app.kind > NONE for app in unit.applications):
+                return None
+            class_node = unit.class_node
+            if class_node is None or index.classes.get(class_node.name.value) is not class_node:
+                return None
+            return nnx_class(index, class_node.name, index.root)
+    root = node.value if type(node) is cst.Attribute else node
+    if type(root) is not cst.Name:
+        return None
+    binder = _captured_binder(root.value, unit)
+    if binder is None:
+        return None
+    if type(node) is cst.Attribute:
+        held = held_value(index, node, unit)
+        value, scope = held if held is not None else (None, binder)
+    else:
+        value, scope = module_instance(index, root, binder), binder
+    if type(value) is not cst.Call:
+        return None
+    return nnx_class(index, value.func, scope)
+
+
+def _captured_binder(name: str, unit: Any) -> Any:
+    """The scope binding `name` read in `unit`, when a transformation applies between them (the name is
+    captured by traced code, not passed in); None otherwise."""
+    crossed = False
+    scope = unit
+    while scope is not None:
+        if name in scope.local_names or scope.parent is None:
+            return scope if crossed else None
+        crossed = crossed or (scope.is_target and scope.kind > NONE)
+        scope = scope.parent
+    return None
 
 
 def mutating_call(call: cst.Call, ctx: Any) -> cst.Name | None:

@@ -27,6 +27,7 @@ from .library import (
     CONCRETE_JAX_FUNCTIONS,
     CONCRETE_JAX_PREFIXES,
     CONCRETE_METHODS,
+    CONSTRUCTORS,
     DTYPE_WORDS,
     FIELDS,
     FLATTEN,
@@ -111,7 +112,7 @@ def evaluate(node: Any, scope: Scope) -> int:
         else:
             base = evaluate(node.value, scope)
         if not base & TRACED and type(node.value) is cst.Name and scope.unit.kind == STRICT:
-            base = traced_self_field(node, scope)
+            base = traced_self_field(node, scope) or built_array_field(node, scope)
             if base:
                 return base
         if node.attr.value not in ARRAY_ATTRIBUTES:
@@ -543,6 +544,55 @@ def traced_self_field(node: cst.Attribute, scope: Scope) -> int:
     # A Python scalar leaf (`flag: bool`) is traced as a 0-d array (equinox 0.13.8 under jax.jit and as a
     # lax.scan carry; tests/analysis/test_library_semantics.py).
     return TRACED | ARRAY if array or annotation in SCALAR_FIELD_TYPES else TRACED
+
+
+def built_array_field(node: cst.Attribute, scope: Scope) -> int:
+    """`self.position` in a method of a class whose constructor sets `self.position = jnp.zeros(2)`: a concrete
+    JAX array held by the instance (ARRAY); staged code (`jax.jit(sim.step)`) computes tracers from it."""
+    unit = scope.unit
+    index = getattr(scope, "index", None)
+    if index is None or not unit.is_method:
+        return 0
+    function = unit.node
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional or positional[0].name.value != node.value.value:  # type: ignore[attr-defined]
+        return 0
+    class_node = unit.class_node
+    assert class_node is not None  # a method
+    key = f"built_arrays {id(class_node)}"
+    found = index.root.memo.get(key)
+    if found is None:
+        found = index.root.memo[key] = _built_arrays(index, class_node)
+    return ARRAY if node.attr.value in found else 0
+
+
+def _built_arrays(index: Any, class_node: cst.ClassDef) -> frozenset[str]:
+    """The attributes the class's constructors bind to one `jnp`/`jax.random` call's array (`self.w = ...`)."""
+    found: set[str] = set()
+    for statement in class_node.body.body:
+        if type(statement) is not cst.FunctionDef or statement.name.value not in CONSTRUCTORS:
+            continue
+        unit = index.units.get(id(statement))
+        params = statement.params.params
+        if unit is None or not params:
+            continue
+        own = params[0].name.value
+        for line in statement.body.body if type(statement.body) is cst.IndentedBlock else ():
+            if type(line) is not cst.SimpleStatementLine:
+                continue
+            for small in line.body:
+                if type(small) is not cst.Assign or len(small.targets) != 1:
+                    continue
+                target, value = small.targets[0].target, small.value
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == own
+                    and type(value) is cst.Call
+                    and returns_one_array(index.qualname(value.func, unit))
+                ):
+                    found.add(target.attr.value)
+    return frozenset(found)
 
 
 def pytree_data_field(node: cst.BaseExpression, scope: Any) -> bool:

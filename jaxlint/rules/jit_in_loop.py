@@ -14,7 +14,7 @@ from ..analysis.context import RuleContext
 from ..analysis.index import Unit
 from ..analysis.instances import built_class, local_method_units
 from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms, rebuilt_for_filtered_call
-from ..analysis.library import CACHING_DECORATORS, PARTIAL, TRANSFORMATIONS
+from ..analysis.library import CACHING_DECORATORS, CONSTRUCTORS, PARTIAL, TRANSFORMATIONS
 from ..analysis.library_names import display_name
 from ..analysis.loops import config_sweep, loop_targets
 from ..analysis.pytrees import pytree_model
@@ -93,7 +93,9 @@ anew each time: a `lambda`, a `functools.partial(...)`, the result of another tr
 equality, so `eqx.filter_jit(self.step)` made per call compiles once). It flags the transformation when it is built inside a loop, and, inside a function, when the
 jitted function is only used once per call: called on the spot (`jax.jit(lambda x: ...)(x)`), or bound to a
 local name or defined with `@jax.jit` and only called outside loops (or handed to a transformation whose result
-is called there, `jax.grad(loss)(w)`). A function closing over a setting of its function (a `str`, `int` or
+is called there, `jax.grad(loss)(w)`), or called in a loop there while a loop of the module calls the function
+(`sample = jax.jit(self._sample)` in `run()`, `for d in datasets: sampler.run(d)`: each `run` compiles again;
+constructors are exempt). A function closing over a setting of its function (a `str`, `int` or
 `bool` parameter, `method="linear"`) counts as one that could be built once, with the setting static.
 `jax.jit(obj.m)` written again after the same one in straight-line code is flagged too: two jitted functions,
 two compiles. A function called on the spot that closes
@@ -455,6 +457,27 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 f"{display_name(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}' and "
                 f"'{target.value}' is only called outside loops there: each call retraces and recompiles; "
                 + self._advice(site[1], ctx, "jit the function once, outside"),
+            )
+            return
+        # Called in a loop here, the compile is amortized over that loop, but not when a loop of the module
+        # calls this function: each of its iterations builds a new function object and compiles again.
+        # A constructor run in a loop builds a new object each time: its jitted function is per object.
+        looped = looped_call(ctx.index, ctx.unit) if ctx.unit.name not in CONSTRUCTORS else None
+        # (A loop handing this function new settings it closes over needs a compile per setting anyway.)
+        sweeps = (
+            looped is not None
+            and bool(site[1].deps & _settings(ctx.unit))
+            and _sweeps_configurations(*looped, ctx)
+        )
+        if looped is not None and not sweeps:
+            ctx.report(
+                self,
+                value,
+                f"{display_name(site[0])} of {site[1].description} is rebuilt on every call of '{ctx.unit.name}', which "
+                f"runs on every iteration of a loop (`{source_of(looped[0].func)}(...)` in '{looped[1].name}'): "
+                "each iteration retraces and recompiles it; "
+                + self._advice(site[1], ctx, "jit it once (in __init__ or at module level)")
+                + " and pass what changes as arguments",
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:

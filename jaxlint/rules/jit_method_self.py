@@ -7,13 +7,19 @@ import libcst as cst
 from ..analysis.classes import self_writes, unhashable_class
 from ..analysis.context import RuleContext
 from ..analysis.index import Unit
-from ..analysis.instances import linen_possible, module_class_kind, module_instance
+from ..analysis.instances import (
+    built_class,
+    linen_possible,
+    local_method_units,
+    module_class_kind,
+    module_instance,
+)
 from ..analysis.jit import array_leaf_arguments, compiling_transform, decorator_transforms, jitted_callable
 from ..analysis.kinds import LINEN
 from ..analysis.library import DATACLASS, PYTREE_METHODS, SETUP_METHODS, TRANSFORMATIONS, TYPING_PLAIN_BASES
-from ..analysis.receivers import function_leaf
+from ..analysis.receivers import function_leaf, parameter_class
 from ..analysis.transforms import positional_params, static_spec
-from ..syntax import bound_names, source_of, walk
+from ..syntax import bound_names, dotted_name, source_of, walk
 from .base import Rule
 
 # Compiling transformations that trace every argument, `self` included (the filtering ones keep a Module's
@@ -43,7 +49,11 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
-  `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`.
+  `jax.jit(train_step)(model, params, x)`, or `step(model, ...)` of an `@jax.jit` `step`, also through a
+  parameter of the calling function that every caller gives such an instance;
+- `fast = jax.jit(obj.m)` (or `obj.m = jax.jit(obj.m)`) of an instance of a module class, called, then an
+  attribute `m` reads changed (`obj.attr = v`, or a method of the class reassigning `self.attr`), then called
+  again: the bound `self` is a constant of the trace, so the second call still uses the old value;
 - when a pytree holding a Python function as a leaf (an `eqx.nn.MLP`'s activation, a pool's operation,
   `eqx.nn.Sequential([..., eqx.nn.Lambda(f)])`, a Module of this module with such a field or a `Callable`
   field given a function, not marked static) is given where a plain transformation reads every leaf as an
@@ -124,8 +134,12 @@ No automatic fix.
             return
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A flax.linen Module instance passed to a jitted function at a traced (non-static) position; a
+        jitted bound method whose instance changes afterwards; a pytree holding a function where a plain
+        transformation reads its leaves as arrays."""
         if not node.args:
             return
+        self._bound_method(node, ctx)
         self._function_leaves(node, ctx)
         if linen_possible(ctx.index):
             self._linen_argument(node, ctx)
@@ -160,10 +174,10 @@ No automatic fix.
         for arg, param, static in jitted.arguments(node):
             if static:
                 continue
-            built = module_instance(ctx.index, arg.value, ctx.unit)
-            if built is None or module_class_kind(ctx.index, built.func, ctx.unit) != LINEN:
+            cls = _linen_class(arg.value, ctx)
+            if cls is None:
                 continue
-            what = source_of(built.func, 30)
+            what = source_of(cls, 30)
             ctx.report(
                 self,
                 arg.value,
@@ -171,6 +185,57 @@ No automatic fix.
                 "linen Module is not a pytree, so the call raises TypeError (not a valid JAX type); mark "
                 f"'{param}' static (static_argnums/static_argnames) or close over the Module and pass its params",
             )
+
+    def _bound_method(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`fast = jax.jit(obj.m)` with `obj` built from a class of the module, then `obj.attr = v` (or a
+        method call that reassigns `self.attr`) later in the same code, where `m` reads `self.attr`: the
+        bound `self` is a constant of the trace, so the jitted function keeps the old value."""
+        target = node.args[0].value
+        if (
+            type(target) is not cst.Attribute
+            or type(target.value) is not cst.Name
+            or node.args[0].keyword is not None
+            or compiling_transform(node.func, ctx) is None
+        ):
+            return
+        index, unit = ctx.index, ctx.unit
+        cls = built_class(index, target.value, unit)
+        methods = local_method_units(index, cls, target.attr.value, exact=True) if cls is not None else []
+        if len(methods) != 1 or not methods[0].is_method or type(methods[0].node) is not cst.FunctionDef:
+            return
+        params = positional_params(methods[0].node.params)
+        if not params:
+            return
+        read = _self_reads(methods[0].node.body, params[0].name.value)
+        # jit traces at the first call: the state is baked in only when a call comes before the change, and
+        # it shows only when another call comes after it.
+        bound = _bound_to(unit, node)
+        if bound is None or cls is None or not read:
+            return
+        later = _later_statements(unit, node)
+        first = next((at for at, s in enumerate(later) if _calls(s, bound)), None)
+        if first is None:
+            return
+        rest = later[first + 1 :]
+        changed = None
+        for at, statement in enumerate(rest):
+            changed = _changed_after([statement], target.value.value, read, index, cls)
+            if changed is not None:
+                if not any(_calls(s, bound) for s in rest[at + 1 :]):
+                    changed = None
+                break
+        if changed is None:
+            return
+        attribute, where = changed
+        obj = target.value.value
+        ctx.report(
+            self,
+            node,
+            f"jitted bound method '{source_of(target)}' bakes in '{obj}.{attribute}' as a constant of its trace "
+            f"('self' is bound, not an argument), and {where} changes it later: the jitted function keeps "
+            f"using the old value; pass '{attribute}' as an argument, or make the class a pytree and jit a "
+            "function of it",
+        )
 
     def _check(
         self, node, unit: Unit, name: str, keywords, decorator, is_classmethod: bool, ctx: RuleContext
@@ -329,6 +394,83 @@ No automatic fix.
         return None
 
 
+def _linen_class(value: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+    """The flax.linen Module class `value` is an instance of: built by `Model(...)` here or bound once to it,
+    or a parameter that every caller gives such an instance (`receivers.parameter_class`)."""
+    index, unit = ctx.index, ctx.unit
+    built = module_instance(index, value, unit)
+    if built is not None:
+        cls, scope = built.func, unit
+    else:
+        found = parameter_class(index, value, unit)
+        if found is None or isinstance(found[0], str):
+            return None
+        cls, scope = found[0], found[1]
+    return cls if module_class_kind(index, cls, scope) == LINEN else None
+
+
+def _bound_to(unit: Unit, node: cst.CSTNode) -> str | None:
+    """The dotted name (`fast`, `obj.m`) that a statement of `unit`'s body binds to `node` (`fast = node`)."""
+    code = unit.node
+    body = code.body if type(code) is cst.Module else getattr(getattr(code, "body", None), "body", ())
+    for statement in body:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Assign and small.value is node and len(small.targets) == 1:
+                    return dotted_name(small.targets[0].target)
+    return None
+
+
+def _calls(statement: cst.CSTNode, name: str) -> bool:
+    """Whether the statement calls `name(...)`."""
+    return any(type(n) is cst.Call and dotted_name(n.func) == name for n in walk(statement))
+
+
+def _later_statements(unit: Unit, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements after the one of `unit`'s body (top level of its block) that holds `node`."""
+    code = unit.node
+    body = code.body if type(code) is cst.Module else getattr(getattr(code, "body", None), "body", ())
+    for at, statement in enumerate(body):
+        if any(n is node for n in walk(statement)):
+            return list(body[at + 1 :])
+    return []
+
+
+def _changed_after(
+    statements: list[cst.CSTNode], obj: str, read: set[str], index, cls: str
+) -> tuple[str, str] | None:
+    """(attribute, what changes it) for the first of `read` that `obj.attr = v` / `obj.attr += v` or a call
+    `obj.m(...)` of a method of `cls` reassigning `self.attr` changes in `statements`."""
+    for statement in statements:
+        for node in walk(statement):
+            targets: list[cst.BaseExpression] = []
+            if type(node) is cst.Assign:
+                targets = [t.target for t in node.targets]
+            elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
+                targets = [node.target]
+            for target in targets:
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == obj
+                    and target.attr.value in read
+                ):
+                    return target.attr.value, f"'{obj}.{target.attr.value} = ...'"
+            func = node.func if type(node) is cst.Call else None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == obj:
+                for method in local_method_units(index, cls, func.attr.value, exact=True):
+                    code = method.node
+                    if type(code) is not cst.FunctionDef or method.name in SETUP_METHODS:
+                        continue
+                    params = positional_params(code.params)
+                    if not params:
+                        continue
+                    written = sorted(self_writes(code.body, params[0].name.value) & read)
+                    if written:
+                        return written[0], f"'{obj}.{func.attr.value}(...)'"
+    return None
+
+
 def _setup_only(cls: cst.ClassDef) -> set[str]:
     """Setup methods, plus private helpers the class uses only from them (`self._precompute()` in `__init__`):
     what those assign is set once per instance, so a jitted method cannot see it change."""
@@ -367,17 +509,12 @@ def _decorator_name(decorator: cst.Decorator) -> str | None:
 
 
 def _self_reads(body: cst.CSTNode, self_name: str) -> set[str]:
-    """`self.x` read (not called as a method) in a body."""
-    called: set[int] = set()
-    found: set[str] = set()
-    for node in walk(body):
-        if isinstance(node, cst.Call):
-            called.add(id(node.func))
-        elif (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == self_name
-            and id(node) not in called
-        ):
-            found.add(node.attr.value)
-    return found
+    """`self.x` read in a body, called too (`self.fn(x)`: a function stored on the instance is read when
+    called; a method of the class is never reassigned, so it never counts as stale)."""
+    return {
+        node.attr.value
+        for node in walk(body)
+        if isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == self_name
+    }

@@ -6,9 +6,11 @@ import libcst as cst
 
 from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
 from ..analysis.context import RuleContext
+from ..analysis.nnx_objects import captured_mutation, captured_update
 from ..analysis.outer_objects import outer_object_container
 from ..analysis.storage import StorageResolver, container_storage, storage_of
 from ..analysis.values import element_flags
+from ..syntax import source_of
 from .base import Rule
 from .common import culprit
 
@@ -35,7 +37,11 @@ an attribute or item of a module-level or enclosing-scope object, or an outer li
 list/dict/set: `opt.update(...)` is optax's API, not a store). Also containers reached through an outer
 object, when the code shows both: `logger.values.append(y)` with a module-level `logger = Logger()` whose class
 binds `self.values = []`, `STATE["hist"].append(y)` with `STATE = {"hist": []}`, and `setattr(obj, "name", y)`.
-Helpers called from traced code with traced arguments count as traced code.
+Helpers called from traced code with traced arguments count as traced code. A method a transformation runs
+bound to its instance (`sim.step = jax.jit(sim.step)`) stores tracers when it stores what it computes from the
+JAX arrays its constructor put on `self`. A flax.nnx object that traced code captures instead of receiving
+(`nnx.jit(counter)`, `jax.jit(model.step)`, a module-level model or the constructor's `self.optimizer` closed
+over) refuses a Variable update or `Optimizer.update` inside the trace (TraceContextError).
 
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
@@ -87,6 +93,17 @@ No automatic fix: the value has to be returned through the function's outputs.
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
         if ctx.kind < GRAD:
             return
+        captured = captured_update(target, ctx)
+        if captured is not None:
+            ctx.report(
+                self,
+                target,
+                f"Variable update '{source_of(target, 40)}' inside {ctx.context} of a '{captured}' flax.nnx "
+                "object it captures (not passed in): flax refuses it inside the trace "
+                "(TraceContextError: cannot mutate from a different trace level); pass the object as an "
+                "argument of an nnx.jit function",
+            )
+            return
         if value is None:
             source = getattr(statement, "value", None)
             flags = element_flags(ctx.flags(source)) if source is not None else 0
@@ -117,6 +134,17 @@ No automatic fix: the value has to be returned through the function's outputs.
             return
         method = node.func.attr.value
         receiver = node.func.value
+        captured = captured_mutation(node, ctx)
+        if captured is not None:
+            ctx.report(
+                self,
+                node,
+                f"'{source_of(node.func, 40)}(...)' updates the Variables of a '{captured}' flax.nnx object that "
+                f"{ctx.context} captures (not passed in): flax refuses it inside the trace (TraceContextError: "
+                "cannot mutate from a different trace level); pass the objects as arguments of an nnx.jit "
+                "function",
+            )
+            return
         if method not in STORING_METHODS:
             return
         stored = next((a.value for a in node.args if ctx.flags(a.value) & (TRACED | HOLDS_TRACED)), None)

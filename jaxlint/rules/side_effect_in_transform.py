@@ -28,7 +28,7 @@ from ..analysis.library import (
 from ..analysis.library_names import display_name
 from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
 from ..analysis.storage import StorageResolver, storage_of
-from ..syntax import source_of, walk
+from ..syntax import dotted_name, source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
 
@@ -69,7 +69,9 @@ call with traced arguments):
 - `next(it)` where `it` is a Python iterator bound outside the traced function (an `iter(...)`, `map`, `zip`,
   `itertools` result, a generator or a generator expression): it is advanced once, while tracing, and every
   step of a `lax.scan`/`fori_loop` body (or every call of a jitted step) sees that one item;
-- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`;
+- updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`,
+  `self.t = self.t + self.dt` (in a method run bound to its instance too: `jax.jit(Chopper(1.0).step)`,
+  `jax.vmap(obj)` runs `obj.__call__`);
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
@@ -242,12 +244,8 @@ No automatic fix: what the side effect should become depends on the intent.
             return
         if isinstance(statement, cst.AugAssign):
             stored = ctx.flags(target) | ctx.flags(value)
-        elif (
-            isinstance(statement, cst.Assign)
-            and isinstance(target, cst.Name)
-            and _mentions(value, target.value)
-        ):
-            stored = ctx.flags(value)  # `g = g + 1` on a global
+        elif isinstance(statement, cst.Assign) and _mentions(value, target):
+            stored = ctx.flags(value)  # `g = g + 1` on a global, `self.t = self.t + dt` on the instance
         else:
             return
         if stored & (TRACED | HOLDS_TRACED):
@@ -276,5 +274,11 @@ def _dropped_update(what: str, receiver: cst.Name, ctx: RuleContext) -> str:
     )
 
 
-def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
+def _mentions(node: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """Whether `node` reads the name or attribute (`self.t`) that `target` stores: an update of it."""
+    if isinstance(target, cst.Name):
+        return any(isinstance(n, cst.Name) and n.value == target.value for n in walk(node))
+    stored = dotted_name(target) if isinstance(target, cst.Attribute) else None
+    return stored is not None and any(
+        isinstance(n, cst.Attribute) and dotted_name(n) == stored for n in walk(node)
+    )

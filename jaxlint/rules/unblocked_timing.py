@@ -31,7 +31,7 @@ class UnblockedTiming(Rule):
 Flags timings of JAX work that never wait for the result: two clock reads (`time.time()`,
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`, `datetime.now()`, …) around statements that call JAX — a
 jitted or transformed function of the module (or, when a project is linted, a jitted function another of its
-modules defines), a `jnp`/`lax`/`jax.random` operation, or a function that only dispatches such work and
+modules defines; an attribute the constructor binds to one, `self._f = jax.jit(f)`), a `jnp`/`lax`/`jax.random` operation, or a function that only dispatches such work and
 returns (reached through any call: a helper, a method, `partial`, a lookup, a function passed as an argument, a
 lambda, a nested def, another project module's function) — with nothing in
 between that blocks; `timeit.timeit(lambda: f(x))`/`timeit.repeat`/`timeit.Timer` of such a call; a timer context manager of the
