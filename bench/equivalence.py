@@ -3,7 +3,7 @@ tests/test_speed_equivalence.py).
 
 Usage: ``python bench/equivalence.py [--libs flax,optax,equinox] [--sample N]``
 
-For every file: `analysis.positions.positions_of` for all nodes at once, and for `--sample` single nodes
+For every file: `analysis.binding.positions.positions_of` for all nodes at once, and for `--sample` single nodes
 (the pass that stops early), must equal libcst's `PositionProvider`; so must `all_positions`. Prints the
 counts and exits 1 on any difference. About two minutes of CPU for the three default libraries.
 """
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jaxlint.analysis.positions import all_positions, positions_of
+    from jaxlint.analysis.binding.positions import all_positions, positions_of
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--libs", default="flax,optax,equinox")

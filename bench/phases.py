@@ -19,7 +19,7 @@ Each file goes through the same steps as ``engine.lint_text``, each phase timed 
 - **summary**: the facts the module gives the other modules in project mode (`ModuleFacts.summary`), which
   every directory run computes (each module's facts are built as a directory run's first round builds them:
   the project's own library names, the module's package);
-- **positions**: line/column of the reported nodes (`analysis/positions.py`), only for files with findings;
+- **positions**: line/column of the reported nodes (`analysis/binding/positions.py`), only for files with findings;
 - **findings**: placing, suppressing and describing the findings;
 - **gc**: the cyclic collector, run once per file on the young generation as `lint.py`'s workers do, after
   the file's lint has let go of everything (with ``--gc auto`` the collector runs on its own, as before that

@@ -3,7 +3,7 @@
 A file can skip the parse only when no selected rule can fire in it, which needs, for each rule, a word
 the file must contain. This counts the files (and bytes) of the corpus that pass jaxlint's own prefilter
 but contain none of an *optimistic* set of such words:
-- tracing: the last part of every transformation and lax body the index knows (`analysis.transforms`)
+- tracing: the last part of every transformation and lax body the index knows (`analysis.binding.transforms`)
   and of the aliases names.py maps onto them (`pjit`, `remat`);
 - JAX502: every jnp function of its table (the commonest English-like names dropped: optimistic);
 - the untraced rules' words: `random`, `PRNGKey`, `key`, `time`, `perf_counter`, `float64`, `x64`, `map`.
@@ -27,8 +27,8 @@ sys.path.insert(0, str(HERE))
 
 from corpus import python_files  # noqa: E402
 
-from jaxlint.analysis.library import CONTROL_FLOW, TRANSFORMATIONS  # noqa: E402
-from jaxlint.analysis.names import _CANONICAL_PREFIXES  # noqa: E402
+from jaxlint.analysis.binding.names import _CANONICAL_PREFIXES  # noqa: E402
+from jaxlint.analysis.semantics.library import CONTROL_FLOW, TRANSFORMATIONS  # noqa: E402
 from jaxlint.engine import _PREFILTER  # noqa: E402
 from jaxlint.rules import python_sequence_input  # noqa: E402
 

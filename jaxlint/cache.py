@@ -62,7 +62,7 @@ _FIELDS = {field.name for field in dataclasses.fields(Finding)} - {"path"}
 @functools.cache  # once per process: every project round opens the cache, and the code loaded does not change
 def _build_fingerprint() -> str:
     """jaxlint's own sources and data tables (names, sizes, mtimes): an edited checkout, or an updated table
-    under analysis/data, never reads entries of an older one."""
+    under analysis/semantics/data, never reads entries of an older one."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256(__version__.encode())
     sources = [p for p in package.rglob("*") if p.suffix == ".py" or "data" in p.relative_to(package).parts]

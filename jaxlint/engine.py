@@ -8,10 +8,10 @@ from typing import Any
 
 import libcst as cst
 
-from .analysis.flow import FlowWalker
-from .analysis.index import ModuleIndex
+from .analysis.binding.index import ModuleIndex
+from .analysis.binding.positions import StatementPositions
+from .analysis.flow.walk import FlowWalker
 from .analysis.module_facts import ModuleFacts
-from .analysis.positions import StatementPositions
 from .finding import PARSE_ERROR_CODE, Finding, parse_error, too_large
 from .fix import FixCollector
 from .fix import describe as describe_fix
@@ -48,7 +48,7 @@ def lint_text(
     `fixes`, when given, receives the parsed module and the node-level edits of the unsuppressed findings.
     `parser` (the server's incremental parse, `reparse.py`) parses instead of `syntax.parse_module`: it must
     build the module a full parse builds, and raise what it raises; `statements` (its memo of positions per
-    top-level statement, `analysis.positions.StatementPositions`) answers positions in unchanged statements;
+    top-level statement, `analysis.binding.positions.StatementPositions`) answers positions in unchanged statements;
     `units` (the server's `unit_reuse.UnitMemo`, filled by each lint) lets a lint walk only the defs an edit
     changed where that gives a full lint's findings.
     """

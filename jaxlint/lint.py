@@ -359,7 +359,7 @@ def observe_re_exports(source: str, path: str, settings: LintSettings, project: 
         return
     if len(source) > settings.max_file_size or sum(source.count(c) for c in "([{") > 1000:
         return
-    from .analysis.index import ModuleIndex
+    from .analysis.binding.index import ModuleIndex
     from .syntax import parse_module
 
     try:

@@ -11,7 +11,7 @@
 - A notebook that is not valid JSON, or not a notebook, is a JAX000 finding, never a crash. Notebooks whose
   kernel language is not Python are skipped.
 
-Rules see the magics through the module index (the model lives in `jaxlint.analysis.magics`, re-exported
+Rules see the magics through the module index (the model lives in `jaxlint.analysis.binding.magics`, re-exported
 here): `index.magics` maps the line of the linted text to a `Magic`, and `magic_for(ctx.index, node)` answers
 "which magic runs this node?".
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 import libcst as cst
 
-from .analysis.magics import Magic, Magics, magic_for, magics_for
+from .analysis.binding.magics import Magic, Magics, magic_for, magics_for
 from .analysis.module_facts import ModuleFacts
 from .engine import lint_text
 from .finding import PARSE_ERROR_CODE, Finding, parse_error

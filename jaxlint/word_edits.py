@@ -41,9 +41,9 @@ from typing import Any
 
 import libcst as cst
 
-from .analysis.held_keys import writes_outside_constructors
-from .analysis.library import APPLY_FN_FACTORIES, STATIC_KEYWORDS
-from .analysis.pytrees import PytreeModel
+from .analysis.objects.held import writes_outside_constructors
+from .analysis.objects.pytrees import PytreeModel
+from .analysis.semantics.library import APPLY_FN_FACTORIES, STATIC_KEYWORDS
 from .syntax import CHILDREN, dotted_name
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -156,7 +156,7 @@ def _alone(tokens: list[tuple[int, str, str, bool]], at: int) -> bool:
 
 
 def pytrees(module: cst.Module, imports: Any) -> tuple:
-    """What the module's pytree model (`analysis.pytrees`: a module-wide table of its pytree classes and their
+    """What the module's pytree model (`analysis.objects.pytrees`: a module-wide table of its pytree classes and their
     static fields, read by any statement's walk) holds, comparable."""
     model = PytreeModel(module, imports)
     classes = sorted(

@@ -13,7 +13,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis import ModuleIndex
-from jaxlint.analysis.positions import Positions, all_positions, positions_of
+from jaxlint.analysis.binding.positions import Positions, all_positions, positions_of
 from tests.conftest import LINTED_SOURCES as SOURCES
 from tests.conftest import ROOT
 

@@ -24,7 +24,7 @@ import pytest
 
 from jaxlint import syntax
 from jaxlint.analysis import ModuleIndex
-from jaxlint.analysis.key_relevance import _uses_keys, uses_keys
+from jaxlint.analysis.keys.relevance import _uses_keys, uses_keys
 from jaxlint.analysis.module_facts import ModuleFacts
 from jaxlint.analysis.project import Export
 from jaxlint.syntax import (

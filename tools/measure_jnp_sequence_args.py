@@ -2,9 +2,9 @@
 
 Run by hand when JAX changes, with jax installed, and commit the output:
 
-    python tools/measure_jnp_sequence_args.py > jaxlint/analysis/data/jnp_sequence_args.txt.new
+    python tools/measure_jnp_sequence_args.py > jaxlint/analysis/semantics/data/jnp_sequence_args.txt.new
 
-then keep the header comment of `jaxlint/analysis/data/jnp_sequence_args.txt` (update the JAX version in it).
+then keep the header comment of `jaxlint/analysis/semantics/data/jnp_sequence_args.txt` (update the JAX version in it).
 
 It calls every public function of `jax.numpy`, `jax.numpy.linalg` and `jax.numpy.fft` with a Python list at
 each positional slot (a list of arrays, a list of floats, and a nested list), the other slots filled with small

@@ -1,6 +1,6 @@
 """`RuleContext`: what a rule may ask of the analysis at a node (the `ctx` of every hook).
 
-`flow.Frame` implements it; rules and the analysis helpers they call are typed against this Protocol, so the
+`flow.walk.Frame` implements it; rules and the analysis helpers they call are typed against this Protocol, so the
 walker's internals (environments, rounds, silent passes) stay out of the rules' reach.
 """
 
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import libcst as cst
 
 if TYPE_CHECKING:
-    from .abstract import Value
-    from .index import ModuleIndex, Unit
+    from .binding.index import ModuleIndex, Unit
+    from .values.abstract import Value
 
 
 class RuleContext(Protocol):
@@ -37,7 +37,7 @@ class RuleContext(Protocol):
 
     def value(
         self, node: cst.BaseExpression
-    ) -> Value: ...  # flags and, where known, structure (`abstract.py`)
+    ) -> Value: ...  # flags and, where known, structure (`values/abstract.py`)
 
     def qualname(self, node: cst.BaseExpression) -> str | None: ...
 

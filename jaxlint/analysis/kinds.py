@@ -1,9 +1,9 @@
 """The small constants the model's facts are made of, apart from the code that computes them (and from libcst):
 a module summary read back from the findings cache decodes without importing the analysis.
 
-- value flags (`values.py`): what an expression holds, or-ed together;
-- transformation kinds (`transforms.py`): how a function's values are treated, ordered by strictness;
-- class kinds (`instances.py`): what `init`/`apply` on an instance of a project class do;
+- value flags (`values/flags.py`): what an expression holds, or-ed together;
+- transformation kinds (`binding/transforms.py`): how a function's values are treated, ordered by strictness;
+- class kinds (`objects/instances.py`): what `init`/`apply` on an instance of a project class do;
 - `LITERAL` (`project.py`): a per-argument fact of a call into another module.
 """
 
@@ -18,7 +18,7 @@ HOLDS_TRACED = 16  # a Python container (tuple, list, dict) with tracers inside
 # The argument is a Python bool/int/float literal (or a name bound to one). Above every value flag.
 LITERAL = 1 << 12
 # With a call fact's `rest` (`project.CallFact`): only the parameters annotated as arrays receive it (equinox's
-# filtering, `eqx.filter_jit(model.apply)`: its other arguments are static unless arrays, as `transforms.py` reads).
+# filtering, `eqx.filter_jit(model.apply)`: its other arguments are static unless arrays, as `binding/transforms.py` reads).
 ARRAYS_ONLY = 1 << 13
 
 HOST = -1  # explicitly untraced: the target of jax.debug.callback / pure_callback / io_callback

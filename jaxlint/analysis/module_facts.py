@@ -4,7 +4,7 @@ The engine hands a module's `ModuleFacts` to its walk: the facts the other modul
 functions receive, kinds of the classes it imports, `Export`s of the functions it calls; `analysis.project`
 says what each means and how the driver computes them) and, as the walk goes, the calls it makes into other
 modules. At the end the walk's and the index's facts become the module's `Summary`: its calls, its top-level
-functions with the keys they consume and whether they return one array (`keys.py`, `returns.py`), its
+functions with the keys they consume and whether they return one array (`keys/dataflow.py`, `summaries/returns.py`), its
 jitted module-level bindings, its classes' methods, the project names it imports and calls, and whether it
 reads a clock.
 """
@@ -17,9 +17,11 @@ from typing import Any
 
 import libcst as cst
 
-from .host_effects import module_host_objects
-from .index import ModuleIndex, Unit
-from .instances import (
+from .binding.index import ModuleIndex, Unit
+from .binding.transforms import positional_params
+from .keys.relevance import uses_keys
+from .kinds import NONE
+from .objects.instances import (
     class_methods,
     imports_project_names,
     method_call,
@@ -27,16 +29,14 @@ from .instances import (
     top_level_class_facts,
     wanted_classes,
 )
-from .key_relevance import uses_keys
-from .kinds import NONE
-from .library import DISPATCHING, HOST_OBJECTS
+from .objects.receivers import module_instance
+from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
-from .receivers import module_instance
-from .records import CONSTRUCTION_CHECKS, constructor
-from .returns import function_returns_array
-from .timers import context_timer, timer_class
-from .transforms import positional_params
-from .values import returns_one_array
+from .semantics.library import DISPATCHING, HOST_OBJECTS
+from .summaries.host_effects import module_host_objects
+from .summaries.returns import function_returns_array
+from .summaries.timers import context_timer, timer_class
+from .values.flags import returns_one_array
 
 
 class ModuleFacts:
@@ -58,7 +58,7 @@ class ModuleFacts:
     ) -> None:
         self.incoming: Incoming = incoming or {}
         # An `__init__.py` of a package enclosing the module enables x64, so the module runs with it
-        # (`x64.packages_enable_x64`, which the driver asks).
+        # (`values.x64.packages_enable_x64`, which the driver asks).
         self.x64_package = x64_package
         # Analysed code calls this module's functions: it is analysed whatever words it contains (the engine's
         # prefilter skips only modules nothing analysed calls; `ProjectIndex.silent_callees`).
@@ -72,7 +72,7 @@ class ModuleFacts:
         self.outgoing: set[CallFact] = set()
         self.functions: tuple[FunctionFacts, ...] = ()  # set by the walker at its end
         self.keys: Any = (
-            None  # the module's key dataflow (`keys.key_analysis`), shared by JAX301 and the summary
+            None  # the module's key dataflow (`keys.dataflow.key_analysis`), shared by JAX301 and the summary
         )
         # The server's per-unit reuse (`unit_reuse_summary.after_walk`): top-level functions whose exports the last
         # lint's summary computed and that no changed code can alter, by name: (facts, facts with exports).
@@ -169,7 +169,7 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
 def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     """`step(model, x)` of another project module's function with `model` bound once to `models.Counter(...)`
     (a class of another project module): an eager call fact naming the argument's class, so that the callee
-    knows what its parameter holds (`receivers.parameter_class`: an nnx object, a Module whose fields trace)."""
+    knows what its parameter holds (`objects.receivers.parameter_class`: an nnx object, a Module whose fields trace)."""
     found: set[CallFact] = set()
     if not imports_project_names(index, project_name):
         return found  # neither the callee nor the class can be a project name
@@ -198,11 +198,11 @@ def _with_exports(
     kept: Mapping[str, tuple[FunctionFacts, FunctionFacts]],
 ) -> tuple[FunctionFacts, ...]:
     """The module's top-level functions with what their callers in other modules need: the keys they consume
-    (the key dataflow of `keys.py`, through their own callees, in this module or, by the facts this module
-    received, in others) and whether they return one JAX array (`returns.py`)."""
+    (the key dataflow of `keys/dataflow.py`, through their own callees, in this module or, by the facts this module
+    received, in others) and whether they return one JAX array (`summaries/returns.py`)."""
     analysis = None
     if uses_keys(index):
-        from .keys import key_analysis, path_json
+        from .keys.dataflow import key_analysis, path_json
 
         analysis = key_analysis(index)
     out = []
@@ -249,7 +249,7 @@ def _jitted_bindings(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
 
 
 def _timer_classes(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
-    """The module's top-level timer classes (`timers.timer_class`): `with Timer():` in another module times its
+    """The module's top-level timer classes (`summaries.timers.timer_class`): `with Timer():` in another module times its
     block (JAX403). No parameters and kind NONE, so no call fact ever adds to them (`adds`)."""
     if not any(q.partition(".")[0] in ("time", "timeit") for q in index.imports.names.values()):
         return ()
@@ -262,7 +262,7 @@ def _timer_classes(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
 
 def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
     """The methods of the module's top-level classes (`_method_facts`), with the keys a call on an instance
-    surely consumes (`keys.method_keys`); a method a class inherits from the module's classes is listed under
+    surely consumes (`keys.dataflow.method_keys`); a method a class inherits from the module's classes is listed under
     the subclass's name too when it consumes keys (`env.reset(key)` on an instance of the subclass)."""
     consuming = uses_keys(index)  # else no method consumes a key (and the key dataflow need not load)
     out = []
@@ -295,8 +295,8 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
 def _method_keys(
     index: ModuleIndex, class_name: str, method: str
 ) -> tuple[tuple[str, tuple[int | str, ...]], ...]:
-    """`keys.method_keys` in the summary's form: sorted, with JSON-able paths."""
-    from .keys import method_keys, path_json
+    """`keys.dataflow.method_keys` in the summary's form: sorted, with JSON-able paths."""
+    from .keys.dataflow import method_keys, path_json
 
     return tuple(sorted((n, path_json(p)) for n, p in method_keys(index, class_name, method)))
 

@@ -6,45 +6,45 @@ eager calls with JAX arrays (the callee's parameter then holds one: `Unit.eager_
 The file driver (`lint.py`) names the project's modules (`ProjectIndex`: the linted paths and their package
 roots), turns every module's summary into the facts each module receives (`ProjectIndex.incoming`), and lints
 again the modules whose incoming facts changed, until nothing changes. The walker of a receiving module applies
-them as it applies its own call sites (`flow.py`): a helper called from traced code is traced; a Python scalar
+them as it applies its own call sites (`flow/walk.py`): a helper called from traced code is traced; a Python scalar
 passed to a non-static parameter of a jitted function is a traced scalar there. Methods count as functions
 ("MLP.__call__"): a flax `model.apply(variables, x)` or `obj.m(x)` on a project class instance records a call
-of that method (`instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
+of that method (`objects.instances.module_apply`), with the flags of its instance (`receiver`: a traced equinox Module's
 fields are tracers); `jax.jit(model.apply)` and `nn.jit(MLP)` of another module's class (also `jax.grad`,
 `eqx.filter_jit` of it) record a call whose `rest` flags every parameter not named static
-(`instances.record_transformed`; static positions counted from the end travel as `static_tail`, which the callee
+(`objects.instances.record_transformed`; static positions counted from the end travel as `static_tail`, which the callee
 resolves; under equinox's filtering only array-annotated parameters, `ARRAYS_ONLY`; under grad alone only the
 differentiated positions, as `positional`). A transformation of another module's function called eagerly
 (`jax.jit(step)(x, True)`, `f = jax.jit(step, static_argnums=-1)`; `f(x, True)`) records what the call passes: its
-JAX arrays, and the Python scalars `library.SCALAR_TRACING` traces, are tracers there, an argument of unknown
-structure nothing (`flow_calls._foreign_call`). A call of another module's
+JAX arrays, and the Python scalars `semantics.library.SCALAR_TRACING` traces, are tracers there, an argument of unknown
+structure nothing (`flow.calls._foreign_call`). A call of another module's
 function passing an instance of a project class (`step(model, x)`, `model = models.Counter()`) records which
 argument is of which class (`classes`): a parameter no call of its own module passes takes that class
-(`receivers.parameter_class`), and the class's kind is sent to the callee's module.
+(`objects.receivers.parameter_class`), and the class's kind is sent to the callee's module.
 
 Classes: a summary names its module's top-level flax.linen Module and flax.nnx classes (and those deriving from
 other project modules' classes) and the project names it imports; `ProjectIndex.classes` resolves the kinds through
 bases and re-exports and gives each module that calls `init`/`apply` the kinds of the classes it imports, and
-each module the static and data fields of the pytree classes it imports (`pytrees.pytree_kind`)
-(`ModuleFacts.classes`, read by `instances.module_class_kind`): a key consumed by an imported class's `init`
+each module the static and data fields of the pytree classes it imports (`objects.pytrees.pytree_kind`)
+(`ModuleFacts.classes`, read by `objects.instances.module_class_kind`): a key consumed by an imported class's `init`
 is consumed (JAX301), and `apply` of an imported class is followed. One file alone (flake8, `lint_source`)
 knows nothing of imported classes: they stay unknown, and silent.
 
 What other modules' functions do: a summary also says, per top-level function, which parts of which
-parameters it consumes as PRNG keys (`keys.py`'s summary, through its own callees: those of its module, and
+parameters it consumes as PRNG keys (`keys/dataflow.py`'s summary, through its own callees: those of its module, and
 those of other modules by the facts its module received), whether it surely returns one JAX array
-(`returns.py`) and whether calling it runs a jitted function (module-level `f = jax.jit(g)` too), and which
+(`summaries/returns.py`) and whether calling it runs a jitted function (module-level `f = jax.jit(g)` too), and which
 project names the module calls (`uses`). `ProjectIndex.exports` gives each module the `Export`s of the
 functions it calls, kept only where they can change a finding there; a module linted again may export more,
 so the driver recomputes them every round, to a fixed point (at most `MAX_ROUNDS`). A caller then consumes
 the keys it passes them (JAX301), gets a tracer from one returning an array to traced code (JAX101/JAX102),
 and times a jitted one (JAX403), as for a function of its own module; a `@contextmanager` wall-clock timer
-(`timers.context_timer`), or a timer class (`timers.timer_class`), is exported as one, and a module using it in a
+(`summaries.timers.context_timer`), or a timer class (`summaries.timers.timer_class`), is exported as one, and a module using it in a
 `with` times as one reading a clock.
 A module-level host object (`logger = logging.getLogger(...)`, `bar = tqdm(...)`: `Summary.hosts`) is exported
 by its kind (`Export.host`) to the modules calling its methods: JAX202 there, as for one of their own. Methods are exported for their keys only (`Cls.m`, also under a subclass
 that inherits them from the module's classes): what every override the module defines consumes
-(`keys.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
+(`keys.dataflow.method_keys`); a caller's `uses` names the methods it calls on instances of project classes
 (`env = envs.Env()`, `env: envs.Env`) and the functions it calls through `jax.jit(f)(...)`.
 
 Everything here is small frozen data, and imports neither libcst nor the analysis: summaries travel between
@@ -79,19 +79,19 @@ class CallFact:
     # callee gives them (`jax.jit(model.apply)`, `nn.jit(MLP)` of another module's class: TRACED).
     rest: int = 0
     # The flags of the instance a method runs on (`layer(h)` with `layer` a traced equinox Module: TRACED, its
-    # fields read as tracers: `values.traced_self_field`).
+    # fields read as tracers: `values.flags.traced_self_field`).
     receiver: int = 0
     # The arguments that are instances of a known project class (the keyword, or the position as a decimal
     # string so that facts stay sortable; the class's qualified name as the caller's imports give it):
     # `step(model, x)` with `model = models.Counter(...)`; the callee's parameter is one
-    # (`receivers.parameter_class`).
+    # (`objects.receivers.parameter_class`).
     classes: tuple[tuple[str, str], ...] = ()
     # Static positions counted from the end of the callee's parameters (`jax.jit(model.apply,
     # static_argnums=-1)`): only the callee knows which parameters they name, so `rest` skips them there.
     static_tail: tuple[int, ...] = ()
     # The constructor arguments of the object a method runs on, when the caller built it from a class of the
     # callee's module (`op = qops.Exp(coeff=jnp.cos(t)); op.decomposition()`): (position as a decimal string,
-    # or keyword; flags). The callee's module knows which fields they fill (`records.constructor`).
+    # or keyword; flags). The callee's module knows which fields they fill (`objects.records.constructor`).
     built: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> list:
@@ -170,7 +170,7 @@ class CallFact:
     @property
     def as_given(self) -> bool:
         """A library runs the function under its trace with its own arguments as the caller gave them
-        (`NUTS(model)` of another module's `model`: `instances.lifted_classes`): traced code, no tracer passed."""
+        (`NUTS(model)` of another module's `model`: `objects.instances.lifted_classes`): traced code, no tracer passed."""
         return not (self.positional or self.keywords or self.starred or self.rest or self.receiver)
 
     def static_names(self, positional: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,15 +193,15 @@ class FunctionFacts:
     jitted: bool  # calling the name runs the jitted function
     passed: tuple[str, ...] = ()  # parameters some traced caller passes (the others keep their defaults)
     # What a caller in another module needs (`Export`): the parts of its parameters it consumes as PRNG keys
-    # ((name, index path): ints index tuples, ".attr" strings attributes; `keys.Summary`), and whether it
-    # surely returns one JAX array (`returns.py`).
+    # ((name, index path): ints index tuples, ".attr" strings attributes; `keys.dataflow.Summary`), and whether it
+    # surely returns one JAX array (`summaries/returns.py`).
     keys: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
     returns: bool = False
-    # A `@contextmanager` that reads a wall clock around its `yield` (`timers.py`): `with timer(...)` in
+    # A `@contextmanager` that reads a wall clock around its `yield` (`summaries/timers.py`): `with timer(...)` in
     # another module times its block (JAX403).
     timer: bool = False
-    # Calling it only dispatches JAX work and returns before the work is done (`dispatch.dispatches_only`:
-    # JAX403 in a module timing it); it runs JAX code that vmap could run (`dispatch.runs_jax`: JAX404).
+    # Calling it only dispatches JAX work and returns before the work is done (`summaries.dispatch.dispatches_only`:
+    # JAX403 in a module timing it); it runs JAX code that vmap could run (`summaries.dispatch.runs_jax`: JAX404).
     dispatches: bool = False
     runs_jax: bool = False
     # Parameters it hands to a transformation, with the transformations (`Unit.hands_on`): a caller's argument
@@ -358,7 +358,7 @@ class Export:
     jitted: bool = False
     timer: bool = False  # a wall-clock timer context manager (`FunctionFacts.timer`)
     # A module-level host object rather than a function (`Summary.hosts`): its kind ("logger", "progress bar":
-    # `library.HOST_OBJECTS` says what its methods do under a transformation, JAX202).
+    # `semantics.library.HOST_OBJECTS` says what its methods do under a transformation, JAX202).
     host: str = ""
     dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
@@ -367,7 +367,7 @@ class Export:
 
 @dataclasses.dataclass(frozen=True, order=True)
 class ClassFacts:
-    """One top-level class as its own module sees it: its kind when known there (`instances.LINEN`), else the
+    """One top-level class as its own module sees it: its kind when known there (`objects.instances.LINEN`), else the
     classes of other project modules it derives from, whose kinds the project index looks up."""
 
     name: str
@@ -485,7 +485,7 @@ def _pytree_fact(kind: str) -> bool:
 
 
 def inherit_pytree(kind: str, bases: Iterable[str]) -> str:
-    """A pytree class's kind ("pytree:<static>:<data>[:plain]", `pytrees.pytree_kind`) with the static fields
+    """A pytree class's kind ("pytree:<static>:<data>[:plain]", `objects.pytrees.pytree_kind`) with the static fields
     (class attributes) of its bases' pytree kinds added, except those it makes data."""
     parts = kind.split(":")
     static, data = ({f for f in part.split(",") if f} for part in parts[1:3])
@@ -579,7 +579,7 @@ def _init_mentions_x64(init: str) -> bool:
         if "x64" in text.lower():
             import libcst as cst
 
-            from .x64 import mentions_x64
+            from .values.x64 import mentions_x64
 
             try:
                 found = mentions_x64(cst.parse_module(text))
@@ -817,7 +817,7 @@ class ProjectIndex:
             table = {}
             for qualname, found in found_all.items():
                 # what a helper returns matters wherever it is called: a JAX array in eager code, a tracer in
-                # traced code (`values._call` decides by the caller's scope)
+                # traced code (`values.flags._call` decides by the caller's scope)
                 found = dataclasses.replace(
                     found, jitted=found.jitted and times, dispatches=found.dispatches and times
                 )

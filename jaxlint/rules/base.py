@@ -1,7 +1,7 @@
 """What a rule is: metadata, a doc in fixed sections, and hooks the flow walk calls.
 
 A rule subclasses `Rule`, sets the class attributes, and defines any of these hooks, which the flow walk
-(`jaxlint.analysis.flow`) calls:
+(`jaxlint.analysis.flow.walk`) calls:
 - `on_module(module, ctx)`: once per file, before anything else;
 - `on_unit(unit, ctx)`: when the body of a unit (the module, a function, a lambda) is about to be walked, with
   that unit's own `ctx`; a function may be walked more than once (when callers show more of its parameters

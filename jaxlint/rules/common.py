@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import HOLDS_TRACED, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.library import CONTROL_FLOW, STR_BUILTINS
-from ..analysis.records import shows_fields
+from ..analysis import CONTROL_FLOW, HOLDS_TRACED, STR_BUILTINS, TRACED, RuleContext, shows_fields
 from ..fix import SAFE, UNSAFE
 from ..syntax import source_of
 from .edits import Piece

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import STRICT
-from ..analysis.context import RuleContext
-from ..analysis.library import DEBUG_PRINT
+from ..analysis import DEBUG_PRINT, STRICT, RuleContext
 from ..fix import replace
 from .base import Rule
 from .common import culprit, moved_values_safety, shows_tracer, values_format_at_run_time

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.context import RuleContext
-from ..analysis.kinds import ARRAY, NONE, TRACED
-from ..analysis.library import COPYING_INPLACE_METHODS
-from ..analysis.usage import NameUsage
+from ..analysis import ARRAY, COPYING_INPLACE_METHODS, NONE, TRACED, NameUsage, RuleContext
 from ..fix import UNSAFE, replace
 from ..syntax import source_of
 from .base import Rule

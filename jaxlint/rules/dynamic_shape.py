@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import BOOL, STRICT, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.library import CONDITION_SIZED, ONE_ARGUMENT_VALUE_SIZED, VALUE_SIZED
-from ..analysis.library_names import display_name
+from ..analysis import (
+    BOOL,
+    CONDITION_SIZED,
+    ONE_ARGUMENT_VALUE_SIZED,
+    STRICT,
+    TRACED,
+    VALUE_SIZED,
+    RuleContext,
+    display_name,
+)
 from ..syntax import source_of
 from .base import Rule
 from .common import culprit

@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..analysis.names import ImportTable, dotted_name
+from ..analysis import ImportTable, dotted_name
 from ..syntax import walk
 
 # A backslash escape that names a character by number or name; `\\.` is matched too so that `\\\\x41` (an

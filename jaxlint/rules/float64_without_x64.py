@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.library import (
+from ..analysis import (
+    ARRAY,
     DTYPE_CONSTRUCTORS,
     DTYPE_KEYWORDS,
     DTYPE_METHODS,
     DTYPE_POSITIONS,
     DTYPE_REQUESTING,
+    TRACED,
     WIDE_CONSTRUCTORS,
     WIDE_DTYPES,
     WIDE_STRINGS,
+    RuleContext,
+    display_name,
+    enables_x64,
+    is_program,
 )
-from ..analysis.library_names import display_name
-from ..analysis.x64 import enables_x64, is_program
 from ..syntax import children, source_of, walk
 from .base import Rule
 

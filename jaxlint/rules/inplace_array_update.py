@@ -6,13 +6,19 @@ from typing import Any
 
 import libcst as cst
 
-from ..analysis import ARRAY, HOLDS_TRACED, LIST, STRICT, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.library import MISSING_INPLACE_METHODS
-from ..analysis.namespaces import ARRAY_NAMESPACES
-from ..analysis.shown_class import shows_project_instance
-from ..analysis.transforms import positional_params
-from ..analysis.usage import NameUsage
+from ..analysis import (
+    ARRAY,
+    ARRAY_NAMESPACES,
+    HOLDS_TRACED,
+    LIST,
+    MISSING_INPLACE_METHODS,
+    STRICT,
+    TRACED,
+    NameUsage,
+    RuleContext,
+    positional_params,
+    shows_project_instance,
+)
 from ..fix import SAFE, UNSAFE, replace
 from ..syntax import source_of
 from .base import Rule
@@ -313,7 +319,7 @@ _OPERATOR_SYMBOLS = {
 
 
 def _held_immutably(base: cst.BaseExpression, ctx: RuleContext) -> bool:
-    """`pair[0]` of a tuple, `params.w` of a record instance (`analysis/records.py`): a part of a value whose
+    """`pair[0]` of a tuple, `params.w` of a record instance (`analysis/objects/records.py`): a part of a value whose
     parts cannot be assigned."""
     if type(base) is not cst.Attribute and type(base) is not cst.Subscript:
         return False

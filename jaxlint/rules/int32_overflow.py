@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.context import RuleContext
-from ..analysis.int_ranges import (
+from ..analysis import (
     INT32_MAX,
     INT32_MIN,
+    INT_BOUNDS,
+    INT_CONVERSIONS,
+    INT_FILLS,
+    INT_OPERANDS,
+    RuleContext,
+    enables_x64,
     fits_int32,
     int_bounds,
+    is_program,
     literal_int,
     literal_ints,
     narrow_int_array,
 )
-from ..analysis.library import INT_BOUNDS, INT_CONVERSIONS, INT_FILLS, INT_OPERANDS
-from ..analysis.x64 import enables_x64, is_program
 from ..syntax import argument, source_of
 from .base import Rule
 

@@ -6,19 +6,31 @@ import dataclasses
 
 import libcst as cst
 
-from ..analysis import NONE
-from ..analysis.call_targets import looped_call
-from ..analysis.classes import plain_class, sets_instance_attribute
-from ..analysis.closures import called_locals, free_locals
-from ..analysis.context import RuleContext
-from ..analysis.index import Unit
-from ..analysis.instances import built_class, local_method_units
-from ..analysis.jit import COMPILING, compiling_transform, decorator_transforms, rebuilt_for_filtered_call
-from ..analysis.library import CACHING_DECORATORS, CONSTRUCTORS, PARTIAL, TRANSFORMATIONS
-from ..analysis.library_names import display_name
-from ..analysis.loops import config_sweep, loop_targets
-from ..analysis.pytrees import pytree_model
-from ..analysis.usage import called_outside_loops_only
+from ..analysis import (
+    CACHING_DECORATORS,
+    COMPILING,
+    CONSTRUCTORS,
+    NONE,
+    PARTIAL,
+    TRANSFORMATIONS,
+    RuleContext,
+    Unit,
+    built_class,
+    called_locals,
+    called_outside_loops_only,
+    compiling_transform,
+    config_sweep,
+    decorator_transforms,
+    display_name,
+    free_locals,
+    local_method_units,
+    loop_targets,
+    looped_call,
+    plain_class,
+    pytree_model,
+    rebuilt_for_filtered_call,
+    sets_instance_attribute,
+)
 from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
 from .base import Rule
 

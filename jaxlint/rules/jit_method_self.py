@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.classes import self_writes, unhashable_class
-from ..analysis.context import RuleContext
-from ..analysis.index import Unit
-from ..analysis.instances import (
+from ..analysis import (
+    DATACLASS,
+    LINEN,
+    PYTREE_METHODS,
+    SETUP_METHODS,
+    TRANSFORMATIONS,
+    TYPING_PLAIN_BASES,
+    RuleContext,
+    Unit,
+    array_leaf_arguments,
     built_class,
+    compiling_transform,
+    decorator_transforms,
+    function_leaf,
+    jitted_callable,
     linen_possible,
     local_method_units,
     module_class_kind,
     module_instance,
+    parameter_class,
+    positional_params,
+    self_writes,
+    static_spec,
+    unhashable_class,
 )
-from ..analysis.jit import array_leaf_arguments, compiling_transform, decorator_transforms, jitted_callable
-from ..analysis.kinds import LINEN
-from ..analysis.library import DATACLASS, PYTREE_METHODS, SETUP_METHODS, TRANSFORMATIONS, TYPING_PLAIN_BASES
-from ..analysis.receivers import function_leaf, parameter_class
-from ..analysis.transforms import positional_params, static_spec
 from ..syntax import bound_names, dotted_name, source_of, walk
 from .base import Rule
 

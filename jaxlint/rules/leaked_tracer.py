@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, GRAD, HOLDS_TRACED, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.nnx_objects import captured_mutation, captured_update
-from ..analysis.outer_objects import outer_object_container
-from ..analysis.storage import StorageResolver, container_storage, storage_of
-from ..analysis.values import element_flags
+from ..analysis import (
+    ARRAY,
+    GRAD,
+    HOLDS_TRACED,
+    TRACED,
+    RuleContext,
+    StorageResolver,
+    captured_mutation,
+    captured_update,
+    container_storage,
+    element_flags,
+    outer_object_container,
+    storage_of,
+)
 from ..syntax import source_of
 from .base import Rule
 from .common import culprit

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.context import RuleContext
-from ..analysis.library import KEY_RESULTS, SEEDED_KEY_MAKERS
+from ..analysis import KEY_RESULTS, SEEDED_KEY_MAKERS, RuleContext
 from ..fix import UNSAFE, replace
 from .base import Rule
 from .edits import reference_to

@@ -1,4 +1,4 @@
-"""JAX301 prng-key-reuse: the rule on top of the key dataflow in `jaxlint.analysis.keys`."""
+"""JAX301 prng-key-reuse: the rule on top of the key dataflow in `jaxlint.analysis.keys.dataflow`."""
 
 from __future__ import annotations
 
@@ -6,16 +6,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..analysis.context import RuleContext
-from ..analysis.held_keys import defaulted_key
-from ..analysis.index import Unit
-from ..analysis.key_relevance import uses_keys
-from ..analysis.nnx_objects import closed_stream
+from ..analysis import RuleContext, Unit, closed_stream, defaulted_key, uses_keys
 from ..syntax import walk
 from .base import Rule
 
 if TYPE_CHECKING:  # the dataflow itself loads only for a module that draws random numbers
-    from ..analysis.keys import KeyAnalysis, KeyReuse
+    from ..analysis import KeyAnalysis, KeyReuse
 
 _LOOP_WORDS = {
     cst.For: "for loop",
@@ -65,7 +61,7 @@ an attribute or dict entry. Keys held in parameters, attributes (`self.key`) and
 only while no unknown code could have replaced them. When a project is linted (the command, `lint_paths`), a
 function of another of its modules consumes what its own module's analysis says it does (through its own
 callees too); one file alone (flake8, `lint_source`), library functions and methods of unknown objects are
-assumed not to consume the keys they get, except those the library table (`analysis/library.py`) names, each
+assumed not to consume the keys they get, except those the library table (`analysis/semantics/library.py`) names, each
 checked by running it: a numpyro, distrax or tfp-on-jax distribution's `sample(key)` / `sample(seed=key)`,
 `numpyro.handlers.seed(model, key)` (the same key given to `seed` twice replays on purpose, as for a model and
 its guide), `nnx.Rngs(key)` (it draws `split(key)[n]` on its n-th call: two Rngs from one key, or the key also
@@ -151,7 +147,7 @@ No automatic fix: which key should be split, and where, is the author's choice.
 
     def on_module(self, module: cst.Module, ctx: RuleContext) -> None:
         if uses_keys(ctx.index):
-            from ..analysis.keys import key_analysis
+            from ..analysis import key_analysis
 
             self._analysis = key_analysis(ctx.index)
 

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, STRICT, TRACED
-from ..analysis.call_targets import call_targets
-from ..analysis.context import RuleContext
-from ..analysis.dispatch import runs_jax
-from ..analysis.index import Binding, Unit
-from ..analysis.jit import is_jax_callable
-from ..analysis.library import (
+from ..analysis import (
+    ARRAY,
+    ARRAY_ANNOTATIONS,
+    ARRAY_NAMESPACES,
     CONCRETE_JAX_FUNCTIONS,
     CONCRETE_JAX_PREFIXES,
     CONVERSIONS,
     LIST_RESULTS,
+    NUMPY_ARRAYS,
     NUMPY_RANDOM,
     STACKERS,
+    STRICT,
+    TRACED,
+    Binding,
+    NameUsage,
+    RuleContext,
+    Unit,
+    call_targets,
+    is_jax_callable,
+    reads_carried,
+    runs_jax,
 )
-from ..analysis.loops import reads_carried
-from ..analysis.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS
-from ..analysis.transforms import ARRAY_ANNOTATIONS
-from ..analysis.usage import NameUsage
 from ..syntax import own_nodes, source_of, walk
 from .base import Rule
 

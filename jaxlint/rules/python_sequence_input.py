@@ -1,21 +1,28 @@
 """JAX502 python-sequence-input.
 
 Which `jax.numpy` functions reject Python sequences is a row of the library table measured on real JAX, not
-guessed (`analysis/library_sequences.py`, its data written by `tools/measure_jnp_sequence_args.py`).
+guessed (`analysis/semantics/sequences.py`, its data written by `tools/measure_jnp_sequence_args.py`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, LIST, TRACED
-from ..analysis.abstract import UNKNOWN
-from ..analysis.context import RuleContext
-from ..analysis.jit import jitted_callable
-from ..analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC
-from ..analysis.library_names import display_name
-from ..analysis.namespaces import JAX_NUMPY
-from ..analysis.transforms import annotation_name, positional_params
+from ..analysis import (
+    ARRAY,
+    JAX_NUMPY,
+    LIST,
+    SEQUENCE_NESTED,
+    SEQUENCE_REJECTS,
+    SEQUENCE_VARIADIC,
+    TRACED,
+    UNKNOWN,
+    RuleContext,
+    annotation_name,
+    display_name,
+    jitted_callable,
+    positional_params,
+)
 from ..syntax import source_of
 from .base import Rule
 from .common import describe_sequence

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import HOLDS_TRACED, STRICT, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.host_effects import call_effect, outer_iterator
-from ..analysis.library import (
+from ..analysis import (
     ENVIRON,
     FILE_OPENERS,
+    HOLDS_TRACED,
     HOST_EFFECTS,
     INPUT,
     LOGS,
@@ -22,12 +20,20 @@ from ..analysis.library import (
     SAVES,
     SHELL,
     STDLIB_RANDOM,
+    STRICT,
     TIME_READS,
+    TRACED,
     WRITES,
+    RuleContext,
+    StorageResolver,
+    call_effect,
+    display_name,
+    dropped_object,
+    mutating_call,
+    outer_iterator,
+    storage_of,
+    updated_variable,
 )
-from ..analysis.library_names import display_name
-from ..analysis.nnx_objects import dropped_object, mutating_call, updated_variable
-from ..analysis.storage import StorageResolver, storage_of
 from ..syntax import dotted_name, source_of, walk
 from .base import Rule
 from .common import culprit, per_run, shows_tracer
@@ -79,7 +85,7 @@ call with traced arguments):
   `nnx.state`).
 
 What a library call does on the host (logs, draws a progress bar, makes a logger or a bar) is read from the
-library table (`jaxlint/analysis/library.py`), each entry run on the version it names.
+library table (`jaxlint/analysis/semantics/library.py`), each entry run on the version it names.
 
 Not flagged: anything outside transformations, under `jax.grad` alone (it runs the Python function on every
 call), inside `jax.debug.callback`/`io_callback`/`pure_callback` targets, under `jax.eval_shape` or

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.library import (
+from ..analysis import (
+    ARRAY,
     CONVERTING_BUILTINS,
+    GRAD,
+    HOLDS_TRACED,
+    LIST,
+    MATH,
+    NUMPY,
+    NUMPY_DELEGATING,
+    NUMPY_DTYPE,
     NUMPY_JNP_NAMESAKES,
     NUMPY_RANDOM,
     NUMPY_SHAPE_ONLY,
     STATIC_INT_METHODS,
     STATIC_INTS,
+    STRICT,
+    TRACED,
+    RuleContext,
+    display_name,
+    is_numpy_array,
 )
-from ..analysis.library_names import display_name
-from ..analysis.namespaces import MATH, NUMPY, NUMPY_DELEGATING, NUMPY_DTYPE
-from ..analysis.numpy_arrays import is_numpy_array
 from ..fix import UNSAFE, replace
 from .base import Rule
 from .common import culprit

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, STRICT, TRACED
-from ..analysis.context import RuleContext
-from ..analysis.flow_guards import tracer_check
-from ..analysis.library import COMPARING_BUILTINS
-from ..analysis.library_names import display_name
-from ..analysis.values import pytree_data_field
+from ..analysis import (
+    ARRAY,
+    COMPARING_BUILTINS,
+    STRICT,
+    TRACED,
+    RuleContext,
+    display_name,
+    pytree_data_field,
+    tracer_check,
+)
 from .base import Rule
 from .common import culprit
 
@@ -61,7 +65,7 @@ def relu(x):
 Use `jnp.where` or `lax.cond`/`lax.switch` for branches, `lax.while_loop` for loops, and mark truly static
 parameters with `static_argnums`/`static_argnames`; a flag that selects behaviour (`train`, `deterministic`,
 `is_training`, ...) gets that advice instead of `jnp.where`: make it static, or a Module field. Functions a
-library runs under its trace are checked there too (the library table, `analysis/library.py`): optax
+library runs under its trace are checked there too (the library table, `analysis/semantics/library.py`): optax
 schedules, numpyro models (sample sites are tracers; the model's own arguments stay concrete), objectives of
 `jax.scipy.optimize.minimize`, `jax.jit(model.apply)` of a flax Module, a TrainState's `apply_fn`, and
 `jax.jit(hk.transform(f).apply)`. For the builtins: `jnp.maximum`/`jnp.minimum` (two values),

@@ -6,12 +6,16 @@ from typing import Any
 
 import libcst as cst
 
-from ..analysis.context import RuleContext
-from ..analysis.dispatch import DispatchJudge
-from ..analysis.index import Unit
-from ..analysis.library import CLOCKS, TIMEIT_RUNS
-from ..analysis.magics import magic_for
-from ..analysis.timers import CLOCK_MODULES, timer_manager
+from ..analysis import (
+    CLOCK_MODULES,
+    CLOCKS,
+    TIMEIT_RUNS,
+    DispatchJudge,
+    RuleContext,
+    Unit,
+    magic_for,
+    timer_manager,
+)
 from ..fix import SAFE, replace
 from ..syntax import bound_names, children, source_of
 from .base import Rule
@@ -217,7 +221,7 @@ def _wait_for(magic: Any, statements: list[cst.CSTNode], call: cst.Call, ctx: Ru
 
 
 def _judge(ctx: RuleContext) -> DispatchJudge:
-    """A judge of the rule's own unit's code (`analysis.dispatch`: what only dispatches JAX work)."""
+    """A judge of the rule's own unit's code (`analysis.summaries.dispatch`: what only dispatches JAX work)."""
     return DispatchJudge(ctx.index, ctx.unit, ctx.qualname, ctx.is_module_global)
 
 

@@ -4,25 +4,34 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis import ARRAY, LIST, TRACED
-from ..analysis.classes import unhashable_class
-from ..analysis.context import RuleContext
-from ..analysis.fresh_objects import built_anew, changed_since_use, identity_hashed
-from ..analysis.jit import COMPILING, Jitted, compiled_function, jitted_callable, static_arguments_possible
-from ..analysis.library import (
+from ..analysis import (
+    ARRAY,
+    ARRAY_BUILDING_NAMESPACES,
+    COMPILING,
     CONCRETE_JAX_FUNCTIONS,
     CONCRETE_JAX_PREFIXES,
     FLOAT_GRIDS,
+    LIST,
+    NUMPY_ARRAYS,
     SAME_CLASS_RESULTS,
     STATIC_STATE_ARGUMENTS,
+    TRACED,
     TRANSFORMATIONS,
     UNHASHABLE_BUILTINS,
+    Jitted,
+    RuleContext,
+    built_anew,
+    changed_since_use,
+    compiled_function,
+    identity_hashed,
+    is_numpy_array,
+    jitted_callable,
+    loop_targets,
+    module_instance,
+    pytree_model,
+    static_arguments_possible,
+    unhashable_class,
 )
-from ..analysis.loops import loop_targets
-from ..analysis.namespaces import ARRAY_BUILDING_NAMESPACES, NUMPY_ARRAYS
-from ..analysis.numpy_arrays import is_numpy_array
-from ..analysis.pytrees import pytree_model
-from ..analysis.receivers import module_instance
 from ..syntax import argument, children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..analysis.positions import StatementPositions
+from ..analysis.binding.positions import StatementPositions
 from ..autofix import apply, fix_source
 from ..cache import default_dir
 from ..config import Config, ConfigError, find_pyproject, load, with_overrides

@@ -1,4 +1,4 @@
-"""Definitions, not names: which defs a name means at a point (`resolve_function`, `analysis/definitions.py`)."""
+"""Definitions, not names: which defs a name means at a point (`resolve_function`, `analysis/binding/definitions.py`)."""
 
 from __future__ import annotations
 

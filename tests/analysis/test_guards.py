@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis import ARRAY, FlowWalker, ModuleIndex
-from jaxlint.analysis.closures import closure_none_test
+from jaxlint.analysis.values.closures import closure_none_test
 from tests.analysis.test_library import traced_probes
 
 

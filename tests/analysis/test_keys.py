@@ -1,4 +1,4 @@
-"""The PRNG key dataflow (`jaxlint.analysis.keys`) on its own: reuses found per function, their kind and first
+"""The PRNG key dataflow (`jaxlint.analysis.keys.dataflow`) on its own: reuses found per function, their kind and first
 use, function summaries, joins, loops and the precision traps."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis import ModuleIndex
-from jaxlint.analysis.keys import SAMPLERS, KeyAnalysis, analyze_module
+from jaxlint.analysis.keys.dataflow import SAMPLERS, KeyAnalysis, analyze_module
 
 HEADER = "import jax\nfrom jax import lax\nfrom jax import random as jr\n"
 
@@ -298,7 +298,7 @@ import json, sys
 from jaxlint.engine import lint_text
 from jaxlint.selection import LintSettings
 found = lint_text(sys.stdin.read(), "m.py", LintSettings())
-print(json.dumps({"codes": [f.code for f in found], "loaded": "jaxlint.analysis.keys" in sys.modules}))
+print(json.dumps({"codes": [f.code for f in found], "loaded": "jaxlint.analysis.keys.dataflow" in sys.modules}))
 """
 
 

@@ -7,15 +7,15 @@ import textwrap
 import libcst as cst
 
 from jaxlint.analysis import HOST, TRACED, FlowWalker, ModuleIndex
-from jaxlint.analysis.flow import Frame
-from jaxlint.analysis.library import (
+from jaxlint.analysis.binding.transforms import HOST_CALLBACKS as TRANSFORM_HOST_CALLBACKS
+from jaxlint.analysis.flow.walk import Frame
+from jaxlint.analysis.semantics.library import (
     CALL_RESULTS,
     CONCRETE,
     HOST_CALLBACKS,
     PYTHON_IF_OPERAND_IS,
     TRACED_RESULT,
 )
-from jaxlint.analysis.transforms import HOST_CALLBACKS as TRANSFORM_HOST_CALLBACKS
 
 
 def traced_probes(source: str) -> dict[str, bool]:

@@ -1,4 +1,4 @@
-"""The library table's array rows (analysis/library_arrays.py), run on real JAX and NumPy on CPU with x64 off
+"""The library table's array rows (analysis/semantics/arrays.py), run on real JAX and NumPy on CPU with x64 off
 (the default): each FLOAT_RESULTS function gives a float array when no dtype is given, at the `dtype` position
 the table names; each RESULT_DTYPES function gives the dtype kind it names; and the rows the value model reads
 (a tracer's array attributes, the static questions, the types a tracer is or is not an instance of)."""
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     ARRAY_ATTRIBUTES,
     ARRAY_FUNCTIONS,
     ARRAY_METHODS,

@@ -1,4 +1,4 @@
-"""The library table's class rows (analysis/library_classes.py), run on real Python, JAX, flax and equinox: the
+"""The library table's class rows (analysis/semantics/classes.py), run on real Python, JAX, flax and equinox: the
 protocol methods run when the rows say, the record bases and decorators fill fields in order and refuse
 assignment, the plain bases leave methods plain functions, flax.nnx's objects carry updates out of nnx.jit, and
 every pytree decorator and base of library.py (PYTREE_CLASS_PREFIXES, read by storage.py and outer_objects.py)
@@ -14,7 +14,7 @@ import typing
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     CLASS_VAR,
     CLASSES_CHECKED,
     CONSTRUCTOR_ANNOTATIONS,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     CONTROL_FLOW,
     FUNCTION_LEAF_CLASSES,
     LAYER_CONTAINERS,

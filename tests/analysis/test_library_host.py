@@ -1,4 +1,4 @@
-"""The library table's host rows (analysis/library_host.py), run on real JAX on CPU: `jax.debug.print` prints
+"""The library table's host rows (analysis/semantics/host.py), run on real JAX on CPU: `jax.debug.print` prints
 with the values on every run of a jitted function; the stdlib's and NumPy's writes, clock reads and global
 random draws happen once, while JAX traces, and what they read is baked in; NumPy's savers raise on a tracer;
 NumPy's random constructors leave the global state alone."""
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     CLOCKS,
     DEBUG_PRINT,
     ENVIRON,

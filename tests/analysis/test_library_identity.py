@@ -10,7 +10,7 @@ from functools import partial
 
 import pytest
 
-from jaxlint.analysis.library import IDENTITY_HASHED, STATIC_STATE_ARGUMENTS
+from jaxlint.analysis.semantics.library import IDENTITY_HASHED, STATIC_STATE_ARGUMENTS
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

@@ -1,4 +1,4 @@
-"""The library table's second spellings (analysis/library_names.py), run on jax 0.10.2 and equinox: a function
+"""The library table's second spellings (analysis/semantics/spellings.py), run on jax 0.10.2 and equinox: a function
 row's two spellings run alike (or are one object); a module row's public functions are the replacement's."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from jaxlint.analysis.library import CANONICAL_PREFIXES, NAMES_CHECKED, OLDER_SPELLINGS
+from jaxlint.analysis.semantics.library import CANONICAL_PREFIXES, NAMES_CHECKED, OLDER_SPELLINGS
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -77,7 +77,7 @@ def test_two_spellings_are_one_thing(row: tuple[str, str]) -> None:
 
 
 def test_messages_spell_a_name_as_users_import_it() -> None:
-    from jaxlint.analysis.library_names import display_name
+    from jaxlint.analysis.semantics.spellings import display_name
 
     assert display_name("jax.numpy.linalg.norm") == "jnp.linalg.norm"
     assert display_name("jax.lax.dynamic_slice") == "lax.dynamic_slice"

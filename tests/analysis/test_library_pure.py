@@ -1,4 +1,4 @@
-"""The library table's calls and methods that change no object they are given (analysis/library_pure.py), run
+"""The library table's calls and methods that change no object they are given (analysis/semantics/pure.py), run
 on the versions it names: each method, called on the receiver it is written for, leaves that receiver as it
 was; functions of each pure prefix leave their arguments as they were; the impure calls change them."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.library import IMPURE_CALLS, PURE_CHECKED, PURE_METHODS, PURE_PREFIXES
+from jaxlint.analysis.semantics.library import IMPURE_CALLS, PURE_CHECKED, PURE_METHODS, PURE_PREFIXES
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

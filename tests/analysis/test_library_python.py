@@ -1,4 +1,4 @@
-"""The library table's Python rows (analysis/library_python.py), run on real JAX under jit: what a builtin or a
+"""The library table's Python rows (analysis/semantics/python.py), run on real JAX under jit: what a builtin or a
 str/dict method gives when its argument is a tracer."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import builtins
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     ACCUMULATING_METHODS,
     ARITHMETIC_BUILTINS,
     CACHING_DECORATORS,

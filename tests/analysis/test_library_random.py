@@ -1,4 +1,4 @@
-"""The library table's `jax.random` rows (analysis/library_random.py), run on real JAX on CPU: every sampler
+"""The library table's `jax.random` rows (analysis/semantics/random_draws.py), run on real JAX on CPU: every sampler
 draws from its key (its first parameter, `key`): the same key twice draws the same numbers, another key others;
 the key makers make the kind of key the table says; a literal seed makes the same key every time."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     ALIGNING,
     FOLD_IN,
     KEY_MAKERS,

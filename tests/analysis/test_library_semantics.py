@@ -1,4 +1,4 @@
-"""Each claim of the library table (analysis/library.py), run on the installed library with real JAX on CPU
+"""Each claim of the library table (analysis/semantics/library.py), run on the installed library with real JAX on CPU
 (its transformations and control flow: test_library_transformations.py): the callable an API traces receives
 tracers (or, for numpyro models, concrete arguments and traced sample sites); an argument it consumes as a key
 draws the same numbers when given twice. Entries marked documented
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     APIS,
     APPLY_FN_FACTORIES,
     CALL_RESULTS,
@@ -830,7 +830,7 @@ def test_equinox_module_fields_are_traced_unless_static() -> None:
     jax.jit and in a lax.scan carry; filter_jit keeps non-array leaves static; `eqx.field(static=True)` is
     static everywhere; scanning over stacked Modules hands the body one Module of the class per step."""
     eqx = pytest.importorskip("equinox")
-    from jaxlint.analysis.library import (
+    from jaxlint.analysis.semantics.library import (
         FIELD_FUNCTIONS,
         FIELDS,
         PYTREE_BASES,
@@ -882,7 +882,7 @@ def test_nnx_updates_under_plain_jit_are_dropped() -> None:
     updated copy."""
     nnx = pytest.importorskip("flax.nnx")
     optax = pytest.importorskip("optax")
-    from jaxlint.analysis.library import NNX_CLASSES, NNX_MUTATING_METHODS
+    from jaxlint.analysis.semantics.library import NNX_CLASSES, NNX_MUTATING_METHODS
 
     class Counter(nnx.Module):
         def __init__(self):
@@ -1066,7 +1066,7 @@ def test_scalar_tracing_transformations_trace_a_python_bool() -> None:
     `static_argnames` keeps it a Python bool; equinox's filter_jit (not in the table) keeps it static."""
     nnx = pytest.importorskip("flax.nnx")
     eqx = pytest.importorskip("equinox")
-    from jaxlint.analysis.library import SCALAR_TRACING
+    from jaxlint.analysis.semantics.library import SCALAR_TRACING
 
     seen: dict[str, bool] = {}
 
@@ -1091,7 +1091,7 @@ def test_jax_dataclasses_static_fields_and_class_variables_are_no_leaves() -> No
     Module), so none of them is a tracer under jit, while a plain field is."""
     jdc = pytest.importorskip("jax_dataclasses")
     eqx = pytest.importorskip("equinox")
-    from jaxlint.analysis.library import (
+    from jaxlint.analysis.semantics.library import (
         FIELD_FUNCTIONS,
         FIELDS,
         PYTREE_DECORATORS,
@@ -1143,7 +1143,7 @@ def test_pytreeclass_frozen_fields_are_aux_data() -> None:
     """What `FIELD_CALLBACKS` says of pytreeclass: a TreeClass field given `on_setattr=[freeze]` holds its value
     frozen (a leafless node), a Python value under jit; a plain field is a leaf, a tracer."""
     tc = pytest.importorskip("pytreeclass")
-    from jaxlint.analysis.library import FIELD_CALLBACKS, FIELDS, PYTREE_BASES, PYTREES_CHECKED
+    from jaxlint.analysis.semantics.library import FIELD_CALLBACKS, FIELDS, PYTREE_BASES, PYTREES_CHECKED
 
     assert PYTREE_BASES["pytreeclass.TreeClass"] == FIELDS and "pytreeclass" in PYTREES_CHECKED
     assert FIELD_CALLBACKS["pytreeclass.field"] == ("on_setattr", "pytreeclass.freeze")

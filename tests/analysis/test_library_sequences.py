@@ -1,4 +1,4 @@
-"""The library table's `jax.numpy` sequence arguments (analysis/library_sequences.py), run again on jax 0.10.2:
+"""The library table's `jax.numpy` sequence arguments (analysis/semantics/sequences.py), run again on jax 0.10.2:
 every rejecting slot raises TypeError for a Python list, every nested slot for a list of lists (a sample of the
 rows is enough to catch a table measured on another JAX: every tenth row, all of them with JAXLINT_ALL_ROWS)."""
 
@@ -9,7 +9,12 @@ import os
 
 import pytest
 
-from jaxlint.analysis.library import SEQUENCE_NESTED, SEQUENCE_REJECTS, SEQUENCE_VARIADIC, SEQUENCES_CHECKED
+from jaxlint.analysis.semantics.library import (
+    SEQUENCE_NESTED,
+    SEQUENCE_REJECTS,
+    SEQUENCE_VARIADIC,
+    SEQUENCES_CHECKED,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

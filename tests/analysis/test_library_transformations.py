@@ -1,4 +1,4 @@
-"""Each entry of the library table's transformations and control flow (analysis/library_transformations.py),
+"""Each entry of the library table's transformations and control flow (analysis/semantics/transformations.py),
 run on real JAX (and equinox, flax.nnx) on CPU: which of the function's arguments are tracers, whether its body
 is staged out, which options it takes where, what it caches, what it calls the function with; for control flow,
 where its functions and its carry are given and that the functions run traced; what tree maps and transparent
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from jaxlint.analysis.kinds import GRAD, STRICT
-from jaxlint.analysis.library import (
+from jaxlint.analysis.semantics.library import (
     ARGNUMS,
     ARRAY_ANNOTATIONS,
     BRANCHES,

@@ -6,8 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.analysis.index import ModuleIndex
-from jaxlint.analysis.instances import method_call, subclass_bases, subclasses
+from jaxlint.analysis.binding.index import ModuleIndex
+from jaxlint.analysis.objects.instances import method_call, subclass_bases, subclasses
 
 SOURCE = """
 from lib import make_env

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from jaxlint.analysis import GRAD, HOST, NONE, STRICT, TRACED, FlowWalker, ModuleIndex
-from jaxlint.analysis.flow import Frame
+from jaxlint.analysis.flow.walk import Frame
 
 
 def index_of(source: str, jit_decorators: frozenset[str] = frozenset()) -> ModuleIndex:

@@ -1,4 +1,4 @@
-"""The namespace rows of analysis/namespaces.py that rules test names against, run on real JAX on CPU: NumPy's
+"""The namespace rows of analysis/semantics/namespaces.py that rules test names against, run on real JAX on CPU: NumPy's
 and `math`'s functions raise on a tracer (each its own error), NumPy's dtype namespace takes a tracer's dtype,
 and every array namespace is a module of the running JAX."""
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from jaxlint.analysis.namespaces import (
+from jaxlint.analysis.semantics.namespaces import (
     ARRAY_NAMESPACES,
     JAX_NUMPY,
     MATH,

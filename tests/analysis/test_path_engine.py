@@ -1,4 +1,4 @@
-"""The path engine's policies and hooks (`analysis/paths.py`), with a small domain: each name's possible literals.
+"""The path engine's policies and hooks (`analysis/flow/paths.py`), with a small domain: each name's possible literals.
 
 The key dataflow runs on the engine's defaults and the flow walk on its policies; both are tested through the
 CLI by their rules. These tests pin what each policy changes, one at a time, on the engine itself.
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jaxlint.analysis.paths import PathWalk
+from jaxlint.analysis.flow.paths import PathWalk
 
 
 class Names(dict):

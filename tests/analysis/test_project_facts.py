@@ -7,9 +7,9 @@ from pathlib import Path
 
 import libcst as cst
 
+from jaxlint.analysis.binding.names import ImportTable
 from jaxlint.analysis.kinds import ARRAY, LITERAL, NONE, STRICT, TRACED
 from jaxlint.analysis.module_facts import ModuleFacts
-from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.project import (
     CallFact,
     ClassFacts,

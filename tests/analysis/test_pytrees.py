@@ -9,8 +9,8 @@ import libcst as cst
 import pytest
 
 from jaxlint.analysis import TRACED, FlowWalker, ModuleIndex
-from jaxlint.analysis.flow import Frame
-from jaxlint.analysis.pytrees import PytreeClass, pytree_model
+from jaxlint.analysis.flow.walk import Frame
+from jaxlint.analysis.objects.pytrees import PytreeClass, pytree_model
 
 
 def classes_of(source: str) -> dict[str, PytreeClass]:

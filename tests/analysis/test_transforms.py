@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from jaxlint.analysis import GRAD, STRICT, FlowWalker, ModuleIndex
-from jaxlint.analysis.transforms import StaticSpec, static_spec
+from jaxlint.analysis.binding.transforms import StaticSpec, static_spec
 
 
 def units_of(source: str) -> dict[str, tuple[int, set[str]]]:

@@ -1,4 +1,4 @@
-"""The kinds of structured values the flow walk produces (`analysis/abstract.py`): arrays with dtype kinds, PRNG
+"""The kinds of structured values the flow walk produces (`analysis/values/abstract.py`): arrays with dtype kinds, PRNG
 keys typed or legacy, dicts and lists with their entries, dropped where something may change them."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import textwrap
 import libcst as cst
 
 from jaxlint.analysis import FlowWalker, ModuleIndex
-from jaxlint.analysis.abstract import Value
-from jaxlint.analysis.flow import Frame
+from jaxlint.analysis.flow.walk import Frame
+from jaxlint.analysis.values.abstract import Value
 
 
 def probed(source: str) -> dict[str, Value]:

@@ -1,5 +1,5 @@
 """The analysis facts behind issue 13's "coverage that follows", on their own: what a helper returns
-(`analysis.returns`) and the key-reuse kinds for mapped functions and literal seeds (`analysis.keys`)."""
+(`analysis.summaries.returns`) and the key-reuse kinds for mapped functions and literal seeds (`analysis.keys.dataflow`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import libcst as cst
 import pytest
 
 from jaxlint.analysis import ModuleIndex
-from jaxlint.analysis.keys import analyze_module
-from jaxlint.analysis.returns import returns_array
-from jaxlint.analysis.values import returns_one_array
+from jaxlint.analysis.keys.dataflow import analyze_module
+from jaxlint.analysis.summaries.returns import returns_array
+from jaxlint.analysis.values.flags import returns_one_array
 
 HELPERS = """
 import jax.numpy as jnp

@@ -1,0 +1,1 @@
+"""The PRNG key dataflow (JAX301) over the path engine."""

@@ -1,0 +1,1 @@
+"""Classes and instances: pytrees, records, modules, receivers, where a store lands."""

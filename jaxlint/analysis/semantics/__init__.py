@@ -1,0 +1,1 @@
+"""What libraries do: the table of APIs (`library`) and the parts it re-exports, data only."""

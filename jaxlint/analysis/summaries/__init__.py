@@ -1,0 +1,1 @@
+"""Facts about a function, computed from its definition and applied at every call."""

@@ -1,0 +1,1 @@
+"""What an expression holds: the flags, the structured abstract values, literals and ranges."""
