@@ -232,3 +232,64 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
                         break
                 components.append(component)
     return components
+
+
+# The analysis's subpackages, bottom up: what each may import inside `jaxlint.analysis` (ARCHITECTURE.md's table).
+_ANALYSIS = "jaxlint.analysis"
+_ANALYSIS_LEAVES = {f"{_ANALYSIS}.kinds", f"{_ANALYSIS}.context"}
+_MIDDLE = {"values", "objects", "summaries"}
+_MAY_IMPORT = {
+    "semantics": {"semantics"},
+    "binding": {"semantics", "binding"},
+    **{part: _MIDDLE | {"binding", "semantics", "project"} for part in _MIDDLE},
+    "flow": _MIDDLE | {"binding", "semantics", "project", "module_facts", "flow"},
+}
+
+
+def _part(name: str) -> str:
+    return name[len(_ANALYSIS) + 1 :].partition(".")[0]
+
+
+def test_analysis_subpackages_import_downwards() -> None:
+    wrong = sorted(
+        (importer, imported)
+        for importer, imports in _graph().items()
+        if importer.startswith(f"{_ANALYSIS}.") and _part(importer) in _MAY_IMPORT
+        for imported in imports
+        if imported.startswith(f"{_ANALYSIS}.") and imported not in _ANALYSIS_LEAVES
+        if _part(imported) not in _MAY_IMPORT[_part(importer)]
+    )
+    assert wrong == [], "see the analysis's table in ARCHITECTURE.md"
+
+
+def test_rules_reach_the_analysis_through_its_package_only() -> None:
+    wrong = sorted(
+        (importer, imported)
+        for importer, imports in _graph().items()
+        if importer.startswith("jaxlint.rules")
+        for imported in imports
+        if imported.startswith(f"{_ANALYSIS}.")
+    )
+    assert wrong == [], "import it as `from ..analysis import name` (add the name to analysis/__init__.py)"
+
+
+def test_the_analysis_package_lists_each_name_the_same_for_checkers_and_at_run_time() -> None:
+    """`_EXPORTS` (imported on first use) and the `if TYPE_CHECKING:` imports (what mypy sees) name the same
+    things from the same modules, and each of them exists there."""
+    init = PACKAGE / "analysis" / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    checked: dict[str, str] = {}
+    exports: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom) and statement.level == 1
+                checked.update((alias.name, statement.module or "") for alias in statement.names)
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "_EXPORTS":
+            table = ast.literal_eval(node.value)  # type: ignore[arg-type]
+            exports.update((name, module) for module, names in table.items() for name in names)
+    assert exports and checked == exports
+    import importlib
+
+    for name, module in exports.items():
+        assert hasattr(importlib.import_module(f"{_ANALYSIS}.{module}"), name), (module, name)
