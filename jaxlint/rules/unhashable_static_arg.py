@@ -36,9 +36,9 @@ from ..syntax import argument, children, own_nodes, source_of
 from .base import Rule
 from .common import describe_sequence
 
-# Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
 # The transformations that key their cache on an nnx object's static state (its graph def).
 _STATIC_STATE_TRANSFORMS = frozenset({"flax.nnx.jit"})
+# Displays that build a list, dict or set: never hashable (compared by type identity: no subclasses).
 _UNHASHABLE_DISPLAYS = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
 # Compiling transformations that keep every non-array argument static (equinox's filter_jit): a Python float
 # argument is a cache key, as at jax.jit's static_argnums.
@@ -117,14 +117,32 @@ No automatic fix.
     def __init__(self) -> None:
         # (unit, compiled function) -> class name -> the instance an earlier call in the unit gave it
         self._instances: dict[tuple[int, int], dict[str, str]] = {}
+        self._libraries: dict[
+            frozenset[str], bool
+        ] = {}  # transformations -> whether the module names their library
+
+    def _imports_any(self, transforms: frozenset[str], ctx: RuleContext) -> bool:
+        """Whether the module names the library of one of `transforms` (an import, a call's name): the cheap test
+        before resolving every call against them."""
+        found = self._libraries.get(transforms)
+        if found is None:
+            modules = {name.rpartition(".")[0] for name in transforms}
+            names = {*ctx.index.imports.names.values(), *ctx.index.callee_names}
+            found = self._libraries[transforms] = any(
+                name == module or name.startswith(f"{module}.") or module.startswith(f"{name}.")
+                for name in names
+                for module in modules
+            )
+        return found
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not node.args:
             return
-        self._static_state(node, ctx)
+        if self._imports_any(_STATIC_STATE_TRANSFORMS, ctx):
+            self._static_state(node, ctx)
         if _array_static_classes(ctx):
             self._array_static_instance(node, ctx)
-        if ctx.unit.loops_of(node):
+        if self._imports_any(_STATIC_NON_ARRAYS, ctx) and ctx.unit.loops_of(node):
             self._filtered_floats(node, ctx)
         if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
@@ -396,6 +414,9 @@ def _array_static_classes(ctx: RuleContext) -> dict[str, set[str]]:
     """The module's pytree classes with a static field annotated as an array: name -> those fields."""
     memo = ctx.index.root.memo
     if "array_static_classes" not in memo:
+        if not ctx.index.classes:  # no class of its own: nothing to build the pytree model for
+            memo["array_static_classes"] = {}
+            return memo["array_static_classes"]
         model = pytree_model(ctx.index)
         memo["array_static_classes"] = {
             cls.name: cls.array_static for cls in model.by_node.values() if cls.array_static

@@ -289,13 +289,12 @@ def held_value(
     ):
         return None
     attribute = node.attr.value
-    if attribute not in kept_attributes(index, cls):
-        return None
     key = f"held_values {id(cls)}"
     table = index.root.memo.get(key)
     if table is None:
         table = index.root.memo[key] = _held_values(index, cls)
-    return table.get(attribute)
+    found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
+    return found if found is not None and attribute in kept_attributes(index, cls) else None
 
 
 def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.BaseExpression, Unit] | None]:
