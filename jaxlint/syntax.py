@@ -515,6 +515,17 @@ def attribute_root(node: cst.BaseExpression) -> str | None:
     return node.value if type(node) is cst.Name else None
 
 
+def assigned_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What an assignment statement writes to: each target of `a = b = v`, the target of `a += v` or `a: T = v`;
+    [] for any other node."""
+    kind = type(node)  # type identity: isinstance() on libcst's ABC-metaclass types is slow
+    if kind is cst.Assign:
+        return [t.target for t in node.targets]  # type: ignore[attr-defined]
+    if kind is cst.AugAssign or kind is cst.AnnAssign:
+        return [node.target]  # type: ignore[attr-defined]
+    return []
+
+
 def bound_names(target: cst.CSTNode) -> list[str]:
     """Names bound by an assignment target (`a`, `a, (b, *c)`)."""
     # Type identity: a failed isinstance() on libcst's ABCs is slow (none of these is subclassed).

@@ -29,7 +29,7 @@ from ..analysis import (
     static_spec,
     unhashable_class,
 )
-from ..syntax import bound_names, dotted_name, source_of, walk
+from ..syntax import assigned_targets, bound_names, dotted_name, source_of, walk
 from .base import Rule
 
 # Compiling transformations that trace every argument, `self` included (the filtering ones keep a Module's
@@ -453,12 +453,7 @@ def _changed_after(
     `obj.m(...)` of a method of `cls` reassigning `self.attr` changes in `statements`."""
     for statement in statements:
         for node in walk(statement):
-            targets: list[cst.BaseExpression] = []
-            if type(node) is cst.Assign:
-                targets = [t.target for t in node.targets]
-            elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
-                targets = [node.target]
-            for target in targets:
+            for target in assigned_targets(node):
                 if (
                     type(target) is cst.Attribute
                     and type(target.value) is cst.Name

@@ -477,8 +477,8 @@ def _unhashable_pytree(name: cst.Name, ctx: RuleContext) -> str | None:
     return f"{what}, whose field '{field}' holds {unhashable[field]} (so its hash raises)"
 
 
-def _unpacked_call(name: str, ctx: RuleContext) -> tuple[cst.Call, str] | None:
-    """`a, b = f(...)` binding `name` once: the call and which element (`[1]`)."""
+def _one_assignment(name: str, ctx: RuleContext) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(target, value) of `name`'s one binding, a plain `target = value` (in the unit, else at module level)."""
     for scope in (ctx.unit, ctx.index.root):
         bindings = scope.bindings.get(name)
         if not bindings:
@@ -486,41 +486,42 @@ def _unpacked_call(name: str, ctx: RuleContext) -> tuple[cst.Call, str] | None:
         node = bindings[0].node
         if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
             return None
-        target, value = node.targets[0].target, node.value
-        if type(target) not in (cst.Tuple, cst.List) or type(value) is not cst.Call:
-            return None
-        elements = target.elements  # type: ignore[attr-defined]
-        if any(type(e) is cst.StarredElement for e in elements):
-            return None
-        for position, element in enumerate(elements):
-            if type(element.value) is cst.Name and element.value.value == name:
-                return value, f"[{position}]"
+        return node.targets[0].target, node.value
+    return None
+
+
+def _unpacked_call(name: str, ctx: RuleContext) -> tuple[cst.Call, str] | None:
+    """`a, b = f(...)` binding `name` once: the call and which element (`[1]`)."""
+    found = _one_assignment(name, ctx)
+    if found is None:
         return None
+    target, value = found
+    if type(target) not in (cst.Tuple, cst.List) or type(value) is not cst.Call:
+        return None
+    elements = target.elements  # type: ignore[attr-defined]
+    if any(type(e) is cst.StarredElement for e in elements):
+        return None
+    for position, element in enumerate(elements):
+        if type(element.value) is cst.Name and element.value.value == name:
+            return value, f"[{position}]"
     return None
 
 
 def _unpacked(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
     """The element `name` takes in its one binding `a, b = x, y` (in the unit, else at module level)."""
-    for scope in (ctx.unit, ctx.index.root):
-        bindings = scope.bindings.get(name)
-        if not bindings:
-            continue
-        node = bindings[0].node
-        if len(bindings) != 1 or type(node) is not cst.Assign or len(node.targets) != 1:
-            return None
-        target, value = node.targets[0].target, node.value
-        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
-            return None
-        names = [e.value for e in target.elements]
-        values = value.elements
-        if len(names) != len(values) or any(
-            type(e) is cst.StarredElement for e in [*target.elements, *values]
-        ):
-            return None
-        for element, given in zip(names, values, strict=True):
-            if type(element) is cst.Name and element.value == name:
-                return given.value
+    found = _one_assignment(name, ctx)
+    if found is None:
         return None
+    target, value = found
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
+        return None
+    names = [e.value for e in target.elements]
+    values = value.elements
+    if len(names) != len(values) or any(type(e) is cst.StarredElement for e in [*target.elements, *values]):
+        return None
+    for element, given in zip(names, values, strict=True):
+        if type(element) is cst.Name and element.value == name:
+            return given.value
     return None
 
 

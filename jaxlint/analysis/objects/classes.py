@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...syntax import bound_names, own_nodes, str_literal, walk
+from ...syntax import assigned_targets, bound_names, own_nodes, str_literal, walk
 from ..binding.index import ModuleIndex
 from ..semantics.library import DATACLASS, PLAIN_BASES
 
@@ -112,13 +112,7 @@ def self_writes(body: cst.CSTNode, self_name: str, *, nested: bool = False) -> s
     `nested`); a `setattr(self, name, ...)` whose name is not a literal counts as "*"."""
     found: set[str] = set()
     for node in walk(body) if nested else own_nodes(body):
-        targets: list[cst.BaseExpression] = []
-        kind = type(node)  # type identity: isinstance() on libcst's ABC-metaclass types is slow
-        if kind is cst.Assign:
-            targets = [t.target for t in node.targets]  # type: ignore[attr-defined]
-        elif kind is cst.AugAssign or kind is cst.AnnAssign:
-            targets = [node.target]  # type: ignore[attr-defined]
-        for target in targets:
+        for target in assigned_targets(node):
             for element in _flatten(target):
                 while isinstance(element, (cst.Subscript, cst.Attribute)) and not _is_self_attribute(
                     element, self_name

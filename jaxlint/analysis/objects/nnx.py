@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from ...syntax import own_nodes, walk
+from ...syntax import assigned_targets, own_nodes, walk
 from ..binding.transforms import positional_params
 from ..kinds import NNX, NONE
 from ..semantics.library import (
@@ -257,12 +257,7 @@ def _updates_self(method: cst.CSTNode) -> bool:
         return False
     self_name = params[0].name.value
     for node in own_nodes(method):
-        targets: list[cst.BaseExpression] = []
-        if type(node) is cst.Assign:
-            targets = [t.target for t in node.targets]
-        elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
-            targets = [node.target]
-        for target in targets:
+        for target in assigned_targets(node):
             root = updated_variable(target)
             if root is not None and root.value == self_name:
                 return True
