@@ -14,10 +14,14 @@ from .edits import Piece
 
 
 def culprit(node: cst.BaseExpression, ctx: RuleContext) -> str:
-    """Name the traced value in an expression: the first traced name, else the expression's source."""
+    """Name the traced value in an expression: the first traced name, else the expression's source.
+
+    Only traced parts are entered: in `y.shape[0] // n` the culprit is `n`, not `y` (its shape is static)."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
+        if current is not node and isinstance(current, cst.BaseExpression) and not ctx.flags(current) & TRACED:
+            continue
         if isinstance(current, cst.Name) and ctx.flags(current) & TRACED:
             return f"'{current.value}'"
         if isinstance(current, cst.Attribute):

@@ -9,7 +9,7 @@ def seasonal_model(y, seasonality):
     level = numpyro.sample("level", dist.Normal(0.0, 1.0))
     first_season = jnp.abs(y[:seasonality])  # expect: JAX102
     init_s = numpyro.sample("init_s", dist.Normal(0.0, first_season * 0.3 + 0.1))
-    season = jnp.tile(init_s, y.shape[0] // seasonality)
+    season = jnp.tile(init_s, y.shape[0] // seasonality)  # expect: JAX102
     numpyro.sample("y", dist.Normal(level + season, 1.0), obs=y)
 
 

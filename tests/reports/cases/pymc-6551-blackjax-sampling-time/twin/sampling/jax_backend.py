@@ -26,6 +26,7 @@ def sample_nuts(key, chains, draws):
     jax.block_until_ready(states)
     tic2 = datetime.now()
     samples = {"mu": states[..., 0], "sigma": jnp.exp(states[..., 1])}
+    jax.block_until_ready(samples)
     tic3 = datetime.now()
     stats = {"sampling_time": (tic2 - tic1).total_seconds(), "transform_time": (tic3 - tic2).total_seconds()}
     return samples, stats
