@@ -20,7 +20,11 @@ def culprit(node: cst.BaseExpression, ctx: RuleContext) -> str:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if current is not node and isinstance(current, cst.BaseExpression) and not ctx.flags(current) & TRACED:
+        if (
+            current is not node
+            and isinstance(current, cst.BaseExpression)
+            and not ctx.flags(current) & TRACED
+        ):
             continue
         if isinstance(current, cst.Name) and ctx.flags(current) & TRACED:
             return f"'{current.value}'"

@@ -140,9 +140,9 @@ No automatic fix.
             return
         if self._imports_any(_STATIC_STATE_TRANSFORMS, ctx):
             self._static_state(node, ctx)
-        if _array_static_classes(ctx):
+        if ctx.index.classes:  # the pytree classes are read only for a call of a compiled function
             self._array_static_instance(node, ctx)
-        if self._imports_any(_STATIC_NON_ARRAYS, ctx) and ctx.unit.loops_of(node):
+        if self._imports_any(_STATIC_NON_ARRAYS, ctx):
             self._filtered_floats(node, ctx)
         if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
@@ -237,7 +237,7 @@ No automatic fix.
     def _filtered_floats(self, call: cst.Call, ctx: RuleContext) -> None:
         """A float that changes every iteration given to a function compiled by a transformation keeping every
         non-array argument static (`eqx.filter_jit`): a new cache key each iteration."""
-        jitted = jitted_callable(call.func, ctx, _STATIC_NON_ARRAYS)
+        jitted = jitted_callable(call.func, ctx, _STATIC_NON_ARRAYS)  # before the loops: cheaper, memoised
         if jitted is None:
             return
         loops = [loop for loop in ctx.unit.loops_of(call) if loop_targets(loop)]
@@ -258,8 +258,10 @@ No automatic fix.
         compiled = compiled_function(call.func, ctx)
         if compiled is None:
             return
-        seen = self._instances.setdefault((id(ctx.unit), id(compiled[0])), {})
         classes = _array_static_classes(ctx)
+        if not classes:
+            return
+        seen = self._instances.setdefault((id(ctx.unit), id(compiled[0])), {})
         for arg in call.args:
             if arg.star:
                 return

@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from jaxlint.analysis.semantics.library import IMPURE_CALLS, PURE_CHECKED, PURE_METHODS, PURE_PREFIXES
+from jaxlint.analysis.semantics.library import (
+    FIRST_ORDER_PREFIXES,
+    HIGHER_ORDER_ARRAY_FUNCTIONS,
+    IMPURE_CALLS,
+    PURE_CHECKED,
+    PURE_METHODS,
+    PURE_PREFIXES,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -198,3 +205,31 @@ def test_impure_calls_change_what_they_are_given(name: str) -> None:
             "holder.__setattr__('key', 2)" if name.endswith("eval") else "holder.key = 2", {"holder": holder}
         )
     assert holder.key != (2 if name == "builtins.delattr" else 1)
+
+
+_FUNCTION_PARAMETERS = {"f", "fun", "func", "function", "funclist", "pyfunc", "callback"}
+
+
+@pytest.mark.parametrize("prefix", FIRST_ORDER_PREFIXES)
+def test_first_order_namespaces_take_a_function_only_where_listed(prefix):
+    """The key model passes over calls under FIRST_ORDER_PREFIXES without looking for a callee: every function
+    of the installed namespace that takes a function (by its parameters' names) is in HIGHER_ORDER_ARRAY_FUNCTIONS,
+    and every listed name exists in some namespace."""
+    import importlib
+    import inspect
+
+    module = importlib.import_module(prefix.rstrip("."))
+    taking = set()
+    for name in dir(module):
+        value = getattr(module, name)
+        if name.startswith("_") or not callable(value):
+            continue
+        try:
+            parameters = inspect.signature(value).parameters
+        except (TypeError, ValueError):
+            continue
+        if _FUNCTION_PARAMETERS & set(parameters) and name != "gradient":  # gradient's `f` is an array
+            taking.add(name)
+    assert taking <= HIGHER_ORDER_ARRAY_FUNCTIONS, (PURE_CHECKED, taking - HIGHER_ORDER_ARRAY_FUNCTIONS)
+    if prefix == "numpy.":
+        assert HIGHER_ORDER_ARRAY_FUNCTIONS <= {n for n in dir(module)} | {"apply_along_axis"}

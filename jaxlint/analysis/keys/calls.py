@@ -17,7 +17,12 @@ from ..objects.instances import (
     module_class_kind,
 )
 from ..objects.pytrees import pytree_model
-from ..semantics.library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS
+from ..semantics.library import (
+    FIRST_ORDER_PREFIXES,
+    HIGHER_ORDER_ARRAY_FUNCTIONS,
+    KEY_CONSUMING_APIS,
+    KEY_DICT_KEYWORDS,
+)
 from ..summaries.call_targets import call_targets
 from .callees import KeyCallees
 from .library_methods import key_method_places
@@ -69,6 +74,14 @@ class KeyCalls(KeyCallees):
         if name in _LAX_BRANCHES:
             self._lax_branches(node, name, arg_versions, state)
             return None
+        if (
+            name is not None
+            and name.startswith(FIRST_ORDER_PREFIXES)
+            and name not in _IMPURE_BUILTINS
+            and name not in KEY_CONSUMING_APIS
+            and name.rpartition(".")[2] not in HIGHER_ORDER_ARRAY_FUNCTIONS
+        ):
+            return None  # `jnp.sum(x)`, `math.sqrt(n)`: a new value; nothing consumed, nothing changed, no callee
 
         initialised = self._module_init(func)
         if initialised is not None:  # flax: `model.init(key, x)` draws the parameters from `key` (haiku too)

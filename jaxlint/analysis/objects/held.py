@@ -8,6 +8,7 @@ keys a factory's returned compiled closure captures (`returned_compiled`)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
@@ -127,7 +128,7 @@ def frozen_attributes(
     key = f"frozen_attributes {id(cls)}"
     if key not in memo:
         compiled: dict[str, str] = {}
-        advanced: set[str] = set()
+        advancing: list[tuple[cst.FunctionDef, str]] = []  # methods whose writes to `self` are read anew
         for statement in cls.body.body:
             if type(statement) is not cst.FunctionDef or not statement.params.params:
                 continue
@@ -148,11 +149,22 @@ def frozen_attributes(
                     direct = statement.body.body
                     rebuilds |= any(type(s) is cst.SimpleStatementLine and node in s.body for s in direct)
             if statement.name.value not in CONSTRUCTORS and not rebuilds:
-                advanced.update(self_writes(statement.body, name, nested=True))
-        memo[key] = (compiled, frozenset(advanced))
-    labels, replaced = memo[key]
+                advancing.append((statement, name))
+        memo[key] = (compiled, advancing)
+    labels, advancing = memo[key]
     label = labels.get(method)
-    return (label, replaced) if label is not None and "*" not in replaced else None
+    if label is None:
+        return None
+    if (
+        f"{key} replaced" not in memo
+    ):  # the writes only when some method is kept compiled: they walk every method
+        memo[f"{key} replaced"] = frozenset(
+            attribute
+            for statement, name in advancing
+            for attribute in self_writes(statement.body, name, nested=True)
+        )
+    replaced = memo[f"{key} replaced"]
+    return (label, replaced) if "*" not in replaced else None
 
 
 def _is_self_attribute(node: cst.BaseExpression, name: str) -> bool:
@@ -263,12 +275,16 @@ def returned_compiled(index: ModuleIndex, unit: Unit) -> tuple[Unit, str] | None
 
 
 def held_value(
-    index: ModuleIndex, node: cst.BaseExpression, unit: Unit
+    index: ModuleIndex,
+    node: cst.BaseExpression,
+    unit: Unit,
+    wanted: Callable[[cst.BaseExpression, Unit], bool] | None = None,
 ) -> tuple[cst.BaseExpression, Unit] | None:
     """`self._f` read in a method (or a function nested in one) of a module class whose constructor binds
     `self._f = value` once and which nothing else in the module assigns (`kept_attributes`): the value and
     the constructor's unit to read it in (`self._f = jax.jit(self._g)` in `__init__`: calling `self._f`
-    calls the jitted method). None otherwise."""
+    calls the jitted method). None otherwise, or when `wanted(value, constructor)` says the value is of no
+    interest to the caller (asked before `kept_attributes`, which walks the module's methods)."""
     if type(node) is not cst.Attribute or type(node.value) is not cst.Name:
         return None
     name = node.value.value
@@ -294,7 +310,9 @@ def held_value(
     if table is None:
         table = index.root.memo[key] = _held_values(index, cls)
     found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
-    return found if found is not None and attribute in kept_attributes(index, cls) else None
+    if found is None or (wanted is not None and not wanted(*found)):
+        return None
+    return found if attribute in kept_attributes(index, cls) else None
 
 
 def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.BaseExpression, Unit] | None]:

@@ -103,6 +103,8 @@ from .host import TIME_READS as TIME_READS
 from .host import TIMEIT_RUNS as TIMEIT_RUNS
 from .host import WAITS as WAITS
 from .host import WRITES as WRITES
+from .pure import FIRST_ORDER_PREFIXES as FIRST_ORDER_PREFIXES
+from .pure import HIGHER_ORDER_ARRAY_FUNCTIONS as HIGHER_ORDER_ARRAY_FUNCTIONS
 from .pure import IMPURE_CALLS as IMPURE_CALLS
 from .pure import PURE_CHECKED as PURE_CHECKED
 from .pure import PURE_METHODS as PURE_METHODS

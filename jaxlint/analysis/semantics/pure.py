@@ -28,6 +28,13 @@ IMPURE_CALLS = frozenset(
     | {f"numpy.{n}" for n in "copyto put place putmask put_along_axis fill_diagonal random.shuffle".split()}
     | {f"operator.{n}" for n in "setitem delitem iadd iconcat imul".split()}
 )
+# Array functions under these prefixes take no function, but for `HIGHER_ORDER_ARRAY_FUNCTIONS`, and consume no
+# JAX key: the key model reads their arguments and looks no further (the test lists every callable parameter of
+# the installed namespaces).
+FIRST_ORDER_PREFIXES = ("jax.numpy.", "numpy.", "math.")
+HIGHER_ORDER_ARRAY_FUNCTIONS = frozenset(
+    "apply_along_axis apply_over_axes fromfunction frompyfunc piecewise ufunc vectorize seterrcall".split()
+)
 # Methods that return a new value and leave their receiver as it was, on the receiver each is written for: a JAX
 # array's (`x.reshape`, `x.at[i].set`), a dict's (`get`, `items`, `copy`), a str's (`format`, `join`), a flax
 # TrainState's (`apply_gradients`, `replace`), a pytree's `tree_flatten`. (`add` is the `.at[i]` update's; a

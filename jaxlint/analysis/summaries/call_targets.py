@@ -81,21 +81,30 @@ def passed_functions(index: ModuleIndex, unit: Unit, name: str) -> list[tuple[Un
     if name not in params and name not in {p.name.value for p in node.params.kwonly_params}:
         return []
     found: list[tuple[Unit, bool]] = []
-    for call, caller, _ in index._sites:
-        if type(call.func) is cst.Call or not any(a.value is not None for a in call.args):
+    for call, caller, bound_self in _calls_of(index).get(id(unit), ()):
+        arg = _argument_for(call.args, params[1:] if unit.is_method and bound_self else params, name)
+        if arg is None:
             continue
-        callees = index.resolve_function(call.func, caller)
-        for callee, bound_self in callees:
-            if callee is not unit:
-                continue
-            arg = _argument_for(call.args, params[1:] if callee.is_method and bound_self else params, name)
-            if arg is None:
-                continue
-            for target in index.resolve_function(arg.value, caller):
-                if all(target[0] is not f[0] for f in found):
-                    found.append(target)
+        for target in index.resolve_function(arg.value, caller):
+            if all(target[0] is not f[0] for f in found):
+                found.append(target)
     memo[key] = found
     return found
+
+
+def _calls_of(index: ModuleIndex) -> dict[int, list[tuple[cst.Call, Unit, bool]]]:
+    """id(def) -> the module's calls with arguments that run it: (call, the unit it is read in, bound self).
+    Resolved once per module: `passed_functions` asks it for many parameters of many defs."""
+    memo = index.root.memo
+    if "calls_of" not in memo:
+        table: dict[int, list[tuple[cst.Call, Unit, bool]]] = {}
+        for call, caller, _ in index._sites:
+            if type(call.func) is cst.Call or not call.args:
+                continue
+            for callee, bound_self in index.resolve_function(call.func, caller):
+                table.setdefault(id(callee), []).append((call, caller, bound_self))
+        memo["calls_of"] = table
+    return memo["calls_of"]
 
 
 def _argument_for(args: Sequence[cst.Arg], params: list[str], name: str) -> cst.Arg | None:

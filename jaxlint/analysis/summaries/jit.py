@@ -192,7 +192,18 @@ def _jitted_callable(
         bound = _jit_binding(func.value, owner, ctx.unit, index, transforms)
         if bound is not None:
             return bound
-    held = held_value(index, func, ctx.unit) if type(func) is cst.Attribute else None
+    held = (  # only a transformation's application can be a held jitted function: asked first, it is cheap
+        held_value(
+            index,
+            func,
+            ctx.unit,
+            lambda value, owner: (
+                type(value) is cst.Call and index.transform_of(value.func, owner) is not None
+            ),
+        )
+        if type(func) is cst.Attribute
+        else None
+    )
     if held is not None:  # `self._f(x)` with `self._f = jax.jit(g, ...)` in the constructor
         return _held_jit(held[0], held[1], index, transforms, dotted_name(func) or "<function>")
     targets = index.resolve_function(func, ctx.unit)
