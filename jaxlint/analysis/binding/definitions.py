@@ -127,7 +127,7 @@ def _branches(scope: Any) -> dict[int, Branch]:
 def _note_branches(node: cst.CSTNode, path: Branch, found: dict[int, Branch]) -> None:
     found[id(node)] = path
     kind = type(node)
-    if kind is cst.If:
+    if isinstance(node, cst.If):
         found[id(node.test)] = path
         _note_children(node.test, path, found)
         for statement in node.body.body:

@@ -235,8 +235,9 @@ def runs_at_least_once(loop: cst.CSTNode, unit) -> bool:
     of literals with a < b. Paths that skip such a loop do not exist."""
     if type(loop) is not cst.For:
         return False
+    assert isinstance(loop, cst.For)
     it = loop.iter
-    if type(it) in (cst.List, cst.Tuple):
+    if isinstance(it, (cst.List, cst.Tuple)):
         return bool(it.elements) and not any(type(e) is cst.StarredElement for e in it.elements)
     if (
         type(it) is not cst.Call
