@@ -56,7 +56,9 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   or any class with a base or decorator from another library, which may be one);
 - when `self` is static (`static_argnums=0`) but the class is unhashable (a plain `@dataclass`, or `__eq__`
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
-  reassigns or changes in place (`self.table[i] = v`).
+  reassigns or changes in place (`self.table[i] = v`). Setting an attribute of a held object
+  (`self.actor.state = s`) counts only for a method that reads that attribute, uses the object whole, or reads
+  a method or property of its class (when this module defines it) that reads it.
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
