@@ -147,3 +147,26 @@ def test_a_snapshot_missing_a_blob_is_exported_without_it(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "skipped: big.ipynb" in run.stderr
     assert [(f.path, f.line, f.rule) for f in fresh.read_sheet(sheet)] == [("sample.py", 6, "JAX301")]
+
+
+def test_a_mirror_left_as_a_clone_with_its_git_folder_is_read(tmp_path):
+    """`fetch` may leave owner+name/repo/.git (a clone) rather than a bare repo: the entry is linted from it."""
+    work = tmp_path / "mirror" / "someone+sample" / "repo"
+    work.mkdir(parents=True)
+    (work / "sample.py").write_text(SAMPLE)
+    _git("init", "-q", cwd=work)
+    _git("add", "sample.py", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    listing = tmp_path / "codebases.toml"
+    listing.write_text(
+        f'[[codebase]]\nname = "sample"\ngithub = "someone/sample"\ncommit = "{commit}"\nbatch = 1\n'
+    )
+    sheet = tmp_path / "batch1.md"
+    run = _fresh(
+        "run",
+        *("--list", str(listing), "--batch", "1", "--sheet", str(sheet), "--cache", str(tmp_path / "cache")),
+        *("--mirror", str(tmp_path / "mirror")),
+    )
+    assert run.returncode == 0, run.stderr
+    assert [(f.path, f.line, f.rule) for f in fresh.read_sheet(sheet)] == [("sample.py", 6, "JAX301")]

@@ -199,8 +199,10 @@ def _from_mirror(cb: Codebase, mirror: Path | None, dest: Path) -> str:
     if mirror is None:
         return "GitHub entry: not fetchable here (no --mirror)"
     owner_name = cb.github.replace("/", "+")
-    # `fetch` leaves <mirror>/owner+name/repo (a bare git directory); a plain owner+name one counts too.
-    gits = [p for p in (mirror / owner_name / "repo", mirror / owner_name) if (p / "HEAD").is_file()]
+    # `fetch` leaves <mirror>/owner+name/repo (a bare git directory, or a clone with repo/.git); a plain
+    # owner+name one counts too.
+    places = (mirror / owner_name / "repo", mirror / owner_name / "repo" / ".git", mirror / owner_name)
+    gits = [p for p in places if (p / "HEAD").is_file()]
     for git_dir in gits:
         listing = subprocess.run(
             ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", cb.commit],

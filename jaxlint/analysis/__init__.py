@@ -35,7 +35,13 @@ if TYPE_CHECKING:
     from .flow.walk import FlowWalker, Frame
     from .keys.dataflow import KeyAnalysis, KeyReuse, key_analysis
     from .keys.relevance import uses_keys
-    from .objects.classes import plain_class, self_writes, sets_instance_attribute, unhashable_class
+    from .objects.classes import (
+        changes_what_is_read,
+        plain_class,
+        self_writes,
+        sets_instance_attribute,
+        unhashable_class,
+    )
     from .objects.fresh_objects import built_anew, changed_since_use, identity_hashed
     from .objects.held import defaulted_key
     from .objects.instances import built_class, linen_possible, local_method_units, module_class_kind
@@ -206,6 +212,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "keys.relevance": ("uses_keys",),
     "objects.classes": (
+        "changes_what_is_read",
         "plain_class",
         "self_writes",
         "sets_instance_attribute",

@@ -15,6 +15,7 @@ from ..analysis import (
     Unit,
     array_leaf_arguments,
     built_class,
+    changes_what_is_read,
     compiling_transform,
     decorator_transforms,
     function_leaf,
@@ -55,7 +56,9 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   or any class with a base or decorator from another library, which may be one);
 - when `self` is static (`static_argnums=0`) but the class is unhashable (a plain `@dataclass`, or `__eq__`
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
-  reassigns or changes in place (`self.table[i] = v`).
+  reassigns or changes in place (`self.table[i] = v`). Setting an attribute of a held object
+  (`self.actor.state = s`) counts only for a method that reads that attribute, uses the object whole, or reads
+  a method or property of its class (when this module defines it) that reads it.
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
@@ -293,7 +296,7 @@ No automatic fix.
             return
         if not self._hashes_by_identity(cls, ctx, set()):
             return
-        stale = self._stale_attribute(node, first, cls)
+        stale = self._stale_attribute(node, first, cls, ctx)
         if stale is not None:
             attribute, mutator = stale
             ctx.report(
@@ -382,7 +385,7 @@ No automatic fix.
 
     @staticmethod
     def _stale_attribute(
-        method: cst.FunctionDef, self_name: str, cls: cst.ClassDef
+        method: cst.FunctionDef, self_name: str, cls: cst.ClassDef, ctx: RuleContext
     ) -> tuple[str, str] | None:
         """An attribute of `self` the method reads and another (non-setup) method reassigns or changes in place."""
         read = _self_reads(method.body, self_name)
@@ -398,10 +401,35 @@ No automatic fix.
             if not params:
                 continue
             # Sorted: a set's order changes with hash randomisation, and the message must not.
-            for attribute in sorted(self_writes(statement.body, params[0].name.value)):
-                if attribute in read:
+            writer = params[0].name.value
+            for attribute in sorted(self_writes(statement.body, writer)):
+                if attribute in read and changes_what_is_read(
+                    statement.body,
+                    writer,
+                    method.body,
+                    self_name,
+                    attribute,
+                    _held_class(cls, attribute, ctx),
+                ):
                     return attribute, statement.name.value
         return None
+
+
+def _held_class(cls: cst.ClassDef, attribute: str, ctx: RuleContext) -> cst.ClassDef | None:
+    """The module's class whose instance `__init__` stores as `self.<attribute> = Name(...)`."""
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
+            for node in walk(statement.body):
+                if (
+                    isinstance(node, cst.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0].target, cst.Attribute)
+                    and node.targets[0].target.attr.value == attribute
+                    and isinstance(node.value, cst.Call)
+                    and isinstance(node.value.func, cst.Name)
+                ):
+                    return ctx.index.classes.get(node.value.func.value)
+    return None
 
 
 def _linen_class(value: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:

@@ -85,7 +85,9 @@ element; where `in_axes` maps one argument alone, that argument is never None (a
 nothing to map), so a draw under `if u is None:` on it never runs. `jax.grad` and its kin, equinox's
 `filter_grad`/`filter_value_and_grad` and nnx's `grad`/`value_and_grad` run the function once with the
 arguments given: a key handed to the gradient call is consumed. A key both split and folded in with a literal index below the split's literal
-count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`.
+count is flagged too: on JAX's default keys `fold_in(k, i)` equals `split(k)[i]`. A key carried to the next
+iteration of a loop is reuse only if some path skips what replaces it; a `for` over `range(n)` with `n` surely
+at least 1 (a literal, `max(..., 1)`, or a name bound once to one) always runs its body.
 
 Not flagged: reuse in **test code that checks results**. A test function (named `test*`, or any method of
 a class named `Test*`, `*Test`, `*Tests` or `*TestCase`, or a function nested in one) whose test function or

@@ -27,7 +27,7 @@ def named_defs(index: Any, node: cst.Name, unit: Any, before: int | None = None)
                     point: int | None = inner.order + 1
                 else:
                     point = before if before is not None else index.node_order(node)
-                defs = live_defs(name, defs, scope, point)
+                defs = live_defs(name, defs, scope, point, inner.node if inner is not None else node)
             return defs
         if name in scope.local_names and scope is not index.root:
             return []
@@ -35,17 +35,24 @@ def named_defs(index: Any, node: cst.Name, unit: Any, before: int | None = None)
     return []
 
 
-def live_defs(name: str, defs: list[Any], scope: Any, point: int | None) -> list[Any]:
+def live_defs(
+    name: str, defs: list[Any], scope: Any, point: int | None, at: cst.CSTNode | None = None
+) -> list[Any]:
     """Which of the defs that bind `name` in `scope` are live at `point` (an `order`): those of the bindings
     made before it, from the last one `scope` makes unconditionally (a def, a class, an import, an assignment:
     then no def or only those that follow it) on; defs in an `if`/`try`/`with`/loop are joined (either may be
     live), and a join with another kind of binding is unknown (none). `f = jax.jit(f)` and other calls that
     take the name keep its def. With no point, or no binding before it (a body that calls a function defined
-    further down), every def: the join."""
+    further down), every def: the join. A binding in another branch of an `if` that holds `at` (the reference)
+    never reaches it: `if timed: def check ...` / `else: def check ...; return jax.jit(check)`."""
     if point is None:
         return defs
     # Defs in a class body's `if` are in `defs` but bind class attributes, not names of `scope`.
     earlier = [b for b in scope.bindings.get(name, ()) if b.order < point]
+    if at is not None and len(earlier) > 1:
+        branches = _branches(scope)
+        where = branches.get(id(at), ())
+        earlier = [b for b in earlier if not _exclusive(branches.get(id(b.node), ()), where)]
     if not earlier:
         return defs
     direct = direct_statements(scope)
@@ -90,3 +97,71 @@ def direct_statements(scope: Any) -> set[int]:
                 found.update(id(small) for small in statement.body)
         scope.memo["direct_statements"] = found
     return found
+
+
+Branch = tuple[
+    tuple[int, int], ...
+]  # the (id of an `if`, which branch) pairs a node is under, outermost first
+
+
+def _exclusive(one: Branch, other: Branch) -> bool:
+    """Nodes in different branches of one `if`: at most one of them runs."""
+    taken = dict(one)
+    return any(taken.get(statement, branch) != branch for statement, branch in other)
+
+
+def _branches(scope: Any) -> dict[int, Branch]:
+    """For every node of `scope`'s own code (nested bodies not entered), the `if` branches it is under. An `if`
+    inside a loop is left out: a later iteration may take the other branch. Kept with the unit."""
+    found = scope.memo.get("branches")
+    if found is None:
+        found = {}
+        node: Any = scope.node
+        body = node.body if type(node) is cst.Module else getattr(node.body, "body", ())
+        for statement in body:
+            _note_branches(statement, (), found)
+        scope.memo["branches"] = found
+    return found
+
+
+def _note_branches(node: cst.CSTNode, path: Branch, found: dict[int, Branch]) -> None:
+    found[id(node)] = path
+    kind = type(node)
+    if isinstance(node, cst.If):
+        found[id(node.test)] = path
+        _note_children(node.test, path, found)
+        for statement in node.body.body:
+            _note_branches(statement, (*path, (id(node), 0)), found)
+        if node.orelse is not None:
+            orelse = node.orelse
+            otherwise = (*path, (id(node), 1))
+            found[id(orelse)] = otherwise
+            if type(orelse) is cst.If:
+                _note_branches(orelse, otherwise, found)
+            else:
+                for statement in orelse.body.body:
+                    _note_branches(statement, otherwise, found)
+        return
+    if kind in (cst.For, cst.While):
+        _note_children(node, path, found, loop=True)
+        return
+    if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        return  # its body runs elsewhere; the def statement itself is noted above
+    _note_children(node, path, found)
+
+
+def _note_children(node: cst.CSTNode, path: Branch, found: dict[int, Branch], loop: bool = False) -> None:
+    for child in node.children:
+        if loop:
+            _note_all(child, path, found)
+        else:
+            _note_branches(child, path, found)
+
+
+def _note_all(node: cst.CSTNode, path: Branch, found: dict[int, Branch]) -> None:
+    """Inside a loop: every node keeps the loop's path (its `if`s may take either branch in turn)."""
+    found[id(node)] = path
+    if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        return
+    for child in node.children:
+        _note_all(child, path, found)

@@ -227,3 +227,45 @@ def _bound_in(body: cst.CSTNode) -> tuple[set[str], set[str]]:
 
 def _binds(statement: cst.CSTNode, path: str) -> bool:
     return path in _bound_in(statement)[0]
+
+
+def runs_at_least_once(loop: cst.CSTNode, unit) -> bool:
+    """A `for` whose body surely runs: over a non-empty literal sequence, `range(n)` with `n` at least 1 (a
+    literal, `max(..., 1)`, or a name bound once to one: `n_batch = max(len(x) // size, 1)`), or `range(a, b)`
+    of literals with a < b. Paths that skip such a loop do not exist."""
+    if type(loop) is not cst.For:
+        return False
+    assert isinstance(loop, cst.For)
+    it = loop.iter
+    if isinstance(it, (cst.List, cst.Tuple)):
+        return bool(it.elements) and not any(type(e) is cst.StarredElement for e in it.elements)
+    if (
+        type(it) is not cst.Call
+        or dotted_name(it.func) != "range"
+        or any(a.keyword or a.star for a in it.args)
+    ):
+        return False
+    if len(it.args) == 1:
+        return _at_least_one(it.args[0].value, unit, 2)
+    if len(it.args) == 2:
+        start, stop = (_literal_int(a.value) for a in it.args)
+        return start is not None and stop is not None and start < stop
+    return False
+
+
+def _at_least_one(node: cst.BaseExpression, unit, depth: int) -> bool:
+    value = _literal_int(node)
+    if value is not None:
+        return value >= 1
+    if type(node) is cst.Call and dotted_name(node.func) == "max":
+        return any(not a.keyword and not a.star and _at_least_one(a.value, unit, depth) for a in node.args)
+    if type(node) is cst.Name and depth > 0 and unit is not None:
+        bound = unit.single_assignment(node.value)
+        return bound is not None and _at_least_one(bound, unit, depth - 1)
+    return False
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    if type(node) is cst.Integer:
+        return int(node.evaluated_value)
+    return None

@@ -98,6 +98,10 @@ class PathWalk(Generic[S, V]):
     def enter(self, node: cst.CSTNode, state: S) -> None:
         """A compound statement (or an `except` handler) is about to be walked."""
 
+    def runs_once(self, node: cst.For | cst.While) -> bool:
+        """Whether the loop's body surely runs at least once (then no path skips it). Default: not known."""
+        return False
+
     def decide(self, test: cst.BaseExpression, state: S) -> bool | None:
         """Which branch an `if` test takes on this path, when only one can run."""
         return None
@@ -312,6 +316,8 @@ class PathWalk(Generic[S, V]):
             and node.test.value == "True"
         )
         exit_state = None if infinite else head
+        if exit_state is not None and self.runs_once(node):
+            exit_state = self.join([end, *frame.continues])  # the path that skips the body does not exist
         if exit_state is not None and node.orelse is not None:
             exit_state = self.suite(node.orelse.body, exit_state)
         return self.join([exit_state, *frame.breaks])

@@ -42,6 +42,7 @@ import libcst as cst
 
 from ...syntax import argument, own_nodes
 from ..binding.index import ModuleIndex, Unit
+from ..binding.loops import runs_at_least_once
 from ..binding.transforms import positional_params
 from ..objects.held import frozen_attributes, returned_compiled
 from ..objects.instances import local_method_units
@@ -374,6 +375,9 @@ class _UnitWalk(KeyCalls):
             apps = [a for a in self.unit.applications if a.label in _MAPPING_LABELS]
             never = set.intersection(*({a.bound_positional + i for i in a.spec.never_none} for a in apps))
             self.mapped_facts = {positional[i]: False for i in sorted(never) if i < len(positional)}
+
+    def runs_once(self, node: cst.For | cst.While) -> bool:
+        return runs_at_least_once(node, self.unit)
 
     def decide(self, test: cst.BaseExpression, state: State) -> bool | None:
         """`if P is None:` on a parameter the call shows None or not, while `P` holds what the call passed."""

@@ -146,3 +146,72 @@ def _is_self_attribute(node: cst.BaseExpression, self_name: str) -> bool:
     return (
         isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self_name
     )
+
+
+def changes_what_is_read(
+    writer: cst.CSTNode,
+    writer_self: str,
+    reader: cst.CSTNode,
+    reader_self: str,
+    attribute: str,
+    cls: cst.ClassDef | None = None,
+) -> bool:
+    """Whether `writer`'s writes of `self.<attribute>` can change what `reader` reads through it. Reassigning it,
+    or an entry of it, always can; `self.actor.state = s` changes only `actor.state`: a reader of
+    `self.actor.apply` sees the change only if `apply` is (in `cls`, the class of the object held there, when
+    the module has it) a method or property reading what the write sets. Of an object of an unknown class,
+    reading another attribute is no sign that it changed."""
+    parts: set[str | None] = set()
+    for node in own_nodes(writer):
+        for target in assigned_targets(node):
+            for element in _flatten(target):
+                part = None
+                while isinstance(element, (cst.Subscript, cst.Attribute)) and not _is_self_attribute(
+                    element, writer_self
+                ):
+                    part = element.attr.value if isinstance(element, cst.Attribute) else None
+                    element = element.value
+                if _is_self_attribute(element, writer_self):
+                    assert isinstance(element, cst.Attribute)
+                    if element.attr.value == attribute:
+                        parts.add(part)
+    if not parts or None in parts:
+        return True
+    uses = _uses(reader, reader_self, attribute)
+    if None in uses or uses & parts:
+        return True
+    if cls is None:
+        return False
+    members = {s.name.value: s for s in cls.body.body if type(s) is cst.FunctionDef}  # a setter last
+    for part in list(parts):
+        if part in members:  # `actor.learning_state = s` through its property setter: what the setter sets
+            parts |= set(self_writes(members[part].body, "self"))
+    if uses & parts:
+        return True
+    return any(use in members and _reads_any(members[use], parts) for use in uses)
+
+
+def _uses(body: cst.CSTNode, self_name: str, attribute: str) -> set[str | None]:
+    """How `body` uses `self.<attribute>`: the names of its attributes read (`self.actor.apply`), None for any
+    other use (passed on, called, indexed)."""
+    found: set[str | None] = set()
+    attributes = [n for n in walk(body) if type(n) is cst.Attribute]
+    inner = {id(n.value) for n in attributes}
+    for node in attributes:
+        if _is_self_attribute(node, self_name) and node.attr.value == attribute and id(node) not in inner:
+            found.add(None)
+        value = node.value
+        if (
+            type(value) is cst.Attribute
+            and _is_self_attribute(value, self_name)
+            and value.attr.value == attribute
+        ):
+            found.add(node.attr.value)
+    return found
+
+
+def _reads_any(method: cst.FunctionDef, names: set[str | None]) -> bool:
+    return any(
+        type(n) is cst.Attribute and _is_self_attribute(n, "self") and n.attr.value in names
+        for n in walk(method.body)
+    )

@@ -67,6 +67,11 @@ BOOL_FUNCTIONS = frozenset(
 ) | frozenset({"jax.lax.lt", "jax.lax.le", "jax.lax.gt", "jax.lax.ge", "jax.lax.eq", "jax.lax.ne"})
 # Other `jax.*` functions that return arrays built from their arguments.
 ARRAY_FUNCTIONS = frozenset({"jax.device_put", "jax.block_until_ready"})
+# Functions that return their first argument's pytree with its structure: an array for an array, but the
+# env step's `(obs, state, reward, done, info)` tuple for that tuple (`lax.stop_gradient(step(...))`).
+STRUCTURE_KEEPING = frozenset(
+    {"jax.lax.stop_gradient", "jax.lax.optimization_barrier", "jax.device_put", "jax.block_until_ready"}
+)
 # Namespaces whose functions (less the static questions, the CALL_RESULTS rows and SEVERAL_ARRAYS_WORDS) give
 # one array: a helper returning such a call returns an array. Elsewhere a function may give a tuple or a pytree.
 RETURNED_ARRAY_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.special.")

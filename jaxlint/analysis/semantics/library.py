@@ -56,6 +56,7 @@ from .arrays import STACKERS as STACKERS
 from .arrays import STATIC_INT_METHODS as STATIC_INT_METHODS
 from .arrays import STATIC_INTS as STATIC_INTS
 from .arrays import STATIC_QUERIES as STATIC_QUERIES
+from .arrays import STRUCTURE_KEEPING as STRUCTURE_KEEPING
 from .arrays import TUPLE_RESULTS as TUPLE_RESULTS
 from .arrays import VALUE_SIZED as VALUE_SIZED
 from .arrays import WIDE_CONSTRUCTORS as WIDE_CONSTRUCTORS

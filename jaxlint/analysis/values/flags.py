@@ -49,6 +49,7 @@ from ..semantics.library import (
     RETURNED_ARRAY_NAMESPACES,
     SCALAR_FIELD_TYPES,
     SEVERAL_ARRAYS_WORDS,
+    STRUCTURE_KEEPING,
     TRACED_FROM_ARGUMENTS,
     TRACED_RESULT,
     TRACING_APIS,
@@ -288,6 +289,10 @@ def _call(node: cst.Call, scope: Scope) -> int:
         # not): evaluation is pure, so leaving them unread changes no answer.
         if name in ARITHMETIC_BUILTINS:
             return TRACED | ARRAY if _arguments(node, scope) & (TRACED | HOLDS_TRACED) else 0
+        if name in STRUCTURE_KEEPING and node.args and node.args[0].keyword is None:
+            first = evaluate(node.args[0].value, scope)
+            if not first & ARRAY:  # a pytree keeps its structure: a tuple stays a tuple, a dict a dict
+                return first or (TRACED if scope.kind >= STRICT and scope.staged else 0)
         if name.startswith(ARRAY_NAMESPACES) or name in ARRAY_FUNCTIONS:
             traced = (scope.kind >= STRICT and scope.staged) or (
                 scope.kind >= GRAD and _arguments(node, scope) & (TRACED | HOLDS_TRACED)
