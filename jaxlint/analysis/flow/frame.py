@@ -61,10 +61,26 @@ class Frame:
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Most rules ask for the name of the same call's function in turn: the last answer is kept.
         if node is self._named:
-            return self._name
-        name = self.index.qualname(node, self.unit)
-        self._named, self._name = node, name
+            name = self._name
+        else:
+            name = self.index.qualname(node, self.unit)
+            self._named, self._name = node, name
+        if name is None and type(node) is cst.Attribute:
+            return self._module_member(node)
         return name
+
+    def _module_member(self, node: cst.Attribute) -> str | None:
+        """`xp.any` of a local name bound to a known module on this path (`xp = array_namespace(x)` of JAX
+        arrays: `values.flags._namespace`), qualified as that module's member; None otherwise."""
+        base = node.value
+        if type(base) is cst.Name:
+            held = self.lookup_value(base.value)
+            prefix = held.literal if held.kind == "module" and type(held.literal) is str else None
+        elif type(base) is cst.Attribute:
+            prefix = self._module_member(base)
+        else:
+            prefix = None
+        return f"{prefix}.{node.attr.value}" if prefix is not None else None
 
     def is_module_global(self, name: str) -> bool:
         """Whether `name` here refers to a module-level binding (declared global, or not bound locally)."""

@@ -19,6 +19,7 @@ from ..kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..objects.linen import apply_flags, layer_flags, param_flags
 from ..objects.pytrees import PytreeClass, PytreeModel, pytree_model
 from ..objects.records import constructor, record_fields
+from ..semantics.array_api import JAX_NAMESPACE, NAMESPACE_METHOD
 from ..semantics.arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from ..semantics.library import (
     ALL_DATA,
@@ -56,6 +57,7 @@ from ..semantics.library import (
     TUPLE_RESULTS,
 )
 from ..semantics.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
+from ..summaries.namespaces import chooses_namespace, is_namespace_getter
 from ..summaries.returns import imported_returns_array, method_returns_mapping, returns_array
 from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, sequence
 
@@ -320,7 +322,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Attribute:
         method = func.attr.value
         receiver = evaluate(func.value, scope)
-        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
+        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS or method == NAMESPACE_METHOD:
             return 0
         if not receiver and method in LINEN_PARAM_METHODS:
             return param_flags(func, scope)
@@ -808,6 +810,9 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
     for any other call."""
     name = scope.qualname(call.func)
     if name is None:
+        namespace = _namespace(call, None, scope)
+        if namespace is not None:
+            return namespace
         return _instance(call, scope) if type(call.func) is cst.Name else None
     if name in _KEY_MAKERS:
         dtype = _KEY_MAKERS[name]
@@ -826,7 +831,31 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
         flags = evaluate(call, scope) if flags is None else flags
         element = array("jax_array", ARRAY | (TRACED if flags & HOLDS_TRACED else 0))
         return Value(flags, "list" if name in LIST_RESULTS else "tuple", each=element)
-    return None
+    return _namespace(call, name, scope)
+
+
+_JAX_NAMESPACE = Value(0, "module", JAX_NAMESPACE)
+
+
+def _namespace(call: cst.Call, name: str | None, scope: Scope) -> Value | None:
+    """`array_namespace(x)` (`summaries/namespaces.py`) or `x.__array_namespace__()` of JAX arrays: the
+    `jax.numpy` module; None otherwise (NumPy arrays, or arguments not known to be JAX arrays)."""
+    func = call.func
+    if name is None:
+        if type(func) is cst.Attribute and func.attr.value == NAMESPACE_METHOD:
+            given = evaluate(func.value, scope)
+        elif type(func) is cst.Name and call.args:
+            defined = scope.lookup_value(func.value)
+            if defined.kind != "function" or not chooses_namespace(defined.definition, scope.index):
+                return None
+            given = _arguments(call, scope)
+        else:
+            return None
+    elif call.args and is_namespace_getter(name, scope.index):
+        given = _arguments(call, scope)
+    else:
+        return None
+    return _JAX_NAMESPACE if given & (TRACED | ARRAY) else None
 
 
 def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:
