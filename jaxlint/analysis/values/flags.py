@@ -846,7 +846,8 @@ def _namespace(call: cst.Call, name: str | None, scope: Scope) -> Value | None:
             given = evaluate(func.value, scope)
         elif type(func) is cst.Name and call.args:
             defined = scope.lookup_value(func.value)
-            if defined.kind != "function" or not chooses_namespace(defined.definition, scope.index):
+            unit = defined.definition  # None where two paths bind different functions
+            if defined.kind != "function" or unit is None or not chooses_namespace(unit, scope.index):
                 return None
             given = _arguments(call, scope)
         else:
