@@ -6,6 +6,8 @@ import libcst as cst
 
 from ..analysis import (
     ARRAY,
+    COMPUTING,
+    CONCRETE_JAX_FUNCTIONS,
     DTYPE_CONSTRUCTORS,
     DTYPE_KEYWORDS,
     DTYPE_METHODS,
@@ -124,11 +126,32 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             if ctx.flags(node.func.value) & (ARRAY | TRACED):  # `x.astype(...)`, `x.sum(dtype=...)`
                 dtype = _dtype_argument(node, 0 if method == "astype" else None)
         if dtype is None:
+            if name is not None and name.startswith(COMPUTING) and name not in CONCRETE_JAX_FUNCTIONS:
+                self._wide_data(node, name, ctx)
             return
         width = self._width(dtype, ctx)
         if width is not None and not self._silent(node, ctx):
             where = display_name(name) if name is not None else f".{node.func.attr.value}"  # type: ignore[attr-defined]
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
+
+    def _wide_data(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
+        """`jnp.where(c, xs, ys)` of NumPy arrays built with a 64-bit dtype asked for by name
+        (`analysis/values/wide_dtypes.py`): JAX converts them to 32 bits. NumPy's default float64 is not asked for."""
+        for arg in node.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value in _DTYPE_KEYWORDS):
+                continue
+            held = ctx.value(arg.value)
+            if held.kind == "numpy_array" and held.dtype in ("float64", "complex128"):
+                if not self._silent(node, ctx):
+                    narrow = "float32" if held.dtype == "float64" else "complex64"
+                    ctx.report(
+                        self,
+                        arg.value,
+                        f"{display_name(name)}(...) is given '{source_of(arg.value)}', a {held.dtype} NumPy array, but "
+                        f"this module never enables x64: JAX silently converts it to {narrow}; call "
+                        f'jax.config.update("jax_enable_x64", True) at startup, or build it as {narrow}',
+                    )
+                return
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if (

@@ -22,6 +22,7 @@ from ..values.flags import (
     structure,
     value_of,
 )
+from ..values.wide_dtypes import loop_dtype
 
 
 class Frame:
@@ -251,6 +252,11 @@ class Frame:
         if literal is not None and (type(target) is cst.Tuple or type(target) is cst.List):
             self._bind_items(target, literal, evaluate_in)
             return
+        if literal is not None and type(target) is cst.Name:
+            dtype = loop_dtype(literal, evaluate_in)  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
+            if dtype is not None and not evaluate(iterable, evaluate_in):
+                self.env[target.value] = dtype
+                return
         self.bind(target, element_flags(evaluate(iterable, evaluate_in)))
 
     def _bind_items(
@@ -271,6 +277,13 @@ class Frame:
         flags = 0
         for item in items:
             flags |= evaluate(item, evaluate_in)
+        if type(target) is cst.Name and not flags:
+            dtype = loop_dtype(
+                items, evaluate_in
+            )  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
+            if dtype is not None:
+                self.env[target.value] = dtype
+                return
         self.bind(target, flags if type(target) is cst.Name else element_flags(flags))
 
 
