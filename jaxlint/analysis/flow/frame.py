@@ -253,7 +253,9 @@ class Frame:
             self._bind_items(target, literal, evaluate_in)
             return
         if literal is not None and type(target) is cst.Name:
-            dtype = loop_dtype(literal, evaluate_in)  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
+            dtype = loop_dtype(
+                literal, evaluate_in
+            )  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
             if dtype is not None and not evaluate(iterable, evaluate_in):
                 self.env[target.value] = dtype
                 return
