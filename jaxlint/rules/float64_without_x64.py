@@ -44,7 +44,10 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `cumsum`, `cumprod`, `std`, `var`) on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
-counts, so code that already chooses a dtype by checking the flag is left alone). An `__init__.py` of a
+counts, so code that already chooses a dtype by checking the flag is left alone). NumPy arrays built with
+`float64`/`complex128` asked for by name (`np.ones(3, dtype=np.float64)`, `.astype("float64")`, a loop over
+dtypes) and given to such a function with no `dtype` are flagged too: JAX converts them to 32 bits. NumPy's
+default float64 (`np.ones(3)`, `np.linspace(...)`) is not asked for and is not flagged. An `__init__.py` of a
 package enclosing the module that mentions it counts too: importing the module runs it first.
 
 Only **programs** are checked: where x64 is off, the module itself is where it should have been turned on.
@@ -62,8 +65,8 @@ when the application wants double precision. Users reading library code (jax-md'
 ## Why is this bad
 JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
 `float32` (JAX emits a `UserWarning` attributed to its own source, not to your line), so computations that
-need double precision quietly lose it. NumPy arrays (`np.zeros(..., dtype=np.float64)`) are unaffected and
-not flagged. `dtype=float` is not flagged either: JAX documents it as "the default float type".
+need double precision quietly lose it. NumPy arrays (`np.zeros(..., dtype=np.float64)`) are unaffected until
+they reach JAX. `dtype=float` is not flagged either: JAX documents it as "the default float type".
 
 ## Example
 ```python
