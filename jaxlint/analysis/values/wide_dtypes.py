@@ -22,15 +22,16 @@ from .abstract import Value
 _WIDER = ("complex128", "float64")  # the wider first: what mixing them with NumPy arrays gives
 
 
-def dtype_width(node: cst.BaseExpression, scope: Any) -> str | None:
-    """ "float64" or "complex128" where `node` asks for that dtype by name; else None."""
+def dtype_width(expression: cst.BaseExpression, scope: Any) -> str | None:
+    """The 64-bit dtype ("float64", "complex128") `expression` asks for by name; else None."""
+    node: Any = expression  # the checker does not narrow on `type(node) is X`
     kind = type(node)
     if kind is cst.SimpleString:
         text = string_value(node)
         return WIDE_STRINGS.get(text) if isinstance(text, str) else None
     if kind is cst.Call:
-        if len(node.args) == 1 and scope.qualname(node.func) in DTYPE_CONSTRUCTORS:  # type: ignore[attr-defined]
-            return dtype_width(node.args[0].value, scope)  # type: ignore[attr-defined]
+        if len(node.args) == 1 and scope.qualname(node.func) in DTYPE_CONSTRUCTORS:
+            return dtype_width(node.args[0].value, scope)
         return None
     if kind is not cst.Name and kind is not cst.Attribute:
         return None
@@ -38,9 +39,9 @@ def dtype_width(node: cst.BaseExpression, scope: Any) -> str | None:
     if name is not None:
         return WIDE_DTYPES.get(name)
     if kind is cst.Name:
-        held = scope.lookup_value(node.value)  # type: ignore[attr-defined]
+        held = scope.lookup_value(node.value)
         if held.kind == "dtype":
-            return held.literal  # type: ignore[no-any-return]
+            return str(held.literal)
         if held.kind == "str" and isinstance(held.literal, str):
             return WIDE_STRINGS.get(held.literal)
     return None
