@@ -742,3 +742,64 @@ def test_a_helper_whose_caller_gives_the_transformations_options_hands_nothing_o
     write(tmp_path, files)
     assert _lint(tmp_path) == []
     assert _run(tmp_path, {"static": files})["static"] is None
+
+
+# -- array namespaces chosen by another module's getter ------------------------------------------------------
+
+NAMESPACE_GETTER = """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+
+    def array_namespace(x):
+        return jnp if isinstance(x, jax.Array) else np
+    """
+
+NAMESPACE_USER = """
+    import jax
+    from helpers import array_namespace
+
+
+    def clip_loop(x):
+        xp = array_namespace(x)
+        while xp.max(x) > 1.0:
+            x = x / 2
+        return x
+
+
+    def whiten(obs):
+        xp = array_namespace(obs)
+        std = xp.std(obs, axis=0)
+        std[std == 0] = 1.0
+        return obs / std
+    """
+
+
+def test_an_array_namespace_from_another_modules_getter(tmp_path: Path) -> None:
+    """`xp = array_namespace(x)` of helpers.py (`jnp if isinstance(x, jax.Array) else np`): of a traced argument,
+    `xp.max(x)` is a tracer (JAX101 in the jitted loop); of a JAX array, `xp.std(obs)` is a JAX array (JAX103 on
+    its in-place write); of NumPy arrays both run and nothing is found. Linted and run on real JAX."""
+    jitted = "import jax\nimport jax.numpy as jnp\nfrom ops import clip_loop\n\nprint(jax.jit(clip_loop)(jnp.ones(3) * 4))\n"
+    written = "import jax.numpy as jnp\nfrom ops import whiten\n\nprint(whiten(jnp.ones((3, 2))))\n"
+    numpy = "import numpy as np\nfrom ops import clip_loop, whiten\n\nprint(clip_loop(np.ones(3) * 4), whiten(np.ones((3, 2))))\n"
+    base = {"helpers.py": textwrap.dedent(NAMESPACE_GETTER), "ops.py": textwrap.dedent(NAMESPACE_USER)}
+    write(tmp_path, {**base, "main.py": jitted})
+    assert _lint(tmp_path) == [("ops.py", 7, "JAX101")]
+    write(tmp_path, {"main.py": written})
+    assert _lint(tmp_path) == [("ops.py", 15, "JAX103")]
+    write(tmp_path, {"main.py": numpy})
+    assert _lint(tmp_path) == []
+    ran = _run(
+        tmp_path,
+        {
+            "jitted": {**base, "main.py": jitted},
+            "written": {**base, "main.py": written},
+            "numpy": {**base, "main.py": numpy},
+        },
+    )
+    assert ran == {
+        "jitted": ["TracerBoolConversionError", "ops.py", 7],
+        "written": ["TypeError", "ops.py", 15],
+        "numpy": None,
+    }

@@ -207,6 +207,8 @@ class FunctionFacts:
     # Parameters it hands to a transformation, with the transformations (`Unit.hands_on`): a caller's argument
     # there is traced by them.
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # It answers the array namespace of its arguments, `jax.numpy` for JAX arrays (`summaries/namespaces.py`).
+    namespace: bool = False
 
     def to_json(self) -> list:
         return [
@@ -224,14 +226,15 @@ class FunctionFacts:
             self.dispatches,
             self.runs_jax,
             [[name, list(chain)] for name, chain in self.hands_on],
+            self.namespace,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 14:
+        if not isinstance(row, list) or len(row) != 15:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax, hands_on = row[11:]
+        dispatches, runs_jax, hands_on, namespace = row[11:]
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
@@ -241,6 +244,7 @@ class FunctionFacts:
             and type(timer) is bool
             and type(dispatches) is bool
             and type(runs_jax) is bool
+            and type(namespace) is bool
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -277,6 +281,7 @@ class FunctionFacts:
             dispatches,
             runs_jax,
             tuple((h[0], tuple(h[1])) for h in hands_on),
+            namespace,
         )
 
     def export(self) -> Export | None:
@@ -289,6 +294,7 @@ class FunctionFacts:
             or self.dispatches
             or self.runs_jax
             or self.hands_on
+            or self.namespace
         ):
             return None
         return Export(
@@ -301,6 +307,7 @@ class FunctionFacts:
             dispatches=self.dispatches,
             runs_jax=self.runs_jax,
             hands_on=self.hands_on,
+            namespace=self.namespace,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -363,6 +370,7 @@ class Export:
     dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()  # `FunctionFacts.hands_on`
+    namespace: bool = False  # it answers the array namespace of its arguments (`FunctionFacts.namespace`)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -830,6 +838,7 @@ class ProjectIndex:
                     or found.dispatches
                     or found.runs_jax
                     or found.hands_on
+                    or found.namespace
                 ):
                     table[qualname] = found
             if table:

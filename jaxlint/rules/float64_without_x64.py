@@ -6,6 +6,8 @@ import libcst as cst
 
 from ..analysis import (
     ARRAY,
+    COMPUTING,
+    CONCRETE_JAX_FUNCTIONS,
     DTYPE_CONSTRUCTORS,
     DTYPE_KEYWORDS,
     DTYPE_METHODS,
@@ -42,7 +44,10 @@ Flags requests for 64-bit floating-point arrays from JAX — `jnp.float64(x)`, `
 `cumsum`, `cumprod`, `std`, `var`) on a JAX array — in a module that never mentions enabling 64-bit mode
 (`jax.config.update("jax_enable_x64", True)`, `jax.experimental.enable_x64()`, `jax.enable_x64`, or setting
 `JAX_ENABLE_X64` in `os.environ`; any name, keyword or string with `enable_x64` or `x64_enabled` in it
-counts, so code that already chooses a dtype by checking the flag is left alone). An `__init__.py` of a
+counts, so code that already chooses a dtype by checking the flag is left alone). NumPy arrays built with
+`float64`/`complex128` asked for by name (`np.ones(3, dtype=np.float64)`, `.astype("float64")`, a loop over
+dtypes) and given to such a function with no `dtype` are flagged too: JAX converts them to 32 bits. NumPy's
+default float64 (`np.ones(3)`, `np.linspace(...)`) is not asked for and is not flagged. An `__init__.py` of a
 package enclosing the module that mentions it counts too: importing the module runs it first.
 
 Only **programs** are checked: where x64 is off, the module itself is where it should have been turned on.
@@ -60,8 +65,8 @@ when the application wants double precision. Users reading library code (jax-md'
 ## Why is this bad
 JAX defaults to 32-bit types. With `jax_enable_x64` off, a requested `float64` is silently truncated to
 `float32` (JAX emits a `UserWarning` attributed to its own source, not to your line), so computations that
-need double precision quietly lose it. NumPy arrays (`np.zeros(..., dtype=np.float64)`) are unaffected and
-not flagged. `dtype=float` is not flagged either: JAX documents it as "the default float type".
+need double precision quietly lose it. NumPy arrays (`np.zeros(..., dtype=np.float64)`) are unaffected until
+they reach JAX. `dtype=float` is not flagged either: JAX documents it as "the default float type".
 
 ## Example
 ```python
@@ -124,11 +129,32 @@ No automatic fix: enabling x64 changes every default dtype in the program.
             if ctx.flags(node.func.value) & (ARRAY | TRACED):  # `x.astype(...)`, `x.sum(dtype=...)`
                 dtype = _dtype_argument(node, 0 if method == "astype" else None)
         if dtype is None:
+            if name is not None and name.startswith(COMPUTING) and name not in CONCRETE_JAX_FUNCTIONS:
+                self._wide_data(node, name, ctx)
             return
         width = self._width(dtype, ctx)
         if width is not None and not self._silent(node, ctx):
             where = display_name(name) if name is not None else f".{node.func.attr.value}"  # type: ignore[attr-defined]
             self._report(dtype, width, f"{where}(..., dtype={source_of(dtype)})", ctx)
+
+    def _wide_data(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
+        """`jnp.where(c, xs, ys)` of NumPy arrays built with a 64-bit dtype asked for by name
+        (`analysis/values/wide_dtypes.py`): JAX converts them to 32 bits. NumPy's default float64 is not asked for."""
+        for arg in node.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value in _DTYPE_KEYWORDS):
+                continue
+            held = ctx.value(arg.value)
+            if held.kind == "numpy_array" and held.dtype in ("float64", "complex128"):
+                if not self._silent(node, ctx):
+                    narrow = "float32" if held.dtype == "float64" else "complex64"
+                    ctx.report(
+                        self,
+                        arg.value,
+                        f"{display_name(name)}(...) is given '{source_of(arg.value)}', a {held.dtype} NumPy array, but "
+                        f"this module never enables x64: JAX silently converts it to {narrow}; call "
+                        f'jax.config.update("jax_enable_x64", True) at startup, or build it as {narrow}',
+                    )
+                return
 
     def _width(self, dtype: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if (

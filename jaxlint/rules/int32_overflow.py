@@ -51,8 +51,8 @@ flags integer JAX computations whose literals prove a value outside int32 (-2**3
   `x.astype(jnp.int32)`;
 - arithmetic (`+ - * **`) with an int literal on such an array whose values the literals bound
   (`jnp.arange(100) ** 10`: up to 99**10), when the result leaves int32.
-Only literals prove anything: `jnp.arange(n) ** 10` with `n` unknown, float literals and float arrays are not
-flagged.
+Only literals prove anything (and `sys.maxsize`, 2**63 - 1 wherever JAX runs): `jnp.arange(n) ** 10` with `n`
+unknown, float literals and float arrays are not flagged.
 
 ## Why is this bad
 With x64 off (JAX's default), integer arrays are int32. A Python int outside int32 cannot be converted:

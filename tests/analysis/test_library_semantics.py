@@ -30,6 +30,7 @@ from jaxlint.analysis.semantics.library import (
     HAIKU_NO_RNG,
     HOST_OBJECTS,
     INT_BOUNDS,
+    INT_CONSTANTS,
     INT_CONVERSIONS,
     INT_FILLS,
     INT_OPERANDS,
@@ -984,6 +985,16 @@ def test_int_conversions_raise_outside_int32(name: str) -> None:
             convert(value)
         with pytest.raises(OverflowError):
             jax.jit(lambda value=value: convert(value))()
+
+
+@pytest.mark.parametrize("name", sorted(INT_CONSTANTS))
+def test_int_constants_have_their_value_and_overflow_int32(name: str) -> None:
+    """JAX503 reads `sys.maxsize` as its value: outside int32, so `jnp.asarray` of it raises OverflowError."""
+    _x64_off()
+    value = resolve(name)
+    assert value == INT_CONSTANTS[name]
+    with pytest.raises(OverflowError):
+        jnp.asarray(value)
 
 
 @pytest.mark.parametrize("name", sorted(INT_FILLS))

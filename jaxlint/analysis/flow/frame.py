@@ -22,6 +22,7 @@ from ..values.flags import (
     structure,
     value_of,
 )
+from ..values.wide_dtypes import loop_dtype
 
 
 class Frame:
@@ -61,10 +62,26 @@ class Frame:
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Most rules ask for the name of the same call's function in turn: the last answer is kept.
         if node is self._named:
-            return self._name
-        name = self.index.qualname(node, self.unit)
-        self._named, self._name = node, name
+            name = self._name
+        else:
+            name = self.index.qualname(node, self.unit)
+            self._named, self._name = node, name
+        if name is None and type(node) is cst.Attribute:
+            return self._module_member(node)
         return name
+
+    def _module_member(self, node: cst.Attribute) -> str | None:
+        """`xp.any` of a local name bound to a known module on this path (`xp = array_namespace(x)` of JAX
+        arrays: `values.flags._namespace`), qualified as that module's member; None otherwise."""
+        base = node.value
+        if type(base) is cst.Name:
+            held = self.lookup_value(base.value)
+            prefix = held.literal if held.kind == "module" and type(held.literal) is str else None
+        elif type(base) is cst.Attribute:
+            prefix = self._module_member(base)
+        else:
+            prefix = None
+        return f"{prefix}.{node.attr.value}" if prefix is not None else None
 
     def is_module_global(self, name: str) -> bool:
         """Whether `name` here refers to a module-level binding (declared global, or not bound locally)."""
@@ -235,6 +252,13 @@ class Frame:
         if literal is not None and (type(target) is cst.Tuple or type(target) is cst.List):
             self._bind_items(target, literal, evaluate_in)
             return
+        if literal is not None and type(target) is cst.Name:
+            dtype = loop_dtype(
+                literal, evaluate_in
+            )  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
+            if dtype is not None and not evaluate(iterable, evaluate_in):
+                self.env[target.value] = dtype
+                return
         self.bind(target, element_flags(evaluate(iterable, evaluate_in)))
 
     def _bind_items(
@@ -255,6 +279,13 @@ class Frame:
         flags = 0
         for item in items:
             flags |= evaluate(item, evaluate_in)
+        if type(target) is cst.Name and not flags:
+            dtype = loop_dtype(
+                items, evaluate_in
+            )  # `for dt in (jnp.float32, jnp.float64)`: one round is 64-bit
+            if dtype is not None:
+                self.env[target.value] = dtype
+                return
         self.bind(target, flags if type(target) is cst.Name else element_flags(flags))
 
 

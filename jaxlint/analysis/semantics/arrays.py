@@ -301,6 +301,9 @@ INT_FILLS: dict[str, int] = {"jax.numpy.full": 1}
 # Functions whose int bounds (position, keyword) are converted to int32 when no dtype is given: a Python int
 # outside int32 raises OverflowError, eagerly and under jit (`jax.random.randint(key, shape, 0, 2**31)`).
 INT_BOUNDS: dict[str, tuple[tuple[int, str], ...]] = {"jax.random.randint": ((2, "minval"), (3, "maxval"))}
+# Python int constants of the standard library, by qualified name, as JAX sees them (64-bit CPython, the only
+# platforms JAX runs on): JAX503 proves a bound from them as from a literal (`jnp.asarray(sys.maxsize)` raises).
+INT_CONSTANTS: dict[str, int] = {"sys.maxsize": 2**63 - 1}
 # Integer dtypes of at most 32 bits, by qualified name and by string: a Python int outside int32 combined with
 # such an array (`+ - * // %`) raises OverflowError, and its arithmetic wraps around silently.
 NARROW_INT_DTYPES = frozenset(

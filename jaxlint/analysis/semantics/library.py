@@ -38,6 +38,7 @@ from .arrays import DTYPE_WORDS as DTYPE_WORDS
 from .arrays import FLOAT_GRIDS as FLOAT_GRIDS
 from .arrays import FLOAT_RESULTS as FLOAT_RESULTS
 from .arrays import INT_BOUNDS as INT_BOUNDS
+from .arrays import INT_CONSTANTS as INT_CONSTANTS
 from .arrays import INT_CONVERSIONS as INT_CONVERSIONS
 from .arrays import INT_FILLS as INT_FILLS
 from .arrays import INT_OPERANDS as INT_OPERANDS

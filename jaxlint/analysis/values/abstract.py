@@ -15,10 +15,11 @@ unknown stays silent: a rule speaks only about what the flags say.
 | `instance` | an instance of a record class (`objects/records.py`) | `keys`: its fields, `items`: their values | constructor calls |
 | `object` | an instance of another class whose constructor stores its arguments (`objects.records.constructor`): its fields can be reassigned | `keys`: the fields known, `items`: their values | constructor calls; a store `obj.f = v` rebinds `f` |
 | `jax_array` | a JAX array (traced or concrete: the flags say) | `dtype` kind when known | `jnp`/`lax`/`jax.nn`/`jax.random` results |
-| `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known | `np.*` constructors (`np.array(jax_array)`: a writable copy; `np.asarray(jax_array)`: a read-only view) |
+| `numpy_array` | a NumPy array (writable, on the host) | `dtype` kind when known, or "float64"/"complex128" where asked for by name | `np.*` constructors (`np.array(jax_array)`: a writable copy; `np.asarray(jax_array)`: a read-only view) |
 | `key` | a PRNG key | `dtype`: "key" (typed) or "uint32" (legacy) | `jax.random.key`/`PRNGKey`/`split`/`fold_in` |
 | `function`, `class` | a def or class | `definition` (its `Unit`, its `ClassDef`) | `def`, `class` statements |
-| `module` | an imported name | - | `import` statements |
+| `module` | an imported name, or an array namespace chosen at run time | `literal`: the module's name where known (`xp = array_namespace(x)` of JAX arrays: "jax.numpy", `summaries/namespaces.py`) | `import` statements, namespace getters |
+| `dtype` | a dtype asked for as 64-bit by name | `literal`: "float64" or "complex128" (`values/wide_dtypes.py`) | `np.float64`, `np.dtype("f8")`, a `for` over literal dtypes |
 | `unknown` | anything else: parameters, other calls | flags only | everything else |
 
 A dtype kind is one of "bool", "int", "uint", "float", "complex" (a key's is "key" or "uint32"). Lists and

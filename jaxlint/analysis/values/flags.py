@@ -19,6 +19,7 @@ from ..kinds import ARRAY, BOOL, GRAD, HOLDS_TRACED, LIST, STRICT, TRACED
 from ..objects.linen import apply_flags, layer_flags, param_flags
 from ..objects.pytrees import PytreeClass, PytreeModel, pytree_model
 from ..objects.records import constructor, record_fields
+from ..semantics.array_api import JAX_NAMESPACE, NAMESPACE_METHOD
 from ..semantics.arrays import CONCRETE_ATTRIBUTES as CONCRETE_ATTRIBUTES
 from ..semantics.library import (
     ALL_DATA,
@@ -33,6 +34,7 @@ from ..semantics.library import (
     CONCRETE_JAX_PREFIXES,
     CONCRETE_METHODS,
     CONSTRUCTORS,
+    DTYPE_CONSTRUCTORS,
     DTYPE_WORDS,
     FIELDS,
     FLATTEN,
@@ -55,10 +57,13 @@ from ..semantics.library import (
     TRACING_APIS,
     TRANSFORMATIONS,
     TUPLE_RESULTS,
+    WIDE_DTYPES,
 )
 from ..semantics.namespaces import ARRAY_NAMESPACES, NUMPY_ARRAYS, NUMPY_DELEGATING
+from ..summaries.namespaces import chooses_namespace, is_namespace_getter
 from ..summaries.returns import imported_returns_array, method_returns_mapping, returns_array
 from .abstract import MUTABLE, NOTHING, Value, array, mapping, plain, scalar, sequence
+from .wide_dtypes import dtype_value, requested_width, wider
 
 NON_BOOL_OPERATORS = frozenset({cst.Is, cst.IsNot})  # tested by type identity (libcst subclasses neither)
 
@@ -325,7 +330,7 @@ def _call(node: cst.Call, scope: Scope) -> int:
     if type(func) is cst.Attribute:
         method = func.attr.value
         receiver = evaluate(func.value, scope)
-        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS:
+        if method in CONCRETE_METHODS or method in PYTHON_ONLY_METHODS or method == NAMESPACE_METHOD:
             return 0
         if not receiver and method in LINEN_PARAM_METHODS:
             return param_flags(func, scope)
@@ -730,6 +735,8 @@ def structure(expression: cst.BaseExpression, scope: Scope, flags: int | None = 
     if kind is cst.Dict:
         return _dict(node, scope, flags)
     if kind is cst.Attribute:
+        if node.attr.value in _WIDE_WORDS:
+            return dtype_value(node, scope)  # `np.float64`
         base = structure(node.value, scope) if type(node.value) in STRUCTURED else None
         return base.field(node.attr.value) if base is not None else None
     if kind is cst.Call:
@@ -759,7 +766,7 @@ def _numpy_arithmetic(node: cst.BinaryOperation, scope: Scope, flags: int | None
     array or anything unknown on either side: None)."""
     if type(node.operator) not in _NUMPY_ARITHMETIC:
         return None
-    sides = []
+    sides, widths = [], []
     for side in (node.left, node.right):
         if type(side) is cst.Integer or type(side) is cst.Float:
             sides.append("number")
@@ -768,9 +775,10 @@ def _numpy_arithmetic(node: cst.BinaryOperation, scope: Scope, flags: int | None
         if value is None or (value.kind != "numpy_array" and value.kind not in _NUMBERS):
             return None
         sides.append(value.kind)
+        widths.append(value.dtype)
     if "numpy_array" not in sides or (evaluate(node, scope) if flags is None else flags) != 0:
         return None
-    return array("numpy_array", 0)
+    return array("numpy_array", 0, wider(widths))  # float64 asked for by name stays so
 
 
 def _held(value: Value) -> Value:
@@ -813,7 +821,12 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
     for any other call."""
     name = scope.qualname(call.func)
     if name is None:
+        namespace = _namespace(call, None, scope) or _numpy_astype(call, scope)
+        if namespace is not None:
+            return namespace
         return _instance(call, scope) if type(call.func) is cst.Name else None
+    if name in DTYPE_CONSTRUCTORS:
+        return dtype_value(call, scope)  # `np.dtype("float64")`
     if name in _KEY_MAKERS:
         dtype = _KEY_MAKERS[name]
         if dtype is None and call.args:
@@ -823,7 +836,7 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
     if name in _NUMPY_CONSTRUCTORS:
         if (evaluate(call, scope) if flags is None else flags) != 0:
             return None  # the flags see something else (never for these today): unknown
-        return array("numpy_array", 0, _dtype(call, name, scope))
+        return array("numpy_array", 0, requested_width(call, scope) or _dtype(call, name, scope))
     if returns_one_array(name):
         flags = evaluate(call, scope) if flags is None else flags
         return array("jax_array", flags, _dtype(call, name, scope)) if flags & ARRAY else None
@@ -831,7 +844,43 @@ def _call_structure(call: cst.Call, scope: Scope, flags: int | None) -> Value | 
         flags = evaluate(call, scope) if flags is None else flags
         element = array("jax_array", ARRAY | (TRACED if flags & HOLDS_TRACED else 0))
         return Value(flags, "list" if name in LIST_RESULTS else "tuple", each=element)
-    return None
+    return _namespace(call, name, scope)
+
+
+_JAX_NAMESPACE = Value(0, "module", JAX_NAMESPACE)
+_WIDE_WORDS = frozenset(name.rpartition(".")[2] for name in WIDE_DTYPES)
+
+
+def _numpy_astype(call: cst.Call, scope: Scope) -> Value | None:
+    """`xs.astype(np.float64)` of a NumPy array: a NumPy array asked for as 64-bit by name."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value != "astype" or type(func.value) not in STRUCTURED:
+        return None
+    width = requested_width(call, scope, 0)
+    held = structure(func.value, scope) if width is not None else None
+    return array("numpy_array", 0, width) if held is not None and held.kind == "numpy_array" else None
+
+
+def _namespace(call: cst.Call, name: str | None, scope: Scope) -> Value | None:
+    """`array_namespace(x)` (`summaries/namespaces.py`) or `x.__array_namespace__()` of JAX arrays: the
+    `jax.numpy` module; None otherwise (NumPy arrays, or arguments not known to be JAX arrays)."""
+    func = call.func
+    if name is None:
+        if type(func) is cst.Attribute and func.attr.value == NAMESPACE_METHOD:
+            given = evaluate(func.value, scope)
+        elif type(func) is cst.Name and call.args:
+            defined = scope.lookup_value(func.value)
+            unit = defined.definition  # None where two paths bind different functions
+            if defined.kind != "function" or unit is None or not chooses_namespace(unit, scope.index):
+                return None
+            given = _arguments(call, scope)
+        else:
+            return None
+    elif call.args and is_namespace_getter(name, scope.index):
+        given = _arguments(call, scope)
+    else:
+        return None
+    return _JAX_NAMESPACE if given & (TRACED | ARRAY) else None
 
 
 def _dtype(call: cst.Call, name: str, scope: Scope) -> str | None:

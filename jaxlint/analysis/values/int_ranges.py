@@ -2,7 +2,8 @@
 int32, so a result the literals prove to lie outside int32 wraps around, and a Python int outside int32 given
 to JAX raises OverflowError (`semantics.library.INT_CONVERSIONS`, `INT_FILLS`, `NARROW_INT_DTYPES`).
 
-Only literals count: `2 ** 40`, `3_000_000_000`, `1 << 40`, a name bound once to one; `jnp.arange(100)` (values
+Only literals count: `2 ** 40`, `3_000_000_000`, `1 << 40`, a name bound once to one, and the standard library's
+int constants (`sys.maxsize`: `semantics.library.INT_CONSTANTS`); `jnp.arange(100)` (values
 0 to 99), `jnp.array(7)`, `jnp.array([1, 2, 3])`, `jnp.full(n, 5)`. Anything else is unknown and proves nothing.
 """
 
@@ -12,7 +13,7 @@ import libcst as cst
 
 from ..context import RuleContext
 from ..kinds import ARRAY
-from ..semantics.library import INT_CONVERSIONS, INT_FILLS, NARROW_INT_DTYPES
+from ..semantics.library import INT_CONSTANTS, INT_CONVERSIONS, INT_FILLS, NARROW_INT_DTYPES
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -68,7 +69,11 @@ def literal_int(node: cst.BaseExpression, ctx: RuleContext, depth: int = 0) -> i
         return result if isinstance(result, int) and result.bit_length() <= _MAX_BITS else None
     if type(node) is cst.Name:
         bound = _bound_once(node, ctx)
-        return literal_int(bound, ctx, depth + 1) if bound is not None else None
+        if bound is None:
+            return INT_CONSTANTS.get(ctx.qualname(node) or "")  # `from sys import maxsize`
+        return literal_int(bound, ctx, depth + 1)
+    if type(node) is cst.Attribute:
+        return INT_CONSTANTS.get(ctx.qualname(node) or "")  # `sys.maxsize`
     return None
 
 
