@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .keys.dataflow import KeyAnalysis, KeyReuse, key_analysis
     from .keys.relevance import uses_keys
     from .objects.classes import plain_class, self_writes, sets_instance_attribute, unhashable_class
+    from .objects.counters import static_counters
     from .objects.fresh_objects import built_anew, changed_since_use, identity_hashed
     from .objects.held import defaulted_key
     from .objects.instances import built_class, linen_possible, local_method_units, module_class_kind
@@ -211,6 +212,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "sets_instance_attribute",
         "unhashable_class",
     ),
+    "objects.counters": ("static_counters",),
     "objects.fresh_objects": (
         "built_anew",
         "changed_since_use",

@@ -30,6 +30,7 @@ from ..analysis import (
     module_instance,
     pytree_model,
     static_arguments_possible,
+    static_counters,
     unhashable_class,
 )
 from ..syntax import argument, children, own_nodes, source_of
@@ -66,7 +67,10 @@ comprehension or a local name bound to a list), a `jnp`/`np` array, or an instan
 (or an array), or the part `eqx.partition`/`eqx.filter` makes of one (the static half keeps the dict). It also
 flags a float static argument that takes a new value on every iteration of a loop (`for lr in
 np.linspace(...)`, `step * 0.1`), and a Python float that does so given to an `eqx.filter_jit` function, which
-keeps every non-array argument static (a NumPy scalar counts as an array there). It flags a compiled function
+keeps every non-array argument static (a NumPy scalar counts as an array there), and, at the increment, a
+pytree field annotated `int` (an `eqx.Module`'s, a `flax.struct` dataclass's) that an `eqx.filter_jit` function
+increments and returns (`state.replace(step=state.step + 1)`, also through a method of the state): each new
+count is a new static leaf. It flags a compiled function
 (`jax.jit`, `eqx.filter_jit`) given a second instance of a pytree class whose static field
 (`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`) is annotated as an array. And it flags a static
 value that compares by identity —
@@ -142,8 +146,10 @@ No automatic fix.
             self._static_state(node, ctx)
         if _array_static_classes(ctx):
             self._array_static_instance(node, ctx)
-        if self._imports_any(_STATIC_NON_ARRAYS, ctx) and ctx.unit.loops_of(node):
-            self._filtered_floats(node, ctx)
+        if self._imports_any(_STATIC_NON_ARRAYS, ctx):
+            if ctx.unit.loops_of(node):
+                self._filtered_floats(node, ctx)
+            self._static_counter(node, ctx)
         if not static_arguments_possible(ctx.index):
             return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
         jitted = jitted_callable(node.func, ctx) or _through_transform(node.func, ctx)
@@ -251,6 +257,21 @@ No automatic fix.
                     "iteration retraces and recompiles; pass it as a JAX array (jnp.asarray(...))",
                 )
                 return
+
+    def _static_counter(self, call: cst.Call, ctx: RuleContext) -> None:
+        """`state.replace(step=state.step + 1)` returned by an `eqx.filter_jit` function, `step: int` a field:
+        the returned Python int is a static leaf, a new cache key on the next call."""
+        found = static_counters(ctx.index).get(id(call))
+        if found is not None:
+            increment, cls, field, function = found
+            ctx.report(
+                self,
+                increment,
+                f"'{cls}.{field}' is a Python int (annotated `int`) that filter_jit function '{function}' "
+                "increments and returns: filter_jit keeps every non-array leaf static, so each new count is a new "
+                "cache key and every call with the returned state retraces and recompiles; hold the counter as a "
+                "JAX array (jnp.asarray(0))",
+            )
 
     def _array_static_instance(self, call: cst.Call, ctx: RuleContext) -> None:
         """A compiled function given a second instance of a pytree class whose static field holds an array:
