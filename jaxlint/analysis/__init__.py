@@ -148,6 +148,7 @@ if TYPE_CHECKING:
         rebuilt_for_filtered_call,
         static_arguments_possible,
     )
+    from .summaries.static_exports import ImportedJit, imported_jit
     from .summaries.timers import CLOCK_MODULES, timer_manager
     from .values.abstract import UNKNOWN
     from .values.closures import called_locals, free_locals
@@ -337,6 +338,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "summaries.host_effects": (
         "call_effect",
         "outer_iterator",
+    ),
+    "summaries.static_exports": (
+        "ImportedJit",
+        "imported_jit",
     ),
     "summaries.jit": (
         "COMPILING",

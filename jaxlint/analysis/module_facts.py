@@ -35,6 +35,7 @@ from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Inc
 from .semantics.library import DISPATCHING, HOST_OBJECTS
 from .summaries.host_effects import module_host_objects
 from .summaries.returns import function_returns_array
+from .summaries.static_exports import static_exports
 from .summaries.timers import context_timer, timer_class
 from .values.flags import returns_one_array
 
@@ -222,8 +223,21 @@ def _with_exports(
             keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
         returns = function_returns_array(unit, index, returns_one_array)
         timer = context_timer(unit, index)
-        changed = keys or returns or timer
-        out.append(dataclasses.replace(facts, keys=keys, returns=returns, timer=timer) if changed else facts)
+        static, made_positional, made_static = static_exports(unit, index)
+        changed = keys or returns or timer or static or made_static
+        out.append(
+            dataclasses.replace(
+                facts,
+                keys=keys,
+                returns=returns,
+                timer=timer,
+                static=static,
+                made_positional=made_positional,
+                made_static=made_static,
+            )
+            if changed
+            else facts
+        )
     return tuple(out)
 
 

@@ -207,6 +207,13 @@ class FunctionFacts:
     # Parameters it hands to a transformation, with the transformations (`Unit.hands_on`): a caller's argument
     # there is traced by them.
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Static parameters by name (`summaries.jit.static_exports`): of the function itself when jitted
+    # (`@partial(jax.jit, static_argnums=1)`), and of the jitted function it returns (a factory's
+    # `return run` of a nested `@partial(jax.jit, static_argnums=...)` def), with that one's positional
+    # parameters: JAX402 in a caller passing them something unhashable.
+    static: tuple[str, ...] = ()
+    made_positional: tuple[str, ...] = ()
+    made_static: tuple[str, ...] = ()
 
     def to_json(self) -> list:
         return [
@@ -224,15 +231,18 @@ class FunctionFacts:
             self.dispatches,
             self.runs_jax,
             [[name, list(chain)] for name, chain in self.hands_on],
+            list(self.static),
+            list(self.made_positional),
+            list(self.made_static),
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 14:
+        if not isinstance(row, list) or len(row) != 17:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax, hands_on = row[11:]
-        lists = (positional, keyword_only, traced, arrays, passed)
+        dispatches, runs_jax, hands_on, static, made_positional, made_static = row[11:]
+        lists = (positional, keyword_only, traced, arrays, passed, static, made_positional, made_static)
         if not (
             isinstance(name, str)
             and type(kind) is int
@@ -277,6 +287,9 @@ class FunctionFacts:
             dispatches,
             runs_jax,
             tuple((h[0], tuple(h[1])) for h in hands_on),
+            tuple(static),
+            tuple(made_positional),
+            tuple(made_static),
         )
 
     def export(self) -> Export | None:
@@ -289,6 +302,8 @@ class FunctionFacts:
             or self.dispatches
             or self.runs_jax
             or self.hands_on
+            or self.static
+            or self.made_static
         ):
             return None
         return Export(
@@ -301,6 +316,9 @@ class FunctionFacts:
             dispatches=self.dispatches,
             runs_jax=self.runs_jax,
             hands_on=self.hands_on,
+            static=self.static,
+            made_positional=self.made_positional,
+            made_static=self.made_static,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -363,6 +381,9 @@ class Export:
     dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()  # `FunctionFacts.hands_on`
+    static: tuple[str, ...] = ()  # `FunctionFacts.static`: its static parameters, when jitted
+    made_positional: tuple[str, ...] = ()  # the positional parameters of the jitted function it returns
+    made_static: tuple[str, ...] = ()  # ... and that one's static parameters (`FunctionFacts.made_static`)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -759,7 +780,8 @@ class ProjectIndex:
         """path -> the `Export`s of the other modules' functions that the module calls (by the qualified name
         its imports give them; re-exports followed), kept only where they could change a finding there: keys
         consumed (anywhere), an array returned (only to a call from traced code with tracers: `calls`), a
-        jitted function (only to a module that reads a clock)."""
+        jitted function (only to a module that reads a clock), static parameters (its own, or those of the
+        jitted function it returns)."""
         functions = {p: {f.name: f for f in s.functions} for p, s in summaries.items()}
         aliases = {p: dict(s.imports) for p, s in summaries.items()}
         hosts = {p: dict(s.hosts) for p, s in summaries.items() if s.hosts}
@@ -830,6 +852,8 @@ class ProjectIndex:
                     or found.dispatches
                     or found.runs_jax
                     or found.hands_on
+                    or found.static
+                    or found.made_static
                 ):
                     table[qualname] = found
             if table:

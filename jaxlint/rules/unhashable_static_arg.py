@@ -24,6 +24,7 @@ from ..analysis import (
     changed_since_use,
     compiled_function,
     identity_hashed,
+    imported_jit,
     is_numpy_array,
     jitted_callable,
     loop_targets,
@@ -151,31 +152,42 @@ No automatic fix.
                 self._filtered_floats(node, ctx)
             self._static_counter(node, ctx)
         if not static_arguments_possible(ctx.index):
-            return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
+            # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
+            self._imported(node, ctx)
+            return
         jitted = jitted_callable(node.func, ctx) or _through_transform(node.func, ctx)
         if jitted is None:
+            self._imported(node, ctx)
             return
         indices, names = jitted.static_parameters()
         if not indices and not names:
             return
         for arg, param, static in jitted.arguments(node):
             if static:
-                self._check(arg.value, param, jitted, node, ctx)
+                self._check(arg.value, param, jitted.label, node, ctx)
+
+    def _imported(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A jitted function of another module, or one a function of another module returns (project mode)."""
+        found = imported_jit(call.func, ctx)
+        if found is not None:
+            for arg, param, static in found.arguments(call):
+                if static:
+                    self._check(arg.value, param, found.label, call, ctx)
 
     def _check(
-        self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx: RuleContext
+        self, value: cst.BaseExpression, param: str, label: str, call: cst.Call, ctx: RuleContext
     ) -> None:
         what = self._unhashable(value, ctx)
         if what is not None:
             ctx.report(
                 self,
                 value,
-                f"{what} passed to static argument '{param}' of jitted '{jitted.label}': static arguments must be "
+                f"{what} passed to static argument '{param}' of jitted '{label}': static arguments must be "
                 "hashable, so this raises at the call (ValueError: Non-hashable static arguments); "
                 "pass a tuple or frozen dataclass, or make the argument non-static",
             )
             return
-        if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{jitted.label}'"):
+        if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{label}'"):
             return
         if type(value) is cst.Name:
             found = identity_hashed(value, ctx.index, ctx.unit)
@@ -186,7 +198,7 @@ No automatic fix.
                     value,
                     f"'{value.value}', {found[1]} compares by identity and is changed in place "
                     f"(`{source_of(write).strip()}`) between calls as static argument '{param}' of jitted "
-                    f"'{jitted.label}': its cache key stays the same, so the call reuses what the old contents "
+                    f"'{label}': its cache key stays the same, so the call reuses what the old contents "
                     "compiled to (a stale result); pass it as an ordinary (traced) argument",
                 )
                 return
@@ -195,7 +207,7 @@ No automatic fix.
             ctx.report(
                 self,
                 value,
-                f"float static argument '{param}' of jitted '{jitted.label}' takes a new value on every iteration: "
+                f"float static argument '{param}' of jitted '{label}' takes a new value on every iteration: "
                 "each value is a new cache key, so every iteration retraces and recompiles; pass it as a traced "
                 "(non-static) argument",
             )
