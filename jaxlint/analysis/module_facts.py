@@ -33,6 +33,7 @@ from .objects.receivers import module_instance
 from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .semantics.library import DISPATCHING, HOST_OBJECTS
+from .summaries.eager_flow import compiles_per_call, looped_calls
 from .summaries.host_effects import module_host_objects
 from .summaries.returns import function_returns_array
 from .summaries.static_exports import static_exports
@@ -139,6 +140,7 @@ class ModuleFacts:
                 self.outgoing
                 | _managers(index, self._is_project_name)
                 | _class_arguments(index, self._is_project_name)
+                | looped_calls(index, self.exports)
             )
         )
         hosts = tuple(module_host_objects(index))
@@ -224,7 +226,8 @@ def _with_exports(
         returns = function_returns_array(unit, index, returns_one_array)
         timer = context_timer(unit, index)
         static, made_positional, made_static = static_exports(unit, index)
-        changed = keys or returns or timer or static or made_static
+        per_call = compiles_per_call(unit, index)
+        changed = keys or returns or timer or static or made_static or per_call
         out.append(
             dataclasses.replace(
                 facts,
@@ -234,6 +237,7 @@ def _with_exports(
                 static=static,
                 made_positional=made_positional,
                 made_static=made_static,
+                compiles_per_call=per_call,
             )
             if changed
             else facts
@@ -291,6 +295,8 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
                 keys = _method_keys(index, name, unit.name) if consuming else ()
                 if keys:
                     facts = dataclasses.replace(facts, keys=keys)
+                if compiles_per_call(unit, index):
+                    facts = dataclasses.replace(facts, compiles_per_call=True)
                 out.append(facts)
         inherited = {
             m

@@ -93,6 +93,9 @@ class CallFact:
     # callee's module (`op = qops.Exp(coeff=jnp.cos(t)); op.decomposition()`): (position as a decimal string,
     # or keyword; flags). The callee's module knows which fields they fill (`objects.records.constructor`).
     built: tuple[tuple[str, int], ...] = ()
+    # An eager call on every iteration of a loop, of a function that compiles on every call (`FunctionFacts.
+    # compiles_per_call`): JAX401 in the callee's module.
+    looped: bool = False
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -109,14 +112,15 @@ class CallFact:
             [list(c) for c in self.classes],
             list(self.static_tail),
             [list(b) for b in self.built],
+            self.looped,
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 11:
+        if not isinstance(row, list) or len(row) != 12 or type(row[11]) is not bool:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row[:11]
         if not (
             isinstance(built, list)
             and all(
@@ -165,6 +169,7 @@ class CallFact:
             given,
             tuple(tail),
             tuple((b[0], b[1]) for b in built),
+            row[11],
         )
 
     @property
@@ -214,6 +219,9 @@ class FunctionFacts:
     static: tuple[str, ...] = ()
     made_positional: tuple[str, ...] = ()
     made_static: tuple[str, ...] = ()
+    # Called eagerly it runs lax control flow on a function it makes anew (`summaries.eager_flow`): every call
+    # compiles again, which matters where a loop calls it (`CallFact.looped`).
+    compiles_per_call: bool = False
 
     def to_json(self) -> list:
         return [
@@ -234,14 +242,15 @@ class FunctionFacts:
             list(self.static),
             list(self.made_positional),
             list(self.made_static),
+            self.compiles_per_call,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 17:
+        if not isinstance(row, list) or len(row) != 18 or type(row[17]) is not bool:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax, hands_on, static, made_positional, made_static = row[11:]
+        dispatches, runs_jax, hands_on, static, made_positional, made_static = row[11:17]
         lists = (positional, keyword_only, traced, arrays, passed, static, made_positional, made_static)
         if not (
             isinstance(name, str)
@@ -290,6 +299,7 @@ class FunctionFacts:
             tuple(static),
             tuple(made_positional),
             tuple(made_static),
+            row[17],
         )
 
     def export(self) -> Export | None:
@@ -304,6 +314,7 @@ class FunctionFacts:
             or self.hands_on
             or self.static
             or self.made_static
+            or self.compiles_per_call
         ):
             return None
         return Export(
@@ -319,6 +330,7 @@ class FunctionFacts:
             static=self.static,
             made_positional=self.made_positional,
             made_static=self.made_static,
+            compiles_per_call=self.compiles_per_call,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -341,6 +353,8 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.looped and self.compiles_per_call:
+            return True  # a loop of another module calls it: each call compiles again (JAX401)
         if fact.classes and self.kind > 0:
             return True  # a transformed function's parameter holds an instance of a known class
         if fact.kind > 0 and fact.receiver & TRACED:
@@ -384,6 +398,7 @@ class Export:
     static: tuple[str, ...] = ()  # `FunctionFacts.static`: its static parameters, when jitted
     made_positional: tuple[str, ...] = ()  # the positional parameters of the jitted function it returns
     made_static: tuple[str, ...] = ()  # ... and that one's static parameters (`FunctionFacts.made_static`)
+    compiles_per_call: bool = False  # `FunctionFacts.compiles_per_call`
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -808,7 +823,8 @@ class ProjectIndex:
                     return None
                 facts = functions[path].get(f"{cls}.{name}")
                 if facts is not None:
-                    return facts.export() if facts.keys else None  # methods export only the keys they consume
+                    # methods export only the keys they consume, and whether each call compiles
+                    return facts.export() if facts.keys or facts.compiles_per_call else None
                 if cls in aliases[path]:
                     return export_of(f"{aliases[path][cls]}.{name}", root, depth + 1)
                 return None
@@ -854,6 +870,7 @@ class ProjectIndex:
                     or found.hands_on
                     or found.static
                     or found.made_static
+                    or found.compiles_per_call
                 ):
                     table[qualname] = found
             if table:

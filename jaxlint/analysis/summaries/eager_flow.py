@@ -1,0 +1,102 @@
+"""lax control flow called outside jit on a function made anew for each call, across modules (JAX401).
+
+Called eagerly, `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch` compile what they trace, cached by the
+identity of their functions (the library table's `ControlFlow.compiles`): a body defined inside the calling
+function (an inner def, a lambda, a `partial`) is a new function on every call, so every call compiles again.
+That costs a compile per call only where the function is called repeatedly: JAX401 flags it where a loop runs
+it. The loop may be another module's (`for _ in range(n): proposal.sample(key, x0, 50)`): the callee's summary
+says the function compiles per call (`compiles_per_call`, exported), the caller records its looped calls of
+such functions (`looped_calls`: `CallFact.looped`), and the callee's module receives them (`incoming_loop`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import libcst as cst
+
+from ...syntax import argument, own_nodes
+from ..binding.index import ModuleIndex, Unit
+from ..kinds import NONE
+from ..objects.instances import method_call
+from ..project import CallFact, Export
+from ..semantics.library import CONTROL_FLOW
+from .call_targets import looped_call
+from .function_values import PARTIAL
+
+_COMPILING_FLOW = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.compiles)
+
+
+def compiles_per_call(unit: Unit, index: ModuleIndex) -> bool:
+    """Whether `unit`, run eagerly, hands lax control flow that compiles a function it makes anew on each call:
+    a lambda, a def nested in it, a `partial(...)`."""
+    if unit.kind != NONE or type(unit.node) is not cst.FunctionDef:
+        return False
+    for node in own_nodes(unit.node):
+        if type(node) is not cst.Call or index.qualname(node.func, unit) not in _COMPILING_FLOW:
+            continue
+        flow = CONTROL_FLOW[index.qualname(node.func, unit)]  # type: ignore[index]
+        for position, keyword in flow.bodies:
+            given = argument(node, position, keyword)
+            if given is None or given.star:
+                continue
+            value = given.value
+            functions = [e.value for e in value.elements] if type(value) in (cst.List, cst.Tuple) else [value]  # type: ignore[attr-defined]
+            if any(_made_here(f, unit, index) for f in functions):
+                return True
+    return False
+
+
+def _made_here(function: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
+    if type(function) is cst.Lambda:
+        return True
+    if type(function) is cst.Call:
+        return index.qualname(function.func, unit) == PARTIAL
+    if type(function) is cst.Name and function.value in unit.local_names:
+        targets = index.resolve_function(function, unit)
+        return len(targets) == 1 and targets[0][0].parent is unit
+    return False
+
+
+def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
+    """This module's eager calls, on every iteration of a loop, of other modules' functions and methods that
+    compile per call (their `Export.compiles_per_call`)."""
+    found: set[CallFact] = set()
+    if not any(e.compiles_per_call for e in exports.values()):
+        return found
+    for call, unit, _ in index._sites:
+        target = _target(index, call, unit)
+        export = exports.get(target) if target is not None else None
+        if export is None or not export.compiles_per_call or unit.kind != NONE:
+            continue
+        looped = looped_call(index, unit) if not unit.loops_of(call) else (call, unit)
+        if looped is not None and looped[1].kind == NONE:
+            found.add(CallFact(target, NONE, "", (), looped=True))  # type: ignore[arg-type]
+    return found
+
+
+def _target(index: ModuleIndex, call: cst.Call, unit: Unit) -> str | None:
+    func = call.func
+    if type(func) is cst.Attribute and not (
+        type(func.value) is cst.Name and func.value.value in ("self", "cls")
+    ):
+        method = method_call(index, func, unit)
+        if method is not None and method.target is not None:
+            return method.target
+    return index.qualname(func, unit)
+
+
+def incoming_loop(index: ModuleIndex, unit: Unit) -> str | None:
+    """Where another module calls `unit` (a top-level function or a method of a top-level class) on every
+    iteration of a loop ("a loop in train"), by the facts this module received; None when none does."""
+    project = index.project
+    if project is None or not project.incoming:
+        return None
+    name = unit.name
+    if unit.is_method and unit.class_node is not None:
+        name = f"{unit.class_node.name.value}.{name}"
+    elif unit.parent is not index.root:
+        return None
+    facts: tuple[CallFact, ...] = project.incoming.get(name, ())
+    where = next((f.context.strip() for f in facts if f.looped), None)
+    return f"a loop {where}".rstrip() if where is not None else None
