@@ -135,7 +135,7 @@ if TYPE_CHECKING:
     from .semantics.spellings import display_name
     from .summaries.call_targets import call_targets, looped_call
     from .summaries.dispatch import DispatchJudge, runs_jax
-    from .summaries.eager_flow import incoming_loop
+    from .summaries.eager_flow import incoming_loop, surely_eager
     from .summaries.host_effects import call_effect, outer_iterator
     from .summaries.jit import (
         COMPILING,
@@ -336,7 +336,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "DispatchJudge",
         "runs_jax",
     ),
-    "summaries.eager_flow": ("incoming_loop",),
+    "summaries.eager_flow": (
+        "incoming_loop",
+        "surely_eager",
+    ),
     "summaries.host_effects": (
         "call_effect",
         "outer_iterator",

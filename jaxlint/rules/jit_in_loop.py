@@ -32,6 +32,7 @@ from ..analysis import (
     pytree_model,
     rebuilt_for_filtered_call,
     sets_instance_attribute,
+    surely_eager,
 )
 from ..syntax import (
     COMPREHENSIONS,
@@ -128,9 +129,10 @@ through other calls (a helper, a method, `partial`, a lookup in a dict or list, 
 instances anew and gives them to an `eqx.filter_jit` function: filter_jit keeps the wrapper static and compares
 it by equality, and each instance's new wrapper equals only itself, so each instance compiles again.
 `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch` called outside jit on a function made anew (an inner def, a
-lambda, a `partial`) are flagged inside a loop that makes the function, and in a function that a loop runs
-eagerly (of the module, or of another module in project mode): called eagerly they compile what they trace,
-cached by their functions' identity.
+lambda, a `partial`, a bound method) are flagged inside a loop that makes the function, and in a function that
+a loop runs (of the module, or of another module in project mode), where that loop surely runs eagerly (a
+script's or notebook's top-level code, `main`, a function the top-level code calls): called eagerly they
+compile what they trace, cached by their functions' identity.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -441,7 +443,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         """`lax.scan(body, ...)` called outside jit with `body` made anew (an inner def, a lambda): lax compiles
         what it traces, cached by the functions' identity, so a new function compiles again. Flagged in a loop
         that makes the function each iteration, or in a function that a loop runs (the module's own loop, or
-        another module's: `incoming_loop`)."""
+        another module's: `incoming_loop`), where that loop surely runs eagerly (`surely_eager`)."""
         for position, keyword in bodies:
             given = argument(call, position, keyword)
             if given is None or given.star:
@@ -456,7 +458,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
     def _eager_flow_report(self, call: cst.Call, fresh: Fresh, label: str, ctx: RuleContext) -> bool:
         why = f"called outside jit, {label} compiles its functions, cached by their identity"
         if ctx.unit.loops_of(call):
-            if not self._rebuilt_per_iteration(call, fresh, ctx):
+            if not surely_eager(ctx.index, ctx.unit) or not self._rebuilt_per_iteration(call, fresh, ctx):
                 return False
             ctx.report(
                 self,
@@ -468,7 +470,7 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if not self._per_call_scope(ctx) or ctx.unit.name in CONSTRUCTORS:
             return False
         looped = looped_call(ctx.index, ctx.unit)
-        if looped is not None and looped[1].kind == NONE:
+        if looped is not None and surely_eager(ctx.index, looped[1]):
             if fresh.deps & _settings(ctx.unit) and _sweeps_configurations(*looped, ctx):
                 return False  # each setting it closes over needs its own compile anyway
             where: str | None = f"`{source_of(looped[0].func)}(...)` in '{looped[1].name}'"

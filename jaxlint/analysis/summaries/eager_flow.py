@@ -4,7 +4,8 @@ Called eagerly, `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch` compile what
 identity of their functions (the library table's `ControlFlow.compiles`): a body defined inside the calling
 function (an inner def, a lambda, a `partial`) is a new function on every call, so every call compiles again.
 That costs a compile per call only where the function is called repeatedly: JAX401 flags it where a loop runs
-it. The loop may be another module's (`for _ in range(n): proposal.sample(key, x0, 50)`): the callee's summary
+it, in code that surely runs eagerly (`surely_eager`: a script's top-level code, `main`), since a library's
+function is mostly run under its users' jit, where the loop unrolls into one trace. The loop may be another module's (`for _ in range(n): proposal.sample(key, x0, 50)`): the callee's summary
 says the function compiles per call (`compiles_per_call`, exported), the caller records its looped calls of
 such functions (`looped_calls`: `CallFact.looped`), and the callee's module receives them (`incoming_loop`).
 """
@@ -21,7 +22,7 @@ from ..kinds import NONE
 from ..objects.instances import method_call
 from ..project import CallFact, Export
 from ..semantics.library import CONTROL_FLOW
-from .call_targets import looped_call
+from .call_targets import call_targets, looped_call
 from .function_values import PARTIAL
 
 _COMPILING_FLOW = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.compiles)
@@ -58,6 +59,32 @@ def _made_here(function: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> 
     return False
 
 
+def surely_eager(index: ModuleIndex, unit: Unit) -> bool:
+    """Code that runs eagerly for sure, not only because nothing known traces it (library functions are mostly
+    run under their users' jit): the module's top-level code (a script, a notebook), a function named `main` or
+    one defined in it, or a top-level function that the module's top-level code calls."""
+    if unit.kind != NONE:
+        return False
+    if unit is index.root:
+        return True
+    scope: Unit | None = unit
+    while scope is not None and scope is not index.root:
+        if scope.name == "main" and scope.class_node is None:
+            return True
+        scope = scope.parent
+    if unit.parent is not index.root or type(unit.node) is not cst.FunctionDef:
+        return False
+    memo = index.root.memo
+    if "called at top level" not in memo:
+        memo["called at top level"] = {
+            id(target)
+            for call, caller, _ in index._sites
+            if caller is index.root
+            for target, _ in call_targets(index, call, caller)[0]
+        }
+    return id(unit) in memo["called at top level"]
+
+
 def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
     """This module's eager calls, on every iteration of a loop, of other modules' functions and methods that
     compile per call (their `Export.compiles_per_call`)."""
@@ -70,7 +97,7 @@ def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallF
         if export is None or not export.compiles_per_call or unit.kind != NONE:
             continue
         looped = looped_call(index, unit) if not unit.loops_of(call) else (call, unit)
-        if looped is not None and looped[1].kind == NONE:
+        if looped is not None and surely_eager(index, looped[1]):
             found.add(CallFact(target, NONE, "", (), looped=True))  # type: ignore[arg-type]
     return found
 
