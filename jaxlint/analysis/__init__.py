@@ -135,7 +135,7 @@ if TYPE_CHECKING:
     from .semantics.spellings import display_name
     from .summaries.call_targets import call_targets, looped_call
     from .summaries.dispatch import DispatchJudge, runs_jax
-    from .summaries.eager_flow import incoming_loop, surely_eager
+    from .summaries.eager_flow import eager_loop, incoming_loop, surely_eager
     from .summaries.host_effects import call_effect, outer_iterator
     from .summaries.jit import (
         COMPILING,
@@ -337,6 +337,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "runs_jax",
     ),
     "summaries.eager_flow": (
+        "eager_loop",
         "incoming_loop",
         "surely_eager",
     ),

@@ -23,6 +23,7 @@ from ..analysis import (
     config_sweep,
     decorator_transforms,
     display_name,
+    eager_loop,
     free_locals,
     incoming_loop,
     local_method_units,
@@ -467,10 +468,10 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 "define the function once before the loop and pass what changes in the carry or as operands",
             )
             return True
-        if not self._per_call_scope(ctx) or ctx.unit.name in CONSTRUCTORS:
-            return False
-        looped = looped_call(ctx.index, ctx.unit)
-        if looped is not None and surely_eager(ctx.index, looped[1]):
+        if not self._per_call_scope(ctx) or ctx.unit.name in CONSTRUCTORS or ctx.unit.kind != NONE:
+            return False  # (a function also run under a trace: the loop may reach it through a jitted call)
+        looped = eager_loop(ctx.index, ctx.unit)
+        if looped is not None:
             if fresh.deps & _settings(ctx.unit) and _sweeps_configurations(*looped, ctx):
                 return False  # each setting it closes over needs its own compile anyway
             where: str | None = f"`{source_of(looped[0].func)}(...)` in '{looped[1].name}'"

@@ -24,7 +24,6 @@ import libcst as cst
 
 from ..binding.index import ModuleIndex, Unit
 from ..binding.transforms import positional_params
-from ..kinds import NONE
 from ..objects.held import held_value
 from ..objects.instances import method_call
 from ..semantics.library import WRAPS
@@ -192,9 +191,7 @@ def _looped_calls(index: ModuleIndex) -> dict[int, tuple[cst.Call, Unit]]:
             if site is None:
                 continue
             for target, _ in call_targets(index, call, caller)[0]:
-                known = looped.get(id(target))
-                # (an eager loop's site rather than a traced one's, where both run it: that one compiles)
-                if target is not caller and (known is None or known[1].kind != NONE and site[1].kind == NONE):
+                if id(target) not in looped and target is not caller:
                     looped[id(target)] = site
                     changed = True
     return looped

@@ -22,7 +22,7 @@ from ..kinds import NONE
 from ..objects.instances import method_call
 from ..project import CallFact, Export
 from ..semantics.library import CONTROL_FLOW
-from .call_targets import call_targets, looped_call
+from .call_targets import call_targets
 from .function_values import PARTIAL
 
 _COMPILING_FLOW = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.compiles)
@@ -85,6 +85,34 @@ def surely_eager(index: ModuleIndex, unit: Unit) -> bool:
     return id(unit) in memo["called at top level"]
 
 
+def eager_loop(index: ModuleIndex, unit: Unit) -> tuple[cst.Call, Unit] | None:
+    """A call on every iteration of a loop that surely runs eagerly (the call, the function it is written in)
+    and runs `unit`, directly or through the module's untransformed functions (never through a jitted or
+    otherwise transformed one, which traces what it calls); None when none. Computed once per module."""
+    table = index.root.memo.get("eager loops")
+    if table is None:
+        table = index.root.memo["eager loops"] = _eager_loops(index)
+    return table.get(id(unit))
+
+
+def _eager_loops(index: ModuleIndex) -> dict[int, tuple[cst.Call, Unit]]:
+    looped: dict[int, tuple[cst.Call, Unit]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for call, caller, _ in index._sites:
+            site = looped.get(id(caller))
+            if site is None and caller.loops_of(call) and surely_eager(index, caller):
+                site = (call, caller)
+            if site is None:
+                continue
+            for target, _ in call_targets(index, call, caller)[0]:
+                if id(target) not in looped and target is not caller and not target.applications:
+                    looped[id(target)] = site
+                    changed = True
+    return looped
+
+
 def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
     """This module's eager calls, on every iteration of a loop, of other modules' functions and methods that
     compile per call (their `Export.compiles_per_call`)."""
@@ -96,8 +124,7 @@ def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallF
         export = exports.get(target) if target is not None else None
         if export is None or not export.compiles_per_call or unit.kind != NONE:
             continue
-        looped = looped_call(index, unit) if not unit.loops_of(call) else (call, unit)
-        if looped is not None and surely_eager(index, looped[1]):
+        if (unit.loops_of(call) and surely_eager(index, unit)) or eager_loop(index, unit) is not None:
             found.add(CallFact(target, NONE, "", (), looped=True))  # type: ignore[arg-type]
     return found
 
