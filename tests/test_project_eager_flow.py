@@ -1,5 +1,6 @@
-"""Project mode: lax control flow called outside jit on a function made per call, in a function (or method) that
-another module calls on every iteration of a loop (JAX401 across modules). Each call compiles the body again:
+"""Project mode: lax control flow called outside jit on a function made per call (or a jitted inner def made and
+called per call), in a function (or method) that another module calls on every iteration of a loop (JAX401
+across modules). Each call compiles the body again:
 found in the callee's module at the lax call, through the real command, as `.py` modules and from a notebook;
 the twins (the body defined once, the function called once, the loop in jitted code) are silent. Each scenario
 is run once on real JAX, counting the body's traces (one per compile).
@@ -53,12 +54,21 @@ SAMPLERS = """
     def _tick():
         TRACES.append(1)
         return 0.0
+
+
+    def collect(body_fun, upper, init_val):
+        @jax.jit
+        def loop_fn():
+            TRACES.append(1)
+            return lax.fori_loop(0, upper, lambda i, c: body_fun(c), init_val)
+
+        return loop_fn()
 """
 
 HEAD = """
     import jax
     import jax.numpy as jnp
-    from samplers import TRACES, Proposal, relax
+    from samplers import TRACES, Proposal, collect, relax
 
     proposal = Proposal(0.5)
     key = jax.random.key(0)
@@ -69,6 +79,10 @@ RUNS = {
         "for i in range(3):\n    proposal.sample(jax.random.key(i), jnp.zeros(2), 4)",
         [("samplers.py", 22, "JAX401")],
     ),
+    "inner jit": (
+        "for i in range(3):\n    collect(jnp.sin, 3, jnp.full(2, float(i)))",
+        [("samplers.py", 38, "JAX401")],
+    ),
     "function": ("for r in (0.1, 0.2, 0.3):\n    relax(jnp.ones(2), r)", [("samplers.py", 29, "JAX401")]),
 }
 # twin -> how often its body is traced: once, or (the loop unrolled in one jitted function) once per unrolled
@@ -76,6 +90,7 @@ RUNS = {
 TWINS = {
     "for i in range(3):\n    proposal.sample_shared(jax.random.key(i), jnp.zeros(2), 4)": 1,
     "proposal.sample(key, jnp.zeros(2), 4)": 1,
+    "collect(jnp.sin, 3, jnp.ones(2))": 1,
     "@jax.jit\ndef many(x):\n    for _ in range(3):\n        x = relax(x, 0.5)\n    return x\n\n\nmany(jnp.ones(2))": 3,
 }
 

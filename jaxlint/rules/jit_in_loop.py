@@ -133,7 +133,9 @@ it by equality, and each instance's new wrapper equals only itself, so each inst
 lambda, a `partial`, a bound method) are flagged inside a loop that makes the function, and in a function that
 a loop runs (of the module, or of another module in project mode), where that loop surely runs eagerly (a
 script's or notebook's top-level code, `main`, a function the top-level code calls): called eagerly they
-compile what they trace, cached by their functions' identity.
+compile what they trace, cached by their functions' identity. Likewise a jitted inner def closing over the
+function's locals and called once per call (`@jax.jit def loop_fn(): ...` in `fori_collect`), in a function
+such a loop runs.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -601,7 +603,36 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
                     + self._advice(fresh, ctx, "define it at module level"),
                 )
+            elif self._per_call_scope(ctx) and called_outside_loops_only(
+                ctx.unit, node.name.value, {id(node.name)}, self._calling_wrapper(ctx)
+            ):
+                self._inner_in_loop(node, where, name, ctx)
             return
+
+    def _inner_in_loop(
+        self, node: cst.FunctionDef, where: cst.BaseExpression, name: str, ctx: RuleContext
+    ) -> None:
+        """`@jax.jit def loop_fn()` closing over the enclosing function's locals, made and called once per call
+        of a function that a loop surely run eagerly calls, here or in another module: a compile per iteration."""
+        if ctx.unit.name in CONSTRUCTORS or ctx.unit.kind != NONE:
+            return
+        looped = eager_loop(ctx.index, ctx.unit)
+        if looped is not None:
+            if free_locals(node, ctx) & _settings(ctx.unit) and _sweeps_configurations(*looped, ctx):
+                return  # each setting it closes over needs its own compile anyway
+            loop = f"`{source_of(looped[0].func)}(...)` in '{looped[1].name}'"
+        else:
+            found = incoming_loop(ctx.index, ctx.unit)
+            if found is None:
+                return
+            loop = found
+        ctx.report(
+            self,
+            where,
+            f"@{display_name(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which runs on every "
+            f"iteration of a loop ({loop}): each iteration defines, traces and compiles it again; jit a "
+            "module-level function once and pass what it closes over as arguments (static_argnames for settings)",
+        )
 
 
 def _attribute_assigned(fn: cst.Attribute, ctx: RuleContext) -> bool:

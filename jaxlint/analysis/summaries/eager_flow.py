@@ -1,4 +1,5 @@
-"""lax control flow called outside jit on a function made anew for each call, across modules (JAX401).
+"""lax control flow called outside jit on a function made anew for each call, across modules (JAX401); also a
+jitted inner def made and called on every call (`@jax.jit def loop_fn(): ...` closing over the parameters).
 
 Called eagerly, `lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch` compile what they trace, cached by the
 identity of their functions (the library table's `ControlFlow.compiles`): a body defined inside the calling
@@ -18,12 +19,14 @@ import libcst as cst
 
 from ...syntax import argument, own_nodes
 from ..binding.index import ModuleIndex, Unit
+from ..binding.usage import called_outside_loops_only
 from ..kinds import NONE
 from ..objects.instances import method_call
 from ..project import CallFact, Export
 from ..semantics.library import CONTROL_FLOW
 from .call_targets import call_targets
 from .function_values import PARTIAL
+from .jit import COMPILING, decorator_transforms
 
 _COMPILING_FLOW = frozenset(name for name, flow in CONTROL_FLOW.items() if flow.compiles)
 
@@ -34,6 +37,8 @@ def compiles_per_call(unit: Unit, index: ModuleIndex) -> bool:
     if unit.kind != NONE or type(unit.node) is not cst.FunctionDef:
         return False
     for node in own_nodes(unit.node):
+        if type(node) is cst.FunctionDef and _compiled_here(node, unit, index):
+            return True
         if type(node) is not cst.Call or index.qualname(node.func, unit) not in _COMPILING_FLOW:
             continue
         flow = CONTROL_FLOW[index.qualname(node.func, unit)]  # type: ignore[index]
@@ -46,6 +51,16 @@ def compiles_per_call(unit: Unit, index: ModuleIndex) -> bool:
             if any(_made_here(f, unit, index) for f in functions):
                 return True
     return False
+
+
+def _compiled_here(node: cst.FunctionDef, unit: Unit, index: ModuleIndex) -> bool:
+    """`@jax.jit def loop_fn(): ...` defined in `unit` and called there, outside loops: a new jitted function,
+    compiled again, on every call of `unit`."""
+    inner = index.units.get(id(node))
+    chain = decorator_transforms(node, inner, index) if inner is not None else []
+    if not chain or chain[0][2] is not node.decorators[0] or chain[0][0] not in COMPILING:
+        return False
+    return called_outside_loops_only(unit, node.name.value, {id(node.name)})
 
 
 def _made_here(function: cst.BaseExpression, unit: Unit, index: ModuleIndex) -> bool:
