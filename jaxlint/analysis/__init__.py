@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         sets_instance_attribute,
         unhashable_class,
     )
+    from .objects.counters import static_counters
     from .objects.fresh_objects import built_anew, changed_since_use, identity_hashed
     from .objects.held import defaulted_key
     from .objects.instances import built_class, linen_possible, local_method_units, module_class_kind
@@ -141,6 +142,7 @@ if TYPE_CHECKING:
     from .semantics.spellings import display_name
     from .summaries.call_targets import call_targets, looped_call
     from .summaries.dispatch import DispatchJudge, runs_jax
+    from .summaries.eager_flow import eager_loop, incoming_loop, surely_eager
     from .summaries.host_effects import call_effect, outer_iterator
     from .summaries.jit import (
         COMPILING,
@@ -154,6 +156,7 @@ if TYPE_CHECKING:
         rebuilt_for_filtered_call,
         static_arguments_possible,
     )
+    from .summaries.static_exports import ImportedJit, imported_jit
     from .summaries.timers import CLOCK_MODULES, timer_manager
     from .values.abstract import UNKNOWN
     from .values.closures import called_locals, free_locals
@@ -219,6 +222,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "sets_instance_attribute",
         "unhashable_class",
     ),
+    "objects.counters": ("static_counters",),
     "objects.fresh_objects": (
         "built_anew",
         "changed_since_use",
@@ -341,9 +345,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "DispatchJudge",
         "runs_jax",
     ),
+    "summaries.eager_flow": (
+        "eager_loop",
+        "incoming_loop",
+        "surely_eager",
+    ),
     "summaries.host_effects": (
         "call_effect",
         "outer_iterator",
+    ),
+    "summaries.static_exports": (
+        "ImportedJit",
+        "imported_jit",
     ),
     "summaries.jit": (
         "COMPILING",

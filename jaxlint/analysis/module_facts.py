@@ -33,9 +33,11 @@ from .objects.receivers import module_instance
 from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .semantics.library import DISPATCHING, HOST_OBJECTS
+from .summaries.eager_flow import compiles_per_call, looped_calls
 from .summaries.host_effects import module_host_objects
 from .summaries.namespaces import chooses_namespace
 from .summaries.returns import function_returns_array
+from .summaries.static_exports import static_exports
 from .summaries.timers import context_timer, timer_class
 from .values.flags import returns_one_array
 
@@ -139,6 +141,7 @@ class ModuleFacts:
                 self.outgoing
                 | _managers(index, self._is_project_name)
                 | _class_arguments(index, self._is_project_name)
+                | looped_calls(index, self.exports)
             )
         )
         hosts = tuple(module_host_objects(index))
@@ -224,9 +227,21 @@ def _with_exports(
         returns = function_returns_array(unit, index, returns_one_array)
         timer = context_timer(unit, index)
         namespace = chooses_namespace(unit, index)
-        changed = keys or returns or timer or namespace
+        static, made_positional, made_static = static_exports(unit, index)
+        per_call = compiles_per_call(unit, index)
+        changed = keys or returns or timer or namespace or static or made_static or per_call
         out.append(
-            dataclasses.replace(facts, keys=keys, returns=returns, timer=timer, namespace=namespace)
+            dataclasses.replace(
+                facts,
+                keys=keys,
+                returns=returns,
+                timer=timer,
+                namespace=namespace,
+                static=static,
+                made_positional=made_positional,
+                made_static=made_static,
+                compiles_per_call=per_call,
+            )
             if changed
             else facts
         )
@@ -283,6 +298,8 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
                 keys = _method_keys(index, name, unit.name) if consuming else ()
                 if keys:
                     facts = dataclasses.replace(facts, keys=keys)
+                if compiles_per_call(unit, index):
+                    facts = dataclasses.replace(facts, compiles_per_call=True)
                 out.append(facts)
         inherited = {
             m

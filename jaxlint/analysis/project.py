@@ -93,6 +93,9 @@ class CallFact:
     # callee's module (`op = qops.Exp(coeff=jnp.cos(t)); op.decomposition()`): (position as a decimal string,
     # or keyword; flags). The callee's module knows which fields they fill (`objects.records.constructor`).
     built: tuple[tuple[str, int], ...] = ()
+    # An eager call on every iteration of a loop, of a function that compiles on every call (`FunctionFacts.
+    # compiles_per_call`): JAX401 in the callee's module.
+    looped: bool = False
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -109,14 +112,15 @@ class CallFact:
             [list(c) for c in self.classes],
             list(self.static_tail),
             [list(b) for b in self.built],
+            self.looped,
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 11:
+        if not isinstance(row, list) or len(row) != 12 or type(row[11]) is not bool:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row[:11]
         if not (
             isinstance(built, list)
             and all(
@@ -165,6 +169,7 @@ class CallFact:
             given,
             tuple(tail),
             tuple((b[0], b[1]) for b in built),
+            row[11],
         )
 
     @property
@@ -209,6 +214,16 @@ class FunctionFacts:
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # It answers the array namespace of its arguments, `jax.numpy` for JAX arrays (`summaries/namespaces.py`).
     namespace: bool = False
+    # Static parameters by name (`summaries.jit.static_exports`): of the function itself when jitted
+    # (`@partial(jax.jit, static_argnums=1)`), and of the jitted function it returns (a factory's
+    # `return run` of a nested `@partial(jax.jit, static_argnums=...)` def), with that one's positional
+    # parameters: JAX402 in a caller passing them something unhashable.
+    static: tuple[str, ...] = ()
+    made_positional: tuple[str, ...] = ()
+    made_static: tuple[str, ...] = ()
+    # Called eagerly it runs lax control flow on a function it makes anew (`summaries.eager_flow`): every call
+    # compiles again, which matters where a loop calls it (`CallFact.looped`).
+    compiles_per_call: bool = False
 
     def to_json(self) -> list:
         return [
@@ -227,15 +242,19 @@ class FunctionFacts:
             self.runs_jax,
             [[name, list(chain)] for name, chain in self.hands_on],
             self.namespace,
+            list(self.static),
+            list(self.made_positional),
+            list(self.made_static),
+            self.compiles_per_call,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 15:
+        if not isinstance(row, list) or len(row) != 19 or type(row[18]) is not bool:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax, hands_on, namespace = row[11:]
-        lists = (positional, keyword_only, traced, arrays, passed)
+        dispatches, runs_jax, hands_on, namespace, static, made_positional, made_static = row[11:18]
+        lists = (positional, keyword_only, traced, arrays, passed, static, made_positional, made_static)
         if not (
             isinstance(name, str)
             and type(kind) is int
@@ -282,6 +301,10 @@ class FunctionFacts:
             runs_jax,
             tuple((h[0], tuple(h[1])) for h in hands_on),
             namespace,
+            tuple(static),
+            tuple(made_positional),
+            tuple(made_static),
+            row[18],
         )
 
     def export(self) -> Export | None:
@@ -295,6 +318,9 @@ class FunctionFacts:
             or self.runs_jax
             or self.hands_on
             or self.namespace
+            or self.static
+            or self.made_static
+            or self.compiles_per_call
         ):
             return None
         return Export(
@@ -308,6 +334,10 @@ class FunctionFacts:
             runs_jax=self.runs_jax,
             hands_on=self.hands_on,
             namespace=self.namespace,
+            static=self.static,
+            made_positional=self.made_positional,
+            made_static=self.made_static,
+            compiles_per_call=self.compiles_per_call,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -330,6 +360,8 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
+        if fact.looped and self.compiles_per_call:
+            return True  # a loop of another module calls it: each call compiles again (JAX401)
         if fact.classes and self.kind > 0:
             return True  # a transformed function's parameter holds an instance of a known class
         if fact.kind > 0 and fact.receiver & TRACED:
@@ -371,6 +403,10 @@ class Export:
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()  # `FunctionFacts.hands_on`
     namespace: bool = False  # it answers the array namespace of its arguments (`FunctionFacts.namespace`)
+    static: tuple[str, ...] = ()  # `FunctionFacts.static`: its static parameters, when jitted
+    made_positional: tuple[str, ...] = ()  # the positional parameters of the jitted function it returns
+    made_static: tuple[str, ...] = ()  # ... and that one's static parameters (`FunctionFacts.made_static`)
+    compiles_per_call: bool = False  # `FunctionFacts.compiles_per_call`
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -767,7 +803,8 @@ class ProjectIndex:
         """path -> the `Export`s of the other modules' functions that the module calls (by the qualified name
         its imports give them; re-exports followed), kept only where they could change a finding there: keys
         consumed (anywhere), an array returned (only to a call from traced code with tracers: `calls`), a
-        jitted function (only to a module that reads a clock)."""
+        jitted function (only to a module that reads a clock), static parameters (its own, or those of the
+        jitted function it returns)."""
         functions = {p: {f.name: f for f in s.functions} for p, s in summaries.items()}
         aliases = {p: dict(s.imports) for p, s in summaries.items()}
         hosts = {p: dict(s.hosts) for p, s in summaries.items() if s.hosts}
@@ -794,7 +831,8 @@ class ProjectIndex:
                     return None
                 facts = functions[path].get(f"{cls}.{name}")
                 if facts is not None:
-                    return facts.export() if facts.keys else None  # methods export only the keys they consume
+                    # methods export only the keys they consume, and whether each call compiles
+                    return facts.export() if facts.keys or facts.compiles_per_call else None
                 if cls in aliases[path]:
                     return export_of(f"{aliases[path][cls]}.{name}", root, depth + 1)
                 return None
@@ -839,6 +877,9 @@ class ProjectIndex:
                     or found.runs_jax
                     or found.hands_on
                     or found.namespace
+                    or found.static
+                    or found.made_static
+                    or found.compiles_per_call
                 ):
                     table[qualname] = found
             if table:

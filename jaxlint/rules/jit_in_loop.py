@@ -10,6 +10,7 @@ from ..analysis import (
     CACHING_DECORATORS,
     COMPILING,
     CONSTRUCTORS,
+    CONTROL_FLOW,
     NONE,
     PARTIAL,
     TRANSFORMATIONS,
@@ -22,7 +23,9 @@ from ..analysis import (
     config_sweep,
     decorator_transforms,
     display_name,
+    eager_loop,
     free_locals,
+    incoming_loop,
     local_method_units,
     loop_targets,
     looped_call,
@@ -30,8 +33,18 @@ from ..analysis import (
     pytree_model,
     rebuilt_for_filtered_call,
     sets_instance_attribute,
+    surely_eager,
 )
-from ..syntax import COMPREHENSIONS, attribute_root, dotted_name, is_constant, own_nodes, source_of, walk
+from ..syntax import (
+    COMPREHENSIONS,
+    argument,
+    attribute_root,
+    dotted_name,
+    is_constant,
+    own_nodes,
+    source_of,
+    walk,
+)
 from .base import Rule
 
 
@@ -116,6 +129,13 @@ through other calls (a helper, a method, `partial`, a lookup in a dict or list, 
 `jax.jit(fn)` stored in `__init__` in a field of an `equinox.Module` is flagged when a loop of the module builds
 instances anew and gives them to an `eqx.filter_jit` function: filter_jit keeps the wrapper static and compares
 it by equality, and each instance's new wrapper equals only itself, so each instance compiles again.
+`lax.scan`/`fori_loop`/`while_loop`/`cond`/`switch` called outside jit on a function made anew (an inner def, a
+lambda, a `partial`, a bound method) are flagged inside a loop that makes the function, and in a function that
+a loop runs (of the module, or of another module in project mode), where that loop surely runs eagerly (a
+script's or notebook's top-level code, `main`, a function the top-level code calls): called eagerly they
+compile what they trace, cached by their functions' identity. Likewise a jitted inner def closing over the
+function's locals and called once per call (`@jax.jit def loop_fn(): ...` in `fori_collect`), in a function
+such a loop runs.
 
 ## Why is this bad
 `jax.jit` caches compiled code by the identity of the function it wraps. A new lambda, partial, closure or
@@ -371,6 +391,10 @@ No automatic fix: hoisting the transformation changes which values are closed ov
         if ctx.unit.class_node is not None and ctx.unit.name.endswith("__init__"):
             if self._stored_in_pytree(node, ctx):
                 return
+        flow = CONTROL_FLOW.get(ctx.qualname(func) or "")
+        if flow is not None and flow.compiles:
+            self._eager_control_flow(node, flow.bodies, flow.label.replace(" body", ""), ctx)
+            return
         site = self._transform_site(node, ctx)
         if site is not None and self._rebuilt_per_iteration(node, site[1], ctx):
             ctx.report(
@@ -415,6 +439,56 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                 f"'{looped[1].name}'): each iteration retraces and recompiles it; jit the function once, outside, "
                 "and pass what it closes over as arguments",
             )
+
+    def _eager_control_flow(
+        self, call: cst.Call, bodies: tuple[tuple[int, str], ...], label: str, ctx: RuleContext
+    ) -> None:
+        """`lax.scan(body, ...)` called outside jit with `body` made anew (an inner def, a lambda): lax compiles
+        what it traces, cached by the functions' identity, so a new function compiles again. Flagged in a loop
+        that makes the function each iteration, or in a function that a loop runs (the module's own loop, or
+        another module's: `incoming_loop`), where that loop surely runs eagerly (`surely_eager`)."""
+        for position, keyword in bodies:
+            given = argument(call, position, keyword)
+            if given is None or given.star:
+                continue
+            value = given.value
+            functions = [e.value for e in value.elements] if type(value) in (cst.List, cst.Tuple) else [value]  # type: ignore[attr-defined]
+            for function in functions:
+                fresh = self._fresh(function, ctx)
+                if fresh is not None and self._eager_flow_report(call, fresh, label, ctx):
+                    return
+
+    def _eager_flow_report(self, call: cst.Call, fresh: Fresh, label: str, ctx: RuleContext) -> bool:
+        why = f"called outside jit, {label} compiles its functions, cached by their identity"
+        if ctx.unit.loops_of(call):
+            if not surely_eager(ctx.index, ctx.unit) or not self._rebuilt_per_iteration(call, fresh, ctx):
+                return False
+            ctx.report(
+                self,
+                call,
+                f"{label} of {fresh.description} made inside a loop: {why}, so every iteration compiles again; "
+                "define the function once before the loop and pass what changes in the carry or as operands",
+            )
+            return True
+        if not self._per_call_scope(ctx) or ctx.unit.name in CONSTRUCTORS or ctx.unit.kind != NONE:
+            return False  # (a function also run under a trace: the loop may reach it through a jitted call)
+        looped = eager_loop(ctx.index, ctx.unit)
+        if looped is not None:
+            if fresh.deps & _settings(ctx.unit) and _sweeps_configurations(*looped, ctx):
+                return False  # each setting it closes over needs its own compile anyway
+            where: str | None = f"`{source_of(looped[0].func)}(...)` in '{looped[1].name}'"
+        else:
+            where = incoming_loop(ctx.index, ctx.unit)
+        if where is None:
+            return False
+        ctx.report(
+            self,
+            call,
+            f"{label} of {fresh.description} made on every call of '{ctx.unit.name}', which runs on every "
+            f"iteration of a loop ({where}): {why}, so each iteration compiles again; define the function once "
+            f"(at module level, passing what it closes over in the carry or as operands) or jit '{ctx.unit.name}'",
+        )
+        return True
 
     def _stored_in_pytree(self, node: cst.Call, ctx: RuleContext) -> bool:
         """`self.forward = jax.jit(fn)` in `__init__` of a pytree class (an eqx.Module) whose instances a loop
@@ -529,7 +603,36 @@ No automatic fix: hoisting the transformation changes which values are closed ov
                     f"called outside loops there: every call of '{ctx.unit.name}' retraces and recompiles it; "
                     + self._advice(fresh, ctx, "define it at module level"),
                 )
+            elif self._per_call_scope(ctx) and called_outside_loops_only(
+                ctx.unit, node.name.value, {id(node.name)}, self._calling_wrapper(ctx)
+            ):
+                self._inner_in_loop(node, where, name, ctx)
             return
+
+    def _inner_in_loop(
+        self, node: cst.FunctionDef, where: cst.BaseExpression, name: str, ctx: RuleContext
+    ) -> None:
+        """`@jax.jit def loop_fn()` closing over the enclosing function's locals, made and called once per call
+        of a function that a loop surely run eagerly calls, here or in another module: a compile per iteration."""
+        if ctx.unit.name in CONSTRUCTORS or ctx.unit.kind != NONE:
+            return
+        looped = eager_loop(ctx.index, ctx.unit)
+        if looped is not None:
+            if free_locals(node, ctx) & _settings(ctx.unit) and _sweeps_configurations(*looped, ctx):
+                return  # each setting it closes over needs its own compile anyway
+            loop = f"`{source_of(looped[0].func)}(...)` in '{looped[1].name}'"
+        else:
+            found = incoming_loop(ctx.index, ctx.unit)
+            if found is None:
+                return
+            loop = found
+        ctx.report(
+            self,
+            where,
+            f"@{display_name(name)} on inner function '{node.name.value}' of '{ctx.unit.name}', which runs on every "
+            f"iteration of a loop ({loop}): each iteration defines, traces and compiles it again; jit a "
+            "module-level function once and pass what it closes over as arguments (static_argnames for settings)",
+        )
 
 
 def _attribute_assigned(fn: cst.Attribute, ctx: RuleContext) -> bool:

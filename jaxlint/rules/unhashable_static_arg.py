@@ -24,12 +24,14 @@ from ..analysis import (
     changed_since_use,
     compiled_function,
     identity_hashed,
+    imported_jit,
     is_numpy_array,
     jitted_callable,
     loop_targets,
     module_instance,
     pytree_model,
     static_arguments_possible,
+    static_counters,
     unhashable_class,
 )
 from ..syntax import argument, children, own_nodes, source_of
@@ -66,7 +68,10 @@ comprehension or a local name bound to a list), a `jnp`/`np` array, or an instan
 (or an array), or the part `eqx.partition`/`eqx.filter` makes of one (the static half keeps the dict). It also
 flags a float static argument that takes a new value on every iteration of a loop (`for lr in
 np.linspace(...)`, `step * 0.1`), and a Python float that does so given to an `eqx.filter_jit` function, which
-keeps every non-array argument static (a NumPy scalar counts as an array there). It flags a compiled function
+keeps every non-array argument static (a NumPy scalar counts as an array there), and, at the increment, a
+pytree field annotated `int` (an `eqx.Module`'s, a `flax.struct` dataclass's) that an `eqx.filter_jit` function
+increments and returns (`state.replace(step=state.step + 1)`, also through a method of the state): each new
+count is a new static leaf. It flags a compiled function
 (`jax.jit`, `eqx.filter_jit`) given a second instance of a pytree class whose static field
 (`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`) is annotated as an array. And it flags a static
 value that compares by identity —
@@ -144,32 +149,44 @@ No automatic fix.
             self._array_static_instance(node, ctx)
         if self._imports_any(_STATIC_NON_ARRAYS, ctx):
             self._filtered_floats(node, ctx)
+            self._static_counter(node, ctx)
         if not static_arguments_possible(ctx.index):
-            return  # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
+            # no argument to be static (`Jitted.arguments` maps only the call's own), or no static parameter
+            self._imported(node, ctx)
+            return
         jitted = jitted_callable(node.func, ctx) or _through_transform(node.func, ctx)
         if jitted is None:
+            self._imported(node, ctx)
             return
         indices, names = jitted.static_parameters()
         if not indices and not names:
             return
         for arg, param, static in jitted.arguments(node):
             if static:
-                self._check(arg.value, param, jitted, node, ctx)
+                self._check(arg.value, param, jitted.label, node, ctx)
+
+    def _imported(self, call: cst.Call, ctx: RuleContext) -> None:
+        """A jitted function of another module, or one a function of another module returns (project mode)."""
+        found = imported_jit(call.func, ctx)
+        if found is not None:
+            for arg, param, static in found.arguments(call):
+                if static:
+                    self._check(arg.value, param, found.label, call, ctx)
 
     def _check(
-        self, value: cst.BaseExpression, param: str, jitted: Jitted, call: cst.Call, ctx: RuleContext
+        self, value: cst.BaseExpression, param: str, label: str, call: cst.Call, ctx: RuleContext
     ) -> None:
         what = self._unhashable(value, ctx)
         if what is not None:
             ctx.report(
                 self,
                 value,
-                f"{what} passed to static argument '{param}' of jitted '{jitted.label}': static arguments must be "
+                f"{what} passed to static argument '{param}' of jitted '{label}': static arguments must be "
                 "hashable, so this raises at the call (ValueError: Non-hashable static arguments); "
                 "pass a tuple or frozen dataclass, or make the argument non-static",
             )
             return
-        if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{jitted.label}'"):
+        if self._fresh(value, call, ctx, f"static argument '{param}' of jitted '{label}'"):
             return
         if type(value) is cst.Name:
             found = identity_hashed(value, ctx.index, ctx.unit)
@@ -180,7 +197,7 @@ No automatic fix.
                     value,
                     f"'{value.value}', {found[1]} compares by identity and is changed in place "
                     f"(`{source_of(write).strip()}`) between calls as static argument '{param}' of jitted "
-                    f"'{jitted.label}': its cache key stays the same, so the call reuses what the old contents "
+                    f"'{label}': its cache key stays the same, so the call reuses what the old contents "
                     "compiled to (a stale result); pass it as an ordinary (traced) argument",
                 )
                 return
@@ -189,7 +206,7 @@ No automatic fix.
             ctx.report(
                 self,
                 value,
-                f"float static argument '{param}' of jitted '{jitted.label}' takes a new value on every iteration: "
+                f"float static argument '{param}' of jitted '{label}' takes a new value on every iteration: "
                 "each value is a new cache key, so every iteration retraces and recompiles; pass it as a traced "
                 "(non-static) argument",
             )
@@ -251,6 +268,21 @@ No automatic fix.
                     "iteration retraces and recompiles; pass it as a JAX array (jnp.asarray(...))",
                 )
                 return
+
+    def _static_counter(self, call: cst.Call, ctx: RuleContext) -> None:
+        """`state.replace(step=state.step + 1)` returned by an `eqx.filter_jit` function, `step: int` a field:
+        the returned Python int is a static leaf, a new cache key on the next call."""
+        found = static_counters(ctx.index).get(id(call))
+        if found is not None:
+            increment, cls, field, function = found
+            ctx.report(
+                self,
+                increment,
+                f"'{cls}.{field}' is a Python int (annotated `int`) that filter_jit function '{function}' "
+                "increments and returns: filter_jit keeps every non-array leaf static, so each new count is a new "
+                "cache key and every call with the returned state retraces and recompiles; hold the counter as a "
+                "JAX array (jnp.asarray(0))",
+            )
 
     def _array_static_instance(self, call: cst.Call, ctx: RuleContext) -> None:
         """A compiled function given a second instance of a pytree class whose static field holds an array:

@@ -406,6 +406,77 @@ def test_control_flow_called_eagerly_traces_unless_eager(name: str) -> None:
         assert all(seen), f"{name}: called eagerly, its function saw a concrete value"
 
 
+@pytest.mark.parametrize("name", sorted(CONTROL_FLOW))
+def test_control_flow_called_eagerly_compiles_per_function(name: str) -> None:
+    """Called outside any jit, a `compiles` entry compiles what it traces, keyed on its functions' identity:
+    functions made anew for each call compile every call, the same functions once (counted by the backend's
+    compile events). The others compile nothing (associative_scan runs eagerly) or as much for the same
+    functions (lax.map and flax.nnx's wrap the functions anew on every call): hoisting the function saves
+    nothing there."""
+    _library(name)
+    from jax._src import monitoring
+
+    call, short = resolve(name), name.rsplit(".", 1)[1]
+    compiles: list[str] = []
+    monitoring.register_event_duration_secs_listener(
+        lambda event, _d, **_kw: compiles.append(event) if "backend_compile" in event else None
+    )
+    x = jnp.arange(4.0)
+
+    def run(step, pair, index_step) -> None:  # the functions each entry takes, of one body `c -> c + 1`
+        if short == "scan":
+            call(pair, 0.0, x)
+        elif short == "fori_loop":
+            call(0, 2, index_step, x)
+        elif short == "while_loop":
+            call(_below, step, x)
+        elif short == "cond":
+            call(True, step, step, x)
+        elif short == "switch":
+            call(1, [step, step], x)
+        elif short == "associative_scan":
+            call(index_step, x)  # (a binary function, as fori_loop's body)
+        else:
+            call(step, x)
+
+    def fresh() -> None:
+        run(lambda c: c + 1, lambda c, v: (c + v, c), lambda i, c: c + 1)
+
+    def same() -> None:
+        run(_step, _pair, _index_step)
+
+    fresh(), same()  # whatever the arrays need compiled
+    compiles.clear()
+    for _ in range(3):
+        fresh()
+    made = len(compiles)
+    compiles.clear()
+    for _ in range(3):
+        same()
+    if CONTROL_FLOW[name].compiles:
+        assert made >= 3 and not compiles, (
+            f"{name}: {made} compiles for new functions, {len(compiles)} for one"
+        )
+    else:  # it compiles nothing, or as much for the same functions (lax.map wraps its function anew)
+        assert made <= len(compiles), f"{name}: {made} compiles for new functions, {len(compiles)} for one"
+
+
+def _step(c):
+    return c + 1
+
+
+def _pair(c, v):
+    return c + v, c
+
+
+def _index_step(i, c):
+    return c + 1
+
+
+def _below(c):
+    return jnp.sum(c) < 20
+
+
 @pytest.mark.parametrize("name", sorted(TREE_MAPS))
 def test_tree_map_calls_its_function_once_per_leaf(name: str) -> None:
     """The function runs once per leaf, the leaf at the position the table gives (a key path before it)."""

@@ -228,6 +228,10 @@ class ControlFlow:
     # Every leaf of its carry (`init`) must be a JAX type: a Python function leaf raises TypeError (lax's
     # loops, jax 0.10.2).
     array_carry: bool = False
+    # Called outside any trace it compiles what it traces, cached by the identity of its functions: a function
+    # made anew for each call (an inner def, a lambda) compiles again on every call (jax 0.10.2 and 0.4.33).
+    # Not lax.map, nor flax.nnx's: they wrap the function anew themselves, so every call compiles anyway.
+    compiles: bool = False
 
 
 # Compiling transformations whose result, called, returns before its work is done (JAX403's timed regions).
@@ -250,6 +254,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         iterates=True,
         parameters=((1, "init"), (2, "xs")),
         array_carry=True,
+        compiles=True,
     ),
     "jax.lax.fori_loop": ControlFlow(
         _JAX,
@@ -261,6 +266,7 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         iterates=True,
         parameters=((-1, ""), (3, "init_val")),
         array_carry=True,
+        compiles=True,
     ),
     "jax.lax.while_loop": ControlFlow(
         _JAX,
@@ -272,11 +278,12 @@ CONTROL_FLOW: dict[str, ControlFlow] = {
         iterates=True,
         parameters=((2, "init_val"),),
         array_carry=True,
+        compiles=True,
     ),
     "jax.lax.cond": ControlFlow(
-        _JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES, operands=3
+        _JAX, ((1, "true_fun"), (2, "false_fun")), "lax.cond body", BRANCHES, operands=3, compiles=True
     ),
-    "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES),
+    "jax.lax.switch": ControlFlow(_JAX, ((1, "branches"),), "lax.switch body", BRANCHES, compiles=True),
     "jax.lax.map": ControlFlow(_JAX, ((0, "f"),), "lax.map body", LOOP, iterates=True),
     "jax.lax.associative_scan": ControlFlow(
         _JAX, ((0, "fn"),), "lax.associative_scan body", eager=True, iterates=True
