@@ -650,6 +650,10 @@ RUNNER = """
 
     def plain(fn, arg):
         return fn(arg)
+
+
+    def shapes(fn, arg):
+        return jax.eval_shape(fn, arg)
     """
 UPDATE = """
     import jax.numpy as jnp
@@ -679,6 +683,8 @@ HANDED = {
         False,
     ),
     "plain": ("from runner import plain", "plain(update, jnp.ones(3))", False),
+    # eval_shape runs `fn` at once on what follows it: the helper's `arg` is its input, not an option.
+    "at_once": ("from runner import shapes", "shapes(update, jnp.ones(3))", True),
 }
 
 
