@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .keys.relevance import uses_keys
     from .objects.classes import plain_class, self_writes, sets_instance_attribute, unhashable_class
     from .objects.fresh_objects import built_anew, changed_since_use, identity_hashed
+    from .objects.haiku_state import haiku_state_in_trace
     from .objects.held import defaulted_key
     from .objects.instances import built_class, linen_possible, local_method_units, module_class_kind
     from .objects.nnx import (
@@ -216,6 +217,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "changed_since_use",
         "identity_hashed",
     ),
+    "objects.haiku_state": ("haiku_state_in_trace",),
     "objects.held": ("defaulted_key",),
     "objects.instances": (
         "built_class",
