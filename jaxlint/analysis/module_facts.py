@@ -34,7 +34,7 @@ from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
 from .semantics.library import DISPATCHING, HOST_OBJECTS
 from .summaries.host_effects import module_host_objects
-from .summaries.returns import function_returns_array
+from .summaries.returns import function_returns_array, returned_class
 from .summaries.timers import context_timer, timer_class
 from .values.flags import returns_one_array
 
@@ -222,8 +222,13 @@ def _with_exports(
             keys = tuple(sorted((name, path_json(path)) for name, path in consumed))
         returns = function_returns_array(unit, index, returns_one_array)
         timer = context_timer(unit, index)
-        changed = keys or returns or timer
-        out.append(dataclasses.replace(facts, keys=keys, returns=returns, timer=timer) if changed else facts)
+        made = returned_class(unit, index)
+        changed = keys or returns or timer or made
+        out.append(
+            dataclasses.replace(facts, keys=keys, returns=returns, timer=timer, returns_class=made)
+            if changed
+            else facts
+        )
     return tuple(out)
 
 

@@ -207,6 +207,9 @@ class FunctionFacts:
     # Parameters it hands to a transformation, with the transformations (`Unit.hands_on`): a caller's argument
     # there is traced by them.
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The module's class every `return` builds an instance of (`summaries.returns.returned_class`): a caller
+    # reading a property or calling a method of the result runs that class's method.
+    returns_class: str = ""
 
     def to_json(self) -> list:
         return [
@@ -224,14 +227,15 @@ class FunctionFacts:
             self.dispatches,
             self.runs_jax,
             [[name, list(chain)] for name, chain in self.hands_on],
+            self.returns_class,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 14:
+        if not isinstance(row, list) or len(row) != 15:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
-        dispatches, runs_jax, hands_on = row[11:]
+        dispatches, runs_jax, hands_on, returns_class = row[11:]
         lists = (positional, keyword_only, traced, arrays, passed)
         if not (
             isinstance(name, str)
@@ -241,6 +245,7 @@ class FunctionFacts:
             and type(timer) is bool
             and type(dispatches) is bool
             and type(runs_jax) is bool
+            and isinstance(returns_class, str)
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -277,6 +282,7 @@ class FunctionFacts:
             dispatches,
             runs_jax,
             tuple((h[0], tuple(h[1])) for h in hands_on),
+            returns_class,
         )
 
     def export(self) -> Export | None:
@@ -289,6 +295,7 @@ class FunctionFacts:
             or self.dispatches
             or self.runs_jax
             or self.hands_on
+            or self.returns_class
         ):
             return None
         return Export(
@@ -301,6 +308,7 @@ class FunctionFacts:
             dispatches=self.dispatches,
             runs_jax=self.runs_jax,
             hands_on=self.hands_on,
+            returns_class=self.returns_class,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -363,6 +371,7 @@ class Export:
     dispatches: bool = False  # calling it only dispatches JAX work (`FunctionFacts.dispatches`)
     runs_jax: bool = False  # it runs JAX code that vmap could run (`FunctionFacts.runs_jax`)
     hands_on: tuple[tuple[str, tuple[str, ...]], ...] = ()  # `FunctionFacts.hands_on`
+    returns_class: str = ""  # `FunctionFacts.returns_class`
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -830,6 +839,7 @@ class ProjectIndex:
                     or found.dispatches
                     or found.runs_jax
                     or found.hands_on
+                    or found.returns_class
                 ):
                     table[qualname] = found
             if table:
