@@ -148,6 +148,7 @@ if TYPE_CHECKING:
         rebuilt_for_filtered_call,
         static_arguments_possible,
     )
+    from .summaries.stale_closures import stale_closure_reads
     from .summaries.timers import CLOCK_MODULES, timer_manager
     from .values.abstract import UNKNOWN
     from .values.closures import called_locals, free_locals
@@ -350,6 +351,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rebuilt_for_filtered_call",
         "static_arguments_possible",
     ),
+    "summaries.stale_closures": ("stale_closure_reads",),
     "summaries.timers": (
         "CLOCK_MODULES",
         "timer_manager",

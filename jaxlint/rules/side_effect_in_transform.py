@@ -26,11 +26,13 @@ from ..analysis import (
     WRITES,
     RuleContext,
     StorageResolver,
+    Unit,
     call_effect,
     display_name,
     dropped_object,
     mutating_call,
     outer_iterator,
+    stale_closure_reads,
     storage_of,
     updated_variable,
 )
@@ -78,6 +80,9 @@ call with traced arguments):
 - updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`,
   `self.t = self.t + self.dt` (in a method run bound to its instance too: `jax.jit(Chopper(1.0).step)`,
   `jax.vmap(obj)` runs `obj.__call__`);
+- a variable of the enclosing scope (or module) that a compiled function reads, when that scope rebinds it
+  between two calls of the compiled function (`g = jax.jit(f); g(x); a = 20.0; g(x)`): the second call
+  silently uses the value `f` was traced with;
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
@@ -134,6 +139,18 @@ No automatic fix: what the side effect should become depends on the intent.
     @staticmethod
     def _active(ctx: RuleContext) -> bool:
         return ctx.kind == STRICT and "eval_shape" not in ctx.context and "make_jaxpr" not in ctx.context
+
+    def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
+        if not self._active(ctx) or unit.parent is None:
+            return
+        for node, compiled in stale_closure_reads(unit, ctx.index):
+            ctx.report(
+                self,
+                node,
+                f"'{node.value}' is read by {ctx.context} from the scope around it, which rebinds it between "
+                f"two calls of '{compiled}': the compiled function keeps the value it was traced with (the "
+                "second call silently uses the old one); pass it as an argument",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._active(ctx):
