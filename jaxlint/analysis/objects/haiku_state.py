@@ -44,7 +44,11 @@ def haiku_state_in_trace(call: cst.Call, ctx: Any) -> tuple[str, str, str] | Non
 
 
 def _haiku_imported(index: ModuleIndex) -> bool:
-    return any(name.startswith("haiku.") for name in index.callee_names)
+    """Whether the module calls anything of haiku (asked of every call in staged code: kept)."""
+    found = index.root.memo.get("haiku_called")
+    if found is None:
+        found = index.root.memo["haiku_called"] = any(n.startswith("haiku.") for n in index.callee_names)
+    return found
 
 
 def _staging_boundary(ctx: Any) -> Unit | None:
