@@ -81,8 +81,8 @@ call with traced arguments):
   `self.t = self.t + self.dt` (in a method run bound to its instance too: `jax.jit(Chopper(1.0).step)`,
   `jax.vmap(obj)` runs `obj.__call__`);
 - a variable of the enclosing scope (or module) that a compiled function reads, when that scope rebinds it
-  between two calls of the compiled function (`g = jax.jit(f); g(x); a = 20.0; g(x)`): the second call
-  silently uses the value `f` was traced with;
+  between two calls of the compiled function (`g = jax.jit(f); g(x); a = 20.0; g(x)`, or a loop calling
+  `g` that rebinds it on every iteration): the later calls silently use the value `f` was traced with;
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when

@@ -4,18 +4,17 @@
 first call and caches the result by the function and the arguments' shapes: what the function reads from its
 enclosing scope is baked in as the value it had then. A scope that binds `g = jax.jit(f)`, calls `g`, rebinds a
 variable `f` reads (`a = 20.0`) and calls `g` again gets the first value back, silently. Found only where the
-code shows all of it in one scope (the function's own or the module), in source order: the compiled name bound
-once, a call before the rebinding and one after.
+code shows all of it in one scope (the function's own or the module): the compiled name bound once, then a call
+before the rebinding and one after in source order, or a call inside a loop (bound outside it) that rebinds the
+variable on every iteration (`for lr in rates: lr_step(params)`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import libcst as cst
 
 from ...syntax import own_nodes
-from ..binding.index import ModuleIndex, Unit
+from ..binding.index import Binding, ModuleIndex, Unit
 from ..semantics.library import TRANSFORMATIONS
 
 
@@ -45,23 +44,23 @@ def stale_closure_reads(unit: Unit, index: ModuleIndex) -> list[tuple[cst.Name, 
         name = node.value
         if id(node) in skipped or name in unit.local_names or name not in scope.local_names:
             continue
-        for compiled_name, bound_at in compiled:
-            if _rebound_between_calls(scope, index, name, compiled_name, bound_at):
+        for compiled_name, binding in compiled:
+            if _rebound_between_calls(scope, index, name, compiled_name, binding):
                 found.append((node, compiled_name))
                 break
     return found
 
 
-def _compiled_names(unit: Unit, scope: Unit, index: ModuleIndex) -> list[tuple[str, int]]:
+def _compiled_names(unit: Unit, scope: Unit, index: ModuleIndex) -> list[tuple[str, Binding]]:
     """The names `scope` binds once to a compiling transformation of `unit` (`g = jax.jit(jax.grad(f))`, or
-    `f` itself decorated `@jax.jit`), with the binding's place in source order."""
+    `f` itself decorated `@jax.jit`), with the binding."""
     out = []
     if type(unit.node) is cst.FunctionDef and any(
         _compiling(d.decorator, scope, index) for d in unit.node.decorators
     ):
         bindings = scope.bindings.get(unit.node.name.value, [])
         if len(bindings) == 1:
-            out.append((unit.node.name.value, bindings[0].order))
+            out.append((unit.node.name.value, bindings[0]))
     for name, bindings in scope.bindings.items():
         if len(bindings) != 1 or not bindings[0].plain:
             continue
@@ -69,7 +68,7 @@ def _compiled_names(unit: Unit, scope: Unit, index: ModuleIndex) -> list[tuple[s
         if type(value) is not cst.Call or not _compiling(value, scope, index):
             continue
         if any(target is unit for target, _ in index.applications(value, scope)):
-            out.append((name, bindings[0].order))
+            out.append((name, bindings[0]))
     return out
 
 
@@ -89,18 +88,17 @@ def _compiling(node: cst.BaseExpression, scope: Unit, index: ModuleIndex) -> boo
     return False
 
 
-def _rebound_between_calls(scope: Unit, index: ModuleIndex, name: str, compiled: str, bound_at: int) -> bool:
-    calls = sorted(
-        order for call, unit, order in index.sites_calling(compiled) if unit is scope and order > bound_at
-    )
-    if len(calls) < 2:
+def _rebound_between_calls(scope: Unit, index: ModuleIndex, name: str, compiled: str, bound: Binding) -> bool:
+    sites = [(order, call) for call, unit, order in index.sites_calling(compiled) if unit is scope]
+    sites = sorted((order, call) for order, call in sites if order > bound.order)
+    if not sites:
         return False
+    outside = set(scope.loops_of(bound.node))  # loops around the binding: it is made again in each
+    for _, call in sites:
+        if any(loop not in outside and name in scope.varying(loop) for loop in scope.loops_of(call)):
+            return True  # the loop calling it rebinds the variable on every iteration
+    first, last = sites[0][0], sites[-1][0]
     return any(
-        calls[0] < binding.order < calls[-1] and not _in_loop(scope, binding.node)
+        first < binding.order < last and not scope.loops_of(binding.node)
         for binding in scope.bindings.get(name, [])
     )
-
-
-def _in_loop(scope: Unit, node: Any) -> bool:
-    """A rebinding inside a loop of the scope: whether it falls between two calls is not read here."""
-    return bool(scope.loops_of(node))
