@@ -133,6 +133,7 @@ if TYPE_CHECKING:
         NUMPY_DTYPE,
     )
     from .semantics.spellings import display_name
+    from .summaries.argument_stores import lost_argument_store
     from .summaries.call_targets import call_targets, looped_call
     from .summaries.dispatch import DispatchJudge, runs_jax
     from .summaries.host_effects import call_effect, outer_iterator
@@ -351,6 +352,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rebuilt_for_filtered_call",
         "static_arguments_possible",
     ),
+    "summaries.argument_stores": ("lost_argument_store",),
     "summaries.stale_closures": ("stale_closure_reads",),
     "summaries.timers": (
         "CLOCK_MODULES",

@@ -30,6 +30,7 @@ from ..analysis import (
     call_effect,
     display_name,
     dropped_object,
+    lost_argument_store,
     mutating_call,
     outer_iterator,
     stale_closure_reads,
@@ -83,6 +84,8 @@ call with traced arguments):
 - a variable of the enclosing scope (or module) that a compiled function reads, when that scope rebinds it
   between two calls of the compiled function (`g = jax.jit(f); g(x); a = 20.0; g(x)`, or a loop calling
   `g` that rebinds it on every iteration): the later calls silently use the value `f` was traced with;
+- an item store into a parameter of a transformed function (`pair[0] = ...`) whose caller reads the list or
+  dict it passed after the call: the transformation rebuilds its arguments, so the caller's object is unchanged;
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
@@ -135,6 +138,7 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def __init__(self) -> None:
         self.resolver = StorageResolver()
+        self._lost_stores: set[int] = set()
 
     @staticmethod
     def _active(ctx: RuleContext) -> bool:
@@ -251,7 +255,20 @@ No automatic fix: what the side effect should become depends on the intent.
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in PATH_CLASSES
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if not self._active(ctx) or value is None:
+        if not self._active(ctx):
+            return
+        lost = lost_argument_store(target, ctx.unit, ctx.index)
+        if lost is not None and id(statement) not in self._lost_stores:  # `p[0], p[1] = ...`: once
+            self._lost_stores.add(id(statement))
+            ctx.report(
+                self,
+                target,
+                f"'{source_of(target, 40)}' stores into the copy of '{lost}' that {ctx.context} receives (the "
+                f"transformation rebuilds its arguments), so the caller's '{lost}' read after the call is "
+                "unchanged; return the new values instead",
+            )
+            return
+        if lost is not None or value is None:
             return
         if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == ENVIRON:
             ctx.report(
