@@ -83,8 +83,11 @@ def _read_after(scope: Unit, call: cst.Call, name: str) -> bool:
     seen = False
     for statement in body:
         if not seen:
-            seen = any(n is call for n in walk(statement))
-            if seen and _rebinds(statement, name):
+            holder = next(
+                (n for n in walk(statement) if type(n) is cst.SimpleStatementLine and _holds(n, call)), None
+            )
+            seen = holder is not None
+            if holder is not None and _rebinds(holder, name):
                 return False  # `pair = f(pair)`, `out, pair = f(pair)`: the caller takes what it returns
             continue
         names = [n for n in walk(statement) if type(n) is cst.Name and n.value == name]
@@ -109,3 +112,7 @@ def _rebinds(statement: cst.CSTNode, name: str) -> bool:
         if any(type(n) is cst.Name and n.value == name for t in targets for n in walk(t)):
             return True
     return False
+
+
+def _holds(node: cst.CSTNode, call: cst.Call) -> bool:
+    return any(n is call for n in walk(node))

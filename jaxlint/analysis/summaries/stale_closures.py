@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...syntax import own_nodes
+from ...syntax import bound_names, own_nodes
 from ..binding.index import Binding, ModuleIndex, Unit
 from ..semantics.library import TRANSFORMATIONS
 
@@ -33,8 +33,11 @@ def stale_closure_reads(unit: Unit, index: ModuleIndex) -> list[tuple[cst.Name, 
         return found
     skipped: set[int] = set()
     names: list[cst.Name] = []
+    local: set[str] = set()  # what comprehensions bind inside: their own names, not the scope's
     for node in own_nodes(unit.node):
-        if type(node) is cst.Attribute:
+        if type(node) is cst.CompFor:
+            local.update(bound_names(node.target))
+        elif type(node) is cst.Attribute:
             skipped.add(id(node.attr))
         elif type(node) is cst.Arg and node.keyword is not None:
             skipped.add(id(node.keyword))
@@ -42,7 +45,7 @@ def stale_closure_reads(unit: Unit, index: ModuleIndex) -> list[tuple[cst.Name, 
             names.append(node)
     for node in names:
         name = node.value
-        if id(node) in skipped or name in unit.local_names or name not in scope.local_names:
+        if id(node) in skipped or name in unit.local_names or name in local or name not in scope.local_names:
             continue
         for compiled_name, binding in compiled:
             if _rebound_between_calls(scope, index, name, compiled_name, binding):
