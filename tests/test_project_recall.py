@@ -650,6 +650,10 @@ RUNNER = """
 
     def plain(fn, arg):
         return fn(arg)
+
+
+    def shapes(fn, arg):
+        return jax.eval_shape(fn, arg)
     """
 UPDATE = """
     import jax.numpy as jnp
@@ -679,6 +683,8 @@ HANDED = {
         False,
     ),
     "plain": ("from runner import plain", "plain(update, jnp.ones(3))", False),
+    # eval_shape runs `fn` at once on what follows it: the helper's `arg` is its input, not an option.
+    "at_once": ("from runner import shapes", "shapes(update, jnp.ones(3))", True),
 }
 
 
@@ -803,3 +809,92 @@ def test_an_array_namespace_from_another_modules_getter(tmp_path: Path) -> None:
         "written": ["TypeError", "ops.py", 15],
         "numpy": None,
     }
+
+
+# -- 9. an object another module's function returns -----------------------------------------------------------
+
+SOLVER = """
+    from typing import NamedTuple
+
+    import jax
+    import jax.numpy as jnp
+
+
+    class Output(NamedTuple):
+        errors: jax.Array
+
+        @property
+        def converged(self):
+            return not jnp.any(jnp.isnan(self.errors))
+
+        def check(self):
+            if jnp.max(self.errors) > 1.0:
+                raise ValueError("diverged")
+            return self.errors
+
+
+    class Plain:
+        def __init__(self, errors):
+            self.errors = errors
+
+        @property
+        def converged(self):
+            return not jnp.any(jnp.isnan(self.errors))
+
+
+    def solve(x):
+        return Output(jnp.cumsum(x))
+
+
+    def maybe(x):
+        if x is None:
+            return None
+        return Output(jnp.cumsum(x))
+
+
+    def plain(x):
+        return Plain(jnp.cumsum(x))
+    """
+USE = """
+    import jax
+    import jax.numpy as jnp
+
+    {imports}
+
+
+    {decorator}
+    def run(x):
+        out = {call}
+        return {read}
+
+
+    print(run(jnp.ones(3)))
+    """
+# Each run: the imports, how `run` is traced, the call and what it reads of the result, and the line of
+# solver.py JAX reports (None: it runs).
+RESULTS = {
+    "property": ("from solver import solve", "@jax.jit", "solve(x)", "out.converged", 12),
+    "method": ("from solver import solve", "@jax.vmap", "solve(x)", "out.check()", 15),
+    "module_attribute": ("import solver", "@jax.jit", "solver.solve(x)", "out.converged", 12),
+    "plain_class": ("from solver import plain", "@jax.jit", "plain(x)", "out.converged", 26),
+    # twins: called eagerly; a function that may return something else; the class's field read
+    "eager": ("from solver import solve", "", "solve(x)", "out.converged", None),
+    "other_returns": ("from solver import maybe", "@jax.jit", "maybe(x)", "out.errors", None),
+    "field": ("from solver import solve", "@jax.jit", "solve(x)", "out.errors", None),
+}
+
+
+def test_a_property_of_an_object_another_modules_function_returns(tmp_path: Path) -> None:
+    """`out = solve(x)` in traced code, with `solve` another module's function whose every return builds an
+    instance of its class (ott-384): `out.converged` / `out.check()` run that class's property or method on an
+    instance holding tracers (JAX101 there; JAX raises TracerBoolConversionError at that line); eagerly, on a
+    function that may return something else, or reading a field, silent (and it runs)."""
+    runs = {}
+    for key, (imports, decorator, call, read, line) in RESULTS.items():
+        main = USE.format(imports=imports, decorator=decorator, call=call, read=read)
+        runs[key] = {"solver.py": SOLVER, "main.py": main}
+        write(tmp_path, runs[key])
+        assert _lint(tmp_path) == ([("solver.py", line, "JAX101")] if line else []), key
+    ran = _run(tmp_path, runs)
+    for key, (_, _, _, _, line) in RESULTS.items():
+        assert ran[key] == (["TracerBoolConversionError", "solver.py", line] if line else None), key

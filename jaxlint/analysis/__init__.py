@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from .objects.counters import static_counters
     from .objects.fresh_objects import built_anew, changed_since_use, identity_hashed
+    from .objects.haiku_state import haiku_state_in_trace
     from .objects.held import defaulted_key
     from .objects.instances import built_class, linen_possible, local_method_units, module_class_kind
     from .objects.nnx import (
@@ -140,6 +141,7 @@ if TYPE_CHECKING:
         NUMPY_DTYPE,
     )
     from .semantics.spellings import display_name
+    from .summaries.argument_stores import lost_argument_store
     from .summaries.call_targets import call_targets, looped_call
     from .summaries.dispatch import DispatchJudge, runs_jax
     from .summaries.eager_flow import eager_loop, incoming_loop, surely_eager
@@ -156,6 +158,7 @@ if TYPE_CHECKING:
         rebuilt_for_filtered_call,
         static_arguments_possible,
     )
+    from .summaries.stale_closures import stale_closure_reads
     from .summaries.static_exports import ImportedJit, imported_jit
     from .summaries.timers import CLOCK_MODULES, timer_manager
     from .values.abstract import UNKNOWN
@@ -228,6 +231,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "changed_since_use",
         "identity_hashed",
     ),
+    "objects.haiku_state": ("haiku_state_in_trace",),
     "objects.held": ("defaulted_key",),
     "objects.instances": (
         "built_class",
@@ -370,6 +374,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rebuilt_for_filtered_call",
         "static_arguments_possible",
     ),
+    "summaries.argument_stores": ("lost_argument_store",),
+    "summaries.stale_closures": ("stale_closure_reads",),
     "summaries.timers": (
         "CLOCK_MODULES",
         "timer_manager",

@@ -36,7 +36,7 @@ from .semantics.library import DISPATCHING, HOST_OBJECTS
 from .summaries.eager_flow import compiles_per_call, looped_calls
 from .summaries.host_effects import module_host_objects
 from .summaries.namespaces import chooses_namespace
-from .summaries.returns import function_returns_array
+from .summaries.returns import function_returns_array, returned_class
 from .summaries.static_exports import static_exports
 from .summaries.timers import context_timer, timer_class
 from .values.flags import returns_one_array
@@ -229,7 +229,8 @@ def _with_exports(
         namespace = chooses_namespace(unit, index)
         static, made_positional, made_static = static_exports(unit, index)
         per_call = compiles_per_call(unit, index)
-        changed = keys or returns or timer or namespace or static or made_static or per_call
+        made = returned_class(unit, index)
+        changed = keys or returns or timer or namespace or static or made_static or per_call or made
         out.append(
             dataclasses.replace(
                 facts,
@@ -241,6 +242,7 @@ def _with_exports(
                 made_positional=made_positional,
                 made_static=made_static,
                 compiles_per_call=per_call,
+                returns_class=made,
             )
             if changed
             else facts

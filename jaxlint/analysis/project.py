@@ -224,6 +224,9 @@ class FunctionFacts:
     # Called eagerly it runs lax control flow on a function it makes anew (`summaries.eager_flow`): every call
     # compiles again, which matters where a loop calls it (`CallFact.looped`).
     compiles_per_call: bool = False
+    # The module's class every `return` builds an instance of (`summaries.returns.returned_class`): a caller
+    # reading a property or calling a method of the result runs that class's method.
+    returns_class: str = ""
 
     def to_json(self) -> list:
         return [
@@ -246,14 +249,16 @@ class FunctionFacts:
             list(self.made_positional),
             list(self.made_static),
             self.compiles_per_call,
+            self.returns_class,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 19 or type(row[18]) is not bool:
+        if not isinstance(row, list) or len(row) != 20 or type(row[18]) is not bool:
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
         dispatches, runs_jax, hands_on, namespace, static, made_positional, made_static = row[11:18]
+        returns_class = row[19]
         lists = (positional, keyword_only, traced, arrays, passed, static, made_positional, made_static)
         if not (
             isinstance(name, str)
@@ -264,6 +269,7 @@ class FunctionFacts:
             and type(dispatches) is bool
             and type(runs_jax) is bool
             and type(namespace) is bool
+            and isinstance(returns_class, str)
             and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists)
             and isinstance(keys, list)
             and all(
@@ -305,6 +311,7 @@ class FunctionFacts:
             tuple(made_positional),
             tuple(made_static),
             row[18],
+            returns_class,
         )
 
     def export(self) -> Export | None:
@@ -321,6 +328,7 @@ class FunctionFacts:
             or self.static
             or self.made_static
             or self.compiles_per_call
+            or self.returns_class
         ):
             return None
         return Export(
@@ -338,6 +346,7 @@ class FunctionFacts:
             made_positional=self.made_positional,
             made_static=self.made_static,
             compiles_per_call=self.compiles_per_call,
+            returns_class=self.returns_class,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -407,6 +416,7 @@ class Export:
     made_positional: tuple[str, ...] = ()  # the positional parameters of the jitted function it returns
     made_static: tuple[str, ...] = ()  # ... and that one's static parameters (`FunctionFacts.made_static`)
     compiles_per_call: bool = False  # `FunctionFacts.compiles_per_call`
+    returns_class: str = ""  # `FunctionFacts.returns_class`
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -880,6 +890,7 @@ class ProjectIndex:
                     or found.static
                     or found.made_static
                     or found.compiles_per_call
+                    or found.returns_class
                 ):
                     table[qualname] = found
             if table:

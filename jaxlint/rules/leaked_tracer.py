@@ -15,6 +15,7 @@ from ..analysis import (
     captured_update,
     container_storage,
     element_flags,
+    haiku_state_in_trace,
     outer_object_container,
     storage_of,
 )
@@ -49,7 +50,12 @@ Helpers called from traced code with traced arguments count as traced code. A me
 bound to its instance (`sim.step = jax.jit(sim.step)`) stores tracers when it stores what it computes from the
 JAX arrays its constructor put on `self`. A flax.nnx object that traced code captures instead of receiving
 (`nnx.jit(counter)`, `jax.jit(model.step)`, a module-level model or the constructor's `self.optimizer` closed
-over) refuses a Variable update or `Optimizer.update` inside the trace (TraceContextError).
+over) refuses a Variable update or `Optimizer.update` inside the trace (TraceContextError). Haiku's implicit
+state too: inside `hk.transform`, a function that a raw JAX transformation or lax control flow stages out
+(`jax.lax.scan(step, ...)`, `jax.jit`, `lax.cond`, `odeint`) calling a haiku module that creates parameters,
+`hk.get_parameter`, `hk.get_state`/`set_state` or `hk.next_rng_key()` stores tracers in the transformation's
+frame (haiku's own `hk.scan`, `hk.cond`, ... thread it; a module called once before the loop has its
+parameters already; an eager `jax.vmap` or `jax.grad` makes no tracer of them).
 
 Not flagged: locals and containers created inside the traced function; an enclosing function's variables
 when the writer is a plain helper defined and called inside the same traced function (one trace); pytree
@@ -134,6 +140,18 @@ No automatic fix: the value has to be returned through the function's outputs.
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if ctx.kind < GRAD:
+            return
+        haiku = haiku_state_in_trace(node, ctx)
+        if haiku is not None:
+            text, stores, context = haiku
+            ctx.report(
+                self,
+                node,
+                f"'{text}' {stores} in the frame of the Haiku transformation from inside {context}: what it "
+                "stores there is a tracer of this trace (UnexpectedTracerError once used; an rng key drawn so "
+                "is the same in every iteration); use haiku's own hk.scan, hk.cond, hk.fori_loop, hk.jit, "
+                "hk.remat, or create them outside and pass them in",
+            )
             return
         if isinstance(node.func, cst.Name):
             self._setattr(node, ctx)

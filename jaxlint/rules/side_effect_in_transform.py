@@ -26,11 +26,14 @@ from ..analysis import (
     WRITES,
     RuleContext,
     StorageResolver,
+    Unit,
     call_effect,
     display_name,
     dropped_object,
+    lost_argument_store,
     mutating_call,
     outer_iterator,
+    stale_closure_reads,
     storage_of,
     updated_variable,
 )
@@ -78,6 +81,11 @@ call with traced arguments):
 - updates of state that outlives the trace: `counter += 1` on a `global`/`nonlocal`, `self.calls += 1`,
   `self.t = self.t + self.dt` (in a method run bound to its instance too: `jax.jit(Chopper(1.0).step)`,
   `jax.vmap(obj)` runs `obj.__call__`);
+- a variable of the enclosing scope (or module) that a compiled function reads, when that scope rebinds it
+  between two calls of the compiled function (`g = jax.jit(f); g(x); a = 20.0; g(x)`, or a loop calling
+  `g` that rebinds it on every iteration): the later calls silently use the value `f` was traced with;
+- an item store into a parameter of a transformed function (`pair[0] = ...`) whose caller reads the list or
+  dict it passed after the call: the transformation rebuilds its arguments, so the caller's object is unchanged;
 - Variable updates of a flax.nnx object that a plain `jax.jit` function receives as an argument
   (`model.count.value += 1`, `model.w[...] = w`, `optimizer.update(model, grads)`, a method of the model's
   class that updates `self.<v>.value`): jax.jit traces a copy of the object, and the update is dropped when
@@ -130,10 +138,23 @@ No automatic fix: what the side effect should become depends on the intent.
 
     def __init__(self) -> None:
         self.resolver = StorageResolver()
+        self._lost_stores: set[int] = set()
 
     @staticmethod
     def _active(ctx: RuleContext) -> bool:
         return ctx.kind == STRICT and "eval_shape" not in ctx.context and "make_jaxpr" not in ctx.context
+
+    def on_unit(self, unit: Unit, ctx: RuleContext) -> None:
+        if not self._active(ctx) or unit.parent is None:
+            return
+        for node, compiled in stale_closure_reads(unit, ctx.index):
+            ctx.report(
+                self,
+                node,
+                f"'{node.value}' is read by {ctx.context} from the scope around it, which rebinds it between "
+                f"two calls of '{compiled}': the compiled function keeps the value it was traced with (the "
+                "second call silently uses the old one); pass it as an argument",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         if not self._active(ctx):
@@ -234,7 +255,20 @@ No automatic fix: what the side effect should become depends on the intent.
         return isinstance(node, cst.Call) and ctx.qualname(node.func) in PATH_CLASSES
 
     def on_assign(self, target: cst.BaseExpression, value, statement: cst.CSTNode, ctx: RuleContext) -> None:
-        if not self._active(ctx) or value is None:
+        if not self._active(ctx):
+            return
+        lost = lost_argument_store(target, ctx.unit, ctx.index)
+        if lost is not None and id(statement) not in self._lost_stores:  # `p[0], p[1] = ...`: once
+            self._lost_stores.add(id(statement))
+            ctx.report(
+                self,
+                target,
+                f"'{source_of(target, 40)}' stores into the copy of '{lost}' that {ctx.context} receives (the "
+                f"transformation rebuilds its arguments), so the caller's '{lost}' read after the call is "
+                "unchanged; return the new values instead",
+            )
+            return
+        if lost is not None or value is None:
             return
         if isinstance(target, cst.Subscript) and ctx.qualname(target.value) == ENVIRON:
             ctx.report(

@@ -50,6 +50,7 @@ from jaxlint.analysis.semantics.library import (
     NNX_STREAM_DRAWERS,
     OBSERVED_KEYWORD,
     PARAMS_CONCRETE,
+    PARAMS_TRACED,
     PROGRESS,
     TRACED_FROM_ARGUMENTS,
     TRACED_RESULT,
@@ -139,6 +140,19 @@ def check_traced_objective(name: str) -> None:
 
     resolve(name)(fun, jnp.ones(2), method="BFGS")
     assert seen and all(seen)
+
+
+def check_odeint_dynamics(name: str) -> None:
+    """Called eagerly, odeint runs its dynamics with the state, the time and the extra arguments all tracers."""
+    seen: list[tuple[bool, ...]] = []
+
+    def dynamics(y, t, scale):
+        seen.append((is_tracer(y), is_tracer(t), is_tracer(scale)))
+        return -y * scale
+
+    resolve(name)(dynamics, jnp.ones(2), jnp.array([0.0, 1.0]), 2.0)
+    assert APIS[name].traces == ((0, "func"),) and APIS[name].params == PARAMS_TRACED
+    assert seen and all(all(call) for call in seen), seen
 
 
 def check_handlers_seed(name: str) -> None:
@@ -497,6 +511,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "optax.": check_optax_schedule,
     "numpyro.infer.": check_numpyro_inference,
     "jax.scipy.optimize.": check_traced_objective,
+    "jax.experimental.ode.": check_odeint_dynamics,
     "numpyro.handlers.seed": check_handlers_seed,
 }
 

@@ -47,7 +47,8 @@ _MAPPED = (
     "equinox.filter_pmap",
     "flax.nnx.pmap",
 )
-_PRIMALS = ("jax.jvp", "jax.vjp", "jax.linearize")  # called with the function and its primals at once
+# Called with the function and its inputs at once (jvp, vjp, linearize, eval_shape).
+_AT_ONCE = tuple(sorted(n for n, t in TRANSFORMATIONS.items() if t.runs_at_once))
 
 
 def _library(name: str) -> None:
@@ -63,11 +64,9 @@ def _call(name: str, f: Callable, x: Any, y: Any, **options: Any) -> Callable[[]
     """A thunk that runs `f(x, y)` under the transformation `name` (for the mapped ones, `x` and `y` get a
     leading axis and `f` one row of each), with `options` given to the transformation."""
     transform = resolve(name)
-    if name in _PRIMALS:
+    if name in _AT_ONCE:
         if name == "jax.jvp":
             return lambda: transform(f, (x, y), (x, y))
-        return lambda: transform(f, x, y)
-    if name == "jax.eval_shape":
         return lambda: transform(f, x, y)
     if name == "jax.shard_map":
         import numpy as np
@@ -172,6 +171,19 @@ def test_positional_options_are_where_the_table_says(name: str) -> None:
     read = [p for p in positional if p in _OPTIONS]
     assert read == list(t.positional_options), f"{name}: options after the function: {positional}"
     assert positional[: len(read)] == read, f"{name}: a positional option is not right after the function"
+
+
+@pytest.mark.parametrize("name", _AT_ONCE)
+def test_transformation_run_at_once_takes_its_inputs_after_the_function(name: str) -> None:
+    """`jvp(f, primals, tangents)`, `vjp(f, *primals)`, `eval_shape(f, *args)`: what follows the function
+    positionally is what it runs on (so a helper's parameter there is data, not an option), and it has run by
+    the time the call returns."""
+    parameters = list(inspect.signature(resolve(name)).parameters.values())[1:]
+    positional = [p for p in parameters if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    assert positional and not any(p.name in _OPTIONS for p in positional), f"{name}: {positional}"
+    f, seen = _probe()
+    _call(name, f, jnp.ones(3), jnp.full(3, 2.0))()
+    assert len(seen) == 1, f"{name}: the function did not run once, at the call"
 
 
 def test_positional_options_do_what_their_keywords_do() -> None:

@@ -976,7 +976,7 @@ class ModuleIndex:
             rounds += 1
             leaves, self._parameter_leaves = self._parameter_leaves, []
             for (call, site_unit, order, callee), leaf, unit, substitutes, chain in leaves:
-                if chain and unit.parent is self.root and all(not a for _, a in chain):
+                if chain and unit.parent is self.root and not any(_options(*link) for link in chain):
                     unit.hands_on[leaf.value] = tuple(name for name, _ in chain)
                 position, keyword = _parameter_slot(unit, leaf.value)
                 for caller, caller_unit, caller_order in self.sites_calling(unit.name):
@@ -1061,13 +1061,23 @@ def _passed_on(unit: Unit, name: cst.Name) -> bool:
 def _options_from_caller(unit: Unit, chain: list[tuple[str, list[cst.Arg]]]) -> bool:
     """Whether a transformation's options come from the helper's caller (`jit(fn, *args, **kwargs)`,
     `jit(fn, static_argnums=static)`): what the caller passes may make any parameter static, so the helper's
-    function is not handed on (numpyro's `maybe_jit(f, static_argnums=(0, 1))`)."""
+    function is not handed on (numpyro's `maybe_jit(f, static_argnums=(0, 1))`). What a transformation that
+    runs the function at once is given positionally (`jax.jvp(fn, (x,), (t,))`) is its input, not options."""
     names = parameter_names(unit.params) if chain else set()
-    for _, args in chain:
-        for arg in args:
+    for link in chain:
+        for arg in _options(*link):
             if arg.star or any(type(n) is cst.Name and n.value in names for n in walk(arg.value)):
                 return True
     return False
+
+
+def _options(transformation: str, args: list[cst.Arg]) -> list[cst.Arg]:
+    """The options among what a transformation is given after its function: all of it, but the inputs of one
+    that runs the function at once (`jax.jvp(fn, (x,), (t,))`: only its keywords)."""
+    found = TRANSFORMATIONS.get(transformation)
+    if found is not None and found.runs_at_once:
+        return [a for a in args if a.keyword is not None]
+    return args
 
 
 def _parameter_slot(unit: Unit, name: str) -> tuple[int | None, str | None]:

@@ -29,6 +29,7 @@ from ..summaries.custom_derivatives import custom_rules, nondiff_positions
 from ..summaries.dispatch import dispatches_only, runs_jax
 from ..summaries.function_values import called_value, note_function_arguments
 from ..summaries.jit import jitted_callable, jitted_def
+from ..summaries.returns import imported_result_class
 from ..values.abstract import INSTANCES, Value
 from ..values.flags import evaluate, value_of
 from .frame import Frame
@@ -495,9 +496,11 @@ class FlowCalls:
 
     def _property_read(self, node: cst.Attribute, frame: Frame) -> None:
         """`obj.converged` of a property of the module's class, on an object built from tracers (or `self` of
-        one): the property's getter runs there, on those fields."""
+        one): the property's getter runs there, on those fields. On the result of another project module's
+        function given tracers (`out = sinkhorn(x)`), recorded for that module."""
         fields = receiver_fields(node, frame)
         if not fields:
+            self._foreign_result_read(node, frame)
             return
         held = frame.lookup_value(node.value.value)  # type: ignore[attr-defined]
         cls = held.definition
@@ -507,6 +510,22 @@ class FlowCalls:
             if is_property(method):
                 self._called_from(method, frame)
                 self._on_object(method, fields, frame.kind, frame.context)
+
+    def _foreign_result_read(self, node: cst.Attribute, frame: Frame) -> None:
+        """`out.converged` / `out.check()` in traced code, with `out = solve(x)` of another project module whose
+        every return builds an instance of its class (`summaries.returns.imported_result_class`), given tracers:
+        the instance holds them, so that class's property or method runs on a traced instance there."""
+        if self.project is None or node.attr.value.startswith("__"):
+            return
+        found = imported_result_class(self.index, node.value, frame.unit)
+        if found is None:
+            return
+        cls, made = found
+        if not any(evaluate(a.value, frame) & (TRACED | HOLDS_TRACED) for a in made.args):
+            return
+        target = f"{cls}.{node.attr.value}"
+        if self.project.records(target):
+            self.project.outgoing.add(CallFact(target, frame.kind, frame.context, (), receiver=TRACED))
 
     def _transforms_foreign(self) -> bool:
         """Whether the module may transform another project module's function: it imports project names."""

@@ -172,6 +172,9 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
         self._properties = frozenset(
             unit.name for unit in index.units.values() if unit.class_node is not None and is_property(unit)
         )
+        # Another project module's function this module calls returns an instance of its class: any attribute
+        # read on such a result may run that class's property (`FlowCalls._foreign_result_read`).
+        self._foreign_results = project is not None and any(e.returns_class for e in project.exports.values())
 
     def run(self) -> None:
         root = self.frame = Frame(self, self.index.root, None, NONE, "")
@@ -562,7 +565,7 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                     stack += read[kind](node)
                     continue
                 if step == _ATTRIBUTE:
-                    if frame.kind > NONE and node.attr.value in self._properties:
+                    if frame.kind > NONE and (node.attr.value in self._properties or self._foreign_results):
                         self._property_read(node, frame)
                     stack.append(node.value)
                     continue
@@ -601,7 +604,11 @@ class FlowWalker(FlowCalls, PathWalk[dict[str, Value], None]):
                     stack.append(_At(part_frame, part_store))
                 continue
             if kind is cst.Attribute:
-                if not store and frame.kind > NONE and node.attr.value in self._properties:
+                if (
+                    not store
+                    and frame.kind > NONE
+                    and (node.attr.value in self._properties or self._foreign_results)
+                ):
                     self._property_read(node, frame)
                 stack.append(node.value)
                 continue

@@ -77,6 +77,11 @@ from .classes import RECORD_DECORATORS as RECORD_DECORATORS
 from .classes import RUNS_ON_CONSTRUCTION as RUNS_ON_CONSTRUCTION
 from .classes import SETUP_METHODS as SETUP_METHODS
 from .classes import TYPING_PLAIN_BASES as TYPING_PLAIN_BASES
+from .haiku_state import HAIKU_FRAMES as HAIKU_FRAMES
+from .haiku_state import HAIKU_MODULE as HAIKU_MODULE
+from .haiku_state import HAIKU_PARAMETER_MODULES as HAIKU_PARAMETER_MODULES
+from .haiku_state import HAIKU_STATE_CALLS as HAIKU_STATE_CALLS
+from .haiku_state import HAIKU_STATE_CHECKED as HAIKU_STATE_CHECKED
 from .host import CLOCKS as CLOCKS
 from .host import DEBUG_PRINT as DEBUG_PRINT
 from .host import ENVIRON as ENVIRON
@@ -485,6 +490,8 @@ APIS: dict[str, Api] = {
     "flax.linen.scan": Api(_FLAX, ((0, "target"),), label="nn.scan body", method="__call__"),
     # Solvers: the objective is traced (a while_loop body); its first parameter is the iterate.
     "jax.scipy.optimize.minimize": Api(_JAX, ((0, "fun"),), label="jax.scipy.optimize objective"),
+    # odeint jits its solver: the dynamics `func(y, t, *args)` runs with every parameter a tracer.
+    "jax.experimental.ode.odeint": Api(_JAX, ((0, "func"),), label="odeint dynamics"),
     # jaxopt jits its steps with the extra arguments of `run(init, *args)` as jit arguments: every parameter
     # of the objective is a tracer, a Python bool given to `run` included; with `jit=False` its loop is Python
     # and the objective runs on every iteration.

@@ -67,6 +67,9 @@ class Transformation:
     # be a JAX type: a Python function leaf (an equinox Module's activation) raises TypeError. equinox's
     # filter_* keep non-array leaves static instead.
     array_leaves: bool = False
+    # It runs the function at once on what follows it positionally (`jvp(f, primals, tangents)`,
+    # `vjp(f, *primals)`, `eval_shape(f, *args)`): those are the function's inputs, not options.
+    runs_at_once: bool = False
 
 
 # The keyword options that make a parameter static or unbatched, or say which are differentiated (read by
@@ -128,7 +131,9 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.make_jaxpr": Transformation(
         _JAX, STRICT, "jax.make_jaxpr-traced", positional_options=(STATIC_ARGNUMS[0],), python_result=True
     ),
-    "jax.eval_shape": Transformation(_JAX, STRICT, "jax.eval_shape-traced", python_result=True),
+    "jax.eval_shape": Transformation(
+        _JAX, STRICT, "jax.eval_shape-traced", python_result=True, runs_at_once=True
+    ),
     "equinox.filter_jit": Transformation(
         _EQUINOX,
         STRICT,
@@ -172,9 +177,9 @@ TRANSFORMATIONS: dict[str, Transformation] = {
     "jax.jacfwd": _grad_family("jax.jacfwd-differentiated"),
     "jax.jacrev": _grad_family("jax.jacrev-differentiated"),
     "jax.hessian": _grad_family("jax.hessian-differentiated"),
-    "jax.jvp": Transformation(_JAX, GRAD, "jax.jvp-differentiated"),
-    "jax.vjp": Transformation(_JAX, GRAD, "jax.vjp-differentiated"),
-    "jax.linearize": Transformation(_JAX, GRAD, "jax.linearize-differentiated"),
+    "jax.jvp": Transformation(_JAX, GRAD, "jax.jvp-differentiated", runs_at_once=True),
+    "jax.vjp": Transformation(_JAX, GRAD, "jax.vjp-differentiated", runs_at_once=True),
+    "jax.linearize": Transformation(_JAX, GRAD, "jax.linearize-differentiated", runs_at_once=True),
     # (like jax.grad, each runs the function once with the arguments it is given: the keys it consumes are)
     "equinox.filter_grad": Transformation(
         _EQUINOX, GRAD, "equinox.filter_grad-differentiated", differentiates=0, calls_through=True

@@ -19,8 +19,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...syntax import children
-from ..objects.receivers import parameter_class
+from ...syntax import children, own_nodes
+from ..objects.receivers import module_instance, parameter_class
 from ..semantics.library import ARRAY_METHODS
 from .jit import jit_call
 
@@ -245,3 +245,39 @@ def _declares_mapping(function: Any, index: Any) -> bool:
             return True
         node = index.root.single_assignment(node.value)
     return False
+
+
+def returned_class(unit: Any, index: Any) -> str:
+    """The module's top-level class every `return` of the function (`unit`) builds an instance of
+    (`return SinkhornOutput(f, g, errors)`), its name; "" when a return gives anything else, or none does."""
+    if type(unit.node) is not cst.FunctionDef:
+        return ""
+    found = ""
+    for node in own_nodes(unit.node):
+        if type(node) is not cst.Return:
+            continue
+        value = node.value
+        if type(value) is not cst.Call or type(value.func) is not cst.Name:
+            return ""
+        name = value.func.value
+        if index.classes.get(name) is None or name in unit.local_names or found not in ("", name):
+            return ""
+        found = name
+    return found
+
+
+def imported_result_class(index: Any, receiver: cst.BaseExpression, unit: Any) -> tuple[str, cst.Call] | None:
+    """`out` bound once to `solve(...)` of another project module whose every return builds an instance of one
+    of its classes (`project.Export.returns_class`, project mode): that class's qualified name as this module's
+    imports reach it, and the call."""
+    project = getattr(index, "project", None)
+    if project is None or type(receiver) is not cst.Name:
+        return None
+    made = module_instance(index, receiver, unit)
+    if made is None:
+        return None
+    qualname = index.qualname(made.func, unit)
+    found = project.exports.get(qualname) if qualname is not None else None
+    if found is None or not found.returns_class:
+        return None
+    return f"{qualname.rpartition('.')[0]}.{found.returns_class}", made
