@@ -29,6 +29,7 @@ from .objects.instances import (
     top_level_class_facts,
     wanted_classes,
 )
+from .objects.held_fields import field_method_call
 from .objects.receivers import module_instance
 from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
@@ -138,6 +139,7 @@ class ModuleFacts:
                 self.outgoing
                 | _managers(index, self._is_project_name)
                 | _class_arguments(index, self._is_project_name)
+                | _repeated_held(index, self.exports)
             )
         )
         hosts = tuple(module_host_objects(index))
@@ -163,6 +165,29 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
         qualname = index.qualname(call.func)
         if qualname is not None and "." in qualname and project_name(qualname):
             found.add(CallFact(qualname, NONE, "", ()))
+    return found
+
+
+def _repeated_held(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
+    """Other project modules' methods that draw from a key their object keeps as built (their exports name
+    the receiver's keys) and that this module calls again on one object: a fact naming the line of the repeated
+    call (or of the loop repeating it), so that their module reports the draw (JAX301; `CallFact.repeated`)."""
+    if not exports or not uses_keys(index):
+        return set()
+    from .keys.dataflow import RECEIVER, key_analysis
+
+    if not any(name == RECEIVER for export in exports.values() for name, _ in export.keys):
+        return set()
+
+    analysis = key_analysis(index)
+    found: set[CallFact] = set()
+    for unit in [index.root, *index.units.values()]:
+        for reuse in analysis.reuses(unit):
+            if reuse.target:
+                where = reuse.loop if reuse.loop is not None else reuse.node
+                index.positions().resolve([where])
+                line = str(index.line_of(where))
+                found.add(CallFact(reuse.target, NONE, line, (), repeated=True))
     return found
 
 
@@ -315,6 +340,15 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
             name = index.qualname(func, unit)
             if name is not None and "." in name and project_name(name):
                 found.add(name)
+        if type(func) is cst.Name and not index.resolve_function(func, unit):
+            func = cst.Attribute(value=func, attr=cst.Name("__call__"))  # `model(x)`: its class's `__call__`
+        elif type(func) is cst.Attribute and type(func.value) is cst.Attribute:
+            # `self.detector.sample(x)`, `self.block(x)`: the class of a field the object keeps
+            method = field_method_call(index, func, unit) or field_method_call(
+                index, cst.Attribute(value=func, attr=cst.Name("__call__")), unit
+            )
+            if method is not None and method.target is not None:
+                found.add(method.target)
         if type(func) is cst.Attribute and not (
             type(func.value) is cst.Name and func.value.value in ("self", "cls")
         ):  # a method of `self`'s own class is this module's: `method_call` names no target for it

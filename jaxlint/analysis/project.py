@@ -93,6 +93,10 @@ class CallFact:
     # callee's module (`op = qops.Exp(coeff=jnp.cos(t)); op.decomposition()`): (position as a decimal string,
     # or keyword; flags). The callee's module knows which fields they fill (`objects.records.constructor`).
     built: tuple[tuple[str, int], ...] = ()
+    # The caller calls the method again on one object (or in a loop) while it draws from a key the object keeps
+    # as built (JAX301 at the draw, in the callee's module); `context` is then the line of that call or loop,
+    # which `ProjectIndex.incoming` turns into "main.py:8".
+    repeated: bool = False
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -109,14 +113,18 @@ class CallFact:
             [list(c) for c in self.classes],
             list(self.static_tail),
             [list(b) for b in self.built],
+            self.repeated,
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 11:
+        if not isinstance(row, list) or len(row) != 12:
             return None
-        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row
+        target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row[:11]
+        repeated = row[11]
+        if type(repeated) is not bool:
+            return None
         if not (
             isinstance(built, list)
             and all(
@@ -165,6 +173,7 @@ class CallFact:
             given,
             tuple(tail),
             tuple((b[0], b[1]) for b in built),
+            repeated,
         )
 
     @property
@@ -305,6 +314,8 @@ class FunctionFacts:
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
+        if fact.repeated:
+            return True  # its draws from a key the object keeps are repeated (JAX301 there)
         passed = list(zip(self.positional, fact.positional, strict=False))
         known = set(self.positional) | set(self.keyword_only)
         passed += [(name, flags) for name, flags in fact.keywords if name in known]
@@ -688,7 +699,12 @@ class ProjectIndex:
                 callee = tables.get(path, {}).get(function)
                 if callee is None or not callee.adds(fact):
                     continue
-                fact = dataclasses.replace(fact, target=function, context=f"{fact.context} in {origin}")
+                if fact.repeated:  # "main.py:8": the file and line of the repeated call
+                    file = origin.replace(".", "/") + ("/__init__.py" if caller.endswith("__init__.py") else ".py")
+                    context = f"{file if caller in self.names else os.path.basename(caller)}:{fact.context}"
+                else:
+                    context = f"{fact.context} in {origin}"
+                fact = dataclasses.replace(fact, target=function, context=context)
                 found.setdefault(path, {}).setdefault(function, set()).add(fact)
         return {
             path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}

@@ -184,11 +184,17 @@ No automatic fix: which key should be split, and where, is the author's choice.
         analysis = self._analysis
         if analysis is None or not analysis.relevant:
             return
-        reuses = analysis.reuses(unit)
+        # A held key drawn again in another module's method is reported there (`target`); a method of this
+        # module that others call repeatedly reports its draws with the module body.
+        reuses = [r for r in analysis.reuses(unit) if not r.target]
+        if unit is ctx.index.root:
+            reuses += analysis.repeated_draws()
         if reuses and _in_asserting_test(unit):
             return  # test inputs drawn from one key on purpose (see the doc's "Not flagged")
         if reuses:  # the messages quote lines: one positions pass for them and the findings, not one each
-            nodes = (node for r in reuses for node in (r.node, r.first.node, r.loop) if node is not None)
+            nodes = (
+                node for r in reuses for node in (r.node, r.first.node, r.loop, r.caller) if node is not None
+            )
             ctx.index.positions().resolve(nodes)
         for reuse in reuses:
             ctx.report(self, reuse.node, self._message(reuse, ctx.index))
@@ -232,6 +238,19 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"key '{reuse.key}' comes from a constant seed and is consumed by {reuse.first.consumer} in "
                 f"{reuse.context}, which runs repeatedly ({where}): every run draws the same numbers; pass a key "
                 "in and split it, or `jax.random.fold_in(key, step)`"
+            )
+        if reuse.kind == "held":
+            if reuse.loop is not None:
+                where = f"called in the {_LOOP_WORDS.get(type(reuse.loop), 'loop')} at line {self._line(reuse.loop, index)}"
+            elif reuse.caller is not None:
+                where = f"called at line {self._line(reuse.first.node, index)} and again at line {self._line(reuse.caller, index)}"
+            else:
+                where = f"called repeatedly at {reuse.context}"
+            return (
+                f"key '{reuse.key}' is kept by the object as built (only construction sets it) and drawn from on "
+                f"every call of {reuse.first.consumer}, {where}: every call on one object draws the same "
+                "numbers; take a key per call, or split the kept one and keep the rest "
+                "(`self.key, sub = jax.random.split(self.key)`)"
             )
         if reuse.kind == "frozen":
             return (

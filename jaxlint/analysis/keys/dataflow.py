@@ -38,18 +38,23 @@ a reuse, never invent one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from ...syntax import argument, own_nodes
+from ...syntax import argument, own_nodes, source_of
 from ..binding.index import ModuleIndex, Unit
 from ..binding.transforms import positional_params
 from ..objects.held import frozen_attributes, returned_compiled
-from ..objects.instances import local_method_units
+from ..objects.instances import class_methods, local_method_units
 from ..semantics.library import PARTIAL
 from ..summaries.call_targets import transparent_decorator
 from .calls import KeyCalls
 from .model import (
     _CARRIES_IN_TUPLE,
+    _PATH_DEPTH,
+    Held,
+    Site,
     _MAPPING_LABELS,
     _TRANSPARENT_DECORATORS,
     _TREE_MAPS,
@@ -95,7 +100,7 @@ class KeyAnalysis:
             if mapped:  # the reuses of the mapped calls, with what the mapping shows; the summary without
                 walk = _UnitWalk(self, unit)
                 walk.facts = dict(mapped)
-                result = UnitResult(walk.run().reuses, result.summary)
+                result = UnitResult(walk.run().reuses, result.summary, result.origins)
         except RecursionError:
             result = UnitResult([], Summary())
         finally:
@@ -105,6 +110,44 @@ class KeyAnalysis:
 
     def reuses(self, unit: Unit) -> list[KeyReuse]:
         return self.result(unit).reuses
+
+    def draw_sites(self, units: Sequence[Unit], path: tuple, depth: int = 0) -> list[cst.CSTNode]:
+        """Where the methods `units` first consume the part `path` of their receiver (`self.key`): the key
+        expressions given to a consumer, followed into the methods of held-key calls (`self.detector.sample()`
+        in `render`: the draw in `sample`)."""
+        found: list[cst.CSTNode] = []
+        for unit in units:
+            first = positional_params(unit.params)[:1]
+            if depth > _PATH_DEPTH or not first:
+                continue
+            for origin in self.result(unit).origins.get((first[0].name.value, path), ()):
+                if isinstance(origin, Held):
+                    inner = self.draw_sites(origin.units, origin.path, depth + 1)
+                else:
+                    inner = [origin]
+                found.extend(node for node in inner if not any(node is f for f in found))
+        return found
+
+    def repeated_draws(self) -> list[KeyReuse]:
+        """The draws from keys an object keeps as built in the methods that other project modules call
+        repeatedly on one object (`project.CallFact.repeated`): one reuse per draw, `context` naming the call."""
+        project = self.index.project
+        if project is None or not self.relevant:
+            return []
+        found: list[KeyReuse] = []
+        for name, facts in project.incoming.items():
+            repeated = [fact for fact in facts if fact.repeated]
+            owner, _, method = name.partition(".")
+            if not repeated or not method:
+                continue
+            units = class_methods(self.index, owner, method)[-1:]
+            for unit in units:
+                for path in sorted(_held_paths(self.index, unit, self.call_summary(unit))):
+                    for draw in self.draw_sites([unit], path):
+                        site = Site(draw, f"'{name}'")
+                        text = source_of(draw)
+                        found.append(KeyReuse(draw, text, site.consumer, site, "held", context=repeated[0].context))
+        return found
 
     def per_leaf(self, unit: Unit) -> tuple[str, int, frozenset[str]] | None:
         """For a `jax.tree.map` callback: (its label, positional parameters bound by partial, names bound)."""
@@ -298,6 +341,7 @@ class _UnitWalk(KeyCalls):
         self.derived = {}
         self.reuses = []
         self.reported = set()
+        self.origins = {}
         self.loops = []
         self.exits = []
         self.params = []
@@ -397,7 +441,7 @@ class _UnitWalk(KeyCalls):
             end = state
         if end is not None:
             self.exits.append(end)
-        return UnitResult(self.reuses, self._summary())
+        return UnitResult(self.reuses, self._summary(), self.origins)
 
     def _summary(self) -> Summary:
         if self.is_root:

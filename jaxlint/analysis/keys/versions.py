@@ -18,6 +18,7 @@ from .model import (
     _PATH_DEPTH,
     _RANDOM,
     EPOCHS,
+    Held,
     KeyReuse,
     Site,
     State,
@@ -52,6 +53,7 @@ class KeyVersions(PathWalk[State, Version]):
     derived: dict[tuple, Version]
     reuses: list[KeyReuse]
     reported: set[int]
+    origins: dict[tuple, list[cst.CSTNode | Held]]
     params: list[str]
     constant_params: set[str]
     loop_label: str | None
@@ -196,10 +198,11 @@ class KeyVersions(PathWalk[State, Version]):
         text: str | None = None,
         noise: bool = False,
         part: int | None = None,
+        held: Held | None = None,
     ) -> None:
         """`noise`: a library API that draws noise from the key (the table's `Api.noise`), judged in a mapped
         function as jax.random's samplers are. `part`: only that literal item of the key's split is used
-        (`split(k)[part]`)."""
+        (`split(k)[part]`). `held`: the call of a method drawing from keys its receiver keeps as built."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
@@ -212,9 +215,14 @@ class KeyVersions(PathWalk[State, Version]):
                 # Another subkey of the same split: no key is drawn from twice.
                 state.consumed[version] = dataclasses.replace(first, parts=first.parts | {part})
                 return
-            self._report(node, text, consumer, first, loops)
+            self._report(node, text, consumer, first, loops, held)
             return
         state.consumed[version] = site
+        if version.param is not None:
+            origins = self.origins.setdefault(version.param, [])
+            origin = held if held is not None else node
+            if not any(o is origin for o in origins):
+                origins.append(origin)
         frozen = self.frozen
         if frozen is not None and version.param is not None and version.param[0] == frozen[0]:
             path = version.param[1]
@@ -245,17 +253,37 @@ class KeyVersions(PathWalk[State, Version]):
                     context = f"'{self.unit.name}'"
                     self._add(KeyReuse(node, text, consumer, site, "seed", loop=caller_loop, context=context))
 
-    def _report(self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple) -> None:
+    def _report(
+        self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple, held: Held | None = None
+    ) -> None:
         carried_by = None
         for loop_id, round_ in loops:
             if round_ == 2 and (loop_id, 1) in first.loops:
                 carried_by = loop_id
                 break
+        loop = None
         if carried_by is not None:
             loop = next(loop.node for loop, _ in self.loops if id(loop.node) == carried_by)
+        if held is not None and self._report_held(node, consumer, first, loop, held):
+            return
+        if loop is not None:
             self._add(KeyReuse(node, text, consumer, first, "loop", loop=loop))
         else:
             self._add(KeyReuse(node, text, consumer, first, "reuse"))
+
+    def _report_held(
+        self, node: cst.CSTNode, consumer: str, first: Site, loop: cst.CSTNode | None, held: Held
+    ) -> bool:
+        """A second call drawing from a key its receiver keeps as built: reported at the draws in the method
+        (or, for another project module's method, left to that module: `target`). False when the draws are not
+        found (reported at the call, then)."""
+        if held.target is not None:
+            self._add(KeyReuse(node, "", consumer, first, "held", loop=loop, target=held.target))
+            return True
+        draws = self.analysis.draw_sites(held.units, held.path)
+        for draw in draws:
+            self._add(KeyReuse(draw, source_of(draw), consumer, first, "held", loop=loop, caller=node))
+        return bool(draws)
 
     def _add(self, reuse: KeyReuse) -> None:
         if id(reuse.node) in self.reported:

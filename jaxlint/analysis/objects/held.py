@@ -269,6 +269,28 @@ def held_value(
     `self._f = value` once and which nothing else in the module assigns (`kept_attributes`): the value and
     the constructor's unit to read it in (`self._f = jax.jit(self._g)` in `__init__`: calling `self._f`
     calls the jitted method). None otherwise."""
+    cls = self_class(index, node, unit)
+    if cls is None:
+        return None
+    assert type(node) is cst.Attribute
+    return kept_value(index, cls, node.attr.value)
+
+
+def kept_value(
+    index: ModuleIndex, cls: cst.ClassDef, attribute: str
+) -> tuple[cst.BaseExpression, Unit] | None:
+    """The value `cls`'s constructor binds to `self.<attribute>` once, when nothing else assigns it (`held_value`)."""
+    key = f"held_values {id(cls)}"
+    table = index.root.memo.get(key)
+    if table is None:
+        table = index.root.memo[key] = _held_values(index, cls)
+    found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
+    return found if found is not None and attribute in kept_attributes(index, cls) else None
+
+
+def self_class(index: ModuleIndex, node: cst.BaseExpression, unit: Unit) -> cst.ClassDef | None:
+    """The module's top-level class whose method (or a function nested in one) reads `node`, an attribute of the
+    method's first parameter (`self.f`); None for anything else."""
     if type(node) is not cst.Attribute or type(node.value) is not cst.Name:
         return None
     name = node.value.value
@@ -281,20 +303,9 @@ def held_value(
         return None
     params = [*method.node.params.posonly_params, *method.node.params.params]
     cls = method.class_node
-    if (
-        not params
-        or params[0].name.value != name
-        or cls is None
-        or index.classes.get(cls.name.value) is not cls
-    ):
+    if not params or params[0].name.value != name or cls is None or index.classes.get(cls.name.value) is not cls:
         return None
-    attribute = node.attr.value
-    key = f"held_values {id(cls)}"
-    table = index.root.memo.get(key)
-    if table is None:
-        table = index.root.memo[key] = _held_values(index, cls)
-    found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
-    return found if found is not None and attribute in kept_attributes(index, cls) else None
+    return cls
 
 
 def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.BaseExpression, Unit] | None]:
