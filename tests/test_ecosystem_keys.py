@@ -233,3 +233,53 @@ def test_library_keys_in_a_notebook_split(tmp_path: Path) -> None:
     )
     (tmp_path / "explore.ipynb").write_text(notebook(*cells), encoding="utf-8")
     assert run(tmp_path, "explore.ipynb") == []
+
+
+LIFT = """
+import jax
+import jax.numpy as jnp
+
+
+class Normal:
+    def __init__(self, loc, scale):
+        self.loc = loc
+        self.scale = scale
+
+    def sample(self, key, n):
+        return self.loc + self.scale * jax.random.normal(key, (n,))
+
+
+class Lifted:
+    def __init__(self, fn, seed):
+        self.fn = fn
+        self._seed = seed
+
+    def __call__(self, dist):
+        key = jax.random.key(self._seed)
+        return self.fn(dist.sample(key, 16))
+"""
+
+
+def test_key_from_a_kept_seed_through_a_parameter_the_caller_shows(tmp_path: Path) -> None:
+    """`jax.random.key(self._seed)` of a seed only construction sets is one key per call; `dist.sample(key, n)`
+    consumes it where the only caller (another module) passes a `Normal`: the finding is at that draw, naming
+    the caller's second call. A caller passing an object of unknown class, or calling once, leaves it silent."""
+    caller = """
+        from lift import Lifted, Normal
+
+        twice = Lifted(lambda x: 2 * x, seed=0)
+        x = Normal(0.0, 1.0)
+        a = twice(x)
+        b = twice(x)
+        """
+    write(tmp_path, {"lift.py": LIFT, "main.py": caller})
+    found = findings(tmp_path, ".")
+    assert [(Path(f["path"]).name, f["line"]) for f in found] == [("lift.py", 21)]
+    assert "made from 'self._seed'" in found[0]["message"] and "main.py:6" in found[0]["message"]
+    unknown = caller.replace("x = Normal(0.0, 1.0)", "x = make_normal()").replace(
+        "import Lifted, Normal", "import Lifted, Normal\nfrom factory import make_normal"
+    )
+    write(tmp_path, {"main.py": unknown})
+    assert run(tmp_path, ".") == []
+    write(tmp_path, {"main.py": caller.replace("b = twice(x)", "b = Lifted(abs, seed=1)(x)")})
+    assert run(tmp_path, ".") == []

@@ -199,6 +199,8 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     if not imports_project_names(index, project_name):
         return found  # neither the callee nor the class can be a project name
     for (call, unit, _), target in zip(index._sites, index.site_callees, strict=True):
+        if call.args and (target is None or not project_name(target)):
+            target = _method_target(index, call.func, unit)  # `obj.m(x)`, `obj(x)`: another module's method
         if not call.args or target is None or "." not in target or not project_name(target):
             continue
         classes: list[tuple[str, str]] = []
@@ -215,6 +217,22 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
             starred = any(arg.star for arg in call.args)
             found.add(CallFact(target, NONE, "", (0,) * positional, (), starred, classes=tuple(classes)))
     return found
+
+
+def _method_target(index: ModuleIndex, func: cst.BaseExpression, unit: Unit) -> str | None:
+    """The other project module's method `obj.m(...)` or `obj(...)` runs (`objects.instances.method_call`)."""
+    if type(func) is cst.Name:
+        if index.resolve_function(func, unit):
+            return None
+        func = cst.Attribute(value=func, attr=cst.Name("__call__"))
+    if (
+        type(func) is not cst.Attribute
+        or type(func.value) is not cst.Name
+        or func.value.value in ("self", "cls")
+    ):
+        return None
+    method = method_call(index, func, unit)
+    return method.target if method is not None else None
 
 
 def _with_exports(

@@ -334,8 +334,10 @@ class FunctionFacts:
                 return True
             if fact.kind > 0 and flags & HOLDS_TRACED and name not in self.traced:
                 return True
-        if fact.classes and self.kind > 0:
-            return True  # a transformed function's parameter holds an instance of a known class
+        if fact.classes and (self.kind > 0 or "." in self.name):
+            # a transformed function's parameter holds an instance of a known class; a method's too (what
+            # `dist.sample(key)` on it consumes: JAX301)
+            return True
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and any(flags & TRACED for _, flags in fact.built):
@@ -700,16 +702,33 @@ class ProjectIndex:
                 if callee is None or not callee.adds(fact):
                     continue
                 if fact.repeated:  # "main.py:8": the file and line of the repeated call
-                    file = origin.replace(".", "/") + ("/__init__.py" if caller.endswith("__init__.py") else ".py")
+                    file = origin.replace(".", "/") + (
+                        "/__init__.py" if caller.endswith("__init__.py") else ".py"
+                    )
                     context = f"{file if caller in self.names else os.path.basename(caller)}:{fact.context}"
                 else:
                     context = f"{fact.context} in {origin}"
+                if fact.classes:  # a class of the callee's own module, by its name there
+                    fact = dataclasses.replace(
+                        fact, classes=self._local_classes(fact.classes, path, summaries)
+                    )
                 fact = dataclasses.replace(fact, target=function, context=context)
                 found.setdefault(path, {}).setdefault(function, set()).add(fact)
         return {
             path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}
             for path, functions in found.items()
         }
+
+    def _local_classes(
+        self, classes: tuple[tuple[str, str], ...], path: str, summaries: Mapping[str, Summary]
+    ) -> tuple[tuple[str, str], ...]:
+        """`CallFact.classes` as the module at `path` names them: its own top-level classes by their name."""
+        out = []
+        for key, qualname in classes:
+            defined = self.defined(qualname, summaries)
+            local = defined is not None and defined[0] == path and "." not in defined[1]
+            out.append((key, defined[1] if local and defined is not None else qualname))
+        return tuple(out)
 
     def classes(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, str]]:
         """path -> the kinds of the project classes whose instances the module calls `init`/`apply` on (by the

@@ -246,10 +246,15 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 where = f"called at line {self._line(reuse.first.node, index)} and again at line {self._line(reuse.caller, index)}"
             else:
                 where = f"called repeatedly at {reuse.context}"
+            kept = (
+                f"key '{reuse.key}' is kept by the object as built (only construction sets it)"
+                if reuse.kept in ("", reuse.key)
+                else f"key '{reuse.key}' is made from '{reuse.kept}', which the object keeps as built (only "
+                "construction sets it),"
+            )
             return (
-                f"key '{reuse.key}' is kept by the object as built (only construction sets it) and drawn from on "
-                f"every call of {reuse.first.consumer}, {where}: every call on one object draws the same "
-                "numbers; take a key per call, or split the kept one and keep the rest "
+                f"{kept} and drawn from on every call of {reuse.first.consumer}, {where}: every call on one "
+                "object draws the same numbers; take a key per call, or keep a key and split it on each call "
                 "(`self.key, sub = jax.random.split(self.key)`)"
             )
         if reuse.kind == "frozen":

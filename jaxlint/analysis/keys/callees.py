@@ -80,7 +80,9 @@ class KeyCallees(KeyVersions):
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
                 params = {*export.positional, *export.keyword_only}
-                held = sorted(key_path(path) for name, path in export.keys if name == RECEIVER and name not in params)
+                held = sorted(
+                    key_path(path) for name, path in export.keys if name == RECEIVER and name not in params
+                )
                 self._consume_held(func, held, state, at, (), method.target)
             return
         self._held_keys(method, func, state, at)

@@ -15,8 +15,10 @@ from ..objects.instances import (
     imported_haiku,
     method_call,
     module_class_kind,
+    parameter_method_call,
 )
-from ..objects.held_fields import field_method_call
+from ..objects.held import self_class
+from ..objects.held_fields import field_method_call, held_chain
 from ..objects.pytrees import pytree_model
 from ..semantics.library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS
 from ..summaries.call_targets import call_targets
@@ -84,7 +86,11 @@ class KeyCalls(KeyCallees):
 
         method = None
         if type(func) is cst.Attribute:  # `self.detector.sample(x)`: a field's class, when it keeps it
-            method = method_call(self.index, func, self.unit) or field_method_call(self.index, func, self.unit)
+            method = (
+                method_call(self.index, func, self.unit)
+                or field_method_call(self.index, func, self.unit)
+                or parameter_method_call(self.index, func, self.unit)  # `dist.sample(key)`: what callers pass
+            )
         callees = (
             []
             if method is not None or type(func) is cst.Call
@@ -230,6 +236,13 @@ class KeyCalls(KeyCallees):
         if name in KEY_MAKERS:
             if name in _SEEDED and key_arg is not None and int_literal(key_arg.value) is not None:
                 return Version(immutable=True, seed=source_of(node))
+            if name in _SEEDED and key_arg is not None:
+                cls = self_class(self.index, key_arg.value, self.unit)
+                path = ("." + key_arg.value.attr.value,) if type(key_arg.value) is cst.Attribute else ()
+                if cls is not None and held_chain(self.index, cls, path):
+                    # `jax.random.key(self._seed)` of a seed the object keeps as built: one key on every call,
+                    # the seed's own version (a held key, as `self.key` is: `_held_paths`)
+                    return self.read(key_arg.value, state)
             return Version(immutable=True)
         return None
 

@@ -111,21 +111,23 @@ class KeyAnalysis:
     def reuses(self, unit: Unit) -> list[KeyReuse]:
         return self.result(unit).reuses
 
-    def draw_sites(self, units: Sequence[Unit], path: tuple, depth: int = 0) -> list[cst.CSTNode]:
+    def draw_sites(self, units: Sequence[Unit], path: tuple, depth: int = 0) -> list[tuple[cst.CSTNode, str]]:
         """Where the methods `units` first consume the part `path` of their receiver (`self.key`): the key
         expressions given to a consumer, followed into the methods of held-key calls (`self.detector.sample()`
-        in `render`: the draw in `sample`)."""
-        found: list[cst.CSTNode] = []
+        in `render`: the draw in `sample`), each with the kept attribute's text there ("self.key"; "self._seed"
+        for `key = jax.random.key(self._seed)`)."""
+        found: list[tuple[cst.CSTNode, str]] = []
         for unit in units:
             first = positional_params(unit.params)[:1]
             if depth > _PATH_DEPTH or not first:
                 continue
-            for origin in self.result(unit).origins.get((first[0].name.value, path), ()):
+            own = first[0].name.value
+            for origin in self.result(unit).origins.get((own, path), ()):
                 if isinstance(origin, Held):
                     inner = self.draw_sites(origin.units, origin.path, depth + 1)
                 else:
-                    inner = [origin]
-                found.extend(node for node in inner if not any(node is f for f in found))
+                    inner = [(origin, own + "".join(path))]
+                found.extend(site for site in inner if not any(site[0] is f[0] for f in found))
         return found
 
     def repeated_draws(self) -> list[KeyReuse]:
@@ -143,10 +145,14 @@ class KeyAnalysis:
             units = class_methods(self.index, owner, method)[-1:]
             for unit in units:
                 for path in sorted(_held_paths(self.index, unit, self.call_summary(unit))):
-                    for draw in self.draw_sites([unit], path):
+                    for draw, kept in self.draw_sites([unit], path):
                         site = Site(draw, f"'{name}'")
-                        text = source_of(draw)
-                        found.append(KeyReuse(draw, text, site.consumer, site, "held", context=repeated[0].context))
+                        where = repeated[0].context
+                        found.append(
+                            KeyReuse(
+                                draw, source_of(draw), site.consumer, site, "held", context=where, kept=kept
+                            )
+                        )
         return found
 
     def per_leaf(self, unit: Unit) -> tuple[str, int, frozenset[str]] | None:

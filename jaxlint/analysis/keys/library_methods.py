@@ -17,7 +17,9 @@ def key_method_places(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> li
     return _places(index, func.value, func.attr.value, unit)
 
 
-def called_object_places(index: ModuleIndex, func: cst.BaseExpression, unit: Unit) -> list[tuple[int | None, str]]:
+def called_object_places(
+    index: ModuleIndex, func: cst.BaseExpression, unit: Unit
+) -> list[tuple[int | None, str]]:
     """`layer(x, key=k)` of a library object (a name bound to it, or a field of `self`): its `__call__`'s places."""
     if type(func) is not cst.Name and type(func) is not cst.Attribute:
         return []

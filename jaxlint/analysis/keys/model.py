@@ -128,6 +128,9 @@ class KeyReuse:
     # drawing it ("cryo.pipeline.Pipeline.render"): reported there (`project.CallFact.repeated`), not here.
     caller: cst.CSTNode | None = None
     target: str = ""
+    kept: str = (
+        ""  # kind "held": the attribute kept as built, as the method reads it ("self.key", "self._seed")
+    )
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

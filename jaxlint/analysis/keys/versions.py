@@ -281,8 +281,10 @@ class KeyVersions(PathWalk[State, Version]):
             self._add(KeyReuse(node, "", consumer, first, "held", loop=loop, target=held.target))
             return True
         draws = self.analysis.draw_sites(held.units, held.path)
-        for draw in draws:
-            self._add(KeyReuse(draw, source_of(draw), consumer, first, "held", loop=loop, caller=node))
+        for draw, kept in draws:
+            self._add(
+                KeyReuse(draw, source_of(draw), consumer, first, "held", loop=loop, caller=node, kept=kept)
+            )
         return bool(draws)
 
     def _add(self, reuse: KeyReuse) -> None:

@@ -303,7 +303,12 @@ def self_class(index: ModuleIndex, node: cst.BaseExpression, unit: Unit) -> cst.
         return None
     params = [*method.node.params.posonly_params, *method.node.params.params]
     cls = method.class_node
-    if not params or params[0].name.value != name or cls is None or index.classes.get(cls.name.value) is not cls:
+    if (
+        not params
+        or params[0].name.value != name
+        or cls is None
+        or index.classes.get(cls.name.value) is not cls
+    ):
         return None
     return cls
 

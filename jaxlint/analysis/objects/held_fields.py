@@ -25,7 +25,9 @@ def field_class(
     return _held_class(index, cls, node.attr.value)
 
 
-def _held_class(index: ModuleIndex, cls: cst.ClassDef, name: str) -> tuple[cst.BaseExpression, Unit, bool] | None:
+def _held_class(
+    index: ModuleIndex, cls: cst.ClassDef, name: str
+) -> tuple[cst.BaseExpression, Unit, bool] | None:
     if name not in kept_attributes(index, cls):
         return None
     value = kept_value(index, cls, name)
