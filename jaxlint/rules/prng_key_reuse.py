@@ -70,8 +70,14 @@ transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), 
 `apply(..., rngs={"dropout": key})`, which draws from a `fold_in` of the key per collection name (twice with
 one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
-in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
-in a loop, draw the same numbers. More ways a key is fixed once and drawn from again: a key given to a factory
+in the module; also a key rebuilt on each call from a seed it keeps so, `jax.random.key(self._seed)`, and a key
+kept by an object in such a field, `self.detector.sample(x)` with `detector: Detector` or `self.detector =
+Detector(key)`) is the same key on every call of a method that draws from it: two calls on one object, or one
+in a loop, draw the same numbers. The finding is at the draw in the method (where the fix goes), its message
+naming the repeated call: its line, or its file and line when another module of the project calls it (project
+mode); where the draw is not found it is at the repeated call. An `eqx.nn.Dropout` called with `key=` consumes
+it; a parameter whose class every caller shows (`dist.sample(key, n)` with `dist` a `Normal` built by the
+caller, also in another module) runs that class's method. More ways a key is fixed once and drawn from again: a key given to a factory
 and closed over by the compiled function it returns (flagged at the draw); a method kept compiled as
 a bound method (`self._loss = jax.jit(self._elbo)`, made once) that draws from `self.rng` while another method
 advances `self.rng`: the compiled function keeps the key it was traced with (flagged at the draw); a dataclass
