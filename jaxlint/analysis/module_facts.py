@@ -21,6 +21,7 @@ from .binding.index import ModuleIndex, Unit
 from .binding.transforms import positional_params
 from .keys.relevance import uses_keys
 from .kinds import NONE
+from .objects.held_fields import field_method_call
 from .objects.instances import (
     class_methods,
     imports_project_names,
@@ -29,7 +30,6 @@ from .objects.instances import (
     top_level_class_facts,
     wanted_classes,
 )
-from .objects.held_fields import field_method_call
 from .objects.receivers import module_instance
 from .objects.records import CONSTRUCTION_CHECKS, constructor
 from .project import LIBRARIES, CallFact, ClassFacts, Export, FunctionFacts, Incoming, Summary
@@ -169,26 +169,14 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
 
 
 def _repeated_held(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
-    """Other project modules' methods that draw from a key their object keeps as built (their exports name
-    the receiver's keys) and that this module calls again on one object: a fact naming the line of the repeated
-    call (or of the loop repeating it), so that their module reports the draw (JAX301; `CallFact.repeated`)."""
+    """Other modules' methods this module calls again on one object while they draw from a key the object keeps
+    (`keys.held_draws.repeated_calls`)."""
     if not exports or not uses_keys(index):
         return set()
-    from .keys.dataflow import RECEIVER, key_analysis
+    from .keys.dataflow import key_analysis
+    from .keys.held_draws import repeated_calls
 
-    if not any(name == RECEIVER for export in exports.values() for name, _ in export.keys):
-        return set()
-
-    analysis = key_analysis(index)
-    found: set[CallFact] = set()
-    for unit in [index.root, *index.units.values()]:
-        for reuse in analysis.reuses(unit):
-            if reuse.target:
-                where = reuse.loop if reuse.loop is not None else reuse.node
-                index.positions().resolve([where])
-                line = str(index.line_of(where))
-                found.add(CallFact(reuse.target, NONE, line, (), repeated=True))
-    return found
+    return repeated_calls(index, exports, key_analysis(index))
 
 
 def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:

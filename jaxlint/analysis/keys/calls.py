@@ -10,6 +10,8 @@ import libcst as cst
 
 from ...syntax import argument, int_literal, source_of
 from ..kinds import LINEN
+from ..objects.held import self_class
+from ..objects.held_fields import field_method_call, held_chain
 from ..objects.instances import (
     haiku_transformed,
     imported_haiku,
@@ -17,8 +19,6 @@ from ..objects.instances import (
     module_class_kind,
     parameter_method_call,
 )
-from ..objects.held import self_class
-from ..objects.held_fields import field_method_call, held_chain
 from ..objects.pytrees import pytree_model
 from ..semantics.library import KEY_CONSUMING_APIS, KEY_DICT_KEYWORDS
 from ..summaries.call_targets import call_targets

@@ -38,23 +38,19 @@ a reuse, never invent one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
-from ...syntax import argument, own_nodes, source_of
+from ...syntax import argument, own_nodes
 from ..binding.index import ModuleIndex, Unit
 from ..binding.transforms import positional_params
 from ..objects.held import frozen_attributes, returned_compiled
-from ..objects.instances import class_methods, local_method_units
+from ..objects.instances import local_method_units
 from ..semantics.library import PARTIAL
 from ..summaries.call_targets import transparent_decorator
 from .calls import KeyCalls
+from .held_draws import repeated_draws
 from .model import (
     _CARRIES_IN_TUPLE,
-    _PATH_DEPTH,
-    Held,
-    Site,
     _MAPPING_LABELS,
     _TRANSPARENT_DECORATORS,
     _TREE_MAPS,
@@ -111,49 +107,9 @@ class KeyAnalysis:
     def reuses(self, unit: Unit) -> list[KeyReuse]:
         return self.result(unit).reuses
 
-    def draw_sites(self, units: Sequence[Unit], path: tuple, depth: int = 0) -> list[tuple[cst.CSTNode, str]]:
-        """Where the methods `units` first consume the part `path` of their receiver (`self.key`): the key
-        expressions given to a consumer, followed into the methods of held-key calls (`self.detector.sample()`
-        in `render`: the draw in `sample`), each with the kept attribute's text there ("self.key"; "self._seed"
-        for `key = jax.random.key(self._seed)`)."""
-        found: list[tuple[cst.CSTNode, str]] = []
-        for unit in units:
-            first = positional_params(unit.params)[:1]
-            if depth > _PATH_DEPTH or not first:
-                continue
-            own = first[0].name.value
-            for origin in self.result(unit).origins.get((own, path), ()):
-                if isinstance(origin, Held):
-                    inner = self.draw_sites(origin.units, origin.path, depth + 1)
-                else:
-                    inner = [(origin, own + "".join(path))]
-                found.extend(site for site in inner if not any(site[0] is f[0] for f in found))
-        return found
-
     def repeated_draws(self) -> list[KeyReuse]:
-        """The draws from keys an object keeps as built in the methods that other project modules call
-        repeatedly on one object (`project.CallFact.repeated`): one reuse per draw, `context` naming the call."""
-        project = self.index.project
-        if project is None or not self.relevant:
-            return []
-        found: list[KeyReuse] = []
-        for name, facts in project.incoming.items():
-            repeated = [fact for fact in facts if fact.repeated]
-            owner, _, method = name.partition(".")
-            if not repeated or not method:
-                continue
-            units = class_methods(self.index, owner, method)[-1:]
-            for unit in units:
-                for path in sorted(_held_paths(self.index, unit, self.call_summary(unit))):
-                    for draw, kept in self.draw_sites([unit], path):
-                        site = Site(draw, f"'{name}'")
-                        where = repeated[0].context
-                        found.append(
-                            KeyReuse(
-                                draw, source_of(draw), site.consumer, site, "held", context=where, kept=kept
-                            )
-                        )
-        return found
+        """Draws of kept keys that other modules' calls repeat (`keys/held_draws.py`)."""
+        return repeated_draws(self)
 
     def per_leaf(self, unit: Unit) -> tuple[str, int, frozenset[str]] | None:
         """For a `jax.tree.map` callback: (its label, positional parameters bound by partial, names bound)."""

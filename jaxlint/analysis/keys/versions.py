@@ -13,6 +13,7 @@ import libcst as cst
 from ...syntax import LEAF, children, int_literal, source_of, walk
 from ..binding.index import ModuleIndex, Unit
 from ..flow.paths import MAX_LOOP_DEPTH, LoopFrame, PathWalk
+from .held_draws import held_reuses
 from .model import (
     _ALIGNING,
     _PATH_DEPTH,
@@ -264,28 +265,15 @@ class KeyVersions(PathWalk[State, Version]):
         loop = None
         if carried_by is not None:
             loop = next(loop.node for loop, _ in self.loops if id(loop.node) == carried_by)
-        if held is not None and self._report_held(node, consumer, first, loop, held):
+        found = held_reuses(self.analysis, node, consumer, first, loop, held) if held is not None else []
+        for reuse in found:  # at the draws in the method, or left to another module's (`keys/held_draws.py`)
+            self._add(reuse)
+        if found:
             return
         if loop is not None:
             self._add(KeyReuse(node, text, consumer, first, "loop", loop=loop))
         else:
             self._add(KeyReuse(node, text, consumer, first, "reuse"))
-
-    def _report_held(
-        self, node: cst.CSTNode, consumer: str, first: Site, loop: cst.CSTNode | None, held: Held
-    ) -> bool:
-        """A second call drawing from a key its receiver keeps as built: reported at the draws in the method
-        (or, for another project module's method, left to that module: `target`). False when the draws are not
-        found (reported at the call, then)."""
-        if held.target is not None:
-            self._add(KeyReuse(node, "", consumer, first, "held", loop=loop, target=held.target))
-            return True
-        draws = self.analysis.draw_sites(held.units, held.path)
-        for draw, kept in draws:
-            self._add(
-                KeyReuse(draw, source_of(draw), consumer, first, "held", loop=loop, caller=node, kept=kept)
-            )
-        return bool(draws)
 
     def _add(self, reuse: KeyReuse) -> None:
         if id(reuse.node) in self.reported:
