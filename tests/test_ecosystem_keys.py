@@ -283,3 +283,28 @@ def test_key_from_a_kept_seed_through_a_parameter_the_caller_shows(tmp_path: Pat
     assert run(tmp_path, ".") == []
     write(tmp_path, {"main.py": caller.replace("b = twice(x)", "b = Lifted(abs, seed=1)(x)")})
     assert run(tmp_path, ".") == []
+
+
+def test_held_key_of_a_class_re_exported_by_a_package(tmp_path: Path) -> None:
+    """`from pkg import Walker` of a class that `pkg/__init__.py` re-exports: the repeated call's fact reaches the
+    module defining the method (`ProjectIndex.defined` follows the class's re-export), reported at its draw."""
+    (tmp_path / "pkg").mkdir()
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .walker import Walker\n",
+            "pkg/walker.py": LAYERS,
+            "main.py": """
+                import jax
+                from pkg import Walker
+
+                walker = Walker(jax.random.key(0))
+                x = walker.step(walker.step(jax.numpy.ones(2)))
+                """,
+        },
+    )
+    found = findings(tmp_path, ".")
+    assert [(f["path"].replace("\\", "/").rsplit("/", 2)[-2:], f["line"]) for f in found] == [
+        (["pkg", "walker.py"], 36)
+    ]
+    assert "called repeatedly at main.py:5" in found[0]["message"]

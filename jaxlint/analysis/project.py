@@ -648,7 +648,11 @@ class ProjectIndex:
         for _ in range(8):
             if resolved is None or resolved[0] not in summaries:
                 return resolved
-            alias = dict(summaries[resolved[0]].imports).get(resolved[1])
+            aliases = dict(summaries[resolved[0]].imports)
+            alias = aliases.get(resolved[1])
+            cls, dot, method = resolved[1].partition(".")
+            if alias is None and dot and cls in aliases:  # a method of a re-exported class
+                alias = f"{aliases[cls]}.{method}"
             if alias is None:
                 return resolved
             resolved = self.resolve(alias)

@@ -1,6 +1,6 @@
 """The keys a method of a library object consumes, as the library table's KEY_METHODS says: the object is
 made by a listed factory (`dist.Normal(0, 1)`, `hk.transform(f)`), right there or bound once to a name, or
-held in a field of `self` that construction alone sets (`dropout: eqx.nn.Dropout`; calling it runs `__call__`)."""
+for `__call__` also held in a field of `self` that construction alone sets (`dropout: eqx.nn.Dropout`)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ def _places(
 ) -> list[tuple[int | None, str]]:
     built = module_instance(index, receiver, unit)
     maker = _factory_name(index, built.func, unit) if built is not None else None
-    if maker is None and type(receiver) is cst.Attribute:
+    if maker is None and type(receiver) is cst.Attribute and method == "__call__":
+        # a field holding a layer called with its key (`self.dropout(x, key=k)`); not a field's haiku
+        # `apply(params, rng, x)`, which draws only where the transformed function does (`hk.next_rng_key`),
+        # and which function a field's transformation holds is seldom shown there
         maker = field_factory(index, receiver, unit)
     if maker is None:
         return []
