@@ -21,6 +21,7 @@ from .binding.index import ModuleIndex, Unit
 from .binding.transforms import positional_params
 from .keys.relevance import uses_keys
 from .kinds import NONE
+from .objects.held_fields import field_method_call
 from .objects.instances import (
     class_methods,
     imports_project_names,
@@ -142,6 +143,7 @@ class ModuleFacts:
                 | _managers(index, self._is_project_name)
                 | _class_arguments(index, self._is_project_name)
                 | looped_calls(index, self.exports)
+                | _repeated_held(index, self.exports)
             )
         )
         hosts = tuple(module_host_objects(index))
@@ -170,6 +172,17 @@ def _managers(index: ModuleIndex, project_name) -> set[CallFact]:
     return found
 
 
+def _repeated_held(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
+    """Other modules' methods this module calls again on one object while they draw from a key the object keeps
+    (`keys.held_draws.repeated_calls`)."""
+    if not exports or not uses_keys(index):
+        return set()
+    from .keys.dataflow import key_analysis
+    from .keys.held_draws import repeated_calls
+
+    return repeated_calls(index, exports, key_analysis(index))
+
+
 def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     """`step(model, x)` of another project module's function with `model` bound once to `models.Counter(...)`
     (a class of another project module): an eager call fact naming the argument's class, so that the callee
@@ -178,6 +191,8 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
     if not imports_project_names(index, project_name):
         return found  # neither the callee nor the class can be a project name
     for (call, unit, _), target in zip(index._sites, index.site_callees, strict=True):
+        if call.args and (target is None or not project_name(target)):
+            target = _method_target(index, call.func, unit)  # `obj.m(x)`, `obj(x)`: another module's method
         if not call.args or target is None or "." not in target or not project_name(target):
             continue
         classes: list[tuple[str, str]] = []
@@ -194,6 +209,22 @@ def _class_arguments(index: ModuleIndex, project_name) -> set[CallFact]:
             starred = any(arg.star for arg in call.args)
             found.add(CallFact(target, NONE, "", (0,) * positional, (), starred, classes=tuple(classes)))
     return found
+
+
+def _method_target(index: ModuleIndex, func: cst.BaseExpression, unit: Unit) -> str | None:
+    """The other project module's method `obj.m(...)` or `obj(...)` runs (`objects.instances.method_call`)."""
+    if type(func) is cst.Name:
+        if index.resolve_function(func, unit):
+            return None
+        func = cst.Attribute(value=func, attr=cst.Name("__call__"))
+    if (
+        type(func) is not cst.Attribute
+        or type(func.value) is not cst.Name
+        or func.value.value in ("self", "cls")
+    ):
+        return None
+    method = method_call(index, func, unit)
+    return method.target if method is not None else None
 
 
 def _with_exports(
@@ -340,6 +371,15 @@ def _method_uses(index: ModuleIndex, project_name) -> set[str]:
             name = index.qualname(func, unit)
             if name is not None and "." in name and project_name(name):
                 found.add(name)
+        if type(func) is cst.Name and not index.resolve_function(func, unit):
+            func = cst.Attribute(value=func, attr=cst.Name("__call__"))  # `model(x)`: its class's `__call__`
+        elif type(func) is cst.Attribute and type(func.value) is cst.Attribute:
+            # `self.detector.sample(x)`, `self.block(x)`: the class of a field the object keeps
+            method = field_method_call(index, func, unit) or field_method_call(
+                index, cst.Attribute(value=func, attr=cst.Name("__call__")), unit
+            )
+            if method is not None and method.target is not None:
+                found.add(method.target)
         if type(func) is cst.Attribute and not (
             type(func.value) is cst.Name and func.value.value in ("self", "cls")
         ):  # a method of `self`'s own class is this module's: `method_call` names no target for it

@@ -96,6 +96,10 @@ class CallFact:
     # An eager call on every iteration of a loop, of a function that compiles on every call (`FunctionFacts.
     # compiles_per_call`): JAX401 in the callee's module.
     looped: bool = False
+    # The caller calls the method again on one object (or in a loop) while it draws from a key the object keeps
+    # as built (JAX301 at the draw, in the callee's module); `context` is then the line of that call or loop,
+    # which `ProjectIndex.incoming` turns into "main.py:8".
+    repeated: bool = False
 
     def to_json(self) -> list:
         keywords = [list(k) for k in self.keywords]
@@ -113,12 +117,18 @@ class CallFact:
             list(self.static_tail),
             [list(b) for b in self.built],
             self.looped,
+            self.repeated,
         ]
 
     @staticmethod
     def from_json(row: object) -> CallFact | None:
         """The fact a cache entry holds, or None when the row is not what `to_json` writes."""
-        if not isinstance(row, list) or len(row) != 12 or type(row[11]) is not bool:
+        if (
+            not isinstance(row, list)
+            or len(row) != 13
+            or type(row[11]) is not bool
+            or type(row[12]) is not bool
+        ):
             return None
         target, kind, context, positional, keywords, starred, rest, receiver, classes, tail, built = row[:11]
         if not (
@@ -170,6 +180,7 @@ class CallFact:
             tuple(tail),
             tuple((b[0], b[1]) for b in built),
             row[11],
+            row[12],
         )
 
     @property
@@ -351,6 +362,8 @@ class FunctionFacts:
 
     def adds(self, fact: CallFact) -> bool:
         """Whether `fact` could change what the walk of this function finds."""
+        if fact.repeated:
+            return True  # its draws from a key the object keeps are repeated (JAX301 there)
         passed = list(zip(self.positional, fact.positional, strict=False))
         known = set(self.positional) | set(self.keyword_only)
         passed += [(name, flags) for name, flags in fact.keywords if name in known]
@@ -371,8 +384,10 @@ class FunctionFacts:
                 return True
         if fact.looped and self.compiles_per_call:
             return True  # a loop of another module calls it: each call compiles again (JAX401)
-        if fact.classes and self.kind > 0:
-            return True  # a transformed function's parameter holds an instance of a known class
+        if fact.classes and (self.kind > 0 or "." in self.name):
+            # a transformed function's parameter holds an instance of a known class; a method's too (what
+            # `dist.sample(key)` on it consumes: JAX301)
+            return True
         if fact.kind > 0 and fact.receiver & TRACED:
             return True  # the method's reads of its instance's fields become tracers
         if fact.kind > 0 and any(flags & TRACED for _, flags in fact.built):
@@ -689,7 +704,11 @@ class ProjectIndex:
         for _ in range(8):
             if resolved is None or resolved[0] not in summaries:
                 return resolved
-            alias = dict(summaries[resolved[0]].imports).get(resolved[1])
+            aliases = dict(summaries[resolved[0]].imports)
+            alias = aliases.get(resolved[1])
+            cls, dot, method = resolved[1].partition(".")
+            if alias is None and dot and cls in aliases:  # a method of a re-exported class
+                alias = f"{aliases[cls]}.{method}"
             if alias is None:
                 return resolved
             resolved = self.resolve(alias)
@@ -742,12 +761,34 @@ class ProjectIndex:
                 callee = tables.get(path, {}).get(function)
                 if callee is None or not callee.adds(fact):
                     continue
-                fact = dataclasses.replace(fact, target=function, context=f"{fact.context} in {origin}")
+                if fact.repeated:  # "main.py:8": the file and line of the repeated call
+                    file = origin.replace(".", "/") + (
+                        "/__init__.py" if caller.endswith("__init__.py") else ".py"
+                    )
+                    context = f"{file if caller in self.names else os.path.basename(caller)}:{fact.context}"
+                else:
+                    context = f"{fact.context} in {origin}"
+                if fact.classes:  # a class of the callee's own module, by its name there
+                    fact = dataclasses.replace(
+                        fact, classes=self._local_classes(fact.classes, path, summaries)
+                    )
+                fact = dataclasses.replace(fact, target=function, context=context)
                 found.setdefault(path, {}).setdefault(function, set()).add(fact)
         return {
             path: {name: tuple(sorted(facts)) for name, facts in sorted(functions.items())}
             for path, functions in found.items()
         }
+
+    def _local_classes(
+        self, classes: tuple[tuple[str, str], ...], path: str, summaries: Mapping[str, Summary]
+    ) -> tuple[tuple[str, str], ...]:
+        """`CallFact.classes` as the module at `path` names them: its own top-level classes by their name."""
+        out = []
+        for key, qualname in classes:
+            defined = self.defined(qualname, summaries)
+            local = defined is not None and defined[0] == path and "." not in defined[1]
+            out.append((key, defined[1] if local and defined is not None else qualname))
+        return tuple(out)
 
     def classes(self, summaries: Mapping[str, Summary]) -> dict[str, dict[str, str]]:
         """path -> the kinds of the project classes whose instances the module calls `init`/`apply` on (by the

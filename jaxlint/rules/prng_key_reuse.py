@@ -70,8 +70,14 @@ transformation's `apply(params, rng, x)` (what `hk.next_rng_key()` draws from), 
 `apply(..., rngs={"dropout": key})`, which draws from a `fold_in` of the key per collection name (twice with
 one key and one name is reuse; the key's own draws are not; `self.make_rng` draws a fresh key per call). A key
 an object keeps as built (`self.key` set only by its constructor, or a Module field, and assigned nowhere else
-in the module) is the same key on every call of a method that draws from it: two calls on one object, or one
-in a loop, draw the same numbers. More ways a key is fixed once and drawn from again: a key given to a factory
+in the module; also a key rebuilt on each call from a seed it keeps so, `jax.random.key(self._seed)`, and a key
+kept by an object in such a field, `self.detector.sample(x)` with `detector: Detector` or `self.detector =
+Detector(key)`) is the same key on every call of a method that draws from it: two calls on one object, or one
+in a loop, draw the same numbers. The finding is at the draw in the method (where the fix goes), its message
+naming the repeated call: its line, or its file and line when another module of the project calls it (project
+mode); where the draw is not found it is at the repeated call. An `eqx.nn.Dropout` called with `key=` consumes
+it; a parameter whose class every caller shows (`dist.sample(key, n)` with `dist` a `Normal` built by the
+caller, also in another module) runs that class's method. More ways a key is fixed once and drawn from again: a key given to a factory
 and closed over by the compiled function it returns (flagged at the draw); a method kept compiled as
 a bound method (`self._loss = jax.jit(self._elbo)`, made once) that draws from `self.rng` while another method
 advances `self.rng`: the compiled function keeps the key it was traced with (flagged at the draw); a dataclass
@@ -186,11 +192,17 @@ No automatic fix: which key should be split, and where, is the author's choice.
         analysis = self._analysis
         if analysis is None or not analysis.relevant:
             return
-        reuses = analysis.reuses(unit)
+        # A held key drawn again in another module's method is reported there (`target`); a method of this
+        # module that others call repeatedly reports its draws with the module body.
+        reuses = [r for r in analysis.reuses(unit) if not r.target]
+        if unit is ctx.index.root:
+            reuses += analysis.repeated_draws()
         if reuses and _in_asserting_test(unit):
             return  # test inputs drawn from one key on purpose (see the doc's "Not flagged")
         if reuses:  # the messages quote lines: one positions pass for them and the findings, not one each
-            nodes = (node for r in reuses for node in (r.node, r.first.node, r.loop) if node is not None)
+            nodes = (
+                node for r in reuses for node in (r.node, r.first.node, r.loop, r.caller) if node is not None
+            )
             ctx.index.positions().resolve(nodes)
         for reuse in reuses:
             ctx.report(self, reuse.node, self._message(reuse, ctx.index))
@@ -234,6 +246,24 @@ No automatic fix: which key should be split, and where, is the author's choice.
                 f"key '{reuse.key}' comes from a constant seed and is consumed by {reuse.first.consumer} in "
                 f"{reuse.context}, which runs repeatedly ({where}): every run draws the same numbers; pass a key "
                 "in and split it, or `jax.random.fold_in(key, step)`"
+            )
+        if reuse.kind == "held":
+            if reuse.loop is not None:
+                where = f"called in the {_LOOP_WORDS.get(type(reuse.loop), 'loop')} at line {self._line(reuse.loop, index)}"
+            elif reuse.caller is not None:
+                where = f"called at line {self._line(reuse.first.node, index)} and again at line {self._line(reuse.caller, index)}"
+            else:
+                where = f"called repeatedly at {reuse.context}"
+            kept = (
+                f"key '{reuse.key}' is kept by the object as built (only construction sets it)"
+                if reuse.kept in ("", reuse.key)
+                else f"key '{reuse.key}' is made from '{reuse.kept}', which the object keeps as built (only "
+                "construction sets it),"
+            )
+            return (
+                f"{kept} and drawn from on every call of {reuse.first.consumer}, {where}: every call on one "
+                "object draws the same numbers; take a key per call, or keep a key and split it on each call "
+                "(`self.key, sub = jax.random.split(self.key)`)"
             )
         if reuse.kind == "frozen":
             return (

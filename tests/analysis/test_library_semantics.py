@@ -590,6 +590,10 @@ def key_method_draw(factory: str, method: str, position: int | None, keyword: st
 
         return draw
     pytest.importorskip(factory.split(".")[0])
+    if not factory.endswith("."):  # a layer called with the key: `dropout(x, key=k)`
+        layer, x = resolve(factory)(0.5), jnp.ones(64)
+        assert position is None, f"{factory}.{method}: the key is keyword-only"
+        return lambda rng: getattr(layer, method)(x, **{keyword: rng})
     normal = resolve(factory + "Normal")(0.0, 1.0)
 
     def sample(rng):

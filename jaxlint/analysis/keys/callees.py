@@ -22,6 +22,7 @@ from .model import (
     RECEIVER,
     SAMPLERS,
     SPLIT,
+    Held,
     KeyReuse,
     State,
     Summary,
@@ -79,8 +80,10 @@ class KeyCallees(KeyVersions):
             if export is not None:
                 self._apply_export(export, func, call, versions, state)
                 params = {*export.positional, *export.keyword_only}
-                held = [path[0] for name, path in export.keys if name == RECEIVER and name not in params]
-                self._consume_held(func, held, state, at)
+                held = sorted(
+                    key_path(path) for name, path in export.keys if name == RECEIVER and name not in params
+                )
+                self._consume_held(func, held, state, at, (), method.target)
             return
         self._held_keys(method, func, state, at)
         common: set[tuple] | None = None
@@ -107,29 +110,41 @@ class KeyCallees(KeyVersions):
     ) -> None:
         """`env.noise()` where every candidate method draws from `self.key`, an attribute only construction
         sets (`objects.held.kept_attributes`): each call draws from the receiver's same key."""
-        common: set[str] | None = None
+        common: set[tuple] | None = None
         for callee in method.units:
-            own = {path[0] for path in _held_paths(self.index, callee, self.analysis.call_summary(callee))}
+            own = _held_paths(self.index, callee, self.analysis.call_summary(callee))
             common = own if common is None else common & own
             if not common:
                 return
-        self._consume_held(func, sorted(common or ()), state, at)
+        self._consume_held(func, sorted(common or ()), state, at, tuple(method.units))
 
     def _consume_held(
-        self, func: cst.Attribute, attributes: Sequence[object], state: State, at: cst.CSTNode | None = None
+        self,
+        func: cst.Attribute,
+        paths: Sequence[tuple],
+        state: State,
+        at: cst.CSTNode | None = None,
+        units: tuple[Unit, ...] = (),
+        target: str | None = None,
     ) -> None:
-        """Consume the receiver's kept attributes (".key") that the method `func` draws from."""
-        base = self.read(func.value, state) if attributes else None
-        for attribute in attributes:
-            if not isinstance(attribute, str) or not attribute.startswith("."):
+        """Consume the receiver's kept attributes ((".key",), (".detector", ".key")) that the method `func` draws
+        from: `units`, this module's candidates, or `target`, another project module's method."""
+        base = self.read(func.value, state) if paths else None
+        for path in paths:
+            if not path or not all(isinstance(p, str) and p.startswith(".") for p in path):
                 continue
-            held = cst.Attribute(value=func.value, attr=cst.Name(attribute[1:]))
+            held: cst.BaseExpression = func.value
+            for attribute in path:
+                held = cst.Attribute(value=held, attr=cst.Name(attribute[1:]))
             pseudo = _chain(held)
             version = state.env.get(pseudo) if pseudo is not None else None  # assigned here: that key
             if version is None and base is not None:
-                version = self.element(base, attribute, None)  # as built: the same on every call
-            text = f"{source_of(func.value)}{attribute}"
-            self.consume(version, at or func, f"'{source_of(at or func)}'", state, text=text)
+                version = base
+                for attribute in path:
+                    version = self.element(version, attribute, None)  # as built: the same on every call
+            text = f"{source_of(func.value)}{''.join(path)}"
+            how = Held(units, path, target)
+            self.consume(version, at or func, f"'{source_of(at or func)}'", state, text=text, held=how)
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:
         """`jax.jit(f)(...)` (written in `scope`): the function `f` that the outer call runs."""

@@ -10,11 +10,14 @@ import libcst as cst
 
 from ...syntax import argument, int_literal, source_of
 from ..kinds import LINEN
+from ..objects.held import self_class
+from ..objects.held_fields import field_method_call, held_chain
 from ..objects.instances import (
     haiku_transformed,
     imported_haiku,
     method_call,
     module_class_kind,
+    parameter_method_call,
 )
 from ..objects.pytrees import pytree_model
 from ..semantics.library import (
@@ -25,7 +28,7 @@ from ..semantics.library import (
 )
 from ..summaries.call_targets import call_targets
 from .callees import KeyCallees
-from .library_methods import key_method_places
+from .library_methods import called_object_places, key_method_places
 from .model import (
     _IMPURE_BUILTINS,
     _LAX_BRANCHES,
@@ -94,7 +97,13 @@ class KeyCalls(KeyCallees):
                 self.consume(version, arg.value, initialised, state)
             return None
 
-        method = method_call(self.index, func, self.unit) if type(func) is cst.Attribute else None
+        method = None
+        if type(func) is cst.Attribute:  # `self.detector.sample(x)`: a field's class, when it keeps it
+            method = (
+                method_call(self.index, func, self.unit)
+                or field_method_call(self.index, func, self.unit)
+                or parameter_method_call(self.index, func, self.unit)  # `dist.sample(key)`: what callers pass
+            )
         callees = (
             []
             if method is not None or type(func) is cst.Call
@@ -103,9 +112,13 @@ class KeyCalls(KeyCallees):
         if method is not None:  # `self.m(key)`, `env.reset(key)`: the class's method (and its overrides)
             assert type(func) is cst.Attribute  # method_call answers only for attributes
             self._apply_method(method, func, node, arg_versions, state)
-        elif type(func) is cst.Name and not callees:  # `model(x)` of a project class's instance: `__call__`
+        elif (type(func) is cst.Name or type(func) is cst.Attribute) and not callees:
+            # `model(x)` of a project class's instance, `self.block(x)` of a field holding one: `__call__`
             looked_up = cst.Attribute(value=func, attr=cst.Name("__call__"))
-            method = method_call(self.index, looked_up, self.unit)
+            if type(func) is cst.Name:
+                method = method_call(self.index, looked_up, self.unit)
+            else:
+                method = field_method_call(self.index, looked_up, self.unit)
             if method is not None:
                 self._apply_method(method, looked_up, node, arg_versions, state, at=func)
         transformed, scope = func, self.unit
@@ -176,6 +189,8 @@ class KeyCalls(KeyCallees):
         func = node.func
         api = KEY_CONSUMING_APIS.get(name) if name is not None else None
         places: list[tuple[int | None, str]] = list(api.keys) if api is not None else []
+        if api is None:  # `dropout(x, key=k)` of a library object that draws when called
+            places += called_object_places(self.index, func, self.unit)
         if type(func) is cst.Attribute and func.attr.value in _LIBRARY_KEY_METHODS:
             method = func.attr.value
             places += key_method_places(self.index, func, self.unit)
@@ -234,6 +249,13 @@ class KeyCalls(KeyCallees):
         if name in KEY_MAKERS:
             if name in _SEEDED and key_arg is not None and int_literal(key_arg.value) is not None:
                 return Version(immutable=True, seed=source_of(node))
+            if name in _SEEDED and key_arg is not None:
+                cls = self_class(self.index, key_arg.value, self.unit)
+                path = ("." + key_arg.value.attr.value,) if type(key_arg.value) is cst.Attribute else ()
+                if cls is not None and held_chain(self.index, cls, path):
+                    # `jax.random.key(self._seed)` of a seed the object keeps as built: one key on every call,
+                    # the seed's own version (a held key, as `self.key` is: `_held_paths`)
+                    return self.read(key_arg.value, state)
             return Version(immutable=True)
         return None
 

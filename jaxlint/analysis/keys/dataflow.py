@@ -49,6 +49,7 @@ from ..objects.instances import local_method_units
 from ..semantics.library import PARTIAL
 from ..summaries.call_targets import transparent_decorator
 from .calls import KeyCalls
+from .held_draws import repeated_draws
 from .model import (
     _CARRIES_IN_TUPLE,
     _MAPPING_LABELS,
@@ -96,7 +97,7 @@ class KeyAnalysis:
             if mapped:  # the reuses of the mapped calls, with what the mapping shows; the summary without
                 walk = _UnitWalk(self, unit)
                 walk.facts = dict(mapped)
-                result = UnitResult(walk.run().reuses, result.summary)
+                result = UnitResult(walk.run().reuses, result.summary, result.origins)
         except RecursionError:
             result = UnitResult([], Summary())
         finally:
@@ -106,6 +107,10 @@ class KeyAnalysis:
 
     def reuses(self, unit: Unit) -> list[KeyReuse]:
         return self.result(unit).reuses
+
+    def repeated_draws(self) -> list[KeyReuse]:
+        """Draws of kept keys that other modules' calls repeat (`keys/held_draws.py`)."""
+        return repeated_draws(self)
 
     def per_leaf(self, unit: Unit) -> tuple[str, int, frozenset[str]] | None:
         """For a `jax.tree.map` callback: (its label, positional parameters bound by partial, names bound)."""
@@ -299,6 +304,7 @@ class _UnitWalk(KeyCalls):
         self.derived = {}
         self.reuses = []
         self.reported = set()
+        self.origins = {}
         self.loops = []
         self.exits = []
         self.params = []
@@ -401,7 +407,7 @@ class _UnitWalk(KeyCalls):
             end = state
         if end is not None:
             self.exits.append(end)
-        return UnitResult(self.reuses, self._summary())
+        return UnitResult(self.reuses, self._summary(), self.origins)
 
     def _summary(self) -> Summary:
         if self.is_root:

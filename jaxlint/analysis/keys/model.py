@@ -13,7 +13,7 @@ import libcst as cst
 from ...syntax import argument, int_literal, str_literal
 from ..binding.index import ModuleIndex, Unit
 from ..binding.transforms import positional_params
-from ..objects.held import kept_attributes
+from ..objects.held_fields import held_chain
 from ..semantics.library import (
     ALIGNING,
     BRANCHES,
@@ -122,6 +122,25 @@ class KeyReuse:
     context: str = (
         ""  # kinds "closure"/"carry"/"mapped"/"seed": e.g. "lax.scan body 'step'", "jax.vmap-mapped 'f'"
     )
+    # kind "held": a key an object keeps as built, drawn again by a second call of a method on one object,
+    # reported at the draw in the method (`node`); `caller`: the repeated call (`loop`: the loop repeating it),
+    # or `context`: where another module repeats it ("main.py:8"). `target`: another project module's method
+    # drawing it ("cryo.pipeline.Pipeline.render"): reported there (`project.CallFact.repeated`), not here.
+    caller: cst.CSTNode | None = None
+    target: str = ""
+    kept: str = (
+        ""  # kind "held": the attribute kept as built, as the method reads it ("self.key", "self._seed")
+    )
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Held:
+    """A call of a method that draws from keys its receiver keeps as built (`path`, from the receiver): the
+    module's candidate methods (`units`), or another project module's method (`target`)."""
+
+    units: tuple[Unit, ...]
+    path: tuple
+    target: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,6 +158,9 @@ class Summary:
 class UnitResult:
     reuses: list[KeyReuse]
     summary: Summary
+    # Where each part of a parameter (or of `self`) is first consumed on some path: the key expression given to
+    # a consumer, or the held-key call that consumes it in a method (`Held`): `KeyAnalysis.draw_sites`.
+    origins: dict[tuple, list[cst.CSTNode | Held]] = dataclasses.field(default_factory=dict)
 
 
 class State:
@@ -278,16 +300,16 @@ RECEIVER = "<receiver>"
 
 def _held_paths(index: ModuleIndex, unit: Unit, summary: Summary) -> set[tuple]:
     """The (".attr",) paths of a method's `self` that it consumes and that only construction sets
-    (`objects.held.kept_attributes`): the same key on every call."""
+    (`objects.held.kept_attributes`), also through fields holding objects of the module's classes
+    ((".detector", ".key"): `objects.held_fields.held_chain`): the same key on every call."""
     first = positional_params(unit.params)[:1] if summary.params else []
     if not unit.is_method or not first or unit.class_node is None:
         return set()
     drawn = {
         path
         for param, path in summary.params
-        if param == first[0].name.value and len(path) == 1 and isinstance(path[0], str)
+        if param == first[0].name.value and path and all(isinstance(p, str) for p in path)
     }
     if not drawn:
         return drawn  # the common case: no attribute of `self` consumed, and the class is not read
-    kept = kept_attributes(index, unit.class_node)
-    return {path for path in drawn if path[0][1:] in kept}
+    return {path for path in drawn if held_chain(index, unit.class_node, path)}

@@ -13,11 +13,13 @@ import libcst as cst
 from ...syntax import LEAF, children, int_literal, source_of, walk
 from ..binding.index import ModuleIndex, Unit
 from ..flow.paths import MAX_LOOP_DEPTH, LoopFrame, PathWalk
+from .held_draws import held_reuses
 from .model import (
     _ALIGNING,
     _PATH_DEPTH,
     _RANDOM,
     EPOCHS,
+    Held,
     KeyReuse,
     Site,
     State,
@@ -52,6 +54,7 @@ class KeyVersions(PathWalk[State, Version]):
     derived: dict[tuple, Version]
     reuses: list[KeyReuse]
     reported: set[int]
+    origins: dict[tuple, list[cst.CSTNode | Held]]
     params: list[str]
     constant_params: set[str]
     loop_label: str | None
@@ -196,10 +199,11 @@ class KeyVersions(PathWalk[State, Version]):
         text: str | None = None,
         noise: bool = False,
         part: int | None = None,
+        held: Held | None = None,
     ) -> None:
         """`noise`: a library API that draws noise from the key (the table's `Api.noise`), judged in a mapped
         function as jax.random's samplers are. `part`: only that literal item of the key's split is used
-        (`split(k)[part]`)."""
+        (`split(k)[part]`). `held`: the call of a method drawing from keys its receiver keeps as built."""
         if version is None:
             return
         text = text if text is not None else source_of(node)
@@ -212,9 +216,14 @@ class KeyVersions(PathWalk[State, Version]):
                 # Another subkey of the same split: no key is drawn from twice.
                 state.consumed[version] = dataclasses.replace(first, parts=first.parts | {part})
                 return
-            self._report(node, text, consumer, first, loops)
+            self._report(node, text, consumer, first, loops, held)
             return
         state.consumed[version] = site
+        if version.param is not None:
+            origins = self.origins.setdefault(version.param, [])
+            origin = held if held is not None else node
+            if not any(o is origin for o in origins):
+                origins.append(origin)
         frozen = self.frozen
         if frozen is not None and version.param is not None and version.param[0] == frozen[0]:
             path = version.param[1]
@@ -245,14 +254,23 @@ class KeyVersions(PathWalk[State, Version]):
                     context = f"'{self.unit.name}'"
                     self._add(KeyReuse(node, text, consumer, site, "seed", loop=caller_loop, context=context))
 
-    def _report(self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple) -> None:
+    def _report(
+        self, node: cst.CSTNode, text: str, consumer: str, first: Site, loops: tuple, held: Held | None = None
+    ) -> None:
         carried_by = None
         for loop_id, round_ in loops:
             if round_ == 2 and (loop_id, 1) in first.loops:
                 carried_by = loop_id
                 break
+        loop = None
         if carried_by is not None:
             loop = next(loop.node for loop, _ in self.loops if id(loop.node) == carried_by)
+        found = held_reuses(self.analysis, node, consumer, first, loop, held) if held is not None else []
+        for reuse in found:  # at the draws in the method, or left to another module's (`keys/held_draws.py`)
+            self._add(reuse)
+        if found:
+            return
+        if loop is not None:
             self._add(KeyReuse(node, text, consumer, first, "loop", loop=loop))
         else:
             self._add(KeyReuse(node, text, consumer, first, "reuse"))

@@ -285,6 +285,33 @@ def held_value(
     the constructor's unit to read it in (`self._f = jax.jit(self._g)` in `__init__`: calling `self._f`
     calls the jitted method). None otherwise, or when `wanted(value, constructor)` says the value is of no
     interest to the caller (asked before `kept_attributes`, which walks the module's methods)."""
+    cls = self_class(index, node, unit)
+    if cls is None:
+        return None
+    assert type(node) is cst.Attribute
+    return kept_value(index, cls, node.attr.value, wanted)
+
+
+def kept_value(
+    index: ModuleIndex,
+    cls: cst.ClassDef,
+    attribute: str,
+    wanted: Callable[[cst.BaseExpression, Unit], bool] | None = None,
+) -> tuple[cst.BaseExpression, Unit] | None:
+    """The value `cls`'s constructor binds to `self.<attribute>` once, when nothing else assigns it (`held_value`)."""
+    key = f"held_values {id(cls)}"
+    table = index.root.memo.get(key)
+    if table is None:
+        table = index.root.memo[key] = _held_values(index, cls)
+    found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
+    if found is None or (wanted is not None and not wanted(*found)):
+        return None
+    return found if attribute in kept_attributes(index, cls) else None
+
+
+def self_class(index: ModuleIndex, node: cst.BaseExpression, unit: Unit) -> cst.ClassDef | None:
+    """The module's top-level class whose method (or a function nested in one) reads `node`, an attribute of the
+    method's first parameter (`self.f`); None for anything else."""
     if type(node) is not cst.Attribute or type(node.value) is not cst.Name:
         return None
     name = node.value.value
@@ -304,15 +331,7 @@ def held_value(
         or index.classes.get(cls.name.value) is not cls
     ):
         return None
-    attribute = node.attr.value
-    key = f"held_values {id(cls)}"
-    table = index.root.memo.get(key)
-    if table is None:
-        table = index.root.memo[key] = _held_values(index, cls)
-    found = table.get(attribute)  # the constructors' own statements first: `kept_attributes` walks the module
-    if found is None or (wanted is not None and not wanted(*found)):
-        return None
-    return found if attribute in kept_attributes(index, cls) else None
+    return cls
 
 
 def _held_values(index: ModuleIndex, cls: cst.ClassDef) -> dict[str, tuple[cst.BaseExpression, Unit] | None]:

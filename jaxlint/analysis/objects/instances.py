@@ -725,6 +725,33 @@ def method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCa
     return MethodCall([], f"{qualname}.{method}")
 
 
+def parameter_method_call(index: ModuleIndex, func: cst.Attribute, unit: Unit) -> MethodCall | None:
+    """`dist.sample(key)` with `dist` a parameter that every caller gives an instance of one class
+    (`receivers.parameter_class`: this module's callers, or, project mode, other modules' recorded calls): what it
+    may run, as `method_call` answers for a receiver of a known class."""
+    method, receiver = func.attr.value, func.value
+    if (
+        method in MODULE_METHODS
+        or (method.startswith("__") and method != "__call__")
+        or type(receiver) is not cst.Name
+    ):
+        return None
+    found = parameter_class(index, receiver, unit)
+    if found is None:
+        return None
+    ref, scope, exact = found
+    project = index.project
+    if isinstance(ref, str):
+        return MethodCall([], f"{ref}.{method}") if project is not None and project.records(ref) else None
+    if type(ref) is cst.Name and not (scope is not index.root and ref.value in scope.local_names):
+        if index.classes.get(ref.value) is not None:
+            return _local_methods(index, ref.value, method, exact)
+    qualname = index.qualname(ref, scope)
+    if qualname is None or project is None or not project.records(qualname):
+        return None
+    return MethodCall([], f"{qualname}.{method}")
+
+
 def built_class(index: ModuleIndex, receiver: cst.BaseExpression, unit: Unit) -> str | None:
     """The name of the module's top-level class that `receiver` is an instance of, when it is built by calling
     the class right there or bound once to `Cls(...)` (here or at module level)."""

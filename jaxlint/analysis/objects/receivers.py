@@ -200,16 +200,30 @@ def _short(node: cst.BaseExpression) -> str:
 def _incoming_class(
     index: ModuleIndex, owner: Unit, name: str, position: int | None
 ) -> tuple[ClassRef, Unit, bool] | None:
-    """The class every other module's recorded call of `owner` names for its parameter `name`, else None."""
+    """The class every other module's recorded call of `owner` (a top-level function, or a method of a top-level
+    class: its positions count after `self`) names for its parameter `name`, else None. A class of this module
+    comes by its name (`ProjectIndex.incoming` rewrites it), as the expression naming it."""
     project = index.project
-    facts = project.incoming.get(owner.name, ()) if project is not None else ()
+    key = owner.name
+    cls = owner.class_node
+    if cls is not None:
+        if not owner.is_method or index.classes.get(cls.name.value) is not cls:
+            return None
+        key = f"{cls.name.value}.{owner.name}"
+        position = position - 1 if position else None
+    facts = project.incoming.get(key, ()) if project is not None else ()
     found: set[str] = set()
     for fact in facts:
+        if fact.repeated:
+            continue  # a repeated call's fact names no arguments (`CallFact.repeated`)
         given = dict(fact.classes)
         found.add(given.get(name) or (given.get(str(position), "") if position is not None else ""))
     if len(found) != 1 or "" in found:
         return None
-    return found.pop(), index.root, True
+    named = found.pop()
+    if "." not in named:
+        return (cst.Name(named), index.root, True) if index.classes.get(named) is not None else None
+    return named, index.root, True
 
 
 def _class_of(

@@ -556,9 +556,12 @@ KEY_METHODS: dict[str, dict[str, tuple[int | None, str]]] = {
     "tensorflow_probability.substrates.jax.distributions.": {"sample": (1, "seed")},
     "haiku.transform": {"apply": (1, "rng")},
     "haiku.transform_with_state": {"apply": (2, "rng")},
+    # `dropout(x, key=k)`: the same key, the same mask (`inference=True` draws nothing).
+    "equinox.nn.Dropout": {"__call__": (None, "key")},
 }
 # Where each KEY_METHODS entry was run (tests/analysis/test_library_semantics.py).
 KEY_METHODS_CHECKED: dict[str, str] = {
+    "equinox.nn.Dropout": _EQUINOX,
     "numpyro.distributions.": _NUMPYRO,
     "distrax.": "distrax 0.1.9",
     "tensorflow_probability.substrates.jax.distributions.": "tfp-nightly 0.26.0.dev20261027",
