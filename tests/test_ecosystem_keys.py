@@ -308,3 +308,43 @@ def test_held_key_of_a_class_re_exported_by_a_package(tmp_path: Path) -> None:
         (["pkg", "walker.py"], 36)
     ]
     assert "called repeatedly at main.py:5" in found[0]["message"]
+
+
+SAMPLER = """
+import equinox as eqx
+import jax
+
+
+class Sampler(eqx.Module):
+    key: jax.Array
+
+    def next_batch(self):
+        new_key, sub = jax.random.split(self.key)
+        new = eqx.tree_at(lambda m: m.key, self, new_key)
+        return new, jax.random.uniform(sub, (4,))
+
+    def get_batch(self):
+        return self.next_batch()
+"""
+
+
+def test_held_key_handed_back_is_the_callers_reuse(tmp_path: Path) -> None:
+    """A method that splits the key its object keeps and returns the object with the advanced key (a functional
+    update, `eqx.tree_at`) is right: the caller that drops the returned object and calls again on the old one
+    reuses the key, reported at its second call in its own module, not at the split. Calling the returned
+    object again is clean."""
+    caller = """
+        import jax
+        from data import Sampler
+
+        sampler = Sampler(jax.random.key(0))
+        _, first = sampler.get_batch()
+        _, second = sampler.get_batch()
+        """
+    write(tmp_path, {"data.py": SAMPLER, "main.py": caller})
+    found = findings(tmp_path, ".")
+    assert [(Path(f["path"]).name, f["line"]) for f in found] == [("main.py", 6)]
+    assert "sampler.key" in found[0]["message"]
+    kept = caller.replace("_, first", "sampler, first").replace("_, second", "sampler, second")
+    write(tmp_path, {"main.py": kept})
+    assert run(tmp_path, ".") == []

@@ -330,7 +330,7 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
                 facts = _method_facts(f"{name}.{unit.name}", unit)
                 keys = _method_keys(index, name, unit.name) if consuming else ()
                 if keys:
-                    facts = dataclasses.replace(facts, keys=keys)
+                    facts = dataclasses.replace(facts, keys=keys, hands_back=_hands_back(index, keys, unit))
                 if compiles_per_call(unit, index):
                     facts = dataclasses.replace(facts, compiles_per_call=True)
                 out.append(facts)
@@ -344,8 +344,19 @@ def _methods(index: ModuleIndex) -> tuple[FunctionFacts, ...]:
             keys = _method_keys(index, name, method) if consuming and found and found[-1].is_method else ()
             if keys:
                 facts = _method_facts(f"{name}.{method}", found[-1])
-                out.append(dataclasses.replace(facts, keys=keys))
+                out.append(
+                    dataclasses.replace(facts, keys=keys, hands_back=_hands_back(index, keys, found[-1]))
+                )
     return tuple(out)
+
+
+def _hands_back(index: ModuleIndex, keys: tuple, unit: Unit) -> bool:
+    """Whether a method drawing from its object's kept key returns the advanced key (`keys.held_draws.hands_back`):
+    its callers' repeated calls on the old object are theirs to report."""
+    from .keys.held_draws import hands_back
+    from .keys.model import RECEIVER
+
+    return any(name == RECEIVER for name, _ in keys) and hands_back(index, [unit])
 
 
 def _method_keys(

@@ -238,6 +238,9 @@ class FunctionFacts:
     # The module's class every `return` builds an instance of (`summaries.returns.returned_class`): a caller
     # reading a property or calling a method of the result runs that class's method.
     returns_class: str = ""
+    # A method drawing from a key its object keeps that returns the advanced key (`keys.held_draws.hands_back`):
+    # a caller calling it again on the old object, dropping what it returned, reuses the key at its call.
+    hands_back: bool = False
 
     def to_json(self) -> list:
         return [
@@ -261,11 +264,17 @@ class FunctionFacts:
             list(self.made_static),
             self.compiles_per_call,
             self.returns_class,
+            self.hands_back,
         ]
 
     @staticmethod
     def from_json(row: object) -> FunctionFacts | None:
-        if not isinstance(row, list) or len(row) != 20 or type(row[18]) is not bool:
+        if (
+            not isinstance(row, list)
+            or len(row) != 21
+            or type(row[18]) is not bool
+            or type(row[20]) is not bool
+        ):
             return None
         name, positional, keyword_only, kind, traced, arrays, jitted, passed, keys, returns, timer = row[:11]
         dispatches, runs_jax, hands_on, namespace, static, made_positional, made_static = row[11:18]
@@ -323,6 +332,7 @@ class FunctionFacts:
             tuple(made_static),
             row[18],
             returns_class,
+            row[20],
         )
 
     def export(self) -> Export | None:
@@ -340,6 +350,7 @@ class FunctionFacts:
             or self.made_static
             or self.compiles_per_call
             or self.returns_class
+            or self.hands_back
         ):
             return None
         return Export(
@@ -358,6 +369,7 @@ class FunctionFacts:
             made_static=self.made_static,
             compiles_per_call=self.compiles_per_call,
             returns_class=self.returns_class,
+            hands_back=self.hands_back,
         )
 
     def adds(self, fact: CallFact) -> bool:
@@ -432,6 +444,7 @@ class Export:
     made_static: tuple[str, ...] = ()  # ... and that one's static parameters (`FunctionFacts.made_static`)
     compiles_per_call: bool = False  # `FunctionFacts.compiles_per_call`
     returns_class: str = ""  # `FunctionFacts.returns_class`
+    hands_back: bool = False  # `FunctionFacts.hands_back`
 
 
 @dataclasses.dataclass(frozen=True, order=True)

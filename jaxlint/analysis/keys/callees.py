@@ -15,6 +15,7 @@ from ..objects.instances import (
     MethodCall,
 )
 from ..semantics.library import PARTIAL
+from .held_draws import hands_back
 from .model import (
     _CALL_THROUGH,
     _LAX_CALLS,
@@ -83,7 +84,7 @@ class KeyCallees(KeyVersions):
                 held = sorted(
                     key_path(path) for name, path in export.keys if name == RECEIVER and name not in params
                 )
-                self._consume_held(func, held, state, at, (), method.target)
+                self._consume_held(func, held, state, at, (), method.target, export.hands_back)
             return
         self._held_keys(method, func, state, at)
         common: set[tuple] | None = None
@@ -116,7 +117,8 @@ class KeyCallees(KeyVersions):
             common = own if common is None else common & own
             if not common:
                 return
-        self._consume_held(func, sorted(common or ()), state, at, tuple(method.units))
+        units = tuple(method.units)
+        self._consume_held(func, sorted(common or ()), state, at, units, handed=hands_back(self.index, units))
 
     def _consume_held(
         self,
@@ -126,9 +128,11 @@ class KeyCallees(KeyVersions):
         at: cst.CSTNode | None = None,
         units: tuple[Unit, ...] = (),
         target: str | None = None,
+        handed: bool = False,
     ) -> None:
         """Consume the receiver's kept attributes ((".key",), (".detector", ".key")) that the method `func` draws
-        from: `units`, this module's candidates, or `target`, another project module's method."""
+        from: `units`, this module's candidates, or `target`, another project module's method (`handed`: it
+        returns the key it advanced)."""
         base = self.read(func.value, state) if paths else None
         for path in paths:
             if not path or not all(isinstance(p, str) and p.startswith(".") for p in path):
@@ -143,7 +147,7 @@ class KeyCallees(KeyVersions):
                 for attribute in path:
                     version = self.element(version, attribute, None)  # as built: the same on every call
             text = f"{source_of(func.value)}{''.join(path)}"
-            how = Held(units, path, target)
+            how = Held(units, path, target, handed)
             self.consume(version, at or func, f"'{source_of(at or func)}'", state, text=text, held=how)
 
     def _call_through(self, func: cst.BaseExpression, scope: Unit) -> list[tuple[Unit, bool]] | None:

@@ -15,13 +15,13 @@ from typing import Any
 
 import libcst as cst
 
-from ...syntax import source_of
+from ...syntax import attribute_root, bound_names, own_nodes, source_of, walk
 from ..binding.index import ModuleIndex, Unit
 from ..binding.transforms import positional_params
 from ..kinds import NONE
-from ..objects.instances import class_methods
+from ..objects.instances import class_methods, method_call
 from ..project import CallFact, Export
-from .model import _PATH_DEPTH, RECEIVER, Held, KeyReuse, Site, _held_paths
+from .model import _PATH_DEPTH, FOLD_IN, RECEIVER, SPLIT, Held, KeyReuse, Site, _held_paths
 
 
 def draw_sites(
@@ -52,6 +52,8 @@ def held_reuses(
     """A second call (`node`) of a method drawing from a key its receiver keeps as built: a reuse at each draw
     in the method, or, for another project module's method, one left to that module (`target`); [] when the
     draws are not found (the caller reports it at the call, then)."""
+    if held.hands_back:
+        return []  # a functional update the caller dropped: the fix is the caller's, reported at its call
     if held.target is not None:
         return [KeyReuse(node, "", consumer, first, "held", loop=loop, target=held.target)]
     return [
@@ -98,3 +100,56 @@ def repeated_calls(index: ModuleIndex, exports: Mapping[str, Export], analysis: 
                 index.positions().resolve([where])
                 found.add(CallFact(reuse.target, NONE, str(index.line_of(where)), (), repeated=True))
     return found
+
+
+def hands_back(index: ModuleIndex, units: Sequence[Unit], depth: int = 0) -> bool:
+    """Whether each of the methods `units` returns the key it advanced from one its object keeps: `new_key, sub =
+    split(self.key)` ... `return eqx.tree_at(lambda m: m.key, self, new_key), batch` (or returns a call of a
+    method of its object that does). A functional update: the caller is to use the object returned, so a second
+    call on the old object is the caller's reuse, reported at its call rather than at the draw."""
+    return bool(units) and depth <= _PATH_DEPTH and all(_hands_back(index, unit, depth) for unit in units)
+
+
+def _hands_back(index: ModuleIndex, unit: Unit, depth: int) -> bool:
+    first = positional_params(unit.params)[:1]
+    if type(unit.node) is not cst.FunctionDef or not first:
+        return False
+    own = first[0].name.value
+    assignments: list[cst.Assign] = []
+    returned: list[cst.BaseExpression] = []
+    for node in own_nodes(unit.node):
+        if type(node) is cst.Assign:
+            assignments.append(node)
+        elif type(node) is cst.Return and node.value is not None:
+            returned.append(node.value)
+    advanced: set[str] = set()  # names holding the advanced key, or a value built with it
+    changed = True
+    while changed:  # `own_nodes` is not in source order: until nothing new is bound
+        changed = False
+        for node in assignments:
+            value = node.value
+            drawn = (
+                type(value) is cst.Call
+                and value.args
+                and index.qualname(value.func, unit) in (SPLIT, FOLD_IN)
+                and type(value.args[0].value) is cst.Attribute
+                and attribute_root(value.args[0].value) == own
+            )
+            if drawn or _mentions(value, advanced):
+                names = {n for target in node.targets for n in bound_names(target.target)} - advanced
+                if names:
+                    advanced |= names
+                    changed = True
+    for value in returned:
+        if _mentions(value, advanced):
+            return True
+        func = value.func if type(value) is cst.Call else None
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == own:
+            method = method_call(index, func, unit)
+            if method is not None and hands_back(index, method.units, depth + 1):
+                return True
+    return False
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    return bool(names) and any(type(n) is cst.Name and n.value in names for n in walk(node))

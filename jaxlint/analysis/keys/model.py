@@ -141,6 +141,9 @@ class Held:
     units: tuple[Unit, ...]
     path: tuple
     target: str | None = None
+    # The method returns the key it advanced (`keys.held_draws.hands_back`): a caller calling it again on the old
+    # object dropped that key, and the reuse is reported at the caller's call.
+    hands_back: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
