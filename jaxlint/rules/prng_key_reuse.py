@@ -75,7 +75,10 @@ kept by an object in such a field, `self.detector.sample(x)` with `detector: Det
 Detector(key)`) is the same key on every call of a method that draws from it: two calls on one object, or one
 in a loop, draw the same numbers. The finding is at the draw in the method (where the fix goes), its message
 naming the repeated call: its line, or its file and line when another module of the project calls it (project
-mode); where the draw is not found it is at the repeated call. An `eqx.nn.Dropout` called with `key=` consumes
+mode); where the draw is not found it is at the repeated call. A method that splits the kept key and returns
+the advanced one (`return eqx.tree_at(lambda m: m.key, self, new_key), batch`) is a functional update and
+right: a caller calling it again on the old object, dropping the one returned, is reported at its call. An
+`eqx.nn.Dropout` called with `key=` consumes
 it; a parameter whose class every caller shows (`dist.sample(key, n)` with `dist` a `Normal` built by the
 caller, also in another module) runs that class's method. More ways a key is fixed once and drawn from again: a key given to a factory
 and closed over by the compiled function it returns (flagged at the draw); a method kept compiled as
