@@ -93,7 +93,11 @@ def _dtypes(root: Path) -> str:
     env = {**os.environ, "PYTHONPATH": str(root), "JAX_PLATFORMS": "cpu"}
     env.pop("JAX_ENABLE_X64", None)
     run = subprocess.run(
-        [sys.executable, str(root / "tests" / "check.py")], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, str(root / "tests" / "check.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0, run.stderr
     return run.stdout.strip()

@@ -73,7 +73,7 @@ def _facts(file: str) -> tuple[tuple[int, int], bool, tuple[tuple[int, str, tupl
         enables = _init_mentions_x64(file)
     else:
         enables = "enable_x64" in text.lower() and _enables_at_import(text)
-    imports = []
+    imports: list[tuple[int, str, tuple[str, ...]]] = []
     for match in _IMPORT.finditer(text):
         dots, module, names, plain = match.groups()
         if plain is not None:  # `import a.b as c, d`
@@ -111,6 +111,7 @@ def _targets(importer: str, imports: tuple[tuple[int, str, tuple[str, ...]], ...
     for `from m import n` the submodule `m.n` when there is one."""
     out: list[str] = []
     for dots, module, names in imports:
+        base: str | None
         if dots:
             base = os.path.dirname(importer)
             for _ in range(dots - 1):
@@ -121,14 +122,7 @@ def _targets(importer: str, imports: tuple[tuple[int, str, tuple[str, ...]], ...
             base = _root_holding(importer, parts[0]) if parts and parts[0].isidentifier() else None
             if base is None:
                 continue
-        folder = base
-        for part in parts:
-            file = _module_file(folder, part)
-            if file is None:
-                folder = None
-                break
-            out.append(file)
-            folder = os.path.join(folder, part)
+        folder = _walk(base, parts, out)
         if folder is None or not os.path.isdir(folder):
             continue
         for name in names:
@@ -136,6 +130,17 @@ def _targets(importer: str, imports: tuple[tuple[int, str, tuple[str, ...]], ...
             if file is not None:
                 out.append(file)
     return out
+
+
+def _walk(folder: str, parts: list[str], out: list[str]) -> str | None:
+    """Each dotted prefix's file into `out`; the folder of the last part, None when one is missing."""
+    for part in parts:
+        file = _module_file(folder, part)
+        if file is None:
+            return None
+        out.append(file)
+        folder = os.path.join(folder, part)
+    return folder
 
 
 def _module_file(folder: str, name: str) -> str | None:
