@@ -392,6 +392,7 @@ No automatic fix.
         if not read:
             return None
         setup = _setup_only(cls)
+        own = _own_helpers(cls, method)
         for statement in cls.body.body:
             if not isinstance(statement, cst.FunctionDef) or statement is method:
                 continue
@@ -403,6 +404,10 @@ No automatic fix.
             # Sorted: a set's order changes with hash randomisation, and the message must not.
             writer = params[0].name.value
             for attribute in sorted(self_writes(statement.body, writer)):
+                if statement.name.value in own and _written_first(
+                    method.body, self_name, statement, attribute
+                ):
+                    continue  # the method's own trace writes it before reading it: what it reads is never old
                 if attribute in read and changes_what_is_read(
                     statement.body,
                     writer,
@@ -522,6 +527,34 @@ def _setup_only(cls: cst.ClassDef) -> set[str]:
                 setup.add(name)
                 changed = True
     return setup
+
+
+def _own_helpers(cls: cst.ClassDef, method: cst.FunctionDef) -> set[str]:
+    """Private methods only `method` mentions (`self._init_q_network(rng)` in a jitted `train`): they run in
+    its trace, so what they assign is written there, each time it is traced."""
+    users: dict[str, set[str]] = {}
+    methods = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            for name in _self_reads(statement.body, "self") | _self_calls(statement.body):
+                if name.startswith("_") and name in methods and name != statement.name.value:
+                    users.setdefault(name, set()).add(statement.name.value)
+    return {name for name, by in users.items() if by == {method.name.value}}
+
+
+def _written_first(body: cst.CSTNode, self_name: str, helper: cst.FunctionDef, attribute: str) -> bool:
+    """Whether `self.<helper>(...)` is called in `body` before `self.<attribute>` is first read there."""
+    for node in walk(body):  # (source order)
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == self_name
+        ):
+            if node.attr.value == helper.name.value:
+                return True
+            if node.attr.value == attribute:
+                return False
+    return False
 
 
 def _self_calls(body: cst.CSTNode) -> set[str]:
