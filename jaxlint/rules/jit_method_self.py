@@ -58,7 +58,9 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
   reassigns or changes in place (`self.table[i] = v`). Setting an attribute of a held object
   (`self.actor.state = s`) counts only for a method that reads that attribute, uses the object whole, or reads
-  a method or property of its class (when this module defines it) that reads it.
+  a method or property of its class (when this module defines it) that reads it. A private helper that only
+  the jitted method calls, there before the attribute is read (`self._init_network(rng)` first thing in a
+  jitted `train`), writes it in the method's own trace: that counts as no change.
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
