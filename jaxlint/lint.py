@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .analysis.imported_x64 import x64_on_import
 from .analysis.project import (
     MAX_ROUNDS,
     Export,
@@ -33,7 +34,6 @@ from .analysis.project import (
     incoming_key,
     library_heads,
     package_name,
-    packages_enable_x64,
 )
 from .config import Config
 from .finding import (
@@ -247,7 +247,7 @@ def lint_project_file(
             return found
     from .analysis.module_facts import ModuleFacts
 
-    project = ModuleFacts(incoming, also, package, classes, exports, imported, packages_enable_x64(path))
+    project = ModuleFacts(incoming, also, package, classes, exports, imported, x64_on_import(path))
     findings = keep_selected(lint_guarded(source, path, settings, project=project), settings)
     observe_re_exports(source, path, settings, project)
     if cache is not None and not any(f.message.startswith(OUT_OF_MEMORY) for f in findings):
@@ -274,7 +274,7 @@ def _cache_key(
         _settings_key(settings, path)
         + incoming_key(incoming or {}, classes or {}, exports or {})
         + repr((sorted(also), package) + ((True,) if imported else ()))
-        + ("x64" if packages_enable_x64(path) else ""),  # (its packages' `__init__.py` enables x64)
+        + ("x64" if x64_on_import(path) else ""),  # (its packages' `__init__.py` or its imports enable x64)
     )
 
 
@@ -735,7 +735,7 @@ class ProjectFacts:
             self.classes,
             self.exports,
             self.imported,
-            packages_enable_x64(path),
+            x64_on_import(path),
         )
 
 

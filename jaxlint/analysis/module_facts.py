@@ -61,8 +61,8 @@ class ModuleFacts:
         x64_package: bool = False,
     ) -> None:
         self.incoming: Incoming = incoming or {}
-        # An `__init__.py` of a package enclosing the module enables x64, so the module runs with it
-        # (`values.x64.packages_enable_x64`, which the driver asks).
+        # An `__init__.py` of a package enclosing the module, or a project module it imports, enables x64, so
+        # the module runs with it (`imported_x64.x64_on_import`, which the driver asks).
         self.x64_package = x64_package
         # Analysed code calls this module's functions: it is analysed whatever words it contains (the engine's
         # prefilter skips only modules nothing analysed calls; `ProjectIndex.silent_callees`).

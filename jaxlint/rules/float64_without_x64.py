@@ -48,7 +48,9 @@ counts, so code that already chooses a dtype by checking the flag is left alone)
 `float64`/`complex128` asked for by name (`np.ones(3, dtype=np.float64)`, `.astype("float64")`, a loop over
 dtypes) and given to such a function with no `dtype` are flagged too: JAX converts them to 32 bits. NumPy's
 default float64 (`np.ones(3)`, `np.linspace(...)`) is not asked for and is not flagged. An `__init__.py` of a
-package enclosing the module that mentions it counts too: importing the module runs it first.
+package enclosing the module that mentions it counts too: importing the module runs it first. So does a project
+module the module imports at its top level (directly, or through other project modules and their packages'
+`__init__.py`) whose top-level statements enable it, outside a `def`, a `class` and an `if __name__` block.
 
 Only **programs** are checked: where x64 is off, the module itself is where it should have been turned on.
 A module is a program when it has an `if __name__ == "__main__":` block that is not just a test runner

@@ -58,7 +58,9 @@ Flags `@jax.jit` (or `@jax.pmap`) directly on a method or classmethod:
   without `__hash__`), or hashes by identity while the method reads an attribute that another method
   reassigns or changes in place (`self.table[i] = v`). Setting an attribute of a held object
   (`self.actor.state = s`) counts only for a method that reads that attribute, uses the object whole, or reads
-  a method or property of its class (when this module defines it) that reads it.
+  a method or property of its class (when this module defines it) that reads it. A private helper that only
+  the jitted method calls, there before the attribute is read (`self._init_network(rng)` first thing in a
+  jitted `train`), writes it in the method's own trace: that counts as no change.
 
 - when a flax.linen Module instance (`model = MLP(...)`, of a class of this module or, in project mode, of
   another) is passed to a jitted function of this module at a position that is not static:
@@ -392,6 +394,7 @@ No automatic fix.
         if not read:
             return None
         setup = _setup_only(cls)
+        own = _own_helpers(cls, method)
         for statement in cls.body.body:
             if not isinstance(statement, cst.FunctionDef) or statement is method:
                 continue
@@ -403,6 +406,10 @@ No automatic fix.
             # Sorted: a set's order changes with hash randomisation, and the message must not.
             writer = params[0].name.value
             for attribute in sorted(self_writes(statement.body, writer)):
+                if statement.name.value in own and _written_first(
+                    method.body, self_name, statement, attribute
+                ):
+                    continue  # the method's own trace writes it before reading it: what it reads is never old
                 if attribute in read and changes_what_is_read(
                     statement.body,
                     writer,
@@ -522,6 +529,34 @@ def _setup_only(cls: cst.ClassDef) -> set[str]:
                 setup.add(name)
                 changed = True
     return setup
+
+
+def _own_helpers(cls: cst.ClassDef, method: cst.FunctionDef) -> set[str]:
+    """Private methods only `method` mentions (`self._init_q_network(rng)` in a jitted `train`): they run in
+    its trace, so what they assign is written there, each time it is traced."""
+    users: dict[str, set[str]] = {}
+    methods = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            for name in _self_reads(statement.body, "self") | _self_calls(statement.body):
+                if name.startswith("_") and name in methods and name != statement.name.value:
+                    users.setdefault(name, set()).add(statement.name.value)
+    return {name for name, by in users.items() if by == {method.name.value}}
+
+
+def _written_first(body: cst.CSTNode, self_name: str, helper: cst.FunctionDef, attribute: str) -> bool:
+    """Whether `self.<helper>(...)` is called in `body` before `self.<attribute>` is first read there."""
+    for node in walk(body):  # (source order)
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == self_name
+        ):
+            if node.attr.value == helper.name.value:
+                return True
+            if node.attr.value == attribute:
+                return False
+    return False
 
 
 def _self_calls(body: cst.CSTNode) -> set[str]:

@@ -12,8 +12,8 @@ from ..context import RuleContext
 from ..semantics.library import COMPUTING, PROGRAM_CALLS, STATIC_QUERIES, TEST_RUNNERS
 
 
-def mentions_x64(module: cst.Module) -> bool:
-    """Whether the module mentions enabling x64: a name, attribute or keyword such as `enable_x64`,
+def mentions_x64(module: cst.CSTNode) -> bool:
+    """Whether the module (or one of its statements) mentions enabling x64: a name, attribute or keyword such as `enable_x64`,
     `jax_enable_x64` or `x64_enabled`, or a string with `enable_x64` in it (`"jax_enable_x64"`,
     `"JAX_ENABLE_X64"`). A variable merely called `x64` does not count."""
     for node in walk(module):
@@ -31,8 +31,9 @@ def mentions_x64(module: cst.Module) -> bool:
 
 
 def enables_x64(ctx: RuleContext) -> bool:
-    """Whether the module runs with x64 enabled as far as its text and its packages say: it mentions x64, or an
-    `__init__.py` of a package enclosing it does (`ModuleFacts.x64_package`, `project.packages_enable_x64`)."""
+    """Whether the module runs with x64 enabled as far as its text and its imports say: it mentions x64, or an
+    `__init__.py` of a package enclosing it, or a project module it imports, enables it (`ModuleFacts.x64_package`,
+    `imported_x64.x64_on_import`)."""
     project = ctx.index.project
     return (project is not None and project.x64_package) or mentions_x64(ctx.index.module)
 
@@ -40,7 +41,7 @@ def enables_x64(ctx: RuleContext) -> bool:
 # -- programs and library code -----------------------------------------------------------------------------
 
 
-def _is_main_guard(node: cst.CSTNode) -> bool:
+def is_main_guard(node: cst.CSTNode) -> bool:
     if type(node) is not cst.If or type(node.test) is not cst.Comparison:
         return False
     parts = [node.test.left, *(c.comparator for c in node.test.comparisons)]
@@ -69,7 +70,7 @@ def is_program(module: cst.Module, ctx: RuleContext) -> bool:
     for statement in module.body:
         if type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:
             continue
-        if _is_main_guard(statement):
+        if is_main_guard(statement):
             if not _runs_tests_only(statement):  # type: ignore[arg-type]
                 return True
             continue
