@@ -227,6 +227,19 @@ def command() -> NoReturn:
     finish(main())
 
 
+def _quiet_pool_wakeup() -> None:
+    """After an interrupt, a process pool's wakeup pipe may already be closed when concurrent.futures' exit hook
+    writes to it at Python's shutdown; Python would print that BrokenPipeError ("Exception ignored in: <module
+    'threading'>") after our last line. The workers are gone either way: keep the message the last line."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if not isinstance(unraisable.exc_value, OSError | EOFError):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
 def main(argv: list[str] | None = None) -> int:
     keep_interrupts()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -250,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(args)
     except KeyboardInterrupt:
+        _quiet_pool_wakeup()
         print("jaxlint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

@@ -106,3 +106,23 @@ def test_the_hook_is_installed_in_the_jaxlint_program_only(monkeypatch, argv, or
     before = sys.unraisablehook
     interrupts.keep_interrupts_if_the_program()
     assert (sys.unraisablehook is not before) == installed
+
+
+def test_after_an_interrupt_a_closed_pool_pipe_prints_nothing(monkeypatch) -> None:
+    """concurrent.futures' exit hook may write to a pool's wakeup pipe that the interrupt already closed: that
+    BrokenPipeError, reported by Python's shutdown as "Exception ignored", must not follow "jaxlint: interrupted"
+    (a race seen in CI); any other unraisable error is still reported."""
+    import types
+
+    from jaxlint import cli
+
+    seen: list[type] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(type(unraisable.exc_value)))
+    cli._quiet_pool_wakeup()
+    for error in (BrokenPipeError(), ValueError()):
+        sys.unraisablehook(
+            types.SimpleNamespace(
+                exc_type=type(error), exc_value=error, exc_traceback=None, err_msg=None, object=None
+            )
+        )
+    assert seen == [ValueError]
