@@ -18,7 +18,7 @@ arguments it is given (`transparent_decorator`) runs as the def.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -189,18 +189,26 @@ def looped_call(index: ModuleIndex, unit: Unit) -> tuple[cst.Call, Unit] | None:
 
 
 def _looped_calls(index: ModuleIndex) -> dict[int, tuple[cst.Call, Unit]]:
+    return loops_reaching(index, lambda caller: True, lambda target: True)
+
+
+def loops_reaching(
+    index: ModuleIndex, starts: Callable[[Unit], bool], passes: Callable[[Unit], bool]
+) -> dict[int, tuple[cst.Call, Unit]]:
+    """id(def) -> a call in a loop of a function `starts` accepts that runs the def on every iteration, directly or
+    through functions `passes` lets the loop reach through (to a fixpoint over the module's call sites)."""
     looped: dict[int, tuple[cst.Call, Unit]] = {}
     changed = True
     while changed:
         changed = False
         for call, caller, _ in index._sites:
             site = looped.get(id(caller))
-            if site is None and caller.loops_of(call):
+            if site is None and caller.loops_of(call) and starts(caller):
                 site = (call, caller)
             if site is None:
                 continue
             for target, _ in call_targets(index, call, caller)[0]:
-                if id(target) not in looped and target is not caller:
+                if id(target) not in looped and target is not caller and passes(target):
                     looped[id(target)] = site
                     changed = True
     return looped

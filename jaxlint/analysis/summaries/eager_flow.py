@@ -24,7 +24,7 @@ from ..kinds import NONE
 from ..objects.instances import method_call
 from ..project import CallFact, Export
 from ..semantics.library import CONTROL_FLOW
-from .call_targets import call_targets
+from .call_targets import call_targets, loops_reaching
 from .function_values import PARTIAL
 from .jit import COMPILING, decorator_transforms
 
@@ -111,21 +111,10 @@ def eager_loop(index: ModuleIndex, unit: Unit) -> tuple[cst.Call, Unit] | None:
 
 
 def _eager_loops(index: ModuleIndex) -> dict[int, tuple[cst.Call, Unit]]:
-    looped: dict[int, tuple[cst.Call, Unit]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for call, caller, _ in index._sites:
-            site = looped.get(id(caller))
-            if site is None and caller.loops_of(call) and surely_eager(index, caller):
-                site = (call, caller)
-            if site is None:
-                continue
-            for target, _ in call_targets(index, call, caller)[0]:
-                if id(target) not in looped and target is not caller and not target.applications:
-                    looped[id(target)] = site
-                    changed = True
-    return looped
+    # never through a transformed function: it traces what it calls
+    return loops_reaching(
+        index, lambda caller: surely_eager(index, caller), lambda target: not target.applications
+    )
 
 
 def looped_calls(index: ModuleIndex, exports: Mapping[str, Export]) -> set[CallFact]:
